@@ -1,0 +1,51 @@
+//! What was wrong with the input, said so a DBA can find it.
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Severity {
+    /// Worth knowing; the forecast is complete (e.g. "runs when the Agent starts: no forecast").
+    Info,
+    /// Suspicious; the forecast is made with a stated assumption.
+    Warning,
+    /// The schedule cannot be forecast as written; no occurrences come from it.
+    Error,
+}
+
+/// One finding about the input, naming the field and its value where there is one.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    /// The column or field at fault, e.g. `freq_subday_interval`.
+    pub field: Option<String>,
+    /// The offending value as written in the source.
+    pub value: Option<String>,
+    /// What is wrong, in plain words.
+    pub message: String,
+}
+
+impl Diagnostic {
+    pub fn error(field: &str, value: impl fmt::Display, message: impl Into<String>) -> Self {
+        Self::new(Severity::Error, Some(field), Some(value.to_string()), message)
+    }
+    pub fn warning(field: &str, value: impl fmt::Display, message: impl Into<String>) -> Self {
+        Self::new(Severity::Warning, Some(field), Some(value.to_string()), message)
+    }
+    pub fn info(message: impl Into<String>) -> Self {
+        Self::new(Severity::Info, None, None, message)
+    }
+    pub fn new(severity: Severity, field: Option<&str>, value: Option<String>, message: impl Into<String>) -> Self {
+        Diagnostic { severity, field: field.map(str::to_owned), value, message: message.into() }
+    }
+}
+
+/// `freq_subday_interval = 5: seconds interval must be at least 10`
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (&self.field, &self.value) {
+            (Some(field), Some(value)) => write!(f, "{field} = {value}: {}", self.message),
+            (Some(field), None) => write!(f, "{field}: {}", self.message),
+            _ => f.write_str(&self.message),
+        }
+    }
+}

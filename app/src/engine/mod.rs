@@ -1,0 +1,119 @@
+//! The schedule engine: Sundial's heart, and pure.
+//!
+//! Nothing in here does I/O, reads the clock, or knows about leptos, sqlx, tiberius or tokio.
+//! `now` and every [`Window`] are arguments. It compiles to native and to wasm32 so the same
+//! code forecasts on the server and simulates in the browser.
+//!
+//! Bad source data is not a failure: functions return their results *plus* [`Diagnostic`]s,
+//! so one broken schedule never blanks a page.
+//!
+//! Vocabulary:
+//! - [`Schedule`]: what a scheduler was told (one `msdb.dbo.sysschedules` row, …).
+//! - [`Occurrence`]: one instant at which a schedule should have started its job.
+//! - [`Run`]: one observed execution (from history).
+//! - [`Window`]: a half-open `[start, end)` span of instants.
+//! - [`Forecast`]: occurrences plus diagnostics.
+//! - [`Outcome`]: what reconciliation concluded about one occurrence.
+//! - [`Dst`]: `Gap` (spring-forward, skipped wall-clock hour) and `Fold` (repeated hour).
+
+pub mod agent;
+pub mod describe;
+pub mod diagnostic;
+pub mod fleet;
+pub mod reconcile;
+pub mod tz;
+pub mod window;
+
+pub use agent::AgentSchedule;
+pub use diagnostic::{Diagnostic, Severity};
+pub use reconcile::{Outcome, Run, RunOutcome, Trigger};
+pub use window::Window;
+
+use chrono::{DateTime, NaiveDateTime, Utc};
+use chrono_tz::Tz;
+use serde::{Deserialize, Serialize};
+
+/// Identifies a schedule within one instance (msdb `schedule_id`).
+pub type ScheduleId = i64;
+
+/// A schedule in one of the dialects Sundial reads. Issue-by-issue more dialects join.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Schedule {
+    /// SQL Server Agent: one `msdb.dbo.sysschedules` row.
+    Agent(AgentSchedule),
+}
+
+/// How a daylight-saving transition shaped an occurrence.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Dst {
+    /// The nominal wall-clock time did not exist (spring forward); the occurrence fires at the
+    /// first valid instant after the gap.
+    Gap,
+    /// The nominal wall-clock time existed twice (fall back); the occurrence fires once, at the
+    /// earlier instant.
+    Fold,
+}
+
+/// One instant at which a schedule should start its job.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Occurrence {
+    /// The instant it fires.
+    pub at: DateTime<Utc>,
+    /// The wall-clock time of `at` in the schedule's time zone (what the CLI prints).
+    pub local: NaiveDateTime,
+    /// The wall-clock time the schedule asked for; differs from `local` only in a DST gap.
+    pub nominal: NaiveDateTime,
+    /// Set when a DST transition shaped this occurrence.
+    pub dst: Option<Dst>,
+    /// The schedule that produced it.
+    pub schedule: ScheduleId,
+}
+
+/// Occurrences in time order plus what was wrong with the input.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Forecast {
+    pub occurrences: Vec<Occurrence>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Forecast {
+    /// True when some diagnostic is an error (the schedule cannot be forecast as written).
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(|d| d.severity == Severity::Error)
+    }
+}
+
+/// Every occurrence of `schedule` (tagged `id`) inside `window`, in the zone `tz`.
+pub fn forecast(id: ScheduleId, schedule: &Schedule, tz: Tz, window: Window) -> Forecast {
+    match schedule {
+        Schedule::Agent(s) => agent::forecast(id, s, tz, window),
+    }
+}
+
+/// The first `count` occurrences strictly after `after`.
+pub fn next_after(id: ScheduleId, schedule: &Schedule, tz: Tz, after: DateTime<Utc>, count: usize) -> Forecast {
+    match schedule {
+        Schedule::Agent(s) => agent::next_after(id, s, tz, after, count),
+    }
+}
+
+/// An English description in the voice SSMS uses.
+pub fn describe(schedule: &Schedule) -> String {
+    match schedule {
+        Schedule::Agent(s) => describe::agent(s),
+    }
+}
+
+/// A job with several schedules: occurrences merged in time order, each tagged with its
+/// schedule; diagnostics of all schedules kept.
+pub fn forecast_job(schedules: &[(ScheduleId, Schedule)], tz: Tz, window: Window) -> Forecast {
+    let mut out = Forecast::default();
+    for (id, s) in schedules {
+        let f = forecast(*id, s, tz, window);
+        out.occurrences.extend(f.occurrences);
+        out.diagnostics.extend(f.diagnostics);
+    }
+    out.occurrences.sort_by(|a, b| a.at.cmp(&b.at).then(a.schedule.cmp(&b.schedule)));
+    out
+}

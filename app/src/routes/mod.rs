@@ -1,0 +1,2 @@
+//! One file per page.
+pub mod jobs;

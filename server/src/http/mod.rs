@@ -1,0 +1,1 @@
+//! HTTP: router and errors.

@@ -1,0 +1,1 @@
+//! One file per source kind; the only place SQL lives.

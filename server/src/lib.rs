@@ -1,4 +1,6 @@
-//! The `sundial` binary's library: CLI, HTTP, sources.
+//! The `sundial` binary's library: CLI, HTTP, sources, the demo.
+pub mod backend;
 pub mod cli;
+pub mod demo;
 pub mod http;
 pub mod sources;

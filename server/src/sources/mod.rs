@@ -1,1 +1,3 @@
-//! One file per source kind; the only place SQL lives.
+//! One file per source kind; the only place SQL lives. Row structs stay here and are mapped
+//! to engine types.
+pub mod msdb_sqlite;

@@ -1,0 +1,1 @@
+//! The pages' Backend over the configured sources, cached. (Stub.)

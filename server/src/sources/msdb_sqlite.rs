@@ -1,0 +1,1 @@
+//! msdb-shaped tables in SQLite: the embedded demo. (Owner: demo. Stub.)

@@ -1,0 +1,29 @@
+# Sundial: the two commands of README.md.
+#   make run   installs what is missing, builds, serves the demo at http://127.0.0.1:3000
+#   make test  installs what is missing, runs every test (the browser test included)
+SHELL := /bin/bash
+export PATH := $(HOME)/.cargo/bin:$(PATH)
+export LEPTOS_SITE_ROOT := target/site
+export LEPTOS_OUTPUT_NAME := sundial
+
+.PHONY: run test setup build unit e2e bench clean-demo
+
+setup:
+	@.ci/install-deps
+
+build: setup
+	cargo leptos build --release
+
+run: build
+	target/release/sundial serve
+
+unit: setup
+	cargo test --workspace --all-targets --locked
+
+e2e: build
+	cd end2end && SUNDIAL_BIN=../target/release/sundial node --test
+
+test: unit e2e
+
+bench: setup
+	cargo bench -p app --bench engine

@@ -1,1 +1,128 @@
-fn main() {}
+//! Engine speed, measured against peers in the same run. `make bench` (or
+//! `cargo bench -p app --bench engine`) prints criterion's figures, then the ratios:
+//! - occurrences per second of an every-10-seconds Agent schedule against croner iterating
+//!   `*/10 * * * * *` over the same span;
+//! - the time to the next run of a schedule whose active_start_date is 2004-01-01 against the
+//!   same schedule started yesterday (the engine must jump, not walk, so the ratio is ~1).
+use app::engine::{self, AgentSchedule, Schedule, Window};
+use chrono::{DateTime, Duration, TimeZone, Utc};
+use criterion::{Criterion, Throughput};
+use std::hint::black_box;
+use std::path::PathBuf;
+use std::str::FromStr;
+
+const OCCURRENCES: i64 = 8_640; // one day of every-10-seconds
+
+fn every_10_seconds() -> Schedule {
+    Schedule::Agent(AgentSchedule {
+        freq_type: 4,
+        freq_interval: 1,
+        freq_subday_type: 2,
+        freq_subday_interval: 10,
+        active_start_date: 20260101,
+        active_start_time: 0,
+        active_end_time: 235959,
+        ..AgentSchedule::default()
+    })
+}
+
+/// Every other week on Monday and Thursday at 02:30: a schedule whose alignment depends on
+/// the start date, so a naive engine would walk from it.
+fn biweekly(start_date: i64) -> Schedule {
+    Schedule::Agent(AgentSchedule {
+        freq_type: 8,
+        freq_interval: 2 | 16,
+        freq_recurrence_factor: 2,
+        freq_subday_type: 1,
+        active_start_date: start_date,
+        active_start_time: 23000,
+        ..AgentSchedule::default()
+    })
+}
+
+fn start() -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 11, 22, 0, 0, 0).single().expect("valid instant")
+}
+
+fn occurrences(c: &mut Criterion) {
+    let schedule = every_10_seconds();
+    let window = Window::new(start(), start() + Duration::seconds(OCCURRENCES * 10));
+    let cron = croner::Cron::from_str("*/10 * * * * *").expect("croner parses */10 seconds");
+    let mut g = c.benchmark_group("occurrences_10s");
+    g.throughput(Throughput::Elements(OCCURRENCES as u64));
+    g.bench_function("sundial", |b| {
+        b.iter(|| {
+            let f = engine::forecast(1, black_box(&schedule), chrono_tz::UTC, black_box(window));
+            assert_eq!(f.occurrences.len() as i64, OCCURRENCES);
+            f.occurrences.len()
+        })
+    });
+    g.bench_function("croner", |b| {
+        b.iter(|| {
+            let from = black_box(window.start) - Duration::seconds(1);
+            cron.iter_after(from).take(OCCURRENCES as usize).count()
+        })
+    });
+    g.finish();
+}
+
+fn next_run(c: &mut Criterion) {
+    let old = biweekly(20040101);
+    let recent = biweekly(20261121);
+    let after = Utc.with_ymd_and_hms(2026, 11, 22, 12, 0, 0).single().expect("valid instant");
+    let mut g = c.benchmark_group("next_run");
+    g.bench_function("start_2004", |b| {
+        b.iter(|| engine::next_after(1, black_box(&old), chrono_tz::UTC, black_box(after), 1).occurrences.len())
+    });
+    g.bench_function("start_yesterday", |b| {
+        b.iter(|| engine::next_after(1, black_box(&recent), chrono_tz::UTC, black_box(after), 1).occurrences.len())
+    });
+    g.finish();
+}
+
+/// criterion's mean (ns) for one benchmark of this run, from its estimates file.
+fn mean_ns(dir: &PathBuf, group: &str, id: &str) -> Option<f64> {
+    let text = std::fs::read_to_string(dir.join(group).join(id).join("new/estimates.json")).ok()?;
+    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+    v["mean"]["point_estimate"].as_f64()
+}
+
+fn criterion_dir() -> Option<PathBuf> {
+    if let Ok(home) = std::env::var("CRITERION_HOME") {
+        return Some(PathBuf::from(home));
+    }
+    // The bench binary lives in <target>/<profile>/deps/.
+    let exe = std::env::current_exe().ok()?;
+    Some(exe.parent()?.parent()?.parent()?.join("criterion"))
+}
+
+fn print_ratios() {
+    let Some(dir) = criterion_dir() else { return };
+    let get = |g: &str, id: &str| mean_ns(&dir, g, id);
+    println!("\n== Sundial engine vs peers (same run) ==");
+    if let (Some(s), Some(c)) = (get("occurrences_10s", "sundial"), get("occurrences_10s", "croner")) {
+        let per_sec = |ns: f64| OCCURRENCES as f64 / (ns / 1e9);
+        println!(
+            "every-10-seconds: sundial {:.2} M occurrences/s, croner {:.2} M/s: sundial/croner throughput = {:.2}x",
+            per_sec(s) / 1e6,
+            per_sec(c) / 1e6,
+            c / s
+        );
+    }
+    if let (Some(old), Some(new)) = (get("next_run", "start_2004"), get("next_run", "start_yesterday")) {
+        println!(
+            "next run: start 2004-01-01 {:.0} ns, start yesterday {:.0} ns: ratio = {:.2}x (1.0 = start date costs nothing)",
+            old, new, old / new
+        );
+    }
+}
+
+fn main() {
+    let mut c = Criterion::default().configure_from_args();
+    occurrences(&mut c);
+    next_run(&mut c);
+    c.final_summary();
+    if std::env::args().any(|a| a == "--bench") {
+        print_ratios();
+    }
+}

@@ -1,7 +1,24 @@
 //! One instance at a time: every job forecast, reconciled, summarised. Pure, like the rest.
 //!
 //! Sources map their rows into an [`InstanceInput`]; pages read an [`InstanceReport`].
-use super::reconcile::{InstanceContext, Reconciliation, Settings};
+//!
+//! [`analyze`] in order:
+//! 1. Each job is forecast over the window from its *enabled* schedules only. A schedule is
+//!    enabled when [`JobSchedule::enabled`] says so and, for an Agent row, its own `enabled`
+//!    column does too (a disagreement is a warning). A disabled job expects nothing
+//!    ([`JobReport::enabled`] is false, with an info diagnostic), but its runs still show
+//!    (as unscheduled or manual).
+//! 2. The instance's due occurrences are found with a first reconciliation of each job that has
+//!    no zombie periods yet: an occurrence counts as due when that reconciliation called it
+//!    on time, late or missed, i.e. it was before `now - grace`, not before the job's history
+//!    horizon, and the job was not busy with an earlier run. A job's occurrences at one instant
+//!    count once (the Agent starts the job once).
+//! 3. [`zombie_periods`] over those and the starts of every run of every job (disabled jobs'
+//!    runs too: any start shows the Agent alive), with `settings.zombie_min_due`.
+//! 4. Each job is reconciled again with the full [`InstanceContext`].
+//!
+//! Jobs come out sorted by name (then id).
+use super::reconcile::{InstanceContext, Outcome, Reconciliation, Settings, reconcile, zombie_periods};
 use super::{Diagnostic, Forecast, Occurrence, Run, Schedule, ScheduleId, Window};
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
@@ -83,13 +100,133 @@ pub struct InstanceReport {
 }
 
 /// Forecast every job over `window`, find zombie spans across the instance, reconcile each job.
-pub fn analyze(_input: &InstanceInput, window: Window, now: DateTime<Utc>, _settings: &Settings) -> InstanceReport {
-    InstanceReport {
-        name: _input.name.clone(),
-        tz: _input.tz,
-        window,
-        now,
-        jobs: Vec::new(),
-        context: InstanceContext::default(),
+///
+/// `runs` of each [`JobReport`] are the job's runs as given, so that
+/// `reconciliation.runs` stays parallel to them. `next_expected` is the earliest of
+/// [`super::next_after`] over the enabled schedules (ties: the lower schedule id).
+/// `diagnostics` are the source's, then schedule flags (disabled job, enabled flags that
+/// disagree), then the forecast's, then reconciliation's.
+/// See the [module docs](self) for the order of work.
+pub fn analyze(input: &InstanceInput, window: Window, now: DateTime<Utc>, settings: &Settings) -> InstanceReport {
+    let tz = input.tz;
+    let mut agent_starts = input.agent_starts.clone();
+    agent_starts.sort_unstable();
+    let mut all_run_starts: Vec<DateTime<Utc>> =
+        input.jobs.iter().flat_map(|j| j.runs.iter().map(|r| r.start)).collect();
+    all_run_starts.sort_unstable();
+
+    // 1. Forecast.
+    struct Prepared<'a> {
+        job: &'a JobInput,
+        enabled_schedules: Vec<(ScheduleId, Schedule)>,
+        forecast: Forecast,
+        extra: Vec<Diagnostic>,
     }
+    let mut prepared: Vec<Prepared> = input
+        .jobs
+        .iter()
+        .map(|job| {
+            let mut extra = Vec::new();
+            let mut enabled_schedules = Vec::new();
+            if job.enabled {
+                for js in &job.schedules {
+                    let row_enabled = match &js.schedule {
+                        Schedule::Agent(a) => a.enabled != 0,
+                    };
+                    if row_enabled != js.enabled {
+                        extra.push(Diagnostic::warning(
+                            "enabled",
+                            format!("{} / {}", js.enabled, row_enabled),
+                            format!(
+                                "schedule {} ({}) is enabled in one place and disabled in another; taken as disabled",
+                                js.id, js.name
+                            ),
+                        ));
+                    }
+                    if js.enabled && row_enabled {
+                        enabled_schedules.push((js.id, js.schedule.clone()));
+                    }
+                }
+            } else {
+                extra.push(Diagnostic::info("the job is disabled: no runs are expected"));
+            }
+            let forecast = super::forecast_job(&enabled_schedules, tz, window);
+            Prepared { job, enabled_schedules, forecast, extra }
+        })
+        .collect();
+
+    // 2. Due occurrences, from a first reconciliation without zombie periods.
+    let mut ctx = InstanceContext { zombie_periods: Vec::new(), agent_starts, all_run_starts };
+    let mut due: Vec<DateTime<Utc>> = Vec::new();
+    for p in &prepared {
+        let first = reconcile(&p.forecast.occurrences, &p.job.runs, window, now, p.job.history_horizon, &ctx, settings);
+        let mut instants: Vec<DateTime<Utc>> = p
+            .forecast
+            .occurrences
+            .iter()
+            .zip(&first.outcomes)
+            .filter(|(_, o)| matches!(o, Outcome::OnTime { .. } | Outcome::Late { .. } | Outcome::Missed { .. }))
+            .map(|(occ, _)| occ.at)
+            .collect();
+        instants.sort_unstable();
+        instants.dedup();
+        due.extend(instants);
+    }
+    due.sort_unstable();
+
+    // 3. Zombie periods.
+    ctx.zombie_periods = zombie_periods(&due, &ctx.all_run_starts, window, now, settings.zombie_min_due);
+
+    // 4. Reconcile and summarise.
+    let mut jobs: Vec<JobReport> = prepared
+        .drain(..)
+        .map(|p| {
+            let job = p.job;
+            let reconciliation =
+                reconcile(&p.forecast.occurrences, &job.runs, window, now, job.history_horizon, &ctx, settings);
+            let mut missed = 0;
+            let mut late = 0;
+            let mut skipped = 0;
+            for o in &reconciliation.outcomes {
+                match o {
+                    Outcome::Missed { .. } => missed += 1,
+                    Outcome::Late { .. } => late += 1,
+                    Outcome::SkippedRunning { .. } => skipped += 1,
+                    _ => {}
+                }
+            }
+            let last_run = job.runs.iter().filter(|r| r.start < now).max_by_key(|r| r.start).cloned();
+            let next_expected = p
+                .enabled_schedules
+                .iter()
+                .filter_map(|(id, s)| {
+                    super::next_after(*id, s, tz, now, 1).occurrences.into_iter().find(|o| o.at > now)
+                })
+                .min_by(|a, b| a.at.cmp(&b.at).then(a.schedule.cmp(&b.schedule)));
+            let mut diagnostics = job.diagnostics.clone();
+            diagnostics.extend(p.extra);
+            diagnostics.extend(p.forecast.diagnostics.iter().cloned());
+            diagnostics.extend(reconciliation.diagnostics.iter().cloned());
+            JobReport {
+                id: job.id.clone(),
+                name: job.name.clone(),
+                category: job.category.clone(),
+                enabled: job.enabled,
+                descriptions: job.schedules.iter().map(|s| super::describe(&s.schedule)).collect(),
+                forecast: p.forecast,
+                runs: job.runs.clone(),
+                reconciliation,
+                history_horizon: job.history_horizon,
+                last_run,
+                next_expected,
+                missed,
+                late,
+                skipped,
+                diagnostics,
+            }
+        })
+        .collect();
+    jobs.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.id.cmp(&b.id)));
+
+    InstanceReport { name: input.name.clone(), tz, window, now, jobs, context: ctx }
 }

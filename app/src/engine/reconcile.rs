@@ -1,9 +1,73 @@
 //! Reconciliation: what should have happened against what did.
 //!
-//! (Owner: engine-reconcile. Types are the contract; the functions are stubs to fill.)
+//! [`reconcile`] classifies each expected [`Occurrence`] of one job ([`Outcome`]) and each
+//! observed [`Run`] ([`RunClass`]); [`zombie_periods`] finds the spans in which an instance's
+//! Agent was alive but started nothing. Every rule below is pinned by a data case in
+//! `app/tests/cases/reconcile/`.
+//!
+//! # Matching a run to an occurrence
+//!
+//! - **Slots.** Occurrences at the same instant form one *instant*. The slot of an instant runs
+//!   from it up to the next instant: `[at, next)`. A run belongs to the slot it starts in, so a
+//!   run starting at or after the next instant belongs to that one (the earlier occurrence is
+//!   then missed or skipped, never "very late"). The slot of the last instant ends at
+//!   `window.end`; a run starting later belongs to an occurrence the window does not hold and is
+//!   [`RunClass::Unscheduled`]. A run before the first instant is unscheduled too.
+//! - **Early starts.** A run starting up to `EARLY_SECS` (5 s) *before* an instant belongs to
+//!   it (clock skew between the Agent and msdb's rounding), provided it is nearer to that
+//!   instant than to the previous one. The tolerance is a fixed 5 s, not the grace: a grace of a
+//!   minute would blur the slots of an every-minute job.
+//! - **First come.** A slot takes the earliest eligible run starting in it; later runs in an
+//!   already-claimed slot are unscheduled. Runs triggered by a schedule
+//!   ([`Trigger::Schedule`]) claim slots before runs triggered by something else
+//!   ([`Trigger::Other`]: an alert, the Agent starting), so an alert-started run never hides
+//!   the schedule's own run in the same slot.
+//! - **Never matched.** [`Trigger::Manual`] runs are always [`RunClass::Manual`]; runs whose
+//!   outcome is [`RunOutcome::Retry`] and runs no slot claims are [`RunClass::Unscheduled`].
+//! - **Schedule ids.** `Trigger::Schedule(Some(id))` is a preference, not a requirement: it only
+//!   picks which occurrence of a same-instant group the run is recorded against (schedules get
+//!   edited and renumbered; the instant is the evidence).
+//! - **Same instant, several occurrences (merge).** When two schedules of a job fire at the same
+//!   instant the Agent starts the job once. All occurrences at that instant share one outcome:
+//!   the run's [`Outcome::OnTime`]/[`Outcome::Late`] (same `run` index) or the same unmatched
+//!   outcome. The run's [`RunClass::Expected`] names the occurrence of the schedule the run
+//!   names, else the first given. Nothing is reported missed or skipped for the duplicate: a DBA
+//!   expects one run there. (Two occurrences of the *same* schedule at one instant are merged
+//!   the same way, with a warning.)
+//! - **Grace.** `delay = run.start - at` in whole seconds; `delay <= grace_secs` is on time
+//!   (early starts included), more is [`Outcome::Late`]. A negative grace is taken as 0.
+//! - **Matched wins.** A matched occurrence is on time or late even when it lies after `now`
+//!   (the run proves it started: clock skew between Sundial and the server).
+//!
+//! # An occurrence without a run, first rule that applies
+//!
+//! 1. `at > now`: [`Outcome::Upcoming`].
+//! 2. A run of this job (any trigger, any outcome) was in progress, `start < at < end`:
+//!    [`Outcome::SkippedRunning`] (the Agent skips, it does not queue). A run that is
+//!    [`RunOutcome::InProgress`] is taken to last at least until `now`. Both ends are excluded:
+//!    a run ending exactly at `at` freed the job in time.
+//! 3. `at < history_horizon`: [`Outcome::Unknown`] (msdb purged rows; absence proves nothing).
+//! 4. `now - at <= grace_secs`: [`Outcome::Upcoming`] (due, not missed yet).
+//! 5. `at` in one of `ctx.zombie_periods` (half-open, [`Window::contains`]):
+//!    [`MissCause::AgentZombie`]. A zombie period wins over a restart that ends it: a dead
+//!    Agent and a zombie one look alike in msdb, and a zombie cured by a restart is the classic
+//!    story; one cause for the whole span reads better than two.
+//! 6. The first Agent start `s >= at` is at most `AGENT_DOWN_MAX_SECS` (24 h) after `at`, and
+//!    no job on the instance (`ctx.all_run_starts`, plus this job's own runs) started in
+//!    `[at, s)`: [`MissCause::AgentDown`] `{ restarted_at: s }`.
+//! 7. Otherwise [`MissCause::NoRun`].
+//!
+//! # Odd input
+//!
+//! Nothing panics. Unsorted occurrences or runs are sorted (the result stays parallel to the
+//! input); negative durations count as 0; absurd durations saturate; occurrences outside the
+//! window, runs starting after `now`, overlapping runs of one job (the Agent never runs a job
+//! twice at once) and duplicate occurrences are classified as usual and reported once each as a
+//! [`Diagnostic`] with a count and the first example.
 use super::{Diagnostic, Occurrence, ScheduleId, Window};
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, SecondsFormat, TimeDelta, Utc};
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 
 /// How a run ended: msdb `sysjobhistory.run_status` 0..4.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -53,8 +117,12 @@ pub struct Run {
 }
 
 impl Run {
+    /// When it ended (or now, for a run in progress); saturates instead of overflowing on an
+    /// absurd duration.
     pub fn end(&self) -> DateTime<Utc> {
-        self.start + chrono::Duration::seconds(self.duration_secs.max(0))
+        chrono::Duration::try_seconds(self.duration_secs.max(0))
+            .and_then(|d| self.start.checked_add_signed(d))
+            .unwrap_or(DateTime::<Utc>::MAX_UTC)
     }
 }
 
@@ -135,23 +203,376 @@ pub struct Reconciliation {
     pub diagnostics: Vec<Diagnostic>,
 }
 
+/// How long before an occurrence a run may start and still be its run (clock skew).
+const EARLY_SECS: i64 = 5;
+/// How long after an occurrence an Agent restart may come and still explain a missed run.
+const AGENT_DOWN_MAX_SECS: i64 = 24 * 3600;
+
 /// Classify every occurrence (sorted by `at`) and every run (sorted by `start`) of one job.
 /// `history_horizon` is the start of the oldest history row kept for the job (`None`: the
 /// history is complete for the window).
+///
+/// The rules, and what happens to unsorted or odd input, are in the [module docs](self).
 pub fn reconcile(
-    _occurrences: &[Occurrence],
-    _runs: &[Run],
-    _window: Window,
-    _now: DateTime<Utc>,
-    _history_horizon: Option<DateTime<Utc>>,
-    _ctx: &InstanceContext,
-    _settings: &Settings,
+    occurrences: &[Occurrence],
+    runs: &[Run],
+    window: Window,
+    now: DateTime<Utc>,
+    history_horizon: Option<DateTime<Utc>>,
+    ctx: &InstanceContext,
+    settings: &Settings,
 ) -> Reconciliation {
-    Reconciliation::default()
+    let mut diagnostics = Vec::new();
+    let grace = if settings.grace_secs < 0 {
+        diagnostics.push(Diagnostic::warning(
+            "grace_secs",
+            settings.grace_secs,
+            "a negative grace makes no sense; taken as 0",
+        ));
+        0
+    } else {
+        settings.grace_secs
+    };
+    if window.is_empty() {
+        diagnostics.push(Diagnostic::warning(
+            "window",
+            format!("{} .. {}", ts(window.start), ts(window.end)),
+            "the window is empty or inverted",
+        ));
+    }
+
+    let groups = group_occurrences(occurrences, window, &mut diagnostics);
+    let view = RunView::new(runs, now, &mut diagnostics);
+
+    // Claim slots: schedule-triggered runs first, then runs triggered by something else.
+    let mut claim: Vec<Option<usize>> = vec![None; groups.len()];
+    let mut classes: Vec<RunClass> = runs
+        .iter()
+        .map(|r| if r.trigger == Trigger::Manual { RunClass::Manual } else { RunClass::Unscheduled })
+        .collect();
+    for schedule_pass in [true, false] {
+        for &r in &view.order {
+            let run = &runs[r];
+            let eligible = match run.trigger {
+                Trigger::Schedule(_) => schedule_pass,
+                Trigger::Other(_) => !schedule_pass,
+                Trigger::Manual => false,
+            };
+            if !eligible || run.outcome == RunOutcome::Retry {
+                continue;
+            }
+            if let Some(g) = slot_of(&groups, run.start, window)
+                && claim[g].is_none()
+            {
+                claim[g] = Some(r);
+            }
+        }
+    }
+
+    let agent_starts = sorted(&ctx.agent_starts);
+    let all_starts = sorted(&ctx.all_run_starts);
+    let mut outcomes = vec![Outcome::Upcoming; occurrences.len()];
+    for (g, group) in groups.iter().enumerate() {
+        let outcome = match claim[g] {
+            Some(r) => {
+                let run = &runs[r];
+                let wanted = match run.trigger {
+                    Trigger::Schedule(Some(id)) => Some(id),
+                    _ => None,
+                };
+                let primary = group
+                    .members
+                    .iter()
+                    .copied()
+                    .find(|&i| Some(occurrences[i].schedule) == wanted)
+                    .unwrap_or(group.members[0]);
+                classes[r] = RunClass::Expected { occurrence: primary };
+                let delay = (run.start - group.at).num_seconds();
+                if delay <= grace { Outcome::OnTime { run: r } } else { Outcome::Late { run: r, delay_secs: delay } }
+            }
+            None => unmatched(group.at, now, grace, history_horizon, &view, ctx, &agent_starts, &all_starts),
+        };
+        for &i in &group.members {
+            outcomes[i] = outcome.clone();
+        }
+    }
+
+    Reconciliation { outcomes, runs: classes, diagnostics }
+}
+
+/// Occurrences at one instant, indices into the caller's slice in the caller's order.
+struct Group {
+    at: DateTime<Utc>,
+    members: Vec<usize>,
+}
+
+fn group_occurrences(occurrences: &[Occurrence], window: Window, diagnostics: &mut Vec<Diagnostic>) -> Vec<Group> {
+    if occurrences.windows(2).any(|w| w[1].at < w[0].at) {
+        diagnostics.push(Diagnostic::info("occurrences were not in time order; sorted"));
+    }
+    let mut order: Vec<usize> = (0..occurrences.len()).collect();
+    order.sort_by_key(|&i| (occurrences[i].at, i));
+
+    let mut groups: Vec<Group> = Vec::new();
+    let mut duplicates: Option<(usize, ScheduleId, DateTime<Utc>)> = None;
+    for i in order {
+        let o = &occurrences[i];
+        if let Some(g) = groups.last_mut()
+            && g.at == o.at
+        {
+            if g.members.iter().any(|&j| occurrences[j].schedule == o.schedule) {
+                let d = duplicates.get_or_insert((0, o.schedule, o.at));
+                d.0 += 1;
+            }
+            g.members.push(i);
+        } else {
+            groups.push(Group { at: o.at, members: vec![i] });
+        }
+    }
+    if let Some((count, schedule, at)) = duplicates {
+        diagnostics.push(Diagnostic::warning(
+            "schedule",
+            schedule,
+            format!("{count} duplicate occurrence(s) of one schedule at one instant, first at {}; merged", ts(at)),
+        ));
+    }
+    if !window.is_empty() {
+        let outside: Vec<&Occurrence> = occurrences.iter().filter(|o| !window.contains(o.at)).collect();
+        if let Some(first) = outside.first() {
+            diagnostics.push(Diagnostic::warning(
+                "occurrence",
+                ts(first.at),
+                format!(
+                    "{} occurrence(s) outside the window {} .. {}",
+                    outside.len(),
+                    ts(window.start),
+                    ts(window.end)
+                ),
+            ));
+        }
+    }
+    groups
+}
+
+/// The job's runs in start order, with what [`unmatched`] needs to answer quickly.
+struct RunView {
+    /// Run indices sorted by start (ties: given order).
+    order: Vec<usize>,
+    /// Starts, in `order`.
+    starts: Vec<DateTime<Utc>>,
+    /// `latest_end[k]`: among `order[..=k]`, the run that ends last.
+    latest_end: Vec<usize>,
+    /// Effective ends, parallel to the runs given.
+    ends: Vec<DateTime<Utc>>,
+}
+
+impl RunView {
+    fn new(runs: &[Run], now: DateTime<Utc>, diagnostics: &mut Vec<Diagnostic>) -> Self {
+        if runs.windows(2).any(|w| w[1].start < w[0].start) {
+            diagnostics.push(Diagnostic::info("runs were not in start order; sorted"));
+        }
+        let mut order: Vec<usize> = (0..runs.len()).collect();
+        order.sort_by_key(|&i| (runs[i].start, i));
+        let ends: Vec<DateTime<Utc>> = runs.iter().map(|r| effective_end(r, now)).collect();
+
+        let negative: Vec<&Run> = runs.iter().filter(|r| r.duration_secs < 0).collect();
+        if let Some(first) = negative.first() {
+            diagnostics.push(Diagnostic::warning(
+                "duration_secs",
+                first.duration_secs,
+                format!(
+                    "{} run(s) with a negative duration, first starting {}; taken as 0",
+                    negative.len(),
+                    ts(first.start)
+                ),
+            ));
+        }
+        let future: Vec<&Run> = runs.iter().filter(|r| r.start > now).collect();
+        if let Some(first) = future.first() {
+            diagnostics.push(Diagnostic::warning(
+                "start",
+                ts(first.start),
+                format!("{} run(s) start after now ({}): clocks disagree?", future.len(), ts(now)),
+            ));
+        }
+
+        let mut starts = Vec::with_capacity(order.len());
+        let mut latest_end: Vec<usize> = Vec::with_capacity(order.len());
+        let mut overlaps: Option<(usize, DateTime<Utc>)> = None;
+        for &r in &order {
+            let start = runs[r].start;
+            let best = match latest_end.last() {
+                Some(&b) => {
+                    if start < ends[b] {
+                        overlaps.get_or_insert((0, start)).0 += 1;
+                    }
+                    if ends[r] > ends[b] { r } else { b }
+                }
+                None => r,
+            };
+            starts.push(start);
+            latest_end.push(best);
+        }
+        if let Some((count, first)) = overlaps {
+            diagnostics.push(Diagnostic::warning(
+                "start",
+                ts(first),
+                format!(
+                    "{count} run(s) start before an earlier run of the same job ended (the Agent never overlaps a job)"
+                ),
+            ));
+        }
+        RunView { order, starts, latest_end, ends }
+    }
+
+    /// A run in progress at `at` (`start < at < end`): the one ending last.
+    fn running_at(&self, at: DateTime<Utc>) -> Option<usize> {
+        let k = self.starts.partition_point(|s| *s < at);
+        let r = *self.latest_end.get(k.checked_sub(1)?)?;
+        (self.ends[r] > at).then_some(r)
+    }
+}
+
+/// When a run stops holding the job: start + duration (negative: 0, absurd: saturated);
+/// a run still in progress holds it at least until `now`.
+fn effective_end(run: &Run, now: DateTime<Utc>) -> DateTime<Utc> {
+    let end = TimeDelta::try_seconds(run.duration_secs.max(0))
+        .and_then(|d| run.start.checked_add_signed(d))
+        .unwrap_or(DateTime::<Utc>::MAX_UTC);
+    if run.outcome == RunOutcome::InProgress { end.max(now) } else { end }
+}
+
+/// The instant group whose slot `t` falls in (see the module docs).
+fn slot_of(groups: &[Group], t: DateTime<Utc>, window: Window) -> Option<usize> {
+    let k = groups.partition_point(|g| g.at <= t);
+    if let Some(next) = groups.get(k) {
+        let ahead = next.at - t;
+        let nearer = k == 0 || ahead < t - groups[k - 1].at;
+        if ahead <= TimeDelta::seconds(EARLY_SECS) && nearer {
+            return Some(k);
+        }
+    }
+    let current = k.checked_sub(1)?;
+    let at = groups[current].at;
+    if current + 1 == groups.len() && window.end > at && t >= window.end {
+        return None;
+    }
+    Some(current)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn unmatched(
+    at: DateTime<Utc>,
+    now: DateTime<Utc>,
+    grace: i64,
+    history_horizon: Option<DateTime<Utc>>,
+    view: &RunView,
+    ctx: &InstanceContext,
+    agent_starts: &[DateTime<Utc>],
+    all_starts: &[DateTime<Utc>],
+) -> Outcome {
+    if at > now {
+        return Outcome::Upcoming;
+    }
+    if let Some(run) = view.running_at(at) {
+        return Outcome::SkippedRunning { run };
+    }
+    if history_horizon.is_some_and(|h| at < h) {
+        return Outcome::Unknown;
+    }
+    if (now - at).num_seconds() <= grace {
+        return Outcome::Upcoming;
+    }
+    if let Some(period) = ctx.zombie_periods.iter().find(|p| p.contains(at)) {
+        return Outcome::Missed { cause: MissCause::AgentZombie { period: *period } };
+    }
+    let i = agent_starts.partition_point(|s| *s < at);
+    if let Some(&restarted_at) = agent_starts.get(i)
+        && (restarted_at - at).num_seconds() <= AGENT_DOWN_MAX_SECS
+        && !started_in(all_starts, at, restarted_at)
+        && !started_in(&view.starts, at, restarted_at)
+    {
+        return Outcome::Missed { cause: MissCause::AgentDown { restarted_at } };
+    }
+    Outcome::Missed { cause: MissCause::NoRun }
+}
+
+/// Whether some instant of `sorted` lies in `[from, to)`.
+fn started_in(sorted: &[DateTime<Utc>], from: DateTime<Utc>, to: DateTime<Utc>) -> bool {
+    let i = sorted.partition_point(|s| *s < from);
+    sorted.get(i).is_some_and(|s| *s < to)
+}
+
+/// `instants` sorted: borrowed when it already is (the usual case), else a sorted copy.
+fn sorted(instants: &[DateTime<Utc>]) -> Cow<'_, [DateTime<Utc>]> {
+    if instants.is_sorted() {
+        Cow::Borrowed(instants)
+    } else {
+        let mut v = instants.to_vec();
+        v.sort_unstable();
+        Cow::Owned(v)
+    }
+}
+
+fn ts(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(SecondsFormat::Secs, true)
 }
 
 /// Spans in which no job on the instance started while at least `min_due` runs were due.
 /// `due` and `starts` are sorted instants of all jobs; only spans before `now` count.
-pub fn zombie_periods(_due: &[DateTime<Utc>], _starts: &[DateTime<Utc>], _window: Window, _now: DateTime<Utc>, _min_due: usize) -> Vec<Window> {
-    Vec::new()
+///
+/// - The instance's starts cut time into gaps. A due instant equal to a start does not count
+///   (that start is most likely its run); the others count in the gap they fall in, so each
+///   gap is maximal: it runs from one start to the next.
+/// - Only due instants in `[window.start, min(window.end, now))` count. Each occurrence counts
+///   (two jobs due at one instant are two), so callers pass one instant per job and instant.
+/// - A gap with at least `min_due` due instants yields the period `[first due, end)`: the first
+///   due instant is **included**, `end` is **excluded**; `end` is the next start, or `now` (and
+///   never past `window.end`) when nothing has started since.
+/// - `min_due` 0 is taken as 1 (a gap with nothing due proves nothing).
+/// - Unsorted input is sorted; starts after `now` are ignored.
+pub fn zombie_periods(
+    due: &[DateTime<Utc>],
+    starts: &[DateTime<Utc>],
+    window: Window,
+    now: DateTime<Utc>,
+    min_due: usize,
+) -> Vec<Window> {
+    let min_due = min_due.max(1);
+    let end = window.end.min(now);
+    if end <= window.start {
+        return Vec::new();
+    }
+    let mut due: Vec<DateTime<Utc>> = due.iter().copied().filter(|d| window.start <= *d && *d < end).collect();
+    due.sort_unstable();
+    let mut starts: Vec<DateTime<Utc>> = starts.iter().copied().filter(|s| *s <= now).collect();
+    starts.sort_unstable();
+    starts.dedup();
+
+    let mut periods = Vec::new();
+    // (gap index, first due, count)
+    let mut current: Option<(usize, DateTime<Utc>, usize)> = None;
+    let close = |c: Option<(usize, DateTime<Utc>, usize)>, periods: &mut Vec<Window>| {
+        if let Some((gap, first, count)) = c
+            && count >= min_due
+        {
+            let stop = starts.get(gap).copied().unwrap_or(end).min(end);
+            periods.push(Window::new(first, stop));
+        }
+    };
+    for d in due {
+        let gap = starts.partition_point(|s| *s < d);
+        if starts.get(gap) == Some(&d) {
+            continue;
+        }
+        match &mut current {
+            Some((g, _, count)) if *g == gap => *count += 1,
+            _ => {
+                close(current.take(), &mut periods);
+                current = Some((gap, d, 1));
+            }
+        }
+    }
+    close(current, &mut periods);
+    periods
 }

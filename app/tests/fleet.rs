@@ -1,0 +1,200 @@
+//! `fleet::analyze` on tiny instances.
+use app::engine::fleet::{InstanceInput, JobInput, JobSchedule, analyze};
+use app::engine::reconcile::{MissCause, Outcome, RunClass, Settings};
+use app::engine::{AgentSchedule, Run, RunOutcome, Schedule, Severity, Trigger, Window};
+use chrono::{DateTime, TimeDelta, Utc};
+
+fn t(s: &str) -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339(s).unwrap().to_utc()
+}
+
+fn run(start: DateTime<Utc>, trigger: Trigger) -> Run {
+    Run { start, duration_secs: 2, outcome: RunOutcome::Succeeded, trigger, message: String::new() }
+}
+
+fn job(id: &str, name: &str, enabled: bool, schedules: Vec<JobSchedule>, runs: Vec<Run>) -> JobInput {
+    JobInput {
+        id: id.into(),
+        name: name.into(),
+        category: "[Uncategorized (Local)]".into(),
+        enabled,
+        schedules,
+        runs,
+        history_horizon: None,
+        diagnostics: Vec::new(),
+    }
+}
+
+/// Daily at `hhmmss`.
+fn daily(id: i64, hhmmss: i64) -> JobSchedule {
+    JobSchedule {
+        id,
+        name: format!("daily {hhmmss}"),
+        enabled: true,
+        schedule: Schedule::Agent(AgentSchedule {
+            freq_type: 4,
+            freq_interval: 1,
+            freq_subday_type: 1,
+            active_start_time: hhmmss,
+            ..AgentSchedule::default()
+        }),
+    }
+}
+
+/// Every minute, all day.
+fn every_minute(id: i64) -> JobSchedule {
+    JobSchedule {
+        id,
+        name: "every minute".into(),
+        enabled: true,
+        schedule: Schedule::Agent(AgentSchedule {
+            freq_type: 4,
+            freq_interval: 1,
+            freq_subday_type: 4,
+            freq_subday_interval: 1,
+            ..AgentSchedule::default()
+        }),
+    }
+}
+
+/// A daily job at 08:30 and an every-minute job on a UTC instance; the Agent starts nothing
+/// from 08:00 until 09:00:05, then recovers.
+#[test]
+fn a_silent_hour_is_a_zombie_period_and_its_misses_say_so() {
+    let now = t("2024-03-01T12:00:00Z");
+    let window = Window::ending_at(now, TimeDelta::days(1));
+    let silent = Window::new(t("2024-03-01T08:00:00Z"), t("2024-03-01T09:00:00Z"));
+
+    let mut minute_runs = Vec::new();
+    let mut at = window.start;
+    while at < now {
+        if !silent.contains(at) {
+            minute_runs.push(run(at + TimeDelta::seconds(5), Trigger::Schedule(Some(2))));
+        }
+        at += TimeDelta::minutes(1);
+    }
+    let daily_runs = vec![run(t("2024-02-29T08:30:00Z"), Trigger::Schedule(Some(1)))]; // before the window
+    let input = InstanceInput {
+        name: "TINY".into(),
+        tz: chrono_tz::UTC,
+        jobs: vec![
+            job("B", "Heartbeat", true, vec![every_minute(2)], minute_runs.clone()),
+            job("A", "Backup", true, vec![daily(1, 83000)], daily_runs),
+        ],
+        agent_starts: vec![t("2024-02-01T00:00:00Z")],
+    };
+    let report = analyze(&input, window, now, &Settings::default());
+
+    let expected_period = Window::new(t("2024-03-01T08:00:00Z"), t("2024-03-01T09:00:05Z"));
+    assert_eq!(report.context.zombie_periods, vec![expected_period]);
+    assert_eq!(report.jobs.iter().map(|j| j.name.as_str()).collect::<Vec<_>>(), ["Backup", "Heartbeat"]);
+
+    let backup = &report.jobs[0];
+    assert_eq!(backup.forecast.occurrences.len(), 1, "{:?}", backup.forecast);
+    assert_eq!(
+        backup.reconciliation.outcomes,
+        vec![Outcome::Missed { cause: MissCause::AgentZombie { period: expected_period } }]
+    );
+    assert_eq!(backup.missed, 1);
+    assert_eq!(backup.descriptions.len(), 1);
+    assert_eq!(backup.next_expected.as_ref().map(|o| o.at), Some(t("2024-03-02T08:30:00Z")));
+    assert_eq!(backup.reconciliation.runs, vec![RunClass::Unscheduled]); // its slot is outside the window
+
+    let heartbeat = &report.jobs[1];
+    assert_eq!(heartbeat.forecast.occurrences.len(), 24 * 60);
+    assert_eq!(heartbeat.missed, 60);
+    assert_eq!(heartbeat.late, 0);
+    assert_eq!(heartbeat.skipped, 0);
+    for (occ, outcome) in heartbeat.forecast.occurrences.iter().zip(&heartbeat.reconciliation.outcomes) {
+        if silent.contains(occ.at) {
+            assert_eq!(
+                outcome,
+                &Outcome::Missed { cause: MissCause::AgentZombie { period: expected_period } },
+                "{}",
+                occ.at
+            );
+        } else {
+            assert!(matches!(outcome, Outcome::OnTime { .. }), "{}: {outcome:?}", occ.at);
+        }
+    }
+    assert!(heartbeat.reconciliation.runs.iter().all(|c| matches!(c, RunClass::Expected { .. })));
+    assert_eq!(heartbeat.last_run.as_ref().map(|r| r.start), Some(t("2024-03-01T11:59:05Z")));
+    assert_eq!(heartbeat.next_expected.as_ref().map(|o| o.at), Some(t("2024-03-01T12:01:00Z")));
+    assert_eq!(heartbeat.runs, minute_runs);
+}
+
+/// The same instance with the Agent busy: no zombie period, nothing missed.
+#[test]
+fn a_healthy_instance_has_no_zombie_period() {
+    let now = t("2024-03-01T12:00:00Z");
+    let window = Window::ending_at(now, TimeDelta::hours(6));
+    let mut runs = Vec::new();
+    let mut at = window.start;
+    while at < now {
+        runs.push(run(at, Trigger::Schedule(None)));
+        at += TimeDelta::minutes(1);
+    }
+    let input = InstanceInput {
+        name: "TINY".into(),
+        tz: chrono_tz::UTC,
+        jobs: vec![job("B", "Heartbeat", true, vec![every_minute(2)], runs)],
+        agent_starts: Vec::new(),
+    };
+    let report = analyze(&input, window, now, &Settings::default());
+    assert!(report.context.zombie_periods.is_empty());
+    assert_eq!(report.jobs[0].forecast.occurrences.len(), 6 * 60);
+    assert_eq!(report.jobs[0].missed, 0);
+}
+
+/// Needs no forecasting: disabled jobs, schedule-less jobs, order, last run, context.
+#[test]
+fn disabled_and_unscheduled_jobs_still_show_their_runs() {
+    let now = t("2024-03-01T12:00:00Z");
+    let window = Window::ending_at(now, TimeDelta::days(1));
+    let manual = run(t("2024-03-01T10:00:00Z"), Trigger::Manual);
+    let scheduled = run(t("2024-03-01T09:00:00Z"), Trigger::Schedule(Some(5)));
+    let future = run(t("2024-03-01T12:30:00Z"), Trigger::Schedule(None));
+    let mut disabled_schedule = daily(6, 90000);
+    disabled_schedule.enabled = false;
+    let input = InstanceInput {
+        name: "TINY".into(),
+        tz: chrono_tz::UTC,
+        jobs: vec![
+            job("Z", "zeta (disabled)", false, vec![daily(5, 90000)], vec![scheduled.clone(), manual.clone()]),
+            job("Y", "alpha (no schedule)", true, vec![], vec![manual.clone(), future.clone()]),
+            job("X", "mid (schedule disabled)", true, vec![disabled_schedule], vec![]),
+        ],
+        agent_starts: vec![t("2024-03-01T11:00:00Z"), t("2024-02-01T00:00:00Z")],
+    };
+    let report = analyze(&input, window, now, &Settings::default());
+    assert_eq!(report.name, "TINY");
+    assert_eq!((report.window, report.now), (window, now));
+    assert_eq!(
+        report.jobs.iter().map(|j| j.name.as_str()).collect::<Vec<_>>(),
+        ["alpha (no schedule)", "mid (schedule disabled)", "zeta (disabled)"]
+    );
+    assert_eq!(report.context.agent_starts, vec![t("2024-02-01T00:00:00Z"), t("2024-03-01T11:00:00Z")]);
+    assert_eq!(report.context.all_run_starts.len(), 4);
+    assert!(report.context.all_run_starts.is_sorted());
+
+    let alpha = &report.jobs[0];
+    assert!(alpha.forecast.occurrences.is_empty());
+    assert_eq!(alpha.reconciliation.runs, vec![RunClass::Manual, RunClass::Unscheduled]);
+    assert_eq!(alpha.last_run.as_ref(), Some(&manual)); // the 12:30 run is after now
+    assert_eq!(alpha.next_expected, None);
+
+    let mid = &report.jobs[1];
+    assert!(mid.forecast.occurrences.is_empty());
+    assert_eq!(mid.descriptions.len(), 1); // described, though disabled
+    assert_eq!(mid.next_expected, None);
+
+    let zeta = &report.jobs[2];
+    assert!(!zeta.enabled);
+    assert!(zeta.forecast.occurrences.is_empty());
+    assert_eq!(zeta.runs, vec![scheduled, manual.clone()]);
+    assert_eq!(zeta.reconciliation.runs, vec![RunClass::Unscheduled, RunClass::Manual]);
+    assert_eq!(zeta.last_run.as_ref(), Some(&manual));
+    assert_eq!(zeta.next_expected, None);
+    assert_eq!((zeta.missed, zeta.late, zeta.skipped), (0, 0, 0));
+    assert!(zeta.diagnostics.iter().any(|d| d.severity == Severity::Info && d.message.contains("disabled")));
+}

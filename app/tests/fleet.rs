@@ -198,3 +198,51 @@ fn disabled_and_unscheduled_jobs_still_show_their_runs() {
     assert_eq!((zeta.missed, zeta.late, zeta.skipped), (0, 0, 0));
     assert!(zeta.diagnostics.iter().any(|d| d.severity == Severity::Info && d.message.contains("disabled")));
 }
+
+/// Twenty silent minutes that an Agent restart ends read as "the Agent was down", not as a
+/// zombie; a longer silence ended by a restart stays a zombie (seed 000: a reboot ended it).
+#[test]
+fn a_short_silence_ended_by_a_restart_is_the_agent_down_not_a_zombie() {
+    let now = t("2024-03-01T12:00:00Z");
+    let window = Window::ending_at(now, TimeDelta::days(1));
+    let instance = |silent: Window, restart: DateTime<Utc>| {
+        let mut runs = Vec::new();
+        let mut at = window.start;
+        while at < now {
+            if !silent.contains(at) {
+                runs.push(run(at + TimeDelta::seconds(5), Trigger::Schedule(Some(2))));
+            }
+            at += TimeDelta::minutes(1);
+        }
+        InstanceInput {
+            name: "TINY".into(),
+            tz: chrono_tz::UTC,
+            jobs: vec![job("B", "Heartbeat", true, vec![every_minute(2)], runs)],
+            agent_starts: vec![t("2024-02-01T00:00:00Z"), restart],
+        }
+    };
+
+    let down = Window::new(t("2024-03-01T08:00:00Z"), t("2024-03-01T08:20:00Z"));
+    let report = analyze(&instance(down, t("2024-03-01T08:19:30Z")), window, now, &Settings::default());
+    assert!(report.context.zombie_periods.is_empty(), "{:?}", report.context.zombie_periods);
+    let heartbeat = &report.jobs[0];
+    assert_eq!(heartbeat.missed, 20);
+    for (occ, outcome) in heartbeat.forecast.occurrences.iter().zip(&heartbeat.reconciliation.outcomes) {
+        if down.contains(occ.at) {
+            assert_eq!(
+                outcome,
+                &Outcome::Missed { cause: MissCause::AgentDown { restarted_at: t("2024-03-01T08:19:30Z") } },
+                "{}",
+                occ.at
+            );
+        }
+    }
+
+    let hung = Window::new(t("2024-03-01T06:00:00Z"), t("2024-03-01T09:00:00Z"));
+    let report = analyze(&instance(hung, t("2024-03-01T08:59:30Z")), window, now, &Settings::default());
+    assert_eq!(report.context.zombie_periods.len(), 1, "{:?}", report.context.zombie_periods);
+    assert!(matches!(
+        report.jobs[0].reconciliation.outcomes.iter().find(|o| matches!(o, Outcome::Missed { .. })),
+        Some(Outcome::Missed { cause: MissCause::AgentZombie { .. } })
+    ));
+}

@@ -15,6 +15,10 @@
 //!    count once (the Agent starts the job once).
 //! 3. [`zombie_periods`] over those and the starts of every run of every job (disabled jobs'
 //!    runs too: any start shows the Agent alive), with `settings.zombie_min_due`.
+//!    A silence of at most [`RESTART_SILENCE_MAX_SECS`] that an Agent (re)start ends (the start falls
+//!    inside it, or within a minute after it) is not a zombie: the Agent was stopped or
+//!    restarting, and its misses say `AgentDown`. A longer silence stays a zombie even when a
+//!    restart ends it: that is how zombies usually end (seed 000: a reboot fixed it).
 //! 4. Each job is reconciled again with the full [`InstanceContext`].
 //!
 //! Jobs come out sorted by name (then id).
@@ -176,6 +180,9 @@ pub fn analyze(input: &InstanceInput, window: Window, now: DateTime<Utc>, settin
 
     // 3. Zombie periods.
     ctx.zombie_periods = zombie_periods(&due, &ctx.all_run_starts, window, now, settings.zombie_min_due);
+    // A short silence that an Agent restart ends is the Agent being down, not a zombie.
+    let restarts = &ctx.agent_starts;
+    ctx.zombie_periods.retain(|p| !ended_by_restart(p, restarts));
 
     // 4. Reconcile and summarise.
     let mut jobs: Vec<JobReport> = prepared
@@ -229,4 +236,14 @@ pub fn analyze(input: &InstanceInput, window: Window, now: DateTime<Utc>, settin
     jobs.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.id.cmp(&b.id)));
 
     InstanceReport { name: input.name.clone(), tz, window, now, jobs, context: ctx }
+}
+
+/// The longest silence ended by an Agent restart that still reads as "the Agent was down"
+/// rather than "the Agent was a zombie": one hour.
+pub const RESTART_SILENCE_MAX_SECS: i64 = 3600;
+
+fn ended_by_restart(p: &Window, restarts: &[DateTime<Utc>]) -> bool {
+    let slack = chrono::Duration::minutes(1);
+    p.duration() <= chrono::Duration::seconds(RESTART_SILENCE_MAX_SECS)
+        && restarts.iter().any(|&s| p.start <= s && s <= p.end + slack)
 }

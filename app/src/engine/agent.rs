@@ -1,8 +1,59 @@
 //! SQL Server Agent schedules: one `msdb.dbo.sysschedules` row, forecast and validated.
 //!
-//! (Owner: engine-agent. Stub signatures; the implementation fills them.)
-use super::{Diagnostic, Forecast, ScheduleId, Window};
-use chrono::{DateTime, Utc};
+//! # How a row is read
+//!
+//! A row is first checked ([`validate`], the rules of msdb's `sp_verify_schedule`) and turned
+//! into a plan: which *days* it is due on (the `freq_*` columns, bounded by the active dates)
+//! and which *wall-clock times* on such a day (the sub-day columns, bounded by the active
+//! times). Wall-clock times are then turned into instants in the instance's zone with
+//! [`tz::resolve`], which applies the Agent's daylight-saving behaviour.
+//!
+//! # Choices where Microsoft is silent
+//!
+//! Each is pinned by a case under `app/tests/cases/agent/`.
+//!
+//! - **Alignment.** Every-N-days counts days from `active_start_date`; every-N-weeks counts
+//!   7-day blocks starting on `active_start_date` (whatever weekday that is), and the weekdays
+//!   of an active block fire; every-N-months counts calendar months from the month of
+//!   `active_start_date`. Nothing fires before `active_start_date` (a day-of-month earlier than
+//!   the start day in the start month is not due).
+//! - **Short months.** Day 29/30/31 in a month without that day is *skipped* for that month,
+//!   not moved to the month's last day.
+//! - **Relative days.** "The Nth weekday / weekend day / day / Monday …" is the Nth such day of
+//!   the month counted from the 1st; "last" counts back from the month's last day. So the
+//!   first weekday of a month starting on a Saturday is Monday the 3rd, and the second weekend
+//!   day of that month is Sunday the 2nd.
+//! - **`active_end_time` is inclusive**: a sub-day step landing exactly on it fires.
+//! - **Midnight-spanning windows** (`active_end_time` < `active_start_time`) run from the start
+//!   time to the end time of the next day, and belong to the day they *start*: that day must be
+//!   due and within the active dates; the steps after midnight follow even when the next day
+//!   is not due (or is past `active_end_date`).
+//! - **`freq_subday_type` 0** (msdb stores it on some rows) is read as 1: once a day at
+//!   `active_start_time`.
+//! - **`freq_recurrence_factor` 0** on weekly and monthly types is read as 1, with a Warning.
+//!   It is unused (any value) on types 1 and 4.
+//! - **Once (type 1)** fires at `active_start_date` + `active_start_time` and ignores the
+//!   sub-day and interval columns.
+//! - **`enabled`** other than 0 or 1 is read as enabled, with a Warning.
+//! - **Daylight saving.** A wall-clock time inside a spring-forward gap fires at the first
+//!   instant after the gap; several steps that land in the same gap collapse into one
+//!   occurrence, which keeps the *first* step's nominal time (so `nominal` ≠ `local`,
+//!   `dst = Some(Gap)`), and a step at exactly the end of the gap merges into it too. A
+//!   wall-clock time inside a fall-back fold fires once, at the earlier instant
+//!   (`dst = Some(Fold)`); nothing runs again in the repeated hour.
+//! - **Schedules that can never fire** (day 31 every 12 months from April, or any schedule
+//!   whose first due day is after `active_end_date`) get a Warning and no occurrences. The
+//!   search for a due month gives up after [`MAX_EMPTY_MONTHS`] candidates, which is exact:
+//!   the pattern of a day-of-month over aligned months repeats within 400 candidates.
+//!
+//! # Cost
+//!
+//! Finding the first due day at or after a date is arithmetic (days, 7-day blocks and months
+//! are counted from the start date by division), and the first sub-day step at or after a time
+//! is a division too, so a forecast costs O(occurrences in the window) whatever the start
+//! date.
+use super::{Diagnostic, Forecast, Occurrence, ScheduleId, Window, tz};
+use chrono::{DateTime, Datelike, NaiveDate, NaiveDateTime, NaiveTime, TimeDelta, Timelike, Utc};
 use chrono_tz::Tz;
 use serde::{Deserialize, Serialize};
 
@@ -47,17 +98,799 @@ impl Default for AgentSchedule {
     }
 }
 
-/// What `sp_verify_schedule` would refuse, plus what cannot be forecast.
-pub fn validate(_s: &AgentSchedule) -> Vec<Diagnostic> {
-    Vec::new()
+/// The earliest `active_start_date` msdb accepts.
+pub const MIN_START_DATE: i64 = 19900101;
+
+/// How many aligned candidate months the search for a due day-of-month examines before it
+/// concludes the schedule never fires. 401 is exact: with only February selected (the one
+/// case where a selected month may lack the day in some years but not others), the aligned
+/// years repeat modulo 400 within 400 candidates.
+pub const MAX_EMPTY_MONTHS: u32 = 401;
+
+const DAY: i64 = 86_400;
+
+/// A yyyymmdd integer as a date; `None` unless it is a real date in years 1..=9999.
+pub fn date_from_int(v: i64) -> Option<NaiveDate> {
+    if !(10101..=99991231).contains(&v) {
+        return None;
+    }
+    let (y, m, d) = (v / 10000, (v / 100) % 100, v % 100);
+    NaiveDate::from_ymd_opt(
+        i32::try_from(y).ok()?,
+        u32::try_from(m).ok()?,
+        u32::try_from(d).ok()?,
+    )
 }
 
-/// Every occurrence inside `window`.
-pub fn forecast(_id: ScheduleId, _s: &AgentSchedule, _tz: Tz, _window: Window) -> Forecast {
-    Forecast::default()
+/// An hhmmss integer as a time; `None` unless 0..=235959 with minutes and seconds under 60.
+pub fn time_from_int(v: i64) -> Option<NaiveTime> {
+    if !(0..=235959).contains(&v) {
+        return None;
+    }
+    let (h, m, s) = (v / 10000, (v / 100) % 100, v % 100);
+    NaiveTime::from_hms_opt(h as u32, m as u32, s as u32)
 }
 
-/// The first `count` occurrences strictly after `after`.
-pub fn next_after(_id: ScheduleId, _s: &AgentSchedule, _tz: Tz, _after: DateTime<Utc>, _count: usize) -> Forecast {
-    Forecast::default()
+/// Which of a month's days a relative (type 32) schedule picks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum RelDay {
+    /// 0 = Sunday … 6 = Saturday.
+    Dow(u32),
+    Day,
+    Weekday,
+    WeekendDay,
+}
+
+/// Which days a row is due on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Days {
+    Once,
+    Daily(i64),
+    /// `mask` bit 0 = Sunday … bit 6 = Saturday.
+    Weekly {
+        every: i64,
+        mask: u8,
+    },
+    MonthDay {
+        every: i64,
+        day: u32,
+    },
+    /// `nth` 1..=4, or 0 for "last".
+    Relative {
+        every: i64,
+        nth: u32,
+        what: RelDay,
+    },
+}
+
+/// A checked row: the due days and the times on a due day.
+#[derive(Clone, Copy, Debug)]
+struct Plan {
+    days: Days,
+    /// Days from the common era (chrono's `num_days_from_ce`), inclusive bounds.
+    start_day: i64,
+    end_day: i64,
+    /// Seconds after a due day's midnight of the first step.
+    first_secs: i64,
+    /// Seconds after a due day's midnight of the last allowed step (inclusive; above one day
+    /// when the window spans midnight).
+    last_secs: i64,
+    /// Seconds between steps; `None` = once a day.
+    step: Option<i64>,
+}
+
+enum Seek {
+    Day(i64),
+    End,
+    GaveUp,
+}
+
+fn day_number(d: NaiveDate) -> i64 {
+    i64::from(d.num_days_from_ce())
+}
+
+fn date_of(day: i64) -> Option<NaiveDate> {
+    NaiveDate::from_num_days_from_ce_opt(i32::try_from(day).ok()?)
+}
+
+/// 0 = Sunday … 6 = Saturday (day 1 of the common era was a Monday).
+fn weekday_of(day: i64) -> u32 {
+    day.rem_euclid(7) as u32
+}
+
+fn month_index(d: NaiveDate) -> i64 {
+    i64::from(d.year()) * 12 + i64::from(d.month0())
+}
+
+fn ymd_of_month(m: i64, day: u32) -> Option<NaiveDate> {
+    let y = i32::try_from(m.div_euclid(12)).ok()?;
+    NaiveDate::from_ymd_opt(y, m.rem_euclid(12) as u32 + 1, day)
+}
+
+fn days_in_month(m: i64) -> Option<u32> {
+    let first = ymd_of_month(m, 1)?;
+    let next = ymd_of_month(m.checked_add(1)?, 1)?;
+    Some((next - first).num_days() as u32)
+}
+
+/// The day of month `m` (a month index) a relative schedule picks. The Nth matching day
+/// counted from the 1st (`nth` 1..=4), or the last matching day (`nth` 0).
+fn relative_day(m: i64, nth: u32, what: RelDay) -> Option<NaiveDate> {
+    let len = days_in_month(m)?;
+    let first = ymd_of_month(m, 1)?;
+    let wd1 = first.weekday().num_days_from_sunday();
+    let matches = |d: u32| {
+        let wd = (wd1 + d - 1) % 7;
+        match what {
+            RelDay::Dow(w) => wd == w,
+            RelDay::Day => true,
+            RelDay::Weekday => (1..=5).contains(&wd),
+            RelDay::WeekendDay => wd == 0 || wd == 6,
+        }
+    };
+    let day = if nth == 0 {
+        (1..=len).rev().find(|&d| matches(d))?
+    } else {
+        (1..=len).filter(|&d| matches(d)).nth(nth as usize - 1)?
+    };
+    ymd_of_month(m, day)
+}
+
+impl Plan {
+    /// The first due day at or after `from` (a day number), or why there is none.
+    /// Arithmetic: O(1) apart from the bounded month search.
+    fn seek(&self, from: i64, cost: &mut u64) -> Seek {
+        let s = self.start_day;
+        let from = from.max(s);
+        if from > self.end_day {
+            return Seek::End;
+        }
+        let end = self.end_day;
+        let within = |d: i64| if d <= end { Seek::Day(d) } else { Seek::End };
+        match self.days {
+            Days::Once => {
+                *cost += 1;
+                if from == s { Seek::Day(s) } else { Seek::End }
+            }
+            Days::Daily(n) => {
+                *cost += 1;
+                let off = from - s;
+                let k = off / n + i64::from(off % n != 0);
+                match k.checked_mul(n).and_then(|x| s.checked_add(x)) {
+                    Some(d) => within(d),
+                    None => Seek::End,
+                }
+            }
+            Days::Weekly { every, mask } => {
+                let mut block = (from - s) / 7;
+                let mut first = from;
+                if block % every != 0 {
+                    match (block / every)
+                        .checked_add(1)
+                        .and_then(|b| b.checked_mul(every))
+                    {
+                        Some(b) => block = b,
+                        None => return Seek::End,
+                    }
+                    match block.checked_mul(7).and_then(|x| s.checked_add(x)) {
+                        Some(f) => first = f,
+                        None => return Seek::End,
+                    }
+                }
+                // The first (maybe partial) active block, then one full block: a non-empty
+                // mask always matches within a full block.
+                for _ in 0..3 {
+                    let Some(block_end) = block.checked_mul(7).and_then(|x| s.checked_add(x + 6))
+                    else {
+                        return Seek::End;
+                    };
+                    for d in first..=block_end {
+                        *cost += 1;
+                        if d > end {
+                            return Seek::End;
+                        }
+                        if mask & (1u8 << weekday_of(d)) != 0 {
+                            return Seek::Day(d);
+                        }
+                    }
+                    match block
+                        .checked_add(every)
+                        .and_then(|b| Some((b, b.checked_mul(7)?.checked_add(s)?)))
+                    {
+                        Some((b, f)) => {
+                            block = b;
+                            first = f;
+                        }
+                        None => return Seek::End,
+                    }
+                }
+                Seek::End
+            }
+            Days::MonthDay { every, .. } | Days::Relative { every, .. } => {
+                let (Some(sd), Some(fd), Some(ed)) = (date_of(s), date_of(from), date_of(end))
+                else {
+                    return Seek::End;
+                };
+                let (ms, mf, me) = (month_index(sd), month_index(fd), month_index(ed));
+                let k0 = (mf - ms) / every;
+                for k in k0..k0 + i64::from(MAX_EMPTY_MONTHS) {
+                    *cost += 1;
+                    let Some(m) = k.checked_mul(every).and_then(|x| ms.checked_add(x)) else {
+                        return Seek::End;
+                    };
+                    if m > me {
+                        return Seek::End;
+                    }
+                    let date = match self.days {
+                        Days::MonthDay { day, .. } => ymd_of_month(m, day),
+                        Days::Relative { nth, what, .. } => relative_day(m, nth, what),
+                        _ => None,
+                    };
+                    if let Some(date) = date {
+                        let d = day_number(date);
+                        if d >= from {
+                            return within(d);
+                        }
+                    }
+                }
+                Seek::GaveUp
+            }
+        }
+    }
+
+    /// Steps on a due day (at least one).
+    fn steps_per_day(&self) -> i64 {
+        match self.step {
+            None => 1,
+            Some(st) => (self.last_secs - self.first_secs) / st + 1,
+        }
+    }
+
+    /// The index of the first step at or after `secs` seconds past a due day's midnight.
+    fn first_step_at_or_after(&self, secs: i64) -> i64 {
+        if secs <= self.first_secs {
+            return 0;
+        }
+        let off = secs - self.first_secs;
+        match self.step {
+            None => 1,
+            Some(st) => off / st + i64::from(off % st != 0),
+        }
+    }
+}
+
+/// The recurrence factor of a weekly or monthly row: 0 is read as 1 (Warning), negative is an
+/// Error (and read as 1 so that the other checks still run).
+fn recurrence(s: &AgentSchedule, diags: &mut Vec<Diagnostic>) -> i64 {
+    let r = s.freq_recurrence_factor;
+    if r < 0 {
+        diags.push(Diagnostic::error(
+            "freq_recurrence_factor",
+            r,
+            "must not be negative",
+        ));
+        1
+    } else if r == 0 {
+        diags.push(Diagnostic::warning(
+            "freq_recurrence_factor",
+            0,
+            "0 is read as 1 (every period)",
+        ));
+        1
+    } else {
+        r
+    }
+}
+
+/// The checked row, or `None` when it cannot be forecast (invalid, disabled, or a type with
+/// no forecast), plus everything found along the way.
+fn analyze(s: &AgentSchedule) -> (Option<Plan>, Vec<Diagnostic>) {
+    use super::Severity;
+    let mut diags = Vec::new();
+    let mut usable = true;
+    if s.enabled == 0 {
+        diags.push(Diagnostic::new(
+            Severity::Info,
+            Some("enabled"),
+            Some("0".into()),
+            "schedule is disabled",
+        ));
+        usable = false;
+    } else if s.enabled != 1 {
+        diags.push(Diagnostic::warning(
+            "enabled",
+            s.enabled,
+            "expected 0 or 1; read as enabled",
+        ));
+    }
+    match s.freq_type {
+        64 => {
+            diags.push(Diagnostic::new(
+                Severity::Info,
+                Some("freq_type"),
+                Some("64".into()),
+                "runs when SQL Server Agent starts: there is no forecast",
+            ));
+            return (None, diags);
+        }
+        128 => {
+            diags.push(Diagnostic::new(
+                Severity::Info,
+                Some("freq_type"),
+                Some("128".into()),
+                "runs whenever the CPUs become idle: there is no forecast",
+            ));
+            return (None, diags);
+        }
+        _ => {}
+    }
+    let err = |diags: &mut Vec<Diagnostic>, field: &str, value: i64, msg: &str| {
+        diags.push(Diagnostic::error(field, value, msg));
+    };
+
+    let fi = s.freq_interval;
+    let days = match s.freq_type {
+        1 => Some(Days::Once),
+        4 => {
+            if fi < 1 {
+                err(
+                    &mut diags,
+                    "freq_interval",
+                    fi,
+                    "every-N-days schedules need freq_interval (N) of at least 1",
+                );
+                None
+            } else {
+                Some(Days::Daily(fi))
+            }
+        }
+        8 => {
+            let every = recurrence(s, &mut diags);
+            if !(1..=127).contains(&fi) {
+                err(
+                    &mut diags,
+                    "freq_interval",
+                    fi,
+                    "weekly schedules need a weekday bitmap of 1..127 (Sunday = 1 … Saturday = 64)",
+                );
+                None
+            } else {
+                Some(Days::Weekly {
+                    every,
+                    mask: fi as u8,
+                })
+            }
+        }
+        16 => {
+            let every = recurrence(s, &mut diags);
+            if !(1..=31).contains(&fi) {
+                err(
+                    &mut diags,
+                    "freq_interval",
+                    fi,
+                    "monthly schedules need a day of month of 1..31",
+                );
+                None
+            } else {
+                Some(Days::MonthDay {
+                    every,
+                    day: fi as u32,
+                })
+            }
+        }
+        32 => {
+            let every = recurrence(s, &mut diags);
+            let nth = match s.freq_relative_interval {
+                1 => Some(1),
+                2 => Some(2),
+                4 => Some(3),
+                8 => Some(4),
+                16 => Some(0),
+                v => {
+                    err(
+                        &mut diags,
+                        "freq_relative_interval",
+                        v,
+                        "must be 1, 2, 4, 8 or 16 (first, second, third, fourth, last)",
+                    );
+                    None
+                }
+            };
+            let what = match fi {
+                1..=7 => Some(RelDay::Dow(fi as u32 - 1)),
+                8 => Some(RelDay::Day),
+                9 => Some(RelDay::Weekday),
+                10 => Some(RelDay::WeekendDay),
+                _ => {
+                    err(
+                        &mut diags,
+                        "freq_interval",
+                        fi,
+                        "relative monthly schedules need 1..7 (Sunday..Saturday), 8 (day), 9 (weekday) or 10 (weekend day)",
+                    );
+                    None
+                }
+            };
+            match (nth, what) {
+                (Some(nth), Some(what)) => Some(Days::Relative { every, nth, what }),
+                _ => None,
+            }
+        }
+        v => {
+            err(
+                &mut diags,
+                "freq_type",
+                v,
+                "must be 1, 4, 8, 16, 32, 64 or 128",
+            );
+            None
+        }
+    };
+
+    // Sub-day: ignored by one-time schedules.
+    let recurring = s.freq_type != 1 && matches!(s.freq_subday_type, 2 | 4 | 8);
+    let n = s.freq_subday_interval;
+    let step: Option<Option<i64>> = if s.freq_type == 1 {
+        Some(None)
+    } else {
+        match s.freq_subday_type {
+            0 | 1 => Some(None),
+            2 if n < 10 => {
+                err(
+                    &mut diags,
+                    "freq_subday_interval",
+                    n,
+                    "a seconds interval must be at least 10",
+                );
+                None
+            }
+            2 => Some(Some(n)),
+            4 if !(1..=1440).contains(&n) => {
+                err(
+                    &mut diags,
+                    "freq_subday_interval",
+                    n,
+                    "a minutes interval must be 1..1440",
+                );
+                None
+            }
+            4 => Some(Some(n * 60)),
+            8 if !(1..=24).contains(&n) => {
+                err(
+                    &mut diags,
+                    "freq_subday_interval",
+                    n,
+                    "an hours interval must be 1..24",
+                );
+                None
+            }
+            8 => Some(Some(n * 3600)),
+            v => {
+                err(
+                    &mut diags,
+                    "freq_subday_type",
+                    v,
+                    "must be 1 (once), 2 (seconds), 4 (minutes) or 8 (hours)",
+                );
+                None
+            }
+        }
+    };
+
+    // Dates.
+    let start = date_from_int(s.active_start_date);
+    match start {
+        None => err(
+            &mut diags,
+            "active_start_date",
+            s.active_start_date,
+            "not a real yyyymmdd date",
+        ),
+        Some(_) if s.active_start_date < MIN_START_DATE => err(
+            &mut diags,
+            "active_start_date",
+            s.active_start_date,
+            "must be 19900101 or later",
+        ),
+        Some(_) => {}
+    }
+    let end = date_from_int(s.active_end_date);
+    match (start, end) {
+        (_, None) => err(
+            &mut diags,
+            "active_end_date",
+            s.active_end_date,
+            "not a real yyyymmdd date",
+        ),
+        (Some(a), Some(b)) if b < a => err(
+            &mut diags,
+            "active_end_date",
+            s.active_end_date,
+            &format!("is before active_start_date ({})", s.active_start_date),
+        ),
+        _ => {}
+    }
+
+    // Times.
+    let st = time_from_int(s.active_start_time);
+    if st.is_none() {
+        err(
+            &mut diags,
+            "active_start_time",
+            s.active_start_time,
+            "not a valid hhmmss time (0..235959)",
+        );
+    }
+    let et = time_from_int(s.active_end_time);
+    if et.is_none() {
+        err(
+            &mut diags,
+            "active_end_time",
+            s.active_end_time,
+            "not a valid hhmmss time (0..235959)",
+        );
+    }
+    if recurring && st.is_some() && st == et {
+        err(
+            &mut diags,
+            "active_end_time",
+            s.active_end_time,
+            "equals active_start_time: a recurring sub-day schedule needs a window",
+        );
+    }
+
+    if diags.iter().any(|d| d.severity == Severity::Error) || !usable {
+        return (None, diags);
+    }
+    let (Some(days), Some(step), Some(start), Some(end), Some(st), Some(et)) =
+        (days, step, start, end, st, et)
+    else {
+        return (None, diags);
+    };
+    let first_secs = i64::from(st.num_seconds_from_midnight());
+    let mut last_secs = i64::from(et.num_seconds_from_midnight());
+    if last_secs < first_secs {
+        last_secs += DAY;
+    }
+    let plan = Plan {
+        days,
+        start_day: day_number(start),
+        end_day: day_number(end),
+        first_secs,
+        last_secs: if step.is_some() {
+            last_secs
+        } else {
+            first_secs
+        },
+        step,
+    };
+    let mut cost = 0;
+    match plan.seek(plan.start_day, &mut cost) {
+        Seek::Day(_) => (Some(plan), diags),
+        Seek::End | Seek::GaveUp => {
+            match days {
+                Days::MonthDay { day, every } if day >= 29 => diags.push(Diagnostic::warning(
+                    "freq_interval",
+                    day,
+                    format!(
+                        "day {day} never occurs in the months this schedule selects (every {every} month(s) from {}) within its active dates: it never fires",
+                        start.format("%B %Y")
+                    ),
+                )),
+                _ => diags.push(Diagnostic::warning(
+                    "active_end_date",
+                    s.active_end_date,
+                    "no due day between active_start_date and active_end_date: the schedule never fires",
+                )),
+            }
+            (None, diags)
+        }
+    }
+}
+
+/// What `sp_verify_schedule` would refuse (Errors), plus what cannot be forecast or is read
+/// with an assumption (Info, Warning): disabled, types 64/128, recurrence factor 0, a
+/// schedule that never fires.
+pub fn validate(s: &AgentSchedule) -> Vec<Diagnostic> {
+    analyze(s).1
+}
+
+/// Walks the due wall-clock times of a plan in order from a lower bound, resolving each in
+/// the zone and merging those that land on the same instant.
+struct Cursor<'p> {
+    plan: &'p Plan,
+    tz: Tz,
+    id: ScheduleId,
+    /// The current due day; `None` when done.
+    day: Option<i64>,
+    /// The next step index on `day`.
+    k: i64,
+    last_at: Option<DateTime<Utc>>,
+    gave_up: bool,
+    cost: u64,
+}
+
+impl<'p> Cursor<'p> {
+    /// A cursor over every due wall-clock time at or after `from` (and possibly a few before).
+    fn new(plan: &'p Plan, tz: Tz, id: ScheduleId, from: NaiveDateTime) -> Self {
+        let mut c = Cursor {
+            plan,
+            tz,
+            id,
+            day: None,
+            k: 0,
+            last_at: None,
+            gave_up: false,
+            cost: 0,
+        };
+        let from_day = day_number(from.date());
+        // A day's steps run into the next day when the window spans midnight.
+        c.enter(from_day - 1);
+        if let Some(d) = c.day {
+            let secs = (from_day - d) * DAY + i64::from(from.time().num_seconds_from_midnight());
+            c.k = plan.first_step_at_or_after(secs);
+        }
+        c
+    }
+
+    fn enter(&mut self, from: i64) {
+        self.k = 0;
+        self.day = match self.plan.seek(from, &mut self.cost) {
+            Seek::Day(d) => Some(d),
+            Seek::End => None,
+            Seek::GaveUp => {
+                self.gave_up = true;
+                None
+            }
+        };
+    }
+
+    /// The next due wall-clock time.
+    fn next_nominal(&mut self) -> Option<NaiveDateTime> {
+        loop {
+            let d = self.day?;
+            if self.k < self.plan.steps_per_day() {
+                let secs = match self.plan.step {
+                    None => self.plan.first_secs,
+                    Some(st) => self.plan.first_secs + self.k * st,
+                };
+                self.k += 1;
+                self.cost += 1;
+                let midnight = date_of(d)?.and_time(NaiveTime::MIN);
+                return midnight.checked_add_signed(TimeDelta::try_seconds(secs)?);
+            }
+            self.enter(d + 1);
+        }
+    }
+}
+
+impl Iterator for Cursor<'_> {
+    type Item = Occurrence;
+    fn next(&mut self) -> Option<Occurrence> {
+        loop {
+            let nominal = self.next_nominal()?;
+            let (at, dst) = tz::resolve(nominal, self.tz);
+            if self.last_at.is_some_and(|l| at <= l) {
+                continue; // merged into the previous occurrence (DST gap)
+            }
+            self.last_at = Some(at);
+            let local = tz::to_local(at, self.tz);
+            return Some(Occurrence {
+                at,
+                local,
+                nominal,
+                dst,
+                schedule: self.id,
+            });
+        }
+    }
+}
+
+/// The wall-clock lower bound from which to walk so that every occurrence at or after `w`,
+/// and every due time merged into it, is seen; `None` when `w` is past any possible
+/// occurrence.
+///
+/// A due time resolving at or after `w` is never earlier than `w`'s wall clock, except when
+/// `w` is exactly the end of a gap: then the gap's times (which resolve to `w`) are earlier,
+/// from the wall clock just before `w`.
+fn lower_bound(w: DateTime<Utc>, tz: Tz) -> Option<NaiveDateTime> {
+    let low = NaiveDate::from_ymd_opt(1989, 12, 1)?
+        .and_time(NaiveTime::MIN)
+        .and_utc();
+    let high = NaiveDate::from_ymd_opt(10000, 1, 5)?
+        .and_time(NaiveTime::MIN)
+        .and_utc();
+    if w > high {
+        return None;
+    }
+    let w = w.max(low);
+    let here = tz::to_local(w, tz);
+    let before = tz::to_local(w - TimeDelta::seconds(1), tz) + TimeDelta::seconds(1);
+    Some(here.min(before))
+}
+
+fn gave_up_diag(s: &AgentSchedule) -> Diagnostic {
+    Diagnostic::warning(
+        "freq_interval",
+        s.freq_interval,
+        format!(
+            "no due day in {MAX_EMPTY_MONTHS} consecutive candidate months: the search stopped"
+        ),
+    )
+}
+
+/// Every occurrence inside `window`, and the number of candidate days and steps examined (a
+/// measure of cost: it grows with the occurrences in the window, not with the age of the
+/// schedule).
+pub fn forecast_with_cost(
+    id: ScheduleId,
+    s: &AgentSchedule,
+    tz: Tz,
+    window: Window,
+) -> (Forecast, u64) {
+    let (plan, mut diagnostics) = analyze(s);
+    let mut occurrences = Vec::new();
+    let mut cost = 0;
+    if let (Some(plan), false) = (plan, window.is_empty())
+        && let Some(from) = lower_bound(window.start, tz)
+    {
+        let mut c = Cursor::new(&plan, tz, id, from);
+        for o in c.by_ref() {
+            if o.at >= window.end {
+                break;
+            }
+            if o.at >= window.start {
+                occurrences.push(o);
+            }
+        }
+        if c.gave_up {
+            diagnostics.push(gave_up_diag(s));
+        }
+        cost = c.cost;
+    }
+    (
+        Forecast {
+            occurrences,
+            diagnostics,
+        },
+        cost,
+    )
+}
+
+/// Every occurrence inside `window` (`window.start <= at < window.end`), in time order.
+pub fn forecast(id: ScheduleId, s: &AgentSchedule, tz: Tz, window: Window) -> Forecast {
+    forecast_with_cost(id, s, tz, window).0
+}
+
+/// The first `count` occurrences strictly after `after`, in time order (fewer when the
+/// schedule ends or never fires).
+pub fn next_after(
+    id: ScheduleId,
+    s: &AgentSchedule,
+    tz: Tz,
+    after: DateTime<Utc>,
+    count: usize,
+) -> Forecast {
+    let (plan, mut diagnostics) = analyze(s);
+    let mut occurrences = Vec::new();
+    if let (Some(plan), true) = (plan, count > 0)
+        && let Some(from) = lower_bound(after, tz)
+    {
+        let mut c = Cursor::new(&plan, tz, id, from);
+        for o in c.by_ref() {
+            if o.at > after {
+                occurrences.push(o);
+                if occurrences.len() >= count {
+                    break;
+                }
+            }
+        }
+        if c.gave_up {
+            diagnostics.push(gave_up_diag(s));
+        }
+    }
+    Forecast {
+        occurrences,
+        diagnostics,
+    }
 }

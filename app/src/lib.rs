@@ -9,11 +9,15 @@ pub mod routes;
 use leptos::prelude::*;
 use leptos_meta::{MetaTags, Stylesheet, Title, provide_meta_context};
 use leptos_router::{
-    StaticSegment,
+    SsrMode, StaticSegment,
     components::{Route, Router, Routes},
+    path,
 };
 
 /// The HTML document the server renders around [`App`].
+///
+/// Pages render in [`SsrMode::Async`]: the whole page is rendered before it is sent, so the
+/// HTML is complete without JavaScript and a page can set its HTTP status (404, 400, 503).
 pub fn shell(options: LeptosOptions) -> impl IntoView {
     view! {
         <!DOCTYPE html>
@@ -21,6 +25,8 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
             <head>
                 <meta charset="utf-8"/>
                 <meta name="viewport" content="width=device-width, initial-scale=1"/>
+                <meta name="color-scheme" content="light"/>
+                <link rel="icon" href="/favicon.svg" type="image/svg+xml"/>
                 <AutoReload options=options.clone()/>
                 <HydrationScripts options/>
                 <MetaTags/>
@@ -35,13 +41,22 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
 #[component]
 pub fn App() -> impl IntoView {
     provide_meta_context();
+    // Effects run only in the browser, after hydration: `<body data-hydrated>` tells tests
+    // (and curious DBAs) that links now navigate client-side.
+    Effect::new(|_| {
+        if let Some(body) = document().body() {
+            let _ = body.set_attribute("data-hydrated", "true");
+        }
+    });
     view! {
         <Stylesheet id="leptos" href="/pkg/sundial.css"/>
         <Title text="Sundial"/>
         <Router>
             <main>
-                <Routes fallback=|| "Page not found.".into_view()>
-                    <Route path=StaticSegment("") view=routes::jobs::JobsPage/>
+                <Routes fallback=routes::not_found::NotFoundPage>
+                    <Route path=StaticSegment("") view=routes::jobs::JobsPage ssr=SsrMode::Async/>
+                    <Route path=path!("/jobs") view=routes::jobs::JobsPage ssr=SsrMode::Async/>
+                    <Route path=path!("/jobs/:job_id") view=routes::timeline::TimelinePage ssr=SsrMode::Async/>
                 </Routes>
             </main>
         </Router>

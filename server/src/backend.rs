@@ -74,6 +74,10 @@ impl DemoBackend {
 }
 
 impl Backend for DemoBackend {
+    fn instance_name(&self) -> String {
+        self.instance.clone()
+    }
+
     fn report(&self, days: u32) -> BoxFuture<'_, Result<Arc<InstanceReport>, String>> {
         Box::pin(async move {
             // Holding the lock while computing coalesces concurrent requests.

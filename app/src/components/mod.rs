@@ -1,1 +1,29 @@
 //! Components shared by pages.
+pub mod badge;
+pub mod chart;
+pub mod header;
+pub mod status;
+pub mod window_links;
+
+pub use badge::{MarkBadge, OutcomeBadge, outcome_key, outcome_label};
+pub use header::Header;
+pub use status::{ErrorPanel, NotFound, set_status};
+pub use window_links::WindowLinks;
+
+/// Percent-encode one URL path segment (job ids are GUIDs, but sources may use anything).
+pub fn encode_segment(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// The link to a job's timeline over a window.
+pub fn job_href(job_id: &str, days: u32) -> String {
+    format!("/jobs/{}?days={days}", encode_segment(job_id))
+}

@@ -1,2 +1,4 @@
 //! One file per page.
 pub mod jobs;
+pub mod not_found;
+pub mod timeline;

@@ -1,0 +1,223 @@
+//! One job's timeline: expected occurrences and actual runs on one time axis.
+//!
+//! Plain absolutely-positioned elements, placed in percent of the window, so the chart
+//! stretches with the page and every marker can carry a tooltip and take keyboard focus.
+use super::{outcome_key, outcome_label};
+use crate::api::{Mark, MarkSpan, OccurrenceView, RunKind, RunSpan, RunView, TimelineData};
+use leptos::prelude::*;
+
+/// Where an instant falls in the window, in percent, clamped to the chart.
+fn pct(ms: i64, start: i64, end: i64) -> f64 {
+    if end <= start {
+        return 0.0;
+    }
+    ((ms - start) as f64 / (end - start) as f64 * 100.0).clamp(0.0, 100.0)
+}
+
+fn left(ms: i64, start: i64, end: i64) -> String {
+    format!("left:{:.3}%", pct(ms, start, end))
+}
+
+fn span(from: i64, to: i64, start: i64, end: i64) -> String {
+    let a = pct(from, start, end);
+    let b = pct(to, start, end);
+    format!("left:{a:.3}%;width:{:.3}%", (b - a).max(0.0))
+}
+
+fn marker(o: &OccurrenceView, start: i64, end: i64) -> AnyView {
+    let style = left(o.at.ms, start, end);
+    let class = format!("mk mk-{}", o.mark.key());
+    match o.mark {
+        // Routine marks: many, quiet, not tab stops.
+        Mark::OnTime | Mark::Upcoming | Mark::Unknown => {
+            let title = if o.note.is_empty() { format!("{} · {}", o.at.local, o.mark.label()) } else { format!("{} · {}", o.at.local, o.note) };
+            view! { <span class=class style=style title=title></span> }.into_any()
+        }
+        Mark::Missed | Mark::Late | Mark::Skipped => {
+            let label = format!("{} — {}", o.at.local, o.note);
+            let testid = format!("{}-marker", o.mark.key());
+            let cause = o.cause.map(|c| c.key());
+            view! {
+                <span
+                    class=class
+                    style=style
+                    tabindex="0"
+                    role="img"
+                    aria-label=label.clone()
+                    title=label
+                    data-testid=testid
+                    data-cause=cause
+                    data-at=o.at.local.clone()
+                ></span>
+            }
+            .into_any()
+        }
+    }
+}
+
+fn run_bar(r: &RunView, start: i64, end: i64) -> impl IntoView + use<> {
+    let kind = match r.kind {
+        RunKind::Scheduled => "",
+        RunKind::Manual => " · manual",
+        RunKind::Unscheduled => " · unscheduled",
+    };
+    let mut title = format!("{} · {} · {} · {}{kind}", r.start.local, outcome_label(r.outcome), r.duration, r.trigger);
+    if !r.message.is_empty() {
+        title.push('\n');
+        title.push_str(&r.message);
+    }
+    let class = format!(
+        "bar o-{}{}",
+        outcome_key(r.outcome),
+        if r.kind == RunKind::Scheduled { "" } else { " bar-extra" }
+    );
+    view! {
+        <span
+            class=class
+            style=span(r.start.ms, r.end_ms.max(r.start.ms), start, end)
+            title=title
+            data-testid="run-bar"
+            data-outcome=outcome_key(r.outcome)
+        ></span>
+    }
+}
+
+fn mark_span(m: &MarkSpan, start: i64, end: i64) -> impl IntoView + use<> {
+    let title = format!("{} expected runs ({}), {} – {}", m.count, m.mark.label().to_lowercase(), m.start.local, m.end.local);
+    view! {
+        <span class=format!("mkspan mkspan-{}", m.mark.key()) style=span(m.start.ms, m.end.ms, start, end) title=title></span>
+    }
+}
+
+fn run_span(r: &RunSpan, start: i64, end: i64) -> impl IntoView + use<> {
+    let title = format!("{} runs succeeded, {} – {}", r.count, r.start.local, r.end_local);
+    view! {
+        <span class="bar o-succeeded bar-span" style=span(r.start.ms, r.end_ms, start, end) title=title data-testid="run-span"></span>
+    }
+}
+
+/// The chart; `data-days` and the markers' `data-testid`s are what the browser test reads.
+#[component]
+pub fn TimelineChart(data: TimelineData) -> AnyView {
+    let start = data.instance.window_start.ms;
+    let end = data.instance.window_end.ms;
+    let days = data.instance.days;
+
+    let unknown = data.history_horizon.as_ref().map(|h| {
+        let label = format!("Unknown: no history kept before {}", h.local);
+        view! {
+            <div class="band band-unknown" style=span(start, h.ms, start, end) title=label.clone() data-testid="unknown-band">
+                <span class="band-label">"Unknown: history not kept"</span>
+            </div>
+        }
+    });
+    let zombies = data
+        .zombies
+        .iter()
+        .filter(|z| z.end.ms > start && z.start.ms < end)
+        .map(|z| {
+            let label = format!(
+                "SQL Agent started no job from {} to {} while {} runs were due",
+                z.start.local, z.end.local, z.due
+            );
+            view! {
+                <div class="band band-zombie" style=span(z.start.ms, z.end.ms, start, end) title=label data-testid="zombie-band">
+                    <span class="band-label">"Agent started nothing"</span>
+                </div>
+            }
+        })
+        .collect_view();
+    let restarts = data
+        .agent_starts
+        .iter()
+        .map(|t| {
+            let label = format!("SQL Agent started {}", t.local);
+            view! {
+                <div class="restart" style=left(t.ms, start, end) title=label.clone() data-testid="agent-restart">
+                    <span class="restart-label" aria-label=label.clone()>"↻"</span>
+                </div>
+            }
+        })
+        .collect_view();
+    let ticks = data
+        .ticks
+        .iter()
+        .map(|t| {
+            let class = if t.major { "tick major" } else { "tick" };
+            view! {
+                <div class=class style=left(t.ms, start, end)>
+                    {(!t.label.is_empty()).then(|| view! { <span class="tick-label">{t.label.clone()}</span> })}
+                </div>
+            }
+        })
+        .collect_view();
+    let gridlines = data
+        .ticks
+        .iter()
+        .filter(|t| t.major)
+        .map(|t| view! { <div class="gridline" style=left(t.ms, start, end)></div> })
+        .collect_view();
+    // Routine marks first so problems paint on top.
+    let mut occurrences: Vec<&OccurrenceView> = data.occurrences.iter().collect();
+    occurrences.sort_by_key(|o| matches!(o.mark, Mark::Missed | Mark::Late | Mark::Skipped));
+    let markers = occurrences.into_iter().map(|o| marker(o, start, end)).collect_view();
+    let mark_spans = data.occurrence_spans.iter().map(|m| mark_span(m, start, end)).collect_view();
+    let bars = data.runs.iter().map(|r| run_bar(r, start, end)).collect_view();
+    let run_spans = data.run_spans.iter().map(|r| run_span(r, start, end)).collect_view();
+
+    let summary = format!(
+        "{} expected runs, {} runs, {} missed, {} late, {} skipped",
+        data.expected_count,
+        data.run_count,
+        data.job.missed,
+        data.job.late,
+        data.job.skipped
+    );
+
+    let aria = format!("Timeline over {days} days: {summary}");
+    view! {
+        <figure class="chart" data-testid="timeline-chart" data-days=days aria-label=aria>
+            <div class="chart-grid">
+                <div class="lane-label lane-label-expected">"Expected"</div>
+                <div class="lane-label lane-label-runs">"Runs"</div>
+                <div class="plot">
+                    {gridlines}
+                    {unknown}
+                    {zombies}
+                    {restarts}
+                    <div class="lane lane-expected">{mark_spans} {markers}</div>
+                    <div class="lane lane-runs">{run_spans} {bars}</div>
+                </div>
+                <div class="axis" aria-hidden="true">{ticks}</div>
+            </div>
+            <figcaption class="chart-caption">
+                <span>{data.instance.window_start.local.clone()}</span>
+                <span class="chart-summary" data-testid="chart-summary">{summary}</span>
+                <span>{data.instance.window_end.local.clone()} " (now)"</span>
+            </figcaption>
+        </figure>
+    }
+    .into_any()
+}
+
+/// What the colors and shapes mean.
+#[component]
+pub fn Legend() -> AnyView {
+    view! {
+        <ul class="legend" aria-label="Legend">
+            <li><span class="sw bar o-succeeded"></span>"Succeeded"</li>
+            <li><span class="sw bar o-failed"></span>"Failed"</li>
+            <li><span class="sw bar o-retry"></span>"Retry"</li>
+            <li><span class="sw bar o-canceled"></span>"Canceled"</li>
+            <li><span class="sw bar o-in-progress"></span>"In progress"</li>
+            <li><span class="sw mk mk-ontime"></span>"Expected"</li>
+            <li><span class="sw mk mk-missed"></span>"Missed"</li>
+            <li><span class="sw mk mk-late"></span>"Late"</li>
+            <li><span class="sw mk mk-skipped"></span>"Skipped (still running)"</li>
+            <li><span class="sw band-unknown"></span>"Unknown (history not kept)"</li>
+            <li><span class="sw band-zombie"></span>"Agent started nothing"</li>
+            <li><span class="sw restart-sw"></span>"Agent restart"</li>
+        </ul>
+    }
+    .into_any()
+}

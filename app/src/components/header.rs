@@ -1,0 +1,34 @@
+//! The dark header: Sundial, the instance, its zone, its "now".
+use crate::api::InstanceHead;
+use leptos::prelude::*;
+use leptos_router::components::A;
+
+#[component]
+pub fn Header(#[prop(optional)] instance: Option<InstanceHead>) -> impl IntoView {
+    view! {
+        <header class="topbar">
+            <A href="/">
+                <span class="brand">
+                    <span class="brand-mark" aria-hidden="true">"◴"</span>
+                    " Sundial"
+                </span>
+            </A>
+            {instance
+                .map(|i| {
+                    view! {
+                        <div class="instance" data-testid="instance">
+                            <span class="instance-name" title="SQL Server instance">
+                                {i.name}
+                            </span>
+                            <span class="instance-meta" title="The instance's time zone: all times are shown in it">
+                                {i.tz}
+                            </span>
+                            <span class="instance-meta" title="The instance's current time">
+                                "now " <time>{i.now.local}</time>
+                            </span>
+                        </div>
+                    }
+                })}
+        </header>
+    }
+}

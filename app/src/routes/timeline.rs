@@ -1,0 +1,210 @@
+//! One job's timeline (`/jobs/:job_id?days=7`): expected occurrences and actual runs on one
+//! time axis, then the same as a table.
+use crate::api::{self, ApiError, RunKind, TableLine, TimelineData, parse_days};
+use crate::components::chart::{Legend, TimelineChart};
+use crate::components::{ErrorPanel, Header, MarkBadge, NotFound, OutcomeBadge, WindowLinks, job_href};
+use crate::engine::Severity;
+use leptos::prelude::*;
+use leptos_meta::Title;
+use leptos_router::components::A;
+use leptos_router::hooks::{use_params_map, use_query_map};
+
+#[component]
+pub fn TimelinePage() -> impl IntoView {
+    let params = use_params_map();
+    let query = use_query_map();
+    let job_id = Memo::new(move |_| params.with(|p| p.get("job_id").unwrap_or_default()));
+    let days = Memo::new(move |_| query.with(|q| parse_days(q.get("days").as_deref())));
+    let data = Resource::new(
+        move || (job_id.get(), days.get()),
+        |(id, days)| async move {
+            match days {
+                Ok(d) => api::job_timeline(id, d).await,
+                Err(e) => Err(e),
+            }
+        },
+    );
+    let (pending, set_pending) = signal(false);
+
+    view! {
+        <Transition
+            fallback=|| {
+                view! {
+                    <Header/>
+                    <p class="loading">"Loading the timeline…"</p>
+                }
+            }
+            set_pending=set_pending
+        >
+            {move || Suspend::new(async move {
+                match data.await {
+                    Ok(d) => view! { <TimelineView data=d pending=pending/> }.into_any(),
+                    Err(ApiError::NotFound { .. }) => {
+                        let id = job_id.get_untracked();
+                        view! {
+                            <Title text="Job not found · Sundial"/>
+                            <Header/>
+                            <div class="page">
+                                <NotFound what=format!("There is no job with id {id} on this instance.")/>
+                            </div>
+                        }
+                            .into_any()
+                    }
+                    Err(e) => {
+                        let base = format!("/jobs/{}", crate::components::encode_segment(&job_id.get_untracked()));
+                        view! {
+                            <Title text="Sundial"/>
+                            <Header/>
+                            <div class="page">
+                                <ErrorPanel err=e base=base/>
+                            </div>
+                        }
+                            .into_any()
+                    }
+                }
+            })}
+        </Transition>
+    }
+}
+
+fn table_row(l: TableLine) -> impl IntoView {
+    let class = match l.expected {
+        Some(m) => format!("line line-{}", m.key()),
+        None => "line line-extra".to_string(),
+    };
+    let expected = match l.expected {
+        Some(m) => view! { <MarkBadge mark=m/> }.into_any(),
+        None => {
+            let label = match l.run.as_ref().map(|r| r.kind) {
+                Some(RunKind::Manual) => "Manual run",
+                Some(RunKind::Unscheduled) => "Unscheduled run",
+                _ => "Run",
+            };
+            view! { <span class="muted">{label}</span> }.into_any()
+        }
+    };
+    let (outcome, started, duration, trigger, message) = match &l.run {
+        Some(r) => (
+            view! { <OutcomeBadge outcome=r.outcome/> }.into_any(),
+            r.start.local.clone(),
+            r.duration.clone(),
+            r.trigger.clone(),
+            r.message.clone(),
+        ),
+        None => (view! { <span class="muted">"—"</span> }.into_any(), String::new(), String::new(), String::new(), String::new()),
+    };
+    let started = if l.expected.is_some() && started != l.at.local { started } else { String::new() };
+    view! {
+        <tr class=class data-cause=l.cause.map(|c| c.key())>
+            <td class="col-time"><time>{l.at.local}</time></td>
+            <td>{expected}</td>
+            <td>{outcome}</td>
+            <td class="col-time">{started}</td>
+            <td class="col-num">{duration}</td>
+            <td>{trigger}</td>
+            <td class="col-message">
+                {(!l.note.is_empty()).then(|| view! { <div class="note">{l.note.clone()}</div> })}
+                {(!message.is_empty()).then(|| view! { <div class="message">{message}</div> })}
+            </td>
+        </tr>
+    }
+}
+
+#[component]
+fn TimelineView(data: TimelineData, pending: ReadSignal<bool>) -> AnyView {
+    let job = data.job.clone();
+    let days = data.instance.days;
+    let id = job.id.clone();
+    let title = format!("{} · {} · Sundial", job.name, data.instance.name);
+    let lines = data.lines.clone();
+    let hidden = data.hidden_lines;
+    let problems = job.missed + job.late + job.skipped;
+    let diagnostics = job
+        .diagnostics
+        .iter()
+        .map(|d| {
+            let class = match d.severity {
+                Severity::Error => "diag-line diag-error",
+                Severity::Warning => "diag-line diag-warning",
+                Severity::Info => "diag-line diag-info",
+            };
+            view! { <li class=class>{d.text.clone()}</li> }
+        })
+        .collect_view();
+    let rows = lines.into_iter().map(|l| table_row(l).into_any()).collect_view();
+    let oldest = data.instance.window_start.local.clone();
+
+    view! {
+        <Title text=title/>
+        <Header instance=data.instance.clone()/>
+        <div class="page" class:pending=move || pending.get()>
+            <nav class="crumbs">
+                <A href=format!("/?days={days}")>"← All jobs"</A>
+            </nav>
+            {view! {
+            <div class="job-head">
+                <div>
+                    <h1 data-testid="job-name">
+                        {job.name.clone()}
+                        {(!job.enabled).then(|| view! { " " <span class="tag tag-disabled">"disabled"</span> })}
+                    </h1>
+                    <p class="job-meta">
+                        <span class="tag">{job.category.clone()}</span>
+                        {job.schedules.iter().map(|s| view! { " " <span class="schedule">{s.clone()}</span> }).collect_view()}
+                        {job.schedules.is_empty().then(|| view! { <span class="muted">" No schedule"</span> })}
+                    </p>
+                </div>
+                <dl class="counters">
+                    <div class={if job.missed > 0 { "counter hot" } else { "counter" }}>
+                        <dt>"Missed"</dt>
+                        <dd data-testid="missed-count">{job.missed}</dd>
+                    </div>
+                    <div class={if job.late > 0 { "counter warm" } else { "counter" }}>
+                        <dt>"Late"</dt>
+                        <dd>{job.late}</dd>
+                    </div>
+                    <div class={if job.skipped > 0 { "counter skipped" } else { "counter" }}>
+                        <dt>"Skipped"</dt>
+                        <dd>{job.skipped}</dd>
+                    </div>
+                </dl>
+            </div>
+            }.into_any()}
+            {(!job.diagnostics.is_empty()).then(|| view! { <ul class="diagnostics">{diagnostics}</ul> })}
+            <div class="toolbar">
+                <WindowLinks current=days href=move |d| job_href(&id, d)/>
+                <Legend/>
+            </div>
+            <TimelineChart data=data.clone()/>
+            <h2>"Occurrences and runs"</h2>
+            <p class="summary">
+                {if problems == 0 {
+                    "Nothing missed, late or skipped in this window.".to_string()
+                } else {
+                    format!("{} missed, {} late, {} skipped in this window.", job.missed, job.late, job.skipped)
+                }}
+                {(hidden > 0)
+                    .then(|| {
+                        format!(
+                            " {hidden} older routine rows (on time, succeeded, or before the history kept) since {oldest} are not listed."
+                        )
+                    })}
+            </p>
+            <table class="lines" data-testid="timeline-table">
+                <thead>
+                    <tr>
+                        <th scope="col">"Due / started"</th>
+                        <th scope="col">"Expected"</th>
+                        <th scope="col">"Run"</th>
+                        <th scope="col">"Run started"</th>
+                        <th scope="col" class="col-num">"Duration"</th>
+                        <th scope="col">"Trigger"</th>
+                        <th scope="col">"Message"</th>
+                    </tr>
+                </thead>
+                <tbody>{rows}</tbody>
+            </table>
+        </div>
+    }
+    .into_any()
+}

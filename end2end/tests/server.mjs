@@ -1,0 +1,58 @@
+// Start `sundial serve` for the test and wait for its readiness line (never a sleep).
+import { spawn } from 'node:child_process';
+import net from 'node:net';
+import os from 'node:os';
+import fs from 'node:fs';
+import path from 'node:path';
+import { REPO_DIR, DEMO_NOW } from '../config.mjs';
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Returns { url, stop }. */
+export async function startSundial(bin) {
+  const exe = path.resolve(process.cwd(), bin);
+  const port = await freePort();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sundial-e2e-'));
+  const child = spawn(exe, ['serve', '--addr', `127.0.0.1:${port}`], {
+    cwd: REPO_DIR,
+    env: {
+      ...process.env,
+      LEPTOS_SITE_ROOT: process.env.LEPTOS_SITE_ROOT || path.join(REPO_DIR, 'target', 'site'),
+      LEPTOS_OUTPUT_NAME: 'sundial',
+      SUNDIAL_DEMO_DB: path.join(dir, 'demo.sqlite'),
+      SUNDIAL_DEMO_NOW: DEMO_NOW,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let log = '';
+  child.stderr.on('data', (d) => { log += d; });
+  const url = await new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = out.match(/serving .*?(http:\/\/[^\s]+)/i);
+      if (m) resolve(m[1].replace(/\/$/, ''));
+    });
+    child.on('exit', (code) => reject(new Error(`sundial exited (${code}) before serving:\n${out}\n${log}`)));
+    child.on('error', reject);
+  });
+  const stop = async () => {
+    if (child.exitCode === null) {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGINT');
+      await exited;
+    }
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
+  return { url, stop };
+}

@@ -1,0 +1,68 @@
+//! The HTTP layer's errors.
+//!
+//! Each variant's `Display` text is sent to clients, so none of them carries internals: no
+//! paths, no SQL, no connection strings. What failed underneath is logged where the error is
+//! made, not here.
+use app::api::ApiError;
+use axum::Json;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+
+/// Why a request failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Error {
+    /// The request is malformed; `what` says which part and what is allowed
+    /// (e.g. `days must be 1, 7 or 30`). 400.
+    #[error("bad request: {what}")]
+    BadRequest { what: String },
+    /// The thing asked for does not exist (`what`: e.g. `job`). 404.
+    #[error("{what} not found")]
+    NotFound { what: String },
+    /// The instance's source could not be read (a database down, a file missing). 503.
+    #[error("instance {instance} is unavailable: its job history could not be read")]
+    SourceUnavailable { instance: String },
+    /// Anything else; the cause is in the log. 500.
+    #[error("internal error")]
+    Internal,
+}
+
+impl Error {
+    /// The HTTP status the error is answered with.
+    pub fn status_code(&self) -> StatusCode {
+        match self {
+            Error::BadRequest { .. } => StatusCode::BAD_REQUEST,
+            Error::NotFound { .. } => StatusCode::NOT_FOUND,
+            Error::SourceUnavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
+            Error::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    /// A stable, machine-readable name of the variant.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Error::BadRequest { .. } => "bad_request",
+            Error::NotFound { .. } => "not_found",
+            Error::SourceUnavailable { .. } => "source_unavailable",
+            Error::Internal => "internal",
+        }
+    }
+}
+
+impl From<ApiError> for Error {
+    fn from(e: ApiError) -> Self {
+        match e {
+            ApiError::BadRequest(what) => Error::BadRequest { what },
+            ApiError::NotFound { what } => Error::NotFound { what },
+            ApiError::Unavailable { instance } => Error::SourceUnavailable { instance },
+            ApiError::Transport(_) => Error::Internal,
+        }
+    }
+}
+
+/// `{"error": "<kind>", "message": "<Display>"}` with the variant's status.
+impl IntoResponse for Error {
+    fn into_response(self) -> Response {
+        let body = serde_json::json!({ "error": self.kind(), "message": self.to_string() });
+        (self.status_code(), Json(body)).into_response()
+    }
+}

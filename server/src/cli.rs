@@ -32,6 +32,9 @@ pub enum Command {
     Forecast(ForecastArgs),
     /// Print a schedule's description in the words SSMS uses.
     Describe(DescribeArgs),
+    /// What Primentra's test button answers for a triggered (or scheduled) configuration:
+    /// would the dispatcher fire now, and why.
+    DryRun(DryRunArgs),
     /// Write the demo database (an msdb-shaped SQLite file).
     Demo(DemoArgs),
 }
@@ -55,12 +58,32 @@ pub struct ServeArgs {
     pub demo_seed: u64,
 }
 
+/// Exactly one schedule, in one of the dialects.
 #[derive(Args, Debug)]
+#[group(required = true, multiple = false)]
 pub struct ScheduleArg {
     /// One msdb.dbo.sysschedules row as a JSON object; absent columns take msdb's defaults
     /// (active_start_date: the date of --after, as sp_add_schedule uses today).
     #[arg(long, value_name = "JSON")]
-    pub agent: String,
+    pub agent: Option<String>,
+    /// A pg_cron schedule ('30 2 * * 0', '@daily', '5 seconds'), evaluated in --tz
+    /// (cron.timezone).
+    #[arg(long, value_name = "EXPR", allow_hyphen_values = true)]
+    pub cron: Option<String>,
+    /// One information_schema.EVENTS row as a JSON object (EVENT_TYPE, INTERVAL_VALUE, …);
+    /// times print in the event's TIME_ZONE (SYSTEM: --tz).
+    #[arg(long, value_name = "JSON")]
+    pub mysql_event: Option<String>,
+    /// One row of seed 002's MySQL `job` table as a JSON object.
+    #[arg(long, value_name = "JSON")]
+    pub seed002: Option<String>,
+    /// One seed 003 ScheduledJobs row with its JobSchedules columns, as a JSON object.
+    #[arg(long, value_name = "JSON")]
+    pub seed003: Option<String>,
+    /// One seed 004 SchedulerConfigurations row as a JSON object (an interval schedule with no
+    /// `last_run` or `now` counts from --after).
+    #[arg(long, value_name = "JSON")]
+    pub seed004: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -85,6 +108,22 @@ pub struct ForecastArgs {
 pub struct DescribeArgs {
     #[command(flatten)]
     pub schedule: ScheduleArg,
+    /// The zone a --cron expression is evaluated in (named in its description).
+    #[arg(long, default_value = "UTC", value_parser = parse_tz)]
+    pub tz: Tz,
+}
+
+#[derive(Args, Debug)]
+pub struct DryRunArgs {
+    /// One SchedulerConfigurations row as a JSON object.
+    #[arg(long, value_name = "JSON")]
+    pub seed004: String,
+    /// The queue: {"pending_rows": 1200, "oldest_row_age_minutes": 45, "last_trigger_check": "…"}.
+    #[arg(long, value_name = "JSON", default_value = "{}")]
+    pub state: String,
+    /// The moment of the check (UTC, like SYSUTCDATETIME()).
+    #[arg(long, value_parser = parse_utc)]
+    pub now: DateTime<Utc>,
 }
 
 #[derive(Args, Debug)]
@@ -169,6 +208,48 @@ pub fn parse_agent(json: &str, default_start: Option<NaiveDateTime>) -> Result<A
     Ok(s)
 }
 
+/// Parse a dialect's JSON row: an object whose values are strings, numbers, booleans or null.
+/// Errors name the flag, or the column and its value, in one line.
+pub fn parse_row<T: serde::de::DeserializeOwned>(flag: &str, json: &str) -> Result<T, String> {
+    let value: serde_json::Value =
+        serde_json::from_str(json).map_err(|e| format!("{flag}: not valid JSON ({e})"))?;
+    let obj = value.as_object().ok_or_else(|| format!("{flag}: expected a JSON object of columns"))?;
+    for (key, v) in obj {
+        if v.is_array() || v.is_object() {
+            return Err(format!("{key} = {v}: expected a string, number, boolean or null"));
+        }
+    }
+    serde_json::from_value(value).map_err(|e| format!("{flag}: {e}"))
+}
+
+/// The schedule the flags name, or why not (one line).
+pub fn schedule_from(args: &ScheduleArg, after: Option<NaiveDateTime>) -> Result<Schedule, String> {
+    use engine::cron::CronSchedule;
+    if let Some(j) = &args.agent {
+        return parse_agent(j, after).map(Schedule::Agent);
+    }
+    if let Some(e) = &args.cron {
+        return Ok(Schedule::Cron(CronSchedule::new(e.clone())));
+    }
+    if let Some(j) = &args.mysql_event {
+        return parse_row("--mysql-event", j).map(Schedule::MysqlEvent);
+    }
+    if let Some(j) = &args.seed002 {
+        return parse_row("--seed002", j).map(Schedule::Seed002);
+    }
+    if let Some(j) = &args.seed003 {
+        return parse_row("--seed003", j).map(Schedule::Seed003);
+    }
+    if let Some(j) = &args.seed004 {
+        let mut c: engine::seed004::SchedulerConfiguration = parse_row("--seed004", j)?;
+        if c.last_run.is_none() && c.now.is_none() {
+            c.now = after.map(|a| a.format("%Y-%m-%d %H:%M:%S").to_string());
+        }
+        return Ok(Schedule::Seed004(c));
+    }
+    Err("give one of --agent, --cron, --mysql-event, --seed002, --seed003, --seed004".into())
+}
+
 fn invalid(message: impl std::fmt::Display) -> ExitCode {
     eprintln!("sundial: {message}");
     ExitCode::from(EXIT_INVALID)
@@ -187,8 +268,8 @@ pub fn render_times(times: &[NaiveDateTime], json: bool) -> String {
 }
 
 fn forecast_cmd(args: ForecastArgs) -> ExitCode {
-    let schedule = match parse_agent(&args.schedule.agent, Some(args.after)) {
-        Ok(s) => Schedule::Agent(s),
+    let schedule = match schedule_from(&args.schedule, Some(args.after)) {
+        Ok(s) => s,
         Err(e) => return invalid(e),
     };
     let after = tz::local_to_instant(args.after, args.tz);
@@ -205,7 +286,10 @@ fn forecast_cmd(args: ForecastArgs) -> ExitCode {
 }
 
 fn describe_cmd(args: DescribeArgs) -> ExitCode {
-    match parse_agent(&args.schedule.agent, None) {
+    if args.schedule.agent.is_none() {
+        return describe_dialect(args);
+    }
+    match parse_agent(args.schedule.agent.as_deref().unwrap_or_default(), None) {
         Ok(s) => {
             let errors: Vec<_> = engine::agent::validate(&s)
                 .into_iter()
@@ -218,6 +302,50 @@ fn describe_cmd(args: DescribeArgs) -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => invalid(e),
+    }
+}
+
+/// `describe` for the dialects other than the Agent: the description, then exit 2 with the
+/// first Error (one line) when the schedule is invalid.
+fn describe_dialect(args: DescribeArgs) -> ExitCode {
+    use engine::{cron, mysql_event, seed002, seed003, seed004};
+    let schedule = match schedule_from(&args.schedule, None) {
+        Ok(s) => s,
+        Err(e) => return invalid(e),
+    };
+    let (text, diags) = match &schedule {
+        Schedule::Cron(s) => (cron::describe_in(s, args.tz), cron::validate(s)),
+        Schedule::MysqlEvent(e) => (mysql_event::describe(e), mysql_event::validate(e, args.tz)),
+        Schedule::Seed002(j) => (seed002::describe(j), seed002::validate(j)),
+        Schedule::Seed003(j) => (seed003::describe(j), seed003::validate(j)),
+        Schedule::Seed004(c) => (seed004::describe(c), seed004::validate(c)),
+        other => (engine::describe(other), Vec::new()),
+    };
+    println!("{text}");
+    match diags.iter().find(|d| d.severity == engine::Severity::Error) {
+        Some(e) => invalid(e),
+        None => ExitCode::SUCCESS,
+    }
+}
+
+/// `dry-run`: `would_fire: true|false` and `reason: …`.
+fn dry_run_cmd(args: DryRunArgs) -> ExitCode {
+    use engine::seed004::{QueueState, SchedulerConfiguration, dry_run};
+    let cfg: SchedulerConfiguration = match parse_row("--seed004", &args.seed004) {
+        Ok(c) => c,
+        Err(e) => return invalid(e),
+    };
+    let state: QueueState = match parse_row("--state", &args.state) {
+        Ok(q) => q,
+        Err(e) => return invalid(e),
+    };
+    match dry_run(&cfg, &state, args.now.naive_utc()) {
+        Ok(r) => {
+            println!("would_fire: {}", r.would_fire);
+            println!("reason: {}", r.reason);
+            ExitCode::SUCCESS
+        }
+        Err(d) => invalid(d),
     }
 }
 
@@ -300,6 +428,7 @@ pub fn main() -> ExitCode {
     match cli.command.unwrap_or(Command::Serve(cli.serve)) {
         Command::Forecast(a) => forecast_cmd(a),
         Command::Describe(a) => describe_cmd(a),
+        Command::DryRun(a) => dry_run_cmd(a),
         Command::Demo(a) => {
             init_tracing();
             run_async(demo_cmd(a))

@@ -136,6 +136,8 @@ pub fn analyze(input: &InstanceInput, window: Window, now: DateTime<Utc>, settin
                 for js in &job.schedules {
                     let row_enabled = match &js.schedule {
                         Schedule::Agent(a) => a.enabled != 0,
+                        // Other dialects carry no separate per-row flag here.
+                        _ => js.enabled,
                     };
                     if row_enabled != js.enabled {
                         extra.push(Diagnostic::warning(

@@ -17,10 +17,15 @@
 //! - [`Dst`]: `Gap` (spring-forward, skipped wall-clock hour) and `Fold` (repeated hour).
 
 pub mod agent;
+pub mod cron;
 pub mod describe;
 pub mod diagnostic;
 pub mod fleet;
+pub mod mysql_event;
 pub mod reconcile;
+pub mod seed002;
+pub mod seed003;
+pub mod seed004;
 pub mod tz;
 pub mod window;
 
@@ -42,6 +47,16 @@ pub type ScheduleId = i64;
 pub enum Schedule {
     /// SQL Server Agent: one `msdb.dbo.sysschedules` row.
     Agent(AgentSchedule),
+    /// pg_cron: one `cron.job.schedule` (evaluated in `cron.timezone`, the `tz` argument).
+    Cron(cron::CronSchedule),
+    /// MySQL / MariaDB: one `information_schema.EVENTS` row (in its TIME_ZONE; SYSTEM = `tz`).
+    MysqlEvent(mysql_event::MysqlEvent),
+    /// Seed 002: one row of the MySQL stored-procedure scheduler's `job` table.
+    Seed002(seed002::Seed002Job),
+    /// Seed 003: a Service Broker `ScheduledJobs` row with its `JobSchedules` row.
+    Seed003(seed003::Seed003Job),
+    /// Seed 004: one Primentra `SchedulerConfigurations` row.
+    Seed004(seed004::SchedulerConfiguration),
 }
 
 /// How a daylight-saving transition shaped an occurrence.
@@ -88,6 +103,11 @@ impl Forecast {
 pub fn forecast(id: ScheduleId, schedule: &Schedule, tz: Tz, window: Window) -> Forecast {
     match schedule {
         Schedule::Agent(s) => agent::forecast(id, s, tz, window),
+        Schedule::Cron(s) => cron::forecast(id, s, tz, window),
+        Schedule::MysqlEvent(s) => mysql_event::forecast(id, s, tz, window),
+        Schedule::Seed002(s) => seed002::forecast(id, s, tz, window),
+        Schedule::Seed003(s) => seed003::forecast(id, s, tz, window),
+        Schedule::Seed004(s) => seed004::forecast(id, s, tz, window),
     }
 }
 
@@ -95,6 +115,11 @@ pub fn forecast(id: ScheduleId, schedule: &Schedule, tz: Tz, window: Window) -> 
 pub fn next_after(id: ScheduleId, schedule: &Schedule, tz: Tz, after: DateTime<Utc>, count: usize) -> Forecast {
     match schedule {
         Schedule::Agent(s) => agent::next_after(id, s, tz, after, count),
+        Schedule::Cron(s) => cron::next_after(id, s, tz, after, count),
+        Schedule::MysqlEvent(s) => mysql_event::next_after(id, s, tz, after, count),
+        Schedule::Seed002(s) => seed002::next_after(id, s, tz, after, count),
+        Schedule::Seed003(s) => seed003::next_after(id, s, tz, after, count),
+        Schedule::Seed004(s) => seed004::next_after(id, s, tz, after, count),
     }
 }
 
@@ -102,6 +127,11 @@ pub fn next_after(id: ScheduleId, schedule: &Schedule, tz: Tz, after: DateTime<U
 pub fn describe(schedule: &Schedule) -> String {
     match schedule {
         Schedule::Agent(s) => describe::agent(s),
+        Schedule::Cron(s) => cron::describe(s),
+        Schedule::MysqlEvent(s) => mysql_event::describe(s),
+        Schedule::Seed002(s) => seed002::describe(s),
+        Schedule::Seed003(s) => seed003::describe(s),
+        Schedule::Seed004(s) => seed004::describe(s),
     }
 }
 

@@ -1,0 +1,1121 @@
+//! pg_cron schedules: a 5-field cron expression (Vixie semantics), an `@` shortcut, or pg_cron
+//! 1.5's `'N seconds'`, forecast in `cron.timezone` (the `tz` argument; pg_cron's default is
+//! UTC).
+//!
+//! # How an expression is read
+//!
+//! The expression is checked field by field here, with pg_cron's own grammar (its `entry.c`,
+//! Vixie cron's parser), so every error names the field and the offending element:
+//! `cron: day-of-week '8' out of range 0-7`. Each valid field is then expanded to the explicit
+//! list of values it selects and handed to [croner] for the calendar search, on the *wall
+//! clock* (croner sees the local time as if it were UTC); each wall-clock time is then turned
+//! into an instant with [`tz::resolve`], which applies Sundial's daylight-saving rule.
+//!
+//! # Where pg_cron and croner differ, and what this module does about it
+//!
+//! Each is pinned by a case under `app/tests/cases/cron/`.
+//!
+//! - **Day-of-month and day-of-week.** pg_cron (Vixie) fires when *either* matches if both are
+//!   restricted, but when *either field starts with `*`* (so `*/2` too) both must match. croner
+//!   only treats a field that is exactly `*` as unrestricted, so `*/2 … 1` would be OR there.
+//!   The fields reach croner as explicit lists and the AND/OR choice is made here, with
+//!   croner's `dom_and_dow` switch.
+//! - **`$`** (last day of the month, pg_cron 1.5+) is croner's `L`; it must be the whole
+//!   day-of-month field, as in pg_cron.
+//! - **Rejected here, accepted by croner:** 6 or 7 fields (seconds, years), `L`, `W`, `#`, `?`,
+//!   `+`, month names outside the month field and weekday names outside the day-of-week field
+//!   (croner replaces `MON` anywhere, so `0 0 * MON *` would be January), and reversed ranges
+//!   like `5-1` (pg_cron accepts them and they select nothing: never a useful schedule, so an
+//!   Error here). `@midnight`, `@restart` and `@reboot` are pg_cron's and not croner's.
+//! - **Trailing junk after `*`** (`*x`): Vixie's parser skips it silently; rejected here.
+//! - **Daylight saving.** croner runs an interval job (`*/15 * * * *`) in both passes of a
+//!   repeated hour, and pg_cron (Vixie) re-runs wildcard jobs there too; Sundial's rule is one
+//!   occurrence, at the earlier instant (`Dst::Fold`), and a wall-clock time inside a
+//!   spring-forward gap fires at the first instant after it (`Dst::Gap`; several times in one
+//!   gap merge into one occurrence that keeps the first nominal time).
+//! - **`'N seconds'`** (1..=59; `second` or `seconds`, any case, as pg_cron's
+//!   `TryParseInterval`): pg_cron starts the next run N seconds after the previous *start*
+//!   (`lastStartTime + N`), not at fixed wall-clock seconds, so the phase depends on when the
+//!   job first ran. With `last_start` given, the forecast is `last_start + k×N`; without it, the
+//!   instants whose Unix time is a multiple of N (for N dividing 60: seconds 0, N, 2N… of every
+//!   minute), with an Info saying so. It ignores the time zone.
+//! - **Overlap.** pg_cron never runs two instances of a job: a tick that comes while the
+//!   previous run is still going starts when that run ends (late, not missed); see
+//!   [`queues_overlapping_ticks`].
+use super::{Diagnostic, Dst, Forecast, Occurrence, Schedule, ScheduleId, Severity, Window, tz};
+use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, TimeDelta, Utc};
+use chrono_tz::Tz;
+use croner::Cron;
+use croner::parser::{CronParser, Seconds, Year};
+use serde::{Deserialize, Serialize};
+
+/// One pg_cron job's schedule (`cron.job.schedule`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CronSchedule {
+    /// The schedule text as stored in `cron.job.schedule`.
+    #[serde(alias = "schedule")]
+    pub expr: String,
+    /// For `'N seconds'` jobs: the start of a known run (from `cron.job_run_details`), which
+    /// fixes the phase of the cadence. A timestamp in UTC (`2026-11-22 09:00:05`).
+    #[serde(default)]
+    pub last_start: Option<String>,
+}
+
+impl CronSchedule {
+    pub fn new(expr: impl Into<String>) -> Self {
+        CronSchedule {
+            expr: expr.into(),
+            last_start: None,
+        }
+    }
+}
+
+/// What happens to a tick that comes while the previous run of the job is still going.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Overlap {
+    /// The tick is skipped (SQL Server Agent: a running job is not started again).
+    Skip,
+    /// The tick is held and the run starts when the previous one ends: late, not missed.
+    Queue,
+    /// A second instance starts alongside the first.
+    Concurrent,
+}
+
+/// What each dialect does with a tick that arrives while the job is still running.
+///
+/// - Agent: skips it.
+/// - pg_cron: queues it (one pending run at most; it starts when the running one ends).
+/// - MySQL events: start another instance alongside (the event scheduler starts a thread per
+///   execution).
+/// - Seed 002 (job runner loop): the next cycle starts as soon as the long one ends.
+/// - Seed 003 (Service Broker timer): the next run time is computed from the last run, so a
+///   late run is followed at once by the next due one.
+/// - Seed 004 (Primentra): the overlap guard logs "skipped" but leaves `NextScheduledRun`
+///   alone, so the run happens at the first dispatcher cycle after the batch ends.
+pub fn overlap_policy(s: &Schedule) -> Overlap {
+    match s {
+        Schedule::Agent(_) => Overlap::Skip,
+        Schedule::Cron(_) => Overlap::Queue,
+        Schedule::MysqlEvent(_) => Overlap::Concurrent,
+        Schedule::Seed002(_) | Schedule::Seed003(_) | Schedule::Seed004(_) => Overlap::Queue,
+    }
+}
+
+/// True when a tick that comes during a run starts late (when the run ends) instead of being
+/// skipped: Agent false, pg_cron true.
+pub fn queues_overlapping_ticks(s: &Schedule) -> bool {
+    overlap_policy(s) == Overlap::Queue
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shared by the dialects added with this module: zones, timestamps, and turning ascending
+// wall-clock times into occurrences.
+// ---------------------------------------------------------------------------------------------
+
+/// The most occurrences one forecast returns; more are cut off with a Warning.
+pub const MAX_OCCURRENCES: usize = 200_000;
+
+/// A time zone: a named IANA zone, or a fixed offset (MySQL's `+05:30`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Zone {
+    Named(Tz),
+    /// Seconds east of UTC.
+    Fixed(i32),
+}
+
+impl Zone {
+    pub(crate) fn resolve(self, local: NaiveDateTime) -> (DateTime<Utc>, Option<Dst>) {
+        match self {
+            Zone::Named(tz) => tz::resolve(local, tz),
+            Zone::Fixed(off) => {
+                let at = local
+                    .checked_sub_signed(TimeDelta::seconds(i64::from(off)))
+                    .unwrap_or(local);
+                (at.and_utc(), None)
+            }
+        }
+    }
+
+    pub(crate) fn to_local(self, at: DateTime<Utc>) -> NaiveDateTime {
+        match self {
+            Zone::Named(tz) => tz::to_local(at, tz),
+            Zone::Fixed(off) => {
+                let n = at.naive_utc();
+                n.checked_add_signed(TimeDelta::seconds(i64::from(off)))
+                    .unwrap_or(n)
+            }
+        }
+    }
+
+    /// The wall-clock time from which to walk so that every occurrence at or after `w` (and
+    /// every nominal time merged into it) is seen: `w`'s wall clock, or a second after the wall
+    /// clock just before `w` when `w` is the end of a gap.
+    pub(crate) fn lower_bound(self, w: DateTime<Utc>) -> NaiveDateTime {
+        let here = self.to_local(w);
+        match w.checked_sub_signed(TimeDelta::seconds(1)) {
+            Some(b) => {
+                let before = self.to_local(b);
+                let before = before
+                    .checked_add_signed(TimeDelta::seconds(1))
+                    .unwrap_or(before);
+                here.min(before)
+            }
+            None => here,
+        }
+    }
+
+    pub(crate) fn name(self) -> String {
+        match self {
+            Zone::Named(tz) => tz.name().to_owned(),
+            Zone::Fixed(off) => {
+                let sign = if off < 0 { '-' } else { '+' };
+                let a = off.unsigned_abs();
+                format!("{sign}{:02}:{:02}", a / 3600, (a % 3600) / 60)
+            }
+        }
+    }
+}
+
+/// A timestamp as databases print it: `2026-11-22 09:00:00`, `2026-11-22T09:00:00`, with
+/// optional fractional seconds, or without seconds, or a bare date (midnight).
+pub fn parse_timestamp(s: &str) -> Option<NaiveDateTime> {
+    let t = s.trim();
+    for f in [
+        "%Y-%m-%d %H:%M:%S%.f",
+        "%Y-%m-%dT%H:%M:%S%.f",
+        "%Y-%m-%d %H:%M",
+        "%Y-%m-%dT%H:%M",
+    ] {
+        if let Ok(n) = NaiveDateTime::parse_from_str(t, f) {
+            return Some(n);
+        }
+    }
+    if let Ok(d) = DateTime::parse_from_rfc3339(t) {
+        return Some(d.naive_utc());
+    }
+    NaiveDate::parse_from_str(t, "%Y-%m-%d")
+        .ok()
+        .map(|d| d.and_time(NaiveTime::MIN))
+}
+
+/// A timestamp field: `None` when absent or blank, an Error naming the field when unreadable.
+pub(crate) fn timestamp_field(
+    field: &str,
+    v: &Option<String>,
+    diags: &mut Vec<Diagnostic>,
+) -> Result<Option<NaiveDateTime>, ()> {
+    match v.as_deref().map(str::trim) {
+        None | Some("") => Ok(None),
+        Some(t) if t.eq_ignore_ascii_case("null") => Ok(None),
+        Some(t) => match parse_timestamp(t) {
+            Some(n) => Ok(Some(n)),
+            None => {
+                diags.push(Diagnostic::error(
+                    field,
+                    t,
+                    "not a timestamp like 2026-11-22 09:00:00",
+                ));
+                Err(())
+            }
+        },
+    }
+}
+
+pub(crate) fn fmt_ts(t: NaiveDateTime) -> String {
+    t.format("%Y-%m-%d %H:%M:%S").to_string()
+}
+
+/// Lenient column values: a string, number, boolean or null, kept as the text it stands for
+/// (so a bad value becomes a Diagnostic naming its column, not a deserialization failure).
+pub(crate) fn loose<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    struct V;
+    impl<'de> serde::de::Visitor<'de> for V {
+        type Value = Option<String>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a string, number, boolean or null")
+        }
+        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+            Ok(Some(v.to_owned()))
+        }
+        fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Self::Value, E> {
+            Ok(Some(v.to_string()))
+        }
+        fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Self::Value, E> {
+            Ok(Some(v.to_string()))
+        }
+        fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Self::Value, E> {
+            Ok(Some(v.to_string()))
+        }
+        fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<Self::Value, E> {
+            Ok(Some(if v { "1" } else { "0" }.to_owned()))
+        }
+        fn visit_none<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_some<D2: serde::Deserializer<'de>>(self, d: D2) -> Result<Self::Value, D2::Error> {
+            d.deserialize_any(V)
+        }
+    }
+    d.deserialize_any(V)
+}
+
+/// A whole-number column: `None` when absent or blank, an Error naming it when unreadable.
+pub(crate) fn int_field(
+    field: &str,
+    v: &Option<String>,
+    diags: &mut Vec<Diagnostic>,
+) -> Result<Option<i64>, ()> {
+    match v.as_deref().map(str::trim) {
+        None | Some("") => Ok(None),
+        Some(t) if t.eq_ignore_ascii_case("null") => Ok(None),
+        Some(t) => match t.parse::<i64>() {
+            Ok(n) => Ok(Some(n)),
+            Err(_) => {
+                diags.push(Diagnostic::error(field, t, "not a whole number"));
+                Err(())
+            }
+        },
+    }
+}
+
+/// A BIT column: 0/1, true/false; `None` when absent.
+pub(crate) fn flag_field(
+    field: &str,
+    v: &Option<String>,
+    diags: &mut Vec<Diagnostic>,
+) -> Result<Option<bool>, ()> {
+    match v.as_deref().map(str::trim) {
+        None | Some("") => Ok(None),
+        Some(t) if t.eq_ignore_ascii_case("null") => Ok(None),
+        Some(t) if t == "1" || t.eq_ignore_ascii_case("true") => Ok(Some(true)),
+        Some(t) if t == "0" || t.eq_ignore_ascii_case("false") => Ok(Some(false)),
+        Some(t) => {
+            diags.push(Diagnostic::error(field, t, "expected 0 or 1"));
+            Err(())
+        }
+    }
+}
+
+/// Where collection stops.
+pub(crate) enum Until {
+    /// Every occurrence in the window.
+    Window(Window),
+    /// The first `count` strictly after the instant.
+    After(DateTime<Utc>, usize),
+}
+
+impl Until {
+    /// The wall-clock time (in `zone`) from which the nominal times must start.
+    pub(crate) fn from(&self, zone: Zone) -> NaiveDateTime {
+        match self {
+            Until::Window(w) => zone.lower_bound(w.start),
+            Until::After(a, _) => zone.lower_bound(*a),
+        }
+    }
+    fn is_empty(&self) -> bool {
+        match self {
+            Until::Window(w) => w.is_empty(),
+            Until::After(_, n) => *n == 0,
+        }
+    }
+}
+
+/// Turns ascending nominal wall-clock times into occurrences: each is resolved in `zone`;
+/// times landing on an instant not after the previous one (several times in one gap) merge
+/// into it. `nominals` must start at or before [`Until::from`].
+pub(crate) fn collect(
+    id: ScheduleId,
+    zone: Zone,
+    nominals: impl Iterator<Item = NaiveDateTime>,
+    until: &Until,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<Occurrence> {
+    let mut out = Vec::new();
+    if until.is_empty() {
+        return out;
+    }
+    let mut last: Option<DateTime<Utc>> = None;
+    for nominal in nominals {
+        let (at, dst) = zone.resolve(nominal);
+        if last.is_some_and(|l| at <= l) {
+            continue;
+        }
+        last = Some(at);
+        let keep = match until {
+            Until::Window(w) => {
+                if at >= w.end {
+                    break;
+                }
+                at >= w.start
+            }
+            Until::After(a, _) => at > *a,
+        };
+        if keep {
+            out.push(Occurrence {
+                at,
+                local: zone.to_local(at),
+                nominal,
+                dst,
+                schedule: id,
+            });
+            if let Until::After(_, n) = until
+                && out.len() >= *n
+            {
+                break;
+            }
+            if out.len() >= MAX_OCCURRENCES {
+                diags.push(Diagnostic::new(
+                    Severity::Warning,
+                    None,
+                    None,
+                    format!("more than {MAX_OCCURRENCES} occurrences: the forecast is cut off"),
+                ));
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// Whole seconds since the epoch at or after `t`.
+fn ceil_secs(t: DateTime<Utc>) -> i64 {
+    t.timestamp()
+        .saturating_add(i64::from(t.timestamp_subsec_nanos() > 0))
+}
+
+/// Occurrences of a fixed cadence in absolute time: `anchor + k × step` for every integer k
+/// with the instant within `[first, last]` when those are given (no daylight saving: the wall
+/// clock in `zone` is only for display).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn cadence(
+    id: ScheduleId,
+    zone: Zone,
+    anchor: DateTime<Utc>,
+    step: i64,
+    first: Option<DateTime<Utc>>,
+    last: Option<DateTime<Utc>>,
+    until: &Until,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<Occurrence> {
+    let mut out = Vec::new();
+    if step <= 0 || until.is_empty() {
+        return out;
+    }
+    let mut lo = match until {
+        Until::Window(w) => ceil_secs(w.start),
+        Until::After(t, _) => t.timestamp().saturating_add(1),
+    };
+    if let Some(f) = first {
+        lo = lo.max(ceil_secs(f));
+    }
+    let (a, s) = (i128::from(anchor.timestamp()), i128::from(step));
+    let diff = i128::from(lo) - a;
+    let mut k = diff.div_euclid(s) + i128::from(diff.rem_euclid(s) != 0);
+    while let Some(at) = i64::try_from(a + k * s)
+        .ok()
+        .and_then(|t| DateTime::<Utc>::from_timestamp(t, 0))
+    {
+        if last.is_some_and(|e| at > e) {
+            break;
+        }
+        if let Until::Window(w) = until
+            && at >= w.end
+        {
+            break;
+        }
+        let local = zone.to_local(at);
+        out.push(Occurrence {
+            at,
+            local,
+            nominal: local,
+            dst: None,
+            schedule: id,
+        });
+        if let Until::After(_, n) = until
+            && out.len() >= *n
+        {
+            break;
+        }
+        if out.len() >= MAX_OCCURRENCES {
+            diags.push(Diagnostic::new(
+                Severity::Warning,
+                None,
+                None,
+                format!("more than {MAX_OCCURRENCES} occurrences: the forecast is cut off"),
+            ));
+            break;
+        }
+        k += 1;
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parsing pg_cron expressions.
+// ---------------------------------------------------------------------------------------------
+
+const FIELDS: [(&str, u32, u32); 5] = [
+    ("minute", 0, 59),
+    ("hour", 0, 23),
+    ("day-of-month", 1, 31),
+    ("month", 1, 12),
+    ("day-of-week", 0, 7),
+];
+const MONTHS: [&str; 12] = [
+    "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+];
+const DOWS: [&str; 7] = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"];
+
+/// A checked expression.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Plan {
+    /// `@reboot` / `@restart`: no forecast.
+    Reboot,
+    /// `'N seconds'`.
+    Seconds(u32),
+    /// Five fields, each expanded to the values it selects.
+    Fields(Fields),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fields {
+    pub minute: Vec<u32>,
+    pub hour: Vec<u32>,
+    /// Empty when `last_dom`.
+    pub dom: Vec<u32>,
+    pub last_dom: bool,
+    pub month: Vec<u32>,
+    /// 0 = Sunday … 6 = Saturday (7 folded into 0).
+    pub dow: Vec<u32>,
+    /// Vixie: day-of-month or day-of-week starts with `*`, so both must match.
+    pub and_days: bool,
+    /// The numeric pattern croner describes (names replaced, `$` as `L`).
+    pub display: String,
+}
+
+fn err(field: &str, value: &str, msg: impl std::fmt::Display) -> Diagnostic {
+    Diagnostic::error(
+        field,
+        format!("'{value}'"),
+        format!("cron: {field} '{value}' {msg}"),
+    )
+}
+
+/// `'N seconds'` as pg_cron's `TryParseInterval` reads it; `None` when the text is not of
+/// that form at all, `Some(Err)` when it is but N is out of range.
+fn seconds_form(s: &str) -> Option<Result<u32, Diagnostic>> {
+    let t = s.trim().to_ascii_lowercase();
+    let (num, unit) = t.split_once(char::is_whitespace)?;
+    let unit = unit.trim();
+    if unit != "second" && unit != "seconds" {
+        return None;
+    }
+    if num.is_empty() || !num.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some(match num.parse::<u64>() {
+        Ok(n @ 1..=59) => Ok(n as u32),
+        _ => Err(Diagnostic::error(
+            "seconds",
+            num,
+            format!("cron: seconds '{num}' out of range 1-59 (pg_cron accepts '[1-59] seconds')"),
+        )),
+    })
+}
+
+fn number(field: usize, tok: &str, whole: &str) -> Result<u32, Diagnostic> {
+    let (name, lo, hi) = FIELDS[field];
+    let lower = tok.to_ascii_lowercase();
+    if field == 3
+        && let Some(i) = MONTHS.iter().position(|m| *m == lower)
+    {
+        return Ok(i as u32 + 1);
+    }
+    if field == 4
+        && let Some(i) = DOWS.iter().position(|m| *m == lower)
+    {
+        return Ok(i as u32);
+    }
+    if tok.is_empty() {
+        return Err(err(name, whole, "has an empty element"));
+    }
+    if !tok.bytes().all(|b| b.is_ascii_digit()) {
+        let hint = if MONTHS.contains(&lower.as_str()) {
+            ": month names belong in the month field"
+        } else if DOWS.contains(&lower.as_str()) {
+            ": weekday names belong in the day-of-week field"
+        } else {
+            ""
+        };
+        return Err(err(name, tok, format!("is not a number{hint}")));
+    }
+    match tok.parse::<u64>() {
+        Ok(n) if n >= u64::from(lo) && n <= u64::from(hi) => Ok(n as u32),
+        _ => Err(err(name, tok, format!("out of range {lo}-{hi}"))),
+    }
+}
+
+/// One field, as Vixie's `get_list`/`get_range` read it.
+fn field(i: usize, text: &str) -> Result<Vec<u32>, Diagnostic> {
+    let (name, lo, hi) = FIELDS[i];
+    for ch in ['#', '?', '+'] {
+        if text.contains(ch) {
+            return Err(err(
+                name,
+                text,
+                format!("uses '{ch}', which pg_cron does not accept"),
+            ));
+        }
+    }
+    for tok in text.split([',', '-', '/']) {
+        let u = tok.to_ascii_uppercase();
+        let digits_then = |c: char| {
+            u.len() > 1 && u.ends_with(c) && u[..u.len() - 1].bytes().all(|b| b.is_ascii_digit())
+        };
+        let letter = if u == "L" || u == "LW" || digits_then('L') {
+            Some('L')
+        } else if u == "W" || digits_then('W') {
+            Some('W')
+        } else {
+            None
+        };
+        if let Some(c) = letter {
+            let hint = if c == 'L' && i == 2 {
+                " (use '$' for the last day of the month)"
+            } else {
+                ""
+            };
+            return Err(err(
+                name,
+                text,
+                format!("uses '{c}', which pg_cron does not accept{hint}"),
+            ));
+        }
+    }
+    let mut set = vec![false; hi as usize + 1];
+    for part in text.split(',') {
+        if part.is_empty() {
+            return Err(err(name, text, "has an empty list element"));
+        }
+        let (range, step) = match part.split_once('/') {
+            Some((r, s)) => (r, Some(s)),
+            None => (part, None),
+        };
+        let (a, b) = if range == "*" {
+            (lo, hi)
+        } else if let Some((x, y)) = range.split_once('-') {
+            let a = number(i, x, part)?;
+            let b = number(i, y, part)?;
+            if a > b {
+                return Err(err(
+                    name,
+                    part,
+                    "is a reversed range: pg_cron accepts it but it selects nothing",
+                ));
+            }
+            (a, b)
+        } else {
+            if step.is_some() {
+                return Err(err(
+                    name,
+                    part,
+                    format!(
+                        "steps a single number: pg_cron needs a range or '*' before '/' (e.g. '*/{}')",
+                        step.unwrap_or("")
+                    ),
+                ));
+            }
+            let n = number(i, range, part)?;
+            (n, n)
+        };
+        let step = match step {
+            None => 1,
+            Some(s) => match s.parse::<u64>() {
+                Ok(n) if n >= 1 && s.bytes().all(|b| b.is_ascii_digit()) => n.min(1000) as u32,
+                Ok(_) => {
+                    return Err(err(
+                        name,
+                        part,
+                        "has a step of 0: the step must be at least 1",
+                    ));
+                }
+                Err(_) => return Err(err(name, part, "has a step that is not a positive number")),
+            },
+        };
+        let mut v = a;
+        while v <= b {
+            set[v as usize] = true;
+            v += step;
+        }
+    }
+    Ok((lo..=hi).filter(|v| set[*v as usize]).collect())
+}
+
+fn list(v: &[u32]) -> String {
+    v.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
+}
+
+/// Check an expression the way pg_cron does; every problem is an Error naming its field.
+pub fn parse(expr: &str) -> Result<Plan, Vec<Diagnostic>> {
+    let t = expr.trim();
+    if t.is_empty() {
+        return Err(vec![Diagnostic::error(
+            "schedule",
+            "''",
+            "cron: the schedule is empty",
+        )]);
+    }
+    if let Some(r) = seconds_form(t) {
+        return r.map(Plan::Seconds).map_err(|d| vec![d]);
+    }
+    let expanded;
+    let t = if let Some(nick) = t.strip_prefix('@') {
+        match nick.to_ascii_lowercase().as_str() {
+            "reboot" | "restart" => return Ok(Plan::Reboot),
+            "yearly" | "annually" => "0 0 1 1 *",
+            "monthly" => "0 0 1 * *",
+            "weekly" => "0 0 * * 0",
+            "daily" | "midnight" => "0 0 * * *",
+            "hourly" => "0 * * * *",
+            _ => {
+                return Err(vec![Diagnostic::error(
+                    "schedule",
+                    t,
+                    format!(
+                        "cron: unknown shortcut '{t}' (pg_cron accepts @yearly @annually @monthly @weekly @daily @midnight @hourly @reboot)"
+                    ),
+                )]);
+            }
+        }
+    } else {
+        expanded = t.to_owned();
+        expanded.as_str()
+    };
+    let parts: Vec<&str> = t.split_whitespace().collect();
+    if parts.len() != 5 {
+        return Err(vec![Diagnostic::error(
+            "schedule",
+            format!("'{t}'"),
+            format!(
+                "cron: expected 5 fields (minute hour day-of-month month day-of-week), found {}{}",
+                parts.len(),
+                if parts.len() > 5 {
+                    ": pg_cron has no seconds or year field"
+                } else {
+                    ""
+                }
+            ),
+        )]);
+    }
+    let mut diags = Vec::new();
+    let mut vals: Vec<Vec<u32>> = Vec::new();
+    let mut last_dom = false;
+    for (i, p) in parts.iter().enumerate() {
+        if i == 2 && p.contains('$') {
+            if *p == "$" {
+                last_dom = true;
+                vals.push(Vec::new());
+            } else {
+                diags.push(err(
+                    "day-of-month",
+                    p,
+                    "uses '$' with other values: '$' must be the whole field",
+                ));
+                vals.push(Vec::new());
+            }
+            continue;
+        }
+        match field(i, p) {
+            Ok(v) => vals.push(v),
+            Err(d) => {
+                diags.push(d);
+                vals.push(Vec::new());
+            }
+        }
+    }
+    if !diags.is_empty() {
+        return Err(diags);
+    }
+    let mut dow: Vec<u32> = vals[4].iter().map(|d| d % 7).collect();
+    dow.sort_unstable();
+    dow.dedup();
+    let and_days = parts[2].starts_with('*') || parts[4].starts_with('*');
+    let num = |i: usize| -> String {
+        // Names replaced by numbers for croner's description.
+        parts[i]
+            .split(',')
+            .map(|p| {
+                let (r, s) = p.split_once('/').map_or((p, None), |(r, s)| (r, Some(s)));
+                if r != "*"
+                    && s.is_some()
+                    && let Ok(v) = field(i, p)
+                {
+                    // croner describes `0-20/2` as "every 2 hours": spell the values out.
+                    return list(&v);
+                }
+                let r = if r == "*" {
+                    "*".to_owned()
+                } else {
+                    r.split('-')
+                        .map(|x| number(i, x, p).map(|n| n.to_string()).unwrap_or_default())
+                        .collect::<Vec<_>>()
+                        .join("-")
+                };
+                match s {
+                    Some(s) => format!("{r}/{s}"),
+                    None => r,
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let display = format!(
+        "{} {} {} {} {}",
+        num(0),
+        num(1),
+        if last_dom { "L".to_owned() } else { num(2) },
+        num(3),
+        num(4)
+    );
+    Ok(Plan::Fields(Fields {
+        minute: vals[0].clone(),
+        hour: vals[1].clone(),
+        dom: vals[2].clone(),
+        last_dom,
+        month: vals[3].clone(),
+        dow,
+        and_days,
+        display,
+    }))
+}
+
+impl Fields {
+    /// The croner search over wall-clock times (read as UTC).
+    fn cron(&self) -> Option<Cron> {
+        let dom = if self.last_dom {
+            "L".to_owned()
+        } else {
+            list(&self.dom)
+        };
+        let pattern = format!(
+            "{} {} {} {} {}",
+            list(&self.minute),
+            list(&self.hour),
+            dom,
+            list(&self.month),
+            list(&self.dow)
+        );
+        CronParser::builder()
+            .seconds(Seconds::Disallowed)
+            .year(Year::Disallowed)
+            .dom_and_dow(self.and_days)
+            .build()
+            .parse(&pattern)
+            .ok()
+    }
+
+    /// True when some selected day exists in some selected month (else the expression never
+    /// fires: `0 0 30 2 *`). With OR semantics any weekday match is enough.
+    fn can_fire(&self) -> bool {
+        if self.last_dom || self.dom.is_empty() {
+            return true;
+        }
+        if !self.and_days && !self.dow.is_empty() && self.dow.len() < 7 {
+            return true; // OR: the weekdays alone fire
+        }
+        let longest = self.month.iter().map(|m| match m {
+            2 => 29,
+            4 | 6 | 9 | 11 => 30,
+            _ => 31,
+        });
+        let max = longest.max().unwrap_or(0);
+        self.dom.iter().any(|d| *d <= max)
+    }
+}
+
+/// The wall-clock times the fields select, ascending, from `from` (inclusive).
+struct Walk {
+    cron: Cron,
+    next: Option<NaiveDateTime>,
+    inclusive: bool,
+    steps: u32,
+}
+
+impl Iterator for Walk {
+    type Item = NaiveDateTime;
+    fn next(&mut self) -> Option<NaiveDateTime> {
+        let from = self.next?.and_utc();
+        self.steps += 1;
+        if self.steps > 5_000_000 {
+            return None;
+        }
+        match self.cron.find_next_occurrence(&from, self.inclusive) {
+            Ok(t) => {
+                let n = t.naive_utc();
+                self.inclusive = false;
+                self.next = Some(n);
+                Some(n)
+            }
+            Err(_) => {
+                self.next = None;
+                None
+            }
+        }
+    }
+}
+
+fn forecast_impl(id: ScheduleId, s: &CronSchedule, tz: Tz, until: Until) -> Forecast {
+    let mut diagnostics = Vec::new();
+    let plan = match parse(&s.expr) {
+        Ok(p) => p,
+        Err(d) => {
+            return Forecast {
+                occurrences: Vec::new(),
+                diagnostics: d,
+            };
+        }
+    };
+    let zone = Zone::Named(tz);
+    let occurrences = match plan {
+        Plan::Reboot => {
+            diagnostics.push(Diagnostic::new(
+                Severity::Info,
+                Some("schedule"),
+                Some(s.expr.trim().to_owned()),
+                "runs when pg_cron starts (@reboot): there is no forecast",
+            ));
+            Vec::new()
+        }
+        Plan::Seconds(n) => {
+            let anchor = match timestamp_field("last_start", &s.last_start, &mut diagnostics) {
+                Err(()) => {
+                    return Forecast {
+                        occurrences: Vec::new(),
+                        diagnostics,
+                    };
+                }
+                Ok(Some(t)) => t.and_utc(),
+                Ok(None) => {
+                    diagnostics.push(Diagnostic::info(format!(
+                        "pg_cron starts a '{n} seconds' job {n} seconds after its previous start; with no last_start the forecast assumes starts at multiples of {n} seconds since the Unix epoch"
+                    )));
+                    DateTime::<Utc>::UNIX_EPOCH
+                }
+            };
+            cadence(
+                id,
+                zone,
+                anchor,
+                i64::from(n),
+                None,
+                None,
+                &until,
+                &mut diagnostics,
+            )
+        }
+        Plan::Fields(f) => {
+            if !f.can_fire() {
+                diagnostics.push(Diagnostic::warning(
+                    "day-of-month",
+                    format!("'{}'", s.expr.split_whitespace().nth(2).unwrap_or("")),
+                    "cron: no selected day of month exists in the selected months: the job never runs",
+                ));
+                Vec::new()
+            } else if let Some(cron) = f.cron() {
+                let from = until.from(zone);
+                let walk = Walk {
+                    cron,
+                    next: Some(from),
+                    inclusive: true,
+                    steps: 0,
+                };
+                collect(id, zone, walk, &until, &mut diagnostics)
+            } else {
+                diagnostics.push(Diagnostic::error(
+                    "schedule",
+                    s.expr.trim(),
+                    "cron: croner could not read the checked expression",
+                ));
+                Vec::new()
+            }
+        }
+    };
+    Forecast {
+        occurrences,
+        diagnostics,
+    }
+}
+
+/// Every occurrence inside `window`, with the expression evaluated in `tz` (`cron.timezone`).
+pub fn forecast(id: ScheduleId, s: &CronSchedule, tz: Tz, window: Window) -> Forecast {
+    forecast_impl(id, s, tz, Until::Window(window))
+}
+
+/// The first `count` occurrences strictly after `after`.
+pub fn next_after(
+    id: ScheduleId,
+    s: &CronSchedule,
+    tz: Tz,
+    after: DateTime<Utc>,
+    count: usize,
+) -> Forecast {
+    forecast_impl(id, s, tz, Until::After(after, count))
+}
+
+/// Errors, Warnings and Infos about the expression, without forecasting.
+pub fn validate(s: &CronSchedule) -> Vec<Diagnostic> {
+    match parse(&s.expr) {
+        Err(d) => d,
+        Ok(_) => {
+            let far = DateTime::<Utc>::UNIX_EPOCH;
+            forecast(0, s, Tz::UTC, Window::new(far, far)).diagnostics
+        }
+    }
+}
+
+/// "At 02:30 on Sunday", "Every 5 seconds", "At system start (@reboot)"; a broken expression
+/// is described as written with what is wrong.
+pub fn describe(s: &CronSchedule) -> String {
+    match parse(&s.expr) {
+        Err(d) => {
+            format!(
+                "Invalid cron schedule '{}': {}",
+                s.expr.trim(),
+                d.first().map(|d| d.message.clone()).unwrap_or_default()
+            )
+        }
+        Ok(Plan::Reboot) => "When pg_cron starts (@reboot)".to_owned(),
+        Ok(Plan::Seconds(1)) => "Every second".to_owned(),
+        Ok(Plan::Seconds(n)) => format!("Every {n} seconds"),
+        Ok(Plan::Fields(f)) => {
+            let parser = CronParser::builder()
+                .seconds(Seconds::Disallowed)
+                .dom_and_dow(f.and_days)
+                .build();
+            match parser.parse(&f.display) {
+                Ok(c) => tidy(&c.describe()),
+                Err(_) => format!("At the times '{}' selects", s.expr.trim()),
+            }
+        }
+    }
+}
+
+/// [`describe`] with the zone the expression is evaluated in: "At 02:30 on Sunday (UTC)".
+/// `'N seconds'` ignores the zone and says nothing of it.
+pub fn describe_in(s: &CronSchedule, tz: Tz) -> String {
+    let d = describe(s);
+    match parse(&s.expr) {
+        Ok(Plan::Fields(_)) => format!("{d} ({})", tz.name()),
+        _ => d,
+    }
+}
+
+/// croner's "At 02:30, on Sunday." in Sundial's voice: "At 02:30 on Sunday".
+fn tidy(d: &str) -> String {
+    let d = d.trim().trim_end_matches('.');
+    let mut d = d
+        .replace(", on ", " on ")
+        .replace(", in ", " in ")
+        .replace(", of ", " of ");
+    // Vixie's AND case: the weekdays are alternatives ("if it is also Sunday or Tuesday").
+    if let Some(i) = d.find("(if it is also ") {
+        let (head, tail) = d.split_at(i);
+        d = format!(
+            "{head}{}",
+            tail.replace(", and ", ", or ").replace(" and ", " or ")
+        );
+    }
+    d.replace("At every ", "Every ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::Datelike;
+
+    #[test]
+    fn croner_runs_interval_jobs_twice_in_a_fold_and_we_do_not() {
+        // croner evaluated directly in a zone: a */30 job in New York's repeated hour.
+        let c = CronParser::builder()
+            .seconds(Seconds::Disallowed)
+            .build()
+            .parse("*/30 * * * *")
+            .unwrap();
+        let ny = chrono_tz::America::New_York;
+        let start = NaiveDate::from_ymd_opt(2024, 11, 3)
+            .unwrap()
+            .and_hms_opt(0, 45, 0)
+            .unwrap();
+        let mut t = tz::resolve(start, ny).0.with_timezone(&ny);
+        let mut croner_count = 0;
+        for _ in 0..6 {
+            t = c.find_next_occurrence(&t, false).unwrap();
+            if t.naive_local().date() == start.date()
+                && t.naive_local().time() < NaiveTime::from_hms_opt(2, 0, 0).unwrap()
+            {
+                croner_count += 1;
+            }
+        }
+        assert_eq!(croner_count, 4, "croner: 01:00 and 01:30, each twice");
+        let ours = forecast(
+            0,
+            &CronSchedule::new("*/30 * * * *"),
+            ny,
+            Window::new(
+                tz::resolve(start, ny).0,
+                tz::resolve(start, ny).0 + TimeDelta::hours(3),
+            ),
+        );
+        let before_two = ours
+            .occurrences
+            .iter()
+            .filter(|o| o.local.time() < NaiveTime::from_hms_opt(2, 0, 0).unwrap())
+            .count();
+        assert_eq!(before_two, 2, "Sundial: 01:00 and 01:30 once each");
+    }
+
+    #[test]
+    fn croner_reads_step_fields_as_restricted_and_vixie_does_not() {
+        // Vixie: '*/2' in day-of-month makes it AND; croner's own star flag is only for '*'.
+        let c = CronParser::builder()
+            .seconds(Seconds::Disallowed)
+            .build()
+            .parse("0 0 */2 * 1")
+            .unwrap();
+        let from = NaiveDate::from_ymd_opt(2024, 1, 1)
+            .unwrap()
+            .and_hms_opt(0, 0, 0)
+            .unwrap()
+            .and_utc();
+        // 2024-01-02 is a Tuesday, an even-numbered... croner's OR fires on day 3 (odd day).
+        let n = c.find_next_occurrence(&from, false).unwrap();
+        assert_eq!(n.day(), 3);
+        let ours = next_after(0, &CronSchedule::new("0 0 */2 * 1"), Tz::UTC, from, 1);
+        // AND: an odd day that is a Monday: 2024-01-15.
+        assert_eq!(
+            ours.occurrences[0].local.date(),
+            NaiveDate::from_ymd_opt(2024, 1, 15).unwrap()
+        );
+    }
+
+    #[test]
+    fn croner_accepts_what_pg_cron_rejects() {
+        for p in [
+            "0 0 0 * * *",
+            "0 0 L * *",
+            "0 0 15W * *",
+            "0 0 * * 1#2",
+            "0 0 ? * 1",
+            "0 0 * MON *",
+        ] {
+            assert!(
+                CronParser::builder().build().parse(p).is_ok() || p == "0 0 * MON *",
+                "croner takes {p}"
+            );
+            assert!(parse(p).is_err(), "we reject {p}");
+        }
+    }
+}

@@ -1,0 +1,843 @@
+//! Seed 004: Primentra's staging scheduler (`SchedulerConfigurations`), forecast, plus the
+//! trigger-mode dry run that its test button (`usp_Scheduler_TestRun`) answers.
+//!
+//! # Scheduled mode
+//!
+//! A SQL Agent job calls the dispatcher every 60 seconds; it fires an entity whose
+//! `NextScheduledRun` has passed and then computes the next one (`usp_Scheduler_CalculateNextRun`):
+//!
+//! - **interval**: `IntervalMinutes` after the last run, or after *now* when it never ran.
+//!   Both are arguments here (`last_run`, `now` — not columns, not the clock). Each next run
+//!   counts from the previous one, so the forecast is `(last_run or now) + k × IntervalMinutes`,
+//!   k ≥ 1, in absolute time.
+//! - **daily**: every `RunTimes` (CSV of `HH:mm`) every day.
+//! - **weekly**: `RunDays` (`Mon,Tue,…`; full names accepted) × `RunTimes`.
+//! - **monthly**: `RunDaysOfMonth` (`1,15,…`) × `RunTimes`; a day the month lacks is skipped
+//!   (the procedure scans 32 days for a match; it never moves day 31 to the 30th).
+//!
+//! Times are wall-clock times in `tz` (the article's columns are `SYSUTCDATETIME()`: pass UTC).
+//! The forecast gives the nominal times; the real fire is at the first dispatcher cycle at or
+//! after them (up to 60 s later).
+//!
+//! `ProcessingMode` manual: never scheduled (Info). triggered: data-driven, no time forecast
+//! (Info; see [`dry_run`]). `IsEnabled` 0: the dispatcher skips the entity (Info).
+//!
+//! # The dry run
+//!
+//! [`dry_run`] answers what the test button answers, checking in the dispatcher's order:
+//! enabled and not manual; the overlap guard (`IsRunning`, with the 30-minute zombie release:
+//! a batch started *more* than 30 minutes ago is released and evaluation goes on; a running
+//! batch with no `RunStartedAt` is never released, since `NULL < …` is not true); then, for
+//! scheduled mode, whether `NextScheduledRun` has passed; for triggered mode, in priority order:
+//! row threshold (`PendingRows >= TriggerRowThreshold`), idle (`PendingRows > 0 AND
+//! OldestRowAge >= TriggerIdleMinutes`), new rows (`TriggerOnNewRows AND PendingRows > 0`
+//! and `TriggerDebounceSeconds` elapsed since `LastTriggerCheck`; no check yet counts as
+//! elapsed). Ages are `DATEDIFF` counts: minute (second) boundaries crossed.
+use super::cron::{
+    Until, Zone, cadence, collect, flag_field, fmt_ts, int_field, loose, timestamp_field,
+};
+use super::seed003::{DayWalk, Days, csv_numbers, never_fires};
+use super::{Diagnostic, Forecast, ScheduleId, Severity, Window};
+use chrono::{DateTime, NaiveDateTime, NaiveTime, TimeDelta, Timelike, Utc};
+use chrono_tz::Tz;
+use serde::{Deserialize, Serialize};
+
+/// One `SchedulerConfigurations` row, plus the two arguments an interval schedule needs.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SchedulerConfiguration {
+    #[serde(rename = "EntityId", alias = "entity_id", deserialize_with = "loose")]
+    pub entity_id: Option<String>,
+    /// manual | scheduled | triggered (absent: manual, the column's default).
+    #[serde(
+        rename = "ProcessingMode",
+        alias = "processing_mode",
+        deserialize_with = "loose"
+    )]
+    pub processing_mode: Option<String>,
+    /// interval | daily | weekly | monthly.
+    #[serde(
+        rename = "ScheduleType",
+        alias = "schedule_type",
+        deserialize_with = "loose"
+    )]
+    pub schedule_type: Option<String>,
+    #[serde(
+        rename = "IntervalMinutes",
+        alias = "interval_minutes",
+        deserialize_with = "loose"
+    )]
+    pub interval_minutes: Option<String>,
+    /// CSV of HH:mm.
+    #[serde(rename = "RunTimes", alias = "run_times", deserialize_with = "loose")]
+    pub run_times: Option<String>,
+    /// CSV of Mon,Tue,….
+    #[serde(rename = "RunDays", alias = "run_days", deserialize_with = "loose")]
+    pub run_days: Option<String>,
+    /// CSV of 1..31.
+    #[serde(
+        rename = "RunDaysOfMonth",
+        alias = "run_days_of_month",
+        deserialize_with = "loose"
+    )]
+    pub run_days_of_month: Option<String>,
+    #[serde(
+        rename = "TriggerOnNewRows",
+        alias = "trigger_on_new_rows",
+        deserialize_with = "loose"
+    )]
+    pub trigger_on_new_rows: Option<String>,
+    #[serde(
+        rename = "TriggerRowThreshold",
+        alias = "trigger_row_threshold",
+        deserialize_with = "loose"
+    )]
+    pub trigger_row_threshold: Option<String>,
+    #[serde(
+        rename = "TriggerIdleMinutes",
+        alias = "trigger_idle_minutes",
+        deserialize_with = "loose"
+    )]
+    pub trigger_idle_minutes: Option<String>,
+    /// Default 60.
+    #[serde(
+        rename = "TriggerDebounceSeconds",
+        alias = "trigger_debounce_seconds",
+        deserialize_with = "loose"
+    )]
+    pub trigger_debounce_seconds: Option<String>,
+    #[serde(rename = "IsRunning", alias = "is_running", deserialize_with = "loose")]
+    pub is_running: Option<String>,
+    #[serde(
+        rename = "RunStartedAt",
+        alias = "run_started_at",
+        deserialize_with = "loose"
+    )]
+    pub run_started_at: Option<String>,
+    #[serde(
+        rename = "NextScheduledRun",
+        alias = "next_scheduled_run",
+        deserialize_with = "loose"
+    )]
+    pub next_scheduled_run: Option<String>,
+    #[serde(
+        rename = "LastCompletedAt",
+        alias = "last_completed_at",
+        deserialize_with = "loose"
+    )]
+    pub last_completed_at: Option<String>,
+    #[serde(
+        rename = "LastTriggerCheck",
+        alias = "last_trigger_check",
+        deserialize_with = "loose"
+    )]
+    pub last_trigger_check: Option<String>,
+    /// Default 1.
+    #[serde(rename = "IsEnabled", alias = "is_enabled", deserialize_with = "loose")]
+    pub is_enabled: Option<String>,
+    /// Argument (not a column): the last run, from which an interval schedule counts.
+    #[serde(deserialize_with = "loose")]
+    pub last_run: Option<String>,
+    /// Argument (not a column): "now", from which an interval schedule that never ran counts.
+    #[serde(deserialize_with = "loose")]
+    pub now: Option<String>,
+}
+
+#[derive(Clone, Debug)]
+enum Plan {
+    Interval { anchor: NaiveDateTime, minutes: i64 },
+    Calendar { days: Days, times: Vec<u32> },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    Manual,
+    Scheduled,
+    Triggered,
+}
+
+fn mode(c: &SchedulerConfiguration, diags: &mut Vec<Diagnostic>) -> Option<Mode> {
+    match c
+        .processing_mode
+        .as_deref()
+        .map(|s| s.trim().to_ascii_lowercase())
+        .as_deref()
+    {
+        None | Some("") | Some("manual") => Some(Mode::Manual),
+        Some("scheduled") => Some(Mode::Scheduled),
+        Some("triggered") => Some(Mode::Triggered),
+        Some(other) => {
+            diags.push(Diagnostic::error(
+                "ProcessingMode",
+                other,
+                "must be manual, scheduled or triggered",
+            ));
+            None
+        }
+    }
+}
+
+/// `HH:mm` (or `H:mm`, `HH:mm:ss`) as seconds after midnight.
+fn run_times(v: &str, diags: &mut Vec<Diagnostic>) -> Option<Vec<u32>> {
+    let mut out = Vec::new();
+    for part in v.split(',') {
+        let p = part.trim();
+        let t = NaiveTime::parse_from_str(p, "%H:%M")
+            .or_else(|_| NaiveTime::parse_from_str(p, "%H:%M:%S"));
+        match t {
+            Ok(t) => out.push(t.num_seconds_from_midnight()),
+            Err(_) => {
+                diags.push(Diagnostic::error(
+                    "RunTimes",
+                    v.trim(),
+                    format!("'{p}' is not a time like 06:00 (HH:mm)"),
+                ));
+                return None;
+            }
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    Some(out)
+}
+
+const DAY_NAMES: [&str; 7] = [
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+];
+
+fn run_days(v: &str, diags: &mut Vec<Diagnostic>) -> Option<u8> {
+    let mut mask = 0u8;
+    for part in v.split(',') {
+        let p = part.trim().to_ascii_lowercase();
+        match DAY_NAMES
+            .iter()
+            .position(|d| p.len() >= 3 && d.starts_with(&p))
+        {
+            Some(i) => mask |= 1 << i,
+            None => {
+                diags.push(Diagnostic::error(
+                    "RunDays",
+                    v.trim(),
+                    format!("'{}' is not a weekday like Mon", part.trim()),
+                ));
+                return None;
+            }
+        }
+    }
+    Some(mask)
+}
+
+fn blank(v: &Option<String>) -> Option<&str> {
+    v.as_deref()
+        .map(str::trim)
+        .filter(|s| !s.is_empty() && !s.eq_ignore_ascii_case("null"))
+}
+
+fn analyze(c: &SchedulerConfiguration) -> (Option<Plan>, Vec<Diagnostic>) {
+    let mut diags = Vec::new();
+    let enabled = flag_field("IsEnabled", &c.is_enabled, &mut diags)
+        .ok()
+        .flatten()
+        .unwrap_or(true);
+    let m = mode(c, &mut diags);
+    if !enabled {
+        diags.push(Diagnostic::new(
+            Severity::Info,
+            Some("IsEnabled"),
+            Some("0".into()),
+            "the dispatcher skips disabled entities: there is no forecast",
+        ));
+    }
+    match m {
+        Some(Mode::Manual) => {
+            diags.push(Diagnostic::new(
+                Severity::Info,
+                Some("ProcessingMode"),
+                Some("manual".into()),
+                "manual mode: the dispatcher ignores this entity, it runs only when someone clicks Process",
+            ));
+            return (None, diags);
+        }
+        Some(Mode::Triggered) => {
+            diags.push(Diagnostic::new(
+                Severity::Info,
+                Some("ProcessingMode"),
+                Some("triggered".into()),
+                "triggered mode fires on data (row threshold, idle rows, new rows): there is no time forecast; see the dry run",
+            ));
+            return (None, diags);
+        }
+        None => return (None, diags),
+        Some(Mode::Scheduled) => {}
+    }
+    let kind = blank(&c.schedule_type).map(str::to_ascii_lowercase);
+    let times = || -> Result<Vec<u32>, Diagnostic> {
+        match blank(&c.run_times) {
+            None => Err(Diagnostic::new(
+                Severity::Error,
+                Some("RunTimes"),
+                None,
+                "daily, weekly and monthly schedules need RunTimes (HH:mm,…)",
+            )),
+            Some(v) => {
+                let mut d = Vec::new();
+                run_times(v, &mut d).ok_or_else(|| d.remove(0))
+            }
+        }
+    };
+    let plan = match kind.as_deref() {
+        None => {
+            diags.push(Diagnostic::new(
+                Severity::Error,
+                Some("ScheduleType"),
+                None,
+                "ScheduleType is required when ProcessingMode is scheduled",
+            ));
+            None
+        }
+        Some("interval") => {
+            let minutes = match int_field("IntervalMinutes", &c.interval_minutes, &mut diags) {
+                Ok(Some(n)) if n >= 1 => Some(n),
+                Ok(Some(n)) => {
+                    diags.push(Diagnostic::error(
+                        "IntervalMinutes",
+                        n,
+                        "must be at least 1",
+                    ));
+                    None
+                }
+                Ok(None) => {
+                    diags.push(Diagnostic::new(
+                        Severity::Error,
+                        Some("IntervalMinutes"),
+                        None,
+                        "an interval schedule needs IntervalMinutes",
+                    ));
+                    None
+                }
+                Err(()) => None,
+            };
+            let last = timestamp_field("last_run", &c.last_run, &mut diags);
+            let now = timestamp_field("now", &c.now, &mut diags);
+            let anchor = match (last, now) {
+                (Ok(Some(l)), _) => Some(l),
+                (Ok(None), Ok(Some(n))) => {
+                    diags.push(Diagnostic::info(format!(
+                        "never run: the interval counts from now ({})",
+                        fmt_ts(n)
+                    )));
+                    Some(n)
+                }
+                (Ok(None), Ok(None)) => {
+                    diags.push(Diagnostic::new(
+                        Severity::Error,
+                        Some("last_run"),
+                        None,
+                        "an interval schedule counts from the last run, or from now if it never ran: give last_run or now",
+                    ));
+                    None
+                }
+                _ => None,
+            };
+            match (anchor, minutes) {
+                (Some(anchor), Some(minutes)) => Some(Plan::Interval { anchor, minutes }),
+                _ => None,
+            }
+        }
+        Some(k @ ("daily" | "weekly" | "monthly")) => {
+            let t = match times() {
+                Ok(t) => Some(t),
+                Err(d) => {
+                    diags.push(d);
+                    None
+                }
+            };
+            let days = match k {
+                "daily" => Some(Days::All),
+                "weekly" => match blank(&c.run_days) {
+                    None => {
+                        diags.push(Diagnostic::new(
+                            Severity::Error,
+                            Some("RunDays"),
+                            None,
+                            "a weekly schedule needs RunDays (Mon,Tue,…)",
+                        ));
+                        None
+                    }
+                    Some(v) => run_days(v, &mut diags).map(|mask| Days::Weekly { every: 1, mask }),
+                },
+                _ => match blank(&c.run_days_of_month) {
+                    None => {
+                        diags.push(Diagnostic::new(
+                            Severity::Error,
+                            Some("RunDaysOfMonth"),
+                            None,
+                            "a monthly schedule needs RunDaysOfMonth (1,15,…)",
+                        ));
+                        None
+                    }
+                    Some(v) => {
+                        csv_numbers("RunDaysOfMonth", v, 1, 31, "a day of month", &mut diags).map(
+                            |ds| Days::MonthDays {
+                                every: 1,
+                                mask: ds.iter().fold(0u32, |m, d| m | (1 << d)),
+                            },
+                        )
+                    }
+                },
+            };
+            match (days, t) {
+                (Some(days), Some(times)) => Some(Plan::Calendar { days, times }),
+                _ => None,
+            }
+        }
+        Some(other) => {
+            diags.push(Diagnostic::error(
+                "ScheduleType",
+                other,
+                "must be interval, daily, weekly or monthly",
+            ));
+            None
+        }
+    };
+    if diags.iter().any(|d| d.severity == Severity::Error) || !enabled {
+        return (None, diags);
+    }
+    (plan, diags)
+}
+
+fn run(id: ScheduleId, c: &SchedulerConfiguration, tz: Tz, until: Until) -> Forecast {
+    let (plan, mut diagnostics) = analyze(c);
+    let Some(plan) = plan else {
+        return Forecast {
+            occurrences: Vec::new(),
+            diagnostics,
+        };
+    };
+    let zone = Zone::Named(tz);
+    let occurrences = match plan {
+        Plan::Interval { anchor, minutes } => {
+            let a = zone.resolve(anchor).0;
+            let step = minutes.saturating_mul(60);
+            match TimeDelta::try_seconds(step).and_then(|d| a.checked_add_signed(d)) {
+                Some(first) => cadence(
+                    id,
+                    zone,
+                    a,
+                    step,
+                    Some(first),
+                    None,
+                    &until,
+                    &mut diagnostics,
+                ),
+                None => Vec::new(),
+            }
+        }
+        Plan::Calendar { days, times } => {
+            let from = until.from(zone);
+            let anchor = from.date();
+            let mut walk = DayWalk::new(days, anchor, times, NaiveDateTime::MIN, from);
+            let occ = collect(id, zone, walk.by_ref(), &until, &mut diagnostics);
+            if walk.gave_up && occ.is_empty() {
+                diagnostics.push(never_fires(
+                    "RunDaysOfMonth",
+                    c.run_days_of_month.as_deref().unwrap_or(""),
+                ));
+            }
+            occ
+        }
+    };
+    Forecast {
+        occurrences,
+        diagnostics,
+    }
+}
+
+/// Every scheduled run inside `window` (wall-clock times in `tz`).
+pub fn forecast(id: ScheduleId, c: &SchedulerConfiguration, tz: Tz, window: Window) -> Forecast {
+    run(id, c, tz, Until::Window(window))
+}
+
+/// The first `count` scheduled runs strictly after `after`.
+pub fn next_after(
+    id: ScheduleId,
+    c: &SchedulerConfiguration,
+    tz: Tz,
+    after: DateTime<Utc>,
+    count: usize,
+) -> Forecast {
+    run(id, c, tz, Until::After(after, count))
+}
+
+pub fn validate(c: &SchedulerConfiguration) -> Vec<Diagnostic> {
+    analyze(c).1
+}
+
+/// "Every 15 minutes from the last run", "Daily at 06:00, 18:00", "Weekly on Mon, Fri at
+/// 06:00", "Monthly on day 1, 15 at 02:00", "Manual", "Triggered: …".
+pub fn describe(c: &SchedulerConfiguration) -> String {
+    let mut d = Vec::new();
+    let s = match mode(c, &mut d) {
+        None => format!(
+            "Unknown ProcessingMode '{}'",
+            c.processing_mode.as_deref().unwrap_or("")
+        ),
+        Some(Mode::Manual) => "Manual: runs only when someone clicks Process".to_owned(),
+        Some(Mode::Triggered) => {
+            let mut parts = Vec::new();
+            if let Some(t) = blank(&c.trigger_row_threshold) {
+                parts.push(format!("{t} pending rows"));
+            }
+            if let Some(t) = blank(&c.trigger_idle_minutes) {
+                parts.push(format!("rows waiting {t} minutes"));
+            }
+            if matches!(
+                flag_field("TriggerOnNewRows", &c.trigger_on_new_rows, &mut d),
+                Ok(Some(true))
+            ) {
+                parts.push(format!(
+                    "new rows (debounce {} s)",
+                    blank(&c.trigger_debounce_seconds).unwrap_or("60")
+                ));
+            }
+            if parts.is_empty() {
+                "Triggered, with no trigger configured".to_owned()
+            } else {
+                format!("Triggered on {}", parts.join(", or "))
+            }
+        }
+        Some(Mode::Scheduled) => {
+            let times = blank(&c.run_times)
+                .map(|t| t.split(',').map(str::trim).collect::<Vec<_>>().join(", "));
+            let at = times
+                .map(|t| format!(" at {t}"))
+                .unwrap_or_else(|| " (no RunTimes)".to_owned());
+            match blank(&c.schedule_type)
+                .map(str::to_ascii_lowercase)
+                .as_deref()
+            {
+                Some("interval") => match blank(&c.interval_minutes) {
+                    Some("1") => "Every minute from the last run".to_owned(),
+                    Some(n) => format!("Every {n} minutes from the last run"),
+                    None => "Every (no IntervalMinutes) minutes".to_owned(),
+                },
+                Some("daily") => format!("Daily{at}"),
+                Some("weekly") => format!(
+                    "Weekly on {}{at}",
+                    blank(&c.run_days).unwrap_or("(no RunDays)")
+                ),
+                Some("monthly") => format!(
+                    "Monthly on day {}{at}",
+                    blank(&c.run_days_of_month).unwrap_or("(no RunDaysOfMonth)")
+                ),
+                Some(other) => format!("Unknown ScheduleType '{other}'"),
+                None => "Scheduled, with no ScheduleType".to_owned(),
+            }
+        }
+    };
+    if matches!(
+        flag_field("IsEnabled", &c.is_enabled, &mut d),
+        Ok(Some(false))
+    ) {
+        format!("{s} (disabled)")
+    } else {
+        s
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The dry run.
+// ---------------------------------------------------------------------------------------------
+
+/// The queue's state at the moment of the dry run (what the dispatcher measures).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct QueueState {
+    /// Rows with `ImportStatus = 0`.
+    #[serde(alias = "PendingRows", deserialize_with = "loose")]
+    pub pending_rows: Option<String>,
+    /// `DATEDIFF(MINUTE, MIN(CreatedAt), now)`; 0 when there are no rows.
+    #[serde(
+        alias = "OldestRowAge",
+        alias = "oldest_row_age",
+        deserialize_with = "loose"
+    )]
+    pub oldest_row_age_minutes: Option<String>,
+    /// Alternatively the oldest pending row's `CreatedAt` (the age is then computed).
+    #[serde(alias = "OldestRowCreatedAt", deserialize_with = "loose")]
+    pub oldest_row_created_at: Option<String>,
+    /// Overrides the configuration's `LastTriggerCheck` when given.
+    #[serde(alias = "LastTriggerCheck", deserialize_with = "loose")]
+    pub last_trigger_check: Option<String>,
+}
+
+/// What the test button answers.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DryRun {
+    pub would_fire: bool,
+    /// Human-readable, as `usp_Scheduler_TestRun`'s `Reason`.
+    pub reason: String,
+    /// What fired: "Schedule", "Trigger: 1200 rows (threshold 1000)", …
+    pub trigger_source: Option<String>,
+    pub pending_rows: i64,
+    pub oldest_row_age: i64,
+    /// Set when the overlap guard would release a zombie batch first.
+    pub zombie_released: bool,
+}
+
+/// 1200 → "1,200".
+fn thousands(n: i64) -> String {
+    let s = n.unsigned_abs().to_string();
+    let mut out = String::new();
+    for (i, ch) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    if n < 0 { format!("-{out}") } else { out }
+}
+
+/// `DATEDIFF(unit, a, b)`: unit boundaries crossed from `a` to `b`.
+fn datediff(a: NaiveDateTime, b: NaiveDateTime, unit_secs: i64) -> i64 {
+    b.and_utc().timestamp().div_euclid(unit_secs) - a.and_utc().timestamp().div_euclid(unit_secs)
+}
+
+/// Simulate one dispatcher cycle for one entity at `now` (UTC wall clock, like
+/// `SYSUTCDATETIME()`), never firing anything. An Err names the field and value at fault.
+pub fn dry_run(
+    c: &SchedulerConfiguration,
+    q: &QueueState,
+    now: NaiveDateTime,
+) -> Result<DryRun, Diagnostic> {
+    let mut d = Vec::new();
+    let first_err =
+        |d: &mut Vec<Diagnostic>| d.iter().find(|x| x.severity == Severity::Error).cloned();
+    let m = mode(c, &mut d);
+    let enabled = flag_field("IsEnabled", &c.is_enabled, &mut d)
+        .ok()
+        .flatten()
+        .unwrap_or(true);
+    let running = flag_field("IsRunning", &c.is_running, &mut d)
+        .ok()
+        .flatten()
+        .unwrap_or(false);
+    let started = timestamp_field("RunStartedAt", &c.run_started_at, &mut d)
+        .ok()
+        .flatten();
+    let pending = int_field("pending_rows", &q.pending_rows, &mut d)
+        .ok()
+        .flatten()
+        .unwrap_or(0);
+    let created = timestamp_field("oldest_row_created_at", &q.oldest_row_created_at, &mut d)
+        .ok()
+        .flatten();
+    let age = match int_field("oldest_row_age_minutes", &q.oldest_row_age_minutes, &mut d)
+        .ok()
+        .flatten()
+    {
+        Some(a) => a,
+        None => created.map(|c| datediff(c, now, 60)).unwrap_or(0),
+    };
+    let threshold = int_field("TriggerRowThreshold", &c.trigger_row_threshold, &mut d)
+        .ok()
+        .flatten();
+    let idle = int_field("TriggerIdleMinutes", &c.trigger_idle_minutes, &mut d)
+        .ok()
+        .flatten();
+    let on_new = flag_field("TriggerOnNewRows", &c.trigger_on_new_rows, &mut d)
+        .ok()
+        .flatten()
+        .unwrap_or(false);
+    let debounce = int_field(
+        "TriggerDebounceSeconds",
+        &c.trigger_debounce_seconds,
+        &mut d,
+    )
+    .ok()
+    .flatten()
+    .unwrap_or(60);
+    let check = match blank(&q.last_trigger_check) {
+        Some(_) => timestamp_field("last_trigger_check", &q.last_trigger_check, &mut d)
+            .ok()
+            .flatten(),
+        None => timestamp_field("LastTriggerCheck", &c.last_trigger_check, &mut d)
+            .ok()
+            .flatten(),
+    };
+    let next = timestamp_field("NextScheduledRun", &c.next_scheduled_run, &mut d)
+        .ok()
+        .flatten();
+    if pending < 0 {
+        d.push(Diagnostic::error(
+            "pending_rows",
+            pending,
+            "must not be negative",
+        ));
+    }
+    if let Some(e) = first_err(&mut d) {
+        return Err(e);
+    }
+    let mut out = DryRun {
+        would_fire: false,
+        reason: String::new(),
+        trigger_source: None,
+        pending_rows: pending,
+        oldest_row_age: age,
+        zombie_released: false,
+    };
+    let no = |mut o: DryRun, why: String| {
+        o.reason = why;
+        Ok(o)
+    };
+    if !enabled {
+        return no(
+            out,
+            "Entity is disabled (IsEnabled = 0): the dispatcher skips it.".into(),
+        );
+    }
+    let m = m.unwrap_or(Mode::Manual);
+    if m == Mode::Manual {
+        return no(
+            out,
+            "Manual mode: the dispatcher ignores this entity.".into(),
+        );
+    }
+    // The overlap guard, with the zombie release.
+    let mut prefix = String::new();
+    if running {
+        match started {
+            Some(s) if s < now - TimeDelta::minutes(30) => {
+                out.zombie_released = true;
+                prefix = format!(
+                    "Zombie batch released (running since {}, over 30 minutes). ",
+                    fmt_ts(s)
+                );
+            }
+            Some(s) => {
+                return no(
+                    out,
+                    format!("Batch already running since {} (overlap guard).", fmt_ts(s)),
+                );
+            }
+            None => {
+                return no(
+                    out,
+                    "Batch already running (overlap guard); RunStartedAt is NULL, so the 30-minute zombie release never frees it.".into(),
+                );
+            }
+        }
+    }
+    let fire = |mut o: DryRun, why: String, source: String| {
+        o.would_fire = true;
+        o.reason = format!("{prefix}{why}");
+        o.trigger_source = Some(source);
+        Ok(o)
+    };
+    if m == Mode::Scheduled {
+        return match next {
+            Some(n) if n <= now => fire(
+                out,
+                format!("Scheduled run due. NextScheduledRun: {}", fmt_ts(n)),
+                "Schedule".into(),
+            ),
+            Some(n) => {
+                let r = format!(
+                    "{prefix}Next run not due yet. NextScheduledRun: {}",
+                    fmt_ts(n)
+                );
+                no(out, r)
+            }
+            None => {
+                let r =
+                    format!("{prefix}No NextScheduledRun: the schedule has not been calculated.");
+                no(out, r)
+            }
+        };
+    }
+    if threshold.is_none() && idle.is_none() && !on_new {
+        let r = format!("{prefix}No trigger configured (at least one trigger must be configured).");
+        return no(out, r);
+    }
+    if let Some(t) = threshold
+        && pending >= t
+    {
+        return fire(
+            out,
+            format!(
+                "Row threshold met: {} rows >= threshold {}",
+                thousands(pending),
+                thousands(t)
+            ),
+            format!("Trigger: {pending} rows (threshold {t})"),
+        );
+    }
+    if let Some(i) = idle
+        && pending > 0
+        && age >= i
+    {
+        return fire(
+            out,
+            format!(
+                "Idle timeout met: oldest of {} rows waited {age} minutes >= {i}",
+                thousands(pending)
+            ),
+            format!("Trigger: idle {age} min (timeout {i})"),
+        );
+    }
+    let since = check.map(|c| datediff(c, now, 1));
+    if on_new && pending > 0 {
+        match since {
+            None => {
+                return fire(
+                    out,
+                    format!(
+                        "New rows: {} pending, no trigger check yet",
+                        thousands(pending)
+                    ),
+                    format!("Trigger: {pending} new rows"),
+                );
+            }
+            Some(s) if s >= debounce => {
+                return fire(
+                    out,
+                    format!(
+                        "New rows: {} pending, {s} s since the last trigger check >= debounce {debounce} s",
+                        thousands(pending)
+                    ),
+                    format!("Trigger: {pending} new rows"),
+                );
+            }
+            Some(_) => {}
+        }
+    }
+    // Nothing fires: say why, condition by condition.
+    if pending == 0 {
+        let r = format!("{prefix}No pending rows: nothing to process.");
+        return no(out, r);
+    }
+    let mut why = Vec::new();
+    if let Some(t) = threshold {
+        why.push(format!(
+            "{} rows < threshold {}",
+            thousands(pending),
+            thousands(t)
+        ));
+    }
+    if let Some(i) = idle {
+        why.push(format!("oldest row {age} minutes < idle {i}"));
+    }
+    if on_new && let Some(s) = since {
+        why.push(format!(
+            "{s} s since the last trigger check < debounce {debounce} s"
+        ));
+    }
+    let r = format!("{prefix}No trigger condition met: {}.", why.join("; "));
+    no(out, r)
+}

@@ -1,0 +1,440 @@
+//! Runs every case in `tests/cases/{cron,mysql_event,seed002,seed003,seed004,dry_run}/*.toml`.
+//! Adding a case needs no code. One test runs them all, reports every failure with its file
+//! and case, and checks the minimum number of cases per dialect.
+//!
+//! A forecast file holds `[[case]]` tables:
+//!
+//! ```toml
+//! [[case]]
+//! name = "Sunday 02:30"
+//! tz = "UTC"                        # the tz argument (cron.timezone, SYSTEM, session zone)
+//! after = "2026-11-22T00:00:00"     # local wall clock in tz; with `expect`: next_after
+//! schedule = "30 2 * * 0"           # cron: the expression, or { expr = "…", last_start = "…" }
+//!                                   # other dialects: a table of the row's columns
+//! expect = ["2026-11-22T02:30:00"]  # local wall clock of the occurrences
+//! ```
+//!
+//! Other keys (any may be combined):
+//! - `window = [start, end]` (local wall clock): `expect` lists *every* occurrence in it.
+//! - `count`: how many to ask `next_after` for (default: the length of `expect`).
+//! - `expect_utc`: instants (UTC wall clock); `expect_nominal`; `expect_dst` ("gap", "fold",
+//!   "none").
+//! - `expect_error = "field"` (+ `expect_value`): an Error naming that field (and value); the
+//!   forecast must be empty. `expect_message`: some diagnostic's text contains this.
+//! - `expect_warning` / `expect_info`: a Warning / Info whose text contains this.
+//! - `describe = "…"`: the exact description (cron: with the zone, `describe_in`).
+//!
+//! Unless `expect_error` is given, a case fails on any Error diagnostic.
+//!
+//! A dry-run file (`dry_run/`) holds `[[case]]` tables with `config` (a SchedulerConfigurations
+//! row), `state` (the queue), `now`, and `expect_fire`, `expect_reason` (contained in the
+//! reason), `expect_source`, `expect_zombie`, or `expect_error` (field).
+use app::engine::cron::{self, CronSchedule};
+use app::engine::seed004::{self, QueueState, SchedulerConfiguration};
+use app::engine::{self, Forecast, Schedule, Severity, Window, tz};
+use chrono::{DateTime, NaiveDateTime, Utc};
+use chrono_tz::Tz;
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+/// Minimum cases per directory.
+const MINIMUM: &[(&str, usize)] = &[
+    ("cron", 25),
+    ("mysql_event", 25),
+    ("seed002", 10),
+    ("seed003", 10),
+    ("seed004", 10),
+    ("dry_run", 15),
+];
+
+#[derive(Deserialize)]
+struct File<C> {
+    #[serde(default = "Vec::new")]
+    case: Vec<C>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Case {
+    name: String,
+    #[serde(default = "utc")]
+    tz: String,
+    schedule: toml::Value,
+    after: Option<String>,
+    window: Option<[String; 2]>,
+    count: Option<usize>,
+    expect: Option<Vec<String>>,
+    expect_utc: Option<Vec<String>>,
+    expect_nominal: Option<Vec<String>>,
+    expect_dst: Option<Vec<String>>,
+    expect_error: Option<String>,
+    expect_value: Option<String>,
+    expect_message: Option<String>,
+    expect_warning: Option<String>,
+    expect_info: Option<String>,
+    describe: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DryCase {
+    name: String,
+    config: toml::Value,
+    #[serde(default = "empty_table")]
+    state: toml::Value,
+    now: String,
+    expect_fire: Option<bool>,
+    expect_reason: Option<String>,
+    expect_source: Option<String>,
+    expect_zombie: Option<bool>,
+    expect_error: Option<String>,
+}
+
+fn utc() -> String {
+    "UTC".to_owned()
+}
+
+fn empty_table() -> toml::Value {
+    toml::Value::Table(toml::Table::new())
+}
+
+fn parse_local(s: &str) -> Result<NaiveDateTime, String> {
+    NaiveDateTime::parse_from_str(s, "%Y-%m-%dT%H:%M:%S")
+        .map_err(|e| format!("bad time {s:?}: {e}"))
+}
+
+fn fmt(t: NaiveDateTime) -> String {
+    t.format("%Y-%m-%dT%H:%M:%S").to_string()
+}
+
+fn dst_name(d: Option<engine::Dst>) -> &'static str {
+    match d {
+        Some(engine::Dst::Gap) => "gap",
+        Some(engine::Dst::Fold) => "fold",
+        None => "none",
+    }
+}
+
+fn schedule_of(dir: &str, v: toml::Value) -> Result<Schedule, String> {
+    let e = |e: toml::de::Error| format!("schedule does not deserialize: {e}");
+    Ok(match dir {
+        "cron" => match v {
+            toml::Value::String(s) => Schedule::Cron(CronSchedule::new(s)),
+            other => Schedule::Cron(other.try_into().map_err(e)?),
+        },
+        "mysql_event" => Schedule::MysqlEvent(v.try_into().map_err(e)?),
+        "seed002" => Schedule::Seed002(v.try_into().map_err(e)?),
+        "seed003" => Schedule::Seed003(v.try_into().map_err(e)?),
+        "seed004" => Schedule::Seed004(v.try_into().map_err(e)?),
+        other => return Err(format!("no dialect for directory {other}")),
+    })
+}
+
+fn check_list(
+    problems: &mut Vec<String>,
+    what: &str,
+    got: Vec<String>,
+    want: &Option<Vec<String>>,
+) {
+    if let Some(want) = want
+        && &got != want
+    {
+        problems.push(format!("{what}: expected {want:?}, got {got:?}"));
+    }
+}
+
+/// Run one forecast case; every problem found is returned.
+fn run_case(dir: &str, c: Case) -> Vec<String> {
+    let mut problems = Vec::new();
+    let tz: Tz = match c.tz.parse() {
+        Ok(t) => t,
+        Err(_) => return vec![format!("bad tz {:?}", c.tz)],
+    };
+    let schedule = match schedule_of(dir, c.schedule) {
+        Ok(s) => s,
+        Err(e) => return vec![e],
+    };
+    let f: Forecast = if let Some([a, b]) = &c.window {
+        let (a, b) = match (parse_local(a), parse_local(b)) {
+            (Ok(a), Ok(b)) => (a, b),
+            (Err(e), _) | (_, Err(e)) => return vec![e],
+        };
+        engine::forecast(
+            7,
+            &schedule,
+            tz,
+            Window::new(tz::local_to_instant(a, tz), tz::local_to_instant(b, tz)),
+        )
+    } else {
+        let after = match c.after.as_deref().map(parse_local) {
+            Some(Ok(a)) => a,
+            Some(Err(e)) => return vec![e],
+            None => {
+                NaiveDateTime::parse_from_str("2026-01-01T00:00:00", "%Y-%m-%dT%H:%M:%S").unwrap()
+            }
+        };
+        let count = c
+            .count
+            .or(c.expect.as_ref().map(Vec::len))
+            .or(c.expect_utc.as_ref().map(Vec::len))
+            .or(c.expect_nominal.as_ref().map(Vec::len))
+            .or(c.expect_dst.as_ref().map(Vec::len))
+            .unwrap_or(5);
+        engine::next_after(7, &schedule, tz, tz::local_to_instant(after, tz), count)
+    };
+    if f.occurrences.iter().any(|o| o.schedule != 7) {
+        problems.push("an occurrence lost its schedule id".into());
+    }
+    if f.occurrences.windows(2).any(|w| w[0].at >= w[1].at) {
+        problems.push("occurrences are not strictly increasing".into());
+    }
+    check_list(
+        &mut problems,
+        "expect",
+        f.occurrences.iter().map(|o| fmt(o.local)).collect(),
+        &c.expect,
+    );
+    check_list(
+        &mut problems,
+        "expect_utc",
+        f.occurrences
+            .iter()
+            .map(|o| fmt(o.at.naive_utc()))
+            .collect(),
+        &c.expect_utc,
+    );
+    check_list(
+        &mut problems,
+        "expect_nominal",
+        f.occurrences.iter().map(|o| fmt(o.nominal)).collect(),
+        &c.expect_nominal,
+    );
+    check_list(
+        &mut problems,
+        "expect_dst",
+        f.occurrences
+            .iter()
+            .map(|o| dst_name(o.dst).to_owned())
+            .collect(),
+        &c.expect_dst,
+    );
+    let text: Vec<String> = f.diagnostics.iter().map(|d| d.to_string()).collect();
+    match &c.expect_error {
+        Some(field) => {
+            let hit = f.diagnostics.iter().any(|d| {
+                d.severity == Severity::Error
+                    && d.field.as_deref() == Some(field.as_str())
+                    && c.expect_value
+                        .as_ref()
+                        .is_none_or(|v| d.value.as_deref() == Some(v.as_str()))
+            });
+            if !hit {
+                problems.push(format!(
+                    "expected an Error on {field} (value {:?}); got {text:?}",
+                    c.expect_value
+                ));
+            }
+            if !f.occurrences.is_empty() {
+                problems.push("an Error case produced occurrences".into());
+            }
+        }
+        None => {
+            if f.has_errors() {
+                problems.push(format!("unexpected Error: {text:?}"));
+            }
+        }
+    }
+    for (want, sev) in [
+        (&c.expect_warning, Severity::Warning),
+        (&c.expect_info, Severity::Info),
+    ] {
+        if let Some(w) = want
+            && !f
+                .diagnostics
+                .iter()
+                .any(|d| d.severity == sev && d.to_string().contains(w.as_str()))
+        {
+            problems.push(format!("expected a {sev:?} containing {w:?}; got {text:?}"));
+        }
+    }
+    if let Some(m) = &c.expect_message
+        && !text.iter().any(|t| t.contains(m.as_str()))
+    {
+        problems.push(format!(
+            "expected a diagnostic containing {m:?}; got {text:?}"
+        ));
+    }
+    if let Some(want) = &c.describe {
+        let got = match &schedule {
+            Schedule::Cron(s) => cron::describe_in(s, tz),
+            other => engine::describe(other),
+        };
+        if &got != want {
+            problems.push(format!("describe: expected {want:?}, got {got:?}"));
+        }
+    }
+    problems
+}
+
+fn run_dry(c: DryCase) -> Vec<String> {
+    let mut problems = Vec::new();
+    let cfg: SchedulerConfiguration = match c.config.try_into() {
+        Ok(x) => x,
+        Err(e) => return vec![format!("config does not deserialize: {e}")],
+    };
+    let state: QueueState = match c.state.try_into() {
+        Ok(x) => x,
+        Err(e) => return vec![format!("state does not deserialize: {e}")],
+    };
+    let now = match parse_local(&c.now) {
+        Ok(n) => n,
+        Err(e) => return vec![e],
+    };
+    match (seed004::dry_run(&cfg, &state, now), &c.expect_error) {
+        (Err(d), Some(field)) => {
+            if d.field.as_deref() != Some(field.as_str()) {
+                problems.push(format!("expected an error on {field}, got {d}"));
+            }
+        }
+        (Err(d), None) => problems.push(format!("unexpected error: {d}")),
+        (Ok(r), Some(field)) => problems.push(format!("expected an error on {field}, got {r:?}")),
+        (Ok(r), None) => {
+            if let Some(f) = c.expect_fire
+                && r.would_fire != f
+            {
+                problems.push(format!(
+                    "would_fire: expected {f}, got {} ({})",
+                    r.would_fire, r.reason
+                ));
+            }
+            if let Some(w) = &c.expect_reason
+                && !r.reason.contains(w.as_str())
+            {
+                problems.push(format!(
+                    "reason: expected it to contain {w:?}, got {:?}",
+                    r.reason
+                ));
+            }
+            if let Some(w) = &c.expect_source
+                && r.trigger_source.as_deref() != Some(w.as_str())
+            {
+                problems.push(format!(
+                    "trigger_source: expected {w:?}, got {:?}",
+                    r.trigger_source
+                ));
+            }
+            if let Some(z) = c.expect_zombie
+                && r.zombie_released != z
+            {
+                problems.push(format!(
+                    "zombie_released: expected {z}, got {}",
+                    r.zombie_released
+                ));
+            }
+        }
+    }
+    problems
+}
+
+fn files(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+#[test]
+fn every_dialect_case() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
+    let mut failures = Vec::new();
+    let mut counts = Vec::new();
+    for (dir, minimum) in MINIMUM {
+        let mut n = 0;
+        for path in files(&root.join(dir)) {
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            let short = path
+                .strip_prefix(&root)
+                .unwrap_or(&path)
+                .display()
+                .to_string();
+            if *dir == "dry_run" {
+                match toml::from_str::<File<DryCase>>(&text) {
+                    Err(e) => failures.push(format!("{short}: does not parse: {e}")),
+                    Ok(f) => {
+                        for c in f.case {
+                            n += 1;
+                            let name = c.name.clone();
+                            for p in run_dry(c) {
+                                failures.push(format!("{short} / {name}: {p}"));
+                            }
+                        }
+                    }
+                }
+            } else {
+                match toml::from_str::<File<Case>>(&text) {
+                    Err(e) => failures.push(format!("{short}: does not parse: {e}")),
+                    Ok(f) => {
+                        for c in f.case {
+                            n += 1;
+                            let name = c.name.clone();
+                            for p in run_case(dir, c) {
+                                failures.push(format!("{short} / {name}: {p}"));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if n < *minimum {
+            failures.push(format!(
+                "{dir}: {n} cases, fewer than the minimum {minimum}"
+            ));
+        }
+        counts.push(format!("{dir}: {n}"));
+    }
+    eprintln!("cases: {}", counts.join(", "));
+    assert!(
+        failures.is_empty(),
+        "{} failure(s):\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// The dialect property the reconciler will use: who queues a tick that comes during a run.
+#[test]
+fn overlap_policy_per_dialect() {
+    let agent = Schedule::Agent(engine::AgentSchedule::default());
+    let cron = Schedule::Cron(CronSchedule::new("* * * * *"));
+    assert!(!cron::queues_overlapping_ticks(&agent));
+    assert!(cron::queues_overlapping_ticks(&cron));
+    assert_eq!(
+        cron::overlap_policy(&Schedule::MysqlEvent(Default::default())),
+        cron::Overlap::Concurrent
+    );
+    let _: DateTime<Utc> = DateTime::<Utc>::UNIX_EPOCH;
+}
+
+/// Every new variant survives the JSON round trip the server and the browser use.
+#[test]
+fn schedules_round_trip_through_json() {
+    let rows = [
+        r#"{"kind":"cron","expr":"30 2 * * 0"}"#,
+        r#"{"kind":"mysql_event","EVENT_TYPE":"RECURRING","INTERVAL_VALUE":5,"INTERVAL_FIELD":"MINUTE","STARTS":"2026-01-01 00:00:00","TIME_ZONE":"UTC"}"#,
+        r#"{"kind":"seed002","job_schedule_start":"2026-01-01 00:00:00","job_schedule_interval":60}"#,
+        r#"{"kind":"seed003","ValidFrom":"2026-01-01 00:00:00","FrequencyType":1,"IsEnabled":true}"#,
+        r#"{"kind":"seed004","ProcessingMode":"scheduled","ScheduleType":"daily","RunTimes":"06:00"}"#,
+    ];
+    for r in rows {
+        let s: Schedule = serde_json::from_str(r).unwrap_or_else(|e| panic!("{r}: {e}"));
+        let back: Schedule = serde_json::from_str(&serde_json::to_string(&s).unwrap()).unwrap();
+        assert_eq!(s, back, "{r}");
+        let f = engine::next_after(1, &s, Tz::UTC, DateTime::<Utc>::UNIX_EPOCH, 1);
+        assert!(!f.has_errors(), "{r}: {:?}", f.diagnostics);
+    }
+}

@@ -3,10 +3,11 @@
 //! - occurrences per second of an every-10-seconds Agent schedule against croner iterating
 //!   `*/10 * * * * *` over the same span;
 //! - the time to the next run of a schedule whose active_start_date is 2004-01-01 against the
-//!   same schedule started yesterday (the engine must jump, not walk, so the ratio is ~1).
+//!   same schedule started yesterday (the engine must jump, not walk, so the ratio is ~1);
+//! - pg_cron next-100 runs: Sundial's cron dialect against croner and the `cron` crate.
 use app::engine::{self, AgentSchedule, Schedule, Window};
 use chrono::{DateTime, Duration, TimeZone, Utc};
-use criterion::{Criterion, Throughput};
+use criterion::{BenchmarkId, Criterion, Throughput};
 use std::hint::black_box;
 use std::path::PathBuf;
 use std::str::FromStr;
@@ -66,6 +67,33 @@ fn occurrences(c: &mut Criterion) {
     g.finish();
 }
 
+/// pg_cron expressions: the next 100 runs after a fixed instant, Sundial's cron dialect
+/// (croner wrapped for pg_cron semantics) against croner and the `cron` crate used directly.
+const CRON_EXPRS: &[(&str, &str)] = &[
+    ("every_5_min", "*/5 * * * *"),
+    ("weekdays_0230", "30 2 * * 1-5"),
+    ("dom_or_dow", "0 4 1,15 * SUN"),
+];
+const CRON_N: usize = 100;
+
+fn cron_next_n(c: &mut Criterion) {
+    let after = Utc.with_ymd_and_hms(2026, 11, 22, 12, 0, 0).single().expect("valid instant");
+    let mut g = c.benchmark_group("cron_next_100");
+    g.throughput(Throughput::Elements(CRON_N as u64));
+    for (name, expr) in CRON_EXPRS {
+        let sundial = Schedule::Cron(engine::cron::CronSchedule::new(*expr));
+        let croner = croner::Cron::from_str(expr).expect("croner parses");
+        // The `cron` crate wants a seconds field (and a year, optionally).
+        let cron_crate = cron::Schedule::from_str(&format!("0 {expr}")).expect("cron parses");
+        g.bench_function(BenchmarkId::new("sundial", name), |b| {
+            b.iter(|| engine::next_after(1, black_box(&sundial), chrono_tz::UTC, black_box(after), CRON_N).occurrences.len())
+        });
+        g.bench_function(BenchmarkId::new("croner", name), |b| b.iter(|| croner.iter_after(black_box(after)).take(CRON_N).count()));
+        g.bench_function(BenchmarkId::new("cron", name), |b| b.iter(|| cron_crate.after(&black_box(after)).take(CRON_N).count()));
+    }
+    g.finish();
+}
+
 fn next_run(c: &mut Criterion) {
     let old = biweekly(20040101);
     let recent = biweekly(20261121);
@@ -109,6 +137,18 @@ fn print_ratios() {
             c / s
         );
     }
+    for (name, _) in CRON_EXPRS {
+        if let (Some(s), Some(cr), Some(cc)) = (
+            get("cron_next_100", &format!("sundial/{name}")),
+            get("cron_next_100", &format!("croner/{name}")),
+            get("cron_next_100", &format!("cron/{name}")),
+        ) {
+            println!(
+                "cron next {CRON_N} ({name}): sundial {:.1} us, croner {:.1} us, cron {:.1} us: sundial/croner time = {:.2}x, sundial/cron time = {:.2}x",
+                s / 1e3, cr / 1e3, cc / 1e3, s / cr, s / cc
+            );
+        }
+    }
     if let (Some(old), Some(new)) = (get("next_run", "start_2004"), get("next_run", "start_yesterday")) {
         println!(
             "next run: start 2004-01-01 {:.0} ns, start yesterday {:.0} ns: ratio = {:.2}x (1.0 = start date costs nothing)",
@@ -121,6 +161,7 @@ fn main() {
     let mut c = Criterion::default().configure_from_args();
     occurrences(&mut c);
     next_run(&mut c);
+    cron_next_n(&mut c);
     c.final_summary();
     if std::env::args().any(|a| a == "--bench") {
         print_ratios();

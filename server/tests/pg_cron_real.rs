@@ -1,0 +1,147 @@
+//! Against the real pg_cron (Debian's postgresql-15-cron, 1.4): the runs pg_cron actually fires
+//! for a few every-minute schedules fall on Sundial's forecast, none is missing, and a failing
+//! command's runs say so.
+//!
+//! Slow by nature: pg_cron fires on minute boundaries, so this waits (polling
+//! `cron.job_run_details` with a deadline, never a fixed sleep) for up to about three minutes.
+//! The server is a throwaway cluster started by `.ci/pg-test-server` on 127.0.0.1; set
+//! `SUNDIAL_PG_CRON_URL` to use an existing one instead.
+use app::engine::{self, Schedule, Window, cron::CronSchedule};
+use chrono::{DateTime, Duration, DurationRound, Utc};
+use sqlx::{Connection, PgConnection, Row};
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Instant;
+
+const PORT: u16 = 55433;
+
+/// Stops the throwaway server even when an assertion fails.
+struct Server {
+    dir: Option<tempfile::TempDir>,
+    script: PathBuf,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Some(dir) = &self.dir {
+            let _ = Command::new(&self.script).arg("stop").arg(dir.path()).status();
+        }
+    }
+}
+
+fn start_server() -> (Server, String) {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.ci/pg-test-server");
+    if let Ok(url) = std::env::var("SUNDIAL_PG_CRON_URL") {
+        return (Server { dir: None, script }, url);
+    }
+    let dir = tempfile::Builder::new().prefix("sundial-pgcron-").tempdir().expect("temp dir");
+    let out = Command::new(&script)
+        .arg("start")
+        .arg(dir.path())
+        .arg(PORT.to_string())
+        .output()
+        .expect("run .ci/pg-test-server");
+    assert!(
+        out.status.success(),
+        "could not start PostgreSQL 15 with pg_cron (run .ci/install-deps): {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (Server { dir: Some(dir), script }, format!("postgres://postgres@127.0.0.1:{PORT}/postgres"))
+}
+
+struct Observed {
+    start: DateTime<Utc>,
+    status: String,
+    message: String,
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn pg_cron_fires_on_sundials_forecast() {
+    let (_server, url) = start_server();
+    let mut db = PgConnection::connect(&url).await.expect("connect to the test PostgreSQL");
+    sqlx::query("CREATE EXTENSION IF NOT EXISTS pg_cron").execute(&mut db).await.expect("create pg_cron");
+
+    // (name, schedule, command, runs to wait for)
+    let jobs = [
+        ("every_minute_ok", "* * * * *", "SELECT 1", 2usize),
+        ("every_minute_fails", "* * * * *", "SELECT 1/0", 2),
+        ("every_two_minutes", "*/2 * * * *", "SELECT 2", 1),
+    ];
+    let mut ids = Vec::new();
+    for (name, schedule, command, _) in &jobs {
+        // cron.schedule(job_name, schedule, command) returns the jobid.
+        let id: i64 = sqlx::query_scalar("SELECT cron.schedule($1, $2, $3)")
+            .bind(name)
+            .bind(schedule)
+            .bind(command)
+            .fetch_one(&mut db)
+            .await
+            .expect("cron.schedule");
+        ids.push(id);
+    }
+
+    let deadline = Instant::now() + std::time::Duration::from_secs(200);
+    let observed = loop {
+        let mut all = Vec::new();
+        for id in &ids {
+            // Finished runs of one job, oldest first.
+            let rows = sqlx::query(
+                "SELECT start_time, status, coalesce(return_message, '') AS message \
+                 FROM cron.job_run_details WHERE jobid = $1 AND status IN ('succeeded', 'failed') \
+                 ORDER BY start_time",
+            )
+            .bind(id)
+            .fetch_all(&mut db)
+            .await
+            .expect("read cron.job_run_details");
+            all.push(
+                rows.iter()
+                    .map(|r| Observed {
+                        start: r.get::<DateTime<Utc>, _>("start_time"),
+                        status: r.get("status"),
+                        message: r.get("message"),
+                    })
+                    .collect::<Vec<_>>(),
+            );
+        }
+        if all.iter().zip(&jobs).all(|(runs, job)| runs.len() >= job.3) {
+            break all;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "pg_cron did not fire enough within 200 s: {:?}",
+            all.iter().map(Vec::len).collect::<Vec<_>>()
+        );
+        tokio::time::sleep(std::time::Duration::from_secs(1)).await; // polling interval, bounded by the deadline
+    };
+    for id in &ids {
+        let _ = sqlx::query("SELECT cron.unschedule($1)").bind(id).execute(&mut db).await;
+    }
+
+    let mut max_lag = Duration::zero();
+    let mut total = 0;
+    for ((name, schedule, _, _), runs) in jobs.iter().zip(&observed) {
+        let first = runs[0].start.duration_trunc(Duration::minutes(1)).unwrap();
+        let last = runs[runs.len() - 1].start.duration_trunc(Duration::minutes(1)).unwrap();
+        let window = Window::new(first, last + Duration::seconds(1));
+        let f = engine::forecast(1, &Schedule::Cron(CronSchedule::new(*schedule)), chrono_tz::UTC, window);
+        assert!(f.diagnostics.is_empty(), "{name}: {:?}", f.diagnostics);
+        let expected: Vec<DateTime<Utc>> = f.occurrences.iter().map(|o| o.at).collect();
+        let fired: Vec<DateTime<Utc>> =
+            runs.iter().map(|r| r.start.duration_trunc(Duration::minutes(1)).unwrap()).collect();
+        assert_eq!(fired, expected, "{name}: pg_cron's runs against Sundial's forecast");
+        for r in runs {
+            let lag = r.start - r.start.duration_trunc(Duration::minutes(1)).unwrap();
+            assert!(lag < Duration::seconds(10), "{name}: run at {} started {lag} after its minute", r.start);
+            max_lag = max_lag.max(lag);
+            total += 1;
+            if *name == "every_minute_fails" {
+                assert_eq!(r.status, "failed");
+                assert!(r.message.contains("division by zero"), "{name}: {}", r.message);
+            } else {
+                assert_eq!(r.status, "succeeded", "{name}: {}", r.message);
+            }
+        }
+    }
+    println!("pg_cron real: {total} runs observed on Sundial's forecast, max start lag {} ms", max_lag.num_milliseconds());
+}

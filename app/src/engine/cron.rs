@@ -323,6 +323,26 @@ impl Until {
     }
 }
 
+/// True when collection must stop: `count` reached, or the [`MAX_OCCURRENCES`] cap (which
+/// also adds a warning).
+fn is_full(out: &[Occurrence], until: &Until, diags: &mut Vec<Diagnostic>) -> bool {
+    if let Until::After(_, n) = until
+        && out.len() >= *n
+    {
+        return true;
+    }
+    if out.len() >= MAX_OCCURRENCES {
+        diags.push(Diagnostic::new(
+            Severity::Warning,
+            None,
+            None,
+            format!("more than {MAX_OCCURRENCES} occurrences: the forecast is cut off"),
+        ));
+        return true;
+    }
+    false
+}
+
 /// Turns ascending nominal wall-clock times into occurrences: each is resolved in `zone`;
 /// times landing on an instant not after the previous one (several times in one gap) merge
 /// into it. `nominals` must start at or before [`Until::from`].
@@ -361,18 +381,7 @@ pub(crate) fn collect(
                 dst,
                 schedule: id,
             });
-            if let Until::After(_, n) = until
-                && out.len() >= *n
-            {
-                break;
-            }
-            if out.len() >= MAX_OCCURRENCES {
-                diags.push(Diagnostic::new(
-                    Severity::Warning,
-                    None,
-                    None,
-                    format!("more than {MAX_OCCURRENCES} occurrences: the forecast is cut off"),
-                ));
+            if is_full(&out, until, diags) {
                 break;
             }
         }
@@ -434,18 +443,7 @@ pub(crate) fn cadence(
             dst: None,
             schedule: id,
         });
-        if let Until::After(_, n) = until
-            && out.len() >= *n
-        {
-            break;
-        }
-        if out.len() >= MAX_OCCURRENCES {
-            diags.push(Diagnostic::new(
-                Severity::Warning,
-                None,
-                None,
-                format!("more than {MAX_OCCURRENCES} occurrences: the forecast is cut off"),
-            ));
+        if is_full(&out, until, diags) {
             break;
         }
         k += 1;

@@ -69,6 +69,7 @@ async fn the_demo_reads_back_as_an_instance_a_dba_recognises() {
         .flat_map(|j| &j.schedules)
         .map(|s| match &s.schedule {
             Schedule::Agent(a) => a.freq_type,
+            other => panic!("the demo is an SQL Agent instance, found {other:?}"),
         })
         .collect();
     assert_eq!(freq_types, BTreeSet::from([1, 4, 8, 16, 32, 64]));

@@ -37,6 +37,8 @@ pub enum Command {
     DryRun(DryRunArgs),
     /// Write the demo database (an msdb-shaped SQLite file).
     Demo(DemoArgs),
+    /// Read a fleet configuration, say what is in it and what is wrong (file, line, field).
+    CheckConfig(CheckConfigArgs),
 }
 
 #[derive(Args, Debug)]
@@ -124,6 +126,13 @@ pub struct DryRunArgs {
     /// The moment of the check (UTC, like SYSUTCDATETIME()).
     #[arg(long, value_parser = parse_utc)]
     pub now: DateTime<Utc>,
+}
+
+#[derive(Args, Debug)]
+pub struct CheckConfigArgs {
+    /// The fleet configuration (TOML).
+    #[arg(long, env = "SUNDIAL_CONFIG")]
+    pub config: PathBuf,
 }
 
 #[derive(Args, Debug)]
@@ -349,6 +358,25 @@ fn dry_run_cmd(args: DryRunArgs) -> ExitCode {
     }
 }
 
+/// Validate the file (exit 2 naming file, line and field), list the instances, and check that
+/// every secret the file names is there. Connecting to each source comes with the sources.
+fn check_config_cmd(args: CheckConfigArgs) -> ExitCode {
+    let config = match crate::config::load(&args.config) {
+        Ok(c) => c,
+        Err(e) => return invalid(e),
+    };
+    print!("{}", crate::config::summary(&config));
+    let mut missing = 0;
+    for i in &config.instances {
+        if let Err(e) = crate::config::resolve_secret(i) {
+            eprintln!("sundial: {e}");
+            missing += 1;
+        }
+    }
+    println!("{} instance(s); {} missing secret(s)", config.instances.len(), missing);
+    if missing > 0 { ExitCode::FAILURE } else { ExitCode::SUCCESS }
+}
+
 fn current_minute() -> DateTime<Utc> {
     use chrono::{DurationRound, TimeDelta};
     Utc::now().duration_trunc(TimeDelta::minutes(1)).unwrap_or_else(|_| Utc::now())
@@ -429,6 +457,7 @@ pub fn main() -> ExitCode {
         Command::Forecast(a) => forecast_cmd(a),
         Command::Describe(a) => describe_cmd(a),
         Command::DryRun(a) => dry_run_cmd(a),
+        Command::CheckConfig(a) => check_config_cmd(a),
         Command::Demo(a) => {
             init_tracing();
             run_async(demo_cmd(a))

@@ -1,6 +1,7 @@
 //! The `sundial` binary's library: CLI, HTTP, sources, the demo.
 pub mod backend;
 pub mod cli;
+pub mod config;
 pub mod demo;
 pub mod http;
 pub mod sources;

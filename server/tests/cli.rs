@@ -105,3 +105,21 @@ fn agent_start_schedules_have_no_forecast_and_say_so() {
     assert!(stdout(&o).is_empty());
     assert!(stderr(&o).to_lowercase().contains("agent starts"), "{}", stderr(&o));
 }
+
+#[test]
+fn check_config_exits_2_naming_file_line_and_field() {
+    let dir = std::env::temp_dir().join(format!("sundial-cli-config-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("fleet.toml");
+    std::fs::write(&bad, "[[instance]]\nname = \"a\"\nkind = \"mssql\"\nhost = \"h\"\ntimeout = \"soon\"\n").unwrap();
+    let o = sundial(&["check-config", "--config", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("fleet.toml:5:") && stderr(&o).contains("timeout"), "{}", stderr(&o));
+
+    let good = dir.join("good.toml");
+    std::fs::write(&good, "[[instance]]\nname = \"demo\"\nkind = \"sqlite_demo\"\npath = \"/tmp/demo.sqlite\"\n").unwrap();
+    let o = sundial(&["check-config", "--config", good.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("demo (sqlite_demo): /tmp/demo.sqlite"), "{}", stdout(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}

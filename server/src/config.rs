@@ -1,0 +1,345 @@
+//! The fleet configuration: a TOML file listing the instances Sundial reads.
+//!
+//! ```toml
+//! [defaults]
+//! poll_interval = "60s"
+//! timeout = "10s"
+//!
+//! [[instance]]
+//! name = "SQLPROD01"
+//! kind = "mssql"                   # mssql | pg_cron | mysql_events | seed001..seed004 | sqlite_demo
+//! host = "sqlprod01.corp"
+//! port = 1433
+//! user = "sundial_reader"
+//! password_env = "SQLPROD01_PASSWORD"   # or password_file = "/run/secrets/x", or url_env = "…"
+//! time_zone = "America/New_York"   # optional override
+//! tags = { environment = "prod" }
+//! ```
+//!
+//! Secrets are never in the file: `password = "…"` is refused. They are read from the named
+//! environment variable or file only when a connection needs them, and print as `***`.
+//! Every error names the file, the line and the field.
+use chrono_tz::Tz;
+use serde::Deserialize;
+use std::collections::{BTreeMap, HashSet};
+use std::fmt;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+use toml::Spanned;
+
+/// What can be wrong with a configuration. Messages name the file, line and field, never a
+/// secret's value.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("{origin}: cannot read the configuration: {source}")]
+    Read { origin: String, source: std::io::Error },
+    /// Not TOML, or a value of the wrong type, or an unknown field.
+    #[error("{origin}:{line}: {message}")]
+    Syntax { origin: String, line: usize, message: String },
+    /// A field with a value Sundial cannot use.
+    #[error("{origin}:{line}: {}{field} = {value}: {message}", instance.as_ref().map(|i| format!("instance \"{i}\": ")).unwrap_or_default())]
+    Invalid { origin: String, line: usize, instance: Option<String>, field: String, value: String, message: String },
+    /// A secret named by the configuration is not there.
+    #[error("instance \"{instance}\": {what}")]
+    MissingSecret { instance: String, what: String },
+}
+
+/// The kinds of source Sundial reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Mssql,
+    PgCron,
+    MysqlEvents,
+    Seed001,
+    Seed002,
+    Seed003,
+    Seed004,
+    SqliteDemo,
+}
+
+impl Kind {
+    const NAMES: &'static [(&'static str, Kind)] = &[
+        ("mssql", Kind::Mssql),
+        ("pg_cron", Kind::PgCron),
+        ("mysql_events", Kind::MysqlEvents),
+        ("seed001", Kind::Seed001),
+        ("seed002", Kind::Seed002),
+        ("seed003", Kind::Seed003),
+        ("seed004", Kind::Seed004),
+        ("sqlite_demo", Kind::SqliteDemo),
+    ];
+    pub fn name(self) -> &'static str {
+        Self::NAMES.iter().find(|(_, k)| *k == self).map(|(n, _)| *n).unwrap_or("?")
+    }
+}
+
+/// Where an instance's secret comes from (never the secret itself).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SecretSource {
+    None,
+    /// A password in this environment variable.
+    Env(String),
+    /// A password in this file.
+    File(PathBuf),
+    /// A whole connection URL (with its password) in this environment variable.
+    UrlEnv(String),
+}
+
+/// A secret value; prints as `***`.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    /// The value, for the one place that hands it to a driver.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("***")
+    }
+}
+
+impl fmt::Display for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("***")
+    }
+}
+
+/// One instance, validated.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InstanceConfig {
+    pub name: String,
+    pub kind: Kind,
+    pub host: Option<String>,
+    pub port: Option<u16>,
+    pub database: Option<String>,
+    pub user: Option<String>,
+    /// A SQLite file (sqlite_demo, or a seed's tables in SQLite).
+    pub path: Option<PathBuf>,
+    pub secret: SecretSource,
+    /// Overrides the zone the instance reports.
+    pub time_zone: Option<Tz>,
+    pub poll_interval: Duration,
+    pub timeout: Duration,
+    pub tags: BTreeMap<String, String>,
+    /// The line of its `[[instance]]` table, for messages.
+    pub line: usize,
+}
+
+/// The whole file, validated.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FleetConfig {
+    /// Where it came from (a path, for messages).
+    pub origin: String,
+    pub instances: Vec<InstanceConfig>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFile {
+    defaults: Option<RawDefaults>,
+    #[serde(default)]
+    instance: Vec<Spanned<RawInstance>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawDefaults {
+    poll_interval: Option<Spanned<String>>,
+    timeout: Option<Spanned<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawInstance {
+    name: Spanned<String>,
+    kind: Spanned<String>,
+    host: Option<String>,
+    port: Option<Spanned<i64>>,
+    database: Option<String>,
+    user: Option<String>,
+    path: Option<String>,
+    password: Option<Spanned<toml::Value>>,
+    password_env: Option<Spanned<String>>,
+    password_file: Option<Spanned<String>>,
+    url_env: Option<Spanned<String>>,
+    time_zone: Option<Spanned<String>>,
+    poll_interval: Option<Spanned<String>>,
+    timeout: Option<Spanned<String>>,
+    #[serde(default)]
+    tags: BTreeMap<String, String>,
+}
+
+const DEFAULT_POLL: Duration = Duration::from_secs(60);
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Read and validate the file at `path`.
+pub fn load(path: &Path) -> Result<FleetConfig, ConfigError> {
+    let origin = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read { origin: origin.clone(), source })?;
+    parse(&text, &origin)
+}
+
+fn line_of(text: &str, span: Range<usize>) -> usize {
+    text.get(..span.start.min(text.len())).map_or(1, |t| t.matches('\n').count() + 1)
+}
+
+/// Validate `text`; `origin` names it in messages.
+pub fn parse(text: &str, origin: &str) -> Result<FleetConfig, ConfigError> {
+    let raw: RawFile = toml::from_str(text).map_err(|e| ConfigError::Syntax {
+        origin: origin.to_owned(),
+        line: e.span().map_or(1, |s| line_of(text, s)),
+        message: e.message().trim().to_owned(),
+    })?;
+    let invalid = |span: Range<usize>, instance: Option<&str>, field: &str, value: &dyn fmt::Display, message: &str| {
+        ConfigError::Invalid {
+            origin: origin.to_owned(),
+            line: line_of(text, span),
+            instance: instance.map(str::to_owned),
+            field: field.to_owned(),
+            value: value.to_string(),
+            message: message.to_owned(),
+        }
+    };
+    let duration = |v: &Spanned<String>, instance: Option<&str>, field: &str| {
+        humantime::parse_duration(v.get_ref())
+            .ok()
+            .filter(|d| !d.is_zero())
+            .ok_or_else(|| invalid(v.span(), instance, field, &format!("{:?}", v.get_ref()), "not a duration like \"30s\", \"5m\" or \"1h\""))
+    };
+
+    let (mut poll, mut timeout) = (DEFAULT_POLL, DEFAULT_TIMEOUT);
+    if let Some(d) = &raw.defaults {
+        if let Some(v) = &d.poll_interval {
+            poll = duration(v, None, "defaults.poll_interval")?;
+        }
+        if let Some(v) = &d.timeout {
+            timeout = duration(v, None, "defaults.timeout")?;
+        }
+    }
+
+    let mut names = HashSet::new();
+    let mut instances = Vec::new();
+    for spanned in &raw.instance {
+        let table_span = spanned.span();
+        let r = spanned.get_ref();
+        let name = r.name.get_ref().trim().to_owned();
+        let me = Some(name.as_str());
+        if name.is_empty() {
+            return Err(invalid(r.name.span(), None, "name", &"\"\"", "an instance needs a name"));
+        }
+        if !names.insert(name.clone()) {
+            return Err(invalid(r.name.span(), me, "name", &format!("{name:?}"), "another instance already has this name"));
+        }
+        let kind = Kind::NAMES.iter().find(|(n, _)| *n == r.kind.get_ref()).map(|(_, k)| *k).ok_or_else(|| {
+            let all: Vec<&str> = Kind::NAMES.iter().map(|(n, _)| *n).collect();
+            invalid(r.kind.span(), me, "kind", &format!("{:?}", r.kind.get_ref()), &format!("not a source kind ({})", all.join(", ")))
+        })?;
+        if let Some(p) = &r.password {
+            return Err(invalid(
+                p.span(),
+                me,
+                "password",
+                &"***",
+                "secrets never go in the file: name an environment variable (password_env) or a file (password_file)",
+            ));
+        }
+        let sources: Vec<(&str, Range<usize>, SecretSource)> = [
+            r.password_env.as_ref().map(|v| ("password_env", v.span(), SecretSource::Env(v.get_ref().clone()))),
+            r.password_file.as_ref().map(|v| ("password_file", v.span(), SecretSource::File(v.get_ref().into()))),
+            r.url_env.as_ref().map(|v| ("url_env", v.span(), SecretSource::UrlEnv(v.get_ref().clone()))),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        if sources.len() > 1 {
+            let (field, span, _) = &sources[1];
+            return Err(invalid(span.clone(), me, field, &"…", &format!("only one of password_env, password_file, url_env (also {})", sources[0].0)));
+        }
+        let secret = sources.into_iter().next().map_or(SecretSource::None, |(_, _, s)| s);
+        let port = match &r.port {
+            Some(p) => Some(u16::try_from(*p.get_ref()).ok().filter(|p| *p > 0).ok_or_else(|| {
+                invalid(p.span(), me, "port", p.get_ref(), "not a TCP port (1-65535)")
+            })?),
+            None => None,
+        };
+        let has_url = matches!(secret, SecretSource::UrlEnv(_));
+        match kind {
+            Kind::SqliteDemo if r.path.is_none() => {
+                return Err(invalid(table_span, me, "path", &"(missing)", "a sqlite_demo instance needs the path of its SQLite file"));
+            }
+            Kind::SqliteDemo => {}
+            _ if r.host.is_none() && r.path.is_none() && !has_url => {
+                return Err(invalid(table_span, me, "host", &"(missing)", "needs host (or url_env, or path for tables in SQLite)"));
+            }
+            _ => {}
+        }
+        let time_zone = match &r.time_zone {
+            Some(z) => Some(z.get_ref().parse::<Tz>().map_err(|_| {
+                invalid(z.span(), me, "time_zone", &format!("{:?}", z.get_ref()), "not an IANA time zone (e.g. Europe/London)")
+            })?),
+            None => None,
+        };
+        let poll_interval = r.poll_interval.as_ref().map(|v| duration(v, me, "poll_interval")).transpose()?.unwrap_or(poll);
+        let inst_timeout = r.timeout.as_ref().map(|v| duration(v, me, "timeout")).transpose()?.unwrap_or(timeout);
+        instances.push(InstanceConfig {
+            name,
+            kind,
+            host: r.host.clone(),
+            port,
+            database: r.database.clone(),
+            user: r.user.clone(),
+            path: r.path.as_ref().map(PathBuf::from),
+            secret,
+            time_zone,
+            poll_interval,
+            timeout: inst_timeout,
+            tags: r.tags.clone(),
+            line: line_of(text, table_span),
+        });
+    }
+    Ok(FleetConfig { origin: origin.to_owned(), instances })
+}
+
+/// Read an instance's secret from where the configuration says; `None` when it names none.
+pub fn resolve_secret(instance: &InstanceConfig) -> Result<Option<Secret>, ConfigError> {
+    let missing = |what: String| ConfigError::MissingSecret { instance: instance.name.clone(), what };
+    match &instance.secret {
+        SecretSource::None => Ok(None),
+        SecretSource::Env(var) | SecretSource::UrlEnv(var) => std::env::var(var)
+            .map(|v| Some(Secret(v)))
+            .map_err(|_| missing(format!("environment variable {var} is not set"))),
+        SecretSource::File(path) => std::fs::read_to_string(path)
+            .map(|v| Some(Secret(v.trim_end_matches(['\r', '\n']).to_owned())))
+            .map_err(|e| missing(format!("cannot read the password file {}: {}", path.display(), e.kind()))),
+    }
+}
+
+/// One line per instance, without secrets: what `check-config` prints before connecting.
+pub fn summary(config: &FleetConfig) -> String {
+    let mut out = String::new();
+    for i in &config.instances {
+        let target = match (&i.host, &i.path) {
+            (Some(h), _) => format!("{h}{}", i.port.map(|p| format!(":{p}")).unwrap_or_default()),
+            (None, Some(p)) => p.display().to_string(),
+            (None, None) => "(url from environment)".to_owned(),
+        };
+        let db = i.database.as_ref().map(|d| format!("/{d}")).unwrap_or_default();
+        let tz = i.time_zone.map_or("instance zone".to_owned(), |z| z.name().to_owned());
+        let tags: Vec<String> = i.tags.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        out.push_str(&format!(
+            "{} ({}): {target}{db}, {tz}, poll {}, timeout {}{}\n",
+            i.name,
+            i.kind.name(),
+            humantime::format_duration(i.poll_interval),
+            humantime::format_duration(i.timeout),
+            if tags.is_empty() { String::new() } else { format!(", {}", tags.join(" ")) }
+        ));
+    }
+    out
+}

@@ -1,0 +1,187 @@
+//! pg_cron on PostgreSQL: `cron.job` and `cron.job_run_details`, read-only.
+//!
+//! Least privilege that sees every job: `USAGE` on schema `cron`, `SELECT` on `cron.job` and
+//! `cron.job_run_details`, and `BYPASSRLS` (both tables have row-level security
+//! `username = current_user`; `pg_read_all_data` does not bypass it). Without BYPASSRLS
+//! Sundial sees only its own user's jobs and says so. With `cron.log_run = off` there is no
+//! history: runs are unknown, not missed.
+use app::engine::fleet::{InstanceInput, JobInput, JobSchedule};
+use app::engine::{Diagnostic, Run, RunOutcome, Schedule, Severity, Trigger, Window, cron::CronSchedule};
+use chrono::{DateTime, Utc};
+use sqlx::Row;
+use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
+use std::time::Duration;
+
+/// What can go wrong reading pg_cron. Messages name the object and the missing grant, never
+/// the connection URL or its password.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The URL is not a PostgreSQL URL.
+    #[error("the connection setting is not a PostgreSQL URL")]
+    BadUrl,
+    /// The server could not be reached or refused the login.
+    #[error("cannot connect to PostgreSQL: {0}")]
+    Connect(String),
+    /// The role lacks a privilege.
+    #[error("permission denied reading {object}: the role needs {grant}")]
+    Permission { object: &'static str, grant: &'static str },
+    /// pg_cron is not installed in the database Sundial connected to.
+    #[error("pg_cron is not installed in this database (no cron.job table); connect to cron.database_name")]
+    NotInstalled,
+    /// Any other failure of a query.
+    #[error("reading {object} failed: {message}")]
+    Query { object: &'static str, message: String },
+}
+
+fn query_error(object: &'static str, grant: &'static str, e: sqlx::Error) -> Error {
+    if let sqlx::Error::Database(db) = &e {
+        match db.code().as_deref() {
+            Some("42501") => return Error::Permission { object, grant },
+            Some("42P01") | Some("3F000") => return Error::NotInstalled,
+            _ => return Error::Query { object, message: db.message().to_owned() },
+        }
+    }
+    Error::Query { object, message: "the connection failed".to_owned() }
+}
+
+/// One server setting; `None` when it does not exist (older pg_cron) or this role may not
+/// read it (pg_cron marks some superuser-only: a note says which grant shows it).
+async fn setting(pool: &PgPool, name: &str, notes: &mut Vec<Diagnostic>) -> Option<String> {
+    // current_setting(name, missing_ok): NULL when pg_cron does not define it.
+    match sqlx::query_scalar::<_, Option<String>>("SELECT current_setting($1, true)").bind(name).fetch_one(pool).await {
+        Ok(v) => v,
+        Err(_) => {
+            notes.push(Diagnostic::new(
+                Severity::Info,
+                Some(name),
+                None,
+                format!("this role cannot read {name}; grant it pg_read_all_settings to let Sundial see it"),
+            ));
+            None
+        }
+    }
+}
+
+/// A pool whose every session is read-only (`default_transaction_read_only = on`).
+pub async fn connect_read_only(url: &str, timeout: Duration) -> Result<PgPool, Error> {
+    let options: PgConnectOptions = url.parse().map_err(|_| Error::BadUrl)?;
+    let options = options.options([("default_transaction_read_only", "on")]);
+    PgPoolOptions::new()
+        .max_connections(2)
+        .acquire_timeout(timeout)
+        .connect_with(options)
+        .await
+        .map_err(|e| match e {
+            sqlx::Error::Database(db) => Error::Connect(db.message().to_owned()),
+            sqlx::Error::PoolTimedOut => Error::Connect(format!("no answer within {timeout:?}")),
+            _ => Error::Connect("the server is unreachable".to_owned()),
+        })
+}
+
+/// The instance's jobs and their runs that started inside `window`; instance-level findings
+/// (RLS hiding jobs, no run log) come back beside it.
+pub async fn read_instance(pool: &PgPool, name: &str, window: Window) -> Result<(InstanceInput, Vec<Diagnostic>), Error> {
+    let mut notes = Vec::new();
+    let tz_name = setting(pool, "cron.timezone", &mut notes).await;
+    let log_run = setting(pool, "cron.log_run", &mut notes).await;
+    // Whether this role sees every user's rows (superuser or BYPASSRLS).
+    let sees_all: bool = sqlx::query_scalar("SELECT rolsuper OR rolbypassrls FROM pg_roles WHERE rolname = current_user")
+        .fetch_optional(pool)
+        .await
+        .map_err(|e| query_error("pg_roles", "LOGIN", e))?
+        .flatten()
+        .unwrap_or(false);
+    let tz = match tz_name.as_deref() {
+        None | Some("") => chrono_tz::UTC,
+        Some(z) => z.parse().unwrap_or_else(|_| {
+            notes.push(Diagnostic::warning("cron.timezone", z, "not an IANA zone Sundial knows; forecasting in UTC"));
+            chrono_tz::UTC
+        }),
+    };
+    if !sees_all {
+        notes.push(Diagnostic::new(
+            Severity::Warning,
+            Some("role"),
+            None,
+            "this role sees only its own pg_cron jobs (row-level security on cron.job and cron.job_run_details): \
+             grant it BYPASSRLS (pg_read_all_data is not enough) to see every user's jobs",
+        ));
+    }
+    let no_history = log_run.as_deref().is_some_and(|v| v.eq_ignore_ascii_case("off"));
+    if no_history {
+        notes.push(Diagnostic::info("cron.log_run is off: pg_cron keeps no run history, so past runs are unknown, not missed"));
+    }
+
+    // Every job this role can see.
+    let jobs = sqlx::query(
+        "SELECT jobid, schedule, command, database, username, active, jobname::text AS jobname FROM cron.job ORDER BY jobid",
+    )
+    .fetch_all(pool)
+    .await
+    .map_err(|e| query_error("cron.job", "USAGE on schema cron and SELECT on cron.job", e))?;
+    // Runs that started in the window only (never the whole history).
+    let runs = sqlx::query(
+        "SELECT jobid, status, return_message, start_time, end_time FROM cron.job_run_details \
+         WHERE start_time >= $1 AND start_time < $2 ORDER BY start_time",
+    )
+    .bind(window.start)
+    .bind(window.end)
+    .fetch_all(pool)
+    .await
+    .map_err(|e| query_error("cron.job_run_details", "SELECT on cron.job_run_details", e))?;
+
+    let mut out: Vec<JobInput> = Vec::with_capacity(jobs.len());
+    for row in &jobs {
+        let jobid: i64 = row.try_get("jobid").unwrap_or_default();
+        let schedule: Option<String> = row.try_get("schedule").ok().flatten();
+        let mut diagnostics = Vec::new();
+        let schedule = schedule.unwrap_or_else(|| {
+            diagnostics.push(Diagnostic::error("schedule", "NULL", format!("cron.job {jobid} has no schedule")));
+            String::new()
+        });
+        let active: bool = row.try_get::<Option<bool>, _>("active").ok().flatten().unwrap_or(true);
+        let jobname: Option<String> = row.try_get("jobname").ok().flatten();
+        let database: String = row.try_get::<Option<String>, _>("database").ok().flatten().unwrap_or_default();
+        let username: String = row.try_get::<Option<String>, _>("username").ok().flatten().unwrap_or_default();
+        out.push(JobInput {
+            id: jobid.to_string(),
+            name: jobname.filter(|n| !n.is_empty()).unwrap_or_else(|| format!("job {jobid}")),
+            category: format!("{database} / {username}"),
+            enabled: active,
+            schedules: vec![JobSchedule {
+                id: jobid,
+                name: schedule.clone(),
+                enabled: active,
+                schedule: Schedule::Cron(CronSchedule::new(schedule)),
+            }],
+            runs: Vec::new(),
+            history_horizon: no_history.then_some(window.end),
+            diagnostics,
+        });
+    }
+    for row in &runs {
+        let jobid: i64 = row.try_get("jobid").unwrap_or_default();
+        let Some(job) = out.iter_mut().find(|j| j.id == jobid.to_string()) else { continue };
+        let Ok(start) = row.try_get::<DateTime<Utc>, _>("start_time") else { continue };
+        let end: Option<DateTime<Utc>> = row.try_get("end_time").ok().flatten();
+        let status: String = row.try_get::<Option<String>, _>("status").ok().flatten().unwrap_or_default();
+        let outcome = match status.as_str() {
+            "succeeded" => RunOutcome::Succeeded,
+            "failed" => RunOutcome::Failed,
+            "starting" | "connecting" | "sending" | "running" => RunOutcome::InProgress,
+            other => {
+                job.diagnostics.push(Diagnostic::warning("status", other, "not a pg_cron run status; read as failed"));
+                RunOutcome::Failed
+            }
+        };
+        job.runs.push(Run {
+            start,
+            // A run in progress has no end yet: 0 s here (no clock in a source reader).
+            duration_secs: end.map_or(0, |e| (e - start).num_seconds().max(0)),
+            outcome,
+            trigger: Trigger::Schedule(Some(jobid)),
+            message: row.try_get::<Option<String>, _>("return_message").ok().flatten().unwrap_or_default(),
+        });
+    }
+    Ok((InstanceInput { name: name.to_owned(), tz, jobs: out, agent_starts: Vec::new() }, notes))
+}

@@ -1,6 +1,6 @@
 //! The schedule engine: Sundial's heart, and pure.
 //!
-//! Nothing in here does I/O, reads the clock, or knows about leptos, sqlx, tiberius or tokio.
+//! Nothing in here does I/O or reads the clock, and it knows no web, database or async framework.
 //! `now` and every [`Window`] are arguments. It compiles to native and to wasm32 so the same
 //! code forecasts on the server and simulates in the browser.
 //!

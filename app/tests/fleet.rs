@@ -21,6 +21,7 @@ fn job(id: &str, name: &str, enabled: bool, schedules: Vec<JobSchedule>, runs: V
         schedules,
         runs,
         history_horizon: None,
+        unobserved: Vec::new(),
         diagnostics: Vec::new(),
     }
 }
@@ -245,4 +246,27 @@ fn a_short_silence_ended_by_a_restart_is_the_agent_down_not_a_zombie() {
         report.jobs[0].reconciliation.outcomes.iter().find(|o| matches!(o, Outcome::Missed { .. })),
         Some(Outcome::Missed { cause: MissCause::AgentZombie { .. } })
     ));
+}
+
+/// A source that samples (MySQL events' LAST_EXECUTED at each poll) sees one run per poll of
+/// an every-minute job: the minutes between two samples are unknown, not missed, while a
+/// stretch after the last sample, where a poll saw LAST_EXECUTED stand still, stays missed.
+#[test]
+fn misses_inside_unobserved_spans_are_unknown_not_missed() {
+    let now = t("2024-03-01T12:00:00Z");
+    let window = Window::ending_at(now, TimeDelta::hours(1));
+    // Samples every 10 minutes from 11:00 to 11:40; then the job stops running.
+    let samples: Vec<DateTime<Utc>> = (0..5).map(|k| t("2024-03-01T11:00:00Z") + TimeDelta::minutes(10 * k)).collect();
+    let runs = samples.iter().map(|s| run(*s, Trigger::Schedule(Some(1)))).collect();
+    let mut j = job("1", "sampled", true, vec![every_minute(1)], runs);
+    j.unobserved = samples.windows(2).map(|w| Window::new(w[0], w[1])).collect();
+    let input = InstanceInput { name: "SAMPLED".into(), tz: chrono_tz::UTC, jobs: vec![j], agent_starts: Vec::new() };
+    let report = analyze(&input, window, now, &Settings::default());
+    let job = &report.jobs[0];
+    let unknown = job.reconciliation.outcomes.iter().filter(|o| **o == Outcome::Unknown).count();
+    // 4 spans × 9 unsampled minutes each.
+    assert_eq!(unknown, 36, "{:?}", job.reconciliation.outcomes);
+    // 11:41 … 11:58 are missed (11:59 is within the grace of now).
+    assert_eq!(job.missed, 18);
+    assert_eq!(report.context.zombie_periods.len(), 1, "the silent 19 minutes are a zombie period");
 }

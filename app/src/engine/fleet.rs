@@ -19,7 +19,8 @@
 //!    inside it, or within a minute after it) is not a zombie: the Agent was stopped or
 //!    restarting, and its misses say `AgentDown`. A longer silence stays a zombie even when a
 //!    restart ends it: that is how zombies usually end (seed 000: a reboot fixed it).
-//! 4. Each job is reconciled again with the full [`InstanceContext`].
+//! 4. Each job is reconciled again with the full [`InstanceContext`]. In both passes a miss
+//!    inside one of the job's [`JobInput::unobserved`] spans becomes unknown.
 //!
 //! Jobs come out sorted by name (then id).
 use super::reconcile::{InstanceContext, Outcome, Reconciliation, Settings, reconcile, zombie_periods};
@@ -52,6 +53,12 @@ pub struct JobInput {
     /// Start of the oldest history row the source still keeps for this job; `None` when the
     /// history is complete for the window.
     pub history_horizon: Option<DateTime<Utc>>,
+    /// Spans in which the source cannot see single runs, so a missing run there proves
+    /// nothing: an occurrence inside one with no run is [`Outcome::Unknown`], not missed.
+    /// (MySQL events: Sundial samples `LAST_EXECUTED` at each poll and sees only the last
+    /// execution between two polls.) Empty for sources that keep every run.
+    #[serde(default)]
+    pub unobserved: Vec<Window>,
     /// Problems the source met while reading this job's rows (corrupt values, …).
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -165,7 +172,8 @@ pub fn analyze(input: &InstanceInput, window: Window, now: DateTime<Utc>, settin
     let mut ctx = InstanceContext { zombie_periods: Vec::new(), agent_starts, all_run_starts };
     let mut due: Vec<DateTime<Utc>> = Vec::new();
     for p in &prepared {
-        let first = reconcile(&p.forecast.occurrences, &p.job.runs, window, now, p.job.history_horizon, &ctx, settings);
+        let mut first = reconcile(&p.forecast.occurrences, &p.job.runs, window, now, p.job.history_horizon, &ctx, settings);
+        unobserved_unknown(&mut first, &p.forecast.occurrences, &p.job.unobserved);
         let mut instants: Vec<DateTime<Utc>> = p
             .forecast
             .occurrences
@@ -191,8 +199,9 @@ pub fn analyze(input: &InstanceInput, window: Window, now: DateTime<Utc>, settin
         .drain(..)
         .map(|p| {
             let job = p.job;
-            let reconciliation =
+            let mut reconciliation =
                 reconcile(&p.forecast.occurrences, &job.runs, window, now, job.history_horizon, &ctx, settings);
+            unobserved_unknown(&mut reconciliation, &p.forecast.occurrences, &job.unobserved);
             let mut missed = 0;
             let mut late = 0;
             let mut skipped = 0;
@@ -248,4 +257,16 @@ fn ended_by_restart(p: &Window, restarts: &[DateTime<Utc>]) -> bool {
     let slack = chrono::Duration::minutes(1);
     p.duration() <= chrono::Duration::seconds(RESTART_SILENCE_MAX_SECS)
         && restarts.iter().any(|&s| p.start <= s && s <= p.end + slack)
+}
+
+/// A miss inside a span the source could not observe is unknown: absence there proves nothing.
+fn unobserved_unknown(r: &mut Reconciliation, occurrences: &[Occurrence], unobserved: &[Window]) {
+    if unobserved.is_empty() {
+        return;
+    }
+    for (o, occ) in r.outcomes.iter_mut().zip(occurrences) {
+        if matches!(o, Outcome::Missed { .. }) && unobserved.iter().any(|w| w.contains(occ.at)) {
+            *o = Outcome::Unknown;
+        }
+    }
 }

@@ -993,6 +993,7 @@ pub async fn read_instance(pool: &SqlitePool, window: Window) -> Result<Instance
             schedules: Vec::new(),
             runs: Vec::new(),
             history_horizon: None,
+            unobserved: Vec::new(),
             diagnostics,
         });
     }

@@ -156,6 +156,7 @@ pub async fn read_instance(pool: &PgPool, name: &str, window: Window) -> Result<
             }],
             runs: Vec::new(),
             history_horizon: no_history.then_some(window.end),
+            unobserved: Vec::new(),
             diagnostics,
         });
     }

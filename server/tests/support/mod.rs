@@ -182,6 +182,7 @@ fn job(spec: JobSpec, window: Window, plan: impl Fn(DateTime<Utc>) -> Plan, extr
         runs,
         reconciliation: Reconciliation { outcomes, runs: classes, diagnostics: Vec::new() },
         history_horizon: spec.horizon,
+        unobserved: Vec::new(),
         last_run,
         next_expected: next.map(occurrence),
         missed,

@@ -1,0 +1,332 @@
+//! MySQL / MariaDB events: `information_schema.EVENTS`, read-only, plus Sundial's own samples.
+//!
+//! MySQL keeps no run history for events, only `LAST_EXECUTED`. Sundial records it at every
+//! poll in its [`Store`], so runs accumulate from the first poll on; an occurrence before that
+//! is unknown (the job's history horizon says how far back Sundial's samples go). Between two
+//! polls only the last execution is visible: when an event fires more often than Sundial
+//! polls, the stretch between a poll and the next sample is *unobserved* (a missing run there
+//! is unknown, not missed), while a stretch in which polls saw `LAST_EXECUTED` stand still is
+//! a real miss. Failures come from `performance_schema.events_statements_history_long` (each
+//! event execution is a thread; an errno there fails the run) when it is enabled and readable.
+//!
+//! Least privilege: `EVENT` on the schemas whose events Sundial should see (information_schema
+//! shows no event without it; it is the only grant MySQL offers for that), and optionally
+//! `SELECT ON performance_schema.*` for failures. Every session is `READ ONLY`, so no
+//! statement through Sundial's pool can change data.
+use app::engine::fleet::{InstanceInput, JobInput, JobSchedule};
+use app::engine::mysql_event::MysqlEvent;
+use app::engine::{Diagnostic, Run, RunOutcome, Schedule, Severity, Trigger, Window};
+use chrono::{DateTime, FixedOffset, NaiveDateTime, TimeZone, Utc};
+use chrono_tz::Tz;
+use sqlx::Row;
+use sqlx::mysql::{MySqlConnectOptions, MySqlDatabaseError, MySqlPool, MySqlPoolOptions};
+use sqlx::Executor;
+use std::time::Duration;
+
+use super::snapshots::{self, Store};
+
+/// What can go wrong reading events. Messages name the object and the missing grant, never the
+/// connection URL or its password.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The URL is not a MySQL URL.
+    #[error("the connection setting is not a MySQL URL")]
+    BadUrl,
+    /// The server could not be reached or refused the login.
+    #[error("cannot connect to MySQL/MariaDB: {0}")]
+    Connect(String),
+    /// The user lacks a privilege.
+    #[error("permission denied reading {object}: the user needs {grant}")]
+    Permission { object: &'static str, grant: &'static str },
+    /// Any other failure of a query.
+    #[error("reading {object} failed: {message}")]
+    Query { object: &'static str, message: String },
+    /// Sundial's own store failed.
+    #[error(transparent)]
+    Store(#[from] snapshots::Error),
+}
+
+fn query_error(object: &'static str, grant: &'static str, e: sqlx::Error) -> Error {
+    if let sqlx::Error::Database(db) = &e {
+        let number = db.try_downcast_ref::<MySqlDatabaseError>().map(|m| m.number());
+        return match number {
+            // ER_DBACCESS_DENIED, ER_TABLEACCESS_DENIED, ER_SPECIFIC_ACCESS_DENIED, ER_ACCESS_DENIED_NO_PASSWORD
+            Some(1044 | 1142 | 1227 | 1143) => Error::Permission { object, grant },
+            _ => Error::Query { object, message: db.message().to_owned() },
+        };
+    }
+    Error::Query { object, message: "the connection failed".to_owned() }
+}
+
+/// A pool whose every session is `READ ONLY` and in UTC.
+pub async fn connect_read_only(url: &str, timeout: Duration) -> Result<MySqlPool, Error> {
+    let options: MySqlConnectOptions = url.parse().map_err(|_| Error::BadUrl)?;
+    let options = options.timezone(Some("+00:00".to_owned()));
+    MySqlPoolOptions::new()
+        .max_connections(2)
+        .acquire_timeout(timeout)
+        .after_connect(|conn, _| {
+            Box::pin(async move {
+                conn.execute("SET SESSION TRANSACTION READ ONLY").await?;
+                Ok(())
+            })
+        })
+        .connect_with(options)
+        .await
+        .map_err(|e| match e {
+            sqlx::Error::Database(db) => Error::Connect(db.message().to_owned()),
+            sqlx::Error::PoolTimedOut => Error::Connect(format!("no answer within {timeout:?}")),
+            _ => Error::Connect("the server is unreachable".to_owned()),
+        })
+}
+
+/// An event's zone: `SYSTEM` is the server's; else an IANA name or an offset.
+#[derive(Clone, Copy)]
+enum Zone {
+    Named(Tz),
+    Fixed(FixedOffset),
+}
+
+fn parse_zone(z: &str) -> Option<Zone> {
+    let z = z.trim();
+    if let Ok(tz) = z.parse::<Tz>() {
+        return Some(Zone::Named(tz));
+    }
+    let (sign, rest) = match z.as_bytes().first()? {
+        b'+' => (1, &z[1..]),
+        b'-' => (-1, &z[1..]),
+        _ => return None,
+    };
+    let (h, m) = rest.split_once(':')?;
+    let secs = sign * (h.parse::<i32>().ok()? * 3600 + m.parse::<i32>().ok()? * 60);
+    FixedOffset::east_opt(secs).map(Zone::Fixed)
+}
+
+fn to_utc(local: &str, zone: Zone) -> Option<DateTime<Utc>> {
+    let naive = NaiveDateTime::parse_from_str(local.trim(), "%Y-%m-%d %H:%M:%S%.f").ok()?;
+    Some(match zone {
+        Zone::Named(tz) => app::engine::tz::local_to_instant(naive, tz),
+        Zone::Fixed(off) => off.from_local_datetime(&naive).single()?.to_utc(),
+    })
+}
+
+/// The server's zone for `SYSTEM` events (and for forecasting them): the configured override,
+/// else `@@global.time_zone`, else `@@system_time_zone`, else UTC with a warning.
+async fn server_zone(pool: &MySqlPool, over: Option<Tz>, notes: &mut Vec<Diagnostic>) -> Result<Tz, Error> {
+    let row = sqlx::query("SELECT @@global.time_zone AS tz, @@system_time_zone AS sys, @@global.event_scheduler AS sched")
+        .fetch_one(pool)
+        .await
+        .map_err(|e| query_error("server variables", "a login", e))?;
+    let global: String = row.try_get("tz").unwrap_or_default();
+    let system: String = row.try_get("sys").unwrap_or_default();
+    let scheduler: String = row.try_get("sched").unwrap_or_default();
+    if !scheduler.eq_ignore_ascii_case("ON") {
+        notes.push(Diagnostic::warning(
+            "event_scheduler",
+            &scheduler,
+            "the event scheduler is not running on this server: no event fires until it is ON",
+        ));
+    }
+    if let Some(tz) = over {
+        return Ok(tz);
+    }
+    let named = if global.eq_ignore_ascii_case("SYSTEM") { system.clone() } else { global.clone() };
+    match parse_zone(&named) {
+        Some(Zone::Named(tz)) => Ok(tz),
+        Some(Zone::Fixed(off)) if off.local_minus_utc() == 0 => Ok(chrono_tz::UTC),
+        _ => {
+            notes.push(Diagnostic::warning(
+                "time_zone",
+                &named,
+                "the server's zone is not an IANA name Sundial knows; SYSTEM events are read in UTC (set time_zone for this instance in the configuration)",
+            ));
+            Ok(chrono_tz::UTC)
+        }
+    }
+}
+
+/// One execution performance_schema remembers.
+struct Execution {
+    schema: String,
+    name: String,
+    start: DateTime<Utc>,
+    secs: i64,
+    error: Option<String>,
+}
+
+/// Executions of events still in `events_statements_history_long`; empty (with a note) when
+/// performance_schema is off or unreadable.
+async fn executions(pool: &MySqlPool, notes: &mut Vec<Diagnostic>) -> Vec<Execution> {
+    // TIMER_* count picoseconds from server start; NOW - Uptime is that start (±1 s).
+    let sql = "SELECT h.OBJECT_SCHEMA AS s, h.OBJECT_NAME AS n, \
+               CAST(MIN(h.TIMER_START) / 1e12 AS DOUBLE) AS t0, CAST(MAX(h.TIMER_END) / 1e12 AS DOUBLE) AS t1, \
+               CAST(MAX(h.MYSQL_ERRNO) AS SIGNED) AS errno, \
+               MAX(CASE WHEN h.MYSQL_ERRNO <> 0 THEN CONCAT(h.MYSQL_ERRNO, ': ', h.MESSAGE_TEXT) END) AS msg, \
+               CAST(UNIX_TIMESTAMP(NOW(6)) AS DOUBLE) AS now_s, \
+               (SELECT CAST(VARIABLE_VALUE AS DOUBLE) FROM performance_schema.global_status WHERE VARIABLE_NAME = 'Uptime') AS up \
+               FROM performance_schema.events_statements_history_long h \
+               WHERE h.OBJECT_TYPE = 'EVENT' GROUP BY h.OBJECT_SCHEMA, h.OBJECT_NAME, h.THREAD_ID";
+    let rows = match sqlx::query(sql).fetch_all(pool).await {
+        Ok(rows) => rows,
+        Err(e) => {
+            let why = match query_error("performance_schema", "", e) {
+                Error::Permission { .. } => "this user cannot read performance_schema: grant SELECT ON performance_schema.* to see which executions failed".to_owned(),
+                other => format!("performance_schema is not readable ({other}): failed executions cannot be told from good ones"),
+            };
+            notes.push(Diagnostic::info(why));
+            return Vec::new();
+        }
+    };
+    rows.iter()
+        .filter_map(|r| {
+            let t0: f64 = r.try_get("t0").ok()?;
+            let t1: f64 = r.try_get::<Option<f64>, _>("t1").ok().flatten().unwrap_or(t0);
+            let now: f64 = r.try_get("now_s").ok()?;
+            let up: f64 = r.try_get::<Option<f64>, _>("up").ok().flatten()?;
+            let start = DateTime::from_timestamp_millis(((now - up + t0) * 1000.0) as i64)?;
+            let errno: i64 = r.try_get::<Option<i64>, _>("errno").ok().flatten().unwrap_or(0);
+            Some(Execution {
+                schema: r.try_get("s").unwrap_or_default(),
+                name: r.try_get("n").unwrap_or_default(),
+                start,
+                secs: (t1 - t0).max(0.0).round() as i64,
+                error: (errno != 0).then(|| r.try_get::<Option<String>, _>("msg").ok().flatten().unwrap_or_default()),
+            })
+        })
+        .collect()
+}
+
+/// performance_schema's times are only good to a second or so (`LAST_EXECUTED` has whole
+/// seconds; the conversion uses the integer `Uptime`): a sample this close to its oldest
+/// execution is already covered by it.
+const SAME_EXECUTION_SECS: i64 = 2;
+
+/// Every event this user can see, with the runs Sundial's samples and performance_schema
+/// show inside `window`. `polled_at` is this poll's time: the sample it records is stamped
+/// with it. Instance-level findings come back beside the input.
+pub async fn read_instance(
+    pool: &MySqlPool,
+    store: &Store,
+    name: &str,
+    zone_override: Option<Tz>,
+    window: Window,
+    polled_at: DateTime<Utc>,
+) -> Result<(InstanceInput, Vec<Diagnostic>), Error> {
+    let mut notes = Vec::new();
+    let tz = server_zone(pool, zone_override, &mut notes).await?;
+    // Every event visible to this user; times as text, in each event's own TIME_ZONE.
+    let rows = sqlx::query(
+        "SELECT EVENT_SCHEMA AS s, EVENT_NAME AS n, DEFINER AS d, TIME_ZONE AS tz, EVENT_TYPE AS ty, \
+         CAST(EXECUTE_AT AS CHAR) AS at, CAST(INTERVAL_VALUE AS CHAR) AS iv, INTERVAL_FIELD AS f, \
+         CAST(STARTS AS CHAR) AS starts, CAST(ENDS AS CHAR) AS ends, STATUS AS st, ON_COMPLETION AS oc, \
+         CAST(LAST_EXECUTED AS CHAR) AS le \
+         FROM information_schema.EVENTS ORDER BY EVENT_SCHEMA, EVENT_NAME",
+    )
+    .fetch_all(pool)
+    .await
+    .map_err(|e| query_error("information_schema.EVENTS", "the EVENT privilege on the events' schemas", e))?;
+    if rows.is_empty() {
+        notes.push(Diagnostic::new(
+            Severity::Warning,
+            Some("EVENT"),
+            None,
+            "no events are visible: information_schema.EVENTS lists only events in schemas where this user has the \
+             EVENT privilege (GRANT EVENT ON shop.* TO …); either there are none or the grant is missing",
+        ));
+    }
+    let executions = executions(pool, &mut notes).await;
+
+    let text = |r: &sqlx::mysql::MySqlRow, c: &str| -> Option<String> { r.try_get::<Option<String>, _>(c).ok().flatten() };
+    let mut jobs = Vec::with_capacity(rows.len());
+    for (i, r) in rows.iter().enumerate() {
+        let id = i as i64 + 1;
+        let schema = text(r, "s").unwrap_or_default();
+        let ev_name = text(r, "n").unwrap_or_default();
+        let key = format!("{schema}.{ev_name}");
+        let event = MysqlEvent {
+            event_schema: Some(schema.clone()),
+            event_name: Some(ev_name.clone()),
+            event_type: text(r, "ty"),
+            execute_at: text(r, "at"),
+            interval_value: text(r, "iv"),
+            interval_field: text(r, "f"),
+            starts: text(r, "starts"),
+            ends: text(r, "ends"),
+            status: text(r, "st"),
+            on_completion: text(r, "oc"),
+            time_zone: text(r, "tz"),
+            last_executed: text(r, "le"),
+        };
+        let mut diagnostics = Vec::new();
+        let zone_text = event.time_zone.clone().unwrap_or_else(|| "SYSTEM".into());
+        let zone = if zone_text.eq_ignore_ascii_case("SYSTEM") { Some(Zone::Named(tz)) } else { parse_zone(&zone_text) };
+        let last = match (&event.last_executed, zone) {
+            (None, _) => None,
+            (Some(le), Some(z)) => to_utc(le, z).or_else(|| {
+                diagnostics.push(Diagnostic::warning("LAST_EXECUTED", le, "not a time Sundial can read; this poll's sample is lost"));
+                None
+            }),
+            (Some(le), None) => {
+                diagnostics.push(Diagnostic::warning("TIME_ZONE", &zone_text, format!("unknown zone; LAST_EXECUTED {le} not sampled")));
+                None
+            }
+        };
+        store.record(name, &key, last, polled_at).await?;
+        let seen = store.samples(name, &key, window.start).await?;
+
+        // Runs: performance_schema's executions where it still has them (every execution,
+        // with its outcome); before its oldest one, one run per distinct LAST_EXECUTED.
+        let mut runs: Vec<Run> = executions
+            .iter()
+            .filter(|x| x.schema == schema && x.name == ev_name && window.contains(x.start))
+            .map(|x| Run {
+                start: x.start,
+                duration_secs: x.secs,
+                outcome: if x.error.is_some() { RunOutcome::Failed } else { RunOutcome::Succeeded },
+                trigger: Trigger::Schedule(Some(id)),
+                message: x.error.clone().unwrap_or_default(),
+            })
+            .collect();
+        let covered_from = runs.iter().map(|r| r.start - chrono::TimeDelta::seconds(SAME_EXECUTION_SECS)).min();
+        runs.extend(
+            seen.samples
+                .iter()
+                .filter(|(at, _)| window.contains(*at) && covered_from.is_none_or(|c| *at < c))
+                .map(|(at, _)| Run { start: *at, duration_secs: 0, outcome: RunOutcome::Succeeded, trigger: Trigger::Schedule(Some(id)), message: String::new() }),
+        );
+        runs.sort_by_key(|r| r.start);
+
+        // Between a poll that still saw sample k and sample k+1: only the last execution shows.
+        let unobserved = seen
+            .samples
+            .windows(2)
+            .filter(|w| w[0].1 < w[1].0)
+            .map(|w| Window::new(w[0].1, w[1].0))
+            .collect();
+        let horizon = match (seen.samples.first(), seen.first_seen) {
+            (Some((first, _)), Some(watch)) => Some((*first).min(watch)),
+            (None, watch) => watch,
+            (Some((first, _)), None) => Some(*first),
+        };
+        if let Some(h) = horizon.filter(|h| *h > window.start) {
+            diagnostics.push(Diagnostic::info(format!(
+                "MySQL keeps no run history: Sundial's own samples of LAST_EXECUTED start at {} UTC; earlier runs are unknown",
+                h.format("%Y-%m-%d %H:%M:%S")
+            )));
+        }
+        let enabled = event.status.as_deref().is_some_and(|s| s.eq_ignore_ascii_case("ENABLED"));
+        let definer = text(r, "d").unwrap_or_default();
+        jobs.push(JobInput {
+            id: key.clone(),
+            name: key,
+            category: format!("{schema} / {definer}"),
+            enabled,
+            schedules: vec![JobSchedule { id, name: ev_name, enabled, schedule: Schedule::MysqlEvent(event) }],
+            runs,
+            history_horizon: horizon,
+            unobserved,
+            diagnostics,
+        });
+    }
+    Ok((InstanceInput { name: name.to_owned(), tz, jobs, agent_starts: Vec::new() }, notes))
+}

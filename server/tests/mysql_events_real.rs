@@ -1,0 +1,166 @@
+//! The MySQL/MariaDB events source against a real MariaDB 10.11 (throwaway, loopback, event
+//! scheduler on), read by a user that holds only the EVENT privilege on one schema and SELECT
+//! on performance_schema. Real events fire every second and write what they did to a table;
+//! Sundial must show exactly those runs and outcomes. Waiting is on conditions (the table
+//! grows), never on a fixed sleep.
+use app::engine::Window;
+use app::engine::fleet::analyze;
+use app::engine::reconcile::{MissCause, Outcome, Settings};
+use app::engine::{RunOutcome, Severity};
+use chrono::{DateTime, TimeDelta, Utc};
+use server::sources::mysql_events;
+use server::sources::snapshots::Store;
+use sqlx::mysql::{MySqlConnectOptions, MySqlPool, MySqlPoolOptions};
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+const PORT: u16 = 55451;
+
+struct Server {
+    dir: tempfile::TempDir,
+    script: PathBuf,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = Command::new(&self.script).arg("stop").arg(self.dir.path()).status();
+    }
+}
+
+async fn admin(dir: &std::path::Path) -> MySqlPool {
+    let options = MySqlConnectOptions::new().socket(dir.join("mysqld.sock")).username("root");
+    MySqlPoolOptions::new().max_connections(1).connect_with(options).await.expect("root over the socket")
+}
+
+/// Wait (on the condition, with a deadline) until the event wrote `n` more rows.
+async fn until_rows(admin: &MySqlPool, event: &str, at_least: i64) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM shop.ran WHERE event = ?").bind(event).fetch_one(admin).await.unwrap();
+        if n >= at_least {
+            return;
+        }
+        assert!(Instant::now() < deadline, "{event} did not fire {at_least} times within 60 s");
+        tokio::task::yield_now().await;
+        tokio::time::sleep(Duration::from_millis(50)).await; // a poll interval, not a synchronisation
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn mariadb_events_runs_failures_and_a_stopped_scheduler_as_a_least_privileged_user() {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.ci/mariadb-test-server");
+    let dir = tempfile::Builder::new().prefix("sundial-maria-").tempdir().unwrap();
+    let out = Command::new(&script).arg("start").arg(dir.path()).arg(PORT.to_string()).output().expect("run .ci/mariadb-test-server");
+    assert!(out.status.success(), "MariaDB did not start (run .ci/install-deps): {}", String::from_utf8_lossy(&out.stderr));
+    let root = admin(dir.path()).await;
+    let _server = Server { dir, script };
+
+    for sql in [
+        "CREATE DATABASE shop",
+        "CREATE TABLE shop.ran (event VARCHAR(64) NOT NULL, at DATETIME NOT NULL)",
+        // Every execution of ok_every_second leaves a row: the ground truth Sundial must match.
+        "CREATE EVENT shop.ok_every_second ON SCHEDULE EVERY 1 SECOND DO INSERT INTO shop.ran VALUES ('ok', UTC_TIMESTAMP())",
+        // fails_every_second logs, then fails on a table that does not exist.
+        "CREATE EVENT shop.fails_every_second ON SCHEDULE EVERY 1 SECOND DO BEGIN INSERT INTO shop.ran VALUES ('fails', UTC_TIMESTAMP()); INSERT INTO shop.nope VALUES (1); END",
+        "CREATE EVENT shop.paused ON SCHEDULE EVERY 1 HOUR DISABLE DO INSERT INTO shop.ran VALUES ('paused', UTC_TIMESTAMP())",
+        // The least privilege that sees the events and their failures.
+        "CREATE USER sundial@'127.0.0.1' IDENTIFIED BY 'reader-pw'",
+        "GRANT EVENT ON shop.* TO sundial@'127.0.0.1'",
+        "GRANT SELECT ON performance_schema.* TO sundial@'127.0.0.1'",
+        // A user with no grant at all.
+        "CREATE USER nobody@'127.0.0.1' IDENTIFIED BY 'nobody-pw'",
+        // One with the write privileges Sundial must never use, to prove the session refuses.
+        "CREATE USER writer@'127.0.0.1' IDENTIFIED BY 'writer-pw'",
+        "GRANT EVENT, INSERT, SELECT ON shop.* TO writer@'127.0.0.1'",
+    ] {
+        sqlx::query(sql).execute(&root).await.unwrap_or_else(|e| panic!("{sql}: {e}"));
+    }
+    let url = |user: &str, pw: &str| format!("mysql://{user}:{pw}@127.0.0.1:{PORT}/");
+    let store_dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&store_dir.path().join("store.sqlite")).await.unwrap();
+    let pool = mysql_events::connect_read_only(&url("sundial", "reader-pw"), Duration::from_secs(5)).await.expect("connect");
+    let start = Utc::now() - TimeDelta::seconds(5);
+
+    // Three polls, each after the events fired again.
+    for n in [2, 4, 6] {
+        until_rows(&root, "ok", n).await;
+        until_rows(&root, "fails", n).await;
+        let window = Window::new(start, Utc::now() + TimeDelta::seconds(1));
+        mysql_events::read_instance(&pool, &store, "maria", None, window, Utc::now()).await.expect("poll");
+    }
+
+    // Stop the scheduler (a "zombie" MariaDB: up, firing nothing), then poll as if 20 s later.
+    sqlx::query("SET GLOBAL event_scheduler = OFF").execute(&root).await.unwrap();
+    let truth: Vec<(String, DateTime<Utc>)> = sqlx::query_as("SELECT event, CAST(at AS DATETIME) FROM shop.ran ORDER BY at")
+        .fetch_all(&root)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|(e, at): (String, chrono::NaiveDateTime)| (e, at.and_utc()))
+        .collect();
+    let later = Utc::now() + TimeDelta::seconds(20);
+    let window = Window::new(start, later);
+    let (input, notes) = mysql_events::read_instance(&pool, &store, "maria", None, window, later).await.expect("poll");
+    assert!(notes.iter().any(|n| n.severity == Severity::Warning && n.message.contains("event scheduler is not running")), "{notes:?}");
+    let names: Vec<&str> = input.jobs.iter().map(|j| j.name.as_str()).collect();
+    assert_eq!(names, ["shop.fails_every_second", "shop.ok_every_second", "shop.paused"]);
+
+    // Exactly the runs the events logged, to the second, with their outcomes.
+    for (job, event, outcome) in [(&input.jobs[1], "ok", RunOutcome::Succeeded), (&input.jobs[0], "fails", RunOutcome::Failed)] {
+        let expected: Vec<DateTime<Utc>> = truth.iter().filter(|(e, _)| e == event).map(|(_, at)| *at).collect();
+        let seen: Vec<DateTime<Utc>> = job.runs.iter().map(|r| r.start).collect();
+        assert_eq!(seen.len(), expected.len(), "{event}: Sundial {seen:?}\n the table {expected:?}");
+        for (s, e) in seen.iter().zip(&expected) {
+            assert!((*s - *e).num_seconds().abs() <= 1, "{event}: run at {s}, the table says {e}");
+        }
+        assert!(job.runs.iter().all(|r| r.outcome == outcome), "{event}: {:?}", job.runs);
+    }
+    assert!(input.jobs[0].runs[0].message.contains("1146"), "the failure's errno and message: {:?}", input.jobs[0].runs[0]);
+    assert!(input.jobs[2].runs.is_empty() && !input.jobs[2].enabled, "a disabled event expects nothing");
+
+    // The engine over it: since the scheduler stopped, every second is missed.
+    let settings = Settings { grace_secs: 1, ..Settings::default() };
+    let report = analyze(&input, window, later, &settings);
+    let ok = report.jobs.iter().find(|j| j.name == "shop.ok_every_second").unwrap();
+    let last_run = ok.runs.last().unwrap().start;
+    let missed: Vec<_> = ok
+        .forecast
+        .occurrences
+        .iter()
+        .zip(&ok.reconciliation.outcomes)
+        .filter(|(_, o)| matches!(o, Outcome::Missed { .. }))
+        .map(|(occ, _)| occ.at)
+        .collect();
+    assert!(missed.len() >= 15, "about 20 s of silence after {last_run}: {missed:?}");
+    assert!(missed.iter().all(|m| *m > last_run), "nothing before the last run is missed: {missed:?}");
+    assert!(
+        ok.reconciliation.outcomes.iter().any(|o| matches!(o, Outcome::Missed { cause: MissCause::AgentZombie { .. } })),
+        "a silent instance is a zombie period"
+    );
+
+    // The samples persist: a new Store over the same file still knows the horizon.
+    drop(store);
+    let store = Store::open(&store_dir.path().join("store.sqlite")).await.unwrap();
+    let (again, _) = mysql_events::read_instance(&pool, &store, "maria", None, window, later).await.unwrap();
+    assert_eq!(again.jobs[1].history_horizon, input.jobs[1].history_horizon);
+    assert!(again.jobs[1].history_horizon.is_some_and(|h| h >= start), "samples start with Sundial's first poll");
+
+    // A user without the EVENT privilege sees nothing, and is told why.
+    let nobody = mysql_events::connect_read_only(&url("nobody", "nobody-pw"), Duration::from_secs(5)).await.unwrap();
+    let (input, notes) = mysql_events::read_instance(&nobody, &store, "maria", None, window, later).await.unwrap();
+    assert!(input.jobs.is_empty());
+    assert!(notes.iter().any(|n| n.message.contains("EVENT privilege")), "{notes:?}");
+    assert!(notes.iter().any(|n| n.message.contains("performance_schema")), "{notes:?}");
+
+    // Read-only: even a user allowed to write cannot, through Sundial's session.
+    let writer = mysql_events::connect_read_only(&url("writer", "writer-pw"), Duration::from_secs(5)).await.unwrap();
+    let e = sqlx::query("INSERT INTO shop.ran VALUES ('sundial', UTC_TIMESTAMP())").execute(&writer).await.expect_err("read-only");
+    assert!(e.to_string().contains("READ ONLY"), "{e}");
+
+    // Unreachable: a clear error within the timeout, and no password in it.
+    let t0 = Instant::now();
+    let e = mysql_events::connect_read_only("mysql://sundial:reader-pw@127.0.0.1:1/", Duration::from_secs(2)).await.expect_err("nothing on port 1");
+    assert!(t0.elapsed() < Duration::from_secs(5));
+    assert!(!e.to_string().contains("reader-pw"), "{e}");
+}

@@ -751,61 +751,61 @@ struct MetaRead {
 }
 
 #[derive(sqlx::FromRow)]
-struct JobRead {
-    job_id: Cell,
-    name: Cell,
-    enabled: Cell,
-    category: Cell,
+pub struct JobRead {
+    pub job_id: Cell,
+    pub name: Cell,
+    pub enabled: Cell,
+    pub category: Cell,
 }
 
 #[derive(sqlx::FromRow)]
-struct ScheduleRead {
-    job_id: Cell,
-    schedule_id: Cell,
-    name: Cell,
-    enabled: Cell,
-    freq_type: Cell,
-    freq_interval: Cell,
-    freq_subday_type: Cell,
-    freq_subday_interval: Cell,
-    freq_relative_interval: Cell,
-    freq_recurrence_factor: Cell,
-    active_start_date: Cell,
-    active_end_date: Cell,
-    active_start_time: Cell,
-    active_end_time: Cell,
+pub struct ScheduleRead {
+    pub job_id: Cell,
+    pub schedule_id: Cell,
+    pub name: Cell,
+    pub enabled: Cell,
+    pub freq_type: Cell,
+    pub freq_interval: Cell,
+    pub freq_subday_type: Cell,
+    pub freq_subday_interval: Cell,
+    pub freq_relative_interval: Cell,
+    pub freq_recurrence_factor: Cell,
+    pub active_start_date: Cell,
+    pub active_end_date: Cell,
+    pub active_start_time: Cell,
+    pub active_end_time: Cell,
 }
 
 #[derive(sqlx::FromRow)]
-struct HorizonRead {
-    job_id: Cell,
-    oldest_id: Cell,
-    oldest_date: Cell,
-    oldest_time: Cell,
-    at_cap: Cell,
+pub struct HorizonRead {
+    pub job_id: Cell,
+    pub oldest_id: Cell,
+    pub oldest_date: Cell,
+    pub oldest_time: Cell,
+    pub at_cap: Cell,
 }
 
 #[derive(sqlx::FromRow)]
-struct OutcomeRead {
-    instance_id: Cell,
-    job_id: Cell,
-    run_status: Cell,
-    run_date: Cell,
-    run_time: Cell,
-    run_duration: Cell,
-    message: Cell,
+pub struct OutcomeRead {
+    pub instance_id: Cell,
+    pub job_id: Cell,
+    pub run_status: Cell,
+    pub run_date: Cell,
+    pub run_time: Cell,
+    pub run_duration: Cell,
+    pub message: Cell,
 }
 
 #[derive(sqlx::FromRow)]
-struct RunningRead {
-    job_id: Cell,
-    start_execution_date: Cell,
-    run_requested_source: Cell,
+pub struct RunningRead {
+    pub job_id: Cell,
+    pub start_execution_date: Cell,
+    pub run_requested_source: Cell,
 }
 
 #[derive(sqlx::FromRow)]
-struct SessionRead {
-    agent_start_date: Cell,
+pub struct SessionRead {
+    pub agent_start_date: Cell,
 }
 
 /// The demo's meta row: instance name, time zone, "now", seed.
@@ -961,8 +961,8 @@ fn schedule_from_row(r: &ScheduleRead) -> Result<JobSchedule, Diagnostic> {
 pub async fn read_instance(pool: &SqlitePool, window: Window) -> Result<InstanceInput, Error> {
     let meta = read_meta(pool).await?;
     let tz = meta.tz;
-
-    // Reads every job with its category name (LEFT JOIN: a job whose category is gone still counts).
+    let first = date_int(utc_to_local(window.start, tz).date());
+    let last = date_int(utc_to_local(window.end, tz).date());
     let job_rows: Vec<JobRead> = sqlx::query_as(
         "SELECT j.job_id, j.name, j.enabled, c.name AS category
          FROM sysjobs j LEFT JOIN syscategories c ON c.category_id = j.category_id
@@ -971,10 +971,87 @@ pub async fn read_instance(pool: &SqlitePool, window: Window) -> Result<Instance
     .fetch_all(pool)
     .await
     .map_err(sql("sysjobs", "read"))?;
+    let schedule_rows: Vec<ScheduleRead> = sqlx::query_as(
+        "SELECT js.job_id, s.schedule_id, s.name, s.enabled, s.freq_type, s.freq_interval, s.freq_subday_type,
+                s.freq_subday_interval, s.freq_relative_interval, s.freq_recurrence_factor,
+                s.active_start_date, s.active_end_date, s.active_start_time, s.active_end_time
+         FROM sysjobschedules js JOIN sysschedules s ON s.schedule_id = js.schedule_id
+         ORDER BY js.job_id, s.schedule_id",
+    )
+    .fetch_all(pool)
+    .await
+    .map_err(sql("sysschedules", "read"))?;
+    let horizon_rows: Vec<HorizonRead> = sqlx::query_as(
+        "SELECT j.job_id,
+            (SELECT h.instance_id FROM sysjobhistory h WHERE h.job_id = j.job_id AND h.step_id = 0
+              ORDER BY h.run_date, h.run_time LIMIT 1) AS oldest_id,
+            (SELECT h.run_date FROM sysjobhistory h WHERE h.job_id = j.job_id AND h.step_id = 0
+              ORDER BY h.run_date, h.run_time LIMIT 1) AS oldest_date,
+            (SELECT h.run_time FROM sysjobhistory h WHERE h.job_id = j.job_id AND h.step_id = 0
+              ORDER BY h.run_date, h.run_time LIMIT 1) AS oldest_time,
+            (SELECT 1 FROM sysjobhistory h WHERE h.job_id = j.job_id AND h.step_id = 0
+              LIMIT 1 OFFSET ?1) AS at_cap
+         FROM sysjobs j",
+    )
+    .bind(MAX_OUTCOME_ROWS_PER_JOB - 1)
+    .fetch_all(pool)
+    .await
+    .map_err(sql("sysjobhistory", "read the oldest rows of"))?;
+    let outcome_rows: Vec<OutcomeRead> = sqlx::query_as(
+        "SELECT instance_id, job_id, run_status, run_date, run_time, run_duration, message
+         FROM sysjobhistory
+         WHERE step_id = 0 AND run_date BETWEEN ?1 AND ?2
+         ORDER BY instance_id",
+    )
+    .bind(first)
+    .bind(last)
+    .fetch_all(pool)
+    .await
+    .map_err(sql("sysjobhistory", "read"))?;
+    let running_rows: Vec<RunningRead> = sqlx::query_as(
+        "SELECT a.job_id, a.start_execution_date, a.run_requested_source
+         FROM sysjobactivity a
+         WHERE a.session_id = (SELECT MAX(session_id) FROM syssessions)
+           AND a.start_execution_date IS NOT NULL AND a.stop_execution_date IS NULL",
+    )
+    .fetch_all(pool)
+    .await
+    .map_err(sql("sysjobactivity", "read"))?;
+    let session_rows: Vec<SessionRead> = sqlx::query_as("SELECT agent_start_date FROM syssessions ORDER BY session_id")
+        .fetch_all(pool)
+        .await
+        .map_err(sql("syssessions", "read"))?;
+    let rows = MsdbRows { job_rows, schedule_rows, horizon_rows, outcome_rows, running_rows, session_rows };
+    Ok(assemble(&meta.name, tz, window, &rows))
+}
+
+/// msdb's rows as a reader fetched them (from this SQLite file, or over TDS from SQL Server):
+/// every value a lenient [`Cell`], so that [`assemble`] turns bad ones into diagnostics.
+pub struct MsdbRows {
+    /// `sysjobs` with the category name.
+    pub job_rows: Vec<JobRead>,
+    /// `sysjobschedules` joined to `sysschedules`.
+    pub schedule_rows: Vec<ScheduleRead>,
+    /// Per job: its oldest kept outcome row, and whether it keeps the per-job cap of rows.
+    pub horizon_rows: Vec<HorizonRead>,
+    /// `step_id 0` rows whose local `run_date` lies within the window's local dates.
+    pub outcome_rows: Vec<OutcomeRead>,
+    /// `sysjobactivity` rows executing now in the latest session.
+    pub running_rows: Vec<RunningRead>,
+    /// `syssessions`: every Agent start.
+    pub session_rows: Vec<SessionRead>,
+}
+
+/// The engine's view of an instance from msdb's rows (see [`read_instance`] for what each
+/// part means). Never fails: corrupt rows become diagnostics on their job.
+pub fn assemble(name: &str, tz: Tz, window: Window, rows: &MsdbRows) -> InstanceInput {
+
+    // Reads every job with its category name (LEFT JOIN: a job whose category is gone still counts).
+    let job_rows: &Vec<JobRead> = &rows.job_rows;
 
     let mut jobs: Vec<JobInput> = Vec::with_capacity(job_rows.len());
     let mut index: HashMap<String, usize> = HashMap::new();
-    for r in &job_rows {
+    for r in job_rows {
         let Some(id) = r.job_id.text() else { continue };
         let mut diagnostics = Vec::new();
         let enabled = match r.enabled.int() {
@@ -999,17 +1076,8 @@ pub async fn read_instance(pool: &SqlitePool, window: Window) -> Result<Instance
     }
 
     // Reads each job's schedules through sysjobschedules (a schedule may serve several jobs).
-    let schedule_rows: Vec<ScheduleRead> = sqlx::query_as(
-        "SELECT js.job_id, s.schedule_id, s.name, s.enabled, s.freq_type, s.freq_interval, s.freq_subday_type,
-                s.freq_subday_interval, s.freq_relative_interval, s.freq_recurrence_factor,
-                s.active_start_date, s.active_end_date, s.active_start_time, s.active_end_time
-         FROM sysjobschedules js JOIN sysschedules s ON s.schedule_id = js.schedule_id
-         ORDER BY js.job_id, s.schedule_id",
-    )
-    .fetch_all(pool)
-    .await
-    .map_err(sql("sysschedules", "read"))?;
-    for r in &schedule_rows {
+    let schedule_rows: &Vec<ScheduleRead> = &rows.schedule_rows;
+    for r in schedule_rows {
         let Some(&j) = r.job_id.text().and_then(|id| index.get(&id)) else { continue };
         match schedule_from_row(r) {
             Ok(s) => jobs[j].schedules.push(s),
@@ -1019,24 +1087,9 @@ pub async fn read_instance(pool: &SqlitePool, window: Window) -> Result<Instance
 
     // Reads, per job, its oldest kept outcome row and whether it keeps at least the per-job cap
     // of outcome rows (index seeks on nc1, LIMIT/OFFSET-bounded: never a scan of all history).
-    let horizon_rows: Vec<HorizonRead> = sqlx::query_as(
-        "SELECT j.job_id,
-            (SELECT h.instance_id FROM sysjobhistory h WHERE h.job_id = j.job_id AND h.step_id = 0
-              ORDER BY h.run_date, h.run_time LIMIT 1) AS oldest_id,
-            (SELECT h.run_date FROM sysjobhistory h WHERE h.job_id = j.job_id AND h.step_id = 0
-              ORDER BY h.run_date, h.run_time LIMIT 1) AS oldest_date,
-            (SELECT h.run_time FROM sysjobhistory h WHERE h.job_id = j.job_id AND h.step_id = 0
-              ORDER BY h.run_date, h.run_time LIMIT 1) AS oldest_time,
-            (SELECT 1 FROM sysjobhistory h WHERE h.job_id = j.job_id AND h.step_id = 0
-              LIMIT 1 OFFSET ?1) AS at_cap
-         FROM sysjobs j",
-    )
-    .bind(MAX_OUTCOME_ROWS_PER_JOB - 1)
-    .fetch_all(pool)
-    .await
-    .map_err(sql("sysjobhistory", "read the oldest rows of"))?;
+    let horizon_rows: &Vec<HorizonRead> = &rows.horizon_rows;
     let mut oldest: Vec<(usize, DateTime<Utc>, bool)> = Vec::new();
-    for r in &horizon_rows {
+    for r in horizon_rows {
         let Some(&j) = r.job_id.text().and_then(|id| index.get(&id)) else { continue };
         if r.oldest_date == Cell::Null {
             continue; // no history at all
@@ -1067,20 +1120,8 @@ pub async fn read_instance(pool: &SqlitePool, window: Window) -> Result<Instance
     }
 
     // Reads the outcome rows (step_id 0) whose local run_date lies within the window's local dates.
-    let first = date_int(utc_to_local(window.start, tz).date());
-    let last = date_int(utc_to_local(window.end, tz).date());
-    let outcome_rows: Vec<OutcomeRead> = sqlx::query_as(
-        "SELECT instance_id, job_id, run_status, run_date, run_time, run_duration, message
-         FROM sysjobhistory
-         WHERE step_id = 0 AND run_date BETWEEN ?1 AND ?2
-         ORDER BY instance_id",
-    )
-    .bind(first)
-    .bind(last)
-    .fetch_all(pool)
-    .await
-    .map_err(sql("sysjobhistory", "read"))?;
-    for r in &outcome_rows {
+    let outcome_rows: &Vec<OutcomeRead> = &rows.outcome_rows;
+    for r in outcome_rows {
         let Some(&j) = r.job_id.text().and_then(|id| index.get(&id)) else { continue };
         let (run, diags) = outcome_to_run(r, tz);
         jobs[j].diagnostics.extend(diags);
@@ -1090,16 +1131,8 @@ pub async fn read_instance(pool: &SqlitePool, window: Window) -> Result<Instance
     }
 
     // Reads the runs executing now: started, not stopped, in the latest Agent session.
-    let running_rows: Vec<RunningRead> = sqlx::query_as(
-        "SELECT a.job_id, a.start_execution_date, a.run_requested_source
-         FROM sysjobactivity a
-         WHERE a.session_id = (SELECT MAX(session_id) FROM syssessions)
-           AND a.start_execution_date IS NOT NULL AND a.stop_execution_date IS NULL",
-    )
-    .fetch_all(pool)
-    .await
-    .map_err(sql("sysjobactivity", "read"))?;
-    for r in &running_rows {
+    let running_rows: &Vec<RunningRead> = &rows.running_rows;
+    for r in running_rows {
         let Some(&j) = r.job_id.text().and_then(|id| index.get(&id)) else { continue };
         let Some(start) = r.start_execution_date.text().and_then(|t| parse_datetime(&t)) else {
             jobs[j].diagnostics.push(Diagnostic::warning(
@@ -1134,10 +1167,7 @@ pub async fn read_instance(pool: &SqlitePool, window: Window) -> Result<Instance
     }
 
     // Reads every Agent start (one syssessions row per start of the service).
-    let session_rows: Vec<SessionRead> = sqlx::query_as("SELECT agent_start_date FROM syssessions ORDER BY session_id")
-        .fetch_all(pool)
-        .await
-        .map_err(sql("syssessions", "read"))?;
+    let session_rows: &Vec<SessionRead> = &rows.session_rows;
     let mut agent_starts: Vec<DateTime<Utc>> = session_rows
         .iter()
         .filter_map(|r| r.agent_start_date.text().and_then(|t| parse_datetime(&t)))
@@ -1145,10 +1175,10 @@ pub async fn read_instance(pool: &SqlitePool, window: Window) -> Result<Instance
         .collect();
     agent_starts.sort();
     if agent_starts.len() < session_rows.len() {
-        tracing::warn!(instance = %meta.name, "syssessions rows with an unreadable agent_start_date were left out");
+        tracing::warn!(instance = %name, "syssessions rows with an unreadable agent_start_date were left out");
     }
 
-    Ok(InstanceInput { name: meta.name, tz, jobs, agent_starts })
+    InstanceInput { name: name.to_owned(), tz, jobs, agent_starts }
 }
 
 #[derive(sqlx::FromRow)]

@@ -1,0 +1,349 @@
+//! SQL Server Agent's msdb over TDS (tiberius), read-only.
+//!
+//! Every query is in the `Q_*` constants (and [`history_sql`]) below, one comment each; each is
+//! a plain SELECT, bounded: history only for the window's dates, never `SELECT *` of
+//! sysjobhistory. Values come back as lenient cells and go through the same mapping as the
+//! SQLite demo ([`msdb_sqlite::assemble`]), so a corrupt row is a diagnostic on its job.
+//! `uniqueidentifier` and `datetime` columns are converted to text in the T-SQL itself
+//! (`CONVERT(nvarchar(36), job_id)`, style 126 for dates): the result does not depend on a
+//! driver's date handling, and the TDS test server declares exactly those types.
+//!
+//! Least privilege: a user in msdb with `SQLAgentReaderRole` and `db_datareader`. The
+//! connection asks for `ApplicationIntent=ReadOnly`; Sundial never sends anything but SELECTs
+//! and one read-only procedure (`sp_get_sqlagent_properties`, where permitted).
+use app::engine::fleet::InstanceInput;
+use app::engine::{Diagnostic, Severity, Window};
+use chrono::{DateTime, NaiveDateTime, Utc};
+use chrono_tz::Tz;
+use std::collections::HashMap;
+use std::time::Duration;
+use tiberius::{AuthMethod, Client, ColumnData, Config, EncryptionLevel, FromSql};
+use tokio::net::TcpStream;
+use tokio_util::compat::{Compat, TokioAsyncWriteCompatExt};
+
+use super::msdb_sqlite::{
+    self, Cell, HorizonRead, JobRead, MsdbRows, OutcomeRead, RunningRead, ScheduleRead, SessionRead, date_int, parse_datetime,
+    utc_to_local,
+};
+
+/// What can go wrong reading msdb. Messages name the object and the missing permission, never
+/// the password.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The server could not be reached or refused the login.
+    #[error("cannot connect to SQL Server: {0}")]
+    Connect(String),
+    /// The login lacks a permission.
+    #[error("permission denied reading {object}: the login needs {grant}")]
+    Permission { object: &'static str, grant: &'static str },
+    /// Any other failure of a query.
+    #[error("reading {object} failed: {message}")]
+    Query { object: &'static str, message: String },
+}
+
+/// The grant that reads everything here.
+pub const GRANT: &str = "a user in msdb with SQLAgentReaderRole and db_datareader";
+
+fn query_error(object: &'static str, e: tiberius::error::Error) -> Error {
+    match e {
+        // 229: SELECT permission denied; 208: invalid object (no access to msdb's views);
+        // 916: the login cannot access msdb; 15247/2812: no EXECUTE on the procedure.
+        tiberius::error::Error::Server(t) if matches!(t.code(), 229 | 208 | 916 | 15247 | 2812 | 297) => {
+            Error::Permission { object, grant: GRANT }
+        }
+        tiberius::error::Error::Server(t) => Error::Query { object, message: format!("error {}: {}", t.code(), t.message()) },
+        _ => Error::Query { object, message: "the connection failed".to_owned() },
+    }
+}
+
+/// Where and how to connect.
+#[derive(Clone, Debug)]
+pub struct Target {
+    pub host: String,
+    pub port: u16,
+    pub user: String,
+    pub password: String,
+    /// `Required` in production; `NotSupported` only for a test server without TLS.
+    pub encryption: EncryptionLevel,
+    pub trust_cert: bool,
+}
+
+/// A TDS client on msdb.
+pub type MsdbClient = Client<Compat<TcpStream>>;
+
+/// Connect to msdb with `ApplicationIntent=ReadOnly`, within `timeout`.
+pub async fn connect(t: &Target, timeout: Duration) -> Result<MsdbClient, Error> {
+    let mut config = Config::new();
+    config.host(&t.host);
+    config.port(t.port);
+    config.database("msdb");
+    config.application_name("Sundial");
+    config.readonly(true);
+    config.encryption(t.encryption);
+    if t.trust_cert {
+        config.trust_cert();
+    }
+    config.authentication(AuthMethod::sql_server(&t.user, &t.password));
+    let go = async {
+        let tcp = TcpStream::connect(config.get_addr()).await.map_err(|_| Error::Connect("the server is unreachable".into()))?;
+        tcp.set_nodelay(true).ok();
+        Client::connect(config, tcp.compat_write()).await.map_err(|e| match e {
+            tiberius::error::Error::Server(t) => Error::Connect(format!("error {}: {}", t.code(), t.message())),
+            _ => Error::Connect("the login failed".into()),
+        })
+    };
+    tokio::time::timeout(timeout, go).await.map_err(|_| Error::Connect(format!("no answer within {timeout:?}")))?
+}
+
+// ---------------------------------------------------------------------------------------------
+// The T-SQL, all of it.
+
+/// The instance's zone (SQL Server 2019+ and Azure): a Windows zone name such as
+/// "Eastern Standard Time", and the offset now.
+pub const Q_TIME_ZONE: &str = "SELECT CONVERT(nvarchar(64), CURRENT_TIMEZONE_ID()) AS tz_id, DATEDIFF(minute, SYSUTCDATETIME(), SYSDATETIME()) AS offset_minutes";
+/// Older servers: only the offset now.
+pub const Q_OFFSET: &str = "SELECT DATEDIFF(minute, SYSUTCDATETIME(), SYSDATETIME()) AS offset_minutes";
+/// Every job with its category and owner.
+pub const Q_JOBS: &str = "SELECT CONVERT(nvarchar(36), j.job_id) AS job_id, j.name, j.enabled, c.name AS category, SUSER_SNAME(j.owner_sid) AS owner FROM msdb.dbo.sysjobs AS j LEFT JOIN msdb.dbo.syscategories AS c ON c.category_id = j.category_id ORDER BY j.name";
+/// Every job's schedules (a schedule may serve several jobs).
+pub const Q_SCHEDULES: &str = "SELECT CONVERT(nvarchar(36), js.job_id) AS job_id, s.schedule_id, s.name, s.enabled, s.freq_type, s.freq_interval, s.freq_subday_type, s.freq_subday_interval, s.freq_relative_interval, s.freq_recurrence_factor, s.active_start_date, s.active_end_date, s.active_start_time, s.active_end_time FROM msdb.dbo.sysjobschedules AS js JOIN msdb.dbo.sysschedules AS s ON s.schedule_id = js.schedule_id ORDER BY js.job_id, s.schedule_id";
+/// Per job: its oldest kept outcome row, and whether it keeps 100 or more (msdb's default
+/// per-job cap): the history horizon.
+pub const Q_HORIZON: &str = "SELECT CONVERT(nvarchar(36), j.job_id) AS job_id, o.instance_id AS oldest_id, o.run_date AS oldest_date, o.run_time AS oldest_time, CASE WHEN (SELECT COUNT(*) FROM msdb.dbo.sysjobhistory AS h WHERE h.job_id = j.job_id AND h.step_id = 0) >= 100 THEN 1 END AS at_cap FROM msdb.dbo.sysjobs AS j OUTER APPLY (SELECT TOP (1) h.instance_id, h.run_date, h.run_time FROM msdb.dbo.sysjobhistory AS h WHERE h.job_id = j.job_id AND h.step_id = 0 ORDER BY h.run_date, h.run_time) AS o";
+/// Runs executing now, in the latest Agent session, and the Agent's own next run.
+pub const Q_ACTIVITY: &str = "SELECT CONVERT(nvarchar(36), a.job_id) AS job_id, CONVERT(nvarchar(23), a.start_execution_date, 126) AS start_execution_date, CONVERT(nvarchar(23), a.stop_execution_date, 126) AS stop_execution_date, a.run_requested_source, CONVERT(nvarchar(23), a.next_scheduled_run_date, 126) AS next_scheduled_run_date FROM msdb.dbo.sysjobactivity AS a WHERE a.session_id = (SELECT MAX(session_id) FROM msdb.dbo.syssessions)";
+/// Agent starts (one row per start of the service; the last 1000).
+pub const Q_SESSIONS: &str = "SELECT TOP (1000) CONVERT(nvarchar(23), agent_start_date, 126) AS agent_start_date FROM msdb.dbo.syssessions ORDER BY session_id DESC";
+/// The history retention settings (needs more than the reader roles on some versions).
+pub const Q_RETENTION: &str = "EXEC msdb.dbo.sp_get_sqlagent_properties";
+
+/// Outcome rows (step_id 0) whose `run_date` lies within the window's local dates. The two
+/// numbers are `yyyymmdd` integers Sundial computes; nothing from outside enters the text.
+pub fn history_sql(first: i64, last: i64) -> String {
+    format!(
+        "SELECT h.instance_id, CONVERT(nvarchar(36), h.job_id) AS job_id, h.run_status, h.run_date, h.run_time, h.run_duration, h.retries_attempted, LEFT(h.message, 1024) AS message FROM msdb.dbo.sysjobhistory AS h WHERE h.step_id = 0 AND h.run_date BETWEEN {first} AND {last} ORDER BY h.instance_id"
+    )
+}
+
+// ---------------------------------------------------------------------------------------------
+
+fn cell(data: &ColumnData<'static>) -> Cell {
+    match data {
+        ColumnData::U8(v) => v.map_or(Cell::Null, |v| Cell::Int(v.into())),
+        ColumnData::I16(v) => v.map_or(Cell::Null, |v| Cell::Int(v.into())),
+        ColumnData::I32(v) => v.map_or(Cell::Null, |v| Cell::Int(v.into())),
+        ColumnData::I64(v) => v.map_or(Cell::Null, Cell::Int),
+        ColumnData::F32(v) => v.map_or(Cell::Null, |v| Cell::Real(v.into())),
+        ColumnData::F64(v) => v.map_or(Cell::Null, Cell::Real),
+        ColumnData::Bit(v) => v.map_or(Cell::Null, |v| Cell::Int(v.into())),
+        ColumnData::String(v) => v.as_ref().map_or(Cell::Null, |s| Cell::Text(s.to_string())),
+        ColumnData::Guid(v) => v.map_or(Cell::Null, |g| Cell::Text(g.to_string().to_uppercase())),
+        ColumnData::Binary(v) => v.as_ref().map_or(Cell::Null, |b| Cell::Blob(b.len())),
+        other => match NaiveDateTime::from_sql(other) {
+            Ok(Some(t)) => Cell::Text(t.format("%Y-%m-%dT%H:%M:%S%.3f").to_string()),
+            _ => Cell::Null,
+        },
+    }
+}
+
+/// Run one query; each row as column name → cell.
+async fn rows(client: &mut MsdbClient, object: &'static str, sql: &str) -> Result<Vec<HashMap<String, Cell>>, Error> {
+    let stream = client.simple_query(sql).await.map_err(|e| query_error(object, e))?;
+    let rows = stream.into_first_result().await.map_err(|e| query_error(object, e))?;
+    Ok(rows
+        .into_iter()
+        .map(|r| {
+            let names: Vec<String> = r.columns().iter().map(|c| c.name().to_owned()).collect();
+            names.into_iter().zip(r.into_iter().map(|d| cell(&d))).collect()
+        })
+        .collect())
+}
+
+fn take(r: &mut HashMap<String, Cell>, name: &str) -> Cell {
+    r.remove(name).unwrap_or(Cell::Null)
+}
+
+/// The instance's zone: the override, else CURRENT_TIMEZONE_ID() mapped to IANA, else the
+/// offset as a fixed zone (with a warning: daylight saving is then unknown).
+async fn zone(client: &mut MsdbClient, over: Option<Tz>, notes: &mut Vec<Diagnostic>) -> Result<Tz, Error> {
+    if let Some(tz) = over {
+        return Ok(tz);
+    }
+    let offset = match rows(client, "CURRENT_TIMEZONE_ID()", Q_TIME_ZONE).await {
+        Ok(mut r) => {
+            let mut r = r.pop().unwrap_or_default();
+            if let Some(id) = take(&mut r, "tz_id").text() {
+                match id.parse::<windows_timezones::WindowsTimezone>().ok().and_then(|w| w.tzdb_id().parse::<Tz>().ok()) {
+                    Some(tz) => return Ok(tz),
+                    None => notes.push(Diagnostic::warning("CURRENT_TIMEZONE_ID()", &id, "not a Windows zone Sundial can map; using the current offset")),
+                }
+            }
+            take(&mut r, "offset_minutes").int().ok().flatten()
+        }
+        // Before SQL Server 2019 the function does not exist.
+        Err(_) => rows(client, "the server's offset", Q_OFFSET).await?.pop().and_then(|mut r| take(&mut r, "offset_minutes").int().ok().flatten()),
+    };
+    let minutes = offset.unwrap_or(0);
+    let fixed = if minutes % 60 == 0 && (-12 * 60..=14 * 60).contains(&minutes) {
+        // Etc/GMT signs are inverted: UTC+2 is Etc/GMT-2.
+        let h = -minutes / 60;
+        let name = if h == 0 { "Etc/UTC".to_owned() } else { format!("Etc/GMT{h:+}") };
+        name.parse::<Tz>().unwrap_or(chrono_tz::UTC)
+    } else {
+        chrono_tz::UTC
+    };
+    notes.push(Diagnostic::warning(
+        "time_zone",
+        format!("UTC{:+}min", minutes),
+        format!("the server does not say its zone: forecasting in {fixed}, which knows no daylight saving; set time_zone for this instance in the configuration"),
+    ));
+    Ok(fixed)
+}
+
+/// Everything the engine needs about the instance over `window` (as [`msdb_sqlite::read_instance`]
+/// describes it), plus instance-level findings: the zone, the history retention, and where the
+/// Agent's own `next_scheduled_run_date` disagrees with Sundial's forecast at `now`.
+pub async fn read_instance(
+    client: &mut MsdbClient,
+    name: &str,
+    zone_override: Option<Tz>,
+    window: Window,
+    now: DateTime<Utc>,
+) -> Result<(InstanceInput, Vec<Diagnostic>), Error> {
+    let mut notes = Vec::new();
+    let tz = zone(client, zone_override, &mut notes).await?;
+
+    let job_rows = rows(client, "msdb.dbo.sysjobs", Q_JOBS).await?;
+    let mut owners: HashMap<String, String> = HashMap::new();
+    let job_rows: Vec<JobRead> = job_rows
+        .into_iter()
+        .map(|mut r| {
+            let job_id = take(&mut r, "job_id");
+            if let (Some(id), Some(owner)) = (job_id.text(), take(&mut r, "owner").text()) {
+                owners.insert(id, owner);
+            }
+            JobRead { job_id, name: take(&mut r, "name"), enabled: take(&mut r, "enabled"), category: take(&mut r, "category") }
+        })
+        .collect();
+    let schedule_rows: Vec<ScheduleRead> = rows(client, "msdb.dbo.sysschedules", Q_SCHEDULES)
+        .await?
+        .into_iter()
+        .map(|mut r| ScheduleRead {
+            job_id: take(&mut r, "job_id"),
+            schedule_id: take(&mut r, "schedule_id"),
+            name: take(&mut r, "name"),
+            enabled: take(&mut r, "enabled"),
+            freq_type: take(&mut r, "freq_type"),
+            freq_interval: take(&mut r, "freq_interval"),
+            freq_subday_type: take(&mut r, "freq_subday_type"),
+            freq_subday_interval: take(&mut r, "freq_subday_interval"),
+            freq_relative_interval: take(&mut r, "freq_relative_interval"),
+            freq_recurrence_factor: take(&mut r, "freq_recurrence_factor"),
+            active_start_date: take(&mut r, "active_start_date"),
+            active_end_date: take(&mut r, "active_end_date"),
+            active_start_time: take(&mut r, "active_start_time"),
+            active_end_time: take(&mut r, "active_end_time"),
+        })
+        .collect();
+    let horizon_rows: Vec<HorizonRead> = rows(client, "msdb.dbo.sysjobhistory", Q_HORIZON)
+        .await?
+        .into_iter()
+        .map(|mut r| HorizonRead {
+            job_id: take(&mut r, "job_id"),
+            oldest_id: take(&mut r, "oldest_id"),
+            oldest_date: take(&mut r, "oldest_date"),
+            oldest_time: take(&mut r, "oldest_time"),
+            at_cap: take(&mut r, "at_cap"),
+        })
+        .collect();
+    let first = date_int(utc_to_local(window.start, tz).date());
+    let last = date_int(utc_to_local(window.end, tz).date());
+    let outcome_rows: Vec<OutcomeRead> = rows(client, "msdb.dbo.sysjobhistory", &history_sql(first, last))
+        .await?
+        .into_iter()
+        .map(|mut r| OutcomeRead {
+            instance_id: take(&mut r, "instance_id"),
+            job_id: take(&mut r, "job_id"),
+            run_status: take(&mut r, "run_status"),
+            run_date: take(&mut r, "run_date"),
+            run_time: take(&mut r, "run_time"),
+            run_duration: take(&mut r, "run_duration"),
+            message: take(&mut r, "message"),
+        })
+        .collect();
+    let mut activity = rows(client, "msdb.dbo.sysjobactivity", Q_ACTIVITY).await?;
+    let mut agent_next: Vec<(String, NaiveDateTime)> = Vec::new();
+    let running_rows: Vec<RunningRead> = activity
+        .iter_mut()
+        .filter_map(|r| {
+            let job_id = take(r, "job_id");
+            if let (Some(id), Some(next)) = (job_id.text(), take(r, "next_scheduled_run_date").text().and_then(|t| parse_datetime(&t))) {
+                agent_next.push((id, next));
+            }
+            let started = take(r, "start_execution_date");
+            let stopped = take(r, "stop_execution_date");
+            (started != Cell::Null && stopped == Cell::Null).then(|| RunningRead {
+                job_id,
+                start_execution_date: started,
+                run_requested_source: take(r, "run_requested_source"),
+            })
+        })
+        .collect();
+    let session_rows: Vec<SessionRead> = rows(client, "msdb.dbo.syssessions", Q_SESSIONS)
+        .await?
+        .into_iter()
+        .map(|mut r| SessionRead { agent_start_date: take(&mut r, "agent_start_date") })
+        .collect();
+    match rows(client, "sp_get_sqlagent_properties", Q_RETENTION).await {
+        Ok(mut r) => {
+            if let Some(mut r) = r.pop() {
+                let max = take(&mut r, "jobhistory_max_rows").int().ok().flatten();
+                let per_job = take(&mut r, "jobhistory_max_rows_per_job").int().ok().flatten();
+                if let (Some(max), Some(per_job)) = (max, per_job) {
+                    notes.push(Diagnostic::info(format!(
+                        "msdb keeps at most {max} job history rows, {per_job} per job: older runs are unknown, not missed"
+                    )));
+                }
+            }
+        }
+        Err(_) => notes.push(Diagnostic::info(
+            "the history retention settings are not readable by this login (sp_get_sqlagent_properties); \
+             Sundial infers each job's history horizon from its oldest row instead",
+        )),
+    }
+
+    let msdb = MsdbRows { job_rows, schedule_rows, horizon_rows, outcome_rows, running_rows, session_rows };
+    let mut input = msdb_sqlite::assemble(name, tz, window, &msdb);
+    input.agent_starts.sort();
+
+    // The Agent's next run against Sundial's: a disagreement is itself a signal.
+    for job in &mut input.jobs {
+        if let Some(owner) = owners.get(&job.id) {
+            job.category = format!("{} / {owner}", job.category);
+        }
+        let Some((_, agent)) = agent_next.iter().find(|(id, _)| *id == job.id) else { continue };
+        let agent = msdb_sqlite::local_to_utc(*agent, tz);
+        let ours = job
+            .schedules
+            .iter()
+            .filter(|s| s.enabled && job.enabled)
+            .filter_map(|s| app::engine::next_after(s.id, &s.schedule, tz, now, 1).occurrences.into_iter().next())
+            .map(|o| o.at)
+            .min();
+        if agent >= now && ours.is_none_or(|o| (o - agent).num_seconds().abs() > 60) {
+            let shown = |t: Option<DateTime<Utc>>| t.map_or("none".to_owned(), |t| utc_to_local(t, tz).format("%Y-%m-%d %H:%M:%S").to_string());
+            job.diagnostics.push(Diagnostic::new(
+                Severity::Warning,
+                Some("next_scheduled_run_date"),
+                Some(shown(Some(agent))),
+                format!(
+                    "the Agent expects the next run at {}, Sundial's forecast says {}: the Agent's schedule cache may be stale \
+                     (a zombie Agent looks like this) or a schedule changed since the Agent read it",
+                    shown(Some(agent)),
+                    shown(ours)
+                ),
+            ));
+        }
+    }
+    Ok((input, notes))
+}

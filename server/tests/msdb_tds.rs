@@ -1,0 +1,221 @@
+//! The msdb source over TDS, end to end through tiberius, against a TDS test server
+//! (mssql-mock-tds) that answers Sundial's exact T-SQL with result sets typed as msdb types
+//! them: `tinyint` sysjobs.enabled, `int` sysschedules.enabled and freq_*, `int`
+//! run_date/run_time/run_duration, `nvarchar` for sysname and for the `uniqueidentifier` and
+//! `datetime` columns the T-SQL itself converts to text. No SQL Server can run here; this is
+//! as close as the machine allows. A query Sundial sends that is not registered gets an empty
+//! result, so a different (say unbounded) history query would fail these assertions.
+use app::engine::fleet::analyze;
+use app::engine::reconcile::{Outcome, Settings};
+use app::engine::{RunOutcome, Severity, Trigger, Window};
+use chrono::{DateTime, Utc};
+use mssql_mock_tds::{ColumnDefinition as Col, ColumnValue as V, MockTdsServer, QueryResponse, Row, SqlDataType as T, TerminalError};
+use server::sources::msdb::{self, Error, Target};
+use std::time::Duration;
+
+fn t(s: &str) -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339(s).unwrap().to_utc()
+}
+fn s(v: &str) -> V {
+    V::NVarChar(v.to_owned())
+}
+/// A nullable text column: the test server writes NULL only for int and nvarchar(max)
+/// columns, so nullable text is declared nvarchar(max) (tiberius decodes both the same way).
+fn m(v: Option<&str>) -> V {
+    match v {
+        Some(v) => V::NVarCharMax(vec![v.encode_utf16().collect()]),
+        None => V::NVarCharMaxNull,
+    }
+}
+fn table(cols: &[(&str, T)], rows: Vec<Vec<V>>) -> QueryResponse {
+    QueryResponse::new(cols.iter().map(|(n, ty)| Col::new(*n, ty.clone())).collect(), rows.into_iter().map(Row::new).collect())
+}
+fn denied(object: &str) -> QueryResponse {
+    QueryResponse::error_only(TerminalError::new(229, 14, format!("The SELECT permission was denied on the object '{object}', database 'msdb', schema 'dbo'.")))
+}
+
+const BACKUP: &str = "6F9619FF-8B86-D011-B42D-00C04FC964FF";
+const INDEX: &str = "0E984725-C51C-4BF4-9960-E1C80E27ABA0";
+const ARCHIVE: &str = "A1B2C3D4-0000-4000-8000-000000000001";
+const CORRUPT: &str = "A1B2C3D4-0000-4000-8000-000000000002";
+
+/// A server that answers like an msdb of a New York instance, 2026-03-01 … 2026-03-07.
+async fn msdb_server(jobs_denied: bool) -> u16 {
+    let server = MockTdsServer::new("127.0.0.1:0").await.unwrap();
+    let port = server.local_addr().port();
+    let registry = server.query_registry();
+    {
+        let mut r = registry.lock().await;
+        r.register(msdb::Q_TIME_ZONE, table(&[("tz_id", T::NVarChar), ("offset_minutes", T::Int)], vec![vec![s("Eastern Standard Time"), V::Int(-300)]]));
+        if jobs_denied {
+            r.register(msdb::Q_JOBS, denied("sysjobs"));
+        } else {
+            r.register(
+                msdb::Q_JOBS,
+                table(
+                    &[("job_id", T::NVarChar), ("name", T::NVarChar), ("enabled", T::TinyInt), ("category", T::NVarCharMax), ("owner", T::NVarChar)],
+                    vec![
+                        vec![s(ARCHIVE), s("Archive orders"), V::TinyInt(1), m(Some("Data Collector")), s("CORP\\etl")],
+                        vec![s(BACKUP), s("Backup FULL"), V::TinyInt(1), m(Some("Database Maintenance")), s("sa")],
+                        vec![s(CORRUPT), s("Corrupt schedule"), V::TinyInt(1), m(None), s("sa")],
+                        vec![s(INDEX), s("Index maintenance"), V::TinyInt(1), m(Some("Database Maintenance")), s("sa")],
+                    ],
+                ),
+            );
+        }
+        let sched = |job: &str, id: i32, name: &str, ft: i32, fi: i32, rf: i32, start: i32| {
+            vec![s(job), V::Int(id), s(name), V::Int(1), V::Int(ft), V::Int(fi), V::Int(1), V::Int(0), V::Int(0), V::Int(rf), V::Int(20250101), V::Int(99991231), V::Int(start), V::Int(235959)]
+        };
+        r.register(
+            msdb::Q_SCHEDULES,
+            table(
+                &[
+                    ("job_id", T::NVarChar), ("schedule_id", T::Int), ("name", T::NVarChar), ("enabled", T::Int), ("freq_type", T::Int),
+                    ("freq_interval", T::Int), ("freq_subday_type", T::Int), ("freq_subday_interval", T::Int), ("freq_relative_interval", T::Int),
+                    ("freq_recurrence_factor", T::Int), ("active_start_date", T::Int), ("active_end_date", T::Int),
+                    ("active_start_time", T::Int), ("active_end_time", T::Int),
+                ],
+                vec![
+                    sched(ARCHIVE, 4, "Saturdays", 8, 64, 1, 10000),
+                    sched(BACKUP, 1, "Nightly 02:00", 4, 1, 0, 20000),
+                    sched(CORRUPT, 5, "freq_type 3", 3, 1, 0, 0),
+                    sched(INDEX, 2, "Sundays 03:00", 8, 1, 1, 30000),
+                    sched(INDEX, 3, "1st of month 04:00", 16, 1, 1, 40000),
+                ],
+            ),
+        );
+        r.register(
+            msdb::Q_HORIZON,
+            table(
+                &[("job_id", T::NVarChar), ("oldest_id", T::Int), ("oldest_date", T::Int), ("oldest_time", T::Int), ("at_cap", T::Int)],
+                vec![
+                    vec![s(BACKUP), V::Int(1), V::Int(20260201), V::Int(20000), V::Null],
+                    vec![s(INDEX), V::Int(2), V::Int(20260201), V::Int(30000), V::Null],
+                    vec![s(ARCHIVE), V::Null, V::Null, V::Null, V::Null],
+                    vec![s(CORRUPT), V::Null, V::Null, V::Null, V::Null],
+                ],
+            ),
+        );
+        // Backup ran at 02:00 every night but 2026-03-05; Index ran both its schedules on
+        // Sunday the 1st; one Backup run failed; a manual Backup run on the 6th.
+        let mut history = Vec::new();
+        let mut id = 100;
+        for day in [1, 2, 3, 4, 6, 7] {
+            id += 1;
+            let (status, msg) = if day == 3 {
+                (0, "The job failed.  The Job was invoked by Schedule 1 (Nightly 02:00).  The last step to run was step 1 (BACKUP DATABASE).")
+            } else {
+                (1, "The job succeeded.  The Job was invoked by Schedule 1 (Nightly 02:00).  The last step to run was step 1 (BACKUP DATABASE).")
+            };
+            history.push(vec![V::Int(id), s(BACKUP), V::Int(status), V::Int(20260300 + day), V::Int(20003), V::Int(1502), V::Int(0), s(msg)]);
+        }
+        history.push(vec![V::Int(200), s(BACKUP), V::Int(1), V::Int(20260306), V::Int(143000), V::Int(300), V::Int(0), s("The job succeeded.  The Job was invoked by User CORP\\dba.  The last step to run was step 1 (BACKUP DATABASE).")]);
+        history.push(vec![V::Int(201), s(INDEX), V::Int(1), V::Int(20260301), V::Int(30001), V::Int(10000), V::Int(0), s("The job succeeded.  The Job was invoked by Schedule 2 (Sundays 03:00).")]);
+        history.push(vec![V::Int(202), s(INDEX), V::Int(1), V::Int(20260301), V::Int(40000), V::Int(5), V::Int(0), s("The job succeeded.  The Job was invoked by Schedule 3 (1st of month 04:00).")]);
+        // A run of more than 99 hours: run_duration 1234530 is 123:45:30.
+        history.push(vec![V::Int(203), s(ARCHIVE), V::Int(1), V::Int(20260301), V::Int(10000), V::Int(1234530), V::Int(0), s("The job succeeded.  The Job was invoked by Schedule 4 (Saturdays).")]);
+        r.register(
+            msdb::history_sql(20260228, 20260307),
+            table(
+                &[("instance_id", T::Int), ("job_id", T::NVarChar), ("run_status", T::Int), ("run_date", T::Int), ("run_time", T::Int), ("run_duration", T::Int), ("retries_attempted", T::Int), ("message", T::NVarChar)],
+                history,
+            ),
+        );
+        r.register(
+            msdb::Q_ACTIVITY,
+            table(
+                &[("job_id", T::NVarChar), ("start_execution_date", T::NVarChar), ("stop_execution_date", T::NVarCharMax), ("run_requested_source", T::NVarChar), ("next_scheduled_run_date", T::NVarChar)],
+                vec![
+                    // Archive started by hand and still running.
+                    vec![s(ARCHIVE), s("2026-03-07T17:00:00.000"), m(None), s("4"), s("2026-03-14T01:00:00.000")],
+                    // The Agent thinks Backup next runs on the 9th; the schedule says the 8th.
+                    vec![s(BACKUP), s("2026-03-07T02:00:03.000"), m(Some("2026-03-07T02:15:05.000")), s("1"), s("2026-03-09T02:00:00.000")],
+                    vec![s(INDEX), s("2026-03-01T04:00:00.000"), m(Some("2026-03-01T04:00:05.000")), s("1"), s("2026-03-08T03:00:00.000")],
+                ],
+            ),
+        );
+        r.register(msdb::Q_SESSIONS, table(&[("agent_start_date", T::NVarChar)], vec![vec![s("2026-03-03T09:15:00.000")], vec![s("2026-01-10T08:00:00.000")]]));
+        r.register(msdb::Q_RETENTION, QueryResponse::error_only(TerminalError::new(229, 14, "The EXECUTE permission was denied on the object 'sp_get_sqlagent_properties', database 'msdb', schema 'dbo'.")));
+    }
+    tokio::spawn(async move { server.run().await });
+    port
+}
+
+fn target(port: u16, password: &str) -> Target {
+    Target {
+        host: "127.0.0.1".into(),
+        port,
+        user: "sundial_reader".into(),
+        password: password.into(),
+        encryption: tiberius::EncryptionLevel::NotSupported,
+        trust_cert: true,
+    }
+}
+
+#[tokio::test]
+async fn msdb_over_tds_reads_jobs_schedules_history_activity_and_sessions() {
+    let port = msdb_server(false).await;
+    let mut client = msdb::connect(&target(port, "s3cret"), Duration::from_secs(5)).await.expect("connect");
+    let window = Window::new(t("2026-03-01T00:00:00Z"), t("2026-03-07T23:00:00Z"));
+    let now = window.end;
+    let (input, notes) = msdb::read_instance(&mut client, "SQLPROD01", None, window, now).await.expect("read");
+
+    assert_eq!(input.tz, chrono_tz::America::New_York, "CURRENT_TIMEZONE_ID 'Eastern Standard Time'");
+    assert!(notes.iter().any(|n| n.message.contains("sp_get_sqlagent_properties")), "retention unreadable is said: {notes:?}");
+    assert_eq!(input.agent_starts, [t("2026-01-10T13:00:00Z"), t("2026-03-03T14:15:00Z")]);
+    let names: Vec<&str> = input.jobs.iter().map(|j| j.name.as_str()).collect();
+    assert_eq!(names, ["Archive orders", "Backup FULL", "Corrupt schedule", "Index maintenance"]);
+    let [archive, backup, corrupt, index] = [&input.jobs[0], &input.jobs[1], &input.jobs[2], &input.jobs[3]];
+    assert_eq!(backup.id, BACKUP);
+    assert_eq!(backup.category, "Database Maintenance / sa");
+    assert_eq!(index.schedules.len(), 2, "several schedules per job");
+
+    // History: step 0 rows as runs, local times in New York, durations decoded.
+    assert_eq!(backup.runs.len(), 7);
+    assert_eq!(backup.runs[0].start, t("2026-03-01T07:00:03Z"));
+    assert_eq!(backup.runs[0].duration_secs, 15 * 60 + 2);
+    assert_eq!(backup.runs[2].outcome, RunOutcome::Failed);
+    assert_eq!(backup.runs[2].trigger, Trigger::Schedule(Some(1)));
+    let manual = backup.runs.iter().find(|r| r.trigger == Trigger::Manual).expect("the manual run");
+    assert_eq!(manual.start, t("2026-03-06T19:30:00Z"));
+    assert_eq!(archive.runs[0].duration_secs, 123 * 3600 + 45 * 60 + 30, "run_duration over 99 hours");
+    // sysjobactivity: Archive is running now, started by a user.
+    let running = archive.runs.last().unwrap();
+    assert_eq!((running.outcome, &running.trigger, running.start), (RunOutcome::InProgress, &Trigger::Manual, t("2026-03-07T22:00:00Z")));
+    // A corrupt schedule is a diagnostic on its job, not a failed read.
+    assert!(corrupt.diagnostics.iter().chain(&notes).any(|d| d.field.as_deref() == Some("freq_type")) || {
+        let r = analyze(&input, window, now, &Settings::default());
+        r.jobs.iter().find(|j| j.name == "Corrupt schedule").unwrap().diagnostics.iter().any(|d| d.field.as_deref() == Some("freq_type"))
+    });
+    // The Agent's next run disagrees with Sundial's forecast: a warning on that job only.
+    let cross = |j: &app::engine::fleet::JobInput| j.diagnostics.iter().any(|d| d.field.as_deref() == Some("next_scheduled_run_date"));
+    assert!(cross(backup), "{:?}", backup.diagnostics);
+    assert!(backup.diagnostics.iter().any(|d| d.severity == Severity::Warning && d.message.contains("2026-03-09 02:00:00")));
+    assert!(!cross(index), "the Agent agrees about Index maintenance: {:?}", index.diagnostics);
+
+    // The engine over it: the night of the 5th is missed, the failed run is on time.
+    let report = analyze(&input, window, now, &Settings::default());
+    let backup = report.jobs.iter().find(|j| j.name == "Backup FULL").unwrap();
+    assert_eq!(backup.missed, 1);
+    let (missed_at, _) = backup.forecast.occurrences.iter().zip(&backup.reconciliation.outcomes).find(|(_, o)| matches!(o, Outcome::Missed { .. })).unwrap();
+    assert_eq!(missed_at.at, t("2026-03-05T07:00:00Z"));
+    let index = report.jobs.iter().find(|j| j.name == "Index maintenance").unwrap();
+    assert_eq!(index.forecast.occurrences.len(), 2);
+    assert!(index.reconciliation.outcomes.iter().all(|o| matches!(o, Outcome::OnTime { .. })), "{:?}", index.reconciliation.outcomes);
+}
+
+#[tokio::test]
+async fn a_refused_query_names_the_missing_permission_and_no_secret() {
+    let port = msdb_server(true).await;
+    let mut client = msdb::connect(&target(port, "s3cret"), Duration::from_secs(5)).await.unwrap();
+    let window = Window::new(t("2026-03-01T00:00:00Z"), t("2026-03-07T23:00:00Z"));
+    let e = msdb::read_instance(&mut client, "SQLPROD01", None, window, window.end).await.expect_err("sysjobs is refused");
+    assert!(matches!(e, Error::Permission { object: "msdb.dbo.sysjobs", .. }), "{e:?}");
+    assert!(e.to_string().contains("SQLAgentReaderRole"), "{e}");
+
+    // Nothing listening: a clear error within the timeout, without the password.
+    let started = std::time::Instant::now();
+    let e = msdb::connect(&target(1, "s3cret"), Duration::from_secs(2)).await.expect_err("port 1");
+    assert!(started.elapsed() < Duration::from_secs(4));
+    assert!(matches!(e, Error::Connect(_)) && !e.to_string().contains("s3cret"), "{e}");
+}

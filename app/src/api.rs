@@ -43,9 +43,10 @@ pub enum ApiError {
     /// No such thing (e.g. a job id the instance does not have).
     #[error("{what} not found")]
     NotFound { what: String },
-    /// The instance's source could not be read. Details are in the server's log only.
-    #[error("instance {instance} is unavailable: its job history could not be read")]
-    Unavailable { instance: String },
+    /// The instance's source could not be read. `reason` is safe to show (it names what
+    /// failed and what grant is missing, never a secret); more is in the server's log.
+    #[error("instance {instance} is unavailable: {reason}{}", last_good.as_ref().map(|t| format!(" (last good read {t} UTC)")).unwrap_or_default())]
+    Unavailable { instance: String, reason: String, last_good: Option<String> },
     /// The request did not reach the server, or its answer could not be read.
     #[error("{0}")]
     Transport(String),
@@ -75,6 +76,46 @@ impl FromServerFnError for ApiError {
             _ => ApiError::Transport("the server's answer could not be read".into()),
         }
     }
+}
+
+/// How Sundial's reading of one instance goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SourceState {
+    /// The last read succeeded.
+    Ok,
+    /// The last read failed (unreachable, refused, timed out); older data may still show.
+    Unreachable,
+    /// Not read yet (Sundial just started).
+    Waiting,
+}
+
+/// One configured instance, as the fleet overview lists it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InstanceStatus {
+    pub name: String,
+    /// `mssql`, `pg_cron`, `mysql_events`, `sqlite_demo`, …
+    pub kind: String,
+    /// The zone of the last good read.
+    pub tz: Option<String>,
+    pub state: SourceState,
+    /// `YYYY-MM-DD HH:MM:SS` UTC of the last good read.
+    pub last_good: Option<String>,
+    /// `YYYY-MM-DD HH:MM:SS` UTC of the last attempt.
+    pub last_attempt: Option<String>,
+    /// Why the last attempt failed (safe to show).
+    pub error: Option<String>,
+    /// Findings about the instance (missing grants, zone guesses, a stopped scheduler, …).
+    pub notes: Vec<DiagnosticLine>,
+    /// Jobs in the last good read.
+    pub jobs: Option<usize>,
+    /// `key=value` tags from the configuration.
+    pub tags: Vec<String>,
+}
+
+/// The fleet overview.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FleetData {
+    pub instances: Vec<InstanceStatus>,
 }
 
 /// One instant: epoch milliseconds (positioning) and wall-clock text in the instance's zone.
@@ -317,19 +358,26 @@ pub struct TimelineData {
     pub ticks: Vec<Tick>,
 }
 
-/// The jobs list over the `days`-long window ending at the instance's "now".
+/// Every configured instance and how reading it goes.
+#[server(prefix = "/api/fn", endpoint = "fleet")]
+pub async fn fleet() -> Result<FleetData, ApiError> {
+    Ok(ssr::fleet().await)
+}
+
+/// The jobs list of `instance` (`None`: the first configured) over the `days`-long window
+/// ending at the instance's "now".
 #[server(prefix = "/api/fn", endpoint = "jobs")]
-pub async fn jobs(days: u32) -> Result<JobsData, ApiError> {
+pub async fn jobs(instance: Option<String>, days: u32) -> Result<JobsData, ApiError> {
     let days = check_days(days)?;
-    let report = ssr::report(days).await?;
+    let report = ssr::report(instance.as_deref(), days).await?;
     Ok(ssr::jobs_data(&report, days))
 }
 
 /// One job's timeline over the `days`-long window ending at the instance's "now".
 #[server(prefix = "/api/fn", endpoint = "job_timeline")]
-pub async fn job_timeline(job_id: String, days: u32) -> Result<TimelineData, ApiError> {
+pub async fn job_timeline(instance: Option<String>, job_id: String, days: u32) -> Result<TimelineData, ApiError> {
     let days = check_days(days)?;
-    let report = ssr::report(days).await?;
+    let report = ssr::report(instance.as_deref(), days).await?;
     ssr::timeline_data(&report, &job_id, days)
 }
 
@@ -347,36 +395,59 @@ pub mod ssr {
 
     pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
-    /// What pages read. The server implements it over its sources (cached); tests implement
-    /// it over fixtures.
-    pub trait Backend: Send + Sync + 'static {
-        /// The instance report for the `days`-long window ending at the instance's "now".
-        ///
-        /// The error text goes to the server's log only (it may name files or queries);
-        /// users see [`ApiError::Unavailable`] naming [`Backend::instance_name`].
-        fn report(&self, days: u32) -> BoxFuture<'_, Result<Arc<InstanceReport>, String>>;
+    /// Why a backend has no report. Both texts are shown to users, so a backend puts only
+    /// safe words in them (what failed, which grant is missing) and logs the rest itself.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub enum ReportError {
+        /// No instance by that name.
+        UnknownInstance,
+        /// The instance's source cannot be read now.
+        Unavailable { instance: String, reason: String, last_good: Option<DateTime<Utc>> },
+    }
 
-        /// The instance's name, for messages when its source cannot be read.
-        fn instance_name(&self) -> String {
-            "the SQL Server instance".into()
+    impl From<ReportError> for ApiError {
+        fn from(e: ReportError) -> Self {
+            match e {
+                ReportError::UnknownInstance => ApiError::NotFound { what: "instance".into() },
+                ReportError::Unavailable { instance, reason, last_good } => ApiError::Unavailable {
+                    instance,
+                    reason,
+                    last_good: last_good.map(|t| t.format("%Y-%m-%d %H:%M:%S").to_string()),
+                },
+            }
         }
+    }
+
+    /// What pages read. The server implements it over its sources (polled, cached); tests
+    /// implement it over fixtures.
+    pub trait Backend: Send + Sync + 'static {
+        /// The report of `instance` (`None`: the first configured) for the `days`-long window
+        /// ending at the instance's "now".
+        fn report(&self, instance: Option<&str>, days: u32) -> BoxFuture<'_, Result<Arc<InstanceReport>, ReportError>>;
+
+        /// Every instance and how reading it goes, in configuration order.
+        fn instances(&self) -> BoxFuture<'_, Vec<InstanceStatus>>;
     }
 
     /// Put in leptos context by the server.
     #[derive(Clone)]
     pub struct BackendHandle(pub Arc<dyn Backend>);
 
-    /// The report through the [`BackendHandle`] in context; errors are logged, then made safe.
-    pub async fn report(days: u32) -> Result<Arc<InstanceReport>, ApiError> {
+    /// The report through the [`BackendHandle`] in context.
+    pub async fn report(instance: Option<&str>, days: u32) -> Result<Arc<InstanceReport>, ApiError> {
         let Some(BackendHandle(backend)) = use_context::<BackendHandle>() else {
             tracing_log("no BackendHandle in context");
-            return Err(ApiError::Unavailable { instance: "the SQL Server instance".into() });
+            return Err(ApiError::Transport("the server is not set up".into()));
         };
-        backend.report(days).await.map_err(|e| {
-            let instance = backend.instance_name();
-            tracing_log(&format!("report for instance {instance} ({days} days) failed: {e}"));
-            ApiError::Unavailable { instance }
-        })
+        backend.report(instance, days).await.map_err(ApiError::from)
+    }
+
+    /// The fleet through the [`BackendHandle`] in context.
+    pub async fn fleet() -> FleetData {
+        match use_context::<BackendHandle>() {
+            Some(BackendHandle(backend)) => FleetData { instances: backend.instances().await },
+            None => FleetData { instances: Vec::new() },
+        }
     }
 
     fn tracing_log(message: &str) {

@@ -56,6 +56,7 @@ pub fn App() -> impl IntoView {
                 <Routes fallback=routes::not_found::NotFoundPage>
                     <Route path=StaticSegment("") view=routes::jobs::JobsPage ssr=SsrMode::Async/>
                     <Route path=path!("/jobs") view=routes::jobs::JobsPage ssr=SsrMode::Async/>
+                    <Route path=path!("/fleet") view=routes::fleet::FleetPage ssr=SsrMode::Async/>
                     <Route path=path!("/jobs/:job_id") view=routes::timeline::TimelinePage ssr=SsrMode::Async/>
                 </Routes>
             </main>

@@ -3,7 +3,8 @@
 //! Reads are cached per window and coalesced: while one request computes a report, the
 //! others for the same window wait for it instead of querying the source again, so many
 //! browsers do not multiply the load on a production msdb.
-use app::api::ssr::{Backend, BoxFuture};
+use app::api::ssr::{Backend, BoxFuture, ReportError};
+use app::api::{InstanceStatus, SourceState};
 use app::engine::Window;
 use app::engine::fleet::{self, InstanceReport};
 use app::engine::reconcile::Settings;
@@ -62,24 +63,46 @@ impl DemoBackend {
         })
     }
 
-    async fn compute(&self, days: u32) -> Result<InstanceReport, String> {
+    async fn compute(&self, days: u32) -> Result<InstanceReport, ReportError> {
         let now = self.clock.now();
         let window = Window::ending_at(now, Duration::days(i64::from(days)));
         let input = msdb_sqlite::read_instance(&self.pool, window).await.map_err(|e| {
             tracing::warn!(instance = %self.instance, error = %e, "reading the instance failed");
-            format!("could not read instance {}", self.instance)
+            ReportError::Unavailable { instance: self.instance.clone(), reason: "its demo database could not be read".into(), last_good: None }
         })?;
         Ok(fleet::analyze(&input, window, now, &self.settings))
     }
 }
 
 impl Backend for DemoBackend {
-    fn instance_name(&self) -> String {
-        self.instance.clone()
+    fn instances(&self) -> BoxFuture<'_, Vec<InstanceStatus>> {
+        Box::pin(async move {
+            let report = self.report(None, 1).await;
+            let ok = report.as_ref().ok();
+            vec![InstanceStatus {
+                name: self.instance.clone(),
+                kind: "sqlite_demo".into(),
+                tz: ok.map(|r| r.tz.name().to_owned()),
+                state: if ok.is_some() { SourceState::Ok } else { SourceState::Unreachable },
+                last_good: ok.map(|r| r.now.format("%Y-%m-%d %H:%M:%S").to_string()),
+                last_attempt: ok.map(|r| r.now.format("%Y-%m-%d %H:%M:%S").to_string()),
+                error: report.is_err().then(|| "its demo database could not be read".into()),
+                notes: vec![app::api::DiagnosticLine {
+                    severity: app::engine::Severity::Info,
+                    text: "the built-in demo: a simulated SQL Server Agent (no sources are configured)".into(),
+                }],
+                jobs: ok.map(|r| r.jobs.len()),
+                tags: vec!["environment=demo".into()],
+            }]
+        })
     }
 
-    fn report(&self, days: u32) -> BoxFuture<'_, Result<Arc<InstanceReport>, String>> {
+    fn report(&self, instance: Option<&str>, days: u32) -> BoxFuture<'_, Result<Arc<InstanceReport>, ReportError>> {
+        let wrong = instance.is_some_and(|i| i != self.instance);
         Box::pin(async move {
+            if wrong {
+                return Err(ReportError::UnknownInstance);
+            }
             // Holding the lock while computing coalesces concurrent requests.
             let mut cache = self.cache.lock().await;
             if let Some((at, report)) = cache.get(&days) {

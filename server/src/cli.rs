@@ -43,6 +43,9 @@ pub enum Command {
 
 #[derive(Args, Debug)]
 pub struct ServeArgs {
+    /// The fleet configuration (TOML); without it Sundial serves its built-in demo.
+    #[arg(long, env = "SUNDIAL_CONFIG")]
+    pub config: Option<PathBuf>,
     /// Address to listen on.
     #[arg(long, env = "SUNDIAL_ADDR")]
     pub addr: Option<std::net::SocketAddr>,
@@ -358,8 +361,10 @@ fn dry_run_cmd(args: DryRunArgs) -> ExitCode {
     }
 }
 
-/// Validate the file (exit 2 naming file, line and field), list the instances, and check that
-/// every secret the file names is there. Connecting to each source comes with the sources.
+/// Validate the file (exit 2 naming file, line and field), list the instances, check that
+/// every secret the file names is there, then read each instance once as serving would and
+/// print what Sundial sees there, or why it cannot (unreachable, a missing grant named).
+/// Exits 1 when a secret is missing or an instance cannot be read.
 fn check_config_cmd(args: CheckConfigArgs) -> ExitCode {
     let config = match crate::config::load(&args.config) {
         Ok(c) => c,
@@ -374,7 +379,28 @@ fn check_config_cmd(args: CheckConfigArgs) -> ExitCode {
         }
     }
     println!("{} instance(s); {} missing secret(s)", config.instances.len(), missing);
-    if missing > 0 { ExitCode::FAILURE } else { ExitCode::SUCCESS }
+    if missing > 0 {
+        return ExitCode::FAILURE;
+    }
+    let rt = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("sundial: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut failed = 0;
+    for (name, result) in rt.block_on(crate::fleet::probe(&config)) {
+        match result {
+            Ok(seen) => println!("{name}: ok: {seen}"),
+            Err(e) => {
+                failed += 1;
+                println!("{name}: FAILED: {e}");
+            }
+        }
+    }
+    println!("{} of {} instance(s) readable", config.instances.len() - failed, config.instances.len());
+    if failed > 0 { ExitCode::FAILURE } else { ExitCode::SUCCESS }
 }
 
 fn current_minute() -> DateTime<Utc> {
@@ -404,6 +430,22 @@ async fn serve_cmd(args: ServeArgs) -> anyhow::Result<()> {
         options.site_addr = addr;
     }
     let addr = options.site_addr;
+
+    if let Some(path) = &args.config {
+        let config = crate::config::load(path)?;
+        let backend = crate::fleet::FleetBackend::start(&config).await?;
+        tracing::info!(instances = config.instances.len(), config = %path.display(), "serving the configured fleet");
+        let state = crate::http::AppState { leptos_options: conf.leptos_options, backend };
+        let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| format!("listening on {addr}"))?;
+        println!("Sundial is serving {} instance(s) on http://{addr}", config.instances.len());
+        axum::serve(listener, crate::http::router(state))
+            .with_graceful_shutdown(async {
+                let _ = tokio::signal::ctrl_c().await;
+            })
+            .await
+            .context("serving HTTP")?;
+        return Ok(());
+    }
 
     let db = args.demo_db.unwrap_or_else(|| std::env::temp_dir().join("sundial-demo.sqlite"));
     let now = args.demo_now.unwrap_or_else(current_minute);

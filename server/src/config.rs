@@ -1,6 +1,8 @@
 //! The fleet configuration: a TOML file listing the instances Sundial reads.
 //!
 //! ```toml
+//! store = "/var/lib/sundial/store.sqlite"   # Sundial's own store; default: beside this file
+//!
 //! [defaults]
 //! poll_interval = "60s"
 //! timeout = "10s"
@@ -13,6 +15,7 @@
 //! user = "sundial_reader"
 //! password_env = "SQLPROD01_PASSWORD"   # or password_file = "/run/secrets/x", or url_env = "…"
 //! time_zone = "America/New_York"   # optional override
+//! encrypt = true                   # SQL Server TLS (default); trust_server_certificate = false
 //! tags = { environment = "prod" }
 //! ```
 //!
@@ -126,6 +129,10 @@ pub struct InstanceConfig {
     pub time_zone: Option<Tz>,
     pub poll_interval: Duration,
     pub timeout: Duration,
+    /// SQL Server: encrypt the connection (TLS); default true.
+    pub encrypt: bool,
+    /// SQL Server: skip the certificate check; default false.
+    pub trust_server_certificate: bool,
     pub tags: BTreeMap<String, String>,
     /// The line of its `[[instance]]` table, for messages.
     pub line: usize,
@@ -136,12 +143,16 @@ pub struct InstanceConfig {
 pub struct FleetConfig {
     /// Where it came from (a path, for messages).
     pub origin: String,
+    /// Sundial's own store: the one database Sundial writes (samples MySQL forgets).
+    pub store: PathBuf,
     pub instances: Vec<InstanceConfig>,
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawFile {
+    /// Sundial's own store (MySQL event samples); default: beside the configuration file.
+    store: Option<String>,
     defaults: Option<RawDefaults>,
     #[serde(default)]
     instance: Vec<Spanned<RawInstance>>,
@@ -171,6 +182,10 @@ struct RawInstance {
     time_zone: Option<Spanned<String>>,
     poll_interval: Option<Spanned<String>>,
     timeout: Option<Spanned<String>>,
+    /// SQL Server: encrypt the connection (default true; false only for a server without TLS).
+    encrypt: Option<bool>,
+    /// SQL Server: accept the server's certificate without checking it (default false).
+    trust_server_certificate: Option<bool>,
     #[serde(default)]
     tags: BTreeMap<String, String>,
 }
@@ -299,11 +314,17 @@ pub fn parse(text: &str, origin: &str) -> Result<FleetConfig, ConfigError> {
             time_zone,
             poll_interval,
             timeout: inst_timeout,
+            encrypt: r.encrypt.unwrap_or(true),
+            trust_server_certificate: r.trust_server_certificate.unwrap_or(false),
             tags: r.tags.clone(),
             line: line_of(text, table_span),
         });
     }
-    Ok(FleetConfig { origin: origin.to_owned(), instances })
+    let store = match &raw.store {
+        Some(p) => PathBuf::from(p),
+        None => Path::new(origin).parent().unwrap_or(Path::new(".")).join("sundial-store.sqlite"),
+    };
+    Ok(FleetConfig { origin: origin.to_owned(), store, instances })
 }
 
 /// Read an instance's secret from where the configuration says; `None` when it names none.

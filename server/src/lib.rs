@@ -3,5 +3,6 @@ pub mod backend;
 pub mod cli;
 pub mod config;
 pub mod demo;
+pub mod fleet;
 pub mod http;
 pub mod sources;

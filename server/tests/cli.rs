@@ -116,10 +116,27 @@ fn check_config_exits_2_naming_file_line_and_field() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("fleet.toml:5:") && stderr(&o).contains("timeout"), "{}", stderr(&o));
 
-    let good = dir.join("good.toml");
-    std::fs::write(&good, "[[instance]]\nname = \"demo\"\nkind = \"sqlite_demo\"\npath = \"/tmp/demo.sqlite\"\n").unwrap();
-    let o = sundial(&["check-config", "--config", good.to_str().unwrap()]);
+    // A readable instance: check-config reads it as serving would and says what it sees.
+    let db = dir.join("demo.sqlite");
+    let o = sundial(&["demo", "--out", db.to_str().unwrap(), "--now", "2026-01-15T12:00:00Z"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stdout(&o).contains("demo (sqlite_demo): /tmp/demo.sqlite"), "{}", stdout(&o));
+    let good = dir.join("good.toml");
+    std::fs::write(&good, format!("[[instance]]\nname = \"demo\"\nkind = \"sqlite_demo\"\npath = \"{}\"\n", db.display())).unwrap();
+    let o = sundial(&["check-config", "--config", good.to_str().unwrap()]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    assert!(stdout(&o).contains(&format!("demo (sqlite_demo): {}", db.display())), "{}", stdout(&o));
+    assert!(stdout(&o).contains("demo: ok: 41 jobs"), "{}", stdout(&o));
+
+    // An unreachable one: named, with why, and the exit status says so.
+    let mixed = dir.join("mixed.toml");
+    std::fs::write(
+        &mixed,
+        format!("[[instance]]\nname = \"demo\"\nkind = \"sqlite_demo\"\npath = \"{}\"\n\n[[instance]]\nname = \"gone\"\nkind = \"mssql\"\nhost = \"127.0.0.1\"\nport = 1\ntimeout = \"2s\"\n", db.display()),
+    )
+    .unwrap();
+    let o = sundial(&["check-config", "--config", mixed.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    assert!(stdout(&o).contains("gone: FAILED: cannot connect to SQL Server"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("1 of 2 instance(s) readable"), "{}", stdout(&o));
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -13,6 +13,7 @@ pub fn Header(#[prop(optional)] instance: Option<InstanceHead>) -> impl IntoView
                     " Sundial"
                 </span>
             </A>
+            <A href="/fleet" attr:class="nav-link">"Fleet"</A>
             {instance
                 .map(|i| {
                     view! {

@@ -24,6 +24,11 @@ pub fn encode_segment(s: &str) -> String {
 }
 
 /// The link to a job's timeline over a window.
-pub fn job_href(job_id: &str, days: u32) -> String {
-    format!("/jobs/{}?days={days}", encode_segment(job_id))
+pub fn job_href(instance: Option<&str>, job_id: &str, days: u32) -> String {
+    format!("/jobs/{}?days={days}{}", encode_segment(job_id), instance_query(instance))
+}
+
+/// `&instance=NAME` for links of a page opened for a named instance; empty otherwise.
+pub fn instance_query(instance: Option<&str>) -> String {
+    instance.filter(|i| !i.is_empty()).map(|i| format!("&instance={}", encode_segment(i))).unwrap_or_default()
 }

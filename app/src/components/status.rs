@@ -24,7 +24,7 @@ pub fn ErrorPanel(err: ApiError, #[prop(optional, into)] base: Option<String>) -
         ApiError::BadRequest(_) => ("Bad request", None),
         ApiError::NotFound { .. } => ("Not found", None),
         ApiError::Unavailable { .. } => {
-            ("Source unavailable", Some("Sundial's log has the details. The page works again once the source can be read."))
+            ("Source unavailable", Some("Sundial keeps polling it: the page works again once the source can be read. The fleet page shows every instance's state."))
         }
         ApiError::Transport(_) => ("Request failed", Some("Reload the page to try again.")),
     };
@@ -52,6 +52,8 @@ pub fn ErrorPanel(err: ApiError, #[prop(optional, into)] base: Option<String>) -
             {fix}
             <p>
                 <A href="/">"Back to all jobs"</A>
+                " · "
+                <A href="/fleet">"Fleet"</A>
             </p>
         </section>
     }

@@ -5,7 +5,7 @@
 //! headers are router links, so after hydration a click re-sorts in the browser without a
 //! request, and without JavaScript the same links ask the server.
 use crate::api::{self, JobRow, JobsData, ZombieSpan, parse_days};
-use crate::components::{ErrorPanel, Header, OutcomeBadge, WindowLinks, job_href};
+use crate::components::{ErrorPanel, Header, OutcomeBadge, WindowLinks, instance_query, job_href};
 use crate::engine::Severity;
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -114,11 +114,12 @@ pub fn JobsPage() -> impl IntoView {
     let query = use_query_map();
     let days = Memo::new(move |_| query.with(|q| parse_days(q.get("days").as_deref())));
     let sort = Memo::new(move |_| query.with(|q| sort_from_query(q.get("sort").as_deref(), q.get("dir").as_deref())));
+    let instance = Memo::new(move |_| query.with(|q| q.get("instance").filter(|i| !i.is_empty())));
     let data = Resource::new(
-        move || days.get(),
-        |days| async move {
+        move || (instance.get(), days.get()),
+        |(instance, days)| async move {
             match days {
-                Ok(d) => api::jobs(d).await,
+                Ok(d) => api::jobs(instance, d).await,
                 Err(e) => Err(e),
             }
         },
@@ -182,12 +183,16 @@ fn JobsView(data: JobsData, sort: Memo<(SortKey, Dir)>) -> AnyView {
     let title = format!("{} · jobs · Sundial", data.instance.name);
     let banners = data.zombies.iter().map(zombie_banner).collect_view();
     let jobs = StoredValue::new(data.jobs);
+    let instance = use_query_map().with_untracked(|q| q.get("instance").filter(|i| !i.is_empty()));
+    let iq = instance_query(instance.as_deref());
+    let iq2 = iq.clone();
 
     let header_cell = move |key: SortKey, label: &'static str, class: &'static str| {
+        let iq = iq.clone();
         let href = move || {
             let (cur, dir) = sort.get();
             let next = if cur == key { dir.flip() } else { key.default_dir() };
-            format!("{}?days={days}&sort={}&dir={}", base(), key.key(), next.key())
+            format!("{}?days={days}&sort={}&dir={}{}", base(), key.key(), next.key(), iq)
         };
         let aria = move || {
             let (cur, dir) = sort.get();
@@ -217,7 +222,7 @@ fn JobsView(data: JobsData, sort: Memo<(SortKey, Dir)>) -> AnyView {
         let (key, dir) = sort.get();
         let mut rows = jobs.get_value();
         sort_rows(&mut rows, key, dir);
-        rows.into_iter().map(|r| job_row(r, days).into_any()).collect_view()
+        rows.into_iter().map(|r| job_row(r, days, instance.as_deref()).into_any()).collect_view()
     };
 
     view! {
@@ -247,7 +252,7 @@ fn JobsView(data: JobsData, sort: Memo<(SortKey, Dir)>) -> AnyView {
                     current=days
                     href=move |d| {
                         let (key, dir) = sort.get();
-                        format!("{}?days={d}&sort={}&dir={}", base(), key.key(), dir.key())
+                        format!("{}?days={d}&sort={}&dir={}{}", base(), key.key(), dir.key(), iq2)
                     }
                 />
             </div>
@@ -280,8 +285,8 @@ fn JobsView(data: JobsData, sort: Memo<(SortKey, Dir)>) -> AnyView {
     .into_any()
 }
 
-fn job_row(r: JobRow, days: u32) -> impl IntoView {
-    let href = job_href(&r.id, days);
+fn job_row(r: JobRow, days: u32, instance: Option<&str>) -> impl IntoView {
+    let href = job_href(instance, &r.id, days);
     let row_class = if r.enabled { "job" } else { "job disabled" };
     let missed_title = if r.missed_zombie > 0 {
         format!("{} missed, {} of them while the Agent started nothing", r.missed, r.missed_zombie)

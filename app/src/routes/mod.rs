@@ -1,4 +1,5 @@
 //! One file per page.
+pub mod fleet;
 pub mod jobs;
 pub mod not_found;
 pub mod timeline;

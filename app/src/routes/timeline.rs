@@ -2,7 +2,7 @@
 //! time axis, then the same as a table.
 use crate::api::{self, ApiError, RunKind, TableLine, TimelineData, parse_days};
 use crate::components::chart::{Legend, TimelineChart};
-use crate::components::{ErrorPanel, Header, MarkBadge, NotFound, OutcomeBadge, WindowLinks, job_href};
+use crate::components::{ErrorPanel, Header, MarkBadge, NotFound, OutcomeBadge, WindowLinks, instance_query, job_href};
 use crate::engine::Severity;
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -15,11 +15,12 @@ pub fn TimelinePage() -> impl IntoView {
     let query = use_query_map();
     let job_id = Memo::new(move |_| params.with(|p| p.get("job_id").unwrap_or_default()));
     let days = Memo::new(move |_| query.with(|q| parse_days(q.get("days").as_deref())));
+    let instance = Memo::new(move |_| query.with(|q| q.get("instance").filter(|i| !i.is_empty())));
     let data = Resource::new(
-        move || (job_id.get(), days.get()),
-        |(id, days)| async move {
+        move || (instance.get(), job_id.get(), days.get()),
+        |(instance, id, days)| async move {
             match days {
-                Ok(d) => api::job_timeline(id, d).await,
+                Ok(d) => api::job_timeline(instance, id, d).await,
                 Err(e) => Err(e),
             }
         },
@@ -115,6 +116,7 @@ fn TimelineView(data: TimelineData, pending: ReadSignal<bool>) -> AnyView {
     let job = data.job.clone();
     let days = data.instance.days;
     let id = job.id.clone();
+    let instance = leptos_router::hooks::use_query_map().with_untracked(|q| q.get("instance").filter(|i| !i.is_empty()));
     let title = format!("{} · {} · Sundial", job.name, data.instance.name);
     let lines = data.lines.clone();
     let hidden = data.hidden_lines;
@@ -139,7 +141,7 @@ fn TimelineView(data: TimelineData, pending: ReadSignal<bool>) -> AnyView {
         <Header instance=data.instance.clone()/>
         <div class="page" class:pending=move || pending.get()>
             <nav class="crumbs">
-                <A href=format!("/?days={days}")>"← All jobs"</A>
+                <A href=format!("/?days={days}{}", instance_query(instance.as_deref()))>"← All jobs"</A>
             </nav>
             {view! {
             <div class="job-head">
@@ -172,7 +174,7 @@ fn TimelineView(data: TimelineData, pending: ReadSignal<bool>) -> AnyView {
             }.into_any()}
             {(!job.diagnostics.is_empty()).then(|| view! { <ul class="diagnostics">{diagnostics}</ul> })}
             <div class="toolbar">
-                <WindowLinks current=days href=move |d| job_href(&id, d)/>
+                <WindowLinks current=days href=move |d| job_href(instance.as_deref(), &id, d)/>
                 <Legend/>
             </div>
             <TimelineChart data=data.clone()/>

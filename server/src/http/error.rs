@@ -18,9 +18,10 @@ pub enum Error {
     /// The thing asked for does not exist (`what`: e.g. `job`). 404.
     #[error("{what} not found")]
     NotFound { what: String },
-    /// The instance's source could not be read (a database down, a file missing). 503.
-    #[error("instance {instance} is unavailable: its job history could not be read")]
-    SourceUnavailable { instance: String },
+    /// The instance's source could not be read (a database down, a grant missing). 503.
+    /// `reason` comes from the source's own error, which names what failed and never a secret.
+    #[error("instance {instance} is unavailable: {reason}{}", last_good.as_ref().map(|t| format!(" (last good read {t} UTC)")).unwrap_or_default())]
+    SourceUnavailable { instance: String, reason: String, last_good: Option<String> },
     /// Anything else; the cause is in the log. 500.
     #[error("internal error")]
     Internal,
@@ -53,7 +54,7 @@ impl From<ApiError> for Error {
         match e {
             ApiError::BadRequest(what) => Error::BadRequest { what },
             ApiError::NotFound { what } => Error::NotFound { what },
-            ApiError::Unavailable { instance } => Error::SourceUnavailable { instance },
+            ApiError::Unavailable { instance, reason, last_good } => Error::SourceUnavailable { instance, reason, last_good },
             ApiError::Transport(_) => Error::Internal,
         }
     }

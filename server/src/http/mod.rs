@@ -3,7 +3,9 @@
 //! - `GET /`, `/jobs`, `/jobs/{job_id}`: pages, server-rendered (leptos) and hydrated.
 //! - `POST /api/fn/*`: the pages' server functions (client-side navigation).
 //! - `GET /api/health`: `{"status":"ok"}`.
-//! - `GET /api/jobs?days=N`: the jobs list as JSON (N = 1, 7 or 30; default 7).
+//! - `GET /api/jobs?days=N&instance=NAME`: the jobs list as JSON (N = 1, 7 or 30; default
+//!   7; the first instance when none is named).
+//! - `GET /api/instances`: every configured instance, its state, last good read and error.
 //! - anything else: a file under the site root (`/pkg/…`, `/favicon.svg`), else the
 //!   not-found page.
 //!
@@ -13,7 +15,7 @@ pub mod error;
 pub use error::Error;
 
 use app::api::ssr::{Backend, BackendHandle};
-use app::api::{JobsData, parse_days};
+use app::api::{FleetData, JobsData, parse_days};
 use axum::extract::{FromRef, Query, State};
 use axum::routing::get;
 use axum::{Json, Router};
@@ -51,6 +53,7 @@ pub fn router(state: AppState) -> Router {
     Router::new()
         .route("/api/health", get(health))
         .route("/api/jobs", get(jobs))
+        .route("/api/instances", get(instances))
         .leptos_routes_with_context(&state, routes, context.clone(), shell)
         .fallback(leptos_axum::file_and_error_handler_with_context::<AppState, _>(context, app::shell))
         .layer(CompressionLayer::new())
@@ -63,13 +66,15 @@ async fn health() -> Json<serde_json::Value> {
     Json(serde_json::json!({ "status": "ok" }))
 }
 
-/// `GET /api/jobs?days=N`
+/// `GET /api/jobs?days=N&instance=NAME`
 async fn jobs(State(state): State<AppState>, Query(q): Query<HashMap<String, String>>) -> Result<Json<JobsData>, Error> {
     let days = parse_days(q.get("days").map(String::as_str))?;
-    let report = state.backend.report(days).await.map_err(|e| {
-        let instance = state.backend.instance_name();
-        tracing::warn!(%instance, days, error = %e, "reading the instance failed");
-        Error::SourceUnavailable { instance }
-    })?;
+    let instance = q.get("instance").map(String::as_str).filter(|i| !i.is_empty());
+    let report = state.backend.report(instance, days).await.map_err(app::api::ApiError::from)?;
     Ok(Json(app::api::ssr::jobs_data(&report, days)))
+}
+
+/// `GET /api/instances`: every instance and how reading it goes.
+async fn instances(State(state): State<AppState>) -> Json<FleetData> {
+    Json(FleetData { instances: state.backend.instances().await })
 }

@@ -61,6 +61,11 @@ fn query_error(object: &'static str, grant: &'static str, e: sqlx::Error) -> Err
 /// A pool whose every session is `READ ONLY` and in UTC.
 pub async fn connect_read_only(url: &str, timeout: Duration) -> Result<MySqlPool, Error> {
     let options: MySqlConnectOptions = url.parse().map_err(|_| Error::BadUrl)?;
+    connect_read_only_with(options, timeout).await
+}
+
+/// [`connect_read_only`] from options built field by field (host, user, password …).
+pub async fn connect_read_only_with(options: MySqlConnectOptions, timeout: Duration) -> Result<MySqlPool, Error> {
     let options = options.timezone(Some("+00:00".to_owned()));
     MySqlPoolOptions::new()
         .max_connections(2)

@@ -65,6 +65,11 @@ async fn setting(pool: &PgPool, name: &str, notes: &mut Vec<Diagnostic>) -> Opti
 /// A pool whose every session is read-only (`default_transaction_read_only = on`).
 pub async fn connect_read_only(url: &str, timeout: Duration) -> Result<PgPool, Error> {
     let options: PgConnectOptions = url.parse().map_err(|_| Error::BadUrl)?;
+    connect_read_only_with(options, timeout).await
+}
+
+/// [`connect_read_only`] from options built field by field (host, user, password …).
+pub async fn connect_read_only_with(options: PgConnectOptions, timeout: Duration) -> Result<PgPool, Error> {
     let options = options.options([("default_transaction_read_only", "on")]);
     PgPoolOptions::new()
         .max_connections(2)

@@ -10,7 +10,8 @@
 //! - `Purge history` (daily 02:00): disabled, a diagnostic;
 //! - `Cleanup` (daily 00:00): one manual run.
 #![allow(dead_code)]
-use app::api::ssr::{Backend, BoxFuture};
+use app::api::ssr::{Backend, BoxFuture, ReportError};
+use app::api::{InstanceStatus, SourceState};
 use app::engine::fleet::{InstanceReport, JobReport};
 use app::engine::reconcile::{InstanceContext, MissCause, Outcome, Reconciliation, RunClass};
 use app::engine::{Diagnostic, Forecast, Occurrence, Run, RunOutcome, Trigger, Window};
@@ -182,7 +183,6 @@ fn job(spec: JobSpec, window: Window, plan: impl Fn(DateTime<Utc>) -> Plan, extr
         runs,
         reconciliation: Reconciliation { outcomes, runs: classes, diagnostics: Vec::new() },
         history_horizon: spec.horizon,
-        unobserved: Vec::new(),
         last_run,
         next_expected: next.map(occurrence),
         missed,
@@ -338,13 +338,35 @@ pub struct FixtureBackend {
 }
 
 impl Backend for FixtureBackend {
-    fn report(&self, days: u32) -> BoxFuture<'_, Result<Arc<InstanceReport>, String>> {
+    fn report(&self, instance: Option<&str>, days: u32) -> BoxFuture<'_, Result<Arc<InstanceReport>, ReportError>> {
+        let known = instance.is_none_or(|i| i == INSTANCE);
         Box::pin(async move {
-            if self.fail { Err(format!("opening {SECRET} failed: SELECT * FROM msdb.dbo.sysjobhistory")) } else { Ok(Arc::new(report(days))) }
+            if !known {
+                Err(ReportError::UnknownInstance)
+            } else if self.fail {
+                // What a source might say underneath goes to the log; users get the safe words.
+                eprintln!("opening {SECRET} failed: SELECT * FROM msdb.dbo.sysjobhistory");
+                Err(ReportError::Unavailable { instance: INSTANCE.into(), reason: "cannot connect to SQL Server: the server is unreachable".into(), last_good: None })
+            } else {
+                Ok(Arc::new(report(days)))
+            }
         })
     }
 
-    fn instance_name(&self) -> String {
-        INSTANCE.into()
+    fn instances(&self) -> BoxFuture<'_, Vec<InstanceStatus>> {
+        Box::pin(async move {
+            vec![InstanceStatus {
+                name: INSTANCE.into(),
+                kind: "mssql".into(),
+                tz: Some("America/New_York".into()),
+                state: if self.fail { SourceState::Unreachable } else { SourceState::Ok },
+                last_good: None,
+                last_attempt: None,
+                error: self.fail.then(|| "cannot connect to SQL Server: the server is unreachable".into()),
+                notes: Vec::new(),
+                jobs: Some(5),
+                tags: Vec::new(),
+            }]
+        })
     }
 }

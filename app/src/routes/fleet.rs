@@ -1,0 +1,99 @@
+//! The fleet overview (`/fleet`): every configured instance, whether Sundial can read it, and
+//! since when it cannot. An unreachable instance shows its error and the time of its last good
+//! read; the others keep serving.
+use crate::api::{self, DiagnosticLine, FleetData, InstanceStatus, SourceState};
+use crate::components::{ErrorPanel, Header, encode_segment};
+use crate::engine::Severity;
+use leptos::prelude::*;
+use leptos_meta::Title;
+use leptos_router::components::A;
+
+#[component]
+pub fn FleetPage() -> impl IntoView {
+    let data = Resource::new(|| (), |_| api::fleet());
+    view! {
+        <Title text="Fleet · Sundial"/>
+        <Header/>
+        <div class="page">
+            <Transition fallback=|| view! { <p class="loading">"Loading the fleet…"</p> }>
+                {move || Suspend::new(async move {
+                    match data.await {
+                        Ok(d) => fleet_view(d).into_any(),
+                        Err(e) => view! { <ErrorPanel err=e/> }.into_any(),
+                    }
+                })}
+            </Transition>
+        </div>
+    }
+}
+
+fn state_badge(s: SourceState) -> impl IntoView {
+    let (class, label) = match s {
+        SourceState::Ok => ("badge m-ontime", "reading"),
+        SourceState::Unreachable => ("badge m-missed", "unreachable"),
+        SourceState::Waiting => ("badge m-upcoming", "first read…"),
+    };
+    view! { <span class=class data-testid="instance-state" data-state=label>{label}</span> }
+}
+
+fn note_line(n: &DiagnosticLine) -> impl IntoView + use<> {
+    let class = match n.severity {
+        Severity::Error => "diag-line diag-error",
+        Severity::Warning => "diag-line diag-warning",
+        Severity::Info => "diag-line diag-info",
+    };
+    view! { <li class=class>{n.text.clone()}</li> }
+}
+
+fn instance_row(i: InstanceStatus) -> impl IntoView {
+    let href = format!("/?instance={}", encode_segment(&i.name));
+    let unreachable = i.state == SourceState::Unreachable;
+    let notes = i.notes.iter().map(note_line).collect_view();
+    let key = i.name.clone();
+    view! {
+        <tr class:unreachable=unreachable data-testid="instance-row" data-instance=key>
+            <th scope="row">
+                <A href=href attr:class="job-link">{i.name.clone()}</A>
+                <div class="muted">{i.tags.join(" ")}</div>
+            </th>
+            <td>{i.kind.clone()}</td>
+            <td>{i.tz.clone().unwrap_or_default()}</td>
+            <td>{state_badge(i.state)}</td>
+            <td>
+                {i.last_good.clone().map(|t| view! { <time>{t}</time> " UTC" }.into_any()).unwrap_or_else(|| view! { <span class="muted">"never"</span> }.into_any())}
+            </td>
+            <td class="col-num">{i.jobs.map(|n| n.to_string()).unwrap_or_default()}</td>
+            <td>
+                {i.error.clone().map(|e| view! { <p class="error-message" data-testid="instance-error">{e}</p> })}
+                {(!i.notes.is_empty()).then(|| view! { <ul class="diagnostics">{notes}</ul> })}
+            </td>
+        </tr>
+    }
+}
+
+fn fleet_view(d: FleetData) -> impl IntoView {
+    let down = d.instances.iter().filter(|i| i.state == SourceState::Unreachable).count();
+    let total = d.instances.len();
+    let rows = d.instances.into_iter().map(|i| instance_row(i).into_any()).collect_view();
+    view! {
+        <h1>"Fleet"</h1>
+        <p class="summary" data-testid="fleet-summary">
+            {format!("{total} instance{}", if total == 1 { "" } else { "s" })}
+            {(down > 0).then(|| view! { " · " <span class="hot">{format!("{down} unreachable")}</span> })}
+        </p>
+        <table class="jobs" data-testid="fleet-table">
+            <thead>
+                <tr>
+                    <th scope="col">"Instance"</th>
+                    <th scope="col">"Source"</th>
+                    <th scope="col">"Zone"</th>
+                    <th scope="col">"State"</th>
+                    <th scope="col">"Last good read"</th>
+                    <th scope="col" class="col-num">"Jobs"</th>
+                    <th scope="col">"Findings"</th>
+                </tr>
+            </thead>
+            <tbody>{rows}</tbody>
+        </table>
+    }
+}

@@ -16,6 +16,11 @@
 //! password_env = "SQLPROD01_PASSWORD"   # or password_file = "/run/secrets/x", or url_env = "…"
 //! time_zone = "America/New_York"   # optional override
 //! encrypt = true                   # SQL Server TLS (default); trust_server_certificate = false
+//!
+//! [[instance]]
+//! name = "primentra"
+//! kind = "seed004"                 # the seeds' tables: in SQL Server (default), or
+//! engine = "postgres"              # engine = "postgres" | "sqlite" (with path = "…")
 //! tags = { environment = "prod" }
 //! ```
 //!
@@ -78,6 +83,14 @@ impl Kind {
     }
 }
 
+/// The database a seed's tables live in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TablesEngine {
+    SqlServer,
+    Postgres,
+    Sqlite,
+}
+
 /// Where an instance's secret comes from (never the secret itself).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SecretSource {
@@ -129,6 +142,9 @@ pub struct InstanceConfig {
     pub time_zone: Option<Tz>,
     pub poll_interval: Duration,
     pub timeout: Duration,
+    /// Where a seed's tables live: `sqlserver` (the articles'), `postgres` or `sqlite`
+    /// (default: `sqlite` with a path, else `sqlserver`).
+    pub engine: TablesEngine,
     /// SQL Server: encrypt the connection (TLS); default true.
     pub encrypt: bool,
     /// SQL Server: skip the certificate check; default false.
@@ -182,6 +198,8 @@ struct RawInstance {
     time_zone: Option<Spanned<String>>,
     poll_interval: Option<Spanned<String>>,
     timeout: Option<Spanned<String>>,
+    /// Seed tables: the database holding them (sqlserver | postgres | sqlite).
+    engine: Option<Spanned<String>>,
     /// SQL Server: encrypt the connection (default true; false only for a server without TLS).
     encrypt: Option<bool>,
     /// SQL Server: accept the server's certificate without checking it (default false).
@@ -300,6 +318,16 @@ pub fn parse(text: &str, origin: &str) -> Result<FleetConfig, ConfigError> {
             })?),
             None => None,
         };
+        let engine = match r.engine.as_ref().map(|e| (e, e.get_ref().as_str())) {
+            None if r.path.is_some() => TablesEngine::Sqlite,
+            None => TablesEngine::SqlServer,
+            Some((_, "sqlserver")) => TablesEngine::SqlServer,
+            Some((_, "postgres")) => TablesEngine::Postgres,
+            Some((_, "sqlite")) => TablesEngine::Sqlite,
+            Some((e, other)) => {
+                return Err(invalid(e.span(), me, "engine", &format!("{other:?}"), "not sqlserver, postgres or sqlite"));
+            }
+        };
         let poll_interval = r.poll_interval.as_ref().map(|v| duration(v, me, "poll_interval")).transpose()?.unwrap_or(poll);
         let inst_timeout = r.timeout.as_ref().map(|v| duration(v, me, "timeout")).transpose()?.unwrap_or(timeout);
         instances.push(InstanceConfig {
@@ -314,6 +342,7 @@ pub fn parse(text: &str, origin: &str) -> Result<FleetConfig, ConfigError> {
             time_zone,
             poll_interval,
             timeout: inst_timeout,
+            engine,
             encrypt: r.encrypt.unwrap_or(true),
             trust_server_certificate: r.trust_server_certificate.unwrap_or(false),
             tags: r.tags.clone(),

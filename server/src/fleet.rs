@@ -16,9 +16,10 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{Mutex, watch};
 
-use crate::config::{FleetConfig, InstanceConfig, Kind, SecretSource, resolve_secret};
+use crate::config::{FleetConfig, InstanceConfig, Kind, SecretSource, TablesEngine, resolve_secret};
 use crate::sources::snapshots::Store;
-use crate::sources::{msdb, msdb_sqlite, mysql_events, pg_cron};
+use crate::sources::tables::TablesDb;
+use crate::sources::{msdb, msdb_sqlite, mysql_events, pg_cron, seed003, seed004};
 
 /// Each read covers the longest window pages offer.
 const READ_DAYS: i64 = 30;
@@ -63,6 +64,39 @@ fn secret(config: &InstanceConfig) -> Result<Option<String>, String> {
 }
 
 impl Reader {
+    async fn pg_pool(&self) -> Result<sqlx::PgPool, String> {
+        let c = &self.config;
+        match &c.secret {
+            SecretSource::UrlEnv(_) => pg_cron::connect_read_only(&secret(c)?.unwrap_or_default(), c.timeout).await,
+            _ => {
+                let mut o = sqlx::postgres::PgConnectOptions::new()
+                    .host(c.host.as_deref().unwrap_or("localhost"))
+                    .port(c.port.unwrap_or(5432))
+                    .database(c.database.as_deref().unwrap_or("postgres"));
+                if let Some(u) = &c.user {
+                    o = o.username(u);
+                }
+                if let Some(p) = secret(c)? {
+                    o = o.password(&p);
+                }
+                pg_cron::connect_read_only_with(o, c.timeout).await
+            }
+        }
+        .map_err(|e| e.to_string())
+    }
+
+    fn mssql_target(&self) -> Result<msdb::Target, String> {
+        let c = &self.config;
+        Ok(msdb::Target {
+            host: c.host.clone().unwrap_or_else(|| "localhost".into()),
+            port: c.port.unwrap_or(1433),
+            user: c.user.clone().unwrap_or_default(),
+            password: secret(c)?.unwrap_or_default(),
+            encryption: if c.encrypt { tiberius::EncryptionLevel::Required } else { tiberius::EncryptionLevel::NotSupported },
+            trust_cert: c.trust_server_certificate,
+        })
+    }
+
     /// One read, unbounded in time (the caller bounds it). Errors are safe to show.
     async fn read(&self, polled_at: DateTime<Utc>) -> Result<GoodRead, String> {
         let c = &self.config;
@@ -71,25 +105,7 @@ impl Reader {
         match c.kind {
             Kind::PgCron => {
                 if conn.pg.is_none() {
-                    let pool = match &c.secret {
-                        SecretSource::UrlEnv(_) => {
-                            pg_cron::connect_read_only(&secret(c)?.unwrap_or_default(), c.timeout).await
-                        }
-                        _ => {
-                            let mut o = sqlx::postgres::PgConnectOptions::new()
-                                .host(c.host.as_deref().unwrap_or("localhost"))
-                                .port(c.port.unwrap_or(5432))
-                                .database(c.database.as_deref().unwrap_or("postgres"));
-                            if let Some(u) = &c.user {
-                                o = o.username(u);
-                            }
-                            if let Some(p) = secret(c)? {
-                                o = o.password(&p);
-                            }
-                            pg_cron::connect_read_only_with(o, c.timeout).await
-                        }
-                    };
-                    conn.pg = Some(pool.map_err(|e| e.to_string())?);
+                    conn.pg = Some(self.pg_pool().await?);
                 }
                 let pool = conn.pg.as_ref().expect("set above");
                 let (mut input, notes) = pg_cron::read_instance(pool, &c.name, window).await.map_err(|e| e.to_string())?;
@@ -130,14 +146,7 @@ impl Reader {
                 Ok(GoodRead { input, notes, now: polled_at, at: Utc::now() })
             }
             Kind::Mssql => {
-                let target = msdb::Target {
-                    host: c.host.clone().unwrap_or_else(|| "localhost".into()),
-                    port: c.port.unwrap_or(1433),
-                    user: c.user.clone().unwrap_or_default(),
-                    password: secret(c)?.unwrap_or_default(),
-                    encryption: if c.encrypt { tiberius::EncryptionLevel::Required } else { tiberius::EncryptionLevel::NotSupported },
-                    trust_cert: c.trust_server_certificate,
-                };
+                let target = self.mssql_target()?;
                 // A TDS connection per poll: nothing stays open on a production server.
                 let mut client = msdb::connect(&target, c.timeout).await.map_err(|e| e.to_string())?;
                 let (input, notes) = msdb::read_instance(&mut client, &c.name, c.time_zone, window, polled_at)
@@ -157,9 +166,35 @@ impl Reader {
                 input.name = c.name.clone();
                 Ok(GoodRead { input, notes: Vec::new(), now: meta.now, at: Utc::now() })
             }
-            Kind::Seed001 | Kind::Seed002 | Kind::Seed003 | Kind::Seed004 => {
-                Err(format!("reading {} tables is not built yet", c.kind.name()))
+            Kind::Seed003 | Kind::Seed004 => {
+                let mut db = match c.engine {
+                    TablesEngine::Sqlite => {
+                        if conn.demo.is_none() {
+                            let path = c.path.clone().unwrap_or_default();
+                            conn.demo = Some(msdb_sqlite::open_read_only(&path).await.map_err(|e| e.to_string())?);
+                        }
+                        TablesDb::Sqlite(conn.demo.clone().expect("set above"))
+                    }
+                    TablesEngine::Postgres => {
+                        if conn.pg.is_none() {
+                            conn.pg = Some(self.pg_pool().await?);
+                        }
+                        TablesDb::Postgres(conn.pg.clone().expect("set above"))
+                    }
+                    TablesEngine::SqlServer => {
+                        TablesDb::SqlServer(msdb::connect(&self.mssql_target()?, c.timeout).await.map_err(|e| e.to_string())?)
+                    }
+                };
+                let tz = c.time_zone.unwrap_or(chrono_tz::UTC);
+                let (input, notes) = if c.kind == Kind::Seed003 {
+                    seed003::read_instance(&mut db, &c.name, tz, window, polled_at).await
+                } else {
+                    seed004::read_instance(&mut db, &c.name, tz, window, polled_at).await
+                }
+                .map_err(|e| e.to_string())?;
+                Ok(GoodRead { input, notes, now: polled_at, at: Utc::now() })
             }
+            Kind::Seed001 | Kind::Seed002 => Err(format!("reading {} tables is not built yet", c.kind.name())),
         }
     }
 }

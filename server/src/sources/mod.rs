@@ -4,4 +4,7 @@ pub mod msdb;
 pub mod msdb_sqlite;
 pub mod mysql_events;
 pub mod pg_cron;
+pub mod seed003;
+pub mod seed004;
 pub mod snapshots;
+pub mod tables;

@@ -1,0 +1,155 @@
+//! The Service Broker scheduler (seed 003): `ScheduledJobs`, `JobSchedules` and
+//! `SchedulingErrors`, from SQL Server, PostgreSQL or SQLite (see [`super::tables`]).
+//!
+//! The tables keep no run history, only each job's `LastRunOn` and `NextRunOn`: the last run
+//! shows (failed when `SchedulingErrors` has an error for it), occurrences before it are
+//! unknown (the job's history horizon), and a `NextRunOn` that disagrees with Sundial's own
+//! forecast is a warning (the conversation timer may be lost). Errors in the window show as
+//! failed runs. Times are read in the instance's zone (the article writes `GETDATE()`).
+use app::engine::fleet::{InstanceInput, JobInput, JobSchedule};
+use app::engine::seed003::Seed003Job;
+use app::engine::{Diagnostic, Run, RunOutcome, Schedule, Severity, Trigger, Window};
+use chrono::{DateTime, NaiveDateTime, Utc};
+use chrono_tz::Tz;
+use std::collections::HashMap;
+
+use super::tables::{self, Col, TablesDb, TextRow};
+
+pub const JOB_COLUMNS: &[Col] = &[
+    Col::Plain("ID"),
+    Col::Plain("JobScheduleId"),
+    Col::Plain("JobName"),
+    Col::Time("ValidFrom"),
+    Col::Time("LastRunOn"),
+    Col::Time("NextRunOn"),
+    Col::Plain("IsEnabled"),
+];
+pub const SCHEDULE_COLUMNS: &[Col] = &[
+    Col::Plain("ID"),
+    Col::Plain("FrequencyType"),
+    Col::Plain("Frequency"),
+    Col::Plain("AbsoluteSubFrequency"),
+    Col::Plain("MontlyRelativeSubFrequencyWhich"),
+    Col::Plain("MontlyRelativeSubFrequencyWhat"),
+    Col::Plain("RunAtInSecondsFromMidnight"),
+];
+pub const ERROR_COLUMNS: &[Col] = &[
+    Col::Plain("Id"),
+    Col::Plain("ScheduledJobId"),
+    Col::Plain("ScheduledJobStepId"),
+    Col::Plain("ErrorNumber"),
+    Col::Plain("ErrorMessage"),
+    Col::Time("ErrorDate"),
+];
+
+/// The errors query's tail: the window only.
+pub fn error_tail(db: &TablesDb, window: Window, tz: Tz) -> String {
+    let d = tables::column(db, "ErrorDate");
+    let local = |t: DateTime<Utc>| t.with_timezone(&tz).naive_local();
+    format!(
+        "WHERE {d} >= {} AND {d} < {} ORDER BY {d}",
+        tables::time_literal(db, local(window.start)),
+        tables::time_literal(db, local(window.end))
+    )
+}
+
+fn text<'a>(r: &'a TextRow, c: &str) -> Option<&'a str> {
+    r.get(c).and_then(|v| v.as_deref()).map(str::trim).filter(|v| !v.is_empty())
+}
+
+fn local(s: &str) -> Option<NaiveDateTime> {
+    ["%Y-%m-%d %H:%M:%S%.f", "%Y-%m-%dT%H:%M:%S%.f", "%Y-%m-%d %H:%M:%S"].iter().find_map(|f| NaiveDateTime::parse_from_str(s, f).ok())
+}
+
+/// Every scheduled job with its last run and the errors inside `window`; `now` is the poll's
+/// time, for the `NextRunOn` cross-check.
+pub async fn read_instance(db: &mut TablesDb, name: &str, tz: Tz, window: Window, now: DateTime<Utc>) -> Result<(InstanceInput, Vec<Diagnostic>), tables::Error> {
+    let order = format!("ORDER BY {}", tables::column(db, "ID"));
+    let job_rows = tables::read(db, "ScheduledJobs", JOB_COLUMNS, &order).await?;
+    let schedule_rows = tables::read(db, "JobSchedules", SCHEDULE_COLUMNS, &order).await?;
+    let tail = error_tail(db, window, tz);
+    let errors = tables::read(db, "SchedulingErrors", ERROR_COLUMNS, &tail).await?;
+    let schedules: HashMap<&str, &TextRow> = schedule_rows.iter().filter_map(|r| text(r, "ID").map(|id| (id, r))).collect();
+    let to_utc = |t: NaiveDateTime| app::engine::tz::local_to_instant(t, tz);
+
+    let mut jobs = Vec::with_capacity(job_rows.len());
+    for (i, r) in job_rows.iter().enumerate() {
+        let id = text(r, "ID").unwrap_or("?").to_owned();
+        let mut diagnostics = Vec::new();
+        // The job row with its schedule's columns (a "run once" job has none: JobScheduleId -1).
+        let mut merged = r.clone();
+        if let Some(s) = text(r, "JobScheduleId").and_then(|sid| schedules.get(sid)) {
+            for (k, v) in s.iter().filter(|(k, _)| k.as_str() != "ID") {
+                merged.insert(k.clone(), v.clone());
+            }
+        } else if text(r, "JobScheduleId").is_some_and(|s| s != "-1") {
+            diagnostics.push(Diagnostic::warning("JobScheduleId", text(r, "JobScheduleId").unwrap_or_default(), "no JobSchedules row has this ID"));
+        }
+        let job: Seed003Job = serde_json::from_value(tables::to_json(&merged)).unwrap_or_else(|e| {
+            diagnostics.push(Diagnostic::error("ScheduledJobs", &id, format!("the row cannot be read: {e}")));
+            Seed003Job::default()
+        });
+        let enabled = text(r, "IsEnabled").is_some_and(|v| v == "1" || v.eq_ignore_ascii_case("true"));
+        let schedule = Schedule::Seed003(job.clone());
+
+        let mut runs = Vec::new();
+        let last = text(r, "LastRunOn").and_then(local).map(to_utc);
+        let job_errors: Vec<(DateTime<Utc>, String)> = errors
+            .iter()
+            .filter(|e| text(e, "ScheduledJobId") == Some(id.as_str()))
+            .filter_map(|e| {
+                let at = text(e, "ErrorDate").and_then(local).map(to_utc)?;
+                Some((at, format!("error {}: {}", text(e, "ErrorNumber").unwrap_or("?"), text(e, "ErrorMessage").unwrap_or_default())))
+            })
+            .collect();
+        if let Some(at) = last.filter(|t| window.contains(*t)) {
+            let failed = job_errors.iter().find(|(e, _)| (*e - at).num_seconds().abs() <= 60 * 60 && *e >= at);
+            runs.push(Run {
+                start: at,
+                duration_secs: 0,
+                outcome: if failed.is_some() { RunOutcome::Failed } else { RunOutcome::Succeeded },
+                trigger: Trigger::Schedule(Some(i as i64 + 1)),
+                message: failed.map(|f| f.1.clone()).unwrap_or_default(),
+            });
+        }
+        for (at, message) in &job_errors {
+            if runs.iter().any(|r| r.message == *message && (*at - r.start).num_seconds().abs() <= 3600) {
+                continue;
+            }
+            runs.push(Run { start: *at, duration_secs: 0, outcome: RunOutcome::Failed, trigger: Trigger::Schedule(Some(i as i64 + 1)), message: message.clone() });
+        }
+        runs.sort_by_key(|r| r.start);
+
+        // NextRunOn against Sundial's forecast.
+        if enabled {
+            if let Some(next) = text(r, "NextRunOn").and_then(local).map(to_utc) {
+                let ours = app::engine::next_after(i as i64 + 1, &schedule, tz, last.unwrap_or(now).min(now), 1).occurrences.first().map(|o| o.at);
+                if next >= now - chrono::TimeDelta::minutes(1) && ours.is_none_or(|o| (o - next).num_seconds().abs() > 60) {
+                    diagnostics.push(Diagnostic::new(
+                        Severity::Warning,
+                        Some("NextRunOn"),
+                        text(r, "NextRunOn").map(str::to_owned),
+                        format!(
+                            "the scheduler expects the next run at {}, Sundial's forecast says {}",
+                            next.with_timezone(&tz).format("%Y-%m-%d %H:%M:%S"),
+                            ours.map_or("none".into(), |o| o.with_timezone(&tz).format("%Y-%m-%d %H:%M:%S").to_string())
+                        ),
+                    ));
+                }
+            }
+        }
+        jobs.push(JobInput {
+            id: id.clone(),
+            name: text(r, "JobName").map(str::to_owned).unwrap_or_else(|| format!("job {id}")),
+            category: "Service Broker scheduler".into(),
+            enabled,
+            schedules: vec![JobSchedule { id: i as i64 + 1, name: text(r, "JobScheduleId").unwrap_or("once").to_owned(), enabled, schedule }],
+            runs,
+            // Only LastRunOn is kept: nothing before it is known.
+            history_horizon: Some(last.unwrap_or(now)),
+            unobserved: Vec::new(),
+            diagnostics,
+        });
+    }
+    Ok((InstanceInput { name: name.to_owned(), tz, jobs, agent_starts: Vec::new() }, Vec::new()))
+}

@@ -20,7 +20,8 @@
 //! [[instance]]
 //! name = "primentra"
 //! kind = "seed004"                 # the seeds' tables: in SQL Server (default), or
-//! engine = "postgres"              # engine = "postgres" | "sqlite" (with path = "…")
+//! engine = "postgres"              # engine = "postgres" | "mysql" | "sqlite" (with path = "…")
+//! # seed001 (jobactivity) also takes schedule = "0 13 * * *" and stuck_after = "60m"
 //! tags = { environment = "prod" }
 //! ```
 //!
@@ -88,6 +89,7 @@ impl Kind {
 pub enum TablesEngine {
     SqlServer,
     Postgres,
+    MySql,
     Sqlite,
 }
 
@@ -145,6 +147,10 @@ pub struct InstanceConfig {
     /// Where a seed's tables live: `sqlserver` (the articles'), `postgres` or `sqlite`
     /// (default: `sqlite` with a path, else `sqlserver`).
     pub engine: TablesEngine,
+    /// seed001: the schedule the worker follows (5-field cron); default `0 13 * * *`.
+    pub schedule: String,
+    /// seed001: a run not stopped after this long crashed; default 60 minutes.
+    pub stuck_after: Duration,
     /// SQL Server: encrypt the connection (TLS); default true.
     pub encrypt: bool,
     /// SQL Server: skip the certificate check; default false.
@@ -198,8 +204,12 @@ struct RawInstance {
     time_zone: Option<Spanned<String>>,
     poll_interval: Option<Spanned<String>>,
     timeout: Option<Spanned<String>>,
-    /// Seed tables: the database holding them (sqlserver | postgres | sqlite).
+    /// Seed tables: the database holding them (sqlserver | postgres | mysql | sqlite).
     engine: Option<Spanned<String>>,
+    /// seed001: the job's schedule (5-field cron, in time_zone); default "0 13 * * *".
+    schedule: Option<String>,
+    /// seed001: a run started and not stopped after this long has crashed; default "60m".
+    stuck_after: Option<Spanned<String>>,
     /// SQL Server: encrypt the connection (default true; false only for a server without TLS).
     encrypt: Option<bool>,
     /// SQL Server: accept the server's certificate without checking it (default false).
@@ -320,14 +330,17 @@ pub fn parse(text: &str, origin: &str) -> Result<FleetConfig, ConfigError> {
         };
         let engine = match r.engine.as_ref().map(|e| (e, e.get_ref().as_str())) {
             None if r.path.is_some() => TablesEngine::Sqlite,
+            None if kind == Kind::Seed002 => TablesEngine::MySql,
             None => TablesEngine::SqlServer,
             Some((_, "sqlserver")) => TablesEngine::SqlServer,
             Some((_, "postgres")) => TablesEngine::Postgres,
+            Some((_, "mysql")) => TablesEngine::MySql,
             Some((_, "sqlite")) => TablesEngine::Sqlite,
             Some((e, other)) => {
-                return Err(invalid(e.span(), me, "engine", &format!("{other:?}"), "not sqlserver, postgres or sqlite"));
+                return Err(invalid(e.span(), me, "engine", &format!("{other:?}"), "not sqlserver, postgres, mysql or sqlite"));
             }
         };
+        let stuck_after = r.stuck_after.as_ref().map(|v| duration(v, me, "stuck_after")).transpose()?.unwrap_or(Duration::from_secs(3600));
         let poll_interval = r.poll_interval.as_ref().map(|v| duration(v, me, "poll_interval")).transpose()?.unwrap_or(poll);
         let inst_timeout = r.timeout.as_ref().map(|v| duration(v, me, "timeout")).transpose()?.unwrap_or(timeout);
         instances.push(InstanceConfig {
@@ -343,6 +356,8 @@ pub fn parse(text: &str, origin: &str) -> Result<FleetConfig, ConfigError> {
             poll_interval,
             timeout: inst_timeout,
             engine,
+            schedule: r.schedule.clone().unwrap_or_else(|| "0 13 * * *".into()),
+            stuck_after,
             encrypt: r.encrypt.unwrap_or(true),
             trust_server_certificate: r.trust_server_certificate.unwrap_or(false),
             tags: r.tags.clone(),

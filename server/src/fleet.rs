@@ -19,7 +19,7 @@ use tokio::sync::{Mutex, watch};
 use crate::config::{FleetConfig, InstanceConfig, Kind, SecretSource, TablesEngine, resolve_secret};
 use crate::sources::snapshots::Store;
 use crate::sources::tables::TablesDb;
-use crate::sources::{msdb, msdb_sqlite, mysql_events, pg_cron, seed003, seed004};
+use crate::sources::{msdb, msdb_sqlite, mysql_events, pg_cron, seed001, seed002, seed003, seed004};
 
 /// Each read covers the longest window pages offer.
 const READ_DAYS: i64 = 30;
@@ -85,6 +85,27 @@ impl Reader {
         .map_err(|e| e.to_string())
     }
 
+    async fn mysql_pool(&self) -> Result<sqlx::MySqlPool, String> {
+        let c = &self.config;
+        match &c.secret {
+            SecretSource::UrlEnv(_) => mysql_events::connect_read_only(&secret(c)?.unwrap_or_default(), c.timeout).await,
+            _ => {
+                let mut o = sqlx::mysql::MySqlConnectOptions::new().host(c.host.as_deref().unwrap_or("localhost")).port(c.port.unwrap_or(3306));
+                if let Some(d) = &c.database {
+                    o = o.database(d);
+                }
+                if let Some(u) = &c.user {
+                    o = o.username(u);
+                }
+                if let Some(p) = secret(c)? {
+                    o = o.password(&p);
+                }
+                mysql_events::connect_read_only_with(o, c.timeout).await
+            }
+        }
+        .map_err(|e| e.to_string())
+    }
+
     fn mssql_target(&self) -> Result<msdb::Target, String> {
         let c = &self.config;
         Ok(msdb::Target {
@@ -116,27 +137,7 @@ impl Reader {
             }
             Kind::MysqlEvents => {
                 if conn.my.is_none() {
-                    let pool = match &c.secret {
-                        SecretSource::UrlEnv(_) => {
-                            mysql_events::connect_read_only(&secret(c)?.unwrap_or_default(), c.timeout).await
-                        }
-                        _ => {
-                            let mut o = sqlx::mysql::MySqlConnectOptions::new()
-                                .host(c.host.as_deref().unwrap_or("localhost"))
-                                .port(c.port.unwrap_or(3306));
-                            if let Some(d) = &c.database {
-                                o = o.database(d);
-                            }
-                            if let Some(u) = &c.user {
-                                o = o.username(u);
-                            }
-                            if let Some(p) = secret(c)? {
-                                o = o.password(&p);
-                            }
-                            mysql_events::connect_read_only_with(o, c.timeout).await
-                        }
-                    };
-                    conn.my = Some(pool.map_err(|e| e.to_string())?);
+                    conn.my = Some(self.mysql_pool().await?);
                 }
                 let pool = conn.my.as_ref().expect("set above");
                 let store = self.store.as_ref().ok_or("Sundial's store is not open")?;
@@ -166,7 +167,7 @@ impl Reader {
                 input.name = c.name.clone();
                 Ok(GoodRead { input, notes: Vec::new(), now: meta.now, at: Utc::now() })
             }
-            Kind::Seed003 | Kind::Seed004 => {
+            Kind::Seed001 | Kind::Seed002 | Kind::Seed003 | Kind::Seed004 => {
                 let mut db = match c.engine {
                     TablesEngine::Sqlite => {
                         if conn.demo.is_none() {
@@ -181,20 +182,31 @@ impl Reader {
                         }
                         TablesDb::Postgres(conn.pg.clone().expect("set above"))
                     }
+                    TablesEngine::MySql => {
+                        if conn.my.is_none() {
+                            conn.my = Some(self.mysql_pool().await?);
+                        }
+                        TablesDb::MySql(conn.my.clone().expect("set above"))
+                    }
                     TablesEngine::SqlServer => {
                         TablesDb::SqlServer(msdb::connect(&self.mssql_target()?, c.timeout).await.map_err(|e| e.to_string())?)
                     }
                 };
                 let tz = c.time_zone.unwrap_or(chrono_tz::UTC);
-                let (input, notes) = if c.kind == Kind::Seed003 {
-                    seed003::read_instance(&mut db, &c.name, tz, window, polled_at).await
-                } else {
-                    seed004::read_instance(&mut db, &c.name, tz, window, polled_at).await
-                }
-                .map_err(|e| e.to_string())?;
+                let (input, notes) = match c.kind {
+                    Kind::Seed001 => {
+                        let stuck = Span::from_std(c.stuck_after).unwrap_or(Span::hours(1));
+                        seed001::read_instance(&mut db, &c.name, tz, &c.schedule, stuck, window, polled_at).await.map_err(|e| e.to_string())
+                    }
+                    Kind::Seed002 => {
+                        let store = self.store.as_ref().ok_or("Sundial's store is not open")?;
+                        seed002::read_instance(&mut db, store, &c.name, tz, window, polled_at).await.map_err(|e| e.to_string())
+                    }
+                    Kind::Seed003 => seed003::read_instance(&mut db, &c.name, tz, window, polled_at).await.map_err(|e| e.to_string()),
+                    _ => seed004::read_instance(&mut db, &c.name, tz, window, polled_at).await.map_err(|e| e.to_string()),
+                }?;
                 Ok(GoodRead { input, notes, now: polled_at, at: Utc::now() })
             }
-            Kind::Seed001 | Kind::Seed002 => Err(format!("reading {} tables is not built yet", c.kind.name())),
         }
     }
 }
@@ -280,7 +292,7 @@ impl FleetBackend {
     /// Start one poller per instance (each reads at once, then every `poll_interval`).
     pub async fn start(config: &FleetConfig) -> anyhow::Result<Arc<FleetBackend>> {
         use anyhow::Context;
-        let needs_store = config.instances.iter().any(|i| i.kind == Kind::MysqlEvents);
+        let needs_store = config.instances.iter().any(|i| matches!(i.kind, Kind::MysqlEvents | Kind::Seed002));
         let store = if needs_store {
             Some(Store::open(&config.store).await.with_context(|| format!("opening Sundial's store {}", config.store.display()))?)
         } else {
@@ -374,7 +386,7 @@ impl Backend for FleetBackend {
 
 /// `check-config`: read each instance once, as serving would, and say what Sundial sees.
 pub async fn probe(config: &FleetConfig) -> Vec<(String, Result<String, String>)> {
-    let store = if config.instances.iter().any(|i| i.kind == Kind::MysqlEvents) {
+    let store = if config.instances.iter().any(|i| matches!(i.kind, Kind::MysqlEvents | Kind::Seed002)) {
         Store::open(&config.store).await.ok()
     } else {
         None

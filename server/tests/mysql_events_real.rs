@@ -164,3 +164,77 @@ async fn mariadb_events_runs_failures_and_a_stopped_scheduler_as_a_least_privile
     assert!(t0.elapsed() < Duration::from_secs(5));
     assert!(!e.to_string().contains("reader-pw"), "{e}");
 }
+
+/// Seed 002's `job` table on a real MariaDB, its runner played by a MariaDB event that starts a
+/// cycle every second (as `job$run` would: last cycle start and finish, cycle count), read by a
+/// user with SELECT on that table only.
+#[tokio::test(flavor = "multi_thread")]
+async fn seed002_job_table_cycles_accumulate_from_sundials_samples() {
+    const PORT2: u16 = 55452;
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.ci/mariadb-test-server");
+    let dir = tempfile::Builder::new().prefix("sundial-seed002-").tempdir().unwrap();
+    let out = Command::new(&script).arg("start").arg(dir.path()).arg(PORT2.to_string()).output().expect("run .ci/mariadb-test-server");
+    assert!(out.status.success(), "MariaDB did not start: {}", String::from_utf8_lossy(&out.stderr));
+    let root = admin(dir.path()).await;
+    let _server = Server { dir, script };
+    for sql in [
+        "CREATE DATABASE sched",
+        // The article's table (its columns and types).
+        "CREATE TABLE sched.job (job_id INT UNSIGNED NOT NULL AUTO_INCREMENT, job_owner VARCHAR(77) NOT NULL, job_name VARCHAR(129) NOT NULL, \
+         job_description VARCHAR(1024), job_procedure_schema VARCHAR(64) NOT NULL, job_procedure_name VARCHAR(64) NOT NULL, \
+         job_schedule_start DATETIME, job_schedule_finish DATETIME, job_schedule_interval INT UNSIGNED NOT NULL, \
+         job_status ENUM('ABORTED','DISABLED','ENABLED','ERROR','FINISHED','PAUSED','RESUMED','RUNNING','SLEEPING') NOT NULL DEFAULT 'ENABLED', \
+         job_runner_connection_id INT UNSIGNED, job_runner_start DATETIME, job_runner_finish DATETIME, job_runner_cycles INT UNSIGNED, \
+         job_runner_last_cycle_start DATETIME, job_runner_last_cycle_finish DATETIME, PRIMARY KEY (job_id), UNIQUE KEY (job_owner, job_name))",
+        "INSERT INTO sched.job (job_owner, job_name, job_procedure_schema, job_procedure_name, job_schedule_start, job_schedule_interval, job_status, job_runner_start, job_runner_cycles) \
+         VALUES ('etl', 'every_second', 'sched', 'p_load', UTC_TIMESTAMP() - INTERVAL 1 SECOND, 1, 'RUNNING', UTC_TIMESTAMP(), 0), \
+                ('etl', 'broken', 'sched', 'p_broken', '2026-01-01 00:00:00', 3600, 'ERROR', '2026-01-01 00:00:00', 5)",
+        // The stopped job's last cycle is well in the past.
+        "UPDATE sched.job SET job_runner_last_cycle_start = UTC_TIMESTAMP() - INTERVAL 10 MINUTE, job_runner_last_cycle_finish = UTC_TIMESTAMP() - INTERVAL 9 MINUTE WHERE job_name = 'broken'",
+        // The runner: one cycle a second.
+        "CREATE EVENT sched.runner ON SCHEDULE EVERY 1 SECOND DO UPDATE sched.job SET job_runner_cycles = job_runner_cycles + 1, \
+         job_runner_last_cycle_start = UTC_TIMESTAMP(), job_runner_last_cycle_finish = UTC_TIMESTAMP() WHERE job_name = 'every_second'",
+        "CREATE USER seeds@'127.0.0.1' IDENTIFIED BY 'seeds-pw'",
+        "GRANT SELECT ON sched.job TO seeds@'127.0.0.1'",
+    ] {
+        sqlx::query(sql).execute(&root).await.unwrap_or_else(|e| panic!("{sql}: {e}"));
+    }
+    let pool = mysql_events::connect_read_only(&format!("mysql://seeds:seeds-pw@127.0.0.1:{PORT2}/sched"), Duration::from_secs(5)).await.unwrap();
+    let store_dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&store_dir.path().join("store.sqlite")).await.unwrap();
+    let mut db = server::sources::tables::TablesDb::MySql(pool);
+    let start = Utc::now() - TimeDelta::seconds(3);
+    let cycles = |root: MySqlPool| async move {
+        sqlx::query_scalar::<_, i64>("SELECT CAST(job_runner_cycles AS SIGNED) FROM sched.job WHERE job_name = 'every_second'").fetch_one(&root).await.unwrap()
+    };
+    let mut seen_cycles = Vec::new();
+    for _ in 0..3 {
+        // Wait for the runner's next cycle (the condition), then poll.
+        let before = cycles(root.clone()).await;
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while cycles(root.clone()).await == before {
+            assert!(Instant::now() < deadline, "the runner event did not cycle");
+            tokio::time::sleep(Duration::from_millis(50)).await; // re-checks the condition
+        }
+        let w = Window::new(start - TimeDelta::hours(1), Utc::now() + TimeDelta::seconds(1));
+        let (input, _) = server::sources::seed002::read_instance(&mut db, &store, "maria-jobs", chrono_tz::UTC, w, Utc::now()).await.expect("read");
+        seen_cycles.push(input.jobs[1].runs.len());
+    }
+    let w = Window::new(start - TimeDelta::hours(1), Utc::now() + TimeDelta::seconds(1));
+    let (input, _) = server::sources::seed002::read_instance(&mut db, &store, "maria-jobs", chrono_tz::UTC, w, Utc::now()).await.unwrap();
+    let names: Vec<&str> = input.jobs.iter().map(|j| j.name.as_str()).collect();
+    assert_eq!(names, ["etl.every_second", "etl.broken"]);
+    let every = &input.jobs[0];
+    assert!(every.runs.len() >= 3, "one sample per poll accumulates: {:?}", every.runs);
+    assert!(every.runs.windows(2).all(|w| w[0].start < w[1].start), "distinct cycles");
+    assert!(every.history_horizon.is_some_and(|h| h >= start - TimeDelta::seconds(2)), "samples start with the first poll");
+    let broken = &input.jobs[1];
+    assert!(!broken.enabled, "status ERROR expects nothing");
+    assert_eq!(broken.runs.len(), 1);
+    assert_eq!(broken.runs[0].outcome, RunOutcome::Failed);
+    assert_eq!(broken.runs[0].duration_secs, 60);
+    assert!(seen_cycles.iter().all(|n| *n == 1), "the stopped job's one cycle is one sample, however often polled: {seen_cycles:?}");
+    // Read-only and least privilege: the table is all this user can see.
+    let pool = mysql_events::connect_read_only(&format!("mysql://seeds:seeds-pw@127.0.0.1:{PORT2}/sched"), Duration::from_secs(5)).await.unwrap();
+    assert!(sqlx::query("UPDATE sched.job SET job_status = 'PAUSED'").execute(&pool).await.is_err());
+}

@@ -8,7 +8,7 @@ use app::engine::reconcile::{Outcome, Settings};
 use app::engine::{RunOutcome, Severity, Trigger, Window};
 use chrono::{DateTime, Utc};
 use server::sources::tables::{self, TablesDb};
-use server::sources::{msdb, seed003, seed004};
+use server::sources::{msdb, seed001, seed003, seed004};
 use sqlx::Connection;
 use std::path::PathBuf;
 use std::process::Command;
@@ -50,6 +50,7 @@ fn ddl(pg: bool) -> Vec<String> {
             r#"CREATE TABLE "SchedulingErrors" ("Id" INT PRIMARY KEY, "ScheduledJobId" INT, "ScheduledJobStepId" INT, "ErrorLine" INT, "ErrorNumber" INT,
             "ErrorMessage" TEXT, "ErrorSeverity" INT, "ErrorState" INT, "ErrorDate" {ts} NOT NULL)"#
         ),
+        format!(r#"CREATE TABLE "jobactivity" ("job_id" VARCHAR(36) NOT NULL, "job_name" VARCHAR(100) NOT NULL, "start_execution_date" {ts} NOT NULL, "stop_execution_date" {ts})"#),
     ]
 }
 
@@ -84,6 +85,19 @@ fn rows(pg: bool) -> Vec<String> {
     ];
     for (i, (at, kind, src, msg, ms)) in log.iter().enumerate() {
         v.push(format!(r#"INSERT INTO "SchedulerLog" VALUES ({}, 10, '{at}', '{kind}', '{src}', '{msg}', NULL, {ms}, NULL)"#, i + 1));
+    }
+    // Seed 001: TestJob daily after 13:00 UTC; the 3rd never stopped (crashed), the 5th never
+    // ran, one run started by hand on the 7th is still going.
+    for (id, start, stop) in [
+        ("a1", "2026-03-01 13:00:30", "'2026-03-01 13:20:00'"),
+        ("a2", "2026-03-02 13:00:30", "'2026-03-02 13:20:00'"),
+        ("a3", "2026-03-03 13:00:30", "NULL"),
+        ("a4", "2026-03-04 13:00:30", "'2026-03-04 13:20:00'"),
+        ("a6", "2026-03-06 13:00:30", "'2026-03-06 13:20:00'"),
+        ("a7", "2026-03-07 11:30:00", "NULL"),
+        ("a0", "2026-02-27 13:00:30", "'2026-02-27 13:20:00'"),
+    ] {
+        v.push(format!(r#"INSERT INTO "jobactivity" VALUES ('{id}', 'TestJob', '{start}', {stop})"#));
     }
     v.push(r#"INSERT INTO "SchedulerLog" VALUES (100, 11, '2026-03-04 10:00:00', 'fired', 'Manual', '', NULL, NULL, NULL)"#.to_owned());
     v.push(r#"INSERT INTO "SchedulerLog" VALUES (101, 11, '2026-03-04 10:00:30', 'completed', 'Manual', '5 rows', NULL, 30000, NULL)"#.to_owned());
@@ -145,7 +159,32 @@ async fn read_both(db: &mut TablesDb) -> (InstanceInput, InstanceInput, Vec<app:
     let w = window();
     let (seed4, _) = seed004::read_instance(db, "primentra", chrono_tz::UTC, w, w.end).await.expect("seed 004");
     let (seed3, notes3) = seed003::read_instance(db, "broker", chrono_tz::UTC, w, w.end).await.expect("seed 003");
+    let (seed1, _) = seed001::read_instance(db, "worker", chrono_tz::UTC, "0 13 * * *", chrono::TimeDelta::minutes(60), w, w.end).await.expect("seed 001");
+    check_seed001(&seed1);
     (seed4, seed3, notes3)
+}
+
+fn check_seed001(seed1: &InstanceInput) {
+    let w = window();
+    assert_eq!(seed1.jobs.len(), 1);
+    let job = &seed1.jobs[0];
+    let outcomes: Vec<(DateTime<Utc>, RunOutcome)> = job.runs.iter().map(|r| (r.start, r.outcome)).collect();
+    assert_eq!(
+        outcomes,
+        [
+            (t("2026-03-01T13:00:30Z"), RunOutcome::Succeeded),
+            (t("2026-03-02T13:00:30Z"), RunOutcome::Succeeded),
+            (t("2026-03-03T13:00:30Z"), RunOutcome::Failed),
+            (t("2026-03-04T13:00:30Z"), RunOutcome::Succeeded),
+            (t("2026-03-06T13:00:30Z"), RunOutcome::Succeeded),
+            (t("2026-03-07T11:30:00Z"), RunOutcome::InProgress),
+        ]
+    );
+    assert!(job.runs[2].message.contains("crashed"), "{:?}", job.runs[2]);
+    assert_eq!(job.runs[0].duration_secs, 19 * 60 + 30);
+    let report = analyze(seed1, w, w.end, &Settings::default());
+    let missed: Vec<_> = report.jobs[0].forecast.occurrences.iter().zip(&report.jobs[0].reconciliation.outcomes).filter(|(_, o)| matches!(o, Outcome::Missed { .. })).map(|(o, _)| o.at).collect();
+    assert_eq!(missed, [t("2026-03-05T13:00:00Z")]);
 }
 
 #[tokio::test]
@@ -174,6 +213,11 @@ async fn seed_tables_in_sqlite() {
         let seen = result.as_ref().unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(seen.starts_with("2 jobs"), "{name}: {seen}");
     }
+    let toml = format!("[[instance]]\nname = \"worker\"\nkind = \"seed001\"\npath = \"{}\"\nschedule = \"0 13 * * *\"\nstuck_after = \"1h\"\n", path.display());
+    let probed = server::fleet::probe(&server::config::parse(&toml, "w.toml").unwrap()).await;
+    assert!(probed[0].1.as_ref().is_ok_and(|s| s.starts_with("1 jobs")), "{probed:?}");
+    {
+    }
     // The tables are missing from another file: said so, naming the table.
     let empty = dir.path().join("empty.sqlite");
     sqlx::SqliteConnection::connect_with(&sqlx::sqlite::SqliteConnectOptions::new().filename(&empty).create_if_missing(true)).await.unwrap();
@@ -199,7 +243,7 @@ async fn seed_tables_in_postgresql_read_by_a_select_only_role() {
     let mut admin = sqlx::PgConnection::connect(&format!("postgres://postgres@127.0.0.1:{PG_PORT}/postgres")).await.unwrap();
     for sql in ddl(true).into_iter().chain(rows(true)).chain([
         "CREATE ROLE seeds_reader LOGIN".to_owned(),
-        r#"GRANT SELECT ON "SchedulerConfigurations", "SchedulerLog", "ScheduledJobs", "JobSchedules", "SchedulingErrors" TO seeds_reader"#.to_owned(),
+        r#"GRANT SELECT ON "SchedulerConfigurations", "SchedulerLog", "ScheduledJobs", "JobSchedules", "SchedulingErrors", "jobactivity" TO seeds_reader"#.to_owned(),
         "CREATE ROLE nobody LOGIN".to_owned(),
     ]) {
         sqlx::query(sqlx::AssertSqlSafe(sql.clone())).execute(&mut admin).await.unwrap_or_else(|e| panic!("{sql}: {e}"));
@@ -247,6 +291,7 @@ async fn seed_tables_on_sql_server_over_tds() {
         ("ScheduledJobs", seed003::JOB_COLUMNS, "ORDER BY ID".into(), format!("ORDER BY {}", tables::column(&source, "ID"))),
         ("JobSchedules", seed003::SCHEDULE_COLUMNS, "ORDER BY ID".into(), format!("ORDER BY {}", tables::column(&source, "ID"))),
         ("SchedulingErrors", seed003::ERROR_COLUMNS, seed003::error_tail(&db, w, chrono_tz::UTC), seed003::error_tail(&source, w, chrono_tz::UTC)),
+        ("jobactivity", seed001::COLUMNS, seed001::tail(&db, w, chrono_tz::UTC, chrono::TimeDelta::minutes(60)), seed001::tail(&source, w, chrono_tz::UTC, chrono::TimeDelta::minutes(60))),
     ];
     for (table, cols, tds_tail, lite_tail) in queries {
         let rows = tables::read(&mut source, table, cols, &lite_tail).await.unwrap();

@@ -4,6 +4,8 @@ pub mod msdb;
 pub mod msdb_sqlite;
 pub mod mysql_events;
 pub mod pg_cron;
+pub mod seed001;
+pub mod seed002;
 pub mod seed003;
 pub mod seed004;
 pub mod snapshots;

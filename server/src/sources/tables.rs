@@ -1,10 +1,12 @@
-//! Plain tables read the same way from SQL Server (TDS), PostgreSQL and SQLite: the seeds'
-//! schedulers keep their state in ordinary tables, and the same layout can live in any of them.
+//! Plain tables read the same way from SQL Server (TDS), PostgreSQL, MySQL/MariaDB and SQLite:
+//! the seeds' schedulers keep their state in ordinary tables, and the same layout can live in
+//! any of them.
 //!
 //! Every column comes back as text (or NULL), converted in SQL by the dialect's own rule, so
 //! one mapping serves every database and a bad value becomes a diagnostic naming its column.
 //! Times are written `YYYY-MM-DD HH:MM:SS[.fff]`. Connections are read-only (PostgreSQL
-//! `default_transaction_read_only`, SQLite `mode=ro`, SQL Server `ApplicationIntent=ReadOnly`).
+//! `default_transaction_read_only`, SQLite `mode=ro`, SQL Server `ApplicationIntent=ReadOnly`,
+//! MySQL `SET SESSION TRANSACTION READ ONLY`).
 use sqlx::Row;
 use std::collections::BTreeMap;
 
@@ -18,6 +20,7 @@ pub enum TablesDb {
     SqlServer(MsdbClient),
     Postgres(sqlx::PgPool),
     Sqlite(sqlx::SqlitePool),
+    MySql(sqlx::MySqlPool),
 }
 
 /// What a column holds, for the conversion to text.
@@ -50,12 +53,15 @@ fn expr(db: &TablesDb, col: Col) -> String {
         (TablesDb::Postgres(_), Col::Plain(c)) => format!("CAST(\"{c}\" AS text) AS \"{c}\""),
         (TablesDb::Postgres(_), Col::Time(c)) => format!("to_char(\"{c}\", 'YYYY-MM-DD HH24:MI:SS.MS') AS \"{c}\""),
         (TablesDb::Sqlite(_), Col::Plain(c) | Col::Time(c)) => format!("CAST(\"{c}\" AS TEXT) AS \"{c}\""),
+        (TablesDb::MySql(_), Col::Plain(c)) => format!("CAST(`{c}` AS CHAR) AS `{c}`"),
+        (TablesDb::MySql(_), Col::Time(c)) => format!("DATE_FORMAT(`{c}`, '%Y-%m-%d %H:%i:%s') AS `{c}`"),
     }
 }
 
 fn ident(db: &TablesDb, table: &str) -> String {
     match db {
         TablesDb::SqlServer(_) => format!("dbo.{table}"),
+        TablesDb::MySql(_) => format!("`{table}`"),
         _ => format!("\"{table}\""),
     }
 }
@@ -71,6 +77,7 @@ pub fn select_sql(db: &TablesDb, table: &str, cols: &[Col], tail: &str) -> Strin
 pub fn column(db: &TablesDb, name: &str) -> String {
     match db {
         TablesDb::SqlServer(_) => name.to_owned(),
+        TablesDb::MySql(_) => format!("`{name}`"),
         _ => format!("\"{name}\""),
     }
 }
@@ -81,15 +88,15 @@ pub fn time_literal(db: &TablesDb, t: chrono::NaiveDateTime) -> String {
     match db {
         TablesDb::SqlServer(_) => format!("CONVERT(datetime2, '{s}', 120)"),
         TablesDb::Postgres(_) => format!("TIMESTAMP '{s}'"),
-        TablesDb::Sqlite(_) => format!("'{s}'"),
+        TablesDb::Sqlite(_) | TablesDb::MySql(_) => format!("'{s}'"),
     }
 }
 
 fn classify(table: &str, code: Option<&str>, number: Option<u32>, message: String) -> Error {
     let table = table.to_owned();
     match (code, number) {
-        (Some("42501"), _) | (_, Some(229)) => Error::Permission { table },
-        (Some("42P01"), _) | (_, Some(208)) => Error::Missing { table },
+        (Some("42501"), _) | (_, Some(229 | 1142 | 1044)) => Error::Permission { table },
+        (Some("42P01"), _) | (_, Some(208 | 1146)) => Error::Missing { table },
         _ if message.contains("no such table") => Error::Missing { table },
         _ => Error::Query { table, message },
     }
@@ -104,7 +111,10 @@ pub async fn read(db: &mut TablesDb, table: &str, cols: &[Col], tail: &str) -> R
         Col::Plain(n) | Col::Time(n) => *n,
     }).collect();
     let sqlx_err = |e: sqlx::Error| match &e {
-        sqlx::Error::Database(d) => classify(table, d.code().as_deref(), None, d.message().to_owned()),
+        sqlx::Error::Database(d) => {
+            let number = d.try_downcast_ref::<sqlx::mysql::MySqlDatabaseError>().map(|m| u32::from(m.number()));
+            classify(table, d.code().as_deref(), number, d.message().to_owned())
+        }
         _ => Error::Query { table: table.to_owned(), message: "the connection failed".into() },
     };
     match db {
@@ -113,6 +123,10 @@ pub async fn read(db: &mut TablesDb, table: &str, cols: &[Col], tail: &str) -> R
             Ok(rows.iter().map(|r| names.iter().enumerate().map(|(i, n)| (n.to_string(), r.try_get::<Option<String>, _>(i).ok().flatten())).collect()).collect())
         }
         TablesDb::Sqlite(pool) => {
+            let rows = sqlx::query(sqlx::AssertSqlSafe(sql.clone())).fetch_all(&*pool).await.map_err(sqlx_err)?;
+            Ok(rows.iter().map(|r| names.iter().enumerate().map(|(i, n)| (n.to_string(), r.try_get::<Option<String>, _>(i).ok().flatten())).collect()).collect())
+        }
+        TablesDb::MySql(pool) => {
             let rows = sqlx::query(sqlx::AssertSqlSafe(sql.clone())).fetch_all(&*pool).await.map_err(sqlx_err)?;
             Ok(rows.iter().map(|r| names.iter().enumerate().map(|(i, n)| (n.to_string(), r.try_get::<Option<String>, _>(i).ok().flatten())).collect()).collect())
         }

@@ -104,6 +104,17 @@ async fn pg_cron_source_reads_jobs_and_runs_as_least_privileged_roles() {
     let missed_at = hourly.forecast.occurrences.iter().zip(&hourly.reconciliation.outcomes).find(|(_, o)| matches!(o, Outcome::Missed { .. })).unwrap().0.at;
     assert_eq!(missed_at, t("2026-01-01T13:00:00Z"));
 
+    // A garbage schedule (pg_cron checks it in cron.schedule, not in an UPDATE) is a diagnostic
+    // on that job; the page still has every other job.
+    sqlx::query("UPDATE cron.job SET schedule = 'every tuesday' WHERE jobname = 'half-hourly-fails'").execute(&mut admin).await.unwrap();
+    let (input, _) = pg_cron::read_instance(&pool, "pg-main", window).await.expect("read with a corrupt row");
+    let report = analyze(&input, window, now, &Settings::default());
+    let bad = report.jobs.iter().find(|j| j.name == "half-hourly-fails").unwrap();
+    assert!(bad.diagnostics.iter().any(|d| d.severity == Severity::Error && d.field.as_deref() == Some("schedule") && d.value.as_deref().is_some_and(|v| v.contains("every tuesday"))), "{:?}", bad.diagnostics);
+    assert!(bad.forecast.occurrences.is_empty());
+    let hourly = report.jobs.iter().find(|j| j.name == "hourly-etl").unwrap();
+    assert_eq!(hourly.missed, 1, "the other job is untouched");
+
     // Without BYPASSRLS: only its own jobs (none), and a warning that says why.
     let pool = pg_cron::connect_read_only(&url("rls_reader"), Duration::from_secs(5)).await.unwrap();
     let (input, notes) = pg_cron::read_instance(&pool, "pg-main", window).await.unwrap();

@@ -113,6 +113,23 @@ test('a missed run the zombie Agent explains, then a client-side window switch',
   await page.close();
 });
 
+test('the fleet page lists the instance, and its link opens its jobs', async () => {
+  const page = await newPage();
+  const res = await page.goto(`${base}/fleet`);
+  assert.equal(res.status(), 200);
+  const row = page.locator('[data-testid="instance-row"]');
+  assert.equal(await row.count(), 1, 'the demo is one instance');
+  assert.equal(await row.locator('[data-testid="instance-state"]').getAttribute('data-state'), 'reading');
+  await page.locator('body[data-hydrated="true"]').waitFor();
+  await page.screenshot({ path: path.join(RESULTS_DIR, 'fleet.png') });
+  const name = await row.getAttribute('data-instance');
+  await row.locator('a.job-link').click();
+  await page.waitForURL((u) => u.pathname === '/' && u.searchParams.get('instance') === name);
+  await page.locator('[data-testid="jobs-table"]').waitFor();
+  assert.equal((await page.locator('.instance-name').textContent()).trim(), name);
+  await page.close();
+});
+
 test('no page errors or console errors (hydration included)', () => {
   assert.deepEqual(problems, []);
 });

@@ -40,13 +40,19 @@ const ARCHIVE: &str = "A1B2C3D4-0000-4000-8000-000000000001";
 const CORRUPT: &str = "A1B2C3D4-0000-4000-8000-000000000002";
 
 /// A server that answers like an msdb of a New York instance, 2026-03-01 … 2026-03-07.
-async fn msdb_server(jobs_denied: bool) -> u16 {
+async fn msdb_server(jobs_denied: bool, old: bool) -> u16 {
     let server = MockTdsServer::new("127.0.0.1:0").await.unwrap();
     let port = server.local_addr().port();
     let registry = server.query_registry();
     {
         let mut r = registry.lock().await;
-        r.register(msdb::Q_TIME_ZONE, table(&[("tz_id", T::NVarChar), ("offset_minutes", T::Int)], vec![vec![s("Eastern Standard Time"), V::Int(-300)]]));
+        if old {
+            // SQL Server 2017: no CURRENT_TIMEZONE_ID(), only the offset.
+            r.register(msdb::Q_TIME_ZONE, QueryResponse::error_only(TerminalError::new(195, 15, "'CURRENT_TIMEZONE_ID' is not a recognized built-in function name.")));
+            r.register(msdb::Q_OFFSET, table(&[("offset_minutes", T::Int)], vec![vec![V::Int(-300)]]));
+        } else {
+            r.register(msdb::Q_TIME_ZONE, table(&[("tz_id", T::NVarChar), ("offset_minutes", T::Int)], vec![vec![s("Eastern Standard Time"), V::Int(-300)]]));
+        }
         if jobs_denied {
             r.register(msdb::Q_JOBS, denied("sysjobs"));
         } else {
@@ -135,7 +141,22 @@ async fn msdb_server(jobs_denied: bool) -> u16 {
             ),
         );
         r.register(msdb::Q_SESSIONS, table(&[("agent_start_date", T::NVarChar)], vec![vec![s("2026-03-03T09:15:00.000")], vec![s("2026-01-10T08:00:00.000")]]));
+        // Step rows of the failed run of the 3rd: a retry, then the failure.
+        r.register(
+            msdb::failed_steps_sql(20260228, 20260307),
+            table(
+                &[("job_id", T::NVarChar), ("step_id", T::Int), ("step_name", T::NVarChar), ("run_status", T::Int), ("run_date", T::Int), ("run_time", T::Int), ("retries_attempted", T::Int), ("message", T::NVarChar)],
+                vec![
+                    vec![s(BACKUP), V::Int(1), s("BACKUP DATABASE"), V::Int(2), V::Int(20260303), V::Int(20003), V::Int(0), s("Deadlock victim; retrying.")],
+                    vec![s(BACKUP), V::Int(1), s("BACKUP DATABASE"), V::Int(0), V::Int(20260303), V::Int(20500), V::Int(1), s("BACKUP DATABASE is terminating abnormally.")],
+                ],
+            ),
+        );
+        if old {
+            r.register(msdb::Q_RETENTION, table(&[("jobhistory_max_rows", T::Int), ("jobhistory_max_rows_per_job", T::Int)], vec![vec![V::Int(1000), V::Int(100)]]));
+        } else {
         r.register(msdb::Q_RETENTION, QueryResponse::error_only(TerminalError::new(229, 14, "The EXECUTE permission was denied on the object 'sp_get_sqlagent_properties', database 'msdb', schema 'dbo'.")));
+        }
     }
     tokio::spawn(async move { server.run().await });
     port
@@ -154,7 +175,7 @@ fn target(port: u16, password: &str) -> Target {
 
 #[tokio::test]
 async fn msdb_over_tds_reads_jobs_schedules_history_activity_and_sessions() {
-    let port = msdb_server(false).await;
+    let port = msdb_server(false, false).await;
     let mut client = msdb::connect(&target(port, "s3cret"), Duration::from_secs(5)).await.expect("connect");
     let window = Window::new(t("2026-03-01T00:00:00Z"), t("2026-03-07T23:00:00Z"));
     let now = window.end;
@@ -176,6 +197,9 @@ async fn msdb_over_tds_reads_jobs_schedules_history_activity_and_sessions() {
     assert_eq!(backup.runs[0].duration_secs, 15 * 60 + 2);
     assert_eq!(backup.runs[2].outcome, RunOutcome::Failed);
     assert_eq!(backup.runs[2].trigger, Trigger::Schedule(Some(1)));
+    assert!(backup.runs[2].message.contains("step 1 (BACKUP DATABASE) failed: BACKUP DATABASE is terminating abnormally."), "{}", backup.runs[2].message);
+    assert!(backup.runs[2].message.contains("retried 1 time"), "{}", backup.runs[2].message);
+    assert!(!backup.runs[1].message.contains("terminating abnormally"), "steps of other runs stay theirs");
     let manual = backup.runs.iter().find(|r| r.trigger == Trigger::Manual).expect("the manual run");
     assert_eq!(manual.start, t("2026-03-06T19:30:00Z"));
     assert_eq!(archive.runs[0].duration_secs, 123 * 3600 + 45 * 60 + 30, "run_duration over 99 hours");
@@ -206,7 +230,7 @@ async fn msdb_over_tds_reads_jobs_schedules_history_activity_and_sessions() {
 
 #[tokio::test]
 async fn a_refused_query_names_the_missing_permission_and_no_secret() {
-    let port = msdb_server(true).await;
+    let port = msdb_server(true, false).await;
     let mut client = msdb::connect(&target(port, "s3cret"), Duration::from_secs(5)).await.unwrap();
     let window = Window::new(t("2026-03-01T00:00:00Z"), t("2026-03-07T23:00:00Z"));
     let e = msdb::read_instance(&mut client, "SQLPROD01", None, window, window.end).await.expect_err("sysjobs is refused");
@@ -218,4 +242,19 @@ async fn a_refused_query_names_the_missing_permission_and_no_secret() {
     let e = msdb::connect(&target(1, "s3cret"), Duration::from_secs(2)).await.expect_err("port 1");
     assert!(started.elapsed() < Duration::from_secs(4));
     assert!(matches!(e, Error::Connect(_)) && !e.to_string().contains("s3cret"), "{e}");
+}
+
+#[tokio::test]
+async fn an_older_server_gives_its_offset_and_a_readable_retention() {
+    let port = msdb_server(false, true).await;
+    let mut client = msdb::connect(&target(port, "s3cret"), Duration::from_secs(5)).await.unwrap();
+    let window = Window::new(t("2026-03-01T00:00:00Z"), t("2026-03-07T23:00:00Z"));
+    let (input, notes) = msdb::read_instance(&mut client, "SQL2017", None, window, window.end).await.expect("read");
+    assert_eq!(input.tz, chrono_tz::Etc::GMTPlus5, "UTC-5 as a fixed zone");
+    assert!(notes.iter().any(|n| n.severity == Severity::Warning && n.message.contains("no daylight saving")), "{notes:?}");
+    assert!(notes.iter().any(|n| n.message.contains("at most 1000 job history rows, 100 per job")), "{notes:?}");
+    // A configured zone wins and asks the server nothing.
+    let (input, notes) = msdb::read_instance(&mut client, "SQL2017", Some(chrono_tz::America::Chicago), window, window.end).await.unwrap();
+    assert_eq!(input.tz, chrono_tz::America::Chicago);
+    assert!(!notes.iter().any(|n| n.severity == Severity::Warning), "{notes:?}");
 }

@@ -125,7 +125,42 @@ pub fn history_sql(first: i64, last: i64) -> String {
     )
 }
 
+/// Step rows (step_id > 0) that did not succeed (failed, retry, canceled), for the window's
+/// dates: what a failed run's message needs (which step, how many retries). Succeeded steps
+/// are not read, so the read stays small.
+pub fn failed_steps_sql(first: i64, last: i64) -> String {
+    format!(
+        "SELECT CONVERT(nvarchar(36), h.job_id) AS job_id, h.step_id, h.step_name, h.run_status, h.run_date, h.run_time, h.retries_attempted, LEFT(h.message, 512) AS message FROM msdb.dbo.sysjobhistory AS h WHERE h.step_id > 0 AND h.run_status <> 1 AND h.run_date BETWEEN {first} AND {last} ORDER BY h.instance_id"
+    )
+}
+
 // ---------------------------------------------------------------------------------------------
+
+/// One step row that did not succeed.
+struct StepRow {
+    job_id: String,
+    step_id: i64,
+    step_name: String,
+    status: i64,
+    at: NaiveDateTime,
+    retries: i64,
+    message: String,
+}
+
+/// The outcome row's message, with what its steps said: the failed step and its retries.
+fn with_steps(message: &str, steps: &[&StepRow]) -> String {
+    let mut out = message.trim().to_owned();
+    let retries = steps.iter().filter(|s| s.status == 2).count() as i64;
+    let retried = steps.iter().map(|s| s.retries).max().unwrap_or(0).max(retries);
+    if let Some(failed) = steps.iter().rev().find(|s| s.status == 0 || s.status == 3) {
+        let what = if failed.status == 3 { "canceled" } else { "failed" };
+        out.push_str(&format!(" | step {} ({}) {what}: {}", failed.step_id, failed.step_name, failed.message.trim()));
+    }
+    if retried > 0 {
+        out.push_str(&format!(" | retried {retried} time{}", if retried == 1 { "" } else { "s" }));
+    }
+    out
+}
 
 fn cell(data: &ColumnData<'static>) -> Cell {
     match data {
@@ -258,17 +293,48 @@ pub async fn read_instance(
         .collect();
     let first = date_int(utc_to_local(window.start, tz).date());
     let last = date_int(utc_to_local(window.end, tz).date());
+    let steps: Vec<StepRow> = rows(client, "msdb.dbo.sysjobhistory", &failed_steps_sql(first, last))
+        .await?
+        .into_iter()
+        .filter_map(|mut r| {
+            let date = take(&mut r, "run_date").int().ok().flatten().and_then(msdb_sqlite::parse_date_int)?;
+            let time = take(&mut r, "run_time").int().ok().flatten().and_then(msdb_sqlite::parse_time_int)?;
+            Some(StepRow {
+                job_id: take(&mut r, "job_id").text()?,
+                step_id: take(&mut r, "step_id").int().ok().flatten().unwrap_or(0),
+                step_name: take(&mut r, "step_name").text().unwrap_or_default(),
+                status: take(&mut r, "run_status").int().ok().flatten().unwrap_or(0),
+                at: date.and_time(time),
+                retries: take(&mut r, "retries_attempted").int().ok().flatten().unwrap_or(0),
+                message: take(&mut r, "message").text().unwrap_or_default(),
+            })
+        })
+        .collect();
     let outcome_rows: Vec<OutcomeRead> = rows(client, "msdb.dbo.sysjobhistory", &history_sql(first, last))
         .await?
         .into_iter()
-        .map(|mut r| OutcomeRead {
-            instance_id: take(&mut r, "instance_id"),
-            job_id: take(&mut r, "job_id"),
-            run_status: take(&mut r, "run_status"),
-            run_date: take(&mut r, "run_date"),
-            run_time: take(&mut r, "run_time"),
-            run_duration: take(&mut r, "run_duration"),
-            message: take(&mut r, "message"),
+        .map(|mut r| {
+            let mut o = OutcomeRead {
+                instance_id: take(&mut r, "instance_id"),
+                job_id: take(&mut r, "job_id"),
+                run_status: take(&mut r, "run_status"),
+                run_date: take(&mut r, "run_date"),
+                run_time: take(&mut r, "run_time"),
+                run_duration: take(&mut r, "run_duration"),
+                message: take(&mut r, "message"),
+            };
+            // The steps of this run: rows of its job from its start to its end.
+            let start = o.run_date.int().ok().flatten().and_then(msdb_sqlite::parse_date_int).zip(o.run_time.int().ok().flatten().and_then(msdb_sqlite::parse_time_int));
+            let secs = o.run_duration.int().ok().flatten().and_then(|d| msdb_sqlite::decode_duration(d).ok()).unwrap_or(0);
+            if let (Some((d, t)), Some(job)) = (start, o.job_id.text()) {
+                let from = d.and_time(t);
+                let to = from + chrono::TimeDelta::seconds(secs);
+                let mine: Vec<&StepRow> = steps.iter().filter(|s| s.job_id == job && s.at >= from && s.at <= to).collect();
+                if !mine.is_empty() {
+                    o.message = Cell::Text(with_steps(&o.message.text().unwrap_or_default(), &mine));
+                }
+            }
+            o
         })
         .collect();
     let mut activity = rows(client, "msdb.dbo.sysjobactivity", Q_ACTIVITY).await?;

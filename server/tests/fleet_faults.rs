@@ -154,7 +154,8 @@ password_file = "{}"
     let took = until_state(&state, "pg-main", "Unreachable", Duration::from_secs(10)).await;
     eprintln!("pg-main marked unreachable {took:?} after its server stopped");
     // One poll interval (1 s) until the next read, plus that read's timeout (2 s).
-    assert!(took <= Duration::from_secs(3) + Duration::from_millis(500), "marked unreachable after {took:?}");
+    // (plus 1 s for a loaded machine: the test re-checks every 50 ms).
+    assert!(took <= Duration::from_secs(3) + Duration::from_secs(1), "marked unreachable after {took:?}");
     let pg_state = state_of(&state, "pg-main").await;
     assert!(pg_state["error"].as_str().is_some_and(|e| !e.is_empty()), "{pg_state}");
     assert!(pg_state["last_good"].is_string(), "the last good read is kept: {pg_state}");

@@ -112,6 +112,33 @@ pub struct InstanceStatus {
     pub tags: Vec<String>,
 }
 
+/// One line of the scheduler log.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LogLine {
+    pub at: TimePoint,
+    /// Empty for an instance-wide line.
+    pub job_id: String,
+    pub job_name: String,
+    pub kind: crate::engine::log::LogKind,
+    pub text: String,
+}
+
+/// The scheduler log of an instance over a window, newest first.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LogData {
+    pub instance: InstanceHead,
+    /// Whether only problems are listed.
+    pub problems_only: bool,
+    pub lines: Vec<LogLine>,
+    /// Older lines left out (the page lists at most [`LOG_LINES`]).
+    pub hidden: usize,
+    /// Lines per kind key over the whole window (before the cap), for the filter links.
+    pub counts: Vec<(String, usize)>,
+}
+
+/// The most lines the log page lists.
+pub const LOG_LINES: usize = 500;
+
 /// The fleet overview.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FleetData {
@@ -373,6 +400,15 @@ pub async fn jobs(instance: Option<String>, days: u32) -> Result<JobsData, ApiEr
     Ok(ssr::jobs_data(&report, days))
 }
 
+/// The scheduler log of `instance` over the `days`-long window; only problems when asked.
+#[server(prefix = "/api/fn", endpoint = "instance_log")]
+pub async fn instance_log(instance: Option<String>, days: u32, problems_only: bool) -> Result<LogData, ApiError> {
+    let days = check_days(days)?;
+    let report = ssr::report(instance.as_deref(), days).await?;
+    let events = ssr::source_log(instance.as_deref()).await;
+    Ok(ssr::log_data(&report, &events, days, problems_only))
+}
+
 /// One job's timeline over the `days`-long window ending at the instance's "now".
 #[server(prefix = "/api/fn", endpoint = "job_timeline")]
 pub async fn job_timeline(instance: Option<String>, job_id: String, days: u32) -> Result<TimelineData, ApiError> {
@@ -427,6 +463,12 @@ pub mod ssr {
 
         /// Every instance and how reading it goes, in configuration order.
         fn instances(&self) -> BoxFuture<'_, Vec<InstanceStatus>>;
+
+        /// The source's own log (Primentra's SchedulerLog) of its last good read; most
+        /// sources have none (their log is derived from runs).
+        fn source_log(&self, _instance: Option<&str>) -> BoxFuture<'_, Vec<crate::engine::log::LogEvent>> {
+            Box::pin(async { Vec::new() })
+        }
     }
 
     /// Put in leptos context by the server.
@@ -440,6 +482,38 @@ pub mod ssr {
             return Err(ApiError::Transport("the server is not set up".into()));
         };
         backend.report(instance, days).await.map_err(ApiError::from)
+    }
+
+    /// The source's own log through the [`BackendHandle`] in context.
+    pub async fn source_log(instance: Option<&str>) -> Vec<crate::engine::log::LogEvent> {
+        match use_context::<BackendHandle>() {
+            Some(BackendHandle(backend)) => backend.source_log(instance).await,
+            None => Vec::new(),
+        }
+    }
+
+    /// The log page's data: [`crate::engine::log::derive`], filtered, capped, made wire-ready.
+    pub fn log_data(report: &InstanceReport, events: &[crate::engine::log::LogEvent], days: u32, problems_only: bool) -> LogData {
+        let all = crate::engine::log::derive(report, events);
+        let mut counts: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+        for e in &all {
+            *counts.entry(e.kind.key().to_owned()).or_default() += 1;
+        }
+        let names: std::collections::HashMap<&str, &str> = report.jobs.iter().map(|j| (j.id.as_str(), j.name.as_str())).collect();
+        let kept: Vec<&crate::engine::log::LogEvent> = all.iter().filter(|e| !problems_only || e.kind.is_problem()).collect();
+        let hidden = kept.len().saturating_sub(LOG_LINES);
+        let lines = kept
+            .into_iter()
+            .take(LOG_LINES)
+            .map(|e| LogLine {
+                at: point(e.at, report.tz),
+                job_id: e.job_id.clone(),
+                job_name: names.get(e.job_id.as_str()).map(|n| n.to_string()).unwrap_or_default(),
+                kind: e.kind,
+                text: e.text.clone(),
+            })
+            .collect();
+        LogData { instance: head(report, days), problems_only, lines, hidden, counts: counts.into_iter().collect() }
     }
 
     /// The fleet through the [`BackendHandle`] in context.

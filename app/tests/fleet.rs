@@ -270,3 +270,52 @@ fn misses_inside_unobserved_spans_are_unknown_not_missed() {
     assert_eq!(job.missed, 18);
     assert_eq!(report.context.zombie_periods.len(), 1, "the silent 19 minutes are a zombie period");
 }
+
+/// The scheduler log of a small instance: runs as start and end lines, Sundial's findings
+/// (missed with their cause, the zombie span, the Agent start), a source's own events taking
+/// the place of the derived run lines for their job; newest first, inside the window.
+#[test]
+fn the_log_has_runs_findings_and_a_sources_own_events_newest_first() {
+    use app::engine::log::{LogEvent, LogKind, derive};
+    let now = t("2024-03-01T12:00:00Z");
+    let window = Window::ending_at(now, TimeDelta::hours(3));
+    // Hourly at :00 from 09:00; 10:00 ran and failed; 11:00 never ran; the Agent restarted at 11:30.
+    let hourly = JobSchedule {
+        id: 1,
+        name: "hourly".into(),
+        enabled: true,
+        schedule: Schedule::Agent(AgentSchedule { freq_type: 4, freq_interval: 1, freq_subday_type: 8, freq_subday_interval: 1, ..AgentSchedule::default() }),
+    };
+    let ok = run(t("2024-03-01T09:00:02Z"), Trigger::Schedule(Some(1)));
+    let failed = Run { outcome: RunOutcome::Failed, message: "step 1 failed".into(), ..run(t("2024-03-01T10:00:02Z"), Trigger::Schedule(Some(1))) };
+    let other = job("P", "Primentra entity", true, Vec::new(), Vec::new());
+    let input = InstanceInput {
+        name: "LOGGED".into(),
+        tz: chrono_tz::UTC,
+        jobs: vec![job("H", "Hourly", true, vec![hourly], vec![ok, failed]), other],
+        agent_starts: vec![t("2024-03-01T11:30:00Z")],
+    };
+    let report = analyze(&input, window, now, &Settings::default());
+    let source = vec![
+        LogEvent { at: t("2024-03-01T10:30:00Z"), job_id: "P".into(), kind: LogKind::Skipped, text: "skipped: already running".into() },
+        LogEvent { at: t("2024-03-01T08:00:00Z"), job_id: "P".into(), kind: LogKind::Started, text: "before the window".into() },
+    ];
+    let log = derive(&report, &source);
+    let lines: Vec<(String, &str, LogKind)> = log.iter().map(|e| (e.at.format("%H:%M:%S").to_string(), e.job_id.as_str(), e.kind)).collect();
+    assert_eq!(
+        lines,
+        [
+            ("11:30:00".to_string(), "", LogKind::AgentStart),
+            ("11:00:00".to_string(), "H", LogKind::Missed),
+            ("10:30:00".to_string(), "P", LogKind::Skipped),
+            ("10:00:04".to_string(), "H", LogKind::Failed),
+            ("10:00:02".to_string(), "H", LogKind::Started),
+            ("09:00:04".to_string(), "H", LogKind::Succeeded),
+            ("09:00:02".to_string(), "H", LogKind::Started),
+        ]
+    );
+    assert!(log[1].text.contains("down until 2024-03-01 11:30:00"), "the restart explains the miss: {}", log[1].text);
+    assert_eq!(log[3].text, "step 1 failed");
+    assert_eq!(LogKind::from_primentra("Zombie"), Some(LogKind::Zombie));
+    assert_eq!(LogKind::from_primentra("deleted"), None);
+}

@@ -130,6 +130,23 @@ test('the fleet page lists the instance, and its link opens its jobs', async () 
   await page.close();
 });
 
+test('the scheduler log, colour-coded, filtered to problems in the browser', async () => {
+  const page = await newPage();
+  await page.goto(`${base}/?days=7`);
+  await page.locator('body[data-hydrated="true"]').waitFor();
+  await page.locator('[data-testid="log-link"]').click();
+  await page.waitForURL((u) => u.pathname === '/log' && u.searchParams.get('days') === '7');
+  await page.locator('[data-testid="log-table"]').waitFor();
+  assert.ok(await page.locator('[data-testid="log-line"][data-kind="succeeded"]').count() > 0);
+  await page.locator('[data-testid="problems-only"]').click();
+  await page.waitForURL((u) => u.searchParams.get('problems') === '1');
+  await page.locator('[data-testid="log-line"]').first().waitFor();
+  assert.equal(await page.locator('[data-testid="log-line"][data-kind="succeeded"]').count(), 0, 'problems only');
+  assert.ok(await page.locator('[data-testid="log-line"][data-kind="failed"], [data-testid="log-line"][data-kind="missed"]').count() > 0);
+  await page.screenshot({ path: path.join(RESULTS_DIR, 'log.png') });
+  await page.close();
+});
+
 test('no page errors or console errors (hydration included)', () => {
   assert.deepEqual(problems, []);
 });

@@ -9,6 +9,7 @@ use app::api::ssr::{Backend, BoxFuture, ReportError};
 use app::api::{DiagnosticLine, InstanceStatus, SourceState};
 use app::engine::fleet::{self, InstanceInput, InstanceReport};
 use app::engine::reconcile::Settings;
+use app::engine::log::LogEvent;
 use app::engine::{Diagnostic, Window};
 use chrono::{DateTime, Duration as Span, Utc};
 use std::collections::HashMap;
@@ -28,6 +29,8 @@ const READ_DAYS: i64 = 30;
 pub struct GoodRead {
     pub input: InstanceInput,
     pub notes: Vec<Diagnostic>,
+    /// The source's own log (Primentra's SchedulerLog), mapped; empty for other sources.
+    pub events: Vec<LogEvent>,
     /// The instance's "now" for this read (the poll time; the demo's own "now").
     pub now: DateTime<Utc>,
     /// When the read finished.
@@ -133,7 +136,7 @@ impl Reader {
                 if let Some(tz) = c.time_zone {
                     input.tz = tz;
                 }
-                Ok(GoodRead { input, notes, now: polled_at, at: Utc::now() })
+                Ok(GoodRead { input, notes, events: Vec::new(), now: polled_at, at: Utc::now() })
             }
             Kind::MysqlEvents => {
                 if conn.my.is_none() {
@@ -144,7 +147,7 @@ impl Reader {
                 let (input, notes) = mysql_events::read_instance(pool, store, &c.name, c.time_zone, window, polled_at)
                     .await
                     .map_err(|e| e.to_string())?;
-                Ok(GoodRead { input, notes, now: polled_at, at: Utc::now() })
+                Ok(GoodRead { input, notes, events: Vec::new(), now: polled_at, at: Utc::now() })
             }
             Kind::Mssql => {
                 let target = self.mssql_target()?;
@@ -153,7 +156,7 @@ impl Reader {
                 let (input, notes) = msdb::read_instance(&mut client, &c.name, c.time_zone, window, polled_at)
                     .await
                     .map_err(|e| e.to_string())?;
-                Ok(GoodRead { input, notes, now: polled_at, at: Utc::now() })
+                Ok(GoodRead { input, notes, events: Vec::new(), now: polled_at, at: Utc::now() })
             }
             Kind::SqliteDemo => {
                 if conn.demo.is_none() {
@@ -165,7 +168,7 @@ impl Reader {
                 let window = Window::ending_at(meta.now, Span::days(READ_DAYS));
                 let mut input = msdb_sqlite::read_instance(pool, window).await.map_err(|e| e.to_string())?;
                 input.name = c.name.clone();
-                Ok(GoodRead { input, notes: Vec::new(), now: meta.now, at: Utc::now() })
+                Ok(GoodRead { input, notes: Vec::new(), events: Vec::new(), now: meta.now, at: Utc::now() })
             }
             Kind::Seed001 | Kind::Seed002 | Kind::Seed003 | Kind::Seed004 => {
                 let mut db = match c.engine {
@@ -193,6 +196,7 @@ impl Reader {
                     }
                 };
                 let tz = c.time_zone.unwrap_or(chrono_tz::UTC);
+                let mut events = Vec::new();
                 let (input, notes) = match c.kind {
                     Kind::Seed001 => {
                         let stuck = Span::from_std(c.stuck_after).unwrap_or(Span::hours(1));
@@ -203,9 +207,12 @@ impl Reader {
                         seed002::read_instance(&mut db, store, &c.name, tz, window, polled_at).await.map_err(|e| e.to_string())
                     }
                     Kind::Seed003 => seed003::read_instance(&mut db, &c.name, tz, window, polled_at).await.map_err(|e| e.to_string()),
-                    _ => seed004::read_instance(&mut db, &c.name, tz, window, polled_at).await.map_err(|e| e.to_string()),
+                    _ => seed004::read_instance(&mut db, &c.name, tz, window, polled_at).await.map_err(|e| e.to_string()).map(|(i, n, e)| {
+                        events = e;
+                        (i, n)
+                    }),
                 }?;
-                Ok(GoodRead { input, notes, now: polled_at, at: Utc::now() })
+                Ok(GoodRead { input, notes, events, now: polled_at, at: Utc::now() })
             }
         }
     }
@@ -341,6 +348,13 @@ fn within(input: &InstanceInput, window: Window) -> InstanceInput {
 }
 
 impl Backend for FleetBackend {
+    fn source_log(&self, instance: Option<&str>) -> BoxFuture<'_, Vec<LogEvent>> {
+        let found = self.find(instance).cloned();
+        Box::pin(async move {
+            found.and_then(|i| i.state.borrow().good.as_ref().map(|g| g.events.clone())).unwrap_or_default()
+        })
+    }
+
     fn instances(&self) -> BoxFuture<'_, Vec<InstanceStatus>> {
         Box::pin(async move {
             let mut out = Vec::with_capacity(self.instances.len());

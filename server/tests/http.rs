@@ -237,3 +237,31 @@ async fn pages_are_gzipped_when_asked() {
     // And not when not asked.
     assert!(get("/").await.headers.get(header::CONTENT_ENCODING).is_none());
 }
+
+#[tokio::test]
+async fn the_log_page_lists_runs_and_findings_colour_coded_and_filters_problems() {
+    let a = get("/log?days=1").await;
+    assert_eq!(a.status, StatusCode::OK);
+    let html = a.text();
+    assert!(html.contains(r#"data-testid="log-table""#));
+    for kind in ["started", "succeeded"] {
+        assert!(html.contains(&format!(r#"data-kind="{kind}""#)), "a {kind} line");
+    }
+    // 30 days of a 15-minute job are thousands of lines: the page lists the newest 500 and
+    // says so; "problems only" keeps what a DBA looks for.
+    let html = get("/log?days=30").await.text();
+    assert!(visible(&html).contains("older lines not shown"), "the cap is said");
+    let html = get("/log?days=30&problems=1").await.text();
+    for kind in ["failed", "missed", "zombie", "agent-start"] {
+        assert!(html.contains(&format!(r#"data-kind="{kind}""#)), "a {kind} line");
+        assert!(html.contains(&format!("log-badge log-{kind}")), "{kind} has its colour class");
+    }
+    assert!(html.contains("BACKUP DATABASE is terminating abnormally"), "a failed run's message");
+    assert!(visible(&html).contains("the scheduler started no job until 2026-11-15 12:00:00 UTC"), "the zombie span");
+    assert!(!html.contains(r#"data-kind="succeeded""#) && !html.contains(r#"data-kind="started""#), "problems only");
+
+    let a = get("/log?days=30&instance=NOPE").await;
+    assert_eq!(a.status, StatusCode::NOT_FOUND);
+    let a = get("/log?days=5").await;
+    assert_eq!(a.status, StatusCode::BAD_REQUEST);
+}

@@ -157,7 +157,16 @@ fn check(seed4: &InstanceInput, seed3: &InstanceInput, notes3: &[app::engine::Di
 
 async fn read_both(db: &mut TablesDb) -> (InstanceInput, InstanceInput, Vec<app::engine::Diagnostic>) {
     let w = window();
-    let (seed4, _) = seed004::read_instance(db, "primentra", chrono_tz::UTC, w, w.end).await.expect("seed 004");
+    let (seed4, _, events) = seed004::read_instance(db, "primentra", chrono_tz::UTC, w, w.end).await.expect("seed 004");
+    // The log's five event types map onto Sundial's log, the overlap guard's skip included.
+    use app::engine::log::LogKind;
+    let kinds: Vec<LogKind> = events.iter().filter(|e| e.job_id == "10").map(|e| e.kind).collect();
+    assert_eq!(kinds.iter().filter(|k| **k == LogKind::Started).count(), 6);
+    assert_eq!(kinds.iter().filter(|k| **k == LogKind::Succeeded).count(), 3);
+    assert_eq!(kinds.iter().filter(|k| **k == LogKind::Failed).count(), 1);
+    assert_eq!(kinds.iter().filter(|k| **k == LogKind::Skipped).count(), 1);
+    assert_eq!(kinds.iter().filter(|k| **k == LogKind::Zombie).count(), 1);
+    assert!(events.iter().any(|e| e.kind == LogKind::Skipped && e.text.contains("already running")), "{events:?}");
     let (seed3, notes3) = seed003::read_instance(db, "broker", chrono_tz::UTC, w, w.end).await.expect("seed 003");
     let (seed1, _) = seed001::read_instance(db, "worker", chrono_tz::UTC, "0 13 * * *", chrono::TimeDelta::minutes(60), w, w.end).await.expect("seed 001");
     check_seed001(&seed1);
@@ -222,7 +231,7 @@ async fn seed_tables_in_sqlite() {
     let empty = dir.path().join("empty.sqlite");
     sqlx::SqliteConnection::connect_with(&sqlx::sqlite::SqliteConnectOptions::new().filename(&empty).create_if_missing(true)).await.unwrap();
     let mut db = TablesDb::Sqlite(server::sources::msdb_sqlite::open_read_only(&empty).await.unwrap());
-    let e = seed004::read_instance(&mut db, "x", chrono_tz::UTC, window(), window().end).await.expect_err("no tables");
+    let e = seed004::read_instance(&mut db, "x", chrono_tz::UTC, window(), window().end).await.map(|_| ()).expect_err("no tables");
     assert!(matches!(e, tables::Error::Missing { ref table } if table == "SchedulerConfigurations"), "{e:?}");
 }
 
@@ -254,7 +263,7 @@ async fn seed_tables_in_postgresql_read_by_a_select_only_role() {
     check(&seed4, &seed3, &notes3, "PostgreSQL");
     assert!(sqlx::query(r#"DELETE FROM "SchedulerLog""#).execute(&pool).await.is_err(), "read-only");
     let pool = server::sources::pg_cron::connect_read_only(&format!("postgres://nobody@127.0.0.1:{PG_PORT}/postgres"), Duration::from_secs(5)).await.unwrap();
-    let e = seed004::read_instance(&mut TablesDb::Postgres(pool), "x", chrono_tz::UTC, window(), window().end).await.expect_err("no grant");
+    let e = seed004::read_instance(&mut TablesDb::Postgres(pool), "x", chrono_tz::UTC, window(), window().end).await.map(|_| ()).expect_err("no grant");
     assert!(matches!(e, tables::Error::Permission { .. }), "{e:?}");
     assert!(e.to_string().contains("SELECT on it"), "{e}");
 }

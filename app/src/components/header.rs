@@ -14,6 +14,10 @@ pub fn Header(#[prop(optional)] instance: Option<InstanceHead>) -> impl IntoView
                 </span>
             </A>
             <A href="/fleet" attr:class="nav-link">"Fleet"</A>
+            {instance.as_ref().map(|i| {
+                let href = format!("/log?days={}&instance={}", i.days, crate::components::encode_segment(&i.name));
+                view! { <A href=href attr:class="nav-link" attr:data-testid="log-link">"Log"</A> }
+            })}
             {instance
                 .map(|i| {
                     view! {

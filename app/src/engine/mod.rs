@@ -21,6 +21,7 @@ pub mod cron;
 pub mod describe;
 pub mod diagnostic;
 pub mod fleet;
+pub mod log;
 pub mod mysql_event;
 pub mod reconcile;
 pub mod seed002;

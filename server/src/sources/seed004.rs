@@ -7,6 +7,7 @@
 //! Sundial shows the tick as skipped because the run was still going. Log times are UTC
 //! (`SYSUTCDATETIME()`); schedules (`RunTimes`) are read in the instance's zone.
 use app::engine::fleet::{InstanceInput, JobInput, JobSchedule};
+use app::engine::log::{LogEvent, LogKind};
 use app::engine::seed004::SchedulerConfiguration;
 use app::engine::{Diagnostic, Run, RunOutcome, Schedule, Trigger, Window};
 use chrono::{DateTime, NaiveDateTime, TimeDelta, Utc};
@@ -71,9 +72,16 @@ fn utc(s: &str) -> Option<DateTime<Utc>> {
         .map(|t| t.and_utc())
 }
 
-/// Every configuration and its runs inside `window`; `now` is the poll's time (an interval
-/// schedule that never ran counts from it).
-pub async fn read_instance(db: &mut TablesDb, name: &str, tz: Tz, window: Window, now: DateTime<Utc>) -> Result<(InstanceInput, Vec<Diagnostic>), tables::Error> {
+/// Every configuration and its runs inside `window`, and the log's events mapped onto Sundial's
+/// log kinds (`fired` started, `completed` succeeded, `error` failed, `skipped`, `zombie`);
+/// `now` is the poll's time (an interval schedule that never ran counts from it).
+pub async fn read_instance(
+    db: &mut TablesDb,
+    name: &str,
+    tz: Tz,
+    window: Window,
+    now: DateTime<Utc>,
+) -> Result<(InstanceInput, Vec<Diagnostic>, Vec<LogEvent>), tables::Error> {
     let configs = tables::read(db, "SchedulerConfigurations", CONFIG_COLUMNS, &format!("ORDER BY {}", tables::column(db, "Id"))).await?;
     let tail = log_tail(db, window);
     let log = tables::read(db, "SchedulerLog", LOG_COLUMNS, &tail).await?;
@@ -82,6 +90,7 @@ pub async fn read_instance(db: &mut TablesDb, name: &str, tz: Tz, window: Window
         notes.push(Diagnostic::info("SchedulerConfigurations has no rows"));
     }
 
+    let mut events = Vec::new();
     let mut jobs = Vec::with_capacity(configs.len());
     for (i, r) in configs.iter().enumerate() {
         let mut diagnostics = Vec::new();
@@ -117,6 +126,11 @@ pub async fn read_instance(db: &mut TablesDb, name: &str, tz: Tz, window: Window
             let message = text(e, "Message").unwrap_or_default().to_owned();
             let ms: Option<i64> = text(e, "DurationMs").and_then(|d| d.parse().ok());
             let kind = text(e, "EventType").unwrap_or_default().to_ascii_lowercase();
+            if let Some(k) = LogKind::from_primentra(&kind).filter(|_| window.contains(at)) {
+                let source = text(e, "TriggerSource").map(|t| format!("[{t}] ")).unwrap_or_default();
+                let took = ms.map(|m| format!(" ({} s)", m / 1000)).unwrap_or_default();
+                events.push(LogEvent { at, job_id: entity.clone(), kind: k, text: format!("{kind}: {source}{message}{took}").trim().to_owned() });
+            }
             let close = |runs: &mut Vec<Run>, open: &mut Option<usize>, outcome: RunOutcome, message: String| {
                 let idx = match open.take() {
                     Some(i) => i,
@@ -166,5 +180,5 @@ pub async fn read_instance(db: &mut TablesDb, name: &str, tz: Tz, window: Window
             diagnostics,
         });
     }
-    Ok((InstanceInput { name: name.to_owned(), tz, jobs, agent_starts: Vec::new() }, notes))
+    Ok((InstanceInput { name: name.to_owned(), tz, jobs, agent_starts: Vec::new() }, notes, events))
 }

@@ -1,0 +1,149 @@
+//! The scheduler log: what happened on an instance, one line per event, newest first.
+//!
+//! Two kinds of line meet here. A source that keeps a log of its own (Primentra's
+//! `SchedulerLog`) gives its events, mapped onto [`LogKind`]; for every other source the log
+//! is derived from the runs ([`derive`]). Sundial's own findings (missed, late, skipped
+//! occurrences; zombie spans; Agent restarts) are always derived, whatever the source.
+use super::fleet::InstanceReport;
+use super::reconcile::{MissCause, Outcome};
+use super::{RunOutcome, Window};
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+/// The kinds of line, each with its own colour on the page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum LogKind {
+    /// A run started (Primentra: `fired`).
+    Started,
+    /// A run ended well (`completed`).
+    Succeeded,
+    /// A run failed (`error`).
+    Failed,
+    /// A step failed and was retried.
+    Retry,
+    /// A run was canceled.
+    Canceled,
+    /// A run is still going.
+    Running,
+    /// A tick was skipped: the previous run was still going (`skipped`: the overlap guard).
+    Skipped,
+    /// An expected run that never started (Sundial's finding).
+    Missed,
+    /// A run that started after its grace (Sundial's finding).
+    Late,
+    /// A stuck run force-released (`zombie`), or a span in which the scheduler started
+    /// nothing although runs were due (Sundial's finding).
+    Zombie,
+    /// The scheduler (SQL Server Agent) started.
+    AgentStart,
+}
+
+impl LogKind {
+    /// Lower-case key (CSS class, filters).
+    pub fn key(self) -> &'static str {
+        match self {
+            LogKind::Started => "started",
+            LogKind::Succeeded => "succeeded",
+            LogKind::Failed => "failed",
+            LogKind::Retry => "retry",
+            LogKind::Canceled => "canceled",
+            LogKind::Running => "running",
+            LogKind::Skipped => "skipped",
+            LogKind::Missed => "missed",
+            LogKind::Late => "late",
+            LogKind::Zombie => "zombie",
+            LogKind::AgentStart => "agent-start",
+        }
+    }
+    /// Whether a DBA should look at it: problems, and the scheduler's restarts that often
+    /// explain them.
+    pub fn is_problem(self) -> bool {
+        matches!(self, LogKind::Failed | LogKind::Canceled | LogKind::Skipped | LogKind::Missed | LogKind::Late | LogKind::Zombie | LogKind::AgentStart)
+    }
+    /// Primentra's `SchedulerLog.EventType` onto Sundial's kinds; `None` for a type Primentra
+    /// does not write.
+    pub fn from_primentra(event_type: &str) -> Option<LogKind> {
+        Some(match event_type.trim().to_ascii_lowercase().as_str() {
+            "fired" => LogKind::Started,
+            "completed" => LogKind::Succeeded,
+            "error" => LogKind::Failed,
+            "skipped" => LogKind::Skipped,
+            "zombie" => LogKind::Zombie,
+            _ => return None,
+        })
+    }
+}
+
+/// One line.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LogEvent {
+    pub at: DateTime<Utc>,
+    /// The job's id; empty for an instance-wide line.
+    pub job_id: String,
+    pub kind: LogKind,
+    pub text: String,
+}
+
+/// The log of `report`: Sundial's findings for every job, the runs of jobs for which the source
+/// gave no events, the source's events, and instance-wide lines; inside the report's window,
+/// newest first (ties: instance lines, then by job, then kind).
+pub fn derive(report: &InstanceReport, source_events: &[LogEvent]) -> Vec<LogEvent> {
+    let window: Window = report.window;
+    let mut out: Vec<LogEvent> = source_events.iter().filter(|e| window.contains(e.at)).cloned().collect();
+    let logged: std::collections::HashSet<&str> = source_events.iter().map(|e| e.job_id.as_str()).collect();
+    for job in &report.jobs {
+        if !logged.contains(job.id.as_str()) {
+            for run in &job.runs {
+                if !window.contains(run.start) {
+                    continue;
+                }
+                out.push(LogEvent { at: run.start, job_id: job.id.clone(), kind: LogKind::Started, text: String::new() });
+                let end = run.end().min(report.now);
+                let (kind, what) = match run.outcome {
+                    RunOutcome::Succeeded => (LogKind::Succeeded, "succeeded"),
+                    RunOutcome::Failed => (LogKind::Failed, "failed"),
+                    RunOutcome::Retry => (LogKind::Retry, "retry"),
+                    RunOutcome::Canceled => (LogKind::Canceled, "canceled"),
+                    RunOutcome::InProgress => (LogKind::Running, "still running"),
+                };
+                let at = if run.outcome == RunOutcome::InProgress { run.start } else { end };
+                let text = if run.message.trim().is_empty() { format!("{what} after {} s", run.duration_secs) } else { run.message.trim().to_owned() };
+                out.push(LogEvent { at, job_id: job.id.clone(), kind, text });
+            }
+        }
+        for (occ, outcome) in job.forecast.occurrences.iter().zip(&job.reconciliation.outcomes) {
+            let (kind, text) = match outcome {
+                Outcome::Missed { cause: MissCause::NoRun } => (LogKind::Missed, "no run started".to_owned()),
+                Outcome::Missed { cause: MissCause::AgentZombie { .. } } => {
+                    (LogKind::Missed, "no run started: the scheduler started nothing at all then".to_owned())
+                }
+                Outcome::Missed { cause: MissCause::AgentDown { restarted_at } } => {
+                    (LogKind::Missed, format!("no run started: the scheduler was down until {}", restarted_at.format("%Y-%m-%d %H:%M:%S UTC")))
+                }
+                Outcome::Late { delay_secs, .. } => (LogKind::Late, format!("started {delay_secs} s late")),
+                Outcome::SkippedRunning { .. } => (LogKind::Skipped, "skipped: the previous run was still going".to_owned()),
+                _ => continue,
+            };
+            if window.contains(occ.at) {
+                out.push(LogEvent { at: occ.at, job_id: job.id.clone(), kind, text });
+            }
+        }
+    }
+    for p in &report.context.zombie_periods {
+        if window.contains(p.start) {
+            out.push(LogEvent {
+                at: p.start,
+                job_id: String::new(),
+                kind: LogKind::Zombie,
+                text: format!("the scheduler started no job until {} although runs were due", p.end.format("%Y-%m-%d %H:%M:%S UTC")),
+            });
+        }
+    }
+    for s in &report.context.agent_starts {
+        if window.contains(*s) {
+            out.push(LogEvent { at: *s, job_id: String::new(), kind: LogKind::AgentStart, text: "the scheduler started".into() });
+        }
+    }
+    out.sort_by(|a, b| b.at.cmp(&a.at).then_with(|| a.job_id.cmp(&b.job_id)).then_with(|| a.kind.cmp(&b.kind)));
+    out
+}

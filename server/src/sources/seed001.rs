@@ -14,7 +14,7 @@ use chrono::{DateTime, NaiveDateTime, TimeDelta, Utc};
 use chrono_tz::Tz;
 use std::collections::BTreeMap;
 
-use super::tables::{self, Col, TablesDb, TextRow};
+use super::tables::{self, Col, TablesDb, text};
 
 pub const COLUMNS: &[Col] = &[Col::Plain("job_name"), Col::Time("start_execution_date"), Col::Time("stop_execution_date")];
 
@@ -29,13 +29,7 @@ pub fn tail(db: &TablesDb, window: Window, tz: Tz, stuck_after: TimeDelta) -> St
     )
 }
 
-fn text<'a>(r: &'a TextRow, c: &str) -> Option<&'a str> {
-    r.get(c).and_then(|v| v.as_deref()).map(str::trim).filter(|v| !v.is_empty())
-}
 
-fn local(s: &str) -> Option<NaiveDateTime> {
-    ["%Y-%m-%d %H:%M:%S%.f", "%Y-%m-%dT%H:%M:%S%.f", "%Y-%m-%d %H:%M:%S"].iter().find_map(|f| NaiveDateTime::parse_from_str(s, f).ok())
-}
 
 /// One job per `job_name`, each expected on `schedule` (5-field cron in `tz`), with its runs.
 pub async fn read_instance(
@@ -54,11 +48,11 @@ pub async fn read_instance(
     for r in &rows {
         let job = text(r, "job_name").unwrap_or("job").to_owned();
         let entry = by_job.entry(job).or_default();
-        let Some(start) = text(r, "start_execution_date").and_then(local).map(to_utc) else {
+        let Some(start) = text(r, "start_execution_date").and_then(tables::wall_clock).map(to_utc) else {
             entry.1.push(Diagnostic::warning("start_execution_date", text(r, "start_execution_date").unwrap_or("NULL"), "not a time; the row is left out"));
             continue;
         };
-        let stop = text(r, "stop_execution_date").and_then(local).map(to_utc);
+        let stop = text(r, "stop_execution_date").and_then(tables::wall_clock).map(to_utc);
         let (outcome, secs, message) = match stop {
             Some(stop) => (RunOutcome::Succeeded, (stop - start).num_seconds().max(0), String::new()),
             None if now - start > stuck_after => (

@@ -16,7 +16,7 @@ use chrono::{DateTime, NaiveDateTime, Utc};
 use chrono_tz::Tz;
 
 use super::snapshots::Store;
-use super::tables::{self, Col, TablesDb, TextRow};
+use super::tables::{self, Col, TablesDb, text};
 
 pub const COLUMNS: &[Col] = &[
     Col::Plain("job_id"),
@@ -44,13 +44,7 @@ pub enum Error {
     Store(#[from] super::snapshots::Error),
 }
 
-fn text<'a>(r: &'a TextRow, c: &str) -> Option<&'a str> {
-    r.get(c).and_then(|v| v.as_deref()).map(str::trim).filter(|v| !v.is_empty())
-}
 
-fn local(s: &str) -> Option<NaiveDateTime> {
-    ["%Y-%m-%d %H:%M:%S%.f", "%Y-%m-%d %H:%M:%S"].iter().find_map(|f| NaiveDateTime::parse_from_str(s, f).ok())
-}
 
 /// Every job with the cycles Sundial's samples show inside `window`; `polled_at` stamps this
 /// poll's sample. `tz` is the session zone the DATETIME columns were written in.
@@ -72,10 +66,10 @@ pub async fn read_instance(db: &mut TablesDb, store: &Store, name: &str, tz: Tz,
         // This poll's sample: the last cycle's start, keyed with the cycle counter so that two
         // polls of the same cycle are one sample.
         let key = format!("job {id}");
-        let last = text(r, "job_runner_last_cycle_start").and_then(local).map(to_utc);
+        let last = text(r, "job_runner_last_cycle_start").and_then(tables::wall_clock).map(to_utc);
         store.record(name, &key, last, polled_at).await?;
         let seen = store.samples(name, &key, window.start).await?;
-        let last_finish = text(r, "job_runner_last_cycle_finish").and_then(local).map(to_utc);
+        let last_finish = text(r, "job_runner_last_cycle_finish").and_then(tables::wall_clock).map(to_utc);
         let mut runs: Vec<Run> = seen
             .samples
             .iter()

@@ -13,7 +13,7 @@ use chrono::{DateTime, NaiveDateTime, Utc};
 use chrono_tz::Tz;
 use std::collections::HashMap;
 
-use super::tables::{self, Col, TablesDb, TextRow};
+use super::tables::{self, Col, TablesDb, TextRow, text};
 
 pub const JOB_COLUMNS: &[Col] = &[
     Col::Plain("ID"),
@@ -53,13 +53,7 @@ pub fn error_tail(db: &TablesDb, window: Window, tz: Tz) -> String {
     )
 }
 
-fn text<'a>(r: &'a TextRow, c: &str) -> Option<&'a str> {
-    r.get(c).and_then(|v| v.as_deref()).map(str::trim).filter(|v| !v.is_empty())
-}
 
-fn local(s: &str) -> Option<NaiveDateTime> {
-    ["%Y-%m-%d %H:%M:%S%.f", "%Y-%m-%dT%H:%M:%S%.f", "%Y-%m-%d %H:%M:%S"].iter().find_map(|f| NaiveDateTime::parse_from_str(s, f).ok())
-}
 
 /// Every scheduled job with its last run and the errors inside `window`; `now` is the poll's
 /// time, for the `NextRunOn` cross-check.
@@ -93,12 +87,12 @@ pub async fn read_instance(db: &mut TablesDb, name: &str, tz: Tz, window: Window
         let schedule = Schedule::Seed003(job.clone());
 
         let mut runs = Vec::new();
-        let last = text(r, "LastRunOn").and_then(local).map(to_utc);
+        let last = text(r, "LastRunOn").and_then(tables::wall_clock).map(to_utc);
         let job_errors: Vec<(DateTime<Utc>, String)> = errors
             .iter()
             .filter(|e| text(e, "ScheduledJobId") == Some(id.as_str()))
             .filter_map(|e| {
-                let at = text(e, "ErrorDate").and_then(local).map(to_utc)?;
+                let at = text(e, "ErrorDate").and_then(tables::wall_clock).map(to_utc)?;
                 Some((at, format!("error {}: {}", text(e, "ErrorNumber").unwrap_or("?"), text(e, "ErrorMessage").unwrap_or_default())))
             })
             .collect();
@@ -122,7 +116,7 @@ pub async fn read_instance(db: &mut TablesDb, name: &str, tz: Tz, window: Window
 
         // NextRunOn against Sundial's forecast.
         if enabled {
-            if let Some(next) = text(r, "NextRunOn").and_then(local).map(to_utc) {
+            if let Some(next) = text(r, "NextRunOn").and_then(tables::wall_clock).map(to_utc) {
                 let ours = app::engine::next_after(i as i64 + 1, &schedule, tz, last.unwrap_or(now).min(now), 1).occurrences.first().map(|o| o.at);
                 if next >= now - chrono::TimeDelta::minutes(1) && ours.is_none_or(|o| (o - next).num_seconds().abs() > 60) {
                     diagnostics.push(Diagnostic::new(

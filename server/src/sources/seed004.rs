@@ -10,10 +10,10 @@ use app::engine::fleet::{InstanceInput, JobInput, JobSchedule};
 use app::engine::log::{LogEvent, LogKind};
 use app::engine::seed004::SchedulerConfiguration;
 use app::engine::{Diagnostic, Run, RunOutcome, Schedule, Trigger, Window};
-use chrono::{DateTime, NaiveDateTime, TimeDelta, Utc};
+use chrono::{DateTime, TimeDelta, Utc};
 use chrono_tz::Tz;
 
-use super::tables::{self, Col, TablesDb, TextRow};
+use super::tables::{self, Col, TablesDb, text};
 
 /// The configuration columns Sundial reads.
 pub const CONFIG_COLUMNS: &[Col] = &[
@@ -61,16 +61,7 @@ pub fn log_tail(db: &TablesDb, window: Window) -> String {
     )
 }
 
-fn text<'a>(r: &'a TextRow, c: &str) -> Option<&'a str> {
-    r.get(c).and_then(|v| v.as_deref()).map(str::trim).filter(|v| !v.is_empty())
-}
 
-fn utc(s: &str) -> Option<DateTime<Utc>> {
-    ["%Y-%m-%d %H:%M:%S%.f", "%Y-%m-%dT%H:%M:%S%.f", "%Y-%m-%d %H:%M:%S"]
-        .iter()
-        .find_map(|f| NaiveDateTime::parse_from_str(s, f).ok())
-        .map(|t| t.and_utc())
-}
 
 /// Every configuration and its runs inside `window`, and the log's events mapped onto Sundial's
 /// log kinds (`fired` started, `completed` succeeded, `error` failed, `skipped`, `zombie`);
@@ -119,7 +110,7 @@ pub async fn read_instance(
         let mut runs: Vec<Run> = Vec::new();
         let mut open: Option<usize> = None;
         for e in log.iter().filter(|e| text(e, "EntityId") == Some(entity.as_str())) {
-            let Some(at) = text(e, "EventTime").and_then(utc) else {
+            let Some(at) = text(e, "EventTime").and_then(tables::wall_clock).map(|t| t.and_utc()) else {
                 diagnostics.push(Diagnostic::warning("EventTime", text(e, "EventTime").unwrap_or("NULL"), "SchedulerLog row without a readable time; left out"));
                 continue;
             };

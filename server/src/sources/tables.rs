@@ -149,3 +149,13 @@ pub async fn read(db: &mut TablesDb, table: &str, cols: &[Col], tail: &str) -> R
 pub fn to_json(row: &TextRow) -> serde_json::Value {
     serde_json::Value::Object(row.iter().map(|(k, v)| (k.clone(), v.clone().map_or(serde_json::Value::Null, serde_json::Value::String))).collect())
 }
+
+/// A column's text, trimmed; `None` for NULL or blank.
+pub fn text<'a>(r: &'a TextRow, c: &str) -> Option<&'a str> {
+    r.get(c).and_then(|v| v.as_deref()).map(str::trim).filter(|v| !v.is_empty())
+}
+
+/// A time column's text (`YYYY-MM-DD HH:MM:SS[.fff]`, `T` accepted) as a wall-clock time.
+pub fn wall_clock(s: &str) -> Option<chrono::NaiveDateTime> {
+    ["%Y-%m-%d %H:%M:%S%.f", "%Y-%m-%dT%H:%M:%S%.f"].iter().find_map(|f| chrono::NaiveDateTime::parse_from_str(s.trim(), f).ok())
+}

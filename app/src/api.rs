@@ -164,6 +164,10 @@ pub struct InstanceHead {
     pub days: u32,
     pub window_start: TimePoint,
     pub window_end: TimePoint,
+    /// Set when the source cannot be read now and the page shows its last good read: why,
+    /// and since when (safe to show).
+    #[serde(default)]
+    pub stale: Option<String>,
 }
 
 /// A span in which the Agent was alive and started no job at all.
@@ -397,7 +401,9 @@ pub async fn fleet() -> Result<FleetData, ApiError> {
 pub async fn jobs(instance: Option<String>, days: u32) -> Result<JobsData, ApiError> {
     let days = check_days(days)?;
     let report = ssr::report(instance.as_deref(), days).await?;
-    Ok(ssr::jobs_data(&report, days))
+    let mut data = ssr::jobs_data(&report, days);
+    data.instance.stale = ssr::stale(&report.name).await;
+    Ok(data)
 }
 
 /// The scheduler log of `instance` over the `days`-long window; only problems when asked.
@@ -406,7 +412,9 @@ pub async fn instance_log(instance: Option<String>, days: u32, problems_only: bo
     let days = check_days(days)?;
     let report = ssr::report(instance.as_deref(), days).await?;
     let events = ssr::source_log(instance.as_deref()).await;
-    Ok(ssr::log_data(&report, &events, days, problems_only))
+    let mut data = ssr::log_data(&report, &events, days, problems_only);
+    data.instance.stale = ssr::stale(&report.name).await;
+    Ok(data)
 }
 
 /// One job's timeline over the `days`-long window ending at the instance's "now".
@@ -414,7 +422,9 @@ pub async fn instance_log(instance: Option<String>, days: u32, problems_only: bo
 pub async fn job_timeline(instance: Option<String>, job_id: String, days: u32) -> Result<TimelineData, ApiError> {
     let days = check_days(days)?;
     let report = ssr::report(instance.as_deref(), days).await?;
-    ssr::timeline_data(&report, &job_id, days)
+    let mut data = ssr::timeline_data(&report, &job_id, days)?;
+    data.instance.stale = ssr::stale(&report.name).await;
+    Ok(data)
 }
 
 #[cfg(feature = "ssr")]
@@ -552,7 +562,28 @@ pub mod ssr {
             days,
             window_start: point(report.window.start, report.tz),
             window_end: point(report.window.end, report.tz),
+            stale: None,
         }
+    }
+
+    /// When `instance`'s latest read failed although a report exists (its last good read),
+    /// the sentence a page shows about it.
+    pub async fn stale_note(backend: &dyn Backend, instance: &str) -> Option<String> {
+        let status = backend.instances().await.into_iter().find(|i| i.name == instance)?;
+        if status.state != SourceState::Unreachable {
+            return None;
+        }
+        Some(format!(
+            "{instance} cannot be read now ({}); this is its last good read{}",
+            status.error.unwrap_or_else(|| "unknown error".into()),
+            status.last_good.map(|t| format!(", from {t} UTC")).unwrap_or_default()
+        ))
+    }
+
+    /// [`stale_note`] through the [`BackendHandle`] in context.
+    pub async fn stale(instance: &str) -> Option<String> {
+        let BackendHandle(backend) = use_context::<BackendHandle>()?;
+        stale_note(backend.as_ref(), instance).await
     }
 
     fn zombies(report: &InstanceReport) -> Vec<ZombieSpan> {

@@ -4,7 +4,8 @@
 //! instance's `timeout`. Pages never touch a source: they analyse the last good read (cached
 //! per window until the next read), so any number of browsers cost the source one read per
 //! poll. A read that fails or times out marks the instance unreachable with its error and the
-//! time of its last good read; the other instances go on being read and served.
+//! time of its last good read, and its pages go on showing that last good read under a banner
+//! that says so; the other instances go on being read and served.
 use app::api::ssr::{Backend, BoxFuture, ReportError};
 use app::api::{DiagnosticLine, InstanceStatus, SourceState};
 use app::engine::fleet::{self, InstanceInput, InstanceReport};
@@ -372,15 +373,17 @@ impl Backend for FleetBackend {
             let i = found.ok_or(ReportError::UnknownInstance)?;
             let state = i.settled().await;
             let name = i.reader.config.name.clone();
-            let good = match (&state.error, &state.good, state.attempts) {
-                (None, Some(good), _) => good.clone(),
-                (_, good, attempts) => {
-                    let reason = match (&state.error, attempts) {
+            // The last good read, even when the latest attempt failed: the page then says so
+            // (the instance's status is unreachable) and shows what Sundial last saw.
+            let good = match &state.good {
+                Some(good) => good.clone(),
+                None => {
+                    let reason = match (&state.error, state.attempts) {
                         (Some(e), _) => e.clone(),
                         (None, 0) => format!("the first read is still going (timeout {})", humantime::format_duration(i.reader.config.timeout)),
                         (None, _) => "it has not been read".to_owned(),
                     };
-                    return Err(ReportError::Unavailable { instance: name, reason, last_good: good.as_ref().map(|g| g.at) });
+                    return Err(ReportError::Unavailable { instance: name, reason, last_good: None });
                 }
             };
             // Holding the lock while computing coalesces concurrent requests for one instance.

@@ -127,6 +127,13 @@ host = "127.0.0.1"
 port = {MARIA_PORT}
 user = "sundial"
 password_file = "{}"
+
+[[instance]]
+name = "never-up"
+kind = "mssql"
+host = "127.0.0.1"
+port = 1
+user = "sundial_reader"
 "#,
             dir.path().join("maria.pw").display()
         ),
@@ -159,13 +166,26 @@ password_file = "{}"
     let pg_state = state_of(&state, "pg-main").await;
     assert!(pg_state["error"].as_str().is_some_and(|e| !e.is_empty()), "{pg_state}");
     assert!(pg_state["last_good"].is_string(), "the last good read is kept: {pg_state}");
+    // Its pages keep its last good read, under a banner that says it cannot be read now.
     let (status, body) = get(&state, "/api/jobs?instance=pg-main&days=1").await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let stale = v["instance"]["stale"].as_str().unwrap_or_default();
+    assert!(stale.contains("cannot be read now") && stale.contains("last good read"), "{body}");
+    assert!(body.contains("nightly-vacuum"), "the last good read's jobs");
+    let (status, page) = get(&state, "/?instance=pg-main&days=1").await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(page.contains(r#"data-testid="stale-banner""#), "the page says it is stale");
+    // An instance never read has nothing to show: 503 with its error.
+    until_state(&state, "never-up", "Unreachable", Duration::from_secs(10)).await;
+    let (status, body) = get(&state, "/api/jobs?instance=never-up").await;
     assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
-    assert!(body.contains("pg-main") && body.contains("last good read"), "{body}");
+    assert!(body.contains("never-up") && body.contains("cannot connect to SQL Server"), "{body}");
     // The other instance goes on serving, and its page says nothing about the fault.
     assert_eq!(state_of(&state, "maria-shop").await["state"], "Ok");
     let (status, body) = get(&state, "/api/jobs?instance=maria-shop&days=7").await;
     assert_eq!(status, StatusCode::OK, "{body}");
+    assert!(body.contains(r#""stale":null"#), "{body}");
     // The fleet page shows both, the stopped one with its error.
     let (status, page) = get(&state, "/fleet").await;
     assert_eq!(status, StatusCode::OK);
@@ -177,6 +197,7 @@ password_file = "{}"
     // Back up: the instance recovers at its next poll.
     start("pg-test-server", servers.pg.path(), PG_PORT);
     until_state(&state, "pg-main", "Ok", Duration::from_secs(15)).await;
-    let (status, _) = get(&state, "/api/jobs?instance=pg-main&days=1").await;
+    let (status, body) = get(&state, "/api/jobs?instance=pg-main&days=1").await;
     assert_eq!(status, StatusCode::OK);
+    assert!(body.contains(r#""stale":null"#), "fresh again: {body}");
 }

@@ -5,6 +5,7 @@ use leptos_router::components::A;
 
 #[component]
 pub fn Header(#[prop(optional)] instance: Option<InstanceHead>) -> impl IntoView {
+    let stale = instance.as_ref().and_then(|i| i.stale.clone());
     view! {
         <header class="topbar">
             <A href="/">
@@ -35,5 +36,6 @@ pub fn Header(#[prop(optional)] instance: Option<InstanceHead>) -> impl IntoView
                     }
                 })}
         </header>
+        {stale.map(|s| view! { <div class="banner banner-stale" role="alert" data-testid="stale-banner"><strong>"Unreachable. "</strong>{s}</div> })}
     }
 }

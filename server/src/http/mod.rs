@@ -71,7 +71,9 @@ async fn jobs(State(state): State<AppState>, Query(q): Query<HashMap<String, Str
     let days = parse_days(q.get("days").map(String::as_str))?;
     let instance = q.get("instance").map(String::as_str).filter(|i| !i.is_empty());
     let report = state.backend.report(instance, days).await.map_err(app::api::ApiError::from)?;
-    Ok(Json(app::api::ssr::jobs_data(&report, days)))
+    let mut data = app::api::ssr::jobs_data(&report, days);
+    data.instance.stale = app::api::ssr::stale_note(state.backend.as_ref(), &report.name).await;
+    Ok(Json(data))
 }
 
 /// `GET /api/instances`: every instance and how reading it goes.

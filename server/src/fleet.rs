@@ -137,6 +137,9 @@ impl Reader {
                 if let Some(tz) = c.time_zone {
                     input.tz = tz;
                 }
+                if let Some(store) = &self.store {
+                    pg_cron::apply_watch(&mut input, store, polled_at).await.map_err(|e| e.to_string())?;
+                }
                 Ok(GoodRead { input, notes, events: Vec::new(), now: polled_at, at: Utc::now() })
             }
             Kind::MysqlEvents => {
@@ -300,7 +303,7 @@ impl FleetBackend {
     /// Start one poller per instance (each reads at once, then every `poll_interval`).
     pub async fn start(config: &FleetConfig) -> anyhow::Result<Arc<FleetBackend>> {
         use anyhow::Context;
-        let needs_store = config.instances.iter().any(|i| matches!(i.kind, Kind::MysqlEvents | Kind::Seed002));
+        let needs_store = config.instances.iter().any(|i| matches!(i.kind, Kind::MysqlEvents | Kind::Seed002 | Kind::PgCron));
         let store = if needs_store {
             Some(Store::open(&config.store).await.with_context(|| format!("opening Sundial's store {}", config.store.display()))?)
         } else {
@@ -403,7 +406,7 @@ impl Backend for FleetBackend {
 
 /// `check-config`: read each instance once, as serving would, and say what Sundial sees.
 pub async fn probe(config: &FleetConfig) -> Vec<(String, Result<String, String>)> {
-    let store = if config.instances.iter().any(|i| matches!(i.kind, Kind::MysqlEvents | Kind::Seed002)) {
+    let store = if config.instances.iter().any(|i| matches!(i.kind, Kind::MysqlEvents | Kind::Seed002 | Kind::PgCron)) {
         Store::open(&config.store).await.ok()
     } else {
         None

@@ -149,6 +149,26 @@ user = "sundial_reader"
     let (status, body) = get(&state, "/api/jobs?instance=pg-main&days=1").await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert!(body.contains("nightly-vacuum"));
+    // pg_cron keeps no creation time: a job that has not run is judged only since Sundial
+    // first saw it, not as a day of misses.
+    let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let vacuum = v["jobs"].as_array().unwrap().iter().find(|j| j["name"] == "nightly-vacuum").unwrap().clone();
+    assert_eq!(vacuum["missed"], 0, "{vacuum}");
+    // A job created while Sundial watches is new: its past is not judged either.
+    let mut pg = sqlx::PgConnection::connect(&format!("postgres://postgres@127.0.0.1:{PG_PORT}/postgres")).await.unwrap();
+    sqlx::query("SELECT cron.schedule('new-every-minute', '* * * * *', 'SELECT 1')").execute(&mut pg).await.unwrap();
+    drop(pg);
+    let t0 = Instant::now();
+    let new_job = loop {
+        let (_, body) = get(&state, "/api/jobs?instance=pg-main&days=1").await;
+        let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+        if let Some(j) = v["jobs"].as_array().unwrap().iter().find(|j| j["name"] == "new-every-minute") {
+            break j.clone();
+        }
+        assert!(t0.elapsed() < Duration::from_secs(10), "the new job did not show");
+        tokio::time::sleep(Duration::from_millis(50)).await; // re-checks the condition
+    };
+    assert!(new_job["missed"].as_u64().unwrap() <= 1, "not 1440 misses for a job created now: {new_job}");
     let (status, body) = get(&state, "/api/jobs?instance=maria-shop&days=1").await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert!(body.contains("shop.hourly_rollup"));

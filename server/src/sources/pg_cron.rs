@@ -191,3 +191,37 @@ pub async fn read_instance(pool: &PgPool, name: &str, window: Window) -> Result<
     }
     Ok((InstanceInput { name: name.to_owned(), tz, jobs: out, agent_starts: Vec::new() }, notes))
 }
+
+/// pg_cron keeps no creation time for a job, so a job created an hour ago would look as if it
+/// had missed a whole window of runs. Sundial's store remembers when it first read the
+/// instance and when it first saw each job:
+/// - a job that appeared after Sundial's first read is new: nothing before its first run (or
+///   before the poll that first saw it) is judged;
+/// - a job with no run at all in the window is judged only since Sundial first saw it;
+/// - any other job keeps its whole window (its runs show it existed).
+pub async fn apply_watch(input: &mut InstanceInput, store: &super::snapshots::Store, polled_at: DateTime<Utc>) -> Result<(), super::snapshots::Error> {
+    store.record(&input.name, "", None, polled_at).await?;
+    let since = store.samples(&input.name, "", polled_at).await?.first_seen.unwrap_or(polled_at);
+    for job in &mut input.jobs {
+        let key = format!("job {}", job.id);
+        store.record(&input.name, &key, None, polled_at).await?;
+        let seen = store.samples(&input.name, &key, polled_at).await?.first_seen.unwrap_or(polled_at);
+        let first_run = job.runs.iter().map(|r| r.start).min();
+        let horizon = if seen > since {
+            Some(first_run.map_or(seen, |r| r.min(seen)))
+        } else if first_run.is_none() {
+            Some(seen)
+        } else {
+            None
+        };
+        if let Some(h) = horizon {
+            job.history_horizon = Some(job.history_horizon.map_or(h, |x| x.max(h)));
+            job.diagnostics.push(Diagnostic::info(format!(
+                "pg_cron keeps no creation time: runs due before {} UTC (Sundial first saw this job then{}) are not judged",
+                h.format("%Y-%m-%d %H:%M:%S"),
+                if first_run.is_some() { ", or its first run" } else { ", and it has not run since" }
+            )));
+        }
+    }
+    Ok(())
+}

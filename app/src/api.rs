@@ -168,6 +168,34 @@ pub struct InstanceHead {
     /// and since when (safe to show).
     #[serde(default)]
     pub stale: Option<String>,
+    /// What starts the jobs, for sentences: "SQL Agent", "pg_cron", "The event scheduler" …
+    #[serde(default = "sql_agent")]
+    pub scheduler: String,
+}
+
+fn sql_agent() -> String {
+    "SQL Agent".into()
+}
+
+/// The scheduler's name for a source kind, to start a sentence with.
+pub fn scheduler_label(kind: &str) -> &'static str {
+    match kind {
+        "pg_cron" => "pg_cron",
+        "mysql_events" => "The event scheduler",
+        "seed001" => "The worker role",
+        "seed002" => "The job runner",
+        "seed003" => "The Service Broker scheduler",
+        "seed004" => "The Primentra dispatcher",
+        _ => "SQL Agent",
+    }
+}
+
+/// [`scheduler_label`] in the middle of a sentence ("while the event scheduler …").
+pub fn scheduler_mid(label: &str) -> String {
+    match label.strip_prefix("The ") {
+        Some(rest) => format!("the {rest}"),
+        None => label.to_owned(),
+    }
 }
 
 /// A span in which the Agent was alive and started no job at all.
@@ -402,7 +430,7 @@ pub async fn jobs(instance: Option<String>, days: u32) -> Result<JobsData, ApiEr
     let days = check_days(days)?;
     let report = ssr::report(instance.as_deref(), days).await?;
     let mut data = ssr::jobs_data(&report, days);
-    data.instance.stale = ssr::stale(&report.name).await;
+    ssr::decorate_here(&mut data.instance).await;
     Ok(data)
 }
 
@@ -413,7 +441,7 @@ pub async fn instance_log(instance: Option<String>, days: u32, problems_only: bo
     let report = ssr::report(instance.as_deref(), days).await?;
     let events = ssr::source_log(instance.as_deref()).await;
     let mut data = ssr::log_data(&report, &events, days, problems_only);
-    data.instance.stale = ssr::stale(&report.name).await;
+    ssr::decorate_here(&mut data.instance).await;
     Ok(data)
 }
 
@@ -422,8 +450,10 @@ pub async fn instance_log(instance: Option<String>, days: u32, problems_only: bo
 pub async fn job_timeline(instance: Option<String>, job_id: String, days: u32) -> Result<TimelineData, ApiError> {
     let days = check_days(days)?;
     let report = ssr::report(instance.as_deref(), days).await?;
-    let mut data = ssr::timeline_data(&report, &job_id, days)?;
-    data.instance.stale = ssr::stale(&report.name).await;
+    let mut head = ssr::jobs_data_head(&report, days);
+    ssr::decorate_here(&mut head).await;
+    let mut data = ssr::timeline_data(&report, &job_id, days, &head.scheduler)?;
+    data.instance = head;
     Ok(data)
 }
 
@@ -563,6 +593,23 @@ pub mod ssr {
             window_start: point(report.window.start, report.tz),
             window_end: point(report.window.end, report.tz),
             stale: None,
+            scheduler: sql_agent(),
+        }
+    }
+
+    /// Fill in what only the backend knows about the instance: the scheduler's name (from the
+    /// source kind) and, when the latest read failed, the stale note.
+    pub async fn decorate(backend: &dyn Backend, head: &mut InstanceHead) {
+        if let Some(status) = backend.instances().await.into_iter().find(|i| i.name == head.name) {
+            head.scheduler = scheduler_label(&status.kind).to_owned();
+        }
+        head.stale = stale_note(backend, &head.name).await;
+    }
+
+    /// [`decorate`] through the [`BackendHandle`] in context.
+    pub async fn decorate_here(head: &mut InstanceHead) {
+        if let Some(BackendHandle(backend)) = use_context::<BackendHandle>() {
+            decorate(backend.as_ref(), head).await;
         }
     }
 
@@ -580,10 +627,9 @@ pub mod ssr {
         ))
     }
 
-    /// [`stale_note`] through the [`BackendHandle`] in context.
-    pub async fn stale(instance: &str) -> Option<String> {
-        let BackendHandle(backend) = use_context::<BackendHandle>()?;
-        stale_note(backend.as_ref(), instance).await
+    /// The page head of a report, before [`decorate`].
+    pub fn jobs_data_head(report: &InstanceReport, days: u32) -> InstanceHead {
+        head(report, days)
     }
 
     fn zombies(report: &InstanceReport) -> Vec<ZombieSpan> {
@@ -699,6 +745,7 @@ pub mod ssr {
         runs: &[Run],
         horizon: Option<DateTime<Utc>>,
         tz: Tz,
+        scheduler: &str,
     ) -> OccurrenceView {
         let local = |t: DateTime<Utc>| point(t, tz).local;
         let (mark, cause, note) = match outcome {
@@ -711,13 +758,14 @@ pub mod ssr {
                     MissCause::AgentZombie { period } => (
                         Cause::Zombie,
                         format!(
-                            "Missed: SQL Agent started no job between {} and {}",
+                            "Missed: {scheduler} started no job between {} and {}",
                             local(period.start),
                             local(period.end)
                         ),
                     ),
                     MissCause::AgentDown { restarted_at } => {
-                        (Cause::Down, format!("Missed: Agent was down, restarted at {}", local(*restarted_at)))
+                        let who = if scheduler == "SQL Agent" { "Agent".to_owned() } else { scheduler.to_owned() };
+                        (Cause::Down, format!("Missed: {who} was down, restarted at {}", local(*restarted_at)))
                     }
                     MissCause::NoRun => (Cause::NoRun, "Missed: no run started".to_string()),
                 };
@@ -801,7 +849,8 @@ pub mod ssr {
     }
 
     /// One job's timeline of a report; [`ApiError::NotFound`] for an unknown id.
-    pub fn timeline_data(report: &InstanceReport, job_id: &str, days: u32) -> Result<TimelineData, ApiError> {
+    /// `scheduler` names what starts the jobs in the causes ([`scheduler_label`]).
+    pub fn timeline_data(report: &InstanceReport, job_id: &str, days: u32, scheduler: &str) -> Result<TimelineData, ApiError> {
         let tz = report.tz;
         let job = report
             .jobs
@@ -829,7 +878,7 @@ pub mod ssr {
                     Some(Outcome::OnTime { run } | Outcome::Late { run, .. }) => Some(*run).filter(|r| *r < all_runs.len()),
                     _ => None,
                 };
-                (occurrence_view(o.at, outcome, &job.runs, job.history_horizon, tz), served_by)
+                (occurrence_view(o.at, outcome, &job.runs, job.history_horizon, tz, scheduler), served_by)
             })
             .collect();
 

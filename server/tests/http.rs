@@ -14,7 +14,7 @@ use tower::ServiceExt;
 fn state(fail: bool) -> AppState {
     AppState {
         leptos_options: LeptosOptions::builder().output_name("sundial").site_root("target/site").build(),
-        backend: Arc::new(FixtureBackend { fail }),
+        backend: Arc::new(FixtureBackend { fail, kind: "mssql" }),
     }
 }
 
@@ -264,4 +264,23 @@ async fn the_log_page_lists_runs_and_findings_colour_coded_and_filters_problems(
     assert_eq!(a.status, StatusCode::NOT_FOUND);
     let a = get("/log?days=5").await;
     assert_eq!(a.status, StatusCode::BAD_REQUEST);
+}
+
+#[tokio::test]
+async fn zombie_wording_names_the_instances_own_scheduler() {
+    let pg = AppState {
+        leptos_options: LeptosOptions::builder().output_name("sundial").site_root("target/site").build(),
+        backend: Arc::new(FixtureBackend { fail: false, kind: "pg_cron" }),
+    };
+    let html = send(pg.clone(), Request::get("/?days=30").body(Body::empty()).unwrap()).await.text();
+    let text = visible(&html);
+    assert!(text.contains("Zombie scheduler.") && text.contains("pg_cron started no job from 2026-11-13 12:00:00"), "{text}");
+    assert!(!text.contains("SQL Agent"), "no SQL Agent wording on a pg_cron instance");
+    let html = send(pg, Request::get(format!("/jobs/{}?days=30", support::FULL_BACKUP_ID)).body(Body::empty()).unwrap()).await.text();
+    assert!(html.contains("Missed: pg_cron started no job between 2026-11-13 12:00:00 and 2026-11-15 12:00:00"));
+    assert!(!html.contains("SQL Agent"));
+    // The Agent keeps its own words.
+    let text = visible(&get("/?days=30").await.text());
+    assert!(text.contains("Zombie Agent.") && text.contains("SQL Agent started no job from"), "{text}");
+    assert_eq!(app::api::scheduler_mid(app::api::scheduler_label("mysql_events")), "the event scheduler");
 }

@@ -111,18 +111,19 @@ pub fn TimelineChart(data: TimelineData) -> AnyView {
             </div>
         }
     });
+    let scheduler = data.instance.scheduler.clone();
     let zombies = data
         .zombies
         .iter()
         .filter(|z| z.end.ms > start && z.start.ms < end)
         .map(|z| {
             let label = format!(
-                "SQL Agent started no job from {} to {} while {} runs were due",
+                "{scheduler} started no job from {} to {} while {} runs were due",
                 z.start.local, z.end.local, z.due
             );
             view! {
                 <div class="band band-zombie" style=span(z.start.ms, z.end.ms, start, end) title=label data-testid="zombie-band">
-                    <span class="band-label">"Agent started nothing"</span>
+                    <span class="band-label">"Started nothing"</span>
                 </div>
             }
         })
@@ -131,7 +132,7 @@ pub fn TimelineChart(data: TimelineData) -> AnyView {
         .agent_starts
         .iter()
         .map(|t| {
-            let label = format!("SQL Agent started {}", t.local);
+            let label = format!("{scheduler} started {}", t.local);
             view! {
                 <div class="restart" style=left(t.ms, start, end) title=label.clone() data-testid="agent-restart">
                     <span class="restart-label" aria-label=label.clone()>"↻"</span>
@@ -215,7 +216,7 @@ pub fn Legend() -> AnyView {
             <li><span class="sw mk mk-late"></span>"Late"</li>
             <li><span class="sw mk mk-skipped"></span>"Skipped (still running)"</li>
             <li><span class="sw band-unknown"></span>"Unknown (history not kept)"</li>
-            <li><span class="sw band-zombie"></span>"Agent started nothing"</li>
+            <li><span class="sw band-zombie"></span>"Scheduler started nothing"</li>
             <li><span class="sw restart-sw"></span>"Agent restart"</li>
         </ul>
     }

@@ -153,11 +153,13 @@ pub fn JobsPage() -> impl IntoView {
     }
 }
 
-fn zombie_banner(z: &ZombieSpan) -> impl IntoView + use<> {
+fn zombie_banner(z: &ZombieSpan, scheduler: &str) -> impl IntoView + use<> {
+    let title = if scheduler == "SQL Agent" { "Zombie Agent. " } else { "Zombie scheduler. " };
+    let who = format!("{scheduler} started no job from ");
     view! {
         <div class="banner banner-zombie" role="alert" data-testid="zombie-banner">
-            <strong>"Zombie Agent. "</strong>
-            "SQL Agent started no job from "
+            <strong>{title}</strong>
+            {who}
             <time>{z.start.local.clone()}</time>
             " to "
             <time>{z.end.local.clone()}</time>
@@ -181,7 +183,9 @@ fn JobsView(data: JobsData, sort: Memo<(SortKey, Dir)>) -> AnyView {
         if p.is_empty() { "/".to_string() } else { p }
     };
     let title = format!("{} · jobs · Sundial", data.instance.name);
-    let banners = data.zombies.iter().map(zombie_banner).collect_view();
+    let scheduler = data.instance.scheduler.clone();
+    let banners = data.zombies.iter().map(|z| zombie_banner(z, &scheduler)).collect_view();
+    let scheduler_mid = crate::api::scheduler_mid(&data.instance.scheduler);
     let jobs = StoredValue::new(data.jobs);
     let instance = use_query_map().with_untracked(|q| q.get("instance").filter(|i| !i.is_empty()));
     let iq = instance_query(instance.as_deref());
@@ -222,7 +226,7 @@ fn JobsView(data: JobsData, sort: Memo<(SortKey, Dir)>) -> AnyView {
         let (key, dir) = sort.get();
         let mut rows = jobs.get_value();
         sort_rows(&mut rows, key, dir);
-        rows.into_iter().map(|r| job_row(r, days, instance.as_deref()).into_any()).collect_view()
+        rows.into_iter().map(|r| job_row(r, days, instance.as_deref(), &scheduler_mid).into_any()).collect_view()
     };
 
     view! {
@@ -285,11 +289,11 @@ fn JobsView(data: JobsData, sort: Memo<(SortKey, Dir)>) -> AnyView {
     .into_any()
 }
 
-fn job_row(r: JobRow, days: u32, instance: Option<&str>) -> impl IntoView {
+fn job_row(r: JobRow, days: u32, instance: Option<&str>, scheduler: &str) -> impl IntoView {
     let href = job_href(instance, &r.id, days);
     let row_class = if r.enabled { "job" } else { "job disabled" };
     let missed_title = if r.missed_zombie > 0 {
-        format!("{} missed, {} of them while the Agent started nothing", r.missed, r.missed_zombie)
+        format!("{} missed, {} of them while {scheduler} started nothing", r.missed, r.missed_zombie)
     } else {
         format!("{} missed", r.missed)
     };

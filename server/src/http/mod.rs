@@ -72,7 +72,7 @@ async fn jobs(State(state): State<AppState>, Query(q): Query<HashMap<String, Str
     let instance = q.get("instance").map(String::as_str).filter(|i| !i.is_empty());
     let report = state.backend.report(instance, days).await.map_err(app::api::ApiError::from)?;
     let mut data = app::api::ssr::jobs_data(&report, days);
-    data.instance.stale = app::api::ssr::stale_note(state.backend.as_ref(), &report.name).await;
+    app::api::ssr::decorate(state.backend.as_ref(), &mut data.instance).await;
     Ok(Json(data))
 }
 

@@ -335,6 +335,8 @@ pub fn report(days: u32) -> InstanceReport {
 /// Serves [`report`]; or fails like a source that cannot be read.
 pub struct FixtureBackend {
     pub fail: bool,
+    /// The source kind it reports (`mssql`, `pg_cron`, …).
+    pub kind: &'static str,
 }
 
 impl Backend for FixtureBackend {
@@ -357,7 +359,7 @@ impl Backend for FixtureBackend {
         Box::pin(async move {
             vec![InstanceStatus {
                 name: INSTANCE.into(),
-                kind: "mssql".into(),
+                kind: self.kind.into(),
                 tz: Some("America/New_York".into()),
                 state: if self.fail { SourceState::Unreachable } else { SourceState::Ok },
                 last_good: None,

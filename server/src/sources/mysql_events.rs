@@ -302,17 +302,8 @@ pub async fn read_instance(
         runs.sort_by_key(|r| r.start);
 
         // Between a poll that still saw sample k and sample k+1: only the last execution shows.
-        let unobserved = seen
-            .samples
-            .windows(2)
-            .filter(|w| w[0].1 < w[1].0)
-            .map(|w| Window::new(w[0].1, w[1].0))
-            .collect();
-        let horizon = match (seen.samples.first(), seen.first_seen) {
-            (Some((first, _)), Some(watch)) => Some((*first).min(watch)),
-            (None, watch) => watch,
-            (Some((first, _)), None) => Some(*first),
-        };
+        let unobserved = seen.unobserved();
+        let horizon = seen.horizon();
         if let Some(h) = horizon.filter(|h| *h > window.start) {
             diagnostics.push(Diagnostic::info(format!(
                 "MySQL keeps no run history: Sundial's own samples of LAST_EXECUTED start at {} UTC; earlier runs are unknown",

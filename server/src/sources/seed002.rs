@@ -91,12 +91,8 @@ pub async fn read_instance(db: &mut TablesDb, store: &Store, name: &str, tz: Tz,
                 }
             }
         }
-        let unobserved = seen.samples.windows(2).filter(|w| w[0].1 < w[1].0).map(|w| Window::new(w[0].1, w[1].0)).collect();
-        let horizon = match (seen.samples.first(), seen.first_seen) {
-            (Some((first, _)), Some(watch)) => Some((*first).min(watch)),
-            (None, watch) => watch,
-            (Some((first, _)), None) => Some(*first),
-        };
+        let unobserved = seen.unobserved();
+        let horizon = seen.horizon();
         let enabled = matches!(status.as_str(), "ENABLED" | "RUNNING" | "SLEEPING" | "RESUMED");
         jobs.push(JobInput {
             id: id.clone(),

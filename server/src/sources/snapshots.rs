@@ -30,6 +30,24 @@ pub struct EventSamples {
     pub samples: Vec<(DateTime<Utc>, DateTime<Utc>)>,
 }
 
+impl EventSamples {
+    /// How far back the samples prove anything: the earlier of the first sample and the first
+    /// poll (a first poll that saw an older execution proves nothing ran since it).
+    pub fn horizon(&self) -> Option<DateTime<Utc>> {
+        match (self.samples.first(), self.first_seen) {
+            (Some((first, _)), Some(watch)) => Some((*first).min(watch)),
+            (None, watch) => watch,
+            (Some((first, _)), None) => Some(*first),
+        }
+    }
+
+    /// The stretches from a poll that still saw sample k to sample k+1: only the last
+    /// execution between two polls shows, so a missing run there proves nothing.
+    pub fn unobserved(&self) -> Vec<app::engine::Window> {
+        self.samples.windows(2).filter(|w| w[0].1 < w[1].0).map(|w| app::engine::Window::new(w[0].1, w[1].0)).collect()
+    }
+}
+
 /// Sundial's store (see the module docs).
 #[derive(Clone)]
 pub struct Store {

@@ -450,7 +450,7 @@ pub async fn instance_log(instance: Option<String>, days: u32, problems_only: bo
 pub async fn job_timeline(instance: Option<String>, job_id: String, days: u32) -> Result<TimelineData, ApiError> {
     let days = check_days(days)?;
     let report = ssr::report(instance.as_deref(), days).await?;
-    let mut head = ssr::jobs_data_head(&report, days);
+    let mut head = ssr::head(&report, days);
     ssr::decorate_here(&mut head).await;
     let mut data = ssr::timeline_data(&report, &job_id, days, &head.scheduler)?;
     data.instance = head;
@@ -584,7 +584,8 @@ pub mod ssr {
         }
     }
 
-    fn head(report: &InstanceReport, days: u32) -> InstanceHead {
+    /// The page head of a report, before [`decorate`].
+    pub fn head(report: &InstanceReport, days: u32) -> InstanceHead {
         InstanceHead {
             name: report.name.clone(),
             tz: report.tz.name().to_string(),
@@ -597,13 +598,14 @@ pub mod ssr {
         }
     }
 
-    /// Fill in what only the backend knows about the instance: the scheduler's name (from the
-    /// source kind) and, when the latest read failed, the stale note.
+    /// Fill in what only the backend knows about the instance, from one look at its status:
+    /// the scheduler's name (from the source kind) and, when the latest read failed, the
+    /// stale note.
     pub async fn decorate(backend: &dyn Backend, head: &mut InstanceHead) {
         if let Some(status) = backend.instances().await.into_iter().find(|i| i.name == head.name) {
             head.scheduler = scheduler_label(&status.kind).to_owned();
+            head.stale = stale_note(&status);
         }
-        head.stale = stale_note(backend, &head.name).await;
     }
 
     /// [`decorate`] through the [`BackendHandle`] in context.
@@ -613,24 +615,20 @@ pub mod ssr {
         }
     }
 
-    /// When `instance`'s latest read failed although a report exists (its last good read),
+    /// When the instance's latest read failed although a report exists (its last good read),
     /// the sentence a page shows about it.
-    pub async fn stale_note(backend: &dyn Backend, instance: &str) -> Option<String> {
-        let status = backend.instances().await.into_iter().find(|i| i.name == instance)?;
+    pub fn stale_note(status: &InstanceStatus) -> Option<String> {
         if status.state != SourceState::Unreachable {
             return None;
         }
         Some(format!(
-            "{instance} cannot be read now ({}); this is its last good read{}",
-            status.error.unwrap_or_else(|| "unknown error".into()),
-            status.last_good.map(|t| format!(", from {t} UTC")).unwrap_or_default()
+            "{} cannot be read now ({}); this is its last good read{}",
+            status.name,
+            status.error.as_deref().unwrap_or("unknown error"),
+            status.last_good.as_ref().map(|t| format!(", from {t} UTC")).unwrap_or_default()
         ))
     }
 
-    /// The page head of a report, before [`decorate`].
-    pub fn jobs_data_head(report: &InstanceReport, days: u32) -> InstanceHead {
-        head(report, days)
-    }
 
     fn zombies(report: &InstanceReport) -> Vec<ZombieSpan> {
         report

@@ -68,6 +68,30 @@ fn secret(config: &InstanceConfig) -> Result<Option<String>, String> {
 }
 
 impl Reader {
+    /// The instance's open pools, opened on first use and kept between polls (pools are
+    /// shared handles: the clones are cheap).
+    async fn pg(&self, conn: &mut Conn) -> Result<sqlx::PgPool, String> {
+        if conn.pg.is_none() {
+            conn.pg = Some(self.pg_pool().await?);
+        }
+        Ok(conn.pg.clone().expect("set above"))
+    }
+
+    async fn mysql(&self, conn: &mut Conn) -> Result<sqlx::MySqlPool, String> {
+        if conn.my.is_none() {
+            conn.my = Some(self.mysql_pool().await?);
+        }
+        Ok(conn.my.clone().expect("set above"))
+    }
+
+    async fn sqlite(&self, conn: &mut Conn) -> Result<sqlx::SqlitePool, String> {
+        if conn.demo.is_none() {
+            let path = self.config.path.clone().unwrap_or_default();
+            conn.demo = Some(msdb_sqlite::open_read_only(&path).await.map_err(|e| e.to_string())?);
+        }
+        Ok(conn.demo.clone().expect("set above"))
+    }
+
     async fn pg_pool(&self) -> Result<sqlx::PgPool, String> {
         let c = &self.config;
         match &c.secret {
@@ -129,10 +153,7 @@ impl Reader {
         let mut conn = self.conn.lock().await;
         match c.kind {
             Kind::PgCron => {
-                if conn.pg.is_none() {
-                    conn.pg = Some(self.pg_pool().await?);
-                }
-                let pool = conn.pg.as_ref().expect("set above");
+                let pool = &self.pg(&mut conn).await?;
                 let (mut input, notes) = pg_cron::read_instance(pool, &c.name, window).await.map_err(|e| e.to_string())?;
                 if let Some(tz) = c.time_zone {
                     input.tz = tz;
@@ -143,10 +164,7 @@ impl Reader {
                 Ok(GoodRead { input, notes, events: Vec::new(), now: polled_at, at: Utc::now() })
             }
             Kind::MysqlEvents => {
-                if conn.my.is_none() {
-                    conn.my = Some(self.mysql_pool().await?);
-                }
-                let pool = conn.my.as_ref().expect("set above");
+                let pool = &self.mysql(&mut conn).await?;
                 let store = self.store.as_ref().ok_or("Sundial's store is not open")?;
                 let (input, notes) = mysql_events::read_instance(pool, store, &c.name, c.time_zone, window, polled_at)
                     .await
@@ -163,11 +181,7 @@ impl Reader {
                 Ok(GoodRead { input, notes, events: Vec::new(), now: polled_at, at: Utc::now() })
             }
             Kind::SqliteDemo => {
-                if conn.demo.is_none() {
-                    let path = c.path.clone().unwrap_or_default();
-                    conn.demo = Some(msdb_sqlite::open_read_only(&path).await.map_err(|e| e.to_string())?);
-                }
-                let pool = conn.demo.as_ref().expect("set above");
+                let pool = &self.sqlite(&mut conn).await?;
                 let meta = msdb_sqlite::read_meta(pool).await.map_err(|e| e.to_string())?;
                 let window = Window::ending_at(meta.now, Span::days(READ_DAYS));
                 let mut input = msdb_sqlite::read_instance(pool, window).await.map_err(|e| e.to_string())?;
@@ -176,25 +190,9 @@ impl Reader {
             }
             Kind::Seed001 | Kind::Seed002 | Kind::Seed003 | Kind::Seed004 => {
                 let mut db = match c.engine {
-                    TablesEngine::Sqlite => {
-                        if conn.demo.is_none() {
-                            let path = c.path.clone().unwrap_or_default();
-                            conn.demo = Some(msdb_sqlite::open_read_only(&path).await.map_err(|e| e.to_string())?);
-                        }
-                        TablesDb::Sqlite(conn.demo.clone().expect("set above"))
-                    }
-                    TablesEngine::Postgres => {
-                        if conn.pg.is_none() {
-                            conn.pg = Some(self.pg_pool().await?);
-                        }
-                        TablesDb::Postgres(conn.pg.clone().expect("set above"))
-                    }
-                    TablesEngine::MySql => {
-                        if conn.my.is_none() {
-                            conn.my = Some(self.mysql_pool().await?);
-                        }
-                        TablesDb::MySql(conn.my.clone().expect("set above"))
-                    }
+                    TablesEngine::Sqlite => TablesDb::Sqlite(self.sqlite(&mut conn).await?),
+                    TablesEngine::Postgres => TablesDb::Postgres(self.pg(&mut conn).await?),
+                    TablesEngine::MySql => TablesDb::MySql(self.mysql(&mut conn).await?),
                     TablesEngine::SqlServer => {
                         TablesDb::SqlServer(msdb::connect(&self.mssql_target()?, c.timeout).await.map_err(|e| e.to_string())?)
                     }

@@ -304,7 +304,7 @@ async fn seed_tables_on_sql_server_over_tds() {
     ];
     for (table, cols, tds_tail, lite_tail) in queries {
         let rows = tables::read(&mut source, table, cols, &lite_tail).await.unwrap();
-        let names: Vec<String> = cols.iter().map(|c| match c { tables::Col::Plain(n) | tables::Col::Time(n) => n.to_string() }).collect();
+        let names: Vec<String> = cols.iter().map(|c| c.name().to_string()).collect();
         let response = QueryResponse::new(
             names.iter().map(|n| ColumnDefinition::new(n.clone(), SqlDataType::NVarCharMax)).collect(),
             rows.iter()

@@ -7,7 +7,6 @@
 //! Times are written `YYYY-MM-DD HH:MM:SS[.fff]`. Connections are read-only (PostgreSQL
 //! `default_transaction_read_only`, SQLite `mode=ro`, SQL Server `ApplicationIntent=ReadOnly`,
 //! MySQL `SET SESSION TRANSACTION READ ONLY`).
-use sqlx::Row;
 use std::collections::BTreeMap;
 
 use super::msdb::MsdbClient;
@@ -30,6 +29,26 @@ pub enum Col {
     Plain(&'static str),
     /// datetime / datetime2 / timestamp.
     Time(&'static str),
+}
+
+impl Col {
+    /// The column's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Col::Plain(n) | Col::Time(n) => n,
+        }
+    }
+}
+
+/// sqlx rows whose columns are all text (or NULL), named `names` in order.
+fn text_rows<R: sqlx::Row>(rows: &[R], names: &[&str]) -> Vec<TextRow>
+where
+    usize: sqlx::ColumnIndex<R>,
+    for<'r> Option<String>: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+{
+    rows.iter()
+        .map(|r| names.iter().enumerate().map(|(i, n)| (n.to_string(), r.try_get::<Option<String>, _>(i).ok().flatten())).collect())
+        .collect()
 }
 
 /// What can go wrong reading a table. Messages name the table, never a secret.
@@ -107,9 +126,7 @@ pub async fn read(db: &mut TablesDb, table: &str, cols: &[Col], tail: &str) -> R
     // Audited: built from Sundial's constant table and column names and from dates Sundial
     // formats itself (see `select_sql`); no text from outside enters it.
     let sql = select_sql(db, table, cols, tail);
-    let names: Vec<&str> = cols.iter().map(|c| match c {
-        Col::Plain(n) | Col::Time(n) => *n,
-    }).collect();
+    let names: Vec<&str> = cols.iter().map(|c| c.name()).collect();
     let sqlx_err = |e: sqlx::Error| match &e {
         sqlx::Error::Database(d) => {
             let number = d.try_downcast_ref::<sqlx::mysql::MySqlDatabaseError>().map(|m| u32::from(m.number()));
@@ -120,15 +137,15 @@ pub async fn read(db: &mut TablesDb, table: &str, cols: &[Col], tail: &str) -> R
     match db {
         TablesDb::Postgres(pool) => {
             let rows = sqlx::query(sqlx::AssertSqlSafe(sql.clone())).fetch_all(&*pool).await.map_err(sqlx_err)?;
-            Ok(rows.iter().map(|r| names.iter().enumerate().map(|(i, n)| (n.to_string(), r.try_get::<Option<String>, _>(i).ok().flatten())).collect()).collect())
+            Ok(text_rows(&rows, &names))
         }
         TablesDb::Sqlite(pool) => {
             let rows = sqlx::query(sqlx::AssertSqlSafe(sql.clone())).fetch_all(&*pool).await.map_err(sqlx_err)?;
-            Ok(rows.iter().map(|r| names.iter().enumerate().map(|(i, n)| (n.to_string(), r.try_get::<Option<String>, _>(i).ok().flatten())).collect()).collect())
+            Ok(text_rows(&rows, &names))
         }
         TablesDb::MySql(pool) => {
             let rows = sqlx::query(sqlx::AssertSqlSafe(sql.clone())).fetch_all(&*pool).await.map_err(sqlx_err)?;
-            Ok(rows.iter().map(|r| names.iter().enumerate().map(|(i, n)| (n.to_string(), r.try_get::<Option<String>, _>(i).ok().flatten())).collect()).collect())
+            Ok(text_rows(&rows, &names))
         }
         TablesDb::SqlServer(client) => {
             let tds_err = |e: tiberius::error::Error| match e {

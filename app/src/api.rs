@@ -98,10 +98,16 @@ pub struct InstanceStatus {
     /// The zone of the last good read.
     pub tz: Option<String>,
     pub state: SourceState,
-    /// `YYYY-MM-DD HH:MM:SS` UTC of the last good read.
-    pub last_good: Option<String>,
-    /// `YYYY-MM-DD HH:MM:SS` UTC of the last attempt.
-    pub last_attempt: Option<String>,
+    /// When the last good read finished (in the instance's zone).
+    pub last_good: Option<TimePoint>,
+    /// When the last attempt was made.
+    pub last_attempt: Option<TimePoint>,
+    /// How often Sundial reads the instance; `None` when its data never changes (the demo).
+    #[serde(default)]
+    pub poll_secs: Option<u64>,
+    /// Seconds since the last good read, when the server answered.
+    #[serde(default)]
+    pub age_secs: Option<i64>,
     /// Why the last attempt failed (safe to show).
     pub error: Option<String>,
     /// Findings about the instance (missing grants, zone guesses, a stopped scheduler, …).
@@ -121,6 +127,24 @@ pub struct LogLine {
     pub job_name: String,
     pub kind: crate::engine::log::LogKind,
     pub text: String,
+    /// For collapsed misses: how many, the first, and (up to [`MEMBERS_SHOWN`]) each.
+    #[serde(default, skip_serializing_if = "is_one")]
+    pub count: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first: Option<TimePoint>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub members: Vec<TimePoint>,
+}
+
+/// Lines and events of one kind under the log's filter.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KindCount {
+    /// [`crate::engine::log::LogKind::key`]
+    pub kind: String,
+    /// Lines on the page (a collapsed run of misses is one line)…
+    pub lines: usize,
+    /// …and the events they stand for (each missed run counts).
+    pub events: usize,
 }
 
 /// The scheduler log of an instance over a window, newest first.
@@ -129,15 +153,27 @@ pub struct LogData {
     pub instance: InstanceHead,
     /// Whether only problems are listed.
     pub problems_only: bool,
+    /// Only lines of this kind ([`crate::engine::log::LogKind::key`]), when asked.
+    pub kind: Option<String>,
+    /// This page of lines, newest first.
     pub lines: Vec<LogLine>,
-    /// Older lines left out (the page lists at most [`LOG_LINES`]).
-    pub hidden: usize,
-    /// Lines per kind key over the whole window (before the cap), for the filter links.
-    pub counts: Vec<(String, usize)>,
+    /// Where this page starts (`None`: the newest line) and where the next, older page
+    /// starts (`None`: this is the last page).
+    pub cursor: Option<String>,
+    pub next_cursor: Option<String>,
+    /// Lines under the whole filter (every page), and lines before this page.
+    pub total: usize,
+    pub offset: usize,
+    /// Lines and events per kind under the problems filter, over the whole window.
+    pub counts: Vec<KindCount>,
+    /// Lines per page.
+    pub limit: usize,
 }
 
-/// The most lines the log page lists.
-pub const LOG_LINES: usize = 500;
+/// Lines per log page unless the URL asks for another number (`limit`, at most
+/// [`LOG_LIMIT_MAX`]).
+pub const LOG_LINES: usize = 200;
+pub const LOG_LIMIT_MAX: usize = 10_000;
 
 /// The fleet overview.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -145,12 +181,89 @@ pub struct FleetData {
     pub instances: Vec<InstanceStatus>,
 }
 
-/// One instant: epoch milliseconds (positioning) and wall-clock text in the instance's zone.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// One instant as pages show it: epoch milliseconds (positioning on a time axis), the
+/// wall-clock text in the instance's zone, and that zone's offset at the instant.
+///
+/// On the wire (server functions and the JSON API alike) it is one RFC 3339 string with the
+/// offset, e.g. `"2026-11-22T07:00:00-05:00"`: what a script reads, and all the browser needs
+/// to show the time in the instance's zone, in UTC or in its own zone.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct TimePoint {
     pub ms: i64,
     /// `YYYY-MM-DD HH:MM:SS` in the instance's time zone.
     pub local: String,
+    /// The instance zone's offset from UTC at this instant, in seconds (east positive).
+    pub off: i32,
+}
+
+impl TimePoint {
+    /// From an instant and the offset of the zone it is shown in.
+    pub fn new(t: chrono::DateTime<chrono::Utc>, off: i32) -> Self {
+        let local = chrono::FixedOffset::east_opt(off)
+            .map(|o| t.with_timezone(&o).format("%Y-%m-%d %H:%M:%S").to_string())
+            .unwrap_or_else(|| t.format("%Y-%m-%d %H:%M:%S").to_string());
+        TimePoint { ms: t.timestamp_millis(), local, off }
+    }
+
+    fn utc(&self) -> chrono::DateTime<chrono::Utc> {
+        chrono::DateTime::from_timestamp_millis(self.ms).unwrap_or_default()
+    }
+
+    /// RFC 3339 with the instance zone's offset (`2026-11-22T07:00:00-05:00`); fractional
+    /// seconds only when there are some.
+    pub fn rfc3339(&self) -> String {
+        let t = self.utc();
+        match chrono::FixedOffset::east_opt(self.off) {
+            Some(o) => t.with_timezone(&o).to_rfc3339_opts(chrono::SecondsFormat::AutoSi, false),
+            None => t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true),
+        }
+    }
+
+    /// `YYYY-MM-DD HH:MM:SS UTC−5`: the wall-clock text with its zone's offset, for
+    /// tooltips and sentences.
+    pub fn zoned(&self) -> String {
+        format!("{} {}", self.local, offset_label(self.off))
+    }
+
+    /// `YYYY-MM-DD HH:MM:SS` in UTC.
+    pub fn utc_text(&self) -> String {
+        self.utc().format("%Y-%m-%d %H:%M:%S").to_string()
+    }
+
+    /// Wall-clock text at another offset (the browser's).
+    pub fn text_at(&self, off: i32) -> String {
+        TimePoint::new(self.utc(), off).local
+    }
+}
+
+/// `UTC`, `UTC−5`, `UTC+5:30`: a short label for an offset in seconds.
+pub fn offset_label(off: i32) -> String {
+    if off == 0 {
+        return "UTC".into();
+    }
+    let sign = if off < 0 { '\u{2212}' } else { '+' };
+    let a = off.unsigned_abs();
+    let (h, m) = (a / 3600, (a % 3600) / 60);
+    if m == 0 { format!("UTC{sign}{h}") } else { format!("UTC{sign}{h}:{m:02}") }
+}
+
+impl Serialize for TimePoint {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.rfc3339())
+    }
+}
+
+impl<'de> Deserialize<'de> for TimePoint {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        let t = chrono::DateTime::parse_from_rfc3339(&text)
+            .map_err(|e| serde::de::Error::custom(format!("not an RFC 3339 time ({e}): {text}")))?;
+        Ok(TimePoint {
+            ms: t.timestamp_millis(),
+            local: t.naive_local().format("%Y-%m-%d %H:%M:%S").to_string(),
+            off: t.offset().local_minus_utc(),
+        })
+    }
 }
 
 /// The instance and window a page shows.
@@ -171,6 +284,44 @@ pub struct InstanceHead {
     /// What starts the jobs, for sentences: "SQL Agent", "pg_cron", "The event scheduler" …
     #[serde(default = "sql_agent")]
     pub scheduler: String,
+    /// Zombie periods and scheduler stops overlapping the last 30 days, whatever window the
+    /// page shows: every page of the instance announces them.
+    #[serde(default)]
+    pub incidents: Vec<Incident>,
+    /// When the data shown was read (the last good read), its age in seconds when the server
+    /// answered, and how often the instance is read (`None`: never re-read, the demo).
+    #[serde(default)]
+    pub as_of: Option<TimePoint>,
+    #[serde(default)]
+    pub age_secs: Option<i64>,
+    #[serde(default)]
+    pub poll_secs: Option<u64>,
+}
+
+/// What kind of incident.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IncidentKind {
+    /// The scheduler was alive and started no job at all although runs were due.
+    Zombie,
+    /// The scheduler was down: it (re)started, and runs due before that were missed.
+    SchedulerDown,
+}
+
+/// An instance-wide incident: what, when, and what it cost.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Incident {
+    pub kind: IncidentKind,
+    pub start: TimePoint,
+    pub end: TimePoint,
+    /// Runs of all jobs that were due inside it.
+    pub due: usize,
+    /// Of those, the ones judged missed, and the ones that cannot be judged because the
+    /// history of their job was already trimmed (unknown, never counted as missed).
+    pub missed: usize,
+    pub unknown: usize,
+    /// Jobs with at least one missed run in it.
+    pub jobs: usize,
 }
 
 fn sql_agent() -> String {
@@ -190,6 +341,17 @@ pub fn scheduler_label(kind: &str) -> &'static str {
     }
 }
 
+/// `45s`, `3m 12s`, `1h 05m`, `2d 03h`.
+pub fn duration_text(secs: i64) -> String {
+    let s = secs.max(0);
+    match s {
+        0..60 => format!("{s}s"),
+        60..3600 => format!("{}m {:02}s", s / 60, s % 60),
+        3600..86400 => format!("{}h {:02}m", s / 3600, (s % 3600) / 60),
+        _ => format!("{}d {:02}h", s / 86400, (s % 86400) / 3600),
+    }
+}
+
 /// [`scheduler_label`] in the middle of a sentence ("while the event scheduler …").
 pub fn scheduler_mid(label: &str) -> String {
     match label.strip_prefix("The ") {
@@ -205,6 +367,11 @@ pub struct ZombieSpan {
     pub end: TimePoint,
     /// Runs of all jobs that were due inside the span.
     pub due: usize,
+    /// Of those, judged missed, and unknown (their job's history was already trimmed).
+    #[serde(default)]
+    pub missed: usize,
+    #[serde(default)]
+    pub unknown: usize,
 }
 
 /// A finding about a job's data or schedules, as one line.
@@ -232,14 +399,76 @@ pub struct JobRow {
     pub enabled: bool,
     /// One description per schedule.
     pub schedules: Vec<String>,
+    /// Parallel to `schedules`: why a schedule adds no run to the window (disabled, expired,
+    /// not started yet, next run after the window); `None` when it adds some.
+    #[serde(default)]
+    pub schedule_notes: Vec<Option<String>>,
     pub last_run: Option<LastRun>,
     pub next_expected: Option<TimePoint>,
+    /// Where the job stands now (failing, recovered, …).
+    pub state: JobState,
+    /// Consecutive failed runs, newest first, when the job is failing now.
+    pub streak: usize,
+    /// Runs in the window that failed, that were retried, that were canceled.
+    pub failed: usize,
+    pub retries: usize,
+    pub canceled: usize,
+    /// Occurrences in the window that were due (not upcoming): on time, late, missed,
+    /// skipped or unknown.
+    pub due: usize,
     pub missed: usize,
     /// Of `missed`, those inside a zombie span (the Agent started nothing).
     pub missed_zombie: usize,
     pub late: usize,
     pub skipped: usize,
+    /// Due occurrences older than the oldest history kept: they cannot be judged, so they
+    /// are neither missed nor on time.
+    pub unknown: usize,
+    /// The oldest history kept, when it falls inside the window.
+    pub history_since: Option<TimePoint>,
     pub diagnostics: Vec<DiagnosticLine>,
+}
+
+/// Where a job stands now, from its runs in the window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JobState {
+    /// Its last finished run failed (`streak` says how many in a row).
+    Failing,
+    /// A run failed in the window, but the last finished run succeeded.
+    Recovered,
+    /// A run is going now (nothing failed in the window).
+    Running,
+    /// Runs in the window, none failed.
+    Ok,
+    /// No run in the window.
+    NoRun,
+    /// The job is disabled (and nothing failed).
+    Disabled,
+}
+
+impl JobState {
+    /// CSS class suffix, `data-state` and filter value.
+    pub fn key(self) -> &'static str {
+        match self {
+            JobState::Failing => "failing",
+            JobState::Recovered => "recovered",
+            JobState::Running => "running",
+            JobState::Ok => "ok",
+            JobState::NoRun => "norun",
+            JobState::Disabled => "disabled",
+        }
+    }
+    pub fn label(self) -> &'static str {
+        match self {
+            JobState::Failing => "Failing",
+            JobState::Recovered => "Recovered",
+            JobState::Running => "Running",
+            JobState::Ok => "OK",
+            JobState::NoRun => "No run",
+            JobState::Disabled => "Disabled",
+        }
+    }
 }
 
 /// The jobs list: what `/` shows and `GET /api/jobs` returns.
@@ -370,13 +599,28 @@ pub struct RunView {
 /// it), or a run no occurrence claims (manual, unscheduled).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TableLine {
-    /// When it was due, or when the run started.
+    /// When it was due, or when the run started (the newest, for collapsed misses).
     pub at: TimePoint,
     pub expected: Option<Mark>,
     pub cause: Option<Cause>,
     pub note: String,
     pub run: Option<RunView>,
+    /// Consecutive missed occurrences with one cause, collapsed into this line: how many,
+    /// the first of them, and (up to [`MEMBERS_SHOWN`]) each of them, oldest first.
+    #[serde(default, skip_serializing_if = "is_one")]
+    pub count: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first: Option<TimePoint>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub members: Vec<TimePoint>,
 }
+
+fn is_one(n: &usize) -> bool {
+    *n <= 1
+}
+
+/// The most members of a collapsed line listed when it is expanded.
+pub const MEMBERS_SHOWN: usize = 200;
 
 /// One tick of the time axis.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -434,13 +678,26 @@ pub async fn jobs(instance: Option<String>, days: u32) -> Result<JobsData, ApiEr
     Ok(data)
 }
 
-/// The scheduler log of `instance` over the `days`-long window; only problems when asked.
+/// What the log page asks for besides instance and window.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LogQuery {
+    /// Only problems (and the scheduler's restarts).
+    pub problems_only: bool,
+    /// Only lines of this kind.
+    pub kind: Option<String>,
+    /// Where the page starts (from a page's `next_cursor`, or an incident's link).
+    pub cursor: Option<String>,
+    /// Lines per page ([`LOG_LINES`] when absent).
+    pub limit: Option<usize>,
+}
+
+/// One page of the scheduler log of `instance` over the `days`-long window.
 #[server(prefix = "/api/fn", endpoint = "instance_log")]
-pub async fn instance_log(instance: Option<String>, days: u32, problems_only: bool) -> Result<LogData, ApiError> {
+pub async fn instance_log(instance: Option<String>, days: u32, query: LogQuery) -> Result<LogData, ApiError> {
     let days = check_days(days)?;
     let report = ssr::report(instance.as_deref(), days).await?;
     let events = ssr::source_log(instance.as_deref()).await;
-    let mut data = ssr::log_data(&report, &events, days, problems_only);
+    let mut data = ssr::log_data(&report, &events, days, &query)?;
     ssr::decorate_here(&mut data.instance).await;
     Ok(data)
 }
@@ -464,7 +721,8 @@ pub mod ssr {
     use super::*;
     use crate::engine::fleet::{InstanceReport, JobReport};
     use crate::engine::reconcile::{MissCause, Outcome, RunClass, Trigger};
-    use crate::engine::{Diagnostic, Run, Window};
+    use crate::engine::log::LogEvent;
+    use crate::engine::{Diagnostic, Run, RunOutcome, Window};
     use chrono::{DateTime, NaiveTime, TimeZone, Utc};
     use chrono_tz::Tz;
     use std::{future::Future, pin::Pin, sync::Arc};
@@ -532,28 +790,98 @@ pub mod ssr {
         }
     }
 
-    /// The log page's data: [`crate::engine::log::derive`], filtered, capped, made wire-ready.
-    pub fn log_data(report: &InstanceReport, events: &[crate::engine::log::LogEvent], days: u32, problems_only: bool) -> LogData {
-        let all = crate::engine::log::derive(report, events);
-        let mut counts: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
-        for e in &all {
-            *counts.entry(e.kind.key().to_owned()).or_default() += 1;
+    /// The derived log of a report, computed once per report (per poll and window) and
+    /// shared by every request and page of it.
+    fn derived_log(report: &Arc<InstanceReport>, events: &[LogEvent]) -> Arc<Vec<LogEvent>> {
+        use std::sync::{Mutex, OnceLock, Weak};
+        type Cache = Mutex<Vec<(Weak<InstanceReport>, usize, Arc<Vec<LogEvent>>)>>;
+        static CACHE: OnceLock<Cache> = OnceLock::new();
+        let cache = CACHE.get_or_init(|| Mutex::new(Vec::new()));
+        let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
+        cache.retain(|(w, _, _)| w.strong_count() > 0);
+        let me = Arc::downgrade(report);
+        if let Some((_, _, log)) = cache.iter().find(|(w, n, _)| w.ptr_eq(&me) && *n == events.len()) {
+            return log.clone();
         }
+        let log = Arc::new(crate::engine::log::derive(report, events));
+        cache.push((me, events.len(), log.clone()));
+        if cache.len() > 32 {
+            cache.remove(0);
+        }
+        log
+    }
+
+    /// A log cursor: lines at or before `ms`, after skipping `skip` lines at exactly `ms`.
+    fn parse_cursor(raw: &str) -> Result<(i64, usize), ApiError> {
+        let bad = || ApiError::BadRequest(format!("cursor must look like 1763812800000~0 (from a page's next link), not {raw:?}"));
+        let (ms, skip) = raw.split_once('~').ok_or_else(bad)?;
+        Ok((ms.trim().parse().map_err(|_| bad())?, skip.trim().parse().map_err(|_| bad())?))
+    }
+
+    /// One page of the log: [`crate::engine::log::derive`] (cached per report), filtered,
+    /// counted, paged by cursor, made wire-ready. No line is ever out of reach: every page
+    /// links the next, and the counts are over the whole filter.
+    pub fn log_data(report: &Arc<InstanceReport>, events: &[LogEvent], days: u32, q: &LogQuery) -> Result<LogData, ApiError> {
+        let all = derived_log(report, events);
+        let limit = q.limit.unwrap_or(LOG_LINES);
+        if limit == 0 || limit > LOG_LIMIT_MAX {
+            return Err(ApiError::BadRequest(format!("limit must be between 1 and {LOG_LIMIT_MAX}, not {limit}")));
+        }
+        let kind = q.kind.as_deref().filter(|k| !k.is_empty());
+        if let Some(k) = kind {
+            if !crate::engine::log::LogKind::ALL.iter().any(|x| x.key() == k) {
+                return Err(ApiError::BadRequest(format!("kind must be one of {}, not {k:?}", crate::engine::log::LogKind::ALL.map(|x| x.key()).join(", "))));
+            }
+        }
+        let under_problems: Vec<&LogEvent> = all.iter().filter(|e| !q.problems_only || e.kind.is_problem()).collect();
+        let mut counts: std::collections::BTreeMap<crate::engine::log::LogKind, (usize, usize)> = Default::default();
+        for e in &under_problems {
+            let c = counts.entry(e.kind).or_default();
+            c.0 += 1;
+            c.1 += e.count();
+        }
+        let kept: Vec<&LogEvent> = under_problems.into_iter().filter(|e| kind.is_none_or(|k| e.kind.key() == k)).collect();
+        let start = match q.cursor.as_deref().filter(|c| !c.is_empty()) {
+            None => 0,
+            Some(c) => {
+                let (ms, skip) = parse_cursor(c)?;
+                let first = kept.partition_point(|e| e.at.timestamp_millis() > ms);
+                let same = kept[first..].iter().take_while(|e| e.at.timestamp_millis() == ms).count();
+                first + skip.min(same)
+            }
+        };
+        let end = (start + limit).min(kept.len());
+        let next_cursor = (end < kept.len()).then(|| {
+            let ms = kept[end].at.timestamp_millis();
+            let skip = kept[..end].iter().rev().take_while(|e| e.at.timestamp_millis() == ms).count();
+            format!("{ms}~{skip}")
+        });
         let names: std::collections::HashMap<&str, &str> = report.jobs.iter().map(|j| (j.id.as_str(), j.name.as_str())).collect();
-        let kept: Vec<&crate::engine::log::LogEvent> = all.iter().filter(|e| !problems_only || e.kind.is_problem()).collect();
-        let hidden = kept.len().saturating_sub(LOG_LINES);
-        let lines = kept
-            .into_iter()
-            .take(LOG_LINES)
+        let lines = kept[start..end]
+            .iter()
             .map(|e| LogLine {
                 at: point(e.at, report.tz),
                 job_id: e.job_id.clone(),
                 job_name: names.get(e.job_id.as_str()).map(|n| n.to_string()).unwrap_or_default(),
                 kind: e.kind,
                 text: e.text.clone(),
+                count: e.count(),
+                first: e.members.first().map(|t| point(*t, report.tz)),
+                members: e.members.iter().take(MEMBERS_SHOWN).map(|t| point(*t, report.tz)).collect(),
             })
             .collect();
-        LogData { instance: head(report, days), problems_only, lines, hidden, counts: counts.into_iter().collect() }
+        Ok(LogData {
+            instance: head(report, days),
+            problems_only: q.problems_only,
+            kind: kind.map(str::to_owned),
+            lines,
+            cursor: q.cursor.clone().filter(|c| !c.is_empty()),
+            next_cursor,
+            total: kept.len(),
+            offset: start,
+            counts: counts.into_iter().map(|(k, (lines, events))| KindCount { kind: k.key().to_owned(), lines, events }).collect(),
+            limit,
+        })
     }
 
     /// The fleet through the [`BackendHandle`] in context.
@@ -568,20 +896,11 @@ pub mod ssr {
         leptos::logging::warn!("sundial: {message}");
     }
 
-    /// Format an instant for the wire.
+    /// Format an instant for the wire, in the zone `tz`.
     pub fn point(t: DateTime<Utc>, tz: Tz) -> TimePoint {
-        TimePoint { ms: t.timestamp_millis(), local: t.with_timezone(&tz).format("%Y-%m-%d %H:%M:%S").to_string() }
-    }
-
-    /// `45s`, `3m 12s`, `1h 05m`, `2d 03h`.
-    pub fn duration_text(secs: i64) -> String {
-        let s = secs.max(0);
-        match s {
-            0..60 => format!("{s}s"),
-            60..3600 => format!("{}m {:02}s", s / 60, s % 60),
-            3600..86400 => format!("{}h {:02}m", s / 3600, (s % 3600) / 60),
-            _ => format!("{}d {:02}h", s / 86400, (s % 86400) / 3600),
-        }
+        use chrono::Offset;
+        let local = t.with_timezone(&tz);
+        TimePoint { ms: t.timestamp_millis(), local: local.format("%Y-%m-%d %H:%M:%S").to_string(), off: local.offset().fix().local_minus_utc() }
     }
 
     /// The page head of a report, before [`decorate`].
@@ -595,7 +914,56 @@ pub mod ssr {
             window_end: point(report.window.end, report.tz),
             stale: None,
             scheduler: sql_agent(),
+            incidents: Vec::new(),
+            as_of: None,
+            age_secs: None,
+            poll_secs: None,
         }
+    }
+
+    /// The incidents of a report: its zombie periods and the scheduler's (re)starts that
+    /// ended a stop, each with what it cost.
+    pub fn incidents(report: &InstanceReport) -> Vec<Incident> {
+        let tz = report.tz;
+        let mut out: Vec<Incident> = zombies(report)
+            .into_iter()
+            .map(|z| {
+                let period = report.context.zombie_periods.iter().find(|p| p.start.timestamp_millis() == z.start.ms);
+                let jobs = period.map(|p| jobs_missing(report, |c| matches!(c, MissCause::AgentZombie { period } if period == p))).unwrap_or(0);
+                Incident { kind: IncidentKind::Zombie, start: z.start, end: z.end, due: z.due, missed: z.missed, unknown: z.unknown, jobs }
+            })
+            .collect();
+        for s in report.context.agent_starts.iter().filter(|s| report.window.contains(**s)) {
+            let missed_at: Vec<DateTime<Utc>> = report
+                .jobs
+                .iter()
+                .flat_map(|j| {
+                    j.forecast.occurrences.iter().zip(&j.reconciliation.outcomes).filter_map(|(o, out)| {
+                        matches!(out, Outcome::Missed { cause: MissCause::AgentDown { restarted_at } } if restarted_at == s).then_some(o.at)
+                    })
+                })
+                .collect();
+            let start = missed_at.iter().min().copied().unwrap_or(*s);
+            out.push(Incident {
+                kind: IncidentKind::SchedulerDown,
+                start: point(start, tz),
+                end: point(*s, tz),
+                due: missed_at.len(),
+                missed: missed_at.len(),
+                unknown: 0,
+                jobs: jobs_missing(report, |c| matches!(c, MissCause::AgentDown { restarted_at } if restarted_at == s)),
+            });
+        }
+        out.sort_by_key(|i| std::cmp::Reverse(i.end.ms));
+        out
+    }
+
+    fn jobs_missing(report: &InstanceReport, cause: impl Fn(&MissCause) -> bool) -> usize {
+        report
+            .jobs
+            .iter()
+            .filter(|j| j.reconciliation.outcomes.iter().any(|o| matches!(o, Outcome::Missed { cause: c } if cause(c))))
+            .count()
     }
 
     /// Fill in what only the backend knows about the instance, from one look at its status:
@@ -605,6 +973,14 @@ pub mod ssr {
         if let Some(status) = backend.instances().await.into_iter().find(|i| i.name == head.name) {
             head.scheduler = scheduler_label(&status.kind).to_owned();
             head.stale = stale_note(&status);
+            head.as_of = status.last_good.clone();
+            head.age_secs = status.age_secs;
+            head.poll_secs = status.poll_secs;
+        }
+        // Incidents of the last 30 days, whatever window the page shows (the 30-day report
+        // is cached like every other).
+        if let Ok(month) = backend.report(Some(&head.name), 30).await {
+            head.incidents = incidents(&month);
         }
     }
 
@@ -625,7 +1001,7 @@ pub mod ssr {
             "{} cannot be read now ({}); this is its last good read{}",
             status.name,
             status.error.as_deref().unwrap_or("unknown error"),
-            status.last_good.as_ref().map(|t| format!(", from {t} UTC")).unwrap_or_default()
+            status.last_good.as_ref().map(|t| format!(", from {} {}", t.local, offset_label(t.off))).unwrap_or_default()
         ))
     }
 
@@ -635,14 +1011,21 @@ pub mod ssr {
             .context
             .zombie_periods
             .iter()
-            .map(|p| ZombieSpan {
-                start: point(p.start, report.tz),
-                end: point(p.end, report.tz),
-                due: report
-                    .jobs
-                    .iter()
-                    .map(|j| j.forecast.occurrences.iter().filter(|o| p.contains(o.at)).count())
-                    .sum(),
+            .map(|p| {
+                let (mut due, mut missed, mut unknown) = (0, 0, 0);
+                for j in &report.jobs {
+                    for (o, out) in j.forecast.occurrences.iter().zip(&j.reconciliation.outcomes) {
+                        if p.contains(o.at) {
+                            due += 1;
+                            match out {
+                                Outcome::Missed { .. } => missed += 1,
+                                Outcome::Unknown => unknown += 1,
+                                _ => {}
+                            }
+                        }
+                    }
+                }
+                ZombieSpan { start: point(p.start, report.tz), end: point(p.end, report.tz), due, missed, unknown }
             })
             .collect()
     }
@@ -651,7 +1034,7 @@ pub mod ssr {
         DiagnosticLine { severity: d.severity, text: d.to_string() }
     }
 
-    fn row(job: &JobReport, tz: Tz) -> JobRow {
+    fn row(job: &JobReport, tz: Tz, report_window: Window) -> JobRow {
         let missed_zombie = job
             .reconciliation
             .outcomes
@@ -665,22 +1048,66 @@ pub mod ssr {
                 diagnostics.push(line);
             }
         }
+        let window = report_window;
+        let in_window: Vec<&Run> = job.runs.iter().filter(|r| window.contains(r.start)).collect();
+        let count = |o: RunOutcome| in_window.iter().filter(|r| r.outcome == o).count();
+        let (failed, retries, canceled) = (count(RunOutcome::Failed), count(RunOutcome::Retry), count(RunOutcome::Canceled));
+        // Finished runs, newest first (a retry is a step of a run, not its end).
+        let mut finished: Vec<&Run> =
+            in_window.iter().copied().filter(|r| !matches!(r.outcome, RunOutcome::InProgress | RunOutcome::Retry)).collect();
+        finished.sort_by_key(|r| std::cmp::Reverse(r.start));
+        let streak = finished.iter().take_while(|r| r.outcome == RunOutcome::Failed).count();
+        let running = in_window.iter().any(|r| r.outcome == RunOutcome::InProgress);
+        let state = if streak > 0 {
+            JobState::Failing
+        } else if failed > 0 {
+            JobState::Recovered
+        } else if running {
+            JobState::Running
+        } else if !job.enabled {
+            JobState::Disabled
+        } else if in_window.is_empty() {
+            JobState::NoRun
+        } else {
+            JobState::Ok
+        };
+        let mut due = 0;
+        let mut unknown = 0;
+        for o in &job.reconciliation.outcomes {
+            match o {
+                Outcome::Upcoming => {}
+                Outcome::Unknown => {
+                    due += 1;
+                    unknown += 1;
+                }
+                _ => due += 1,
+            }
+        }
         JobRow {
             id: job.id.clone(),
             name: job.name.clone(),
             category: job.category.clone(),
             enabled: job.enabled,
             schedules: job.descriptions.clone(),
+            schedule_notes: job.schedule_notes.clone(),
             last_run: job.last_run.as_ref().map(|r| LastRun {
                 start: point(r.start, tz),
                 outcome: r.outcome,
                 duration: duration_text(r.duration_secs),
             }),
             next_expected: job.next_expected.as_ref().map(|o| point(o.at, tz)),
+            state,
+            streak,
+            failed,
+            retries,
+            canceled,
+            due,
             missed: job.missed,
             missed_zombie,
             late: job.late,
             skipped: job.skipped,
+            unknown,
+            history_since: job.history_horizon.filter(|h| *h > window.start && *h <= window.end).map(|h| point(h, tz)),
             diagnostics,
         }
     }
@@ -690,7 +1117,7 @@ pub mod ssr {
         JobsData {
             instance: head(report, days),
             zombies: zombies(report),
-            jobs: report.jobs.iter().map(|j| row(j, report.tz)).collect(),
+            jobs: report.jobs.iter().map(|j| row(j, report.tz, report.window)).collect(),
         }
     }
 
@@ -887,17 +1314,45 @@ pub mod ssr {
             if let Some(r) = run {
                 claimed[*r] = true;
             }
+            // Consecutive misses with one cause are one line ("290 runs missed from … to …").
+            if o.mark == Mark::Missed {
+                if let Some(last) = lines.last_mut().filter(|l| l.expected == Some(Mark::Missed) && l.cause == o.cause && l.note == o.note) {
+                    if last.count <= 1 {
+                        last.count = 1;
+                        last.first = Some(last.at.clone());
+                        last.members = vec![last.at.clone()];
+                    }
+                    last.count += 1;
+                    if last.members.len() < MEMBERS_SHOWN {
+                        last.members.push(o.at.clone());
+                    }
+                    last.at = o.at.clone();
+                    continue;
+                }
+            }
             lines.push(TableLine {
                 at: o.at.clone(),
                 expected: Some(o.mark),
                 cause: o.cause,
                 note: o.note.clone(),
                 run: run.map(|r| all_runs[r].clone()),
+                count: 1,
+                first: None,
+                members: Vec::new(),
             });
         }
         for (r, taken) in all_runs.iter().zip(&claimed) {
             if !taken {
-                lines.push(TableLine { at: r.start.clone(), expected: None, cause: None, note: String::new(), run: Some(r.clone()) });
+                lines.push(TableLine {
+                    at: r.start.clone(),
+                    expected: None,
+                    cause: None,
+                    note: String::new(),
+                    run: Some(r.clone()),
+                    count: 1,
+                    first: None,
+                    members: Vec::new(),
+                });
             }
         }
         lines.sort_by_key(|l| std::cmp::Reverse(l.at.ms));
@@ -968,7 +1423,7 @@ pub mod ssr {
             .collect();
         Ok(TimelineData {
             instance: head(report, days),
-            job: row(job, tz),
+            job: row(job, tz, window),
             expected_count,
             run_count,
             occurrences,

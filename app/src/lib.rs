@@ -25,7 +25,8 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
             <head>
                 <meta charset="utf-8"/>
                 <meta name="viewport" content="width=device-width, initial-scale=1"/>
-                <meta name="color-scheme" content="light"/>
+                <meta name="color-scheme" content="light dark"/>
+                <script>{components::time::THEME_SCRIPT}</script>
                 <link rel="icon" href="/favicon.svg" type="image/svg+xml"/>
                 <AutoReload options=options.clone()/>
                 <HydrationScripts options/>
@@ -41,6 +42,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
 #[component]
 pub fn App() -> impl IntoView {
     provide_meta_context();
+    components::time::provide_prefs();
     // Effects run only in the browser, after hydration: `<body data-hydrated>` tells tests
     // (and curious DBAs) that links now navigate client-side.
     Effect::new(|_| {
@@ -51,8 +53,9 @@ pub fn App() -> impl IntoView {
     view! {
         <Stylesheet id="leptos" href="/pkg/sundial.css"/>
         <Title text="Sundial"/>
+        <a class="skip-link" href="#content">"Skip to content"</a>
         <Router>
-            <main>
+            <main id="content" tabindex="-1">
                 <Routes fallback=routes::not_found::NotFoundPage>
                     <Route path=StaticSegment("") view=routes::jobs::JobsPage ssr=SsrMode::Async/>
                     <Route path=path!("/jobs") view=routes::jobs::JobsPage ssr=SsrMode::Async/>

@@ -297,8 +297,8 @@ fn the_log_has_runs_findings_and_a_sources_own_events_newest_first() {
     };
     let report = analyze(&input, window, now, &Settings::default());
     let source = vec![
-        LogEvent { at: t("2024-03-01T10:30:00Z"), job_id: "P".into(), kind: LogKind::Skipped, text: "skipped: already running".into() },
-        LogEvent { at: t("2024-03-01T08:00:00Z"), job_id: "P".into(), kind: LogKind::Started, text: "before the window".into() },
+        LogEvent { at: t("2024-03-01T10:30:00Z"), job_id: "P".into(), kind: LogKind::Skipped, text: "skipped: already running".into(), members: Vec::new() },
+        LogEvent { at: t("2024-03-01T08:00:00Z"), job_id: "P".into(), kind: LogKind::Started, text: "before the window".into(), members: Vec::new() },
     ];
     let log = derive(&report, &source);
     let lines: Vec<(String, &str, LogKind)> = log.iter().map(|e| (e.at.format("%H:%M:%S").to_string(), e.job_id.as_str(), e.kind)).collect();

@@ -84,8 +84,11 @@ impl Backend for DemoBackend {
                 kind: "sqlite_demo".into(),
                 tz: ok.map(|r| r.tz.name().to_owned()),
                 state: if ok.is_some() { SourceState::Ok } else { SourceState::Unreachable },
-                last_good: ok.map(|r| r.now.format("%Y-%m-%d %H:%M:%S").to_string()),
-                last_attempt: ok.map(|r| r.now.format("%Y-%m-%d %H:%M:%S").to_string()),
+                last_good: ok.map(|r| app::api::ssr::point(r.now, r.tz)),
+                last_attempt: ok.map(|r| app::api::ssr::point(r.now, r.tz)),
+                // The demo's data never changes: nothing to refresh, never stale.
+                poll_secs: None,
+                age_secs: None,
                 error: report.is_err().then(|| "its demo database could not be read".into()),
                 notes: vec![app::api::DiagnosticLine {
                     severity: app::engine::Severity::Info,

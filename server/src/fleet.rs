@@ -268,8 +268,9 @@ impl Instance {
 
     fn status(&self, s: &PollState) -> InstanceStatus {
         let c = &self.reader.config;
-        let fmt = |t: DateTime<Utc>| t.format("%Y-%m-%d %H:%M:%S").to_string();
         let good = s.good.as_deref();
+        let tz = good.map(|g| g.input.tz).unwrap_or(chrono_tz::UTC);
+        let fmt = |t: DateTime<Utc>| app::api::ssr::point(t, tz);
         InstanceStatus {
             name: c.name.clone(),
             kind: c.kind.name().to_owned(),
@@ -281,6 +282,9 @@ impl Instance {
             },
             last_good: good.map(|g| fmt(g.at)),
             last_attempt: s.last_attempt.map(fmt),
+            poll_secs: Some(c.poll_interval.as_secs().max(1)),
+            // The one place pages learn how old their data is: the server's clock.
+            age_secs: good.map(|g| (Utc::now() - g.at).num_seconds().max(0)),
             error: s.error.clone(),
             notes: good
                 .map(|g| g.notes.iter().map(|d| DiagnosticLine { severity: d.severity, text: d.message.clone() }).collect())

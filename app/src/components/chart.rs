@@ -2,7 +2,7 @@
 //!
 //! Plain absolutely-positioned elements, placed in percent of the window, so the chart
 //! stretches with the page and every marker can carry a tooltip and take keyboard focus.
-use super::{outcome_key, outcome_label};
+use super::{Time, outcome_key, outcome_label};
 use crate::api::{Mark, MarkSpan, OccurrenceView, RunKind, RunSpan, RunView, TimelineData};
 use leptos::prelude::*;
 
@@ -30,11 +30,11 @@ fn marker(o: &OccurrenceView, start: i64, end: i64) -> AnyView {
     match o.mark {
         // Routine marks: many, quiet, not tab stops.
         Mark::OnTime | Mark::Upcoming | Mark::Unknown => {
-            let title = if o.note.is_empty() { format!("{} · {}", o.at.local, o.mark.label()) } else { format!("{} · {}", o.at.local, o.note) };
+            let title = if o.note.is_empty() { format!("{} · {}", o.at.zoned(), o.mark.label()) } else { format!("{} · {}", o.at.zoned(), o.note) };
             view! { <span class=class style=style title=title></span> }.into_any()
         }
         Mark::Missed | Mark::Late | Mark::Skipped => {
-            let label = format!("{} — {}", o.at.local, o.note);
+            let label = format!("{} — {}", o.at.zoned(), o.note);
             let testid = format!("{}-marker", o.mark.key());
             let cause = o.cause.map(|c| c.key());
             view! {
@@ -61,7 +61,7 @@ fn run_bar(r: &RunView, start: i64, end: i64) -> impl IntoView + use<> {
         RunKind::Manual => " · manual",
         RunKind::Unscheduled => " · unscheduled",
     };
-    let mut title = format!("{} · {} · {} · {}{kind}", r.start.local, outcome_label(r.outcome), r.duration, r.trigger);
+    let mut title = format!("{} · {} · {} · {}{kind}", r.start.zoned(), outcome_label(r.outcome), r.duration, r.trigger);
     if !r.message.is_empty() {
         title.push('\n');
         title.push_str(&r.message);
@@ -83,14 +83,14 @@ fn run_bar(r: &RunView, start: i64, end: i64) -> impl IntoView + use<> {
 }
 
 fn mark_span(m: &MarkSpan, start: i64, end: i64) -> impl IntoView + use<> {
-    let title = format!("{} expected runs ({}), {} – {}", m.count, m.mark.label().to_lowercase(), m.start.local, m.end.local);
+    let title = format!("{} expected runs ({}), {} – {}", m.count, m.mark.label().to_lowercase(), m.start.zoned(), m.end.zoned());
     view! {
         <span class=format!("mkspan mkspan-{}", m.mark.key()) style=span(m.start.ms, m.end.ms, start, end) title=title></span>
     }
 }
 
 fn run_span(r: &RunSpan, start: i64, end: i64) -> impl IntoView + use<> {
-    let title = format!("{} runs succeeded, {} – {}", r.count, r.start.local, r.end_local);
+    let title = format!("{} runs succeeded, {} – {}", r.count, r.start.zoned(), r.end_local);
     view! {
         <span class="bar o-succeeded bar-span" style=span(r.start.ms, r.end_ms, start, end) title=title data-testid="run-span"></span>
     }
@@ -104,7 +104,7 @@ pub fn TimelineChart(data: TimelineData) -> AnyView {
     let days = data.instance.days;
 
     let unknown = data.history_horizon.as_ref().map(|h| {
-        let label = format!("Unknown: no history kept before {}", h.local);
+        let label = format!("Unknown: no history kept before {}", h.zoned());
         view! {
             <div class="band band-unknown" style=span(start, h.ms, start, end) title=label.clone() data-testid="unknown-band">
                 <span class="band-label">"Unknown: history not kept"</span>
@@ -119,11 +119,11 @@ pub fn TimelineChart(data: TimelineData) -> AnyView {
         .map(|z| {
             let label = format!(
                 "{scheduler} started no job from {} to {} while {} runs were due",
-                z.start.local, z.end.local, z.due
+                z.start.zoned(), z.end.zoned(), z.due
             );
             view! {
                 <div class="band band-zombie" style=span(z.start.ms, z.end.ms, start, end) title=label data-testid="zombie-band">
-                    <span class="band-label">"Started nothing"</span>
+                    <span class="band-label">"Zombie: started nothing"</span>
                 </div>
             }
         })
@@ -132,7 +132,7 @@ pub fn TimelineChart(data: TimelineData) -> AnyView {
         .agent_starts
         .iter()
         .map(|t| {
-            let label = format!("{scheduler} started {}", t.local);
+            let label = format!("{scheduler} started {}", t.zoned());
             view! {
                 <div class="restart" style=left(t.ms, start, end) title=label.clone() data-testid="agent-restart">
                     <span class="restart-label" aria-label=label.clone()>"↻"</span>
@@ -166,14 +166,19 @@ pub fn TimelineChart(data: TimelineData) -> AnyView {
     let bars = data.runs.iter().map(|r| run_bar(r, start, end)).collect_view();
     let run_spans = data.run_spans.iter().map(|r| run_span(r, start, end)).collect_view();
 
-    let summary = format!(
-        "{} expected runs, {} runs, {} missed, {} late, {} skipped",
+    let mut summary = format!(
+        "{} expected runs, {} runs: {} failed ({} retried), {} missed, {} late, {} skipped",
         data.expected_count,
         data.run_count,
+        data.job.failed,
+        data.job.retries,
         data.job.missed,
         data.job.late,
         data.job.skipped
     );
+    if data.job.unknown > 0 {
+        summary.push_str(&format!(", {} unknown (history not kept)", data.job.unknown));
+    }
 
     let aria = format!("Timeline over {days} days: {summary}");
     view! {
@@ -192,9 +197,9 @@ pub fn TimelineChart(data: TimelineData) -> AnyView {
                 <div class="axis" aria-hidden="true">{ticks}</div>
             </div>
             <figcaption class="chart-caption">
-                <span>{data.instance.window_start.local.clone()}</span>
+                <span><Time t=data.instance.window_start.clone()/></span>
                 <span class="chart-summary" data-testid="chart-summary">{summary}</span>
-                <span>{data.instance.window_end.local.clone()} " (now)"</span>
+                <span><Time t=data.instance.window_end.clone()/> " (now)"</span>
             </figcaption>
         </figure>
     }
@@ -203,7 +208,8 @@ pub fn TimelineChart(data: TimelineData) -> AnyView {
 
 /// What the colors and shapes mean.
 #[component]
-pub fn Legend() -> AnyView {
+pub fn Legend(#[prop(into)] scheduler: String) -> AnyView {
+    let restart = format!("{scheduler} restart");
     view! {
         <ul class="legend" aria-label="Legend">
             <li><span class="sw bar o-succeeded"></span>"Succeeded"</li>
@@ -217,7 +223,7 @@ pub fn Legend() -> AnyView {
             <li><span class="sw mk mk-skipped"></span>"Skipped (still running)"</li>
             <li><span class="sw band-unknown"></span>"Unknown (history not kept)"</li>
             <li><span class="sw band-zombie"></span>"Scheduler started nothing"</li>
-            <li><span class="sw restart-sw"></span>"Agent restart"</li>
+            <li><span class="sw restart-sw"></span>{restart}</li>
         </ul>
     }
     .into_any()

@@ -1,41 +1,178 @@
-//! The dark header: Sundial, the instance, its zone, its "now".
-use crate::api::InstanceHead;
+//! The header every page shares: Sundial, the navigation, the instance with its zone and
+//! "now", how fresh the data is, the zone and theme switches; under it, the instance's
+//! incidents of the last 30 days and a banner when its source cannot be read now.
+use super::time::{ThemeToggle, Time, ZoneSwitch};
+use crate::api::{Incident, IncidentKind, InstanceHead, duration_text, offset_label};
+use crate::components::encode_segment;
 use leptos::prelude::*;
-use leptos_router::components::A;
+use leptos_router::hooks::use_location;
+
+/// Which view a navigation link stands for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum View {
+    Jobs,
+    Fleet,
+    Log,
+    Other,
+}
+
+fn current_view(path: &str) -> View {
+    if path == "/" || path.starts_with("/jobs") {
+        View::Jobs
+    } else if path.starts_with("/fleet") {
+        View::Fleet
+    } else if path.starts_with("/log") {
+        View::Log
+    } else {
+        View::Other
+    }
+}
 
 #[component]
 pub fn Header(#[prop(optional)] instance: Option<InstanceHead>) -> impl IntoView {
     let stale = instance.as_ref().and_then(|i| i.stale.clone());
+    let view_now = current_view(&use_location().pathname.get_untracked());
+    let iq = instance
+        .as_ref()
+        .map(|i| format!("&instance={}", encode_segment(&i.name)))
+        .unwrap_or_default();
+    let days = instance.as_ref().map(|i| i.days).unwrap_or(crate::api::DEFAULT_DAYS);
+    let link = move |v: View, href: String, label: &'static str| {
+        let current = (v == view_now).then_some("page");
+        view! { <a href=href class="nav-link" aria-current=current data-testid=format!("nav-{}", label.to_lowercase())>{label}</a> }
+    };
+    // Refetch the page's data on the instance's poll interval (pages read `tick`).
+    #[cfg(feature = "hydrate")]
+    if let Some(secs) = instance.as_ref().and_then(|i| i.poll_secs) {
+        let tick = super::time::prefs().tick;
+        Effect::new(move |_| {
+            let handle = set_interval_with_handle(move || tick.update(|t| *t += 1), std::time::Duration::from_secs(secs.max(5))).ok();
+            on_cleanup(move || {
+                if let Some(h) = handle {
+                    h.clear();
+                }
+            });
+        });
+    }
+    let incidents = instance.as_ref().map(|i| incidents_view(i, &iq)).filter(|_| instance.as_ref().is_some_and(|i| !i.incidents.is_empty()));
     view! {
         <header class="topbar">
-            <A href="/">
+            <a href="/" class="brand-link">
                 <span class="brand">
                     <span class="brand-mark" aria-hidden="true">"◴"</span>
                     " Sundial"
                 </span>
-            </A>
-            <A href="/fleet" attr:class="nav-link">"Fleet"</A>
-            {instance.as_ref().map(|i| {
-                let href = format!("/log?days={}&instance={}", i.days, crate::components::encode_segment(&i.name));
-                view! { <A href=href attr:class="nav-link" attr:data-testid="log-link">"Log"</A> }
-            })}
+            </a>
+            <nav class="primary-nav" aria-label="Views">
+                {link(View::Jobs, format!("/?days={days}{iq}"), "Jobs")}
+                {link(View::Fleet, "/fleet".to_string(), "Fleet")}
+                {instance.is_some().then(|| link(View::Log, format!("/log?days={days}{iq}"), "Log"))}
+            </nav>
             {instance
+                .clone()
                 .map(|i| {
+                    let zone_title = format!("The instance's time zone ({}): times are shown in it unless you switch", i.tz);
                     view! {
                         <div class="instance" data-testid="instance">
-                            <span class="instance-name" title="SQL Server instance">
-                                {i.name}
-                            </span>
-                            <span class="instance-meta" title="The instance's time zone: all times are shown in it">
-                                {i.tz}
+                            <span class="instance-name" title="The instance">{i.name.clone()}</span>
+                            <span class="instance-meta instance-zone" title=zone_title data-testid="instance-zone">
+                                {i.tz.clone()} " (" {offset_label(i.now.off)} ")"
                             </span>
                             <span class="instance-meta" title="The instance's current time">
-                                "now " <time>{i.now.local}</time>
+                                "now " <Time t=i.now.clone()/>
                             </span>
+                            {as_of(&i)}
                         </div>
                     }
                 })}
+            <div class="prefs">
+                <ZoneSwitch/>
+                <ThemeToggle/>
+            </div>
         </header>
         {stale.map(|s| view! { <div class="banner banner-stale" role="alert" data-testid="stale-banner"><strong>"Unreachable. "</strong>{s}</div> })}
+        {incidents}
+    }
+}
+
+/// "data as of …": how fresh the page is, and a way to refresh it.
+fn as_of(i: &InstanceHead) -> impl IntoView + use<> {
+    match (i.poll_secs, i.as_of.clone()) {
+        (None, _) => view! {
+            <span class="as-of" data-testid="as-of" title="The demo's data is fixed at its own \"now\"">"demo data, fixed now"</span>
+        }
+        .into_any(),
+        (Some(poll), at) => {
+            let age = i.age_secs.unwrap_or(0);
+            let old = age > 2 * poll as i64;
+            let age_text = if old { format!(" ({} old)", duration_text(age)) } else { String::new() };
+            view! {
+                <span class="as-of" class:as-of-old=old data-testid="as-of" title=format!("Read every {}; the page refreshes itself", duration_text(poll as i64))>
+                    "data as of " {at.map(|t| view! { <Time t=t/> })} {age_text} " · "
+                    <a href="" rel="external" class="refresh">"Refresh"</a>
+                </span>
+            }
+            .into_any()
+        }
+    }
+}
+
+fn incident_view(inc: &Incident, scheduler: &str, log_href: String) -> impl IntoView + use<> {
+    let span = duration_text((inc.end.ms - inc.start.ms) / 1000);
+    let runs = |n: usize| if n == 1 { "1 run".to_string() } else { format!("{n} runs") };
+    let (kind, title, what) = match inc.kind {
+        IncidentKind::Zombie => (
+            "zombie",
+            if scheduler == "SQL Agent" { "Zombie Agent." } else { "Zombie scheduler." },
+            format!("{scheduler} started no job from "),
+        ),
+        IncidentKind::SchedulerDown => ("down", "Scheduler stopped.", format!("{scheduler} was down (it restarted) from ")),
+    };
+    let cost = match inc.kind {
+        IncidentKind::Zombie => {
+            let mut t = format!("{} due: {} missed", runs(inc.due), inc.missed);
+            if inc.unknown > 0 {
+                t.push_str(&format!(", {} unknown (history not kept)", inc.unknown));
+            }
+            if inc.due > inc.missed + inc.unknown {
+                t.push_str(&format!(", {} other", inc.due - inc.missed - inc.unknown));
+            }
+            t.push_str(&format!("; {} jobs affected.", inc.jobs));
+            t
+        }
+        IncidentKind::SchedulerDown if inc.missed == 0 => "no run was due while it was down.".to_string(),
+        IncidentKind::SchedulerDown => format!("{} missed across {} jobs.", runs(inc.missed), inc.jobs),
+    };
+    let testid = if inc.kind == IncidentKind::Zombie { "zombie-banner" } else { "incident" };
+    view! {
+        <div class=format!("incident incident-{kind}") data-testid=testid data-kind=kind data-due=inc.due data-missed=inc.missed data-unknown=inc.unknown>
+            <strong>{title}</strong>
+            " "
+            {what}
+            <Time t=inc.start.clone()/>
+            " to "
+            <Time t=inc.end.clone()/>
+            {format!(" ({span}): ")}
+            {cost}
+            " "
+            <a class="incident-link" href=log_href data-testid="incident-link">"See it in the log"</a>
+        </div>
+    }
+}
+
+fn incidents_view(i: &InstanceHead, iq: &str) -> impl IntoView + use<> {
+    let scheduler = i.scheduler.clone();
+    let items = i
+        .incidents
+        .iter()
+        .map(|inc| {
+            let href = format!("/log?days=30&problems=1{iq}&cursor={}~0", inc.end.ms);
+            incident_view(inc, &scheduler, href)
+        })
+        .collect_view();
+    view! {
+        <section class="incidents" aria-label="Incidents in the last 30 days" data-testid="incidents">
+            {items}
+        </section>
     }
 }

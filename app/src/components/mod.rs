@@ -3,11 +3,13 @@ pub mod badge;
 pub mod chart;
 pub mod header;
 pub mod status;
+pub mod time;
 pub mod window_links;
 
 pub use badge::{MarkBadge, OutcomeBadge, outcome_key, outcome_label};
 pub use header::Header;
 pub use status::{ErrorPanel, NotFound, set_status};
+pub use time::{Time, prefs};
 pub use window_links::WindowLinks;
 
 /// Percent-encode one URL path segment (job ids are GUIDs, but sources may use anything).

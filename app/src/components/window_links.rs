@@ -1,7 +1,7 @@
-//! The 1 / 7 / 30-day window selector: router links, so switching is client-side.
+//! The 1 / 7 / 30-day window selector: plain links the router takes, so switching is
+//! client-side; only the current window is `aria-current`.
 use crate::api::WINDOW_DAYS;
 use leptos::prelude::*;
-use leptos_router::components::A;
 
 /// `href(days)` builds each link (it may read signals: links follow them); `current` is
 /// highlighted.
@@ -15,12 +15,13 @@ pub fn WindowLinks(current: u32, href: impl Fn(u32) -> String + Clone + Send + S
                 .map(|d| {
                     let label = if *d == 1 { "1 day".to_string() } else { format!("{d} days") };
                     let class = if *d == current { "window-link active" } else { "window-link" };
+                    let aria = (*d == current).then_some("page");
                     let href = href.clone();
                     let d = *d;
                     view! {
-                        <A href=move || href(d) attr:class=class attr:data-days=d attr:data-testid="window-link">
+                        <a href=move || href(d) class=class aria-current=aria data-days=d data-testid="window-link">
                             {label}
-                        </A>
+                        </a>
                     }
                 })
                 .collect_view()}

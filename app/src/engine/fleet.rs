@@ -82,6 +82,11 @@ pub struct JobReport {
     pub enabled: bool,
     /// One description per schedule, in schedule order.
     pub descriptions: Vec<String>,
+    /// Parallel to `descriptions`: why a schedule adds no occurrence to the window (the job
+    /// or the schedule is disabled, it expired, it has not started yet, its next run is after
+    /// the window, it fires on an event rather than a clock); `None` when it adds some.
+    #[serde(default)]
+    pub schedule_notes: Vec<Option<String>>,
     /// Expected occurrences in the window (merged over schedules).
     pub forecast: Forecast,
     pub runs: Vec<Run>,
@@ -231,6 +236,11 @@ pub fn analyze(input: &InstanceInput, window: Window, now: DateTime<Utc>, settin
                 category: job.category.clone(),
                 enabled: job.enabled,
                 descriptions: job.schedules.iter().map(|s| super::describe(&s.schedule)).collect(),
+                schedule_notes: job
+                    .schedules
+                    .iter()
+                    .map(|s| schedule_note(job.enabled, s, &p.enabled_schedules, &p.forecast, tz, now))
+                    .collect(),
                 forecast: p.forecast,
                 runs: job.runs.clone(),
                 reconciliation,
@@ -247,6 +257,46 @@ pub fn analyze(input: &InstanceInput, window: Window, now: DateTime<Utc>, settin
     jobs.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.id.cmp(&b.id)));
 
     InstanceReport { name: input.name.clone(), tz, window, now, jobs, context: ctx }
+}
+
+/// Why `js` adds no occurrence to the window; `None` when it adds at least one.
+fn schedule_note(
+    job_enabled: bool,
+    js: &JobSchedule,
+    enabled: &[(ScheduleId, Schedule)],
+    forecast: &Forecast,
+    tz: Tz,
+    now: DateTime<Utc>,
+) -> Option<String> {
+    if forecast.occurrences.iter().any(|o| o.schedule == js.id) {
+        return None;
+    }
+    if !job_enabled {
+        return Some("adds no run: the job is disabled".into());
+    }
+    if !enabled.iter().any(|(id, _)| *id == js.id) {
+        return Some("adds no run: the schedule is disabled".into());
+    }
+    if let Schedule::Agent(a) = &js.schedule {
+        let date = |v: i64| super::agent::date_from_int(v).map(|d| d.format("%Y-%m-%d").to_string());
+        let today = super::tz::to_local(now, tz).date();
+        match a.freq_type {
+            64 => return Some("adds no run on the clock: it starts when SQL Agent starts".into()),
+            128 => return Some("adds no run on the clock: it starts when the CPU is idle".into()),
+            _ => {}
+        }
+        if let Some(end) = super::agent::date_from_int(a.active_end_date).filter(|d| *d < today) {
+            return Some(format!("adds no run: it expired on {}", date(a.active_end_date).unwrap_or_else(|| end.to_string())));
+        }
+        if let Some(start) = super::agent::date_from_int(a.active_start_date).filter(|d| *d > today) {
+            return Some(format!("adds no run yet: it starts on {}", date(a.active_start_date).unwrap_or_else(|| start.to_string())));
+        }
+    }
+    let next = super::next_after(js.id, &js.schedule, tz, now, 1).occurrences.into_iter().find(|o| o.at > now);
+    Some(match next {
+        Some(o) => format!("adds no run in this window: next due {}", o.local.format("%Y-%m-%d %H:%M")),
+        None => "adds no run: it fires no more (ended, expired or invalid)".into(),
+    })
 }
 
 /// The longest silence ended by an Agent restart that still reads as "the Agent was down"

@@ -39,6 +39,20 @@ pub enum LogKind {
 }
 
 impl LogKind {
+    /// Every kind, in display order.
+    pub const ALL: [LogKind; 11] = [
+        LogKind::Started,
+        LogKind::Succeeded,
+        LogKind::Failed,
+        LogKind::Retry,
+        LogKind::Canceled,
+        LogKind::Running,
+        LogKind::Skipped,
+        LogKind::Missed,
+        LogKind::Late,
+        LogKind::Zombie,
+        LogKind::AgentStart,
+    ];
     /// Lower-case key (CSS class, filters).
     pub fn key(self) -> &'static str {
         match self {
@@ -82,6 +96,17 @@ pub struct LogEvent {
     pub job_id: String,
     pub kind: LogKind,
     pub text: String,
+    /// For a line that stands for several consecutive missed occurrences of one job with one
+    /// cause: each of them, oldest first (`at` is the newest). Empty for a single event.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub members: Vec<DateTime<Utc>>,
+}
+
+impl LogEvent {
+    /// How many events the line stands for (a collapsed run of misses counts each).
+    pub fn count(&self) -> usize {
+        self.members.len().max(1)
+    }
 }
 
 /// The log of `report`: Sundial's findings for every job, the runs of jobs for which the source
@@ -97,7 +122,7 @@ pub fn derive(report: &InstanceReport, source_events: &[LogEvent]) -> Vec<LogEve
                 if !window.contains(run.start) {
                     continue;
                 }
-                out.push(LogEvent { at: run.start, job_id: job.id.clone(), kind: LogKind::Started, text: String::new() });
+                out.push(LogEvent { at: run.start, job_id: job.id.clone(), kind: LogKind::Started, text: String::new(), members: Vec::new() });
                 let end = run.end().min(report.now);
                 let (kind, what) = match run.outcome {
                     RunOutcome::Succeeded => (LogKind::Succeeded, "succeeded"),
@@ -108,26 +133,43 @@ pub fn derive(report: &InstanceReport, source_events: &[LogEvent]) -> Vec<LogEve
                 };
                 let at = if run.outcome == RunOutcome::InProgress { run.start } else { end };
                 let text = if run.message.trim().is_empty() { format!("{what} after {} s", run.duration_secs) } else { run.message.trim().to_owned() };
-                out.push(LogEvent { at, job_id: job.id.clone(), kind, text });
+                out.push(LogEvent { at, job_id: job.id.clone(), kind, text, members: Vec::new() });
             }
         }
+        // Consecutive misses with one cause become one line (a zombie day of an every-minute
+        // job is one line of 1,440, not 1,440 lines); anything else between them ends it.
+        let mut group: Option<(&MissCause, Vec<DateTime<Utc>>)> = None;
+        let flush = |group: &mut Option<(&MissCause, Vec<DateTime<Utc>>)>, out: &mut Vec<LogEvent>| {
+            if let Some((cause, members)) = group.take() {
+                let text = miss_text(cause);
+                let at = *members.last().expect("a group has a member");
+                let members = if members.len() > 1 { members } else { Vec::new() };
+                out.push(LogEvent { at, job_id: job.id.clone(), kind: LogKind::Missed, text, members });
+            }
+        };
         for (occ, outcome) in job.forecast.occurrences.iter().zip(&job.reconciliation.outcomes) {
+            if !window.contains(occ.at) {
+                continue;
+            }
+            if let Outcome::Missed { cause } = outcome {
+                match &mut group {
+                    Some((c, members)) if *c == cause => members.push(occ.at),
+                    _ => {
+                        flush(&mut group, &mut out);
+                        group = Some((cause, vec![occ.at]));
+                    }
+                }
+                continue;
+            }
+            flush(&mut group, &mut out);
             let (kind, text) = match outcome {
-                Outcome::Missed { cause: MissCause::NoRun } => (LogKind::Missed, "no run started".to_owned()),
-                Outcome::Missed { cause: MissCause::AgentZombie { .. } } => {
-                    (LogKind::Missed, "no run started: the scheduler started nothing at all then".to_owned())
-                }
-                Outcome::Missed { cause: MissCause::AgentDown { restarted_at } } => {
-                    (LogKind::Missed, format!("no run started: the scheduler was down until {}", restarted_at.format("%Y-%m-%d %H:%M:%S UTC")))
-                }
                 Outcome::Late { delay_secs, .. } => (LogKind::Late, format!("started {delay_secs} s late")),
                 Outcome::SkippedRunning { .. } => (LogKind::Skipped, "skipped: the previous run was still going".to_owned()),
                 _ => continue,
             };
-            if window.contains(occ.at) {
-                out.push(LogEvent { at: occ.at, job_id: job.id.clone(), kind, text });
-            }
+            out.push(LogEvent { at: occ.at, job_id: job.id.clone(), kind, text, members: Vec::new() });
         }
+        flush(&mut group, &mut out);
     }
     for p in &report.context.zombie_periods {
         if window.contains(p.start) {
@@ -136,14 +178,26 @@ pub fn derive(report: &InstanceReport, source_events: &[LogEvent]) -> Vec<LogEve
                 job_id: String::new(),
                 kind: LogKind::Zombie,
                 text: format!("the scheduler started no job until {} although runs were due", p.end.format("%Y-%m-%d %H:%M:%S UTC")),
+                members: Vec::new(),
             });
         }
     }
     for s in &report.context.agent_starts {
         if window.contains(*s) {
-            out.push(LogEvent { at: *s, job_id: String::new(), kind: LogKind::AgentStart, text: "the scheduler started".into() });
+            out.push(LogEvent { at: *s, job_id: String::new(), kind: LogKind::AgentStart, text: "the scheduler started".into(), members: Vec::new() });
         }
     }
     out.sort_by(|a, b| b.at.cmp(&a.at).then_with(|| a.job_id.cmp(&b.job_id)).then_with(|| a.kind.cmp(&b.kind)));
     out
+}
+
+/// Why a run was missed, as the log says it.
+fn miss_text(cause: &MissCause) -> String {
+    match cause {
+        MissCause::NoRun => "no run started".to_owned(),
+        MissCause::AgentZombie { .. } => "no run started: the scheduler started nothing at all then".to_owned(),
+        MissCause::AgentDown { restarted_at } => {
+            format!("no run started: the scheduler was down until {}", restarted_at.format("%Y-%m-%d %H:%M:%S UTC"))
+        }
+    }
 }

@@ -2,15 +2,16 @@
 //! since when it cannot. An unreachable instance shows its error and the time of its last good
 //! read; the others keep serving.
 use crate::api::{self, DiagnosticLine, FleetData, InstanceStatus, SourceState};
-use crate::components::{ErrorPanel, Header, encode_segment};
+use crate::api::duration_text;
+use crate::components::{ErrorPanel, Header, Time, encode_segment, prefs};
 use crate::engine::Severity;
 use leptos::prelude::*;
 use leptos_meta::Title;
-use leptos_router::components::A;
 
 #[component]
 pub fn FleetPage() -> impl IntoView {
-    let data = Resource::new(|| (), |_| api::fleet());
+    let tick = prefs().tick;
+    let data = Resource::new(move || tick.get(), |_| api::fleet());
     view! {
         <Title text="Fleet · Sundial"/>
         <Header/>
@@ -52,18 +53,20 @@ fn instance_row(i: InstanceStatus) -> impl IntoView {
     let key = i.name.clone();
     view! {
         <tr class:unreachable=unreachable data-testid="instance-row" data-instance=key>
-            <th scope="row">
-                <A href=href attr:class="job-link">{i.name.clone()}</A>
+            <th scope="row" data-label="Instance">
+                <a href=href class="job-link">{i.name.clone()}</a>
                 <div class="muted">{i.tags.join(" ")}</div>
             </th>
-            <td>{i.kind.clone()}</td>
-            <td>{i.tz.clone().unwrap_or_default()}</td>
-            <td>{state_badge(i.state)}</td>
-            <td>
-                {i.last_good.clone().map(|t| view! { <time>{t}</time> " UTC" }.into_any()).unwrap_or_else(|| view! { <span class="muted">"never"</span> }.into_any())}
+            <td data-label="Source">{i.kind.clone()}</td>
+            <td data-label="Zone">{i.tz.clone().unwrap_or_default()}</td>
+            <td data-label="State">{state_badge(i.state)}</td>
+            <td data-label="Last good read">
+                {i.last_good.clone().map(|t| view! { <Time t=t/> }.into_any()).unwrap_or_else(|| view! { <span class="muted">"never"</span> }.into_any())}
+                {i.age_secs.map(|a| view! { <div class="muted">{format!("{} ago", duration_text(a))}</div> })}
+                {i.poll_secs.map(|p| view! { <div class="muted">{format!("read every {}", duration_text(p as i64))}</div> })}
             </td>
-            <td class="col-num">{i.jobs.map(|n| n.to_string()).unwrap_or_default()}</td>
-            <td>
+            <td class="col-num" data-label="Jobs">{i.jobs.map(|n| n.to_string()).unwrap_or_default()}</td>
+            <td data-label="Findings">
                 {i.error.clone().map(|e| view! { <p class="error-message" data-testid="instance-error">{e}</p> })}
                 {(!i.notes.is_empty()).then(|| view! { <ul class="diagnostics">{notes}</ul> })}
             </td>

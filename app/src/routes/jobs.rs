@@ -1,22 +1,26 @@
 //! The jobs page (`/`, `/jobs`): every job of the instance with its last and next run and
 //! what went wrong in the window.
 //!
-//! Sorting is driven by the query (`?sort=name|last|next|missed&dir=asc|desc`): the column
-//! headers are router links, so after hydration a click re-sorts in the browser without a
-//! request, and without JavaScript the same links ask the server.
-use crate::api::{self, JobRow, JobsData, ZombieSpan, parse_days};
-use crate::components::{ErrorPanel, Header, OutcomeBadge, WindowLinks, instance_query, job_href};
+//! Sorting and filtering are driven by the query (`?sort=status|name|last|next|failed|missed
+//! &dir=asc|desc&show=all|problems|failing|failures|missed`): the column headers and filters
+//! are links the router takes, so after hydration a click re-sorts in the browser without a
+//! request, and without JavaScript the same links ask the server. By default the jobs that
+//! need attention come first: failing now, then missed runs, then recovered failures.
+use crate::api::{self, JobRow, JobState, JobsData, parse_days};
+use crate::components::{ErrorPanel, Header, OutcomeBadge, Time, WindowLinks, instance_query, job_href, prefs};
 use crate::engine::Severity;
 use leptos::prelude::*;
 use leptos_meta::Title;
-use leptos_router::components::A;
 use leptos_router::hooks::{use_location, use_query_map};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SortKey {
+    /// What needs attention first: failing now, then missed, then the rest.
+    Status,
     Name,
     Last,
     Next,
+    Failed,
     Missed,
 }
 
@@ -29,26 +33,30 @@ pub enum Dir {
 impl SortKey {
     fn parse(s: &str) -> Option<Self> {
         Some(match s {
+            "status" => SortKey::Status,
             "name" => SortKey::Name,
             "last" => SortKey::Last,
             "next" => SortKey::Next,
+            "failed" => SortKey::Failed,
             "missed" => SortKey::Missed,
             _ => return None,
         })
     }
     fn key(self) -> &'static str {
         match self {
+            SortKey::Status => "status",
             SortKey::Name => "name",
             SortKey::Last => "last",
             SortKey::Next => "next",
+            SortKey::Failed => "failed",
             SortKey::Missed => "missed",
         }
     }
     /// The direction a first click sorts in: the interesting end first.
     fn default_dir(self) -> Dir {
         match self {
-            SortKey::Name | SortKey::Next => Dir::Asc,
-            SortKey::Last | SortKey::Missed => Dir::Desc,
+            SortKey::Name | SortKey::Next | SortKey::Status => Dir::Asc,
+            SortKey::Last | SortKey::Missed | SortKey::Failed => Dir::Desc,
         }
     }
 }
@@ -68,9 +76,63 @@ impl Dir {
     }
 }
 
-/// The sort a query asks for; by default, jobs with missed runs first.
+/// Which jobs the list shows (`?show=`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Show {
+    All,
+    /// Any failure, miss, late or skipped run in the window.
+    Problems,
+    /// The last run failed.
+    Failing,
+    /// At least one failed run in the window.
+    Failures,
+    /// At least one missed run in the window.
+    Missed,
+}
+
+impl Show {
+    pub const ALL: [Show; 5] = [Show::All, Show::Problems, Show::Failing, Show::Failures, Show::Missed];
+    pub fn parse(s: Option<&str>) -> Show {
+        match s {
+            Some("problems") => Show::Problems,
+            Some("failing") => Show::Failing,
+            Some("failures") => Show::Failures,
+            Some("missed") => Show::Missed,
+            _ => Show::All,
+        }
+    }
+    pub fn key(self) -> &'static str {
+        match self {
+            Show::All => "all",
+            Show::Problems => "problems",
+            Show::Failing => "failing",
+            Show::Failures => "failures",
+            Show::Missed => "missed",
+        }
+    }
+    fn label(self) -> &'static str {
+        match self {
+            Show::All => "All",
+            Show::Problems => "Any problem",
+            Show::Failing => "Failing now",
+            Show::Failures => "With failures",
+            Show::Missed => "With missed runs",
+        }
+    }
+    pub fn keeps(self, r: &JobRow) -> bool {
+        match self {
+            Show::All => true,
+            Show::Problems => r.failed + r.missed + r.late + r.skipped > 0 || r.state == JobState::Failing,
+            Show::Failing => r.state == JobState::Failing,
+            Show::Failures => r.failed > 0,
+            Show::Missed => r.missed > 0,
+        }
+    }
+}
+
+/// The sort a query asks for; by default, what needs attention first.
 pub fn sort_from_query(sort: Option<&str>, dir: Option<&str>) -> (SortKey, Dir) {
-    let key = sort.and_then(SortKey::parse).unwrap_or(SortKey::Missed);
+    let key = sort.and_then(SortKey::parse).unwrap_or(SortKey::Status);
     let dir = match dir {
         Some("asc") => Dir::Asc,
         Some("desc") => Dir::Desc,
@@ -79,31 +141,41 @@ pub fn sort_from_query(sort: Option<&str>, dir: Option<&str>) -> (SortKey, Dir) 
     (key, dir)
 }
 
+/// How much a job needs attention; lower first.
+fn attention(r: &JobRow) -> (u8, std::cmp::Reverse<usize>, std::cmp::Reverse<usize>, std::cmp::Reverse<usize>) {
+    let rank = match r.state {
+        JobState::Failing => 0,
+        _ if r.missed > 0 => 1,
+        JobState::Recovered => 2,
+        _ if r.late + r.skipped > 0 => 3,
+        JobState::Running => 4,
+        JobState::Ok => 5,
+        JobState::NoRun => 6,
+        JobState::Disabled => 7,
+    };
+    let first = if r.state == JobState::Failing { r.streak } else { r.missed };
+    (rank, std::cmp::Reverse(first), std::cmp::Reverse(r.failed), std::cmp::Reverse(r.late + r.skipped))
+}
+
 /// Sort rows in place; ties (and absent times, always last) by name.
 pub fn sort_rows(rows: &mut [JobRow], key: SortKey, dir: Dir) {
     let name = |r: &JobRow| r.name.to_lowercase();
     rows.sort_by(|a, b| {
         use std::cmp::Ordering;
+        let directed = |o: Ordering| if dir == Dir::Desc { o.reverse() } else { o };
         let by_opt = |x: Option<i64>, y: Option<i64>| match (x, y) {
-            (Some(x), Some(y)) => {
-                let o = x.cmp(&y);
-                if dir == Dir::Desc { o.reverse() } else { o }
-            }
+            (Some(x), Some(y)) => directed(x.cmp(&y)),
             (Some(_), None) => Ordering::Less,
             (None, Some(_)) => Ordering::Greater,
             (None, None) => Ordering::Equal,
         };
         let o = match key {
-            SortKey::Name => {
-                let o = name(a).cmp(&name(b));
-                if dir == Dir::Desc { o.reverse() } else { o }
-            }
+            SortKey::Status => directed(attention(a).cmp(&attention(b))),
+            SortKey::Name => directed(name(a).cmp(&name(b))),
             SortKey::Last => by_opt(a.last_run.as_ref().map(|r| r.start.ms), b.last_run.as_ref().map(|r| r.start.ms)),
             SortKey::Next => by_opt(a.next_expected.as_ref().map(|t| t.ms), b.next_expected.as_ref().map(|t| t.ms)),
-            SortKey::Missed => {
-                let o = a.missed.cmp(&b.missed).then(a.late.cmp(&b.late)).then(a.skipped.cmp(&b.skipped));
-                if dir == Dir::Desc { o.reverse() } else { o }
-            }
+            SortKey::Failed => directed(a.failed.cmp(&b.failed).then(a.streak.cmp(&b.streak)).then(a.retries.cmp(&b.retries))),
+            SortKey::Missed => directed(a.missed.cmp(&b.missed).then(a.late.cmp(&b.late)).then(a.skipped.cmp(&b.skipped))),
         };
         o.then_with(|| name(a).cmp(&name(b)))
     });
@@ -114,10 +186,12 @@ pub fn JobsPage() -> impl IntoView {
     let query = use_query_map();
     let days = Memo::new(move |_| query.with(|q| parse_days(q.get("days").as_deref())));
     let sort = Memo::new(move |_| query.with(|q| sort_from_query(q.get("sort").as_deref(), q.get("dir").as_deref())));
+    let show = Memo::new(move |_| query.with(|q| Show::parse(q.get("show").as_deref())));
     let instance = Memo::new(move |_| query.with(|q| q.get("instance").filter(|i| !i.is_empty())));
+    let tick = prefs().tick;
     let data = Resource::new(
-        move || (instance.get(), days.get()),
-        |(instance, days)| async move {
+        move || (instance.get(), days.get(), tick.get()),
+        |(instance, days, _)| async move {
             match days {
                 Ok(d) => api::jobs(instance, d).await,
                 Err(e) => Err(e),
@@ -135,7 +209,7 @@ pub fn JobsPage() -> impl IntoView {
         }>
             {move || Suspend::new(async move {
                 match data.await {
-                    Ok(d) => view! { <JobsView data=d sort=sort/> }.into_any(),
+                    Ok(d) => view! { <JobsView data=d sort=sort show=show/> }.into_any(),
                     Err(e) => {
                         let base = path.get_untracked();
                         view! {
@@ -153,50 +227,46 @@ pub fn JobsPage() -> impl IntoView {
     }
 }
 
-fn zombie_banner(z: &ZombieSpan, scheduler: &str) -> impl IntoView + use<> {
-    let title = if scheduler == "SQL Agent" { "Zombie Agent. " } else { "Zombie scheduler. " };
-    let who = format!("{scheduler} started no job from ");
-    view! {
-        <div class="banner banner-zombie" role="alert" data-testid="zombie-banner">
-            <strong>{title}</strong>
-            {who}
-            <time>{z.start.local.clone()}</time>
-            " to "
-            <time>{z.end.local.clone()}</time>
-            " while "
-            <strong>{z.due}</strong>
-            {if z.due == 1 { " run was due." } else { " runs were due." }}
-        </div>
-    }
+fn plural(n: usize, one: &str, many: &str) -> String {
+    if n == 1 { format!("1 {one}") } else { format!("{n} {many}") }
 }
 
 #[component]
-fn JobsView(data: JobsData, sort: Memo<(SortKey, Dir)>) -> AnyView {
+fn JobsView(data: JobsData, sort: Memo<(SortKey, Dir)>, show: Memo<Show>) -> AnyView {
     let days = data.instance.days;
     let total = data.jobs.len();
+    let failing = data.jobs.iter().filter(|j| j.state == JobState::Failing).count();
+    let with_failures = data.jobs.iter().filter(|j| j.failed > 0).count();
+    let failed_total: usize = data.jobs.iter().map(|j| j.failed).sum();
     let with_missed = data.jobs.iter().filter(|j| j.missed > 0).count();
-    let disabled = data.jobs.iter().filter(|j| !j.enabled).count();
     let missed_total: usize = data.jobs.iter().map(|j| j.missed).sum();
+    let unknown_total: usize = data.jobs.iter().map(|j| j.unknown).sum();
+    let with_unknown = data.jobs.iter().filter(|j| j.unknown > 0).count();
+    let disabled = data.jobs.iter().filter(|j| !j.enabled).count();
+    let counts: Vec<(Show, usize)> = Show::ALL.iter().map(|s| (*s, data.jobs.iter().filter(|j| s.keeps(j)).count())).collect();
     let path = use_location().pathname;
     let base = move || {
         let p = path.get();
         if p.is_empty() { "/".to_string() } else { p }
     };
     let title = format!("{} · jobs · Sundial", data.instance.name);
-    let scheduler = data.instance.scheduler.clone();
-    let banners = data.zombies.iter().map(|z| zombie_banner(z, &scheduler)).collect_view();
     let scheduler_mid = crate::api::scheduler_mid(&data.instance.scheduler);
     let jobs = StoredValue::new(data.jobs);
     let instance = use_query_map().with_untracked(|q| q.get("instance").filter(|i| !i.is_empty()));
     let iq = instance_query(instance.as_deref());
     let iq2 = iq.clone();
+    let iq3 = iq.clone();
+    let show_q = move || match show.get() {
+        Show::All => String::new(),
+        s => format!("&show={}", s.key()),
+    };
 
     let header_cell = move |key: SortKey, label: &'static str, class: &'static str| {
         let iq = iq.clone();
         let href = move || {
             let (cur, dir) = sort.get();
             let next = if cur == key { dir.flip() } else { key.default_dir() };
-            format!("{}?days={days}&sort={}&dir={}{}", base(), key.key(), next.key(), iq)
+            format!("{}?days={days}&sort={}&dir={}{}{}", base(), key.key(), next.key(), show_q(), iq)
         };
         let aria = move || {
             let (cur, dir) = sort.get();
@@ -214,20 +284,43 @@ fn JobsView(data: JobsData, sort: Memo<(SortKey, Dir)>) -> AnyView {
         };
         view! {
             <th class=class aria-sort=aria scope="col">
-                <A href=href attr:class="sort" attr:data-sort=key.key()>
+                <a href=href class="sort" data-sort=key.key()>
                     {label}
                     <span class="arrow" aria-hidden="true">{arrow}</span>
-                </A>
+                </a>
             </th>
         }
     };
 
     let rows = move || {
         let (key, dir) = sort.get();
-        let mut rows = jobs.get_value();
+        let show = show.get();
+        let mut rows: Vec<JobRow> = jobs.get_value().into_iter().filter(|r| show.keeps(r)).collect();
         sort_rows(&mut rows, key, dir);
-        rows.into_iter().map(|r| job_row(r, days, instance.as_deref(), &scheduler_mid).into_any()).collect_view()
+        if rows.is_empty() {
+            return view! { <tr><td colspan="8" class="empty-row">"No job matches this filter in this window."</td></tr> }.into_any();
+        }
+        rows.into_iter().map(|r| job_row(r, days, instance.as_deref(), &scheduler_mid).into_any()).collect_view().into_any()
     };
+    let filters = counts
+        .into_iter()
+        .map(|(s, n)| {
+            let iq = iq3.clone();
+            let href = move || {
+                let (key, dir) = sort.get();
+                let sq = if s == Show::All { String::new() } else { format!("&show={}", s.key()) };
+                format!("{}?days={days}&sort={}&dir={}{sq}{iq}", base(), key.key(), dir.key())
+            };
+            let current = move || (show.get() == s).then_some("page");
+            let class = move || if show.get() == s { "filter active" } else { "filter" };
+            view! {
+                <a href=href class=class aria-current=current data-show=s.key() data-testid="job-filter">
+                    {s.label()} " " <span class="filter-count">{n}</span>
+                </a>
+            }
+        })
+        .collect_view();
+    let window_text = if days == 1 { "day".to_string() } else { format!("{days} days") };
 
     view! {
         <Title text=title/>
@@ -235,32 +328,26 @@ fn JobsView(data: JobsData, sort: Memo<(SortKey, Dir)>) -> AnyView {
         <div class="page">
             <div class="toolbar">
                 <h1>"Jobs"</h1>
-                <p class="summary">
-                    {format!("{total} jobs")}
-                    {(with_missed > 0)
-                        .then(|| {
-                            view! {
-                                " · "
-                                <span class="hot">
-                                    {format!("{with_missed} with missed runs ({missed_total} missed)")}
-                                </span>
-                            }
-                        })}
-                    {(disabled > 0).then(|| format!(" · {disabled} disabled"))}
-                    " · last "
-                    {if days == 1 { "day".to_string() } else { format!("{days} days") }}
-                    " from "
-                    <time>{data.instance.window_start.local.clone()}</time>
-                </p>
                 <WindowLinks
                     current=days
                     href=move |d| {
                         let (key, dir) = sort.get();
-                        format!("{}?days={d}&sort={}&dir={}{}", base(), key.key(), dir.key(), iq2)
+                        format!("{}?days={d}&sort={}&dir={}{}{}", base(), key.key(), dir.key(), show_q(), iq2)
                     }
                 />
             </div>
-            {banners}
+            <p class="summary" data-testid="jobs-summary">
+                {plural(total, "job", "jobs")}
+                {(failing > 0).then(|| view! { " · " <span class="hot" data-testid="failing-count">{format!("{failing} failing now")}</span> })}
+                {(with_failures > 0)
+                    .then(|| view! { " · " <span class="hot">{format!("{} with failures ({})", with_failures, plural(failed_total, "failed run", "failed runs"))}</span> })}
+                {(with_missed > 0).then(|| view! { " · " <span class="hot">{format!("{with_missed} with missed runs ({missed_total} missed)")}</span> })}
+                {(unknown_total > 0)
+                    .then(|| view! { " · " <span class="muted" title="Due runs older than the history the scheduler keeps: they cannot be judged, so they are not counted as missed">{format!("{unknown_total} unknown in {} (history not kept)", plural(with_unknown, "job", "jobs"))}</span> })}
+                {(disabled > 0).then(|| format!(" · {disabled} disabled"))}
+                " · last " {window_text} " from " <Time t=data.instance.window_start.clone()/>
+            </p>
+            <nav class="filters" aria-label="Show jobs" data-testid="job-filters">{filters}</nav>
             {if total == 0 {
                 view! { <p class="empty">"No jobs on this instance."</p> }.into_any()
             } else {
@@ -269,10 +356,11 @@ fn JobsView(data: JobsData, sort: Memo<(SortKey, Dir)>) -> AnyView {
                         <thead>
                             <tr>
                                 {header_cell(SortKey::Name, "Job", "col-name")}
-                                <th scope="col" class="col-category">"Category"</th>
+                                {header_cell(SortKey::Status, "State", "col-state")}
                                 <th scope="col" class="col-schedule">"Schedule"</th>
                                 {header_cell(SortKey::Last, "Last run", "col-last")}
                                 {header_cell(SortKey::Next, "Next expected", "col-next")}
+                                {header_cell(SortKey::Failed, "Failed", "col-num")}
                                 {header_cell(SortKey::Missed, "Missed", "col-num")}
                                 <th scope="col" class="col-num" title="Late / skipped because the previous run was still going">
                                     "Late / skipped"
@@ -289,13 +377,35 @@ fn JobsView(data: JobsData, sort: Memo<(SortKey, Dir)>) -> AnyView {
     .into_any()
 }
 
+/// A job's state as a pill: a word, never colour alone.
+pub fn state_badge(r: &JobRow) -> impl IntoView + use<> {
+    let text = match r.state {
+        JobState::Failing if r.streak > 1 => format!("Failing ×{}", r.streak),
+        JobState::Recovered => format!("Recovered ({} failed)", r.failed),
+        s => s.label().to_string(),
+    };
+    let title = match r.state {
+        JobState::Failing => format!("The last {} failed", plural(r.streak, "run", "runs in a row")),
+        JobState::Recovered => "A run failed in this window; the last run succeeded".to_string(),
+        JobState::Running => "A run is going now".to_string(),
+        JobState::Ok => "Every run in this window succeeded".to_string(),
+        JobState::NoRun => "No run in this window".to_string(),
+        JobState::Disabled => "The job is disabled".to_string(),
+    };
+    view! {
+        <span class=format!("state state-{}", r.state.key()) title=title data-testid="job-state" data-state=r.state.key() data-streak=r.streak>
+            {text}
+        </span>
+    }
+}
+
 fn job_row(r: JobRow, days: u32, instance: Option<&str>, scheduler: &str) -> impl IntoView {
     let href = job_href(instance, &r.id, days);
     let row_class = if r.enabled { "job" } else { "job disabled" };
     let missed_title = if r.missed_zombie > 0 {
         format!("{} missed, {} of them while {scheduler} started nothing", r.missed, r.missed_zombie)
     } else {
-        format!("{} missed", r.missed)
+        format!("{} missed of {} due", r.missed, r.due)
     };
     let diagnostics = (!r.diagnostics.is_empty()).then(|| {
         let worst = r.diagnostics.iter().map(|d| d.severity).max().unwrap_or(Severity::Info);
@@ -311,39 +421,93 @@ fn job_row(r: JobRow, days: u32, instance: Option<&str>, scheduler: &str) -> imp
             </span>
         }
     });
+    let state = state_badge(&r);
     let schedules = if r.schedules.is_empty() {
         view! { <span class="muted">"No schedule"</span> }.into_any()
     } else {
-        r.schedules.into_iter().map(|s| view! { <div class="schedule">{s}</div> }).collect_view().into_any()
+        let notes = r.schedule_notes.clone();
+        r.schedules
+            .into_iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let note = notes.get(i).cloned().flatten();
+                view! {
+                    <div class="schedule">
+                        {s}
+                        {note.map(|n| view! { " " <span class="schedule-note" data-testid="schedule-note">{format!("({n})")}</span> })}
+                    </div>
+                }
+            })
+            .collect_view()
+            .into_any()
     };
-    let last = match r.last_run {
+    let last = match r.last_run.clone() {
         Some(l) => view! {
             <OutcomeBadge outcome=l.outcome/>
             " "
-            <time title=format!("Took {}", l.duration)>{l.start.local}</time>
+            <Time t=l.start/>
+            <span class="muted">{format!(" · took {}", l.duration)}</span>
         }
         .into_any(),
         None => view! { <span class="muted">"—"</span> }.into_any(),
     };
-    let next = match r.next_expected {
-        Some(t) => view! { <time>{t.local}</time> }.into_any(),
+    let next = match r.next_expected.clone() {
+        Some(t) => view! { <Time t=t/> }.into_any(),
         None => view! { <span class="muted">"—"</span> }.into_any(),
     };
+    let failed_class = if r.failed > 0 { "col-num failures hot" } else { "col-num failures" };
+    let failed_title = format!(
+        "{} in this window: {} failed, {} retried, {} canceled",
+        plural(r.failed + r.retries + r.canceled, "run with trouble", "runs with trouble"),
+        r.failed,
+        r.retries,
+        r.canceled
+    );
     let missed_class = if r.missed > 0 { "col-num missed hot" } else { "col-num missed" };
     let ls_class = if r.late + r.skipped > 0 { "col-num warm" } else { "col-num" };
+    // Where history was trimmed the count cannot be 0: say what is unknown, and since when.
+    let unknown = (r.unknown > 0).then(|| {
+        let since = r.history_since.clone();
+        view! {
+            <span class="unknown-count" data-testid="unknown-count" data-unknown=r.unknown>
+                {format!("{} unknown", r.unknown)}
+                {since.map(|t| view! { <span class="unknown-since">" (history since " <Time t=t/> ")"</span> })}
+            </span>
+        }
+    });
+    let missed_text = if r.unknown > 0 && r.missed == 0 { "0 known".to_string() } else { r.missed.to_string() };
     view! {
-        <tr class=row_class data-testid="job-row" data-job-id=r.id.clone() data-missed=r.missed data-missed-zombie=r.missed_zombie data-late=r.late data-skipped=r.skipped>
-            <td class="col-name">
-                <A href=href attr:class="job-link">{r.name.clone()}</A>
+        <tr
+            class=row_class
+            data-testid="job-row"
+            data-job-id=r.id.clone()
+            data-state=r.state.key()
+            data-failed=r.failed
+            data-missed=r.missed
+            data-missed-zombie=r.missed_zombie
+            data-unknown=r.unknown
+            data-late=r.late
+            data-skipped=r.skipped
+        >
+            <td class="col-name" data-label="Job">
+                <a href=href class="job-link">{r.name.clone()}</a>
                 {(!r.enabled).then(|| view! { " " <span class="tag tag-disabled">"disabled"</span> })}
                 {diagnostics.map(|d| view! { " " {d} })}
+                {(!r.category.is_empty()).then(|| view! { <div class="category muted">{r.category.clone()}</div> })}
             </td>
-            <td class="col-category">{r.category}</td>
-            <td class="col-schedule">{schedules}</td>
-            <td class="col-last">{last}</td>
-            <td class="col-next">{next}</td>
-            <td class=missed_class title=missed_title>{r.missed}</td>
-            <td class=ls_class>{format!("{} / {}", r.late, r.skipped)}</td>
+            <td class="col-state" data-label="State">{state}</td>
+            <td class="col-schedule" data-label="Schedule">{schedules}</td>
+            <td class="col-last" data-label="Last run">{last}</td>
+            <td class="col-next" data-label="Next expected">{next}</td>
+            <td class=failed_class data-label="Failed" title=failed_title data-testid="failed-count">
+                {r.failed}
+                {(r.retries > 0).then(|| view! { <span class="sub">{format!(" +{} retried", r.retries)}</span> })}
+            </td>
+            <td class=missed_class data-label="Missed" title=missed_title data-testid="missed-count">
+                {missed_text}
+                {unknown}
+            </td>
+            <td class=ls_class data-label="Late / skipped">{format!("{} / {}", r.late, r.skipped)}</td>
         </tr>
     }
 }

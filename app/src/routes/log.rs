@@ -1,12 +1,14 @@
-//! The scheduler log (`/log?instance=…&days=7[&problems=1]`): every start, end, failure, skip,
-//! miss and zombie span on the instance, newest first, colour-coded by kind. Sources with a
-//! log of their own (Primentra's SchedulerLog) show theirs; for the others it is derived from
-//! the runs; Sundial's findings (missed, late, skipped) are always there.
-use crate::api::{self, LogData, LogLine, parse_days};
-use crate::components::{ErrorPanel, Header, WindowLinks, instance_query, job_href};
+//! The scheduler log (`/log?instance=…&days=7[&problems=1][&kind=failed][&cursor=…][&limit=N]`):
+//! every start, end, failure, skip, miss and zombie span on the instance, newest first,
+//! colour-coded by kind. Sources with a log of their own (Primentra's SchedulerLog) show
+//! theirs; for the others it is derived from the runs; Sundial's findings (missed, late,
+//! skipped) are always there, consecutive misses of one job with one cause as one line.
+//!
+//! Paged on the server by cursor: no cap hides a line; the counts are over the whole filter.
+use crate::api::{self, LogData, LogLine, LogQuery, parse_days};
+use crate::components::{ErrorPanel, Header, Time, WindowLinks, instance_query, job_href, prefs};
 use leptos::prelude::*;
 use leptos_meta::Title;
-use leptos_router::components::A;
 use leptos_router::hooks::use_query_map;
 
 #[component]
@@ -14,12 +16,29 @@ pub fn LogPage() -> impl IntoView {
     let query = use_query_map();
     let days = Memo::new(move |_| query.with(|q| parse_days(q.get("days").as_deref())));
     let instance = Memo::new(move |_| query.with(|q| q.get("instance").filter(|i| !i.is_empty())));
-    let problems = Memo::new(move |_| query.with(|q| q.get("problems").is_some_and(|v| v == "1")));
+    let log_query = Memo::new(move |_| {
+        query.with(|q| {
+            let limit = q.get("limit").filter(|l| !l.is_empty()).map(|l| l.trim().parse::<usize>().map_err(|_| l));
+            (
+                LogQuery {
+                    problems_only: q.get("problems").is_some_and(|v| v == "1"),
+                    kind: q.get("kind").filter(|k| !k.is_empty()),
+                    cursor: q.get("cursor").filter(|c| !c.is_empty()),
+                    limit: limit.as_ref().and_then(|l| l.as_ref().ok().copied()),
+                },
+                limit.and_then(|l| l.err()),
+            )
+        })
+    });
+    let tick = prefs().tick;
     let data = Resource::new(
-        move || (instance.get(), days.get(), problems.get()),
-        |(instance, days, problems)| async move {
+        move || (instance.get(), days.get(), log_query.get(), tick.get()),
+        |(instance, days, (q, bad_limit), _)| async move {
+            if let Some(l) = bad_limit {
+                return Err(api::ApiError::BadRequest(format!("limit must be a number of lines, not {l:?}")));
+            }
             match days {
-                Ok(d) => api::instance_log(instance, d, problems).await,
+                Ok(d) => api::instance_log(instance, d, q).await,
                 Err(e) => Err(e),
             }
         },
@@ -36,18 +55,43 @@ pub fn LogPage() -> impl IntoView {
     }
 }
 
+fn kind_label(key: &str) -> String {
+    key.replace('-', " ")
+}
+
 fn line_row(l: LogLine, days: u32, instance: Option<&str>) -> impl IntoView {
     let key = l.kind.key();
     let job = (!l.job_id.is_empty()).then(|| {
         let href = job_href(instance, &l.job_id, days);
-        view! { <A href=href attr:class="job-link">{l.job_name.clone()}</A> }
+        view! { <a href=href class="job-link">{l.job_name.clone()}</a> }
     });
+    let what = if l.count > 1 {
+        let shown = l.members.len();
+        let more = l.count.saturating_sub(shown);
+        let members = l.members.iter().map(|t| view! { <li><Time t=t.clone()/></li> }).collect_view();
+        view! {
+            <details class="collapsed-misses" data-testid="collapsed-misses" data-count=l.count>
+                <summary>
+                    {format!("{} runs missed from ", l.count)}
+                    {l.first.clone().map(|t| view! { <Time t=t/> })}
+                    " to "
+                    <Time t=l.at.clone()/>
+                    {format!(": {}", l.text.strip_prefix("no run started: ").unwrap_or(&l.text))}
+                </summary>
+                <ol class="members">{members}</ol>
+                {(more > 0).then(|| view! { <p class="muted">{format!("… and {more} more: the job's timeline shows each")}</p> })}
+            </details>
+        }
+        .into_any()
+    } else {
+        view! { {l.text.clone()} }.into_any()
+    };
     view! {
-        <tr class=format!("log-line log-{key}") data-testid="log-line" data-kind=key>
-            <td class="col-time"><time>{l.at.local.clone()}</time></td>
-            <td>{job.map(|j| j.into_any()).unwrap_or_else(|| view! { <span class="muted">"instance"</span> }.into_any())}</td>
-            <td><span class=format!("badge log-badge log-{key}")>{key.replace('-', " ")}</span></td>
-            <td class="log-text">{l.text.clone()}</td>
+        <tr class=format!("log-line log-{key}") data-testid="log-line" data-kind=key data-count=l.count.max(1)>
+            <td class="col-time" data-label="Time"><Time t=l.at.clone()/></td>
+            <td data-label="Job">{job.map(|j| j.into_any()).unwrap_or_else(|| view! { <span class="muted">"instance"</span> }.into_any())}</td>
+            <td data-label="Event"><span class=format!("badge log-badge log-{key}")>{kind_label(key)}</span></td>
+            <td class="log-text" data-label="What happened">{what}</td>
         </tr>
     }
 }
@@ -56,46 +100,103 @@ fn log_view(d: LogData, instance: Option<String>) -> impl IntoView {
     let days = d.instance.days;
     let iq = instance_query(instance.as_deref());
     let problems_q = if d.problems_only { "&problems=1" } else { "" };
+    let limit_q = if d.limit == api::LOG_LINES { String::new() } else { format!("&limit={}", d.limit) };
+    let kind_q = d.kind.as_ref().map(|k| format!("&kind={k}")).unwrap_or_default();
     let title = format!("{} · log · Sundial", d.instance.name);
-    let total: usize = d.counts.iter().map(|(_, n)| n).sum();
-    let counts = d
+    let lines_total: usize = d.counts.iter().map(|c| c.lines).sum();
+    let events_total: usize = d.counts.iter().map(|c| c.events).sum();
+    let window_text = if days == 1 { "day".to_string() } else { format!("{days} days") };
+    // Filter chips: every kind under the problems filter, with its lines (and events when a
+    // line stands for several).
+    let all_kinds_href = format!("/log?days={days}{problems_q}{limit_q}{iq}");
+    let chips = d
         .counts
         .iter()
-        .map(|(k, n)| view! { <span class=format!("badge log-badge log-{k}")>{format!("{} {n}", k.replace('-', " "))}</span> " " })
+        .map(|c| {
+            let active = d.kind.as_deref() == Some(c.kind.as_str());
+            let href = format!("/log?days={days}{problems_q}&kind={}{limit_q}{iq}", c.kind);
+            let text = if c.events == c.lines { format!("{} {}", kind_label(&c.kind), c.lines) } else { format!("{} {} ({} lines)", kind_label(&c.kind), c.events, c.lines) };
+            view! {
+                <a
+                    href=href
+                    class=format!("kind-filter badge log-badge log-{}{}", c.kind, if active { " active" } else { "" })
+                    aria-current=active.then_some("page")
+                    data-kind=c.kind.clone()
+                    data-lines=c.lines
+                    data-events=c.events
+                    data-testid="kind-filter"
+                >
+                    {text}
+                </a>
+                " "
+            }
+        })
         .collect_view();
-    let all_href = format!("/log?days={days}{iq}");
-    let problems_href = format!("/log?days={days}&problems=1{iq}");
+    let all_href = format!("/log?days={days}{kind_q}{limit_q}{iq}");
+    let problems_href = format!("/log?days={days}&problems=1{kind_q}{limit_q}{iq}");
     let iq2 = iq.clone();
+    let from = d.offset + 1;
+    let to = d.offset + d.lines.len();
+    let newest_href = (d.cursor.is_some()).then(|| format!("/log?days={days}{problems_q}{kind_q}{limit_q}{iq}"));
+    let older_href = d.next_cursor.as_ref().map(|c| format!("/log?days={days}{problems_q}{kind_q}{limit_q}{iq}&cursor={c}"));
+    let empty = d.lines.is_empty();
     let rows = d.lines.into_iter().map(|l| line_row(l, days, instance.as_deref()).into_any()).collect_view();
+    let pager = move || {
+        view! {
+            <nav class="pager" aria-label="Log pages" data-testid="pager">
+                <span class="pager-range" data-testid="pager-range" data-from=from data-to=to data-total=d.total>
+                    {if to == 0 { "no lines".to_string() } else { format!("lines {from}–{to} of {}, newest first", d.total) }}
+                </span>
+                {newest_href.clone().map(|h| view! { " · " <a href=h class="pager-link" data-testid="pager-newest">"Newest"</a> })}
+                {older_href.clone().map(|h| view! { " · " <a href=h class="pager-link" rel="next" data-testid="pager-older">"Older →"</a> })}
+            </nav>
+        }
+    };
     view! {
         <Title text=title/>
         <Header instance=d.instance.clone()/>
         <div class="page">
-            <nav class="crumbs">
-                <A href=format!("/?days={days}{iq}")>"← All jobs"</A>
-            </nav>
-            <h1>"Scheduler log"</h1>
             <div class="toolbar">
-                <p class="summary" data-testid="log-summary">{format!("{total} events in the last {}", if days == 1 { "day".to_string() } else { format!("{days} days") })} " · " {counts}</p>
+                <h1>"Scheduler log"</h1>
                 <WindowLinks current=days href=move |n| format!("/log?days={n}{problems_q}{iq2}")/>
             </div>
-            <p class="filters">
-                <A href=all_href attr:class=if d.problems_only { "filter" } else { "filter active" }>"Everything"</A>
+            <p class="summary" data-testid="log-summary" data-lines=lines_total data-events=events_total>
+                {format!("{events_total} events in {lines_total} lines in the last {window_text}")}
+                {(d.problems_only).then_some(" (problems only)")}
                 " · "
-                <A href=problems_href attr:class=if d.problems_only { "filter active" } else { "filter" } attr:data-testid="problems-only">"Problems only"</A>
+                <Time t=d.instance.window_start.clone()/>
+                " to "
+                <Time t=d.instance.window_end.clone()/>
             </p>
-            <table class="jobs log" data-testid="log-table">
-                <thead>
-                    <tr>
-                        <th scope="col" class="col-time">"Time"</th>
-                        <th scope="col">"Job"</th>
-                        <th scope="col">"Event"</th>
-                        <th scope="col">"What happened"</th>
-                    </tr>
-                </thead>
-                <tbody>{rows}</tbody>
-            </table>
-            {(d.hidden > 0).then(|| view! { <p class="muted">{format!("{} older lines not shown: choose a shorter window or problems only.", d.hidden)}</p> })}
+            <nav class="filters" aria-label="Log filter">
+                <a href=all_href class=if d.problems_only { "filter" } else { "filter active" } aria-current=(!d.problems_only).then_some("page") data-testid="everything">"Everything"</a>
+                <a href=problems_href class=if d.problems_only { "filter active" } else { "filter" } aria-current=d.problems_only.then_some("page") data-testid="problems-only">"Problems only"</a>
+            </nav>
+            <nav class="kind-filters" aria-label="Event kinds">
+                <a href=all_kinds_href class=if d.kind.is_none() { "kind-filter active" } else { "kind-filter" } aria-current=d.kind.is_none().then_some("page") data-testid="kind-all">"every kind"</a>
+                " "
+                {chips}
+            </nav>
+            {pager()}
+            {if empty {
+                view! { <p class="empty">"No line matches this filter in this window. Choose a longer window or another kind."</p> }.into_any()
+            } else {
+                view! {
+                    <table class="jobs log" data-testid="log-table">
+                        <thead>
+                            <tr>
+                                <th scope="col" class="col-time">"Time"</th>
+                                <th scope="col">"Job"</th>
+                                <th scope="col">"Event"</th>
+                                <th scope="col">"What happened"</th>
+                            </tr>
+                        </thead>
+                        <tbody>{rows}</tbody>
+                    </table>
+                }
+                    .into_any()
+            }}
+            {pager()}
         </div>
     }
 }

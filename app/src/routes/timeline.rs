@@ -2,11 +2,11 @@
 //! time axis, then the same as a table.
 use crate::api::{self, ApiError, RunKind, TableLine, TimelineData, parse_days};
 use crate::components::chart::{Legend, TimelineChart};
-use crate::components::{ErrorPanel, Header, MarkBadge, NotFound, OutcomeBadge, WindowLinks, instance_query, job_href};
+use crate::components::{ErrorPanel, Header, MarkBadge, NotFound, OutcomeBadge, Time, WindowLinks, instance_query, job_href, prefs};
 use crate::engine::Severity;
+use crate::routes::jobs::state_badge;
 use leptos::prelude::*;
 use leptos_meta::Title;
-use leptos_router::components::A;
 use leptos_router::hooks::{use_params_map, use_query_map};
 
 #[component]
@@ -16,9 +16,10 @@ pub fn TimelinePage() -> impl IntoView {
     let job_id = Memo::new(move |_| params.with(|p| p.get("job_id").unwrap_or_default()));
     let days = Memo::new(move |_| query.with(|q| parse_days(q.get("days").as_deref())));
     let instance = Memo::new(move |_| query.with(|q| q.get("instance").filter(|i| !i.is_empty())));
+    let tick = prefs().tick;
     let data = Resource::new(
-        move || (instance.get(), job_id.get(), days.get()),
-        |(instance, id, days)| async move {
+        move || (instance.get(), job_id.get(), days.get(), tick.get()),
+        |(instance, id, days, _)| async move {
             match days {
                 Ok(d) => api::job_timeline(instance, id, d).await,
                 Err(e) => Err(e),
@@ -87,24 +88,50 @@ fn table_row(l: TableLine) -> impl IntoView {
     let (outcome, started, duration, trigger, message) = match &l.run {
         Some(r) => (
             view! { <OutcomeBadge outcome=r.outcome/> }.into_any(),
-            r.start.local.clone(),
+            Some(r.start.clone()),
             r.duration.clone(),
             r.trigger.clone(),
             r.message.clone(),
         ),
-        None => (view! { <span class="muted">"—"</span> }.into_any(), String::new(), String::new(), String::new(), String::new()),
+        None => (view! { <span class="muted">"—"</span> }.into_any(), None, String::new(), String::new(), String::new()),
     };
-    let started = if l.expected.is_some() && started != l.at.local { started } else { String::new() };
+    let collapsed = l.count > 1;
+    // Consecutive misses with one cause: one row, expandable to each of them.
+    let note = if collapsed {
+        let shown = l.members.len();
+        let more = l.count.saturating_sub(shown);
+        let members = l.members.iter().map(|t| view! { <li><Time t=t.clone()/></li> }).collect_view();
+        let cause = l.note.strip_prefix("Missed: ").unwrap_or(&l.note).to_string();
+        view! {
+            <details class="collapsed-misses" data-testid="collapsed-misses" data-count=l.count>
+                <summary>
+                    {format!("{} runs missed from ", l.count)}
+                    {l.first.clone().map(|t| view! { <Time t=t/> })}
+                    " to "
+                    <Time t=l.at.clone()/>
+                    {format!(": {cause}")}
+                </summary>
+                <ol class="members">{members}</ol>
+                {(more > 0).then(|| view! { <p class="muted">{format!("… and {more} more (the chart shows each)")}</p> })}
+            </details>
+        }
+        .into_any()
+    } else {
+        (!l.note.is_empty()).then(|| view! { <div class="note">{l.note.clone()}</div> }).into_any()
+    };
     view! {
-        <tr class=class data-cause=l.cause.map(|c| c.key())>
-            <td class="col-time"><time>{l.at.local}</time></td>
-            <td>{expected}</td>
-            <td>{outcome}</td>
-            <td class="col-time">{started}</td>
-            <td class="col-num">{duration}</td>
-            <td>{trigger}</td>
-            <td class="col-message">
-                {(!l.note.is_empty()).then(|| view! { <div class="note">{l.note.clone()}</div> })}
+        <tr class=class data-cause=l.cause.map(|c| c.key()) data-count=l.count.max(1)>
+            <td class="col-time" data-label="Due / started">
+                {l.first.clone().filter(|_| collapsed).map(|t| view! { <Time t=t/> " – " })}
+                <Time t=l.at.clone()/>
+            </td>
+            <td data-label="Expected">{expected}{collapsed.then(|| view! { " " <span class="count-pill">{format!("×{}", l.count)}</span> })}</td>
+            <td data-label="Run">{outcome}</td>
+            <td class="col-time" data-label="Run started">{started.map(|t| view! { <Time t=t/> })}</td>
+            <td class="col-num" data-label="Duration">{duration}</td>
+            <td data-label="Trigger">{trigger}</td>
+            <td class="col-message" data-label="Message">
+                {note}
                 {(!message.is_empty()).then(|| view! { <div class="message">{message}</div> })}
             </td>
         </tr>
@@ -120,7 +147,7 @@ fn TimelineView(data: TimelineData, pending: ReadSignal<bool>) -> AnyView {
     let title = format!("{} · {} · Sundial", job.name, data.instance.name);
     let lines = data.lines.clone();
     let hidden = data.hidden_lines;
-    let problems = job.missed + job.late + job.skipped;
+    let problems = job.failed + job.retries + job.missed + job.late + job.skipped;
     let diagnostics = job
         .diagnostics
         .iter()
@@ -134,14 +161,14 @@ fn TimelineView(data: TimelineData, pending: ReadSignal<bool>) -> AnyView {
         })
         .collect_view();
     let rows = lines.into_iter().map(|l| table_row(l).into_any()).collect_view();
-    let oldest = data.instance.window_start.local.clone();
+    let oldest = data.instance.window_start.clone();
 
     view! {
         <Title text=title/>
         <Header instance=data.instance.clone()/>
         <div class="page" class:pending=move || pending.get()>
-            <nav class="crumbs">
-                <A href=format!("/?days={days}{}", instance_query(instance.as_deref()))>"← All jobs"</A>
+            <nav class="crumbs" aria-label="Breadcrumb">
+                <a href=format!("/?days={days}{}", instance_query(instance.as_deref()))>"← All jobs"</a>
             </nav>
             {view! {
             <div class="job-head">
@@ -149,17 +176,41 @@ fn TimelineView(data: TimelineData, pending: ReadSignal<bool>) -> AnyView {
                     <h1 data-testid="job-name">
                         {job.name.clone()}
                         {(!job.enabled).then(|| view! { " " <span class="tag tag-disabled">"disabled"</span> })}
+                        " "
+                        {state_badge(&job)}
                     </h1>
                     <p class="job-meta">
                         <span class="tag">{job.category.clone()}</span>
-                        {job.schedules.iter().map(|s| view! { " " <span class="schedule">{s.clone()}</span> }).collect_view()}
+                        {job
+                            .schedules
+                            .iter()
+                            .enumerate()
+                            .map(|(i, s)| {
+                                let note = job.schedule_notes.get(i).cloned().flatten();
+                                view! {
+                                    " "
+                                    <span class="schedule">{s.clone()}</span>
+                                    {note.map(|n| view! { " " <span class="schedule-note" data-testid="schedule-note">{format!("({n})")}</span> })}
+                                }
+                            })
+                            .collect_view()}
                         {job.schedules.is_empty().then(|| view! { <span class="muted">" No schedule"</span> })}
                     </p>
                 </div>
                 <dl class="counters">
-                    <div class={if job.missed > 0 { "counter hot" } else { "counter" }}>
+                    <div class={if job.failed > 0 { "counter failed hot" } else { "counter failed" }} data-testid="failed-tile">
+                        <dt>"Failed"</dt>
+                        <dd data-testid="failed-count">
+                            {job.failed}
+                            {(job.retries > 0).then(|| view! { <small>{format!("+{} retried", job.retries)}</small> })}
+                        </dd>
+                    </div>
+                    <div class={if job.missed > 0 { "counter hot" } else if job.unknown > 0 { "counter unknown" } else { "counter" }} data-testid="missed-tile">
                         <dt>"Missed"</dt>
-                        <dd data-testid="missed-count">{job.missed}</dd>
+                        <dd data-testid="missed-count">
+                            {if job.unknown > 0 && job.missed == 0 { "0 known".to_string() } else { job.missed.to_string() }}
+                            {(job.unknown > 0).then(|| view! { <small data-testid="unknown-count">{format!("{} unknown", job.unknown)}</small> })}
+                        </dd>
                     </div>
                     <div class={if job.late > 0 { "counter warm" } else { "counter" }}>
                         <dt>"Late"</dt>
@@ -175,21 +226,32 @@ fn TimelineView(data: TimelineData, pending: ReadSignal<bool>) -> AnyView {
             {(!job.diagnostics.is_empty()).then(|| view! { <ul class="diagnostics">{diagnostics}</ul> })}
             <div class="toolbar">
                 <WindowLinks current=days href=move |d| job_href(instance.as_deref(), &id, d)/>
-                <Legend/>
+                <Legend scheduler=data.instance.scheduler.clone()/>
             </div>
             <TimelineChart data=data.clone()/>
             <h2>"Occurrences and runs"</h2>
-            <p class="summary">
-                {if problems == 0 {
-                    "Nothing missed, late or skipped in this window.".to_string()
+            <p class="summary" data-testid="timeline-summary">
+                {if problems == 0 && job.unknown == 0 {
+                    "Nothing failed, missed, late or skipped in this window.".to_string()
                 } else {
-                    format!("{} missed, {} late, {} skipped in this window.", job.missed, job.late, job.skipped)
+                    let mut t = format!(
+                        "{} failed ({} retried), {} missed, {} late, {} skipped in this window",
+                        job.failed, job.retries, job.missed, job.late, job.skipped
+                    );
+                    if job.unknown > 0 {
+                        t.push_str(&format!("; {} due runs unknown (older than the history kept)", job.unknown));
+                    }
+                    t.push('.');
+                    t
                 }}
+                {job.history_since.clone().map(|t| view! { " History kept since " <Time t=t/> "." })}
                 {(hidden > 0)
                     .then(|| {
-                        format!(
-                            " {hidden} older routine rows (on time, succeeded, or before the history kept) since {oldest} are not listed."
-                        )
+                        view! {
+                            {format!(" {hidden} older routine rows (on time and succeeded, or unknown) since ")}
+                            <Time t=oldest.clone()/>
+                            " are not listed; every problem is."
+                        }
                     })}
             </p>
             <table class="lines" data-testid="timeline-table">

@@ -120,7 +120,7 @@ pub async fn read_instance(
             if let Some(k) = LogKind::from_primentra(&kind).filter(|_| window.contains(at)) {
                 let source = text(e, "TriggerSource").map(|t| format!("[{t}] ")).unwrap_or_default();
                 let took = ms.map(|m| format!(" ({} s)", m / 1000)).unwrap_or_default();
-                events.push(LogEvent { at, job_id: entity.clone(), kind: k, text: format!("{kind}: {source}{message}{took}").trim().to_owned() });
+                events.push(LogEvent { at, job_id: entity.clone(), kind: k, text: format!("{kind}: {source}{message}{took}").trim().to_owned(), members: Vec::new() });
             }
             let close = |runs: &mut Vec<Run>, open: &mut Option<usize>, outcome: RunOutcome, message: String| {
                 let idx = match open.take() {

@@ -341,6 +341,19 @@ pub fn scheduler_label(kind: &str) -> &'static str {
     }
 }
 
+/// `4,263`: a count with thousands separators.
+pub fn count_text(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// `45s`, `3m 12s`, `1h 05m`, `2d 03h`.
 pub fn duration_text(secs: i64) -> String {
     let s = secs.max(0);
@@ -1258,8 +1271,10 @@ pub mod ssr {
         out
     }
 
-    /// Beyond this many, routine occurrences (runs) of a job are drawn as stretches.
-    pub const DETAIL_LIMIT: usize = 1500;
+    /// Beyond this many, routine occurrences (runs) of a job are drawn as stretches: at 7 days
+    /// an hourly job is drawn run by run, a job every 30 minutes as stretches (with every
+    /// problem still one by one), which keeps a 7-day job page under 150 KB.
+    pub const DETAIL_LIMIT: usize = 200;
     /// Routine lines the table lists (the newest); problems are always listed.
     pub const ROUTINE_LINES: usize = 24;
 

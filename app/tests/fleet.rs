@@ -187,6 +187,7 @@ fn disabled_and_unscheduled_jobs_still_show_their_runs() {
     let mid = &report.jobs[1];
     assert!(mid.forecast.occurrences.is_empty());
     assert_eq!(mid.descriptions.len(), 1); // described, though disabled
+    assert_eq!(mid.schedule_notes, vec![Some("adds no run: the schedule is disabled".to_string())]);
     assert_eq!(mid.next_expected, None);
 
     let zeta = &report.jobs[2];
@@ -197,6 +198,7 @@ fn disabled_and_unscheduled_jobs_still_show_their_runs() {
     assert_eq!(zeta.last_run.as_ref(), Some(&manual));
     assert_eq!(zeta.next_expected, None);
     assert_eq!((zeta.missed, zeta.late, zeta.skipped), (0, 0, 0));
+    assert_eq!(zeta.schedule_notes, vec![Some("adds no run: the job is disabled".to_string())]);
     assert!(zeta.diagnostics.iter().any(|d| d.severity == Severity::Info && d.message.contains("disabled")));
 }
 
@@ -318,4 +320,46 @@ fn the_log_has_runs_findings_and_a_sources_own_events_newest_first() {
     assert_eq!(log[3].text, "step 1 failed");
     assert_eq!(LogKind::from_primentra("Zombie"), Some(LogKind::Zombie));
     assert_eq!(LogKind::from_primentra("deleted"), None);
+}
+
+/// A schedule listed on a job but adding no occurrence to the window says why.
+#[test]
+fn schedules_that_add_no_run_say_why() {
+    let now = t("2024-03-01T12:00:00Z");
+    let window = Window::ending_at(now, TimeDelta::days(1));
+    let mut expired = daily(1, 10000);
+    if let Schedule::Agent(a) = &mut expired.schedule {
+        a.active_end_date = 20240115;
+    }
+    let mut later = daily(2, 10000);
+    if let Schedule::Agent(a) = &mut later.schedule {
+        a.active_start_date = 20240401;
+    }
+    let mut monthly = daily(3, 10000);
+    if let Schedule::Agent(a) = &mut monthly.schedule {
+        a.freq_type = 16; // monthly, on day 20
+        a.freq_interval = 20;
+        a.freq_recurrence_factor = 1;
+    }
+    let mut on_start = daily(4, 10000);
+    if let Schedule::Agent(a) = &mut on_start.schedule {
+        a.freq_type = 64;
+    }
+    let input = InstanceInput {
+        name: "NOTES".into(),
+        tz: chrono_tz::UTC,
+        jobs: vec![job("A", "a", true, vec![expired, later, monthly, on_start, daily(5, 10000)], vec![])],
+        agent_starts: vec![],
+    };
+    let report = analyze(&input, window, now, &Settings::default());
+    assert_eq!(
+        report.jobs[0].schedule_notes,
+        vec![
+            Some("adds no run: it expired on 2024-01-15".to_string()),
+            Some("adds no run yet: it starts on 2024-04-01".to_string()),
+            Some("adds no run in this window: next due 2024-03-20 01:00".to_string()),
+            Some("adds no run on the clock: it starts when SQL Agent starts".to_string()),
+            None,
+        ]
+    );
 }

@@ -134,7 +134,7 @@ test('the scheduler log, colour-coded, filtered to problems in the browser', asy
   const page = await newPage();
   await page.goto(`${base}/?days=7`);
   await page.locator('body[data-hydrated="true"]').waitFor();
-  await page.locator('[data-testid="log-link"]').click();
+  await page.locator('[data-testid="nav-log"]').click();
   await page.waitForURL((u) => u.pathname === '/log' && u.searchParams.get('days') === '7');
   await page.locator('[data-testid="log-table"]').waitFor();
   assert.ok(await page.locator('[data-testid="log-line"][data-kind="succeeded"]').count() > 0);

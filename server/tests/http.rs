@@ -90,10 +90,11 @@ async fn jobs_page_warns_of_a_zombie_agent_in_the_window() {
     let html = get("/?days=30").await.text();
     assert!(html.contains("zombie-banner"));
     let text = visible(&html);
-    assert!(text.contains("SQL Agent started no job from 2026-11-13 12:00:00 to 2026-11-15 12:00:00 while"), "{text}");
-    assert!(text.contains("runs were due"));
-    // Not in the last 7 days.
-    assert!(!get("/?days=7").await.text().contains("zombie-banner"));
+    assert!(text.contains("SQL Agent started no job from 2026-11-13 12:00:00 UTC to 2026-11-15 12:00:00 UTC (2d 00h): "), "{text}");
+    assert!(text.contains("runs due: "));
+    // Still announced when the window shown (7 days) ends before it: incidents of the last
+    // 30 days are on every page.
+    assert!(get("/?days=7").await.text().contains("zombie-banner"));
 }
 
 #[tokio::test]
@@ -247,10 +248,32 @@ async fn the_log_page_lists_runs_and_findings_colour_coded_and_filters_problems(
     for kind in ["started", "succeeded"] {
         assert!(html.contains(&format!(r#"data-kind="{kind}""#)), "a {kind} line");
     }
-    // 30 days of a 15-minute job are thousands of lines: the page lists the newest 500 and
-    // says so; "problems only" keeps what a DBA looks for.
+    // 30 days of a 15-minute job are thousands of lines: pages of 200, newest first, each
+    // linking the next by cursor; following them reaches every line, none twice.
     let html = get("/log?days=30").await.text();
-    assert!(visible(&html).contains("older lines not shown"), "the cap is said");
+    let total = attr_num(&html, "data-total");
+    assert!(total > 200, "more lines than one page: {total}");
+    assert!(visible(&html).contains(&format!("lines 1–200 of {total}, newest first")), "{}", visible(&html));
+    let mut seen = 0;
+    let mut url = "/log?days=30&limit=500".to_string();
+    let mut pages = 0;
+    loop {
+        let html = get(&url).await.text();
+        assert_eq!(attr_num(&html, "data-from"), seen + 1, "page {pages} starts where the last ended");
+        seen += html.matches(r#"data-testid="log-line""#).count();
+        pages += 1;
+        match html.split(r#"rel="next""#).next().and_then(|before| before.rsplit("href=\"").next()).filter(|_| html.contains(r#"rel="next""#)) {
+            Some(href) => url = href.split('"').next().unwrap().replace("&amp;", "&"),
+            None => break,
+        }
+        assert!(pages < 1000, "paging ends");
+    }
+    assert_eq!(seen, total, "every line on some page ({pages} pages)");
+    let a = get("/log?days=30&cursor=garbage").await;
+    assert_eq!(a.status, StatusCode::BAD_REQUEST);
+    assert!(a.text().contains("cursor must look like"));
+    let a = get("/log?days=30&kind=nonsense").await;
+    assert_eq!(a.status, StatusCode::BAD_REQUEST);
     let html = get("/log?days=30&problems=1").await.text();
     for kind in ["failed", "missed", "zombie", "agent-start"] {
         assert!(html.contains(&format!(r#"data-kind="{kind}""#)), "a {kind} line");
@@ -283,4 +306,89 @@ async fn zombie_wording_names_the_instances_own_scheduler() {
     let text = visible(&get("/?days=30").await.text());
     assert!(text.contains("Zombie Agent.") && text.contains("SQL Agent started no job from"), "{text}");
     assert_eq!(app::api::scheduler_mid(app::api::scheduler_label("mysql_events")), "the event scheduler");
+}
+
+/// The number in the first `name="…"` attribute of a page.
+fn attr_num(html: &str, name: &str) -> usize {
+    let at = html.find(&format!("{name}=\"")).unwrap_or_else(|| panic!("no {name} in the page"));
+    html[at + name.len() + 2..].split('"').next().unwrap().parse().unwrap()
+}
+
+#[tokio::test]
+async fn the_list_counts_failures_states_and_unknown_never_as_zero_missed() {
+    let v: serde_json::Value = serde_json::from_slice(&get("/api/jobs?days=30").await.body).unwrap();
+    let job = |id: &str| v["jobs"].as_array().unwrap().iter().find(|j| j["id"] == id).unwrap().clone();
+    let full = job(support::FULL_BACKUP_ID);
+    assert_eq!(full["failed"], 1, "the failed backup counts");
+    assert_eq!(full["state"], "recovered", "it failed, then succeeded");
+    let orders = job(support::ORDERS_ID);
+    assert_eq!((orders["retries"].as_u64(), orders["canceled"].as_u64()), (Some(1), Some(1)));
+    assert_eq!(orders["state"], "ok");
+    assert_eq!(job(support::PURGE_ID)["state"], "disabled");
+    // History trimmed 20 days ago: the 15-minute job's older due runs are unknown, with
+    // since-when, and the list says so instead of "0".
+    let log = job(support::LOG_BACKUP_ID);
+    assert!(log["unknown"].as_u64().unwrap() > 900, "{log}");
+    assert_eq!(log["history_since"], "2026-11-02T12:00:00+00:00", "RFC 3339 with the offset");
+    assert!(log["due"].as_u64().unwrap() >= log["unknown"].as_u64().unwrap());
+    let html = get("/?days=30").await.text();
+    let row = html.split(&format!(r#"data-job-id="{}""#, support::LOG_BACKUP_ID)).nth(1).unwrap().split("</tr>").next().unwrap();
+    let text = visible(row);
+    let unknown = app::api::count_text(log["unknown"].as_u64().unwrap() as usize);
+    assert!(text.contains(&format!("{unknown} unknown")) && text.contains("history since 2026-11-02 12:00:00"), "{text}");
+    // Failures: a column, a state pill, and the summary.
+    assert!(visible(&html).contains("1 with failures (1 failed run)"), "{}", visible(&html));
+    assert!(html.contains(r#"data-state="recovered""#));
+    // Every instant in JSON is RFC 3339 with an offset.
+    assert_eq!(v["instance"]["now"], "2026-11-22T12:00:00+00:00");
+    // Sorted by attention by default: the job with missed runs first; a filter keeps failures.
+    let order: Vec<String> = html.match_indices(r#"data-job-id=""#).map(|(i, _)| html[i + 13..].split('"').next().unwrap().to_owned()).collect();
+    assert_eq!(order[0], support::FULL_BACKUP_ID, "failures and misses first");
+    let html = get("/?days=30&show=failures").await.text();
+    assert_eq!(html.matches(r#"data-testid="job-row""#).count(), 1);
+}
+
+#[tokio::test]
+async fn incidents_of_the_last_30_days_are_on_every_page_whatever_the_window() {
+    for uri in ["/", "/?days=1", &format!("/jobs/{}?days=1", support::ORDERS_ID), "/log?days=1"] {
+        let html = get(uri).await.text();
+        let text = visible(&html);
+        assert!(html.contains(r#"data-testid="zombie-banner""#), "{uri}: the zombie of 9..7 days ago is announced");
+        assert!(text.contains("Zombie Agent. SQL Agent started no job from 2026-11-13 12:00:00 UTC to 2026-11-15 12:00:00 UTC (2d 00h)"), "{uri}: {text}");
+        assert!(text.contains("Scheduler stopped."), "{uri}: the Agent's downtime is announced");
+        assert!(html.contains("/log?days=30&problems=1&instance=FIXTURE-SQL01&cursor=") || html.contains("/log?days=30&amp;problems=1&amp;instance=FIXTURE-SQL01&amp;cursor="), "{uri}: a link to that moment");
+    }
+    // What the zombie banner counts agrees with the list: its missed runs are the list's
+    // zombie misses.
+    let v: serde_json::Value = serde_json::from_slice(&get("/api/jobs?days=30").await.body).unwrap();
+    let zombie_missed: u64 = v["jobs"].as_array().unwrap().iter().map(|j| j["missed_zombie"].as_u64().unwrap()).sum();
+    let z = &v["zombies"][0];
+    assert_eq!(z["missed"].as_u64().unwrap(), zombie_missed);
+    assert!(z["due"].as_u64().unwrap() >= z["missed"].as_u64().unwrap() + z["unknown"].as_u64().unwrap(), "{z}");
+}
+
+#[tokio::test]
+async fn consecutive_misses_with_one_cause_are_one_expandable_row() {
+    let html = get(&format!("/jobs/{}?days=30", support::FULL_BACKUP_ID)).await.text();
+    let table = html.split(r#"data-testid="timeline-table""#).nth(1).unwrap();
+    assert_eq!(table.matches(r#"data-testid="collapsed-misses""#).count(), 1, "the two zombie days are one row");
+    assert!(visible(table).contains("2 runs missed from 2026-11-14 01:00:00 UTC to 2026-11-15 01:00:00 UTC: SQL Agent started no job"), "{}", visible(table));
+    // The lone miss of another cause stays its own row.
+    assert!(visible(table).contains("Missed: no run started"));
+    // The log collapses them too, and counts each missed run.
+    let html = get("/log?days=30&problems=1&kind=missed").await.text();
+    assert!(visible(&html).contains("2 runs missed from"), "{}", visible(&html));
+}
+
+#[tokio::test]
+async fn every_time_on_every_page_has_a_zoned_datetime() {
+    for uri in ["/?days=30", &format!("/jobs/{}?days=30", support::FULL_BACKUP_ID), "/log?days=7"] {
+        let html = get(uri).await.text();
+        let times: Vec<&str> = html.split("<time").skip(1).collect();
+        assert!(!times.is_empty(), "{uri} shows times");
+        for t in times {
+            let dt = t.split("datetime=\"").nth(1).map(|r| r.split('"').next().unwrap()).unwrap_or("");
+            assert!(chrono::DateTime::parse_from_rfc3339(dt).is_ok(), "{uri}: <time{}", &t[..t.len().min(120)]);
+        }
+    }
 }

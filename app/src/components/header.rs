@@ -2,7 +2,7 @@
 //! "now", how fresh the data is, the zone and theme switches; under it, the instance's
 //! incidents of the last 30 days and a banner when its source cannot be read now.
 use super::time::{ThemeToggle, Time, ZoneSwitch};
-use crate::api::{Incident, IncidentKind, InstanceHead, duration_text, offset_label};
+use crate::api::{Incident, IncidentKind, InstanceHead, count_text, duration_text, offset_label};
 use crate::components::encode_segment;
 use leptos::prelude::*;
 use leptos_router::hooks::use_location;
@@ -29,7 +29,7 @@ fn current_view(path: &str) -> View {
 }
 
 #[component]
-pub fn Header(#[prop(optional)] instance: Option<InstanceHead>) -> impl IntoView {
+pub fn Header(#[prop(optional)] instance: Option<InstanceHead>) -> AnyView {
     let stale = instance.as_ref().and_then(|i| i.stale.clone());
     let view_now = current_view(&use_location().pathname.get_untracked());
     let iq = instance
@@ -93,6 +93,7 @@ pub fn Header(#[prop(optional)] instance: Option<InstanceHead>) -> impl IntoView
         {stale.map(|s| view! { <div class="banner banner-stale" role="alert" data-testid="stale-banner"><strong>"Unreachable. "</strong>{s}</div> })}
         {incidents}
     }
+    .into_any()
 }
 
 /// "data as of …": how fresh the page is, and a way to refresh it.
@@ -119,7 +120,7 @@ fn as_of(i: &InstanceHead) -> impl IntoView + use<> {
 
 fn incident_view(inc: &Incident, scheduler: &str, log_href: String) -> impl IntoView + use<> {
     let span = duration_text((inc.end.ms - inc.start.ms) / 1000);
-    let runs = |n: usize| if n == 1 { "1 run".to_string() } else { format!("{n} runs") };
+    let runs = |n: usize| if n == 1 { "1 run".to_string() } else { format!("{} runs", count_text(n)) };
     let (kind, title, what) = match inc.kind {
         IncidentKind::Zombie => (
             "zombie",
@@ -130,12 +131,12 @@ fn incident_view(inc: &Incident, scheduler: &str, log_href: String) -> impl Into
     };
     let cost = match inc.kind {
         IncidentKind::Zombie => {
-            let mut t = format!("{} due: {} missed", runs(inc.due), inc.missed);
+            let mut t = format!("{} due: {} missed", runs(inc.due), count_text(inc.missed));
             if inc.unknown > 0 {
-                t.push_str(&format!(", {} unknown (history not kept)", inc.unknown));
+                t.push_str(&format!(", {} unknown (history not kept)", count_text(inc.unknown)));
             }
             if inc.due > inc.missed + inc.unknown {
-                t.push_str(&format!(", {} other", inc.due - inc.missed - inc.unknown));
+                t.push_str(&format!(", {} not missed", count_text(inc.due - inc.missed - inc.unknown)));
             }
             t.push_str(&format!("; {} jobs affected.", inc.jobs));
             t

@@ -228,7 +228,7 @@ pub fn JobsPage() -> impl IntoView {
 }
 
 fn plural(n: usize, one: &str, many: &str) -> String {
-    if n == 1 { format!("1 {one}") } else { format!("{n} {many}") }
+    if n == 1 { format!("1 {one}") } else { format!("{} {many}", crate::api::count_text(n)) }
 }
 
 #[component]
@@ -341,9 +341,9 @@ fn JobsView(data: JobsData, sort: Memo<(SortKey, Dir)>, show: Memo<Show>) -> Any
                 {(failing > 0).then(|| view! { " · " <span class="hot" data-testid="failing-count">{format!("{failing} failing now")}</span> })}
                 {(with_failures > 0)
                     .then(|| view! { " · " <span class="hot">{format!("{} with failures ({})", with_failures, plural(failed_total, "failed run", "failed runs"))}</span> })}
-                {(with_missed > 0).then(|| view! { " · " <span class="hot">{format!("{with_missed} with missed runs ({missed_total} missed)")}</span> })}
+                {(with_missed > 0).then(|| view! { " · " <span class="hot">{format!("{with_missed} with missed runs ({} missed)", crate::api::count_text(missed_total))}</span> })}
                 {(unknown_total > 0)
-                    .then(|| view! { " · " <span class="muted" title="Due runs older than the history the scheduler keeps: they cannot be judged, so they are not counted as missed">{format!("{unknown_total} unknown in {} (history not kept)", plural(with_unknown, "job", "jobs"))}</span> })}
+                    .then(|| view! { " · " <span class="muted" title="Due runs older than the history the scheduler keeps: they cannot be judged, so they are not counted as missed">{format!("{} unknown in {} (history not kept)", crate::api::count_text(unknown_total), plural(with_unknown, "job", "jobs"))}</span> })}
                 {(disabled > 0).then(|| format!(" · {disabled} disabled"))}
                 " · last " {window_text} " from " <Time t=data.instance.window_start.clone()/>
             </p>
@@ -470,7 +470,7 @@ fn job_row(r: JobRow, days: u32, instance: Option<&str>, scheduler: &str) -> imp
         let since = r.history_since.clone();
         view! {
             <span class="unknown-count" data-testid="unknown-count" data-unknown=r.unknown>
-                {format!("{} unknown", r.unknown)}
+                {format!("{} unknown", crate::api::count_text(r.unknown))}
                 {since.map(|t| view! { <span class="unknown-since">" (history since " <Time t=t/> ")"</span> })}
             </span>
         }

@@ -556,9 +556,11 @@ impl Cause {
 pub struct OccurrenceView {
     pub at: TimePoint,
     pub mark: Mark,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cause: Option<Cause>,
     /// What happened, in words (`Missed: SQL Agent started no job between … and …`); empty
     /// for on-time and upcoming occurrences.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub note: String,
 }
 
@@ -605,6 +607,7 @@ pub struct RunView {
     /// Who started it, in words.
     pub trigger: String,
     /// The history message, shortened; empty on the chart for succeeded runs.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub message: String,
 }
 
@@ -615,7 +618,9 @@ pub struct TableLine {
     /// When it was due, or when the run started (the newest, for collapsed misses).
     pub at: TimePoint,
     pub expected: Option<Mark>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cause: Option<Cause>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub note: String,
     pub run: Option<RunView>,
     /// Consecutive missed occurrences with one cause, collapsed into this line: how many,

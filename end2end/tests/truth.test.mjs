@@ -102,6 +102,12 @@ test('the zombie period is announced on the default jobs page, with its cost and
   const { page: p30, context: c30 } = await open('/?days=30');
   const zombieMissed = await p30.locator('[data-testid="job-row"]').evaluateAll((els) => els.reduce((n, e) => n + Number(e.dataset.missedZombie), 0));
   assert.equal(zombieMissed, missed, 'banner and list count the same zombie misses');
+  // And the log counts every missed run of the list, though it collapses them into lines.
+  const listMissed = await p30.locator('[data-testid="job-row"]').evaluateAll((els) => els.reduce((n, e) => n + Number(e.dataset.missed), 0));
+  await p30.goto(`${base}/log?days=30&problems=1`);
+  const chip = p30.locator('[data-testid="kind-filter"][data-kind="missed"]');
+  assert.equal(Number(await chip.getAttribute('data-events')), listMissed, 'log and list count the same missed runs');
+  assert.ok(Number(await chip.getAttribute('data-lines')) < listMissed, 'in fewer lines');
   await c30.close();
   // Its link leads to the log at that moment, where the misses are collapsed lines.
   await banner.locator('[data-testid="incident-link"]').click();

@@ -253,7 +253,7 @@ async fn the_log_page_lists_runs_and_findings_colour_coded_and_filters_problems(
     let html = get("/log?days=30").await.text();
     let total = attr_num(&html, "data-total");
     assert!(total > 200, "more lines than one page: {total}");
-    assert!(visible(&html).contains(&format!("lines 1–200 of {total}, newest first")), "{}", visible(&html));
+    assert!(visible(&html).contains(&format!("lines 1–200 of {}, newest first", app::api::count_text(total))), "{}", visible(&html));
     let mut seen = 0;
     let mut url = "/log?days=30&limit=500".to_string();
     let mut pages = 0;
@@ -343,7 +343,8 @@ async fn the_list_counts_failures_states_and_unknown_never_as_zero_missed() {
     assert_eq!(v["instance"]["now"], "2026-11-22T12:00:00+00:00");
     // Sorted by attention by default: the job with missed runs first; a filter keeps failures.
     let order: Vec<String> = html.match_indices(r#"data-job-id=""#).map(|(i, _)| html[i + 13..].split('"').next().unwrap().to_owned()).collect();
-    assert_eq!(order[0], support::FULL_BACKUP_ID, "failures and misses first");
+    assert_eq!(&order[..2], [support::LOG_BACKUP_ID, support::FULL_BACKUP_ID], "most missed first, then missed and failed");
+    assert_eq!(order.last().map(String::as_str), Some(support::PURGE_ID), "the disabled job last");
     let html = get("/?days=30&show=failures").await.text();
     assert_eq!(html.matches(r#"data-testid="job-row""#).count(), 1);
 }

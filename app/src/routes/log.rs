@@ -5,7 +5,7 @@
 //! skipped) are always there, consecutive misses of one job with one cause as one line.
 //!
 //! Paged on the server by cursor: no cap hides a line; the counts are over the whole filter.
-use crate::api::{self, LogData, LogLine, LogQuery, parse_days};
+use crate::api::{self, LogData, LogLine, LogQuery, count_text, parse_days};
 use crate::components::{ErrorPanel, Header, Time, WindowLinks, instance_query, job_href, prefs};
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -115,7 +115,11 @@ fn log_view(d: LogData, instance: Option<String>) -> impl IntoView {
         .map(|c| {
             let active = d.kind.as_deref() == Some(c.kind.as_str());
             let href = format!("/log?days={days}{problems_q}&kind={}{limit_q}{iq}", c.kind);
-            let text = if c.events == c.lines { format!("{} {}", kind_label(&c.kind), c.lines) } else { format!("{} {} ({} lines)", kind_label(&c.kind), c.events, c.lines) };
+            let text = if c.events == c.lines {
+                format!("{} {}", kind_label(&c.kind), count_text(c.lines))
+            } else {
+                format!("{} {} ({} lines)", kind_label(&c.kind), count_text(c.events), count_text(c.lines))
+            };
             view! {
                 <a
                     href=href
@@ -145,7 +149,7 @@ fn log_view(d: LogData, instance: Option<String>) -> impl IntoView {
         view! {
             <nav class="pager" aria-label="Log pages" data-testid="pager">
                 <span class="pager-range" data-testid="pager-range" data-from=from data-to=to data-total=d.total>
-                    {if to == 0 { "no lines".to_string() } else { format!("lines {from}–{to} of {}, newest first", d.total) }}
+                    {if to == 0 { "no lines".to_string() } else { format!("lines {from}–{to} of {}, newest first", count_text(d.total)) }}
                 </span>
                 {newest_href.clone().map(|h| view! { " · " <a href=h class="pager-link" data-testid="pager-newest">"Newest"</a> })}
                 {older_href.clone().map(|h| view! { " · " <a href=h class="pager-link" rel="next" data-testid="pager-older">"Older →"</a> })}
@@ -161,7 +165,11 @@ fn log_view(d: LogData, instance: Option<String>) -> impl IntoView {
                 <WindowLinks current=days href=move |n| format!("/log?days={n}{problems_q}{iq2}")/>
             </div>
             <p class="summary" data-testid="log-summary" data-lines=lines_total data-events=events_total>
-                {format!("{events_total} events in {lines_total} lines in the last {window_text}")}
+                {if events_total == lines_total {
+                    format!("{} events in the last {window_text}", count_text(events_total))
+                } else {
+                    format!("{} events in {} lines in the last {window_text}", count_text(events_total), count_text(lines_total))
+                }}
                 {(d.problems_only).then_some(" (problems only)")}
                 " · "
                 <Time t=d.instance.window_start.clone()/>

@@ -108,6 +108,10 @@ pub struct InstanceStatus {
     /// Seconds since the last good read, when the server answered.
     #[serde(default)]
     pub age_secs: Option<i64>,
+    /// Stretches of the last 30 days in which Sundial could not read the instance (since
+    /// Sundial started), the open one without an end.
+    #[serde(default)]
+    pub outages: Vec<Outage>,
     /// Why the last attempt failed (safe to show).
     pub error: Option<String>,
     /// Findings about the instance (missing grants, zone guesses, a stopped scheduler, …).
@@ -116,6 +120,16 @@ pub struct InstanceStatus {
     pub jobs: Option<usize>,
     /// `key=value` tags from the configuration.
     pub tags: Vec<String>,
+}
+
+/// A stretch in which Sundial could not read an instance.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Outage {
+    pub start: TimePoint,
+    /// `None`: it still cannot be read.
+    pub end: Option<TimePoint>,
+    /// Why the first read of the stretch failed (safe to show).
+    pub error: String,
 }
 
 /// One line of the scheduler log.
@@ -306,6 +320,8 @@ pub enum IncidentKind {
     Zombie,
     /// The scheduler was down: it (re)started, and runs due before that were missed.
     SchedulerDown,
+    /// Sundial could not read the instance (its runs are read once it answers again).
+    Unreachable,
 }
 
 /// An instance-wide incident: what, when, and what it cost.
@@ -322,6 +338,12 @@ pub struct Incident {
     pub unknown: usize,
     /// Jobs with at least one missed run in it.
     pub jobs: usize,
+    /// Still going (an unreachable stretch that has not ended: `end` is the last attempt).
+    #[serde(default)]
+    pub ongoing: bool,
+    /// What went wrong, when the kind does not say it all (the read's error).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 fn sql_agent() -> String {
@@ -948,7 +970,7 @@ pub mod ssr {
             .map(|z| {
                 let period = report.context.zombie_periods.iter().find(|p| p.start.timestamp_millis() == z.start.ms);
                 let jobs = period.map(|p| jobs_missing(report, |c| matches!(c, MissCause::AgentZombie { period } if period == p))).unwrap_or(0);
-                Incident { kind: IncidentKind::Zombie, start: z.start, end: z.end, due: z.due, missed: z.missed, unknown: z.unknown, jobs }
+                Incident { kind: IncidentKind::Zombie, start: z.start, end: z.end, due: z.due, missed: z.missed, unknown: z.unknown, jobs, ongoing: false, reason: None }
             })
             .collect();
         for s in report.context.agent_starts.iter().filter(|s| report.window.contains(**s)) {
@@ -970,6 +992,8 @@ pub mod ssr {
                 missed: missed_at.len(),
                 unknown: 0,
                 jobs: jobs_missing(report, |c| matches!(c, MissCause::AgentDown { restarted_at } if restarted_at == s)),
+                ongoing: false,
+                reason: None,
             });
         }
         out.sort_by_key(|i| std::cmp::Reverse(i.end.ms));
@@ -994,12 +1018,25 @@ pub mod ssr {
             head.as_of = status.last_good.clone();
             head.age_secs = status.age_secs;
             head.poll_secs = status.poll_secs;
+            // A stretch still going is the stale banner's; the ended ones are incidents.
+            head.incidents.extend(status.outages.iter().filter(|o| o.end.is_some()).map(|o| Incident {
+                kind: IncidentKind::Unreachable,
+                start: o.start.clone(),
+                end: o.end.clone().or_else(|| status.last_attempt.clone()).unwrap_or_else(|| o.start.clone()),
+                due: 0,
+                missed: 0,
+                unknown: 0,
+                jobs: 0,
+                ongoing: o.end.is_none(),
+                reason: Some(o.error.clone()),
+            }));
         }
         // Incidents of the last 30 days, whatever window the page shows (the 30-day report
         // is cached like every other).
         if let Ok(month) = backend.report(Some(&head.name), 30).await {
-            head.incidents = incidents(&month);
+            head.incidents.extend(incidents(&month));
         }
+        head.incidents.sort_by_key(|i| std::cmp::Reverse(i.end.ms));
     }
 
     /// [`decorate`] through the [`BackendHandle`] in context.

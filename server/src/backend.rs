@@ -89,6 +89,7 @@ impl Backend for DemoBackend {
                 // The demo's data never changes: nothing to refresh, never stale.
                 poll_secs: None,
                 age_secs: None,
+                outages: Vec::new(),
                 error: report.is_err().then(|| "its demo database could not be read".into()),
                 notes: vec![app::api::DiagnosticLine {
                     severity: app::engine::Severity::Info,

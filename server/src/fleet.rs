@@ -46,7 +46,14 @@ pub struct PollState {
     /// The error of the last attempt, when it failed (safe to show).
     pub error: Option<String>,
     pub attempts: u64,
+    /// Stretches in which the instance could not be read after it had been (first failed
+    /// attempt, first good read after it, the error), newest last; the open one has no end.
+    /// Kept for [`OUTAGE_DAYS`] days, in memory.
+    pub outages: Vec<(DateTime<Utc>, Option<DateTime<Utc>>, String)>,
 }
+
+/// How long an unreachable stretch is remembered (pages announce those of the last 30 days).
+pub const OUTAGE_DAYS: i64 = 30;
 
 /// Open connections an instance keeps between polls.
 #[derive(Default)]
@@ -248,13 +255,25 @@ impl Instance {
         self.state.send_modify(|s| {
             s.attempts += 1;
             s.last_attempt = Some(polled_at);
+            let open = s.outages.last().is_some_and(|o| o.1.is_none());
             match result {
                 Ok(r) => {
                     s.good = Some(Arc::new(r));
                     s.error = None;
+                    if let Some(o) = s.outages.last_mut().filter(|_| open) {
+                        o.1 = Some(polled_at);
+                    }
                 }
-                Err(e) => s.error = Some(e),
+                Err(e) => {
+                    // An outage starts at the first failed read after a good one.
+                    if !open && s.good.is_some() {
+                        s.outages.push((polled_at, None, e.clone()));
+                    }
+                    s.error = Some(e);
+                }
             }
+            let horizon = polled_at - chrono::Duration::days(OUTAGE_DAYS);
+            s.outages.retain(|o| o.1.is_none_or(|end| end > horizon));
         });
     }
 
@@ -283,6 +302,11 @@ impl Instance {
             last_good: good.map(|g| fmt(g.at)),
             last_attempt: s.last_attempt.map(fmt),
             poll_secs: Some(c.poll_interval.as_secs().max(1)),
+            outages: s
+                .outages
+                .iter()
+                .map(|(start, end, error)| app::api::Outage { start: fmt(*start), end: end.map(fmt), error: error.clone() })
+                .collect(),
             // The one place pages learn how old their data is: the server's clock.
             age_secs: good.map(|g| (Utc::now() - g.at).num_seconds().max(0)),
             error: s.error.clone(),

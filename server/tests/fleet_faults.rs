@@ -220,4 +220,11 @@ user = "sundial_reader"
     let (status, body) = get(&state, "/api/jobs?instance=pg-main&days=1").await;
     assert_eq!(status, StatusCode::OK);
     assert!(body.contains(r#""stale":null"#), "fresh again: {body}");
+    // And every page of it announces the stretch it could not be read, with the error.
+    let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let outage = v["instance"]["incidents"].as_array().unwrap().iter().find(|i| i["kind"] == "unreachable").cloned();
+    let outage = outage.unwrap_or_else(|| panic!("the unreachable stretch is an incident: {body}"));
+    assert!(outage["reason"].as_str().is_some_and(|r| !r.is_empty()) && outage["ongoing"] == false, "{outage}");
+    let (_, page) = get(&state, "/?instance=pg-main&days=1").await;
+    assert!(page.contains(r#"data-kind="unreachable""#), "the page announces it");
 }

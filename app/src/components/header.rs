@@ -128,6 +128,7 @@ fn incident_view(inc: &Incident, scheduler: &str, log_href: String) -> impl Into
             format!("{scheduler} started no job from "),
         ),
         IncidentKind::SchedulerDown => ("down", "Scheduler stopped.", format!("{scheduler} was down (it restarted) from ")),
+        IncidentKind::Unreachable => ("unreachable", "Unreachable.", "Sundial could not read this instance from ".to_string()),
     };
     let cost = match inc.kind {
         IncidentKind::Zombie => {
@@ -143,6 +144,13 @@ fn incident_view(inc: &Incident, scheduler: &str, log_href: String) -> impl Into
         }
         IncidentKind::SchedulerDown if inc.missed == 0 => "no run was due while it was down.".to_string(),
         IncidentKind::SchedulerDown => format!("{} missed across {} jobs.", runs(inc.missed), inc.jobs),
+        IncidentKind::Unreachable if inc.ongoing => {
+            format!("it still cannot be read ({}); pages show its last good read.", inc.reason.clone().unwrap_or_default())
+        }
+        IncidentKind::Unreachable => format!(
+            "{}. Its runs of that time were read once it answered again, unless its history was trimmed meanwhile.",
+            inc.reason.clone().unwrap_or_default()
+        ),
     };
     let testid = if inc.kind == IncidentKind::Zombie { "zombie-banner" } else { "incident" };
     view! {
@@ -151,8 +159,9 @@ fn incident_view(inc: &Incident, scheduler: &str, log_href: String) -> impl Into
             " "
             {what}
             <Time t=inc.start.clone()/>
-            " to "
+            {if inc.ongoing { " to now (last tried " } else { " to " }}
             <Time t=inc.end.clone()/>
+            {inc.ongoing.then_some(")")}
             {format!(" ({span}): ")}
             {cost}
             " "

@@ -367,6 +367,7 @@ impl Backend for FixtureBackend {
                 last_attempt: None,
                 poll_secs: None,
                 age_secs: None,
+                outages: Vec::new(),
                 error: self.fail.then(|| "cannot connect to SQL Server: the server is unreachable".into()),
                 notes: Vec::new(),
                 jobs: Some(5),

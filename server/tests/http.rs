@@ -30,8 +30,23 @@ impl Answer {
     }
 }
 
+/// Building a router renders the app once to list its routes (`generate_route_list`); a page
+/// rendered on another thread meanwhile could wait forever (about one run in six hung before
+/// this lock). A server builds its router once, before serving; tests build one per request,
+/// so they take turns: building excludes rendering.
+static BUILDING: tokio::sync::RwLock<()> = tokio::sync::RwLock::const_new(());
+
 async fn send(state: AppState, req: Request<Body>) -> Answer {
-    let res = router(state).oneshot(req).await.expect("the router answers");
+    let uri = req.uri().to_string();
+    let router = {
+        let _only_me = BUILDING.write().await;
+        router(state)
+    };
+    let _rendering = BUILDING.read().await;
+    let res = tokio::time::timeout(std::time::Duration::from_secs(30), router.oneshot(req))
+        .await
+        .unwrap_or_else(|_| panic!("no answer to {uri} in 30 s"))
+        .expect("the router answers");
     let status = res.status();
     let headers = res.headers().clone();
     let body = res.into_body().collect().await.expect("a body").to_bytes().to_vec();

@@ -141,13 +141,33 @@ pub struct LogLine {
     pub job_name: String,
     pub kind: crate::engine::log::LogKind,
     pub text: String,
-    /// For collapsed misses: how many, the first, and (up to [`MEMBERS_SHOWN`]) each.
+    /// Set when the line stands for consecutive missed runs.
+    #[serde(flatten)]
+    pub collapsed: Collapsed,
+}
+
+/// Consecutive missed occurrences of one job with one cause, shown as one line: how many, the
+/// first of them, and (up to [`MEMBERS_SHOWN`]) each of them, oldest first. Absent from the
+/// JSON for a single event (`count` 1).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Collapsed {
     #[serde(default, skip_serializing_if = "is_one")]
     pub count: usize,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first: Option<TimePoint>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub members: Vec<TimePoint>,
+}
+
+impl Collapsed {
+    /// One event, not collapsed.
+    pub fn single() -> Self {
+        Collapsed { count: 1, first: None, members: Vec::new() }
+    }
+    /// Whether the line stands for several events.
+    pub fn is_collapsed(&self) -> bool {
+        self.count > 1
+    }
 }
 
 /// Lines and events of one kind under the log's filter.
@@ -645,14 +665,9 @@ pub struct TableLine {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub note: String,
     pub run: Option<RunView>,
-    /// Consecutive missed occurrences with one cause, collapsed into this line: how many,
-    /// the first of them, and (up to [`MEMBERS_SHOWN`]) each of them, oldest first.
-    #[serde(default, skip_serializing_if = "is_one")]
-    pub count: usize,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub first: Option<TimePoint>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub members: Vec<TimePoint>,
+    /// Set when consecutive missed occurrences with one cause are collapsed into this line.
+    #[serde(flatten)]
+    pub collapsed: Collapsed,
 }
 
 fn is_one(n: &usize) -> bool {
@@ -905,9 +920,11 @@ pub mod ssr {
                 job_name: names.get(e.job_id.as_str()).map(|n| n.to_string()).unwrap_or_default(),
                 kind: e.kind,
                 text: e.text.clone(),
-                count: e.count(),
-                first: e.members.first().map(|t| point(*t, report.tz)),
-                members: e.members.iter().take(MEMBERS_SHOWN).map(|t| point(*t, report.tz)).collect(),
+                collapsed: Collapsed {
+                    count: e.count(),
+                    first: e.members.first().map(|t| point(*t, report.tz)),
+                    members: e.members.iter().take(MEMBERS_SHOWN).map(|t| point(*t, report.tz)).collect(),
+                },
             })
             .collect();
         Ok(LogData {
@@ -1374,14 +1391,13 @@ pub mod ssr {
             // Consecutive misses with one cause are one line ("290 runs missed from … to …").
             if o.mark == Mark::Missed {
                 if let Some(last) = lines.last_mut().filter(|l| l.expected == Some(Mark::Missed) && l.cause == o.cause && l.note == o.note) {
-                    if last.count <= 1 {
-                        last.count = 1;
-                        last.first = Some(last.at.clone());
-                        last.members = vec![last.at.clone()];
+                    let c = &mut last.collapsed;
+                    if !c.is_collapsed() {
+                        *c = Collapsed { count: 1, first: Some(last.at.clone()), members: vec![last.at.clone()] };
                     }
-                    last.count += 1;
-                    if last.members.len() < MEMBERS_SHOWN {
-                        last.members.push(o.at.clone());
+                    c.count += 1;
+                    if c.members.len() < MEMBERS_SHOWN {
+                        c.members.push(o.at.clone());
                     }
                     last.at = o.at.clone();
                     continue;
@@ -1393,9 +1409,7 @@ pub mod ssr {
                 cause: o.cause,
                 note: o.note.clone(),
                 run: run.map(|r| all_runs[r].clone()),
-                count: 1,
-                first: None,
-                members: Vec::new(),
+                collapsed: Collapsed::single(),
             });
         }
         for (r, taken) in all_runs.iter().zip(&claimed) {
@@ -1406,9 +1420,7 @@ pub mod ssr {
                     cause: None,
                     note: String::new(),
                     run: Some(r.clone()),
-                    count: 1,
-                    first: None,
-                    members: Vec::new(),
+                    collapsed: Collapsed::single(),
                 });
             }
         }

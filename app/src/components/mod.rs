@@ -1,11 +1,13 @@
 //! Components shared by pages.
 pub mod badge;
 pub mod chart;
+pub mod collapsed;
 pub mod header;
 pub mod status;
 pub mod time;
 pub mod window_links;
 
+pub use collapsed::CollapsedMisses;
 pub use badge::{MarkBadge, OutcomeBadge, outcome_key, outcome_label};
 pub use header::Header;
 pub use status::{ErrorPanel, NotFound, set_status};

@@ -6,7 +6,7 @@
 //!
 //! Paged on the server by cursor: no cap hides a line; the counts are over the whole filter.
 use crate::api::{self, LogData, LogLine, LogQuery, count_text, parse_days};
-use crate::components::{ErrorPanel, Header, Time, WindowLinks, instance_query, job_href, prefs};
+use crate::components::{CollapsedMisses, ErrorPanel, Header, Time, WindowLinks, instance_query, job_href, prefs};
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
@@ -65,29 +65,15 @@ fn line_row(l: LogLine, days: u32, instance: Option<&str>) -> impl IntoView {
         let href = job_href(instance, &l.job_id, days);
         view! { <a href=href class="job-link">{l.job_name.clone()}</a> }
     });
-    let what = if l.count > 1 {
-        let shown = l.members.len();
-        let more = l.count.saturating_sub(shown);
-        let members = l.members.iter().map(|t| view! { <li><Time t=t.clone()/></li> }).collect_view();
-        view! {
-            <details class="collapsed-misses" data-testid="collapsed-misses" data-count=l.count>
-                <summary>
-                    {format!("{} runs missed from ", l.count)}
-                    {l.first.clone().map(|t| view! { <Time t=t/> })}
-                    " to "
-                    <Time t=l.at.clone()/>
-                    {format!(": {}", l.text.strip_prefix("no run started: ").unwrap_or(&l.text))}
-                </summary>
-                <ol class="members">{members}</ol>
-                {(more > 0).then(|| view! { <p class="muted">{format!("… and {more} more: the job's timeline shows each")}</p> })}
-            </details>
-        }
-        .into_any()
+    let count = l.collapsed.count.max(1);
+    let what = if l.collapsed.is_collapsed() {
+        let cause = l.text.strip_prefix("no run started: ").unwrap_or(&l.text).to_string();
+        view! { <CollapsedMisses c=l.collapsed.clone() last=l.at.clone() cause=cause more="the job's timeline shows each"/> }.into_any()
     } else {
         view! { {l.text.clone()} }.into_any()
     };
     view! {
-        <tr class=format!("log-line log-{key}") data-testid="log-line" data-kind=key data-count=l.count.max(1)>
+        <tr class=format!("log-line log-{key}") data-testid="log-line" data-kind=key data-count=count>
             <td class="col-time" data-label="Time"><Time t=l.at.clone()/></td>
             <td data-label="Job">{job.map(|j| j.into_any()).unwrap_or_else(|| view! { <span class="muted">"instance"</span> }.into_any())}</td>
             <td data-label="Event"><span class=format!("badge log-badge log-{key}")>{kind_label(key)}</span></td>

@@ -2,7 +2,7 @@
 //! time axis, then the same as a table.
 use crate::api::{self, ApiError, RunKind, TableLine, TimelineData, parse_days};
 use crate::components::chart::{Legend, TimelineChart};
-use crate::components::{ErrorPanel, Header, MarkBadge, NotFound, OutcomeBadge, Time, WindowLinks, instance_query, job_href, prefs};
+use crate::components::{CollapsedMisses, ErrorPanel, Header, MarkBadge, NotFound, OutcomeBadge, Time, WindowLinks, instance_query, job_href, prefs};
 use crate::engine::Severity;
 use crate::routes::jobs::state_badge;
 use leptos::prelude::*;
@@ -95,37 +95,21 @@ fn table_row(l: TableLine) -> impl IntoView {
         ),
         None => (view! { <span class="muted">"—"</span> }.into_any(), None, String::new(), String::new(), String::new()),
     };
-    let collapsed = l.count > 1;
+    let collapsed = l.collapsed.is_collapsed();
     // Consecutive misses with one cause: one row, expandable to each of them.
     let note = if collapsed {
-        let shown = l.members.len();
-        let more = l.count.saturating_sub(shown);
-        let members = l.members.iter().map(|t| view! { <li><Time t=t.clone()/></li> }).collect_view();
         let cause = l.note.strip_prefix("Missed: ").unwrap_or(&l.note).to_string();
-        view! {
-            <details class="collapsed-misses" data-testid="collapsed-misses" data-count=l.count>
-                <summary>
-                    {format!("{} runs missed from ", l.count)}
-                    {l.first.clone().map(|t| view! { <Time t=t/> })}
-                    " to "
-                    <Time t=l.at.clone()/>
-                    {format!(": {cause}")}
-                </summary>
-                <ol class="members">{members}</ol>
-                {(more > 0).then(|| view! { <p class="muted">{format!("… and {more} more (the chart shows each)")}</p> })}
-            </details>
-        }
-        .into_any()
+        view! { <CollapsedMisses c=l.collapsed.clone() last=l.at.clone() cause=cause more="the chart shows each"/> }.into_any()
     } else {
         (!l.note.is_empty()).then(|| view! { <div class="note">{l.note.clone()}</div> }).into_any()
     };
     view! {
-        <tr class=class data-cause=l.cause.map(|c| c.key()) data-count=l.count.max(1)>
+        <tr class=class data-cause=l.cause.map(|c| c.key()) data-count=l.collapsed.count.max(1)>
             <td class="col-time" data-label="Due / started">
-                {l.first.clone().filter(|_| collapsed).map(|t| view! { <Time t=t/> " – " })}
+                {l.collapsed.first.clone().filter(|_| collapsed).map(|t| view! { <Time t=t/> " – " })}
                 <Time t=l.at.clone()/>
             </td>
-            <td data-label="Expected">{expected}{collapsed.then(|| view! { " " <span class="count-pill">{format!("×{}", l.count)}</span> })}</td>
+            <td data-label="Expected">{expected}{collapsed.then(|| view! { " " <span class="count-pill">{format!("×{}", l.collapsed.count)}</span> })}</td>
             <td data-label="Run">{outcome}</td>
             <td class="col-time" data-label="Run started">{started.map(|t| view! { <Time t=t/> })}</td>
             <td class="col-num" data-label="Duration">{duration}</td>

@@ -6,7 +6,7 @@ export PATH := $(HOME)/.cargo/bin:$(PATH)
 export LEPTOS_SITE_ROOT := target/site
 export LEPTOS_OUTPUT_NAME := sundial
 
-.PHONY: run test setup build unit e2e bench clean-demo
+.PHONY: run test setup build unit engine-wasm e2e bench clean-demo
 
 setup:
 	@.ci/install-deps
@@ -17,8 +17,12 @@ build: setup
 run: build
 	target/release/sundial serve
 
-unit: setup
+unit: setup engine-wasm
 	cargo test --workspace --all-targets --locked
+
+# The engine alone for the browser's target: proof it stays pure (no I/O, no server crates).
+engine-wasm: setup
+	cargo build -p sundial-engine --lib --target wasm32-unknown-unknown --locked
 
 e2e: build
 	cd end2end && SUNDIAL_BIN=../target/release/sundial node --test
@@ -26,4 +30,4 @@ e2e: build
 test: unit e2e
 
 bench: setup
-	cargo bench -p app --bench engine
+	cargo bench -p sundial-engine --bench engine

@@ -3,7 +3,8 @@
 
 pub mod api;
 pub mod components;
-pub mod engine;
+/// The schedule engine (its own crate, `sundial-engine`: pure, native and wasm32).
+pub use sundial_engine as engine;
 pub mod routes;
 
 use leptos::prelude::*;

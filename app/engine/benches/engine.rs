@@ -5,7 +5,7 @@
 //! - the time to the next run of a schedule whose active_start_date is 2004-01-01 against the
 //!   same schedule started yesterday (the engine must jump, not walk, so the ratio is ~1);
 //! - pg_cron next-100 runs: Sundial's cron dialect against croner and the `cron` crate.
-use app::engine::{self, AgentSchedule, Schedule, Window};
+use sundial_engine::{self as engine, AgentSchedule, Schedule, Window};
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use criterion::{BenchmarkId, Criterion, Throughput};
 use std::hint::black_box;

@@ -1,8 +1,8 @@
 //! Properties of reconciliation and zombie periods on arbitrary input (proptest).
-use app::engine::reconcile::{
+use sundial_engine::reconcile::{
     InstanceContext, MissCause, Outcome, Run, RunClass, RunOutcome, Settings, Trigger, reconcile, zombie_periods,
 };
-use app::engine::{Occurrence, Window};
+use sundial_engine::{Occurrence, Window};
 use chrono::{DateTime, TimeDelta, Utc};
 use proptest::prelude::*;
 

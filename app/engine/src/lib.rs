@@ -1,8 +1,8 @@
 //! The schedule engine: Sundial's heart, and pure.
 //!
 //! Nothing in here does I/O or reads the clock, and it knows no web, database or async framework.
-//! `now` and every [`Window`] are arguments. It compiles to native and to wasm32 so the same
-//! code forecasts on the server and simulates in the browser.
+//! `now` and every [`Window`] are arguments. It compiles to native and to wasm32, so the same
+//! code can forecast on the server and in the browser (`make engine-wasm` builds it for wasm32).
 //!
 //! Bad source data is not a failure: functions return their results *plus* [`Diagnostic`]s,
 //! so one broken schedule never blanks a page.

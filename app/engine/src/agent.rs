@@ -10,7 +10,7 @@
 //!
 //! # Choices where Microsoft is silent
 //!
-//! Each is pinned by a case under `app/tests/cases/agent/`.
+//! Each is pinned by a case under `app/engine/tests/cases/agent/`.
 //!
 //! - **Alignment.** Every-N-days counts days from `active_start_date`; every-N-weeks counts
 //!   7-day blocks starting on `active_start_date` (whatever weekday that is), and the weekdays

@@ -3,7 +3,7 @@
 //! [`reconcile`] classifies each expected [`Occurrence`] of one job ([`Outcome`]) and each
 //! observed [`Run`] ([`RunClass`]); [`zombie_periods`] finds the spans in which an instance's
 //! Agent was alive but started nothing. Every rule below is pinned by a data case in
-//! `app/tests/cases/reconcile/`.
+//! `app/engine/tests/cases/reconcile/`.
 //!
 //! # Matching a run to an occurrence
 //!

@@ -30,11 +30,11 @@
 //!
 //! A `[[zombie]]` calls `zombie_periods(due, starts, window, now, min_due)` and expects
 //! `periods = [["START", "END"], …]`.
-use app::engine::reconcile::{
+use sundial_engine::reconcile::{
     InstanceContext, MissCause, Outcome, Reconciliation, Run, RunClass, RunOutcome, Settings, Trigger, reconcile,
     zombie_periods,
 };
-use app::engine::{Occurrence, Window};
+use sundial_engine::{Occurrence, Window};
 use chrono::{DateTime, Duration, NaiveDate, NaiveTime, Utc};
 use serde::Deserialize;
 use std::path::Path;

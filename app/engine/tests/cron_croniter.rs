@@ -12,7 +12,7 @@
 //! - no one-value ranges like `12-12` or `17-17/4`: croniter 6 reads them as the whole field
 //!   (`0 0 * 12-12 *` fires in November), Vixie cron and pg_cron as the one value; Sundial's
 //!   reading is pinned by data cases in `cases/cron/vixie.toml`.
-use app::engine::{self, Schedule, cron::CronSchedule};
+use sundial_engine::{self as engine, Schedule, cron::CronSchedule};
 use chrono::{NaiveDate, NaiveDateTime, TimeZone, Utc};
 use std::io::Write;
 use std::process::{Command, Stdio};

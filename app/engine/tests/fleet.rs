@@ -1,7 +1,7 @@
 //! `fleet::analyze` on tiny instances.
-use app::engine::fleet::{InstanceInput, JobInput, JobSchedule, analyze};
-use app::engine::reconcile::{MissCause, Outcome, RunClass, Settings};
-use app::engine::{AgentSchedule, Run, RunOutcome, Schedule, Severity, Trigger, Window};
+use sundial_engine::fleet::{InstanceInput, JobInput, JobSchedule, analyze};
+use sundial_engine::reconcile::{MissCause, Outcome, RunClass, Settings};
+use sundial_engine::{AgentSchedule, Run, RunOutcome, Schedule, Severity, Trigger, Window};
 use chrono::{DateTime, TimeDelta, Utc};
 
 fn t(s: &str) -> DateTime<Utc> {
@@ -278,7 +278,7 @@ fn misses_inside_unobserved_spans_are_unknown_not_missed() {
 /// the place of the derived run lines for their job; newest first, inside the window.
 #[test]
 fn the_log_has_runs_findings_and_a_sources_own_events_newest_first() {
-    use app::engine::log::{LogEvent, LogKind, derive};
+    use sundial_engine::log::{LogEvent, LogKind, derive};
     let now = t("2024-03-01T12:00:00Z");
     let window = Window::ending_at(now, TimeDelta::hours(3));
     // Hourly at :00 from 09:00; 10:00 ran and failed; 11:00 never ran; the Agent restarted at 11:30.

@@ -2,12 +2,12 @@
 //! checked on generated schedules, zones and windows: occurrences strictly increase and stay
 //! inside the window, adjacent windows add up to their union, next_after agrees with forecast,
 //! cron agrees with a minute-by-minute Vixie oracle, and nothing panics on arbitrary input.
-use app::engine::cron::{self, CronSchedule, Plan};
-use app::engine::mysql_event::MysqlEvent;
-use app::engine::seed002::Seed002Job;
-use app::engine::seed003::Seed003Job;
-use app::engine::seed004::{self, QueueState, SchedulerConfiguration};
-use app::engine::{self, Occurrence, Schedule, Window};
+use sundial_engine::cron::{self, CronSchedule, Plan};
+use sundial_engine::mysql_event::MysqlEvent;
+use sundial_engine::seed002::Seed002Job;
+use sundial_engine::seed003::Seed003Job;
+use sundial_engine::seed004::{self, QueueState, SchedulerConfiguration};
+use sundial_engine::{self as engine, Occurrence, Schedule, Window};
 use chrono::{DateTime, Datelike, Duration, NaiveDateTime, Timelike, Utc};
 use chrono_tz::Tz;
 use proptest::prelude::*;

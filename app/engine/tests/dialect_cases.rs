@@ -29,9 +29,9 @@
 //! A dry-run file (`dry_run/`) holds `[[case]]` tables with `config` (a SchedulerConfigurations
 //! row), `state` (the queue), `now`, and `expect_fire`, `expect_reason` (contained in the
 //! reason), `expect_source`, `expect_zombie`, or `expect_error` (field).
-use app::engine::cron::{self, CronSchedule};
-use app::engine::seed004::{self, QueueState, SchedulerConfiguration};
-use app::engine::{self, Forecast, Schedule, Severity, Window, tz};
+use sundial_engine::cron::{self, CronSchedule};
+use sundial_engine::seed004::{self, QueueState, SchedulerConfiguration};
+use sundial_engine::{self as engine, Forecast, Schedule, Severity, Window, tz};
 use chrono::{DateTime, NaiveDateTime, Utc};
 use chrono_tz::Tz;
 use serde::Deserialize;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Next runs of cron expressions by croniter, for Sundial's cross-check (app/tests/cron_croniter.rs).
+"""Next runs of cron expressions by croniter, for Sundial's cross-check (app/engine/tests/cron_croniter.rs).
 
 Reads JSON lines {"expr": "...", "start": "YYYY-MM-DDTHH:MM:SS", "count": N} on stdin and
 writes, per line, a JSON array of the next N runs strictly after start (naive UTC,

@@ -1,7 +1,7 @@
 //! Properties of the SQL Agent schedule engine, checked on generated schedules, zones and
 //! windows.
-use app::engine::Dst;
-use app::engine::{AgentSchedule, Occurrence, Window, agent, describe, tz};
+use sundial_engine::Dst;
+use sundial_engine::{AgentSchedule, Occurrence, Window, agent, describe, tz};
 use chrono::{
     DateTime, Datelike, Duration, LocalResult, Months, NaiveDate, NaiveDateTime, TimeZone,
     Timelike, Utc,

@@ -13,7 +13,7 @@
 //!
 //! # Where pg_cron and croner differ, and what this module does about it
 //!
-//! Each is pinned by a case under `app/tests/cases/cron/`.
+//! Each is pinned by a case under `app/engine/tests/cases/cron/`.
 //!
 //! - **Day-of-month and day-of-week.** pg_cron (Vixie) fires when *either* matches if both are
 //!   restricted, but when *either field starts with `*`* (so `*/2` too) both must match. croner

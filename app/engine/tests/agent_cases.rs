@@ -23,7 +23,7 @@
 //! - `describe = "Occurs …"`: the exact description.
 //!
 //! Unless `expect_error` is given, a case fails on any Error diagnostic.
-use app::engine::{self, AgentSchedule, Forecast, Severity, Window, agent, describe, tz};
+use sundial_engine::{self as engine, AgentSchedule, Forecast, Severity, Window, agent, describe, tz};
 use chrono::{DateTime, NaiveDateTime, Utc};
 use chrono_tz::Tz;
 use serde::Deserialize;

@@ -146,15 +146,13 @@ pub struct LogLine {
     pub collapsed: Collapsed,
 }
 
-/// Consecutive missed occurrences of one job with one cause, shown as one line: how many, the
-/// first of them, and (up to [`MEMBERS_SHOWN`]) each of them, oldest first. Absent from the
-/// JSON for a single event (`count` 1).
+/// Consecutive missed occurrences of one job with one cause, shown as one line: how many, and
+/// the first [`MEMBERS_SHOWN`] of them, oldest first (so the first is `members[0]`). Absent
+/// from the JSON for a single event (`count` 1).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Collapsed {
     #[serde(default, skip_serializing_if = "is_one")]
     pub count: usize,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub first: Option<TimePoint>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub members: Vec<TimePoint>,
 }
@@ -162,7 +160,11 @@ pub struct Collapsed {
 impl Collapsed {
     /// One event, not collapsed.
     pub fn single() -> Self {
-        Collapsed { count: 1, first: None, members: Vec::new() }
+        Collapsed { count: 1, members: Vec::new() }
+    }
+    /// The first of the collapsed events.
+    pub fn first(&self) -> Option<&TimePoint> {
+        self.members.first()
     }
     /// Whether the line stands for several events.
     pub fn is_collapsed(&self) -> bool {
@@ -845,25 +847,36 @@ pub mod ssr {
         }
     }
 
-    /// The derived log of a report, computed once per report (per poll and window) and
-    /// shared by every request and page of it.
-    fn derived_log(report: &Arc<InstanceReport>, events: &[LogEvent]) -> Arc<Vec<LogEvent>> {
-        use std::sync::{Mutex, OnceLock, Weak};
-        type Cache = Mutex<Vec<(Weak<InstanceReport>, usize, Arc<Vec<LogEvent>>)>>;
-        static CACHE: OnceLock<Cache> = OnceLock::new();
-        let cache = CACHE.get_or_init(|| Mutex::new(Vec::new()));
+    /// A cache of something derived from reports: each entry lives as long as its report.
+    type ReportCache<T> = std::sync::Mutex<Vec<(std::sync::Weak<InstanceReport>, usize, Arc<T>)>>;
+
+    /// What `compute` derives from `report` (and `key`), computed once per report, i.e. once
+    /// per poll and window, and shared by every request and page of it.
+    fn per_report<T>(
+        cache: &'static std::sync::OnceLock<ReportCache<T>>,
+        report: &Arc<InstanceReport>,
+        key: usize,
+        compute: impl FnOnce() -> T,
+    ) -> Arc<T> {
+        let cache = cache.get_or_init(Default::default);
         let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
         cache.retain(|(w, _, _)| w.strong_count() > 0);
         let me = Arc::downgrade(report);
-        if let Some((_, _, log)) = cache.iter().find(|(w, n, _)| w.ptr_eq(&me) && *n == events.len()) {
-            return log.clone();
+        if let Some((_, _, v)) = cache.iter().find(|(w, k, _)| w.ptr_eq(&me) && *k == key) {
+            return v.clone();
         }
-        let log = Arc::new(crate::engine::log::derive(report, events));
-        cache.push((me, events.len(), log.clone()));
+        let v = Arc::new(compute());
+        cache.push((me, key, v.clone()));
         if cache.len() > 32 {
             cache.remove(0);
         }
-        log
+        v
+    }
+
+    /// The derived log of a report (and the source's own events), once per report.
+    fn derived_log(report: &Arc<InstanceReport>, events: &[LogEvent]) -> Arc<Vec<LogEvent>> {
+        static CACHE: std::sync::OnceLock<ReportCache<Vec<LogEvent>>> = std::sync::OnceLock::new();
+        per_report(&CACHE, report, events.len(), || crate::engine::log::derive(report, events))
     }
 
     /// A log cursor: lines at or before `ms`, after skipping `skip` lines at exactly `ms`.
@@ -922,7 +935,6 @@ pub mod ssr {
                 text: e.text.clone(),
                 collapsed: Collapsed {
                     count: e.count(),
-                    first: e.members.first().map(|t| point(*t, report.tz)),
                     members: e.members.iter().take(MEMBERS_SHOWN).map(|t| point(*t, report.tz)).collect(),
                 },
             })
@@ -984,9 +996,9 @@ pub mod ssr {
         let tz = report.tz;
         let mut out: Vec<Incident> = zombies(report)
             .into_iter()
-            .map(|z| {
-                let period = report.context.zombie_periods.iter().find(|p| p.start.timestamp_millis() == z.start.ms);
-                let jobs = period.map(|p| jobs_missing(report, |c| matches!(c, MissCause::AgentZombie { period } if period == p))).unwrap_or(0);
+            .zip(&report.context.zombie_periods)
+            .map(|(z, p)| {
+                let jobs = jobs_missing(report, |c| matches!(c, MissCause::AgentZombie { period } if period == p));
                 Incident { kind: IncidentKind::Zombie, start: z.start, end: z.end, due: z.due, missed: z.missed, unknown: z.unknown, jobs, ongoing: false, reason: None }
             })
             .collect();
@@ -1051,7 +1063,8 @@ pub mod ssr {
         // Incidents of the last 30 days, whatever window the page shows (the 30-day report
         // is cached like every other).
         if let Ok(month) = backend.report(Some(&head.name), 30).await {
-            head.incidents.extend(incidents(&month));
+            static CACHE: std::sync::OnceLock<ReportCache<Vec<Incident>>> = std::sync::OnceLock::new();
+            head.incidents.extend(per_report(&CACHE, &month, 0, || incidents(&month)).iter().cloned());
         }
         head.incidents.sort_by_key(|i| std::cmp::Reverse(i.end.ms));
     }
@@ -1393,7 +1406,7 @@ pub mod ssr {
                 if let Some(last) = lines.last_mut().filter(|l| l.expected == Some(Mark::Missed) && l.cause == o.cause && l.note == o.note) {
                     let c = &mut last.collapsed;
                     if !c.is_collapsed() {
-                        *c = Collapsed { count: 1, first: Some(last.at.clone()), members: vec![last.at.clone()] };
+                        *c = Collapsed { count: 1, members: vec![last.at.clone()] };
                     }
                     c.count += 1;
                     if c.members.len() < MEMBERS_SHOWN {

@@ -14,7 +14,7 @@ pub fn CollapsedMisses(c: Collapsed, last: TimePoint, #[prop(into)] cause: Strin
         <details class="collapsed-misses" data-testid="collapsed-misses" data-count=c.count>
             <summary>
                 {format!("{} runs missed from ", c.count)}
-                {c.first.clone().map(|t| view! { <Time t=t/> })}
+                {c.first().cloned().map(|t| view! { <Time t=t/> })}
                 " to "
                 <Time t=last/>
                 {format!(": {cause}")}

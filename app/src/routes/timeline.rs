@@ -106,7 +106,7 @@ fn table_row(l: TableLine) -> impl IntoView {
     view! {
         <tr class=class data-cause=l.cause.map(|c| c.key()) data-count=l.collapsed.count.max(1)>
             <td class="col-time" data-label="Due / started">
-                {l.collapsed.first.clone().filter(|_| collapsed).map(|t| view! { <Time t=t/> " – " })}
+                {l.collapsed.first().cloned().filter(|_| collapsed).map(|t| view! { <Time t=t/> " – " })}
                 <Time t=l.at.clone()/>
             </td>
             <td data-label="Expected">{expected}{collapsed.then(|| view! { " " <span class="count-pill">{format!("×{}", l.collapsed.count)}</span> })}</td>

@@ -1,4 +1,8 @@
-//! Sundial's UI (server-rendered, hydrated in the browser) and its pure schedule engine.
+//! Sundial's UI and its pure schedule engine.
+//!
+//! Pages are rendered on the server and sent as complete HTML (leptos *islands*): only the
+//! parts marked `#[island]` (the simulator, the auto-refresh) are compiled to WASM and run in
+//! the browser; links and the zone and theme switches are plain HTML.
 #![recursion_limit = "256"]
 
 pub mod api;
@@ -20,17 +24,19 @@ use leptos_router::{
 /// Pages render in [`SsrMode::Async`]: the whole page is rendered before it is sent, so the
 /// HTML is complete without JavaScript and a page can set its HTTP status (404, 400, 503).
 pub fn shell(options: LeptosOptions) -> impl IntoView {
+    let theme = components::time::read_prefs().theme;
+    let theme = (theme != components::time::Theme::Auto).then_some(theme.key());
     view! {
         <!DOCTYPE html>
-        <html lang="en">
+        <html lang="en" data-theme=theme>
             <head>
                 <meta charset="utf-8"/>
                 <meta name="viewport" content="width=device-width, initial-scale=1"/>
                 <meta name="color-scheme" content="light dark"/>
-                <script>{components::time::THEME_SCRIPT}</script>
+                <script>{components::time::BROWSER_TZ_SCRIPT}</script>
                 <link rel="icon" href="/favicon.svg" type="image/svg+xml"/>
                 <AutoReload options=options.clone()/>
-                <HydrationScripts options/>
+                <HydrationScripts options islands=true/>
                 <MetaTags/>
             </head>
             <body>
@@ -44,13 +50,6 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
 pub fn App() -> impl IntoView {
     provide_meta_context();
     components::time::provide_prefs();
-    // Effects run only in the browser, after hydration: `<body data-hydrated>` tells tests
-    // (and curious DBAs) that links now navigate client-side.
-    Effect::new(|_| {
-        if let Some(body) = document().body() {
-            let _ = body.set_attribute("data-hydrated", "true");
-        }
-    });
     view! {
         <Stylesheet id="leptos" href="/pkg/sundial.css"/>
         <Title text="Sundial"/>
@@ -69,10 +68,14 @@ pub fn App() -> impl IntoView {
     }
 }
 
-/// The WASM entry point: hydrate the server-rendered body.
+/// The WASM entry point, called before the page's islands hydrate: `<body data-hydrated>`
+/// tells tests (and curious DBAs) that the islands are live.
 #[cfg(feature = "hydrate")]
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn hydrate() {
     console_error_panic_hook::set_once();
-    leptos::mount::hydrate_body(App);
+    leptos::mount::hydrate_islands();
+    if let Some(body) = document().body() {
+        let _ = body.set_attribute("data-hydrated", "true");
+    }
 }

@@ -408,3 +408,34 @@ async fn every_time_on_every_page_has_a_zoned_datetime() {
         }
     }
 }
+
+#[tokio::test]
+async fn the_switches_remember_zone_and_theme_in_cookies_and_go_back_to_the_page() {
+    let post = |body: &'static str| {
+        Request::post("/prefs").header("content-type", "application/x-www-form-urlencoded").body(Body::from(body)).unwrap()
+    };
+    let res = send(state(false), post("zone=utc&back=%2Flog%3Fdays%3D7")).await;
+    assert_eq!(res.status, StatusCode::SEE_OTHER);
+    assert_eq!(res.headers["location"], "/log?days=7");
+    let set: Vec<_> = res.headers.get_all("set-cookie").iter().map(|v| v.to_str().unwrap().to_owned()).collect();
+    assert_eq!(set.len(), 1, "{set:?}");
+    assert!(set[0].starts_with("sundial-zone=utc;") && set[0].contains("Path=/"), "{set:?}");
+    // Somewhere else than this site, or an unknown value: back to `/`, nothing stored.
+    for body in ["zone=mars&back=%2F%2Fevil.example%2F", "theme=pink&back=https%3A%2F%2Fevil.example%2F"] {
+        let res = send(state(false), post(body)).await;
+        assert_eq!(res.headers["location"], "/", "{body}");
+        assert!(res.headers.get("set-cookie").is_none(), "{body}");
+    }
+    // The pages read the cookies: UTC times, the dark theme, the pressed button.
+    let with = |cookie: &'static str| Request::get("/?days=7").header("cookie", cookie).body(Body::empty()).unwrap();
+    let html = send(state(false), with("sundial-zone=utc; sundial-theme=dark")).await.text();
+    assert!(html.contains(r#"<html lang="en" data-theme="dark""#), "dark theme on <html>");
+    assert!(html.contains(r#"aria-pressed="true" data-zone="utc""#), "UTC is the pressed choice");
+    let shown: Vec<&str> = html.split("<span class=\"tz-off\">").skip(1).map(|t| t.split('<').next().unwrap()).collect();
+    assert!(!shown.is_empty() && shown.iter().all(|z| *z == "UTC"), "every time in UTC: {:?}", &shown[..shown.len().min(5)]);
+    // The browser's zone, from the cookie the page's script keeps.
+    let html = send(state(false), with("sundial-zone=browser; sundial-browser-tz=Asia%2FKolkata")).await.text();
+    assert!(html.contains("<span class=\"tz-off\">UTC+5:30</span>"), "times in the browser's zone");
+    let html = get("/?days=7").await.text();
+    assert!(!html.contains("data-theme=\"dark\"") && html.contains(r#"aria-pressed="true" data-zone="instance""#), "defaults without cookies");
+}

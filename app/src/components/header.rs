@@ -41,19 +41,6 @@ pub fn Header(#[prop(optional)] instance: Option<InstanceHead>) -> AnyView {
         let current = (v == view_now).then_some("page");
         view! { <a href=href class="nav-link" aria-current=current data-testid=format!("nav-{}", label.to_lowercase())>{label}</a> }
     };
-    // Refetch the page's data on the instance's poll interval (pages read `tick`).
-    #[cfg(feature = "hydrate")]
-    if let Some(secs) = instance.as_ref().and_then(|i| i.poll_secs) {
-        let tick = super::time::prefs().tick;
-        Effect::new(move |_| {
-            let handle = set_interval_with_handle(move || tick.update(|t| *t += 1), std::time::Duration::from_secs(secs.max(5))).ok();
-            on_cleanup(move || {
-                if let Some(h) = handle {
-                    h.clear();
-                }
-            });
-        });
-    }
     let incidents = instance.as_ref().map(|i| incidents_view(i, &iq)).filter(|_| instance.as_ref().is_some_and(|i| !i.incidents.is_empty()));
     view! {
         <header class="topbar">
@@ -111,6 +98,7 @@ fn as_of(i: &InstanceHead) -> impl IntoView + use<> {
                 <span class="as-of" class:as-of-old=old data-testid="as-of" title=format!("Read every {}; the page refreshes itself", duration_text(poll as i64))>
                     "data as of " {at.map(|t| view! { <Time t=t/> })} {age_text} " · "
                     <a href="" rel="external" class="refresh">"Refresh"</a>
+                    <super::refresh::AutoRefresh secs=poll/>
                 </span>
             }
             .into_any()

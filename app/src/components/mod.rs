@@ -3,6 +3,7 @@ pub mod badge;
 pub mod chart;
 pub mod collapsed;
 pub mod header;
+pub mod refresh;
 pub mod status;
 pub mod time;
 pub mod window_links;

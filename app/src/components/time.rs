@@ -2,14 +2,15 @@
 //!
 //! Every instant on a page is a [`Time`]: a `<time>` whose `datetime` is RFC 3339 with the
 //! instance zone's offset and whose title is the UTC time. Its text follows the page-wide
-//! [`ZoneMode`]: the instance's zone (the default, and what the server renders), UTC, or the
-//! browser's own zone. The choice, and the theme's, are remembered in `localStorage`.
+//! [`ZoneMode`]: the instance's zone (the default), UTC, or the browser's own zone. The
+//! choice, and the theme's, are cookies the server reads when it renders the page.
 use crate::api::{TimePoint, offset_label};
 use leptos::prelude::*;
 
 /// Which zone times are shown in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum ZoneMode {
+    #[default]
     Instance,
     Utc,
     Browser,
@@ -36,122 +37,116 @@ impl ZoneMode {
     }
 }
 
-/// The page-wide choices, in context (see [`provide_prefs`]).
-#[derive(Clone, Copy)]
+/// The page-wide choices, read from the request's cookies when the page is rendered.
+///
+/// Pages are rendered on the server (only islands run in the browser), so a choice is a
+/// cookie the server reads: `POST /prefs` (the switches' forms) sets it and sends the reader
+/// back to the page they were on.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Prefs {
-    pub zone: RwSignal<ZoneMode>,
+    pub zone: ZoneMode,
+    /// The browser's IANA zone (`Intl…resolvedOptions().timeZone`), which [`BROWSER_TZ_SCRIPT`]
+    /// keeps in a cookie; `None` before the first page load has run the script.
+    pub browser_tz: Option<String>,
     /// `auto` (follow the system), `light` or `dark`.
-    pub theme: RwSignal<&'static str>,
-    /// Bumped on the instance's poll interval: pages that read it refetch their data.
-    pub tick: RwSignal<u64>,
+    pub theme: Theme,
 }
 
-const ZONE_KEY: &str = "sundial-zone";
-const THEME_KEY: &str = "sundial-theme";
+/// The theme choice.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Theme {
+    #[default]
+    Auto,
+    Light,
+    Dark,
+}
 
-/// Put [`Prefs`] in context; in the browser, load the remembered choices and keep them.
-pub fn provide_prefs() {
-    let prefs = Prefs { zone: RwSignal::new(ZoneMode::Instance), theme: RwSignal::new("auto"), tick: RwSignal::new(0) };
-    provide_context(prefs);
-    // Effects run only in the browser, after hydration, so the server render (instance zone)
-    // and the first browser render agree; the remembered choice applies right after.
-    Effect::new(move |first: Option<()>| {
-        if first.is_none() {
-            if let Some(z) = storage_get(ZONE_KEY).as_deref().and_then(ZoneMode::parse) {
-                prefs.zone.set(z);
-            }
-            if let Some(t) = storage_get(THEME_KEY) {
-                prefs.theme.set(match t.as_str() {
-                    "light" => "light",
-                    "dark" => "dark",
-                    _ => "auto",
-                });
-            }
+impl Theme {
+    pub fn key(self) -> &'static str {
+        match self {
+            Theme::Auto => "auto",
+            Theme::Light => "light",
+            Theme::Dark => "dark",
         }
-    });
-    // Remember changes (not the first run: that is the default, before the load above).
-    Effect::new(move |prev: Option<()>| {
-        let z = prefs.zone.get();
-        if prev.is_some() {
-            storage_set(ZONE_KEY, z.key());
-        }
-    });
-    Effect::new(move |prev: Option<()>| {
-        let t = prefs.theme.get();
-        if prev.is_some() {
-            storage_set(THEME_KEY, t);
-            apply_theme(t);
-        }
-    });
-}
-
-/// The [`Prefs`] in context (fresh defaults outside an app, e.g. in a unit render).
-pub fn prefs() -> Prefs {
-    use_context::<Prefs>()
-        .unwrap_or_else(|| Prefs { zone: RwSignal::new(ZoneMode::Instance), theme: RwSignal::new("auto"), tick: RwSignal::new(0) })
-}
-
-#[cfg(feature = "hydrate")]
-fn storage() -> Option<web_sys::Storage> {
-    web_sys::window()?.local_storage().ok()?
-}
-
-fn storage_get(key: &str) -> Option<String> {
-    #[cfg(feature = "hydrate")]
-    {
-        storage()?.get_item(key).ok()?
     }
-    #[cfg(not(feature = "hydrate"))]
+    pub fn parse(s: &str) -> Option<Self> {
+        [Theme::Auto, Theme::Light, Theme::Dark].into_iter().find(|t| t.key() == s)
+    }
+    /// What the toggle switches to next.
+    pub fn next(self) -> Self {
+        match self {
+            Theme::Auto => Theme::Dark,
+            Theme::Dark => Theme::Light,
+            Theme::Light => Theme::Auto,
+        }
+    }
+}
+
+/// Cookie names (one year, `SameSite=Lax`, path `/`).
+pub const ZONE_COOKIE: &str = "sundial-zone";
+pub const THEME_COOKIE: &str = "sundial-theme";
+pub const BROWSER_TZ_COOKIE: &str = "sundial-browser-tz";
+
+/// Read the choices from the request being rendered (defaults outside a request).
+pub fn read_prefs() -> Prefs {
+    #[cfg_attr(not(feature = "ssr"), allow(unused_mut))]
+    let mut prefs = Prefs::default();
+    #[cfg(feature = "ssr")]
+    if let Some(parts) = use_context::<http::request::Parts>() {
+        for header in parts.headers.get_all(http::header::COOKIE) {
+            let Ok(text) = header.to_str() else { continue };
+            for c in cookie::Cookie::split_parse_encoded(text).flatten() {
+                match c.name() {
+                    ZONE_COOKIE => prefs.zone = ZoneMode::parse(c.value()).unwrap_or_default(),
+                    THEME_COOKIE => prefs.theme = Theme::parse(c.value()).unwrap_or_default(),
+                    BROWSER_TZ_COOKIE => prefs.browser_tz = Some(c.value().to_owned()).filter(|z| !z.is_empty()),
+                    _ => {}
+                }
+            }
+        }
+    }
+    prefs
+}
+
+/// Put [`Prefs`] in context, read from the request.
+pub fn provide_prefs() {
+    provide_context(read_prefs());
+}
+
+/// The [`Prefs`] in context (defaults outside an app, e.g. in a unit render).
+pub fn prefs() -> Prefs {
+    use_context::<Prefs>().unwrap_or_default()
+}
+
+/// The inline script that keeps the browser's zone in a cookie, so the server can render
+/// times in it when the reader chooses "Browser".
+pub const BROWSER_TZ_SCRIPT: &str = "try{document.cookie='sundial-browser-tz='+encodeURIComponent(Intl.DateTimeFormat().resolvedOptions().timeZone)+';path=/;max-age=31536000;samesite=lax'}catch(e){}";
+
+/// The offset (seconds east of UTC) of an IANA zone at an instant; `None` for an unknown zone.
+fn zone_offset(zone: &str, ms: i64) -> Option<i32> {
+    #[cfg(feature = "ssr")]
     {
-        let _ = key;
+        use chrono::{Offset, TimeZone};
+        let tz: chrono_tz::Tz = zone.parse().ok()?;
+        let at = chrono::DateTime::<chrono::Utc>::from_timestamp_millis(ms)?;
+        Some(tz.offset_from_utc_datetime(&at.naive_utc()).fix().local_minus_utc())
+    }
+    #[cfg(not(feature = "ssr"))]
+    {
+        let _ = (zone, ms);
         None
     }
 }
 
-fn storage_set(key: &str, value: &str) {
-    #[cfg(feature = "hydrate")]
-    if let Some(s) = storage() {
-        let _ = s.set_item(key, value);
-    }
-    #[cfg(not(feature = "hydrate"))]
-    let _ = (key, value);
-}
-
-fn apply_theme(theme: &str) {
-    #[cfg(feature = "hydrate")]
-    if let Some(root) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.document_element()) {
-        let _ = if theme == "auto" { root.remove_attribute("data-theme") } else { root.set_attribute("data-theme", theme) };
-    }
-    #[cfg(not(feature = "hydrate"))]
-    let _ = theme;
-}
-
-/// The inline script that applies the remembered theme before the first paint.
-pub const THEME_SCRIPT: &str = "try{var t=localStorage.getItem('sundial-theme');if(t==='dark'||t==='light')document.documentElement.setAttribute('data-theme',t)}catch(e){}";
-
-/// The browser's offset from UTC at an instant, in seconds (east positive).
-fn browser_offset(ms: i64) -> i32 {
-    #[cfg(feature = "hydrate")]
-    {
-        let d = js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(ms as f64));
-        -(d.get_timezone_offset() as i32) * 60
-    }
-    #[cfg(not(feature = "hydrate"))]
-    {
-        let _ = ms;
-        0
-    }
-}
-
-/// The text of a time in a zone mode, and its zone label.
-pub fn shown(t: &TimePoint, mode: ZoneMode) -> (String, String) {
-    match mode {
+/// The text of a time under the page's choices, and its zone label.
+pub fn shown(t: &TimePoint, prefs: &Prefs) -> (String, String) {
+    match prefs.zone {
         ZoneMode::Instance => (t.local.clone(), offset_label(t.off)),
         ZoneMode::Utc => (t.utc_text(), "UTC".into()),
-        ZoneMode::Browser => {
-            let off = browser_offset(t.ms);
-            (t.text_at(off), offset_label(off))
-        }
+        ZoneMode::Browser => match prefs.browser_tz.as_deref().and_then(|z| zone_offset(z, t.ms)) {
+            Some(off) => (t.text_at(off), offset_label(off)),
+            None => (t.utc_text(), "UTC".into()),
+        },
     }
 }
 
@@ -159,37 +154,44 @@ pub fn shown(t: &TimePoint, mode: ZoneMode) -> (String, String) {
 /// page's zone with the zone's offset after it.
 #[component]
 pub fn Time(t: TimePoint) -> impl IntoView {
-    let zone = prefs().zone;
     let datetime = t.rfc3339();
     let title = format!("{} UTC", t.utc_text());
-    let text = Memo::new(move |_| shown(&t, zone.get()));
+    let (text, zone) = shown(&t, &prefs());
     view! {
         <time datetime=datetime title=title>
-            {move || text.with(|t| t.0.clone())}
+            {text}
             " "
-            <span class="tz-off">{move || text.with(|t| t.1.clone())}</span>
+            <span class="tz-off">{zone}</span>
         </time>
     }
 }
 
+/// The page being rendered (path and query), where a switch sends the reader back to.
+fn here() -> String {
+    let loc = leptos_router::hooks::use_location();
+    let (path, query) = (loc.pathname.get_untracked(), loc.search.get_untracked());
+    if query.is_empty() { path } else { format!("{path}?{query}") }
+}
+
 /// The zone switch: instance zone, UTC, or the browser's zone, for every time on the page.
+/// Plain forms (`POST /prefs`): they work without JavaScript.
 #[component]
 pub fn ZoneSwitch() -> impl IntoView {
-    let zone = prefs().zone;
+    let current = prefs().zone;
+    let back = here();
     view! {
         <div class="zone-switch" role="group" aria-label="Show times in" data-testid="zone-switch">
             {ZoneMode::ALL
                 .into_iter()
                 .map(|m| {
                     view! {
-                        <button
-                            type="button"
-                            aria-pressed=move || if zone.get() == m { "true" } else { "false" }
-                            data-zone=m.key()
-                            on:click=move |_| zone.set(m)
-                        >
-                            {m.label()}
-                        </button>
+                        <form method="post" action="/prefs">
+                            <input type="hidden" name="zone" value=m.key()/>
+                            <input type="hidden" name="back" value=back.clone()/>
+                            <button type="submit" aria-pressed=if current == m { "true" } else { "false" } data-zone=m.key()>
+                                {m.label()}
+                            </button>
+                        </form>
                     }
                 })
                 .collect_view()}
@@ -197,25 +199,22 @@ pub fn ZoneSwitch() -> impl IntoView {
     }
 }
 
-/// The theme toggle: follow the system, dark, light (remembered).
+/// The theme toggle: follow the system, dark, light (remembered in a cookie).
 #[component]
 pub fn ThemeToggle() -> impl IntoView {
     let theme = prefs().theme;
-    let label = move || match theme.get() {
-        "dark" => "Theme: dark",
-        "light" => "Theme: light",
-        _ => "Theme: auto",
+    let label = match theme {
+        Theme::Dark => "Theme: dark",
+        Theme::Light => "Theme: light",
+        Theme::Auto => "Theme: auto",
     };
     view! {
-        <button
-            type="button"
-            class="theme-toggle"
-            data-testid="theme-toggle"
-            data-theme-choice=move || theme.get()
-            title="Follow the system, dark, or light"
-            on:click=move |_| theme.update(|t| *t = match *t { "auto" => "dark", "dark" => "light", _ => "auto" })
-        >
-            {label}
-        </button>
+        <form method="post" action="/prefs" class="theme-form">
+            <input type="hidden" name="theme" value=theme.next().key()/>
+            <input type="hidden" name="back" value=here()/>
+            <button type="submit" class="theme-toggle" data-testid="theme-toggle" data-theme-choice=theme.key() title="Follow the system, dark, or light">
+                {label}
+            </button>
+        </form>
     }
 }

@@ -3,15 +3,14 @@
 //! read; the others keep serving.
 use crate::api::{self, DiagnosticLine, FleetData, InstanceStatus, SourceState};
 use crate::api::duration_text;
-use crate::components::{ErrorPanel, Header, Time, encode_segment, prefs};
+use crate::components::{ErrorPanel, Header, Time, encode_segment};
 use crate::engine::Severity;
 use leptos::prelude::*;
 use leptos_meta::Title;
 
 #[component]
 pub fn FleetPage() -> impl IntoView {
-    let tick = prefs().tick;
-    let data = Resource::new(move || tick.get(), |_| api::fleet());
+    let data = Resource::new(|| (), |_| api::fleet());
     view! {
         <Title text="Fleet · Sundial"/>
         <Header/>

@@ -7,7 +7,7 @@
 //! request, and without JavaScript the same links ask the server. By default the jobs that
 //! need attention come first: failing now, then missed runs, then recovered failures.
 use crate::api::{self, JobRow, JobState, JobsData, parse_days};
-use crate::components::{ErrorPanel, Header, OutcomeBadge, Time, WindowLinks, instance_query, job_href, prefs};
+use crate::components::{ErrorPanel, Header, OutcomeBadge, Time, WindowLinks, instance_query, job_href};
 use crate::engine::Severity;
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -188,10 +188,9 @@ pub fn JobsPage() -> impl IntoView {
     let sort = Memo::new(move |_| query.with(|q| sort_from_query(q.get("sort").as_deref(), q.get("dir").as_deref())));
     let show = Memo::new(move |_| query.with(|q| Show::parse(q.get("show").as_deref())));
     let instance = Memo::new(move |_| query.with(|q| q.get("instance").filter(|i| !i.is_empty())));
-    let tick = prefs().tick;
     let data = Resource::new(
-        move || (instance.get(), days.get(), tick.get()),
-        |(instance, days, _)| async move {
+        move || (instance.get(), days.get()),
+        |(instance, days)| async move {
             match days {
                 Ok(d) => api::jobs(instance, d).await,
                 Err(e) => Err(e),

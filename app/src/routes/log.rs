@@ -6,7 +6,7 @@
 //!
 //! Paged on the server by cursor: no cap hides a line; the counts are over the whole filter.
 use crate::api::{self, LogData, LogLine, LogQuery, count_text, parse_days};
-use crate::components::{CollapsedMisses, ErrorPanel, Header, Time, WindowLinks, instance_query, job_href, prefs};
+use crate::components::{CollapsedMisses, ErrorPanel, Header, Time, WindowLinks, instance_query, job_href};
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
@@ -30,10 +30,9 @@ pub fn LogPage() -> impl IntoView {
             )
         })
     });
-    let tick = prefs().tick;
     let data = Resource::new(
-        move || (instance.get(), days.get(), log_query.get(), tick.get()),
-        |(instance, days, (q, bad_limit), _)| async move {
+        move || (instance.get(), days.get(), log_query.get()),
+        |(instance, days, (q, bad_limit))| async move {
             if let Some(l) = bad_limit {
                 return Err(api::ApiError::BadRequest(format!("limit must be a number of lines, not {l:?}")));
             }

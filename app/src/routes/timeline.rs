@@ -2,7 +2,7 @@
 //! time axis, then the same as a table.
 use crate::api::{self, ApiError, RunKind, TableLine, TimelineData, parse_days};
 use crate::components::chart::{Legend, TimelineChart};
-use crate::components::{CollapsedMisses, ErrorPanel, Header, MarkBadge, NotFound, OutcomeBadge, Time, WindowLinks, instance_query, job_href, prefs};
+use crate::components::{CollapsedMisses, ErrorPanel, Header, MarkBadge, NotFound, OutcomeBadge, Time, WindowLinks, instance_query, job_href};
 use crate::engine::Severity;
 use crate::routes::jobs::state_badge;
 use leptos::prelude::*;
@@ -16,10 +16,9 @@ pub fn TimelinePage() -> impl IntoView {
     let job_id = Memo::new(move |_| params.with(|p| p.get("job_id").unwrap_or_default()));
     let days = Memo::new(move |_| query.with(|q| parse_days(q.get("days").as_deref())));
     let instance = Memo::new(move |_| query.with(|q| q.get("instance").filter(|i| !i.is_empty())));
-    let tick = prefs().tick;
     let data = Resource::new(
-        move || (instance.get(), job_id.get(), days.get(), tick.get()),
-        |(instance, id, days, _)| async move {
+        move || (instance.get(), job_id.get(), days.get()),
+        |(instance, id, days)| async move {
             match days {
                 Ok(d) => api::job_timeline(instance, id, d).await,
                 Err(e) => Err(e),

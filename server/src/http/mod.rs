@@ -6,6 +6,8 @@
 //! - `GET /api/jobs?days=N&instance=NAME`: the jobs list as JSON (N = 1, 7 or 30; default
 //!   7; the first instance when none is named).
 //! - `GET /api/instances`: every configured instance, its state, last good read and error.
+//! - `POST /prefs` (form: `zone`, `theme`, `back`): remember the zone or theme choice in a
+//!   cookie and go back (303) to the page the reader was on (a path on this site only).
 //! - anything else: a file under the site root (`/pkg/…`, `/favicon.svg`), else the
 //!   not-found page.
 //!
@@ -17,7 +19,7 @@ pub use error::Error;
 use app::api::ssr::{Backend, BackendHandle};
 use app::api::{FleetData, JobsData, parse_days};
 use axum::extract::{FromRef, Query, State};
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::{Json, Router};
 use leptos::config::LeptosOptions;
 use leptos::prelude::provide_context;
@@ -54,6 +56,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/health", get(health))
         .route("/api/jobs", get(jobs))
         .route("/api/instances", get(instances))
+        .route("/prefs", post(prefs))
         .leptos_routes_with_context(&state, routes, context.clone(), shell)
         .fallback(leptos_axum::file_and_error_handler_with_context::<AppState, _>(context, app::shell))
         .layer(CompressionLayer::new())
@@ -79,4 +82,36 @@ async fn jobs(State(state): State<AppState>, Query(q): Query<HashMap<String, Str
 /// `GET /api/instances`: every instance and how reading it goes.
 async fn instances(State(state): State<AppState>) -> Json<FleetData> {
     Json(FleetData { instances: state.backend.instances().await })
+}
+
+/// The form the zone and theme switches post.
+#[derive(serde::Deserialize)]
+struct PrefsForm {
+    zone: Option<String>,
+    theme: Option<String>,
+    back: Option<String>,
+}
+
+/// `POST /prefs`: set the chosen zone or theme (unknown values are ignored, never stored) and
+/// go back to `back` if it is a path on this site, else to `/`.
+async fn prefs(axum::Form(form): axum::Form<PrefsForm>) -> axum::response::Response {
+    use app::components::time::{THEME_COOKIE, Theme, ZONE_COOKIE, ZoneMode};
+    use axum::http::{HeaderValue, StatusCode, header};
+    use axum::response::IntoResponse;
+    let mut cookies = Vec::new();
+    if let Some(z) = form.zone.as_deref().and_then(ZoneMode::parse) {
+        cookies.push((ZONE_COOKIE, z.key()));
+    }
+    if let Some(t) = form.theme.as_deref().and_then(Theme::parse) {
+        cookies.push((THEME_COOKIE, t.key()));
+    }
+    let back = form.back.filter(|b| b.starts_with('/') && !b.starts_with("//") && !b.contains('\\')).unwrap_or_else(|| "/".into());
+    let mut res = (StatusCode::SEE_OTHER, [(header::LOCATION, back)]).into_response();
+    for (name, value) in cookies {
+        let c = cookie::Cookie::build((name, value)).path("/").max_age(cookie::time::Duration::days(365)).same_site(cookie::SameSite::Lax).http_only(true).build();
+        if let Ok(v) = HeaderValue::from_str(&c.to_string()) {
+            res.headers_mut().append(header::SET_COOKIE, v);
+        }
+    }
+    res
 }

@@ -5,6 +5,8 @@
 //! - the time to the next run of a schedule whose active_start_date is 2004-01-01 against the
 //!   same schedule started yesterday (the engine must jump, not walk, so the ratio is ~1);
 //! - pg_cron next-100 runs: Sundial's cron dialect against croner and the `cron` crate.
+//! - the what-if replay (`replay` group) of a 40-job instance over 7 days, in milliseconds per
+//!   replay (the browser's budget is 50 ms).
 use sundial_engine::{self as engine, AgentSchedule, Schedule, Window};
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use criterion::{BenchmarkId, Criterion, Throughput};
@@ -108,6 +110,97 @@ fn next_run(c: &mut Criterion) {
     g.finish();
 }
 
+/// The what-if editor's replay (`engine::replay`): a 40-job instance over 7 days, the realistic
+/// mix of an Agent instance. The edited job moves from daily at 01:00 to hourly at :20 and takes
+/// a job sharing its schedule along; the others are 4 every-5-minute jobs (bands), one every
+/// 10 and one every 15 minutes, 10 hourly, 4 every 4 hours, 16 daily and 2 weekly, with
+/// durations from seconds to two hours (2 without history). ~11,700 occurrences.
+fn replay_instance() -> (engine::replay::EditedJob, Vec<engine::replay::OtherJob>, Window) {
+    use engine::replay::{EditedJob, Estimate, OtherJob};
+    let start = start();
+    let window = Window::new(start, start + Duration::days(7));
+    // Deterministic durations: a small LCG, no rand dependency.
+    let mut seed: u64 = 0x5eed;
+    let mut next = move |lo: i64, hi: i64| {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        lo + ((seed >> 33) as i64).rem_euclid(hi - lo + 1)
+    };
+    let every = |offset_secs: i64, step_secs: i64| -> Vec<DateTime<Utc>> {
+        (0..).map(|k| start + Duration::seconds(offset_secs + k * step_secs)).take_while(|t| *t < window.end).collect()
+    };
+    let mut others = Vec::new();
+    let mut add = |name: String, occurrences: Vec<DateTime<Utc>>, estimate: Option<Estimate>| {
+        others.push(OtherJob { name, occurrences, estimate, shared_schedules: vec![], proposed: None });
+    };
+    let est = |p50: i64, p95: i64| Some(Estimate { p50_secs: p50, p95_secs: p95 });
+    for k in 0..4 {
+        let p50 = next(5, 90);
+        add(format!("poll_{k}"), every(k * 60, 300), est(p50, p50 * 2));
+    }
+    add("queue_10m".into(), every(120, 600), est(45, 120));
+    add("sync_15m".into(), every(0, 900), est(200, 400));
+    for k in 0..10 {
+        let p50 = next(30, 900);
+        add(format!("hourly_{k}"), every(k * 5 * 60, 3_600), est(p50, p50 + next(0, 600)));
+    }
+    for k in 0..4 {
+        let p50 = next(300, 1_800);
+        add(format!("every_4h_{k}"), every(k * 1_800 + 600, 4 * 3_600), est(p50, p50 * 3 / 2));
+    }
+    for k in 0..16 {
+        let name = format!("daily_{k}");
+        let offset = next(0, 23 * 60) * 60;
+        if k % 6 == 5 {
+            add(name, every(offset, 86_400), None);
+        } else {
+            let p50 = next(60, 7_200);
+            add(name, every(offset, 86_400), est(p50, p50 + next(0, 3_600)));
+        }
+    }
+    for k in 0..2 {
+        add(format!("weekly_{k}"), every(2 * 3_600 + k * 86_400, 7 * 86_400), est(3 * 3_600, 5 * 3_600));
+    }
+    let current = every(3_600, 86_400);
+    let proposed = every(20 * 60, 3_600);
+    others.push(OtherJob {
+        name: "etl_twin".into(),
+        occurrences: current.clone(),
+        estimate: est(600, 900),
+        shared_schedules: vec![7],
+        proposed: None,
+    });
+    let edit = EditedJob { name: "etl".into(), current, proposed, estimate: est(1_500, 2_400) };
+    (edit, others, window)
+}
+
+fn replay(c: &mut Criterion) {
+    let (edit, others, window) = replay_instance();
+    assert_eq!(others.len() + 1, 40);
+    let settings = engine::replay::Settings::default();
+    let impact = engine::replay::replay(&edit, &others, window, &settings);
+    let runs: usize = others.iter().map(|o| o.occurrences.len()).sum::<usize>() + edit.current.len();
+    println!(
+        "replay: 40 jobs, 7 days, {runs} occurrences; created {} likely / {} possible, removed {} / {}, {} bands",
+        impact.summary.created_likely,
+        impact.summary.created_possible,
+        impact.summary.removed_likely,
+        impact.summary.removed_possible,
+        impact.bands.len()
+    );
+    let mut g = c.benchmark_group("replay");
+    g.bench_function("40_jobs_7_days", |b| {
+        b.iter(|| engine::replay::replay(black_box(&edit), black_box(&others), black_box(window), &settings).summary)
+    });
+    g.finish();
+}
+
+fn print_replay() {
+    let Some(dir) = criterion_dir() else { return };
+    if let Some(ns) = mean_ns(&dir, "replay", "40_jobs_7_days") {
+        println!("replay, 40 jobs x 7 days: {:.2} ms per replay (native; budget 50 ms in the browser)", ns / 1e6);
+    }
+}
+
 /// criterion's mean (ns) for one benchmark of this run, from its estimates file.
 fn mean_ns(dir: &PathBuf, group: &str, id: &str) -> Option<f64> {
     let text = std::fs::read_to_string(dir.join(group).join(id).join("new/estimates.json")).ok()?;
@@ -162,8 +255,10 @@ fn main() {
     occurrences(&mut c);
     next_run(&mut c);
     cron_next_n(&mut c);
+    replay(&mut c);
     c.final_summary();
     if std::env::args().any(|a| a == "--bench") {
         print_ratios();
+        print_replay();
     }
 }

@@ -24,6 +24,7 @@ pub mod fleet;
 pub mod log;
 pub mod mysql_event;
 pub mod reconcile;
+pub mod replay;
 pub mod seed002;
 pub mod seed003;
 pub mod seed004;

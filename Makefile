@@ -22,7 +22,7 @@ unit: setup engine-wasm
 
 # The engine alone for the browser's target: proof it stays pure (no I/O, no server crates).
 engine-wasm: setup
-	cargo build -p sundial-engine --lib --target wasm32-unknown-unknown --locked
+	cargo build -p sundial-engine --lib --target wasm32-unknown-unknown --locked --no-default-features
 
 e2e: build
 	cd end2end && SUNDIAL_BIN=../target/release/sundial node --test

@@ -781,7 +781,7 @@ pub mod ssr {
     use crate::engine::log::LogEvent;
     use crate::engine::{Diagnostic, Run, RunOutcome, Window};
     use chrono::{DateTime, NaiveTime, TimeZone, Utc};
-    use chrono_tz::Tz;
+    use crate::engine::Zone as Tz; // the engine's zone, a chrono TimeZone (chrono-tz on the server)
     use std::{future::Future, pin::Pin, sync::Arc};
 
     pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;

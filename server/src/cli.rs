@@ -284,8 +284,8 @@ fn forecast_cmd(args: ForecastArgs) -> ExitCode {
         Ok(s) => s,
         Err(e) => return invalid(e),
     };
-    let after = tz::local_to_instant(args.after, args.tz);
-    let f = engine::next_after(0, &schedule, args.tz, after, args.count);
+    let after = tz::local_to_instant(args.after, args.tz.into());
+    let f = engine::next_after(0, &schedule, args.tz.into(), after, args.count);
     if let Some(e) = f.diagnostics.iter().find(|d| d.severity == engine::Severity::Error) {
         return invalid(e);
     }
@@ -326,8 +326,8 @@ fn describe_dialect(args: DescribeArgs) -> ExitCode {
         Err(e) => return invalid(e),
     };
     let (text, diags) = match &schedule {
-        Schedule::Cron(s) => (cron::describe_in(s, args.tz), cron::validate(s)),
-        Schedule::MysqlEvent(e) => (mysql_event::describe(e), mysql_event::validate(e, args.tz)),
+        Schedule::Cron(s) => (cron::describe_in(s, args.tz.into()), cron::validate(s)),
+        Schedule::MysqlEvent(e) => (mysql_event::describe(e), mysql_event::validate(e, args.tz.into())),
         Schedule::Seed002(j) => (seed002::describe(j), seed002::validate(j)),
         Schedule::Seed003(j) => (seed003::describe(j), seed003::validate(j)),
         Schedule::Seed004(c) => (seed004::describe(c), seed004::validate(c)),

@@ -1061,7 +1061,7 @@ pub fn simulate(now: DateTime<Utc>, seed: u64) -> Demo {
                 }
                 continue;
             }
-            let f = engine::forecast(row.schedule_id, &Schedule::Agent(row.schedule.clone()), tz, window);
+            let f = engine::forecast(row.schedule_id, &Schedule::Agent(row.schedule.clone()), tz.into(), window);
             events.extend(f.occurrences.iter().map(|o| Event { at: o.at, cause: cause(), plan: None }));
         }
         events.sort_by_key(|e| e.at);
@@ -1265,7 +1265,7 @@ pub fn simulate(now: DateTime<Utc>, seed: u64) -> Demo {
             if s.schedule.enabled == 0 {
                 return None;
             }
-            let f = engine::next_after(s.schedule_id, &Schedule::Agent(s.schedule.clone()), tz, now, 1);
+            let f = engine::next_after(s.schedule_id, &Schedule::Agent(s.schedule.clone()), tz.into(), now, 1);
             f.occurrences.first().map(|o| o.local)
         })
         .collect();

@@ -163,7 +163,7 @@ impl Reader {
                 let pool = &self.pg(&mut conn).await?;
                 let (mut input, notes) = pg_cron::read_instance(pool, &c.name, window).await.map_err(|e| e.to_string())?;
                 if let Some(tz) = c.time_zone {
-                    input.tz = tz;
+                    input.tz = tz.into();
                 }
                 if let Some(store) = &self.store {
                     pg_cron::apply_watch(&mut input, store, polled_at).await.map_err(|e| e.to_string())?;
@@ -288,7 +288,7 @@ impl Instance {
     fn status(&self, s: &PollState) -> InstanceStatus {
         let c = &self.reader.config;
         let good = s.good.as_deref();
-        let tz = good.map(|g| g.input.tz).unwrap_or(chrono_tz::UTC);
+        let tz = good.map(|g| g.input.tz).unwrap_or(chrono_tz::UTC.into());
         let fmt = |t: DateTime<Utc>| app::api::ssr::point(t, tz);
         InstanceStatus {
             name: c.name.clone(),

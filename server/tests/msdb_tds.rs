@@ -181,7 +181,7 @@ async fn msdb_over_tds_reads_jobs_schedules_history_activity_and_sessions() {
     let now = window.end;
     let (input, notes) = msdb::read_instance(&mut client, "SQLPROD01", None, window, now).await.expect("read");
 
-    assert_eq!(input.tz, chrono_tz::America::New_York, "CURRENT_TIMEZONE_ID 'Eastern Standard Time'");
+    assert_eq!(input.tz, app::engine::Zone::Named(chrono_tz::America::New_York), "CURRENT_TIMEZONE_ID 'Eastern Standard Time'");
     assert!(notes.iter().any(|n| n.message.contains("sp_get_sqlagent_properties")), "retention unreadable is said: {notes:?}");
     assert_eq!(input.agent_starts, [t("2026-01-10T13:00:00Z"), t("2026-03-03T14:15:00Z")]);
     let names: Vec<&str> = input.jobs.iter().map(|j| j.name.as_str()).collect();
@@ -250,11 +250,11 @@ async fn an_older_server_gives_its_offset_and_a_readable_retention() {
     let mut client = msdb::connect(&target(port, "s3cret"), Duration::from_secs(5)).await.unwrap();
     let window = Window::new(t("2026-03-01T00:00:00Z"), t("2026-03-07T23:00:00Z"));
     let (input, notes) = msdb::read_instance(&mut client, "SQL2017", None, window, window.end).await.expect("read");
-    assert_eq!(input.tz, chrono_tz::Etc::GMTPlus5, "UTC-5 as a fixed zone");
+    assert_eq!(input.tz, app::engine::Zone::Named(chrono_tz::Etc::GMTPlus5), "UTC-5 as a fixed zone");
     assert!(notes.iter().any(|n| n.severity == Severity::Warning && n.message.contains("no daylight saving")), "{notes:?}");
     assert!(notes.iter().any(|n| n.message.contains("at most 1000 job history rows, 100 per job")), "{notes:?}");
     // A configured zone wins and asks the server nothing.
     let (input, notes) = msdb::read_instance(&mut client, "SQL2017", Some(chrono_tz::America::Chicago), window, window.end).await.unwrap();
-    assert_eq!(input.tz, chrono_tz::America::Chicago);
+    assert_eq!(input.tz, app::engine::Zone::Named(chrono_tz::America::Chicago));
     assert!(!notes.iter().any(|n| n.severity == Severity::Warning), "{notes:?}");
 }

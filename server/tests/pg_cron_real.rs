@@ -148,7 +148,7 @@ async fn pg_cron_fires_on_sundials_forecast() {
         let first = runs[0].start.duration_trunc(Duration::minutes(1)).unwrap();
         let last = runs[runs.len() - 1].start.duration_trunc(Duration::minutes(1)).unwrap();
         let window = Window::new(first, last + Duration::seconds(1));
-        let f = engine::forecast(1, &Schedule::Cron(CronSchedule::new(*schedule)), chrono_tz::UTC, window);
+        let f = engine::forecast(1, &Schedule::Cron(CronSchedule::new(*schedule)), chrono_tz::UTC.into(), window);
         assert!(f.diagnostics.is_empty(), "{name}: {:?}", f.diagnostics);
         let expected: Vec<DateTime<Utc>> = f.occurrences.iter().map(|o| o.at).collect();
         let fired: Vec<DateTime<Utc>> =

@@ -55,7 +55,7 @@ fn occurrences(c: &mut Criterion) {
     g.throughput(Throughput::Elements(OCCURRENCES as u64));
     g.bench_function("sundial", |b| {
         b.iter(|| {
-            let f = engine::forecast(1, black_box(&schedule), chrono_tz::UTC, black_box(window));
+            let f = engine::forecast(1, black_box(&schedule), chrono_tz::UTC.into(), black_box(window));
             assert_eq!(f.occurrences.len() as i64, OCCURRENCES);
             f.occurrences.len()
         })
@@ -88,7 +88,7 @@ fn cron_next_n(c: &mut Criterion) {
         // The `cron` crate wants a seconds field (and a year, optionally).
         let cron_crate = cron::Schedule::from_str(&format!("0 {expr}")).expect("cron parses");
         g.bench_function(BenchmarkId::new("sundial", name), |b| {
-            b.iter(|| engine::next_after(1, black_box(&sundial), chrono_tz::UTC, black_box(after), CRON_N).occurrences.len())
+            b.iter(|| engine::next_after(1, black_box(&sundial), chrono_tz::UTC.into(), black_box(after), CRON_N).occurrences.len())
         });
         g.bench_function(BenchmarkId::new("croner", name), |b| b.iter(|| croner.iter_after(black_box(after)).take(CRON_N).count()));
         g.bench_function(BenchmarkId::new("cron", name), |b| b.iter(|| cron_crate.after(&black_box(after)).take(CRON_N).count()));
@@ -102,10 +102,10 @@ fn next_run(c: &mut Criterion) {
     let after = Utc.with_ymd_and_hms(2026, 11, 22, 12, 0, 0).single().expect("valid instant");
     let mut g = c.benchmark_group("next_run");
     g.bench_function("start_2004", |b| {
-        b.iter(|| engine::next_after(1, black_box(&old), chrono_tz::UTC, black_box(after), 1).occurrences.len())
+        b.iter(|| engine::next_after(1, black_box(&old), chrono_tz::UTC.into(), black_box(after), 1).occurrences.len())
     });
     g.bench_function("start_yesterday", |b| {
-        b.iter(|| engine::next_after(1, black_box(&recent), chrono_tz::UTC, black_box(after), 1).occurrences.len())
+        b.iter(|| engine::next_after(1, black_box(&recent), chrono_tz::UTC.into(), black_box(after), 1).occurrences.len())
     });
     g.finish();
 }

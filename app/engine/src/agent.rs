@@ -52,9 +52,8 @@
 //! are counted from the start date by division), and the first sub-day step at or after a time
 //! is a division too, so a forecast costs O(occurrences in the window) whatever the start
 //! date.
-use super::{Diagnostic, Forecast, Occurrence, ScheduleId, Window, tz};
+use super::{Diagnostic, Forecast, Occurrence, ScheduleId, Window, Zone, tz};
 use chrono::{DateTime, Datelike, NaiveDate, NaiveDateTime, NaiveTime, TimeDelta, Timelike, Utc};
-use chrono_tz::Tz;
 use serde::{Deserialize, Serialize};
 
 /// One `msdb.dbo.sysschedules` row, as integers exactly as msdb stores them (any value is
@@ -699,7 +698,7 @@ pub fn validate(s: &AgentSchedule) -> Vec<Diagnostic> {
 /// the zone and merging those that land on the same instant.
 struct Cursor<'p> {
     plan: &'p Plan,
-    tz: Tz,
+    tz: Zone,
     id: ScheduleId,
     /// The current due day; `None` when done.
     day: Option<i64>,
@@ -712,7 +711,7 @@ struct Cursor<'p> {
 
 impl<'p> Cursor<'p> {
     /// A cursor over every due wall-clock time at or after `from` (and possibly a few before).
-    fn new(plan: &'p Plan, tz: Tz, id: ScheduleId, from: NaiveDateTime) -> Self {
+    fn new(plan: &'p Plan, tz: Zone, id: ScheduleId, from: NaiveDateTime) -> Self {
         let mut c = Cursor {
             plan,
             tz,
@@ -793,7 +792,7 @@ impl Iterator for Cursor<'_> {
 /// A due time resolving at or after `w` is never earlier than `w`'s wall clock, except when
 /// `w` is exactly the end of a gap: then the gap's times (which resolve to `w`) are earlier,
 /// from the wall clock just before `w`.
-fn lower_bound(w: DateTime<Utc>, tz: Tz) -> Option<NaiveDateTime> {
+fn lower_bound(w: DateTime<Utc>, tz: Zone) -> Option<NaiveDateTime> {
     let low = NaiveDate::from_ymd_opt(1989, 12, 1)?
         .and_time(NaiveTime::MIN)
         .and_utc();
@@ -825,7 +824,7 @@ fn gave_up_diag(s: &AgentSchedule) -> Diagnostic {
 pub fn forecast_with_cost(
     id: ScheduleId,
     s: &AgentSchedule,
-    tz: Tz,
+    tz: Zone,
     window: Window,
 ) -> (Forecast, u64) {
     let (plan, mut diagnostics) = analyze(s);
@@ -858,7 +857,7 @@ pub fn forecast_with_cost(
 }
 
 /// Every occurrence inside `window` (`window.start <= at < window.end`), in time order.
-pub fn forecast(id: ScheduleId, s: &AgentSchedule, tz: Tz, window: Window) -> Forecast {
+pub fn forecast(id: ScheduleId, s: &AgentSchedule, tz: Zone, window: Window) -> Forecast {
     forecast_with_cost(id, s, tz, window).0
 }
 
@@ -867,7 +866,7 @@ pub fn forecast(id: ScheduleId, s: &AgentSchedule, tz: Tz, window: Window) -> Fo
 pub fn next_after(
     id: ScheduleId,
     s: &AgentSchedule,
-    tz: Tz,
+    tz: Zone,
     after: DateTime<Utc>,
     count: usize,
 ) -> Forecast {

@@ -42,9 +42,10 @@
 //! - **Overlap.** pg_cron never runs two instances of a job: a tick that comes while the
 //!   previous run is still going starts when that run ends (late, not missed); see
 //!   [`queues_overlapping_ticks`].
-use super::{Diagnostic, Dst, Forecast, Occurrence, Schedule, ScheduleId, Severity, Window, tz};
+use super::{
+    Diagnostic, Dst, Forecast, Occurrence, Schedule, ScheduleId, Severity, Window, Zone, tz,
+};
 use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, TimeDelta, Utc};
-use chrono_tz::Tz;
 use croner::Cron;
 use croner::parser::{CronParser, Seconds, Year};
 use serde::{Deserialize, Serialize};
@@ -115,19 +116,20 @@ pub fn queues_overlapping_ticks(s: &Schedule) -> bool {
 /// The most occurrences one forecast returns; more are cut off with a Warning.
 pub const MAX_OCCURRENCES: usize = 200_000;
 
-/// A time zone: a named IANA zone, or a fixed offset (MySQL's `+05:30`).
+/// The clock a schedule's wall-clock times are read on: a time zone, or a fixed offset
+/// (MySQL's `+05:30`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Zone {
-    Named(Tz),
+pub(crate) enum Clock {
+    Zone(Zone),
     /// Seconds east of UTC.
     Fixed(i32),
 }
 
-impl Zone {
+impl Clock {
     pub(crate) fn resolve(self, local: NaiveDateTime) -> (DateTime<Utc>, Option<Dst>) {
         match self {
-            Zone::Named(tz) => tz::resolve(local, tz),
-            Zone::Fixed(off) => {
+            Clock::Zone(tz) => tz::resolve(local, tz),
+            Clock::Fixed(off) => {
                 let at = local
                     .checked_sub_signed(TimeDelta::seconds(i64::from(off)))
                     .unwrap_or(local);
@@ -138,8 +140,8 @@ impl Zone {
 
     pub(crate) fn to_local(self, at: DateTime<Utc>) -> NaiveDateTime {
         match self {
-            Zone::Named(tz) => tz::to_local(at, tz),
-            Zone::Fixed(off) => {
+            Clock::Zone(tz) => tz::to_local(at, tz),
+            Clock::Fixed(off) => {
                 let n = at.naive_utc();
                 n.checked_add_signed(TimeDelta::seconds(i64::from(off)))
                     .unwrap_or(n)
@@ -166,8 +168,8 @@ impl Zone {
 
     pub(crate) fn name(self) -> String {
         match self {
-            Zone::Named(tz) => tz.name().to_owned(),
-            Zone::Fixed(off) => {
+            Clock::Zone(tz) => tz.name().to_owned(),
+            Clock::Fixed(off) => {
                 let sign = if off < 0 { '-' } else { '+' };
                 let a = off.unsigned_abs();
                 format!("{sign}{:02}:{:02}", a / 3600, (a % 3600) / 60)
@@ -309,7 +311,7 @@ pub(crate) enum Until {
 
 impl Until {
     /// The wall-clock time (in `zone`) from which the nominal times must start.
-    pub(crate) fn from(&self, zone: Zone) -> NaiveDateTime {
+    pub(crate) fn from(&self, zone: Clock) -> NaiveDateTime {
         match self {
             Until::Window(w) => zone.lower_bound(w.start),
             Until::After(a, _) => zone.lower_bound(*a),
@@ -348,7 +350,7 @@ fn is_full(out: &[Occurrence], until: &Until, diags: &mut Vec<Diagnostic>) -> bo
 /// into it. `nominals` must start at or before [`Until::from`].
 pub(crate) fn collect(
     id: ScheduleId,
-    zone: Zone,
+    zone: Clock,
     nominals: impl Iterator<Item = NaiveDateTime>,
     until: &Until,
     diags: &mut Vec<Diagnostic>,
@@ -401,7 +403,7 @@ fn ceil_secs(t: DateTime<Utc>) -> i64 {
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn cadence(
     id: ScheduleId,
-    zone: Zone,
+    zone: Clock,
     anchor: DateTime<Utc>,
     step: i64,
     first: Option<DateTime<Utc>>,
@@ -865,7 +867,7 @@ impl Iterator for Walk {
     }
 }
 
-fn forecast_impl(id: ScheduleId, s: &CronSchedule, tz: Tz, until: Until) -> Forecast {
+fn forecast_impl(id: ScheduleId, s: &CronSchedule, tz: Zone, until: Until) -> Forecast {
     let mut diagnostics = Vec::new();
     let plan = match parse(&s.expr) {
         Ok(p) => p,
@@ -876,7 +878,7 @@ fn forecast_impl(id: ScheduleId, s: &CronSchedule, tz: Tz, until: Until) -> Fore
             };
         }
     };
-    let zone = Zone::Named(tz);
+    let zone = Clock::Zone(tz);
     let occurrences = match plan {
         Plan::Reboot => {
             diagnostics.push(Diagnostic::new(
@@ -948,7 +950,7 @@ fn forecast_impl(id: ScheduleId, s: &CronSchedule, tz: Tz, until: Until) -> Fore
 }
 
 /// Every occurrence inside `window`, with the expression evaluated in `tz` (`cron.timezone`).
-pub fn forecast(id: ScheduleId, s: &CronSchedule, tz: Tz, window: Window) -> Forecast {
+pub fn forecast(id: ScheduleId, s: &CronSchedule, tz: Zone, window: Window) -> Forecast {
     forecast_impl(id, s, tz, Until::Window(window))
 }
 
@@ -956,7 +958,7 @@ pub fn forecast(id: ScheduleId, s: &CronSchedule, tz: Tz, window: Window) -> For
 pub fn next_after(
     id: ScheduleId,
     s: &CronSchedule,
-    tz: Tz,
+    tz: Zone,
     after: DateTime<Utc>,
     count: usize,
 ) -> Forecast {
@@ -969,7 +971,7 @@ pub fn validate(s: &CronSchedule) -> Vec<Diagnostic> {
         Err(d) => d,
         Ok(_) => {
             let far = DateTime::<Utc>::UNIX_EPOCH;
-            forecast(0, s, Tz::UTC, Window::new(far, far)).diagnostics
+            forecast(0, s, Zone::UTC, Window::new(far, far)).diagnostics
         }
     }
 }
@@ -1003,7 +1005,7 @@ pub fn describe(s: &CronSchedule) -> String {
 
 /// [`describe`] with the zone the expression is evaluated in: "At 02:30 on Sunday (UTC)".
 /// `'N seconds'` ignores the zone and says nothing of it.
-pub fn describe_in(s: &CronSchedule, tz: Tz) -> String {
+pub fn describe_in(s: &CronSchedule, tz: Zone) -> String {
     let d = describe(s);
     match parse(&s.expr) {
         Ok(Plan::Fields(_)) => format!("{d} ({})", tz.name()),
@@ -1035,6 +1037,7 @@ mod tests {
     use chrono::Datelike;
 
     #[test]
+    #[cfg(feature = "tzdb")]
     fn croner_runs_interval_jobs_twice_in_a_fold_and_we_do_not() {
         // croner evaluated directly in a zone: a */30 job in New York's repeated hour.
         let c = CronParser::builder()
@@ -1042,7 +1045,7 @@ mod tests {
             .build()
             .parse("*/30 * * * *")
             .unwrap();
-        let ny = chrono_tz::America::New_York;
+        let ny = Zone::from(chrono_tz::America::New_York);
         let start = NaiveDate::from_ymd_opt(2024, 11, 3)
             .unwrap()
             .and_hms_opt(0, 45, 0)
@@ -1091,7 +1094,7 @@ mod tests {
         // 2024-01-02 is a Tuesday, an even-numbered... croner's OR fires on day 3 (odd day).
         let n = c.find_next_occurrence(&from, false).unwrap();
         assert_eq!(n.day(), 3);
-        let ours = next_after(0, &CronSchedule::new("0 0 */2 * 1"), Tz::UTC, from, 1);
+        let ours = next_after(0, &CronSchedule::new("0 0 */2 * 1"), Zone::UTC, from, 1);
         // AND: an odd day that is a Monday: 2024-01-15.
         assert_eq!(
             ours.occurrences[0].local.date(),

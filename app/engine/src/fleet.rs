@@ -24,9 +24,8 @@
 //!
 //! Jobs come out sorted by name (then id).
 use super::reconcile::{InstanceContext, Outcome, Reconciliation, Settings, reconcile, zombie_periods};
-use super::{Diagnostic, Forecast, Occurrence, Run, Schedule, ScheduleId, Window};
+use super::{Diagnostic, Forecast, Occurrence, Run, Schedule, ScheduleId, Window, Zone};
 use chrono::{DateTime, Utc};
-use chrono_tz::Tz;
 use serde::{Deserialize, Serialize};
 
 /// One schedule attached to a job (msdb sysschedules through sysjobschedules).
@@ -67,7 +66,7 @@ pub struct JobInput {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct InstanceInput {
     pub name: String,
-    pub tz: Tz,
+    pub tz: Zone,
     pub jobs: Vec<JobInput>,
     /// msdb syssessions.agent_start_date, sorted.
     pub agent_starts: Vec<DateTime<Utc>>,
@@ -108,7 +107,7 @@ pub struct JobReport {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct InstanceReport {
     pub name: String,
-    pub tz: Tz,
+    pub tz: Zone,
     pub window: Window,
     pub now: DateTime<Utc>,
     pub jobs: Vec<JobReport>,
@@ -265,7 +264,7 @@ fn schedule_note(
     js: &JobSchedule,
     enabled: &[(ScheduleId, Schedule)],
     forecast: &Forecast,
-    tz: Tz,
+    tz: Zone,
     now: DateTime<Utc>,
 ) -> Option<String> {
     if forecast.occurrences.iter().any(|o| o.schedule == js.id) {

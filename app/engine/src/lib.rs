@@ -15,6 +15,10 @@
 //! - [`Forecast`]: occurrences plus diagnostics.
 //! - [`Outcome`]: what reconciliation concluded about one occurrence.
 //! - [`Dst`]: `Gap` (spring-forward, skipped wall-clock hour) and `Fold` (repeated hour).
+//! - [`Zone`]: the time zone schedules are read in, a chrono `TimeZone`: a chrono-tz zone
+//!   (cargo feature `tzdb`, on by default, which the server uses) or [`ZoneRules`], a zone's
+//!   offset transitions as data (the browser's, built without `tzdb` so that chrono-tz's tz
+//!   database stays out of the WASM bundle). Both compute the same.
 
 pub mod agent;
 pub mod cron;
@@ -30,14 +34,15 @@ pub mod seed003;
 pub mod seed004;
 pub mod tz;
 pub mod window;
+pub mod zone;
 
 pub use agent::AgentSchedule;
 pub use diagnostic::{Diagnostic, Severity};
 pub use reconcile::{Outcome, Run, RunOutcome, Trigger};
 pub use window::Window;
+pub use zone::{Zone, ZoneOffset, ZoneRules, ZoneRulesError};
 
 use chrono::{DateTime, NaiveDateTime, Utc};
-use chrono_tz::Tz;
 use serde::{Deserialize, Serialize};
 
 /// Identifies a schedule within one instance (msdb `schedule_id`).
@@ -102,7 +107,7 @@ impl Forecast {
 }
 
 /// Every occurrence of `schedule` (tagged `id`) inside `window`, in the zone `tz`.
-pub fn forecast(id: ScheduleId, schedule: &Schedule, tz: Tz, window: Window) -> Forecast {
+pub fn forecast(id: ScheduleId, schedule: &Schedule, tz: Zone, window: Window) -> Forecast {
     match schedule {
         Schedule::Agent(s) => agent::forecast(id, s, tz, window),
         Schedule::Cron(s) => cron::forecast(id, s, tz, window),
@@ -114,7 +119,7 @@ pub fn forecast(id: ScheduleId, schedule: &Schedule, tz: Tz, window: Window) -> 
 }
 
 /// The first `count` occurrences strictly after `after`.
-pub fn next_after(id: ScheduleId, schedule: &Schedule, tz: Tz, after: DateTime<Utc>, count: usize) -> Forecast {
+pub fn next_after(id: ScheduleId, schedule: &Schedule, tz: Zone, after: DateTime<Utc>, count: usize) -> Forecast {
     match schedule {
         Schedule::Agent(s) => agent::next_after(id, s, tz, after, count),
         Schedule::Cron(s) => cron::next_after(id, s, tz, after, count),
@@ -139,7 +144,7 @@ pub fn describe(schedule: &Schedule) -> String {
 
 /// A job with several schedules: occurrences merged in time order, each tagged with its
 /// schedule; diagnostics of all schedules kept.
-pub fn forecast_job(schedules: &[(ScheduleId, Schedule)], tz: Tz, window: Window) -> Forecast {
+pub fn forecast_job(schedules: &[(ScheduleId, Schedule)], tz: Zone, window: Window) -> Forecast {
     let mut out = Forecast::default();
     for (id, s) in schedules {
         let f = forecast(*id, s, tz, window);

@@ -6,7 +6,8 @@
 //! every value is kept as text so that a bad one becomes a Diagnostic naming its column.
 //! `STARTS`, `ENDS` and `EXECUTE_AT` are wall-clock times in the event's `TIME_ZONE`, as
 //! information_schema shows them; `SYSTEM` (or no zone) means the server's zone, which is the
-//! `tz` argument.
+//! `tz` argument. Without the tz database (feature `tzdb`, the browser's build) a TIME_ZONE can
+//! only be `tz`'s own name, `UTC` or an offset; any other name is an Error.
 //!
 //! # Semantics (MySQL's `Event_queue_element::compute_next_execution_time` / `get_next_time`)
 //!
@@ -34,10 +35,9 @@
 //!   an Info, so that a missing event later is not mistaken for a deleted schedule.
 //! - **Overlap**: the scheduler starts each execution in its own thread; a long run does not
 //!   delay the next one (see [`super::cron::overlap_policy`]).
-use super::cron::{Until, Zone, collect, fmt_ts, loose, timestamp_field};
-use super::{Diagnostic, Forecast, ScheduleId, Severity, Window};
+use super::cron::{Clock, Until, collect, fmt_ts, loose, timestamp_field};
+use super::{Diagnostic, Forecast, ScheduleId, Severity, Window, Zone};
 use chrono::{DateTime, Datelike, NaiveDate, NaiveDateTime, TimeDelta, Utc};
-use chrono_tz::Tz;
 use serde::{Deserialize, Serialize};
 
 /// One `information_schema.EVENTS` row (the columns Sundial reads; others are ignored).
@@ -278,21 +278,23 @@ fn example(f: &str) -> &'static str {
     }
 }
 
-/// `SYSTEM`/absent: `tz`; an IANA name; or `+hh:mm`.
-fn zone_of(e: &MysqlEvent, tz: Tz, diags: &mut Vec<Diagnostic>) -> Option<Zone> {
+/// `SYSTEM`/absent: `tz`; an IANA name (`tz` itself when it is `tz`'s name; another one needs
+/// the tz database, feature `tzdb`); or `+hh:mm`.
+fn zone_of(e: &MysqlEvent, tz: Zone, diags: &mut Vec<Diagnostic>) -> Option<Clock> {
     let Some(z) = e
         .time_zone
         .as_deref()
         .map(str::trim)
         .filter(|z| !z.is_empty())
     else {
-        return Some(Zone::Named(tz));
+        return Some(Clock::Zone(tz));
     };
-    if z.eq_ignore_ascii_case("SYSTEM") {
-        return Some(Zone::Named(tz));
+    if z.eq_ignore_ascii_case("SYSTEM") || z == tz.name() {
+        return Some(Clock::Zone(tz));
     }
-    if let Ok(t) = z.parse::<Tz>() {
-        return Some(Zone::Named(t));
+    #[cfg(feature = "tzdb")]
+    if let Ok(t) = z.parse::<chrono_tz::Tz>() {
+        return Some(Clock::Zone(Zone::Named(t)));
     }
     if let Some(rest) = z.strip_prefix(['+', '-']) {
         let sign = if z.starts_with('-') { -1 } else { 1 };
@@ -301,14 +303,21 @@ fn zone_of(e: &MysqlEvent, tz: Tz, diags: &mut Vec<Diagnostic>) -> Option<Zone> 
             && (0..=14).contains(&h)
             && (0..60).contains(&m)
         {
-            return Some(Zone::Fixed(sign * (h * 3600 + m * 60)));
+            return Some(Clock::Fixed(sign * (h * 3600 + m * 60)));
         }
     }
-    diags.push(Diagnostic::error(
-        "TIME_ZONE",
-        z,
-        "not SYSTEM, an IANA time zone (Europe/Berlin) or an offset like +05:30",
-    ));
+    if z == "UTC" {
+        return Some(Clock::Zone(Zone::UTC));
+    }
+    #[cfg(feature = "tzdb")]
+    let message =
+        "not SYSTEM, an IANA time zone (Europe/Berlin) or an offset like +05:30".to_owned();
+    #[cfg(not(feature = "tzdb"))]
+    let message = format!(
+        "not SYSTEM, the server's zone ({}), UTC or an offset like +05:30: other IANA zones need the tz database, which this build does not have",
+        tz.name()
+    );
+    diags.push(Diagnostic::error("TIME_ZONE", z, message));
     None
 }
 
@@ -330,7 +339,7 @@ fn upper(v: &Option<String>) -> Option<String> {
 
 /// The checked row (or `None` when it cannot or need not be forecast), its zone, and
 /// everything found along the way.
-fn analyze(e: &MysqlEvent, tz: Tz) -> (Option<(Plan, Zone)>, Vec<Diagnostic>) {
+fn analyze(e: &MysqlEvent, tz: Zone) -> (Option<(Plan, Clock)>, Vec<Diagnostic>) {
     let mut diags = Vec::new();
     let mut usable = true;
     match upper(&e.status).as_deref() {
@@ -503,7 +512,7 @@ fn analyze(e: &MysqlEvent, tz: Tz) -> (Option<(Plan, Zone)>, Vec<Diagnostic>) {
     {
         diags.push(Diagnostic::info(format!(
             "TIME_ZONE is SYSTEM: the event's times are read in {}",
-            zone.map(Zone::name).unwrap_or_default()
+            zone.map(Clock::name).unwrap_or_default()
         )));
     }
     if diags.iter().any(|d| d.severity == Severity::Error) || !usable {
@@ -554,7 +563,7 @@ fn first_k(starts: NaiveDateTime, step: Step, from: NaiveDateTime) -> i64 {
     }
 }
 
-fn run(id: ScheduleId, e: &MysqlEvent, tz: Tz, until: Until) -> Forecast {
+fn run(id: ScheduleId, e: &MysqlEvent, tz: Zone, until: Until) -> Forecast {
     let (plan, mut diagnostics) = analyze(e, tz);
     let Some((plan, zone)) = plan else {
         return Forecast {
@@ -585,7 +594,7 @@ fn run(id: ScheduleId, e: &MysqlEvent, tz: Tz, until: Until) -> Forecast {
 }
 
 /// Every execution inside `window`. `tz` is the server's zone, used when TIME_ZONE is SYSTEM.
-pub fn forecast(id: ScheduleId, e: &MysqlEvent, tz: Tz, window: Window) -> Forecast {
+pub fn forecast(id: ScheduleId, e: &MysqlEvent, tz: Zone, window: Window) -> Forecast {
     run(id, e, tz, Until::Window(window))
 }
 
@@ -593,7 +602,7 @@ pub fn forecast(id: ScheduleId, e: &MysqlEvent, tz: Tz, window: Window) -> Forec
 pub fn next_after(
     id: ScheduleId,
     e: &MysqlEvent,
-    tz: Tz,
+    tz: Zone,
     after: DateTime<Utc>,
     count: usize,
 ) -> Forecast {
@@ -601,7 +610,7 @@ pub fn next_after(
 }
 
 /// What is wrong with the row (Errors) and what is worth knowing (Info).
-pub fn validate(e: &MysqlEvent, tz: Tz) -> Vec<Diagnostic> {
+pub fn validate(e: &MysqlEvent, tz: Zone) -> Vec<Diagnostic> {
     analyze(e, tz).1
 }
 

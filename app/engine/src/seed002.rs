@@ -27,10 +27,9 @@
 //!   the runner stopped; `job$run` only starts an ENABLED job) → no forecast (Info).
 //! - **`job_schedule_interval` 0** makes the runner loop without sleeping: Error (no time
 //!   forecast); negative is not an `int unsigned`: Error.
-use super::cron::{Until, Zone, cadence, fmt_ts, int_field, loose, timestamp_field};
-use super::{Diagnostic, Forecast, ScheduleId, Severity, Window};
+use super::cron::{Clock, Until, cadence, fmt_ts, int_field, loose, timestamp_field};
+use super::{Diagnostic, Forecast, ScheduleId, Severity, Window, Zone};
 use chrono::{DateTime, NaiveDateTime, Utc};
-use chrono_tz::Tz;
 use serde::{Deserialize, Serialize};
 
 /// One row of the `job` table (columns Sundial reads; others are ignored).
@@ -189,7 +188,7 @@ fn analyze(j: &Seed002Job) -> (Option<Plan>, Vec<Diagnostic>) {
     }
 }
 
-fn run(id: ScheduleId, j: &Seed002Job, tz: Tz, until: Until) -> Forecast {
+fn run(id: ScheduleId, j: &Seed002Job, tz: Zone, until: Until) -> Forecast {
     let (plan, mut diagnostics) = analyze(j);
     let Some(p) = plan else {
         return Forecast {
@@ -197,7 +196,7 @@ fn run(id: ScheduleId, j: &Seed002Job, tz: Tz, until: Until) -> Forecast {
             diagnostics,
         };
     };
-    let zone = Zone::Named(tz);
+    let zone = Clock::Zone(tz);
     let at = |n: NaiveDateTime| zone.resolve(n).0;
     let anchor = at(p.anchor);
     let finish = p.finish.map(at);
@@ -260,7 +259,7 @@ fn run(id: ScheduleId, j: &Seed002Job, tz: Tz, until: Until) -> Forecast {
 }
 
 /// Every cycle start inside `window` (`tz`: the session zone of the DATETIME columns).
-pub fn forecast(id: ScheduleId, j: &Seed002Job, tz: Tz, window: Window) -> Forecast {
+pub fn forecast(id: ScheduleId, j: &Seed002Job, tz: Zone, window: Window) -> Forecast {
     run(id, j, tz, Until::Window(window))
 }
 
@@ -268,7 +267,7 @@ pub fn forecast(id: ScheduleId, j: &Seed002Job, tz: Tz, window: Window) -> Forec
 pub fn next_after(
     id: ScheduleId,
     j: &Seed002Job,
-    tz: Tz,
+    tz: Zone,
     after: DateTime<Utc>,
     count: usize,
 ) -> Forecast {

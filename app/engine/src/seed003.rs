@@ -39,10 +39,9 @@
 //! - **`NextRunOn`** of a recurring job is the stored dialog timer: when it differs from the
 //!   schedule's next run after `LastRunOn` (or `ValidFrom`), a Warning; the forecast follows
 //!   the schedule.
-use super::cron::{Until, Zone, collect, flag_field, fmt_ts, int_field, loose, timestamp_field};
-use super::{Diagnostic, Forecast, ScheduleId, Severity, Window};
+use super::cron::{Clock, Until, collect, flag_field, fmt_ts, int_field, loose, timestamp_field};
+use super::{Diagnostic, Forecast, ScheduleId, Severity, Window, Zone};
 use chrono::{DateTime, Datelike, NaiveDate, NaiveDateTime, NaiveTime, TimeDelta, Utc};
-use chrono_tz::Tz;
 use serde::{Deserialize, Serialize};
 
 /// A `ScheduledJobs` row with its `JobSchedules` row (absent for "run once" jobs).
@@ -568,7 +567,7 @@ pub(crate) fn never_fires(field: &str, value: &str) -> Diagnostic {
     )
 }
 
-fn run(id: ScheduleId, j: &Seed003Job, tz: Tz, until: Until) -> Forecast {
+fn run(id: ScheduleId, j: &Seed003Job, tz: Zone, until: Until) -> Forecast {
     let (plan, mut diagnostics) = analyze(j);
     let Some(plan) = plan else {
         return Forecast {
@@ -576,7 +575,7 @@ fn run(id: ScheduleId, j: &Seed003Job, tz: Tz, until: Until) -> Forecast {
             diagnostics,
         };
     };
-    let zone = Zone::Named(tz);
+    let zone = Clock::Zone(tz);
     let from = until.from(zone);
     let occurrences = match plan {
         Plan::Once(t) => collect(id, zone, std::iter::once(t), &until, &mut diagnostics),
@@ -621,7 +620,7 @@ fn run(id: ScheduleId, j: &Seed003Job, tz: Tz, until: Until) -> Forecast {
 }
 
 /// Every run inside `window`, reading the times in `tz` (UTC for the article's tables).
-pub fn forecast(id: ScheduleId, j: &Seed003Job, tz: Tz, window: Window) -> Forecast {
+pub fn forecast(id: ScheduleId, j: &Seed003Job, tz: Zone, window: Window) -> Forecast {
     run(id, j, tz, Until::Window(window))
 }
 
@@ -629,7 +628,7 @@ pub fn forecast(id: ScheduleId, j: &Seed003Job, tz: Tz, window: Window) -> Forec
 pub fn next_after(
     id: ScheduleId,
     j: &Seed003Job,
-    tz: Tz,
+    tz: Zone,
     after: DateTime<Utc>,
     count: usize,
 ) -> Forecast {

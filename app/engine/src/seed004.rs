@@ -34,12 +34,11 @@
 //! and `TriggerDebounceSeconds` elapsed since `LastTriggerCheck`; no check yet counts as
 //! elapsed). Ages are `DATEDIFF` counts: minute (second) boundaries crossed.
 use super::cron::{
-    Until, Zone, cadence, collect, flag_field, fmt_ts, int_field, loose, timestamp_field,
+    Clock, Until, cadence, collect, flag_field, fmt_ts, int_field, loose, timestamp_field,
 };
 use super::seed003::{DayWalk, Days, csv_numbers, never_fires};
-use super::{Diagnostic, Forecast, ScheduleId, Severity, Window};
+use super::{Diagnostic, Forecast, ScheduleId, Severity, Window, Zone};
 use chrono::{DateTime, NaiveDateTime, NaiveTime, TimeDelta, Timelike, Utc};
-use chrono_tz::Tz;
 use serde::{Deserialize, Serialize};
 
 /// One `SchedulerConfigurations` row, plus the two arguments an interval schedule needs.
@@ -412,7 +411,7 @@ fn analyze(c: &SchedulerConfiguration) -> (Option<Plan>, Vec<Diagnostic>) {
     (plan, diags)
 }
 
-fn run(id: ScheduleId, c: &SchedulerConfiguration, tz: Tz, until: Until) -> Forecast {
+fn run(id: ScheduleId, c: &SchedulerConfiguration, tz: Zone, until: Until) -> Forecast {
     let (plan, mut diagnostics) = analyze(c);
     let Some(plan) = plan else {
         return Forecast {
@@ -420,7 +419,7 @@ fn run(id: ScheduleId, c: &SchedulerConfiguration, tz: Tz, until: Until) -> Fore
             diagnostics,
         };
     };
-    let zone = Zone::Named(tz);
+    let zone = Clock::Zone(tz);
     let occurrences = match plan {
         Plan::Interval { anchor, minutes } => {
             let a = zone.resolve(anchor).0;
@@ -460,7 +459,7 @@ fn run(id: ScheduleId, c: &SchedulerConfiguration, tz: Tz, until: Until) -> Fore
 }
 
 /// Every scheduled run inside `window` (wall-clock times in `tz`).
-pub fn forecast(id: ScheduleId, c: &SchedulerConfiguration, tz: Tz, window: Window) -> Forecast {
+pub fn forecast(id: ScheduleId, c: &SchedulerConfiguration, tz: Zone, window: Window) -> Forecast {
     run(id, c, tz, Until::Window(window))
 }
 
@@ -468,7 +467,7 @@ pub fn forecast(id: ScheduleId, c: &SchedulerConfiguration, tz: Tz, window: Wind
 pub fn next_after(
     id: ScheduleId,
     c: &SchedulerConfiguration,
-    tz: Tz,
+    tz: Zone,
     after: DateTime<Utc>,
     count: usize,
 ) -> Forecast {

@@ -23,7 +23,7 @@
 //! - `describe = "Occurs …"`: the exact description.
 //!
 //! Unless `expect_error` is given, a case fails on any Error diagnostic.
-use sundial_engine::{self as engine, AgentSchedule, Forecast, Severity, Window, agent, describe, tz};
+use sundial_engine::{self as engine, AgentSchedule, Forecast, Severity, Window, Zone, agent, describe, tz};
 use chrono::{DateTime, NaiveDateTime, Utc};
 use chrono_tz::Tz;
 use serde::Deserialize;
@@ -85,6 +85,7 @@ fn run(case: &Case) -> Vec<String> {
         Ok(t) => t,
         Err(e) => return vec![format!("bad tz {:?}: {e}", case.tz)],
     };
+    let tz = Zone::from(tz);
     let s = &case.schedule;
 
     if let Some(want) = &case.describe {

@@ -1,13 +1,16 @@
 //! Properties of the SQL Agent schedule engine, checked on generated schedules, zones and
 //! windows.
 use sundial_engine::Dst;
-use sundial_engine::{AgentSchedule, Occurrence, Window, agent, describe, tz};
+use sundial_engine::{AgentSchedule, Occurrence, Window, Zone, agent, describe, tz};
 use chrono::{
     DateTime, Datelike, Duration, LocalResult, Months, NaiveDate, NaiveDateTime, TimeZone,
     Timelike, Utc,
 };
 use chrono_tz::Tz;
 use proptest::prelude::*;
+
+#[path = "support/zones.rs"]
+mod zones;
 
 const ZONES: [Tz; 8] = [
     chrono_tz::UTC,
@@ -20,8 +23,9 @@ const ZONES: [Tz; 8] = [
     chrono_tz::Asia::Kolkata,        // no DST, half-hour offset
 ];
 
-fn zone() -> impl Strategy<Value = Tz> {
-    prop::sample::select(ZONES.to_vec())
+/// A zone of [`ZONES`], as chrono-tz or as rules (the browser's), which must compute the same.
+fn zone() -> impl Strategy<Value = Zone> {
+    (prop::sample::select(ZONES.to_vec()), any::<bool>()).prop_map(|(tz, r)| zones::zone(tz, r))
 }
 
 fn yyyymmdd(d: NaiveDate) -> i64 {
@@ -121,7 +125,7 @@ fn is_strictly_increasing(os: &[Occurrence]) -> bool {
 
 /// A deliberately naive oracle: walks every day around the window, tests each rule literally,
 /// steps through the day's times one by one and resolves DST by scanning minute by minute.
-fn oracle(s: &AgentSchedule, z: Tz, w: Window) -> Vec<Occurrence> {
+fn oracle(s: &AgentSchedule, z: Zone, w: Window) -> Vec<Occurrence> {
     let parse = |v: i64| agent::date_from_int(v);
     let (Some(start), Some(end)) = (parse(s.active_start_date), parse(s.active_end_date)) else {
         return vec![];
@@ -300,7 +304,7 @@ proptest! {
     /// Around every DST transition of a year, a daily sub-day schedule agrees with the oracle.
     #[test]
     fn dst_transitions_agree_with_oracle(
-        z in prop::sample::select(ZONES[1..7].to_vec()),
+        z in (prop::sample::select(ZONES[1..7].to_vec()), any::<bool>()).prop_map(|(tz, r)| zones::zone(tz, r)),
         year in 1995i32..2035,
         pick in 0usize..8,
         sub in prop_oneof![

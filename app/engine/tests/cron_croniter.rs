@@ -144,7 +144,7 @@ fn sundial_agrees_with_croniter() {
             }
         };
         let schedule = Schedule::Cron(CronSchedule::new(expr.clone()));
-        let f = engine::next_after(1, &schedule, chrono_tz::UTC, Utc.from_utc_datetime(at), RUNS);
+        let f = engine::next_after(1, &schedule, chrono_tz::UTC.into(), Utc.from_utc_datetime(at), RUNS);
         let ours: Vec<String> = f.occurrences.iter().map(|o| o.local.format("%Y-%m-%dT%H:%M:%S").to_string()).collect();
         compared += theirs.len();
         if ours != theirs {

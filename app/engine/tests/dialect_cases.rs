@@ -31,7 +31,7 @@
 //! reason), `expect_source`, `expect_zombie`, or `expect_error` (field).
 use sundial_engine::cron::{self, CronSchedule};
 use sundial_engine::seed004::{self, QueueState, SchedulerConfiguration};
-use sundial_engine::{self as engine, Forecast, Schedule, Severity, Window, tz};
+use sundial_engine::{self as engine, Forecast, Schedule, Severity, Window, Zone, tz};
 use chrono::{DateTime, NaiveDateTime, Utc};
 use chrono_tz::Tz;
 use serde::Deserialize;
@@ -150,6 +150,7 @@ fn run_case(dir: &str, c: Case) -> Vec<String> {
         Ok(t) => t,
         Err(_) => return vec![format!("bad tz {:?}", c.tz)],
     };
+    let tz = Zone::from(tz);
     let schedule = match schedule_of(dir, c.schedule) {
         Ok(s) => s,
         Err(e) => return vec![e],
@@ -434,7 +435,7 @@ fn schedules_round_trip_through_json() {
         let s: Schedule = serde_json::from_str(r).unwrap_or_else(|e| panic!("{r}: {e}"));
         let back: Schedule = serde_json::from_str(&serde_json::to_string(&s).unwrap()).unwrap();
         assert_eq!(s, back, "{r}");
-        let f = engine::next_after(1, &s, Tz::UTC, DateTime::<Utc>::UNIX_EPOCH, 1);
+        let f = engine::next_after(1, &s, Tz::UTC.into(), DateTime::<Utc>::UNIX_EPOCH, 1);
         assert!(!f.has_errors(), "{r}: {:?}", f.diagnostics);
     }
 }

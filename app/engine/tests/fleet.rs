@@ -77,7 +77,7 @@ fn a_silent_hour_is_a_zombie_period_and_its_misses_say_so() {
     let daily_runs = vec![run(t("2024-02-29T08:30:00Z"), Trigger::Schedule(Some(1)))]; // before the window
     let input = InstanceInput {
         name: "TINY".into(),
-        tz: chrono_tz::UTC,
+        tz: chrono_tz::UTC.into(),
         jobs: vec![
             job("B", "Heartbeat", true, vec![every_minute(2)], minute_runs.clone()),
             job("A", "Backup", true, vec![daily(1, 83000)], daily_runs),
@@ -137,7 +137,7 @@ fn a_healthy_instance_has_no_zombie_period() {
     }
     let input = InstanceInput {
         name: "TINY".into(),
-        tz: chrono_tz::UTC,
+        tz: chrono_tz::UTC.into(),
         jobs: vec![job("B", "Heartbeat", true, vec![every_minute(2)], runs)],
         agent_starts: Vec::new(),
     };
@@ -159,7 +159,7 @@ fn disabled_and_unscheduled_jobs_still_show_their_runs() {
     disabled_schedule.enabled = false;
     let input = InstanceInput {
         name: "TINY".into(),
-        tz: chrono_tz::UTC,
+        tz: chrono_tz::UTC.into(),
         jobs: vec![
             job("Z", "zeta (disabled)", false, vec![daily(5, 90000)], vec![scheduled.clone(), manual.clone()]),
             job("Y", "alpha (no schedule)", true, vec![], vec![manual.clone(), future.clone()]),
@@ -219,7 +219,7 @@ fn a_short_silence_ended_by_a_restart_is_the_agent_down_not_a_zombie() {
         }
         InstanceInput {
             name: "TINY".into(),
-            tz: chrono_tz::UTC,
+            tz: chrono_tz::UTC.into(),
             jobs: vec![job("B", "Heartbeat", true, vec![every_minute(2)], runs)],
             agent_starts: vec![t("2024-02-01T00:00:00Z"), restart],
         }
@@ -262,7 +262,7 @@ fn misses_inside_unobserved_spans_are_unknown_not_missed() {
     let runs = samples.iter().map(|s| run(*s, Trigger::Schedule(Some(1)))).collect();
     let mut j = job("1", "sampled", true, vec![every_minute(1)], runs);
     j.unobserved = samples.windows(2).map(|w| Window::new(w[0], w[1])).collect();
-    let input = InstanceInput { name: "SAMPLED".into(), tz: chrono_tz::UTC, jobs: vec![j], agent_starts: Vec::new() };
+    let input = InstanceInput { name: "SAMPLED".into(), tz: chrono_tz::UTC.into(), jobs: vec![j], agent_starts: Vec::new() };
     let report = analyze(&input, window, now, &Settings::default());
     let job = &report.jobs[0];
     let unknown = job.reconciliation.outcomes.iter().filter(|o| **o == Outcome::Unknown).count();
@@ -293,7 +293,7 @@ fn the_log_has_runs_findings_and_a_sources_own_events_newest_first() {
     let other = job("P", "Primentra entity", true, Vec::new(), Vec::new());
     let input = InstanceInput {
         name: "LOGGED".into(),
-        tz: chrono_tz::UTC,
+        tz: chrono_tz::UTC.into(),
         jobs: vec![job("H", "Hourly", true, vec![hourly], vec![ok, failed]), other],
         agent_starts: vec![t("2024-03-01T11:30:00Z")],
     };
@@ -347,7 +347,7 @@ fn schedules_that_add_no_run_say_why() {
     }
     let input = InstanceInput {
         name: "NOTES".into(),
-        tz: chrono_tz::UTC,
+        tz: chrono_tz::UTC.into(),
         jobs: vec![job("A", "a", true, vec![expired, later, monthly, on_start, daily(5, 10000)], vec![])],
         agent_starts: vec![],
     };

@@ -393,7 +393,7 @@ pub async fn read_instance(
             .schedules
             .iter()
             .filter(|s| s.enabled && job.enabled)
-            .filter_map(|s| app::engine::next_after(s.id, &s.schedule, tz, now, 1).occurrences.into_iter().next())
+            .filter_map(|s| app::engine::next_after(s.id, &s.schedule, tz.into(), now, 1).occurrences.into_iter().next())
             .map(|o| o.at)
             .min();
         if agent >= now && ours.is_none_or(|o| (o - agent).num_seconds().abs() > 60) {

@@ -164,12 +164,12 @@ impl Cell {
 /// (the Agent fires once, at the first); a time in a spring-forward gap (which the Agent never
 /// writes into history) is the instant the gap ends.
 pub fn local_to_utc(local: NaiveDateTime, tz: Tz) -> DateTime<Utc> {
-    app::engine::tz::local_to_instant(local, tz)
+    app::engine::tz::local_to_instant(local, tz.into())
 }
 
 /// An instant as `tz`'s wall clock (never panics).
 pub fn utc_to_local(at: DateTime<Utc>, tz: Tz) -> NaiveDateTime {
-    app::engine::tz::to_local(at, tz)
+    app::engine::tz::to_local(at, tz.into())
 }
 
 /// msdb `yyyymmdd`.
@@ -1178,7 +1178,7 @@ pub fn assemble(name: &str, tz: Tz, window: Window, rows: &MsdbRows) -> Instance
         tracing::warn!(instance = %name, "syssessions rows with an unreadable agent_start_date were left out");
     }
 
-    InstanceInput { name: name.to_owned(), tz, jobs, agent_starts }
+    InstanceInput { name: name.to_owned(), tz: tz.into(), jobs, agent_starts }
 }
 
 #[derive(sqlx::FromRow)]

@@ -110,7 +110,7 @@ fn parse_zone(z: &str) -> Option<Zone> {
 fn to_utc(local: &str, zone: Zone) -> Option<DateTime<Utc>> {
     let naive = NaiveDateTime::parse_from_str(local.trim(), "%Y-%m-%d %H:%M:%S%.f").ok()?;
     Some(match zone {
-        Zone::Named(tz) => app::engine::tz::local_to_instant(naive, tz),
+        Zone::Named(tz) => app::engine::tz::local_to_instant(naive, tz.into()),
         Zone::Fixed(off) => off.from_local_datetime(&naive).single()?.to_utc(),
     })
 }
@@ -324,5 +324,5 @@ pub async fn read_instance(
             diagnostics,
         });
     }
-    Ok((InstanceInput { name: name.to_owned(), tz, jobs, agent_starts: Vec::new() }, notes))
+    Ok((InstanceInput { name: name.to_owned(), tz: tz.into(), jobs, agent_starts: Vec::new() }, notes))
 }

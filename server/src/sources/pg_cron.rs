@@ -189,7 +189,7 @@ pub async fn read_instance(pool: &PgPool, name: &str, window: Window) -> Result<
             message: row.try_get::<Option<String>, _>("return_message").ok().flatten().unwrap_or_default(),
         });
     }
-    Ok((InstanceInput { name: name.to_owned(), tz, jobs: out, agent_starts: Vec::new() }, notes))
+    Ok((InstanceInput { name: name.to_owned(), tz: tz.into(), jobs: out, agent_starts: Vec::new() }, notes))
 }
 
 /// pg_cron keeps no creation time for a job, so a job created an hour ago would look as if it

@@ -43,7 +43,7 @@ pub async fn read_instance(
 ) -> Result<(InstanceInput, Vec<Diagnostic>), tables::Error> {
     let t = tail(db, window, tz, stuck_after);
     let rows = tables::read(db, "jobactivity", COLUMNS, &t).await?;
-    let to_utc = |t: NaiveDateTime| app::engine::tz::local_to_instant(t, tz);
+    let to_utc = |t: NaiveDateTime| app::engine::tz::local_to_instant(t, tz.into());
     let mut by_job: BTreeMap<String, (Vec<Run>, Vec<Diagnostic>)> = BTreeMap::new();
     for r in &rows {
         let job = text(r, "job_name").unwrap_or("job").to_owned();
@@ -88,5 +88,5 @@ pub async fn read_instance(
             }
         })
         .collect();
-    Ok((InstanceInput { name: name.to_owned(), tz, jobs, agent_starts: Vec::new() }, Vec::new()))
+    Ok((InstanceInput { name: name.to_owned(), tz: tz.into(), jobs, agent_starts: Vec::new() }, Vec::new()))
 }

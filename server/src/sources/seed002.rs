@@ -51,7 +51,7 @@ pub enum Error {
 pub async fn read_instance(db: &mut TablesDb, store: &Store, name: &str, tz: Tz, window: Window, polled_at: DateTime<Utc>) -> Result<(InstanceInput, Vec<Diagnostic>), Error> {
     let order = format!("ORDER BY {}", tables::column(db, "job_id"));
     let rows = tables::read(db, "job", COLUMNS, &order).await?;
-    let to_utc = |t: NaiveDateTime| app::engine::tz::local_to_instant(t, tz);
+    let to_utc = |t: NaiveDateTime| app::engine::tz::local_to_instant(t, tz.into());
     let mut jobs = Vec::with_capacity(rows.len());
     for (i, r) in rows.iter().enumerate() {
         let id = text(r, "job_id").unwrap_or("?").to_owned();
@@ -106,5 +106,5 @@ pub async fn read_instance(db: &mut TablesDb, store: &Store, name: &str, tz: Tz,
             diagnostics,
         });
     }
-    Ok((InstanceInput { name: name.to_owned(), tz, jobs, agent_starts: Vec::new() }, Vec::new()))
+    Ok((InstanceInput { name: name.to_owned(), tz: tz.into(), jobs, agent_starts: Vec::new() }, Vec::new()))
 }

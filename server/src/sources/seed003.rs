@@ -64,7 +64,7 @@ pub async fn read_instance(db: &mut TablesDb, name: &str, tz: Tz, window: Window
     let tail = error_tail(db, window, tz);
     let errors = tables::read(db, "SchedulingErrors", ERROR_COLUMNS, &tail).await?;
     let schedules: HashMap<&str, &TextRow> = schedule_rows.iter().filter_map(|r| text(r, "ID").map(|id| (id, r))).collect();
-    let to_utc = |t: NaiveDateTime| app::engine::tz::local_to_instant(t, tz);
+    let to_utc = |t: NaiveDateTime| app::engine::tz::local_to_instant(t, tz.into());
 
     let mut jobs = Vec::with_capacity(job_rows.len());
     for (i, r) in job_rows.iter().enumerate() {
@@ -117,7 +117,7 @@ pub async fn read_instance(db: &mut TablesDb, name: &str, tz: Tz, window: Window
         // NextRunOn against Sundial's forecast.
         if enabled {
             if let Some(next) = text(r, "NextRunOn").and_then(tables::wall_clock).map(to_utc) {
-                let ours = app::engine::next_after(i as i64 + 1, &schedule, tz, last.unwrap_or(now).min(now), 1).occurrences.first().map(|o| o.at);
+                let ours = app::engine::next_after(i as i64 + 1, &schedule, tz.into(), last.unwrap_or(now).min(now), 1).occurrences.first().map(|o| o.at);
                 if next >= now - chrono::TimeDelta::minutes(1) && ours.is_none_or(|o| (o - next).num_seconds().abs() > 60) {
                     diagnostics.push(Diagnostic::new(
                         Severity::Warning,
@@ -145,5 +145,5 @@ pub async fn read_instance(db: &mut TablesDb, name: &str, tz: Tz, window: Window
             diagnostics,
         });
     }
-    Ok((InstanceInput { name: name.to_owned(), tz, jobs, agent_starts: Vec::new() }, Vec::new()))
+    Ok((InstanceInput { name: name.to_owned(), tz: tz.into(), jobs, agent_starts: Vec::new() }, Vec::new()))
 }

@@ -171,5 +171,5 @@ pub async fn read_instance(
             diagnostics,
         });
     }
-    Ok((InstanceInput { name: name.to_owned(), tz, jobs, agent_starts: Vec::new() }, notes, events))
+    Ok((InstanceInput { name: name.to_owned(), tz: tz.into(), jobs, agent_starts: Vec::new() }, notes, events))
 }

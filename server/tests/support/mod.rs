@@ -321,7 +321,7 @@ pub fn report(days: u32) -> InstanceReport {
     all_run_starts.sort();
     InstanceReport {
         name: INSTANCE.into(),
-        tz: tz(),
+        tz: tz().into(),
         window,
         now,
         jobs,

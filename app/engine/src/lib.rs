@@ -24,6 +24,7 @@ pub mod agent;
 pub mod cron;
 pub mod describe;
 pub mod diagnostic;
+pub mod edit;
 pub mod fleet;
 pub mod log;
 pub mod mysql_event;

@@ -9,6 +9,9 @@
 //! whose source cannot be read) and never carry internals (paths, SQL, connection strings).
 use crate::engine::{RunOutcome, Severity};
 use leptos::prelude::*;
+
+pub mod simulate;
+pub use simulate::{SimQuery, fetch_zone_rules, simulate_setup};
 use leptos::server_fn::codec::JsonEncoding;
 use leptos::server_fn::error::{FromServerFnError, ServerFnErrorErr};
 use serde::{Deserialize, Serialize};

@@ -62,6 +62,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/fleet") view=routes::fleet::FleetPage ssr=SsrMode::Async/>
                     <Route path=path!("/log") view=routes::log::LogPage ssr=SsrMode::Async/>
                     <Route path=path!("/jobs/:job_id") view=routes::timeline::TimelinePage ssr=SsrMode::Async/>
+                    <Route path=path!("/simulate") view=routes::simulate::SimulatePage ssr=SsrMode::Async/>
                 </Routes>
             </main>
         </Router>

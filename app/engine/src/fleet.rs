@@ -79,6 +79,9 @@ pub struct JobReport {
     pub name: String,
     pub category: String,
     pub enabled: bool,
+    /// The job's schedules as the source gave them (what the simulator edits).
+    #[serde(default)]
+    pub schedules: Vec<JobSchedule>,
     /// One description per schedule, in schedule order.
     pub descriptions: Vec<String>,
     /// Parallel to `descriptions`: why a schedule adds no occurrence to the window (the job
@@ -234,6 +237,7 @@ pub fn analyze(input: &InstanceInput, window: Window, now: DateTime<Utc>, settin
                 name: job.name.clone(),
                 category: job.category.clone(),
                 enabled: job.enabled,
+                schedules: job.schedules.clone(),
                 descriptions: job.schedules.iter().map(|s| super::describe(&s.schedule)).collect(),
                 schedule_notes: job
                     .schedules

@@ -13,6 +13,7 @@ enum View {
     Jobs,
     Fleet,
     Log,
+    Simulate,
     Other,
 }
 
@@ -23,6 +24,8 @@ fn current_view(path: &str) -> View {
         View::Fleet
     } else if path.starts_with("/log") {
         View::Log
+    } else if path.starts_with("/simulate") {
+        View::Simulate
     } else {
         View::Other
     }
@@ -54,6 +57,7 @@ pub fn Header(#[prop(optional)] instance: Option<InstanceHead>) -> AnyView {
                 {link(View::Jobs, format!("/?days={days}{iq}"), "Jobs")}
                 {link(View::Fleet, "/fleet".to_string(), "Fleet")}
                 {instance.is_some().then(|| link(View::Log, format!("/log?days={days}{iq}"), "Log"))}
+                {link(View::Simulate, "/simulate".to_string(), "Simulate")}
             </nav>
             {instance
                 .clone()

@@ -4,6 +4,7 @@ pub mod chart;
 pub mod collapsed;
 pub mod header;
 pub mod refresh;
+pub mod simulator;
 pub mod status;
 pub mod time;
 pub mod window_links;

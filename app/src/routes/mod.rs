@@ -3,4 +3,5 @@ pub mod fleet;
 pub mod jobs;
 pub mod log;
 pub mod not_found;
+pub mod simulate;
 pub mod timeline;

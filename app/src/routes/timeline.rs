@@ -178,6 +178,10 @@ fn TimelineView(data: TimelineData, pending: ReadSignal<bool>) -> AnyView {
                             })
                             .collect_view()}
                         {job.schedules.is_empty().then(|| view! { <span class="muted">" No schedule"</span> })}
+                        {(!job.schedules.is_empty()).then(|| {
+                            let href = format!("/simulate?instance={}&job={}", crate::components::encode_segment(&data.instance.name), crate::components::encode_segment(&job.id));
+                            view! { " " <a href=href class="simulate-link" data-testid="simulate-link">"Simulate a change"</a> }
+                        })}
                     </p>
                 </div>
                 <dl class="counters">

@@ -178,6 +178,7 @@ fn job(spec: JobSpec, window: Window, plan: impl Fn(DateTime<Utc>) -> Plan, extr
         name: spec.name.into(),
         category: spec.category.into(),
         enabled: spec.enabled,
+        schedules: Vec::new(),
         descriptions: vec![spec.description.into()],
         schedule_notes: vec![None],
         forecast: Forecast { occurrences: times.iter().map(|t| occurrence(*t)).collect(), diagnostics: Vec::new() },

@@ -259,7 +259,7 @@ fn text_of(v: &Value) -> Result<Option<String>, &'static str> {
         Value::Number(n) => Ok(Some(match (n.as_i64(), n.as_f64()) {
             (Some(i), _) => i.to_string(),
             (None, Some(f)) if f.fract() == 0.0 && f.abs() < 9.0e15 => (f as i64).to_string(),
-            _ => n.to_string(),
+            _ => serde_json::to_string(n).unwrap_or_default(),
         })),
         Value::Array(_) => Err("is a JSON array, not a column value"),
         Value::Object(_) => Err("is a JSON object, not a column value"),

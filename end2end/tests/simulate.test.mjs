@@ -1,0 +1,260 @@
+// The schedule simulator in the browser: every SQL Agent case of the engine's case data, pasted
+// into #schedule-json, gives exactly the runs the native tests expect (the browser's engine is
+// the server's); edits recompute with no request; the Agent's own rules show as diagnostics; a
+// link reproduces the view; a demo job's change names the overlap it creates and the
+// sp_update_schedule that applies it; every control has a label and the keyboard reaches it;
+// and the time per keystroke, measured.
+//
+//   cd end2end && SUNDIAL_BIN=../target/release/sundial node --test tests/simulate.test.mjs
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+import {
+  BASE_URL, CHROMIUM, CHROMIUM_ARGS, DEFAULT_BASE_URL, REPO_DIR, RESULTS_DIR, SUNDIAL_BIN,
+} from '../config.mjs';
+import { startSundial } from './server.mjs';
+
+let base = BASE_URL || DEFAULT_BASE_URL;
+let server = null;
+let browser = null;
+const problems = [];
+
+before(async () => {
+  if (!BASE_URL && SUNDIAL_BIN) {
+    server = await startSundial(SUNDIAL_BIN);
+    base = server.url;
+  }
+  fs.mkdirSync(RESULTS_DIR, { recursive: true });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true, timeout: 60_000 });
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+async function open(url, { width = 1440, height = 1000 } = {}) {
+  const context = await browser.newContext({ viewport: { width, height } });
+  context.setDefaultTimeout(30_000);
+  const page = await context.newPage();
+  page.on('pageerror', (e) => problems.push(`page error on ${page.url()}: ${e.message}`));
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console on ${page.url()}: ${m.text()}`); });
+  const res = await page.goto(`${base}${url}`);
+  assert.equal(res.status(), 200, url);
+  await ready(page);
+  return { page, context };
+}
+
+/** Wait until the page's islands are live (the simulator marks its root when it is). */
+async function ready(page) {
+  await page.locator('body[data-hydrated="true"]').waitFor();
+  if (new URL(page.url()).pathname === '/simulate') await page.locator('#sim-root[data-ready="true"]').waitFor();
+}
+
+/** The engine's SQL Agent cases (TOML), read with Python's tomllib. */
+function agentCases() {
+  const dir = path.join(REPO_DIR, 'app', 'engine', 'tests', 'cases', 'agent');
+  const files = fs.readdirSync(dir).filter((f) => f.endsWith('.toml')).sort();
+  assert.ok(files.length > 0, `no case files in ${dir}`);
+  // Python writes each row's JSON itself: JavaScript numbers would round msdb's 64-bit extremes.
+  const script = 'import json,sys,tomllib\nprint(json.dumps({f: [dict(c, row=json.dumps(c["schedule"])) for c in tomllib.load(open(f,"rb")).get("case", [])] for f in sys.argv[1:]}))';
+  const all = JSON.parse(execFileSync('python3', ['-c', script, ...files.map((f) => path.join(dir, f))]));
+  const cases = Object.entries(all).flatMap(([f, cs]) => cs.map((c) => ({ ...c, file: path.basename(f) })));
+  assert.ok(cases.length > 100, `only ${cases.length} cases`);
+  return cases;
+}
+
+/** A naive local time minus `secs` seconds. */
+function minus(local, secs) {
+  const d = new Date(`${local}Z`);
+  return new Date(d.getTime() - secs * 1000).toISOString().slice(0, 19);
+}
+
+const runs = (page) => page.locator('#next-runs time').evaluateAll((els) => els.map((e) => e.getAttribute('datetime')));
+const diagnostics = (page) => page.locator('#schedule-diagnostics').innerText();
+
+test('every SQL Agent case, pasted as a row, gives in the browser the runs the native tests expect', async () => {
+  const cases = agentCases();
+  const { page, context } = await open('/simulate?dialect=agent');
+  let checked = 0;
+  const failures = [];
+  for (const c of cases) {
+    const tz = c.tz || 'UTC';
+    let after = c.after || '1970-01-01T00:00:00';
+    let count = c.count || (c.expect ? c.expect.length : 5);
+    let window = null;
+    if (c.window) {
+      // The window's start is inclusive and `after` is not; in a zone with DST a second
+      // before the start may lie in a gap, so start two hours early and keep the window's runs.
+      after = minus(c.window[0], tz === 'UTC' ? 1 : 7200);
+      window = c.window;
+      count = Math.min(500, (c.expect ? c.expect.length : 0) + (tz === 'UTC' ? 1 : 400));
+    }
+    if (!c.expect && !c.expect_error && !c.expect_errors && !c.describe) continue;
+    if (!c.after && !c.window && tz !== 'UTC') continue; // epoch in another zone: no local spelling
+    const url = `/simulate?dialect=agent&tz=${encodeURIComponent(tz)}&after=${after}&count=${Math.max(count, 1)}`;
+    await page.goto(`${base}${url}`);
+    await ready(page);
+    await page.locator('#schedule-json').fill(c.row);
+    const label = `${c.file}: ${c.name}`;
+    if (c.expect) {
+      let got = await runs(page);
+      if (window) got = got.filter((t) => t >= window[0] && t < window[1]);
+      if (JSON.stringify(got) !== JSON.stringify(c.expect)) failures.push(`${label}\n  want ${JSON.stringify(c.expect)}\n  got  ${JSON.stringify(got)}`);
+    }
+    for (const e of [c.expect_error, ...(c.expect_errors || [])].filter(Boolean)) {
+      const text = await diagnostics(page);
+      if (!text.includes(e)) failures.push(`${label}\n  diagnostics lack ${JSON.stringify(e)}: ${JSON.stringify(text)}`);
+      if ((await runs(page)).length !== 0) failures.push(`${label}\n  an invalid row shows runs`);
+    }
+    if (c.describe) {
+      const text = (await page.locator('[data-testid="describe"]').innerText()).trim();
+      if (text !== c.describe) failures.push(`${label}\n  describe ${JSON.stringify(text)}\n  want     ${JSON.stringify(c.describe)}`);
+    }
+    checked += 1;
+  }
+  assert.deepEqual(failures, [], `${failures.length} of ${checked} cases differ`);
+  assert.ok(checked > 100, `checked ${checked} cases`);
+  await context.close();
+});
+
+test('editing a control recomputes the next runs with no network request; 5 seconds is refused by name', async () => {
+  const { page, context } = await open('/simulate?dialect=agent&tz=America%2FNew_York&after=2026-11-22T07:00:00&count=10');
+  const before = await runs(page);
+  assert.equal(before.length, 10, 'ten next runs by default');
+  assert.equal(before[0], '2026-11-23T02:00:00', 'the example row: daily at 02:00');
+  const requests = [];
+  page.on('request', (r) => { if (['fetch', 'xhr', 'document'].includes(r.resourceType())) requests.push(r.url()); });
+  await page.locator('#sim-at').fill('04:30:00');
+  await page.waitForFunction(() => document.querySelector('#next-runs time')?.getAttribute('datetime') === '2026-11-23T04:30:00');
+  await page.locator('#sim-days').fill('2');
+  await page.waitForFunction(() => document.querySelectorAll('#next-runs time')[1]?.getAttribute('datetime') === '2026-11-25T04:30:00');
+  assert.deepEqual(requests, [], 'no request while editing');
+  assert.equal(await diagnostics(page), '', 'no diagnostic for a valid row');
+
+  // Every 5 seconds: the Agent's own rule (at least 10), named, and the last valid runs kept, marked stale.
+  await page.locator('#sim-every').check();
+  await page.locator('#sim-unit').selectOption('2');
+  await page.locator('#sim-every-n').fill('5');
+  await page.waitForFunction(() => document.querySelector('#schedule-diagnostics').innerText.includes('freq_subday_interval = 5'));
+  assert.match(await diagnostics(page), /freq_subday_interval = 5: .*10/);
+  assert.equal((await runs(page)).length, 0, 'an invalid row has no next runs');
+  assert.ok(await page.locator('[data-testid="stale-runs"] time').count() > 0, 'the last valid preview stays, marked stale');
+  assert.deepEqual(requests, [], 'still no request');
+  await page.screenshot({ path: path.join(RESULTS_DIR, 'simulate-invalid.png'), fullPage: true });
+  await context.close();
+});
+
+test('a link reproduces the view', async () => {
+  const { page, context } = await open('/simulate?dialect=agent&tz=Europe%2FLondon&after=2024-03-30T12:00:00&count=4');
+  await page.locator('#sim-start-date').fill('2024-01-01');
+  await page.locator('#sim-at').fill('01:30:00');
+  await page.waitForFunction(() => document.querySelector('#next-runs time')?.getAttribute('datetime') === '2024-03-31T02:00:00');
+  assert.match(await page.locator('#next-runs').innerText(), /DST gap/, 'a run in the gap says so');
+  const url = page.url();
+  assert.match(url, /[?&]row=/);
+  const first = await runs(page);
+  const json = await page.locator('#schedule-json').inputValue();
+  const again = await open(url.replace(base, ''));
+  assert.deepEqual(await runs(again.page), first);
+  assert.equal(await again.page.locator('#schedule-json').inputValue(), json);
+  assert.equal(await again.page.locator('#sim-tz').inputValue(), 'Europe/London');
+  await again.context.close();
+  await context.close();
+});
+
+test('any IANA zone works: another zone is fetched once, then computed in the browser', async () => {
+  const { page, context } = await open('/simulate?dialect=agent&tz=UTC&after=2026-11-22T00:00:00&count=3');
+  await page.locator('#sim-tz').fill('Asia/Kathmandu');
+  await page.locator('#sim-tz').press('Enter');
+  await page.locator('#sim-tz').blur();
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('tz') === 'Asia/Kathmandu');
+  // Daily at 02:00 in Kathmandu (UTC+5:45) is 20:15 UTC the day before.
+  await page.waitForFunction(() => document.querySelector('#next-runs .utc')?.textContent.includes('20:15:00'));
+  assert.ok(await page.locator('datalist#zones option').count() > 400, 'every zone the server knows is offered');
+  await context.close();
+});
+
+test('a change to a demo job names the overlap it creates and gives the sp_update_schedule that applies it', async () => {
+  const { page: list, context } = await open('/?days=7');
+  const row = list.locator('[data-testid="job-row"]', { hasText: 'IndexOptimize - USER_DATABASES' });
+  await row.locator('a.job-link').click();
+  await list.waitForURL((u) => u.pathname.startsWith('/jobs/'));
+  await list.locator('[data-testid="simulate-link"]').click();
+  await list.waitForURL((u) => u.pathname === '/simulate');
+  const page = list;
+  await ready(page);
+  assert.match(await page.locator('[data-testid="sim-job"]').innerText(), /IndexOptimize - USER_DATABASES/);
+  assert.equal(await page.locator('#sim-tz').inputValue(), 'America/New_York', "the instance's zone");
+  // Sunday 03:00 → Sunday 01:00, on top of the weekly full backup.
+  await page.locator('#sim-at').fill('01:00:00');
+  await page.waitForFunction(() => document.querySelector('#next-runs time')?.getAttribute('datetime').endsWith('T01:00:00'));
+  const created = page.locator('[data-testid="created"]');
+  await page.waitForFunction(() => document.querySelector('[data-testid="created"]')?.innerText.includes('DatabaseBackup - USER_DATABASES - FULL'));
+  assert.match(await created.innerText(), /IndexOptimize - USER_DATABASES at Sun \d{4}-\d\d-\d\d 01:00 overlaps DatabaseBackup - USER_DATABASES - FULL/);
+  const statement = await page.locator('[data-testid="statement"]').innerText();
+  assert.match(statement, /^EXEC msdb\.dbo\.sp_update_schedule @schedule_id = \d+,\s+@active_start_time = 10000;$/m);
+  assert.doesNotMatch(statement, /@freq_type/, 'only what changed');
+  await page.screenshot({ path: path.join(RESULTS_DIR, 'simulate-job.png'), fullPage: true });
+  await context.close();
+});
+
+test('every control has a label and the keyboard reaches each one', async () => {
+  for (const dialect of ['agent', 'cron', 'mysql_event', 'job_table', 'service_broker', 'primentra']) {
+    const { page, context } = await open(`/simulate?dialect=${dialect}`);
+    const controls = await page.locator('.simulator').locator('input, select, textarea, button').evaluateAll((els) => els
+      .filter((e) => e.offsetParent !== null && !e.disabled)
+      .map((e) => ({ id: e.id, group: e.type === 'radio' ? e.name : null, label: e.labels?.length ? e.labels[0].innerText.trim() : (e.getAttribute('aria-label') || (e.tagName === 'BUTTON' ? e.innerText.trim() : '')) })));
+    assert.ok(controls.length >= 3, `${dialect}: controls`);
+    const unlabelled = controls.filter((c) => !c.label);
+    assert.deepEqual(unlabelled, [], `${dialect}: every control has a label`);
+    // Tab from the page's start through every control.
+    await page.locator('body').focus();
+    const reached = new Set();
+    for (let i = 0; i < controls.length + 40; i += 1) {
+      await page.keyboard.press('Tab');
+      const id = await page.evaluate(() => document.activeElement?.id || document.activeElement?.innerText?.trim());
+      if (id) reached.add(id);
+    }
+    // A radio group is one stop (its arrow keys move within it), as browsers do.
+    const groupReached = (g) => controls.some((c) => c.group === g && reached.has(c.id));
+    const missing = controls.filter((c) => !reached.has(c.id || c.label) && !(c.group && groupReached(c.group))).map((c) => c.id || c.label);
+    assert.deepEqual(missing, [], `${dialect}: reachable by Tab`);
+    if (dialect === 'agent' || dialect === 'cron') await page.screenshot({ path: path.join(RESULTS_DIR, `simulate-${dialect}.png`), fullPage: true });
+    await context.close();
+  }
+});
+
+test('time per keystroke: 1,000 edits of the row, each to its new next runs (performance.now)', async () => {
+  const { page, context } = await open('/simulate?dialect=agent&tz=America%2FNew_York&after=2026-11-22T07:00:00&count=10');
+  const ms = await page.evaluate(async () => {
+    const box = document.querySelector('#schedule-json');
+    const list = document.querySelector('#next-runs');
+    const row = JSON.parse(box.value);
+    const times = [];
+    for (let i = 0; i < 1000; i += 1) {
+      const h = i % 24; const m = (i * 7) % 60;
+      row.active_start_time = h * 10000 + m * 100 + (i % 2);
+      const done = new Promise((resolve) => {
+        const obs = new MutationObserver(() => { obs.disconnect(); resolve(performance.now()); });
+        obs.observe(list, { subtree: true, childList: true, attributes: true, characterData: true });
+      });
+      const t0 = performance.now();
+      box.value = JSON.stringify(row);
+      box.dispatchEvent(new Event('input', { bubbles: true }));
+      times.push((await done) - t0);
+    }
+    times.sort((a, b) => a - b);
+    return { median: times[500], p95: times[950], mean: times.reduce((a, b) => a + b, 0) / times.length };
+  });
+  console.log(`# per keystroke (parse row, 10 next runs, descriptions, diagnostics, DOM): median ${ms.median.toFixed(3)} ms, p95 ${ms.p95.toFixed(3)} ms, mean ${ms.mean.toFixed(3)} ms`);
+  assert.ok(Number.isFinite(ms.median));
+  await context.close();
+});
+
+test('no page errors or console errors', () => {
+  assert.deepEqual(problems, []);
+});

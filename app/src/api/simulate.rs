@@ -38,7 +38,7 @@ pub async fn fetch_zone_rules(name: String) -> Result<ZoneRules, ApiError> {
 pub mod ssr {
     use super::*;
     use crate::components::simulator::model::{self, SimJob, SimOther};
-    use crate::components::simulator::row_form::example_row;
+    use crate::components::simulator::state::example_row;
     use crate::engine::edit::{self, Dialect, Target};
     use crate::engine::replay::{Estimate, duration_stats};
     use crate::engine::{Run, Schedule, Zone, tz};
@@ -84,7 +84,7 @@ pub mod ssr {
             // Pretty, as the page writes rows (a link carries them compact).
             (Some(r), _) => serde_json::from_str::<serde_json::Value>(&r).ok().and_then(|v| serde_json::to_string_pretty(&v).ok()).unwrap_or(r),
             (None, Some(j)) => j.original.clone(),
-            (None, None) => crate::components::simulator::merge_row("{}", example_row(dialect)),
+            (None, None) => crate::components::simulator::state::pretty(example_row(dialect)),
         };
         let tz_name = match (blank(&q.tz), &job) {
             (Some(t), _) => t,

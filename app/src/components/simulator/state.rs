@@ -1,0 +1,592 @@
+//! The simulator's whole state, and every edit to it, as plain data: one [`State`], changed by
+//! [`State::edit`] (a control's id and its value, as the browser reports it) and read back by
+//! [`State::outputs`] (HTML for each result region), [`State::controls`] (what each control
+//! shows) and [`State::query`] (the URL).
+//!
+//! The browser glue (`live.rs`) only moves strings between the DOM and this; the server renders
+//! the first page from the same state. So the page's behaviour is tested natively here.
+use super::model::{self, Instance, Preview, SimSetup};
+use super::render;
+use crate::engine::edit::{self, Dialect, Row, Target};
+use crate::engine::{AgentSchedule, Diagnostic, Schedule, Zone};
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+
+/// A plausible row for each dialect, for a fresh start or a dialect switch.
+pub fn example_row(d: Dialect) -> &'static str {
+    match d {
+        Dialect::Agent => {
+            r#"{"enabled":1,"freq_type":4,"freq_interval":1,"freq_subday_type":1,"freq_subday_interval":0,"freq_relative_interval":0,"freq_recurrence_factor":0,"active_start_date":20260101,"active_end_date":99991231,"active_start_time":20000,"active_end_time":235959}"#
+        }
+        Dialect::Cron => r#"{"jobid":1,"jobname":"nightly-vacuum","schedule":"0 2 * * *","active":true}"#,
+        Dialect::MysqlEvent => {
+            r#"{"EVENT_SCHEMA":"ops","EVENT_NAME":"purge_sessions","EVENT_TYPE":"RECURRING","EXECUTE_AT":null,"INTERVAL_VALUE":"1","INTERVAL_FIELD":"DAY","STARTS":"2026-01-01 02:00:00","ENDS":null,"STATUS":"ENABLED","ON_COMPLETION":"NOT PRESERVE","TIME_ZONE":"SYSTEM"}"#
+        }
+        Dialect::Seed002 => {
+            r#"{"job_id":1,"job_owner":"etl","job_name":"nightly_load","job_schedule_start":"2026-01-01 02:00:00","job_schedule_finish":null,"job_schedule_interval":3600,"job_status":"ENABLED"}"#
+        }
+        Dialect::Seed003 => {
+            r#"{"ID":1,"JobName":"Refresh statistics","JobScheduleId":1,"ValidFrom":"2026-01-01 00:00:00","IsEnabled":1,"FrequencyType":1,"Frequency":1,"RunAtInSecondsFromMidnight":7200}"#
+        }
+        Dialect::Seed004 => {
+            r#"{"Id":1,"EntityId":10,"ProcessingMode":"scheduled","ScheduleType":"interval","IntervalMinutes":60,"IsEnabled":1,"LastCompletedAt":"2026-01-01 00:00:00"}"#
+        }
+    }
+}
+
+/// JSON pretty-printed, or the text as it is when it is not JSON.
+pub fn pretty(json: &str) -> String {
+    serde_json::from_str::<Value>(json).ok().and_then(|v| serde_json::to_string_pretty(&v).ok()).unwrap_or_else(|| json.to_owned())
+}
+
+/// `fresh`'s columns written over `old`'s (matched case-insensitively), other columns kept.
+pub fn merge_row(old: &str, fresh: &str) -> String {
+    let (Ok(Value::Object(mut old)), Ok(Value::Object(fresh))) = (serde_json::from_str::<Value>(old), serde_json::from_str::<Value>(fresh)) else {
+        return pretty(fresh);
+    };
+    for (k, v) in fresh {
+        let key = old.keys().find(|o| o.eq_ignore_ascii_case(&k)).cloned().unwrap_or(k);
+        old.insert(key, v);
+    }
+    serde_json::to_string_pretty(&Value::Object(old)).unwrap_or_default()
+}
+
+/// The value as a text field shows it.
+pub fn text_of(v: &Value) -> String {
+    match v {
+        Value::Null => String::new(),
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// The text typed into a column's field, as JSON: empty is NULL, a number stays a number when
+/// the column held one (or nothing), anything else is text.
+fn value_of(text: &str, was: &Value) -> Value {
+    let t = text.trim();
+    if t.is_empty() {
+        return Value::Null;
+    }
+    match was {
+        Value::Number(_) | Value::Null | Value::Bool(_) => match serde_json::from_str::<Value>(t) {
+            Ok(v @ (Value::Number(_) | Value::Bool(_))) => v,
+            _ => Value::String(text.to_owned()),
+        },
+        _ => Value::String(text.to_owned()),
+    }
+}
+
+/// Set one column of the row's JSON (the row must be an object; otherwise nothing changes).
+pub fn set_column(json: &str, column: &str, text: &str) -> Option<String> {
+    let Value::Object(mut row) = serde_json::from_str::<Value>(json).ok()? else { return None };
+    let key = row.keys().find(|k| k.eq_ignore_ascii_case(column)).cloned().unwrap_or_else(|| column.to_owned());
+    let was = row.get(&key).cloned().unwrap_or(Value::Null);
+    row.insert(key, value_of(text, &was));
+    serde_json::to_string_pretty(&Value::Object(row)).ok()
+}
+
+/// The columns of the row, in its order, with their texts (empty when the JSON is no object).
+pub fn columns(json: &str) -> Vec<(String, String)> {
+    match serde_json::from_str::<Value>(json) {
+        Ok(Value::Object(row)) => row.into_iter().map(|(k, v)| (k, text_of(&v))).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// yyyymmdd → `YYYY-MM-DD` (empty when it is no date).
+pub fn date_text(v: i64) -> String {
+    crate::engine::agent::date_from_int(v).map(|d| format!("{:04}-{:02}-{:02}", chrono::Datelike::year(&d), chrono::Datelike::month(&d), chrono::Datelike::day(&d))).unwrap_or_default()
+}
+fn date_int(s: &str) -> Option<i64> {
+    let mut p = s.trim().splitn(3, '-');
+    let (y, m, d): (i64, i64, i64) = (p.next()?.parse().ok()?, p.next()?.parse().ok()?, p.next()?.parse().ok()?);
+    Some(y * 10000 + m * 100 + d)
+}
+/// hhmmss → `HH:MM:SS`.
+pub fn time_text(v: i64) -> String {
+    if (0..=235959).contains(&v) && v % 100 < 60 && (v / 100) % 100 < 60 {
+        format!("{:02}:{:02}:{:02}", v / 10000, (v / 100) % 100, v % 100)
+    } else {
+        String::new()
+    }
+}
+fn time_int(s: &str) -> Option<i64> {
+    let mut p = s.trim().split(':');
+    let h: i64 = p.next()?.parse().ok()?;
+    let m: i64 = p.next()?.parse().ok()?;
+    let sec: i64 = p.next().map(str::parse).transpose().ok()?.unwrap_or(0);
+    Some(h * 10000 + m * 100 + sec)
+}
+fn int(s: &str) -> Option<i64> {
+    s.trim().parse().ok()
+}
+
+pub const WEEKDAYS: [&str; 7] = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
+
+/// What a control shows.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Shown {
+    Value(String),
+    Checked(bool),
+}
+
+/// The whole page state.
+pub struct State {
+    pub dialect: Dialect,
+    pub json: String,
+    pub parsed: Result<Row, Vec<Diagnostic>>,
+    pub after: String,
+    pub count: String,
+    pub days: String,
+    pub tz: String,
+    pub zone: Zone,
+    pub zone_error: Option<String>,
+    pub pg_cron: Option<(u32, u32)>,
+    pub now: DateTime<Utc>,
+    /// The job and its instance, when the page was opened for one.
+    pub job: Option<(model::SimJob, Instance)>,
+    pub current: Preview,
+    pub last_valid: Option<Preview>,
+}
+
+/// What an edit changed, so the page redraws only that.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Changed {
+    /// The row's JSON changed: the controls follow it (except the one being edited).
+    pub row: bool,
+    /// The dialect changed: the column editor is redrawn.
+    pub dialect: bool,
+    /// A zone not known in the browser yet was chosen: fetch its rules.
+    pub fetch_zone: Option<()>,
+}
+
+impl State {
+    pub fn new(setup: &SimSetup) -> State {
+        let dialect = Dialect::parse(&setup.dialect).unwrap_or(Dialect::Agent);
+        let now = DateTime::<Utc>::from_timestamp_millis(setup.job.as_ref().map(|j| j.now_ms).unwrap_or(setup.now_ms)).unwrap_or_default();
+        let mut s = State {
+            dialect,
+            json: pretty(&setup.row),
+            parsed: Err(Vec::new()),
+            after: setup.after.clone(),
+            count: setup.count.to_string(),
+            days: setup.days.to_string(),
+            tz: setup.rules.name().to_owned(),
+            zone: Zone::Rules(setup.rules.clone().leak()),
+            zone_error: None,
+            pg_cron: setup.pg_cron,
+            now,
+            job: setup.job.clone().map(|j| {
+                let i = model::read_job(&j);
+                (j, i)
+            }),
+            current: Preview::default(),
+            last_valid: None,
+        };
+        s.recompute();
+        s
+    }
+
+    fn agent(&self) -> Option<AgentSchedule> {
+        match &self.parsed {
+            Ok(Row { schedule: Schedule::Agent(a), .. }) => Some(a.clone()),
+            _ => None,
+        }
+    }
+
+    fn set_agent(&mut self, f: impl FnOnce(&mut AgentSchedule)) {
+        if let Some(mut a) = self.agent() {
+            f(&mut a);
+            self.json = merge_row(&self.json, &edit::to_row(&Schedule::Agent(a)));
+        }
+    }
+
+    /// Apply one control's new value (`checked` for checkboxes and radios).
+    pub fn edit(&mut self, id: &str, value: &str, checked: bool) -> Changed {
+        let mut changed = Changed::default();
+        let before = self.json.clone();
+        match id {
+            "sim-dialect" => {
+                if let Some(d) = Dialect::parse(value).filter(|d| *d != self.dialect && self.job.is_none()) {
+                    self.dialect = d;
+                    self.json = pretty(example_row(d));
+                    changed.dialect = true;
+                }
+            }
+            "sim-tz" => {
+                let name = value.trim().to_owned();
+                if name != self.tz {
+                    self.tz = name.clone();
+                    match Zone::from_name(&name) {
+                        Some(z) => {
+                            self.zone = z;
+                            self.zone_error = None;
+                        }
+                        None => changed.fetch_zone = Some(()),
+                    }
+                }
+            }
+            "sim-after" => self.after = value.to_owned(),
+            "sim-count" => self.count = value.to_owned(),
+            "sim-impact-days" => self.days = value.to_owned(),
+            "sim-pgcron" => {
+                self.pg_cron = value.split_once('.').and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?)));
+            }
+            "schedule-json" => self.json = value.to_owned(),
+            _ if id.starts_with("col-") => {
+                let col = &id[4..];
+                if let Some(j) = set_column(&self.json, col, value) {
+                    self.json = j;
+                }
+            }
+            _ => self.edit_agent(id, value, checked),
+        }
+        changed.row = self.json != before;
+        self.recompute();
+        changed
+    }
+
+    fn edit_agent(&mut self, id: &str, value: &str, checked: bool) {
+        let n = int(value);
+        match id {
+            "sim-type" => {
+                let v = n.unwrap_or(4);
+                self.set_agent(|a| {
+                    if v == 4 && matches!(a.freq_type, 4 | 8 | 16 | 32) {
+                        return;
+                    }
+                    a.freq_type = v;
+                    if v == 4 && a.freq_interval < 1 {
+                        a.freq_interval = 1;
+                    }
+                    if v == 4 && a.freq_subday_type == 0 {
+                        a.freq_subday_type = 1;
+                    }
+                });
+            }
+            "sim-occurs" => {
+                let v = n.unwrap_or(4);
+                self.set_agent(|a| {
+                    a.freq_type = v;
+                    match v {
+                        4 => a.freq_interval = a.freq_interval.clamp(1, 365),
+                        8 => {
+                            a.freq_interval = if (1..=127).contains(&a.freq_interval) { a.freq_interval } else { 2 };
+                            a.freq_recurrence_factor = a.freq_recurrence_factor.max(1);
+                        }
+                        16 => {
+                            a.freq_interval = a.freq_interval.clamp(1, 31);
+                            a.freq_recurrence_factor = a.freq_recurrence_factor.max(1);
+                        }
+                        _ => {
+                            a.freq_interval = if (1..=10).contains(&a.freq_interval) { a.freq_interval } else { 2 };
+                            a.freq_relative_interval = if [1, 2, 4, 8, 16].contains(&a.freq_relative_interval) { a.freq_relative_interval } else { 1 };
+                            a.freq_recurrence_factor = a.freq_recurrence_factor.max(1);
+                        }
+                    }
+                });
+            }
+            "sim-enabled" => self.set_agent(|a| a.enabled = i64::from(checked)),
+            "sim-once" if checked => self.set_agent(|a| a.freq_subday_type = 1),
+            "sim-every" if checked => self.set_agent(|a| {
+                a.freq_subday_type = 4;
+                a.freq_subday_interval = a.freq_subday_interval.max(1);
+            }),
+            "sim-no-end" => self.set_agent(|a| a.active_end_date = if checked { 99991231 } else { a.active_start_date.max(20000101) + 10000 }),
+            "sim-once-date" | "sim-start-date" => {
+                if let Some(v) = date_int(value) {
+                    self.set_agent(|a| a.active_start_date = v);
+                }
+            }
+            "sim-end-date" => {
+                if let Some(v) = date_int(value) {
+                    self.set_agent(|a| a.active_end_date = v);
+                }
+            }
+            "sim-once-time" | "sim-at" | "sim-start-time" => {
+                if let Some(v) = time_int(value) {
+                    self.set_agent(|a| a.active_start_time = v);
+                }
+            }
+            "sim-end-time" => {
+                if let Some(v) = time_int(value) {
+                    self.set_agent(|a| a.active_end_time = v);
+                }
+            }
+            _ if id.starts_with("sim-wd-") => {
+                if let Some(i) = WEEKDAYS.iter().position(|d| d.eq_ignore_ascii_case(&id[7..])) {
+                    let bit = 1i64 << i;
+                    self.set_agent(|a| a.freq_interval = if checked { a.freq_interval | bit } else { a.freq_interval & !bit });
+                }
+            }
+            _ => {
+                let Some(v) = n else { return };
+                match id {
+                    "sim-days" | "sim-dom" | "sim-relday" => self.set_agent(|a| a.freq_interval = v),
+                    "sim-weeks" | "sim-months" | "sim-relmonths" => self.set_agent(|a| a.freq_recurrence_factor = v),
+                    "sim-rel" => self.set_agent(|a| a.freq_relative_interval = v),
+                    "sim-every-n" => self.set_agent(|a| a.freq_subday_interval = v),
+                    "sim-unit" => self.set_agent(|a| a.freq_subday_type = v),
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    /// A zone's rules arrived (or could not be had).
+    pub fn zone_rules(&mut self, name: &str, rules: Result<crate::engine::ZoneRules, String>) {
+        if name != self.tz {
+            return;
+        }
+        match rules {
+            Ok(r) => {
+                self.zone = Zone::Rules(r.leak());
+                self.zone_error = None;
+            }
+            Err(e) => self.zone_error = Some(e),
+        }
+        self.recompute();
+    }
+
+    fn recompute(&mut self) {
+        self.parsed = edit::parse_row_full(self.dialect, &self.json);
+        let mut form = Vec::new();
+        let after = model::parse_local(&self.after);
+        if after.is_none() {
+            form.push(Diagnostic::error("after", &self.after, "must be a date and time, YYYY-MM-DDTHH:MM:SS"));
+        }
+        let count = match self.count.trim().parse::<usize>() {
+            Ok(n @ 1..=model::MAX_COUNT) => n,
+            _ => {
+                form.push(Diagnostic::error("count", &self.count, format!("must be a number from 1 to {}", model::MAX_COUNT)));
+                model::DEFAULT_COUNT
+            }
+        };
+        let mut p = match &self.parsed {
+            Err(errors) => Preview { errors: errors.clone(), ..Default::default() },
+            Ok(row) => {
+                let mut p = match after {
+                    Some(a) => model::preview(&row.schedule, self.zone, a, count, self.pg_cron, self.now),
+                    None => Preview { description: crate::engine::describe(&row.schedule), ..Default::default() },
+                };
+                if matches!(row.schedule, Schedule::Cron(_)) && row.active == Some(false) {
+                    p.warnings.push(Diagnostic::warning("active", "false", "the job is inactive: pg_cron does not run it until active is true again"));
+                }
+                p
+            }
+        };
+        if !form.is_empty() {
+            p.runs.clear();
+            p.errors.extend(form);
+        }
+        if p.is_valid() {
+            self.last_valid = Some(p.clone());
+        }
+        self.current = p;
+    }
+
+    /// The schedule as the row reads now.
+    pub fn schedule(&self) -> Option<&Schedule> {
+        self.parsed.as_ref().ok().map(|r| &r.schedule)
+    }
+
+    /// The statement that applies the row (when it reads).
+    pub fn statement(&self) -> String {
+        let Some(s) = self.schedule() else { return String::new() };
+        let original = self.job.as_ref().and_then(|(_, i)| i.original.as_ref());
+        let target = original
+            .map(|r| r.target.clone())
+            .or_else(|| self.parsed.as_ref().ok().map(|r| r.target.clone()))
+            .unwrap_or_else(|| Target::none(self.dialect));
+        edit::apply_statement(original.map(|r| &r.schedule), s, &target)
+    }
+
+    /// The instance replay (for a job, when the row is valid).
+    pub fn impact(&self) -> Option<crate::engine::replay::Impact> {
+        let (_, inst) = self.job.as_ref()?;
+        let s = self.schedule()?;
+        if !self.current.is_valid() {
+            return None;
+        }
+        let d = self.days.trim().parse::<u32>().ok().unwrap_or(model::DEFAULT_DAYS).clamp(1, model::MAX_DAYS);
+        Some(model::impact(inst, s, self.zone, d))
+    }
+
+    /// Every result region's HTML, by element id.
+    pub fn outputs(&self) -> Vec<(&'static str, String)> {
+        let stale = if self.current.is_valid() { None } else { self.last_valid.as_ref() };
+        let mut out = vec![
+            ("schedule-diagnostics", render::diagnostics(&self.current.errors, "sim-diag-error")),
+            ("sim-describe", render::describe(&self.current, stale)),
+            ("next-runs", render::runs(&self.current.runs)),
+            ("sim-never", render::never(&self.current)),
+            ("sim-stale", render::stale(stale)),
+            ("sim-warnings", render::diagnostics(&self.current.warnings, "sim-diag-warning")),
+            ("sim-statement", render::escape(&self.statement())),
+            ("sim-zone-error", self.zone_error.as_deref().map(render::escape).unwrap_or_default()),
+        ];
+        if self.job.is_some() {
+            out.push(("sim-impact-body", self.impact().map(|i| render::impact(&i, self.zone)).unwrap_or_default()));
+        }
+        out
+    }
+
+    /// What each control shows, by id (the Agent dialog's from the row).
+    pub fn controls(&self) -> Vec<(String, Shown)> {
+        let mut c: Vec<(String, Shown)> = vec![
+            ("sim-dialect".into(), Shown::Value(self.dialect.key().into())),
+            ("schedule-json".into(), Shown::Value(self.json.clone())),
+        ];
+        if let Some(a) = self.agent() {
+            let v = |s: String| Shown::Value(s);
+            let recurring = matches!(a.freq_type, 4 | 8 | 16 | 32);
+            c.push(("sim-type".into(), v(if recurring { "4".into() } else { a.freq_type.to_string() })));
+            c.push(("sim-enabled".into(), Shown::Checked(a.enabled != 0)));
+            c.push(("sim-once-date".into(), v(date_text(a.active_start_date))));
+            c.push(("sim-once-time".into(), v(time_text(a.active_start_time))));
+            c.push(("sim-occurs".into(), v(a.freq_type.to_string())));
+            c.push(("sim-days".into(), v(a.freq_interval.to_string())));
+            c.push(("sim-weeks".into(), v(a.freq_recurrence_factor.to_string())));
+            c.push(("sim-dom".into(), v(a.freq_interval.to_string())));
+            c.push(("sim-months".into(), v(a.freq_recurrence_factor.to_string())));
+            c.push(("sim-rel".into(), v(a.freq_relative_interval.to_string())));
+            c.push(("sim-relday".into(), v(a.freq_interval.to_string())));
+            c.push(("sim-relmonths".into(), v(a.freq_recurrence_factor.to_string())));
+            for (i, d) in WEEKDAYS.iter().enumerate() {
+                c.push((format!("sim-wd-{}", d.to_ascii_lowercase()), Shown::Checked(a.freq_interval & (1 << i) != 0)));
+            }
+            c.push(("sim-once".into(), Shown::Checked(a.freq_subday_type == 1)));
+            c.push(("sim-every".into(), Shown::Checked(a.freq_subday_type != 1)));
+            c.push(("sim-at".into(), v(time_text(a.active_start_time))));
+            c.push(("sim-every-n".into(), v(a.freq_subday_interval.to_string())));
+            c.push(("sim-unit".into(), v(a.freq_subday_type.to_string())));
+            c.push(("sim-start-time".into(), v(time_text(a.active_start_time))));
+            c.push(("sim-end-time".into(), v(time_text(a.active_end_time))));
+            c.push(("sim-start-date".into(), v(date_text(a.active_start_date))));
+            c.push(("sim-no-end".into(), Shown::Checked(a.active_end_date >= 99991231)));
+            c.push(("sim-end-date".into(), v(date_text(a.active_end_date))));
+        }
+        c
+    }
+
+    /// Which parts of the form show, by element id.
+    pub fn sections(&self) -> Vec<(&'static str, bool)> {
+        let a = self.agent();
+        let ft = a.as_ref().map(|a| a.freq_type).unwrap_or(0);
+        let sd = a.as_ref().map(|a| a.freq_subday_type).unwrap_or(0);
+        let agent = self.dialect == Dialect::Agent;
+        vec![
+            ("sim-sec-agent", agent),
+            ("sim-sec-columns", !agent),
+            ("sim-sec-pgcron", self.dialect == Dialect::Cron),
+            ("sim-sec-once", ft == 1),
+            ("sim-sec-recurring", matches!(ft, 4 | 8 | 16 | 32)),
+            ("sim-sec-daily", ft == 4),
+            ("sim-sec-weekly", ft == 8),
+            ("sim-sec-weekdays", ft == 8),
+            ("sim-sec-monthly", ft == 16),
+            ("sim-sec-relative", ft == 32),
+            ("sim-sec-at", sd == 1),
+            ("sim-sec-every", sd != 1),
+            ("sim-sec-end", a.as_ref().is_some_and(|a| a.active_end_date < 99991231)),
+        ]
+    }
+
+    /// The URL's query for this state.
+    pub fn query(&self) -> Vec<(&'static str, String)> {
+        let mut q = vec![("dialect", self.dialect.key().to_owned()), ("after", self.after.clone()), ("count", self.count.clone()), ("tz", self.tz.clone())];
+        if let Some((j, _)) = &self.job {
+            q.push(("instance", j.instance.clone()));
+            q.push(("job", j.id.clone()));
+            q.push(("schedule", j.schedule_id.to_string()));
+            q.push(("days", self.days.clone()));
+        }
+        if let Some((a, b)) = self.pg_cron {
+            q.push(("pg_cron", format!("{a}.{b}")));
+        }
+        let row = serde_json::from_str::<Value>(&self.json).map(|v| v.to_string()).unwrap_or_else(|_| self.json.clone());
+        q.push(("row", row));
+        q
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn setup(dialect: Dialect) -> SimSetup {
+        SimSetup {
+            dialect: dialect.key().into(),
+            row: example_row(dialect).into(),
+            after: "2026-11-22T07:00:00".into(),
+            count: 10,
+            rules: crate::engine::ZoneRules::new("UTC", 0, Vec::new()).unwrap(),
+            pg_cron: None,
+            days: 7,
+            job: None,
+            notes: Vec::new(),
+            now_ms: 1_795_000_000_000,
+        }
+    }
+
+    #[test]
+    fn every_example_row_reads_and_fires() {
+        for d in Dialect::ALL {
+            let s = State::new(&setup(d));
+            assert!(s.parsed.is_ok(), "{d:?}: {:?}", s.parsed);
+            assert!(s.current.errors.is_empty(), "{d:?}: {:?}", s.current.errors);
+        }
+    }
+
+    #[test]
+    fn a_control_rewrites_the_row_and_the_runs_follow() {
+        let mut s = State::new(&setup(Dialect::Agent));
+        assert_eq!(s.current.runs[0].local, "2026-11-23T02:00:00");
+        let c = s.edit("sim-at", "04:30", false);
+        assert!(c.row);
+        assert!(s.json.contains("\"active_start_time\": 43000"), "{}", s.json);
+        assert_eq!(s.current.runs[0].local, "2026-11-23T04:30:00");
+        // Every 5 seconds: the Agent refuses, the row keeps it, the last valid runs stay apart.
+        s.edit("sim-every", "", true);
+        s.edit("sim-unit", "2", false);
+        s.edit("sim-every-n", "5", false);
+        assert!(s.current.runs.is_empty());
+        assert!(s.current.errors.iter().any(|d| d.to_string().starts_with("freq_subday_interval = 5")), "{:?}", s.current.errors);
+        assert!(s.last_valid.as_ref().is_some_and(|p| !p.runs.is_empty()));
+        assert!(s.outputs().iter().any(|(id, html)| *id == "sim-stale" && html.contains("<time")));
+    }
+
+    #[test]
+    fn typing_in_the_json_moves_the_dialog_and_a_bad_row_names_the_column() {
+        let mut s = State::new(&setup(Dialect::Agent));
+        s.edit("schedule-json", r#"{"freq_type": 8, "freq_interval": 42, "freq_recurrence_factor": 1, "freq_subday_type": 1, "active_start_date": 20260101}"#, false);
+        let shown = s.controls();
+        let get = |id: &str| shown.iter().find(|(i, _)| i == id).map(|(_, v)| v.clone());
+        assert_eq!(get("sim-occurs"), Some(Shown::Value("8".into())));
+        assert_eq!(get("sim-wd-monday"), Some(Shown::Checked(true)));
+        assert_eq!(get("sim-wd-tuesday"), Some(Shown::Checked(false)));
+        assert!(s.sections().contains(&("sim-sec-weekdays", true)));
+        s.edit("schedule-json", r#"{"freq_type": "weekly"}"#, false);
+        assert!(s.current.errors.iter().any(|d| d.field.as_deref() == Some("freq_type")), "{:?}", s.current.errors);
+    }
+
+    #[test]
+    fn a_column_keeps_its_type_and_empty_is_null() {
+        let j = set_column(r#"{"a":1,"b":"x"}"#, "a", "5").unwrap();
+        assert!(j.contains(r#""a": 5"#), "{j}");
+        let j = set_column(&j, "b", "").unwrap();
+        assert!(j.contains(r#""b": null"#), "{j}");
+        let j = set_column(&j, "a", "ten").unwrap();
+        assert!(j.contains(r#""a": "ten""#), "{j}");
+    }
+
+    #[test]
+    fn dates_and_times_round_trip_through_the_controls() {
+        assert_eq!(date_text(20240229), "2024-02-29");
+        assert_eq!(date_int("2024-02-29"), Some(20240229));
+        assert_eq!(date_text(20230229), "", "no such date: the field is empty, the JSON keeps it");
+        assert_eq!(time_text(20000), "02:00:00");
+        assert_eq!(time_int("02:30"), Some(23000));
+        assert_eq!(time_int("23:59:59"), Some(235959));
+    }
+}

@@ -154,6 +154,7 @@ test('a link reproduces the view', async () => {
   await page.locator('#sim-at').fill('01:30:00');
   await page.waitForFunction(() => document.querySelector('#next-runs time')?.getAttribute('datetime') === '2024-03-31T02:00:00');
   assert.match(await page.locator('#next-runs').innerText(), /DST gap/, 'a run in the gap says so');
+  await page.waitForFunction(() => new URLSearchParams(location.search).get('row')?.includes('"active_start_time":13000'));
   const url = page.url();
   assert.match(url, /[?&]row=/);
   const first = await runs(page);
@@ -199,6 +200,44 @@ test('a change to a demo job names the overlap it creates and gives the sp_updat
   assert.match(statement, /^EXEC msdb\.dbo\.sp_update_schedule @schedule_id = \d+,\s+@active_start_time = 10000;$/m);
   assert.doesNotMatch(statement, /@freq_type/, 'only what changed');
   await page.screenshot({ path: path.join(RESULTS_DIR, 'simulate-job.png'), fullPage: true });
+  // The replay runs on every edit: time 100 edits of the start time, each to its redrawn impact.
+  const jobs = await page.evaluate(() => document.querySelectorAll('[data-testid="impact-summary"]').length);
+  assert.equal(jobs, 1);
+  const ms = await page.evaluate(async () => {
+    const at = document.querySelector('#sim-at');
+    const body = document.querySelector('#sim-impact-body');
+    const times = [];
+    for (let i = 0; i < 100; i += 1) {
+      const done = new Promise((resolve) => {
+        const obs = new MutationObserver(() => { obs.disconnect(); resolve(performance.now()); });
+        obs.observe(body, { subtree: true, childList: true, characterData: true });
+      });
+      const t0 = performance.now();
+      at.value = `0${i % 10}:${String((i * 7) % 60).padStart(2, '0')}:00`;
+      at.dispatchEvent(new Event('input', { bubbles: true }));
+      times.push((await done) - t0);
+    }
+    times.sort((a, b) => a - b);
+    return { median: times[50], max: times[99] };
+  });
+  console.log(`# one edit with the 7-day replay of the demo instance: median ${ms.median.toFixed(1)} ms, max ${ms.max.toFixed(1)} ms`);
+  await context.close();
+});
+
+test("Primentra's triggered mode answers the test button for the queue state entered", async () => {
+  const { page, context } = await open('/simulate?dialect=primentra&tz=UTC');
+  assert.equal(await page.locator('#sim-sec-dryrun').isVisible(), false, 'scheduled mode: no test button');
+  await page.locator('#col-ProcessingMode').fill('triggered');
+  await page.locator('#col-ProcessingMode').press('Tab');
+  await page.locator('#sim-sec-dryrun').waitFor();
+  const json = JSON.parse(await page.locator('#schedule-json').inputValue());
+  json.TriggerRowThreshold = 1000;
+  await page.locator('#schedule-json').fill(JSON.stringify(json));
+  await page.locator('#sim-dry-pending').fill('1200');
+  await page.waitForFunction(() => document.querySelector('[data-testid="dry-run"]')?.dataset.fire === 'true');
+  assert.match(await page.locator('[data-testid="dry-run"]').innerText(), /Would fire\. Row threshold met: 1,200 rows >= threshold 1,000/);
+  await page.locator('#sim-dry-pending').fill('10');
+  await page.waitForFunction(() => document.querySelector('[data-testid="dry-run"]')?.dataset.fire === 'false');
   await context.close();
 });
 

@@ -187,6 +187,24 @@ pub fn SimulatorForm(setup: SimSetup) -> impl IntoView {
                         <legend>"Columns"</legend>
                         <div class="sim-columns-grid" id="sim-columns" inner_html=super::render::columns(&st.json)></div>
                     </fieldset>
+                    <fieldset class="sim-group" id="sim-sec-dryrun" hidden=hidden("sim-sec-dryrun")>
+                        <legend>"Triggered mode: the test button (usp_Scheduler_TestRun)"</legend>
+                        <div class="sim-row">
+                            <div class="field field-narrow">
+                                <label for="sim-dry-pending">"Pending rows"</label>
+                                <input id="sim-dry-pending" type="number" min="0" value=st.queue[0].clone()/>
+                            </div>
+                            <div class="field field-narrow">
+                                <label for="sim-dry-age">"Oldest row's age (minutes)"</label>
+                                <input id="sim-dry-age" type="number" min="0" value=st.queue[1].clone()/>
+                            </div>
+                            <div class="field">
+                                <label for="sim-dry-check">"LastTriggerCheck (optional)"</label>
+                                <input id="sim-dry-check" autocomplete="off" value=st.queue[2].clone()/>
+                            </div>
+                        </div>
+                        <div id="sim-dryrun" inner_html=out("sim-dryrun")></div>
+                    </fieldset>
                     <div class="field field-wide">
                         <label for="schedule-json">"The row as JSON (paste one row: SELECT … FOR JSON, row_to_json, JSON_OBJECT)"</label>
                         <textarea id="schedule-json" rows="12" spellcheck="false">{st.json.clone()}</textarea>

@@ -11,13 +11,23 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::closure::Closure;
 use web_sys::{Element, Event, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 
-type Shared = Rc<RefCell<State>>;
+/// The state, what each region shows now (so a redraw compares strings, never reads the DOM
+/// back), and whether a URL update is already on its way.
+struct Live {
+    st: State,
+    drawn: Vec<(&'static str, String)>,
+    url_pending: bool,
+}
+
+type Shared = Rc<RefCell<Live>>;
 
 /// Attach to `#sim-root` (rendered by the server) and mark it `data-ready`.
 pub fn attach(setup: SimSetup) {
     let doc = leptos::prelude::document();
     let Some(root) = doc.get_element_by_id("sim-root") else { return };
-    let st: Shared = Rc::new(RefCell::new(State::new(&setup)));
+    let state = State::new(&setup);
+    let drawn = state.outputs();
+    let st: Shared = Rc::new(RefCell::new(Live { st: state, drawn, url_pending: false }));
     for kind in ["input", "change"] {
         let st = st.clone();
         let cb = Closure::<dyn FnMut(Event)>::new(move |ev: Event| on_event(&st, &ev, kind));
@@ -27,7 +37,7 @@ pub fn attach(setup: SimSetup) {
     if let Some(button) = doc.get_element_by_id("sim-copy") {
         let st = st.clone();
         let cb = Closure::<dyn FnMut(Event)>::new(move |_: Event| {
-            let text = st.borrow().statement();
+            let text = st.borrow().st.statement();
             let w = leptos::prelude::window();
             let _ = w.navigator().clipboard().write_text(&text);
             if let Some(b) = w.document().and_then(|d| d.get_element_by_id("sim-copy")) {
@@ -61,29 +71,38 @@ fn on_event(st: &Shared, ev: &Event, kind: &str) {
         return;
     }
     let id = el.id();
-    let changed = st.borrow_mut().edit(&id, &value, checked);
+    let changed = st.borrow_mut().st.edit(&id, &value, checked);
     if changed.fetch_zone.is_some() {
         let (st, name) = (st.clone(), value.trim().to_owned());
         leptos::task::spawn_local(async move {
             let rules = crate::api::fetch_zone_rules(name.clone()).await.map_err(|e| e.to_string());
-            st.borrow_mut().zone_rules(&name, rules);
-            draw(&st.borrow(), "", Changed::default());
+            st.borrow_mut().st.zone_rules(&name, rules);
+            draw(&st, "", Changed::default());
         });
     }
-    draw(&st.borrow(), &id, changed);
+    draw(st, &id, changed);
 }
 
 /// Write the state back into the page (only what differs).
-fn draw(st: &State, source: &str, changed: Changed) {
+fn draw(shared: &Shared, source: &str, changed: Changed) {
     let w = leptos::prelude::window();
     let Some(doc) = w.document() else { return };
-    for (id, html) in st.outputs() {
+    let mut live = shared.borrow_mut();
+    let outputs = live.st.outputs();
+    for (id, html) in outputs {
+        let old = live.drawn.iter_mut().find(|(i, _)| *i == id);
+        if old.as_ref().is_some_and(|(_, h)| *h == html) {
+            continue;
+        }
         if let Some(el) = doc.get_element_by_id(id) {
-            if el.inner_html() != html {
-                el.set_inner_html(&html);
-            }
+            el.set_inner_html(&html);
+        }
+        match old {
+            Some((_, h)) => *h = html,
+            None => live.drawn.push((id, html)),
         }
     }
+    let st = &live.st;
     for (id, shown) in st.sections() {
         if let Some(el) = doc.get_element_by_id(id) {
             let _ = if shown { el.remove_attribute("hidden") } else { el.set_attribute("hidden", "") };
@@ -122,8 +141,20 @@ fn draw(st: &State, source: &str, changed: Changed) {
             }
         }
     }
-    let query: Vec<String> = st.query().iter().map(|(k, v)| format!("{k}={}", String::from(js_sys::encode_uri_component(v)))).collect();
-    if let Ok(h) = w.history() {
-        let _ = h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&format!("/simulate?{}", query.join("&"))));
+    // The URL follows within 200 ms (browsers throttle history updates on every keystroke).
+    if !live.url_pending {
+        live.url_pending = true;
+        let shared = shared.clone();
+        leptos::prelude::set_timeout(
+            move || {
+                let mut live = shared.borrow_mut();
+                live.url_pending = false;
+                let query: Vec<String> = live.st.query().iter().map(|(k, v)| format!("{k}={}", String::from(js_sys::encode_uri_component(v)))).collect();
+                if let Ok(h) = leptos::prelude::window().history() {
+                    let _ = h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&format!("/simulate?{}", query.join("&"))));
+                }
+            },
+            std::time::Duration::from_millis(200),
+        );
     }
 }

@@ -155,6 +155,21 @@ pub fn impact(i: &Impact, zone: Zone) -> String {
     out
 }
 
+/// Primentra's test button: would fire, and why.
+pub fn dry_run(d: Option<&Result<crate::engine::seed004::DryRun, Diagnostic>>) -> String {
+    match d {
+        None => String::new(),
+        Some(Err(e)) => format!(r#"<p class="sim-diag sim-diag-error">{}</p>"#, escape(&e.to_string())),
+        Some(Ok(d)) => format!(
+            r#"<p data-testid="dry-run" data-fire="{}"><strong>{}</strong> {}{}</p>"#,
+            d.would_fire,
+            if d.would_fire { "Would fire." } else { "Would not fire." },
+            escape(&d.reason),
+            d.trigger_source.as_deref().map(|t| format!(" ({})", escape(t))).unwrap_or_default()
+        ),
+    }
+}
+
 /// One labelled field per column of the row (the column editor; redrawn by the browser when
 /// the row's columns change).
 pub fn columns(json: &str) -> String {

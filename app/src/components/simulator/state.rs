@@ -147,6 +147,9 @@ pub struct State {
     pub job: Option<(model::SimJob, Instance)>,
     pub current: Preview,
     pub last_valid: Option<Preview>,
+    /// Primentra's test button: the queue state entered (pending rows, oldest row's age in
+    /// minutes, `LastTriggerCheck` override).
+    pub queue: [String; 3],
 }
 
 /// What an edit changed, so the page redraws only that.
@@ -182,6 +185,7 @@ impl State {
             }),
             current: Preview::default(),
             last_valid: None,
+            queue: ["0".into(), "0".into(), String::new()],
         };
         s.recompute();
         s
@@ -233,6 +237,9 @@ impl State {
                 self.pg_cron = value.split_once('.').and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?)));
             }
             "schedule-json" => self.json = value.to_owned(),
+            "sim-dry-pending" => self.queue[0] = value.to_owned(),
+            "sim-dry-age" => self.queue[1] = value.to_owned(),
+            "sim-dry-check" => self.queue[2] = value.to_owned(),
             _ if id.starts_with("col-") => {
                 let col = &id[4..];
                 if let Some(j) = set_column(&self.json, col, value) {
@@ -401,6 +408,23 @@ impl State {
         edit::apply_statement(original.map(|r| &r.schedule), s, &target)
     }
 
+    /// A Primentra configuration in triggered mode: would the dispatcher fire now, for the
+    /// queue state entered? The same answer as `sundial dry-run` (at the page's now, UTC).
+    pub fn dry_run(&self) -> Option<Result<crate::engine::seed004::DryRun, Diagnostic>> {
+        let Some(Schedule::Seed004(c)) = self.schedule() else { return None };
+        if !c.processing_mode.as_deref().is_some_and(|m| m.trim().eq_ignore_ascii_case("triggered")) {
+            return None;
+        }
+        let opt = |t: &String| Some(t.trim().to_owned()).filter(|t| !t.is_empty());
+        let q = crate::engine::seed004::QueueState {
+            pending_rows: opt(&self.queue[0]),
+            oldest_row_age_minutes: opt(&self.queue[1]),
+            oldest_row_created_at: None,
+            last_trigger_check: opt(&self.queue[2]),
+        };
+        Some(crate::engine::seed004::dry_run(c, &q, self.now.naive_utc()))
+    }
+
     /// The instance replay (for a job, when the row is valid).
     pub fn impact(&self) -> Option<crate::engine::replay::Impact> {
         let (_, inst) = self.job.as_ref()?;
@@ -424,6 +448,7 @@ impl State {
             ("sim-warnings", render::diagnostics(&self.current.warnings, "sim-diag-warning")),
             ("sim-statement", render::escape(&self.statement())),
             ("sim-zone-error", self.zone_error.as_deref().map(render::escape).unwrap_or_default()),
+            ("sim-dryrun", render::dry_run(self.dry_run().as_ref())),
         ];
         if self.job.is_some() {
             out.push(("sim-impact-body", self.impact().map(|i| render::impact(&i, self.zone)).unwrap_or_default()));
@@ -489,6 +514,7 @@ impl State {
             ("sim-sec-at", sd == 1),
             ("sim-sec-every", sd != 1),
             ("sim-sec-end", a.as_ref().is_some_and(|a| a.active_end_date < 99991231)),
+            ("sim-sec-dryrun", self.dry_run().is_some()),
         ]
     }
 
@@ -568,6 +594,21 @@ mod tests {
         assert!(s.sections().contains(&("sim-sec-weekdays", true)));
         s.edit("schedule-json", r#"{"freq_type": "weekly"}"#, false);
         assert!(s.current.errors.iter().any(|d| d.field.as_deref() == Some("freq_type")), "{:?}", s.current.errors);
+    }
+
+    #[test]
+    fn a_triggered_primentra_configuration_answers_the_test_button() {
+        let mut s = State::new(&setup(Dialect::Seed004));
+        assert!(s.dry_run().is_none(), "scheduled mode: no test button");
+        s.edit("col-ProcessingMode", "triggered", false);
+        s.edit("col-TriggerRowThreshold", "1000", false);
+        s.edit("sim-dry-pending", "1200", false);
+        let d = s.dry_run().unwrap().unwrap();
+        assert!(d.would_fire);
+        assert_eq!(d.reason, "Row threshold met: 1,200 rows >= threshold 1,000");
+        s.edit("sim-dry-pending", "10", false);
+        assert!(!s.dry_run().unwrap().unwrap().would_fire);
+        assert!(s.sections().contains(&("sim-sec-dryrun", true)));
     }
 
     #[test]

@@ -6,7 +6,7 @@ export PATH := $(HOME)/.cargo/bin:$(PATH)
 export LEPTOS_SITE_ROOT := target/site
 export LEPTOS_OUTPUT_NAME := sundial
 
-.PHONY: run test setup build unit engine-wasm e2e bench clean-demo
+.PHONY: run test setup build unit engine-wasm e2e wasm-size bench clean-demo
 
 setup:
 	@.ci/install-deps
@@ -27,7 +27,12 @@ engine-wasm: setup
 e2e: build
 	cd end2end && SUNDIAL_BIN=../target/release/sundial node --test
 
-test: unit e2e
+# The browser's budget: all the WASM a page loads (one bundle), gzipped, at most 300,000 bytes.
+wasm-size: build
+	@raw=$$(stat -c %s target/site/pkg/sundial.wasm); gz=$$(gzip -9c target/site/pkg/sundial.wasm | wc -c); \
+	echo "WASM: $$raw bytes, $$gz gzipped (budget 300000)"; test $$gz -le 300000
+
+test: unit e2e wasm-size
 
 bench: setup
 	cargo bench -p sundial-engine --bench engine

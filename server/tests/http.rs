@@ -439,3 +439,25 @@ async fn the_switches_remember_zone_and_theme_in_cookies_and_go_back_to_the_page
     let html = get("/?days=7").await.text();
     assert!(!html.contains("data-theme=\"dark\"") && html.contains(r#"aria-pressed="true" data-zone="instance""#), "defaults without cookies");
 }
+
+#[tokio::test]
+async fn the_simulator_page_is_complete_html_before_any_script_runs() {
+    let res = get("/simulate?dialect=agent&tz=America%2FNew_York&after=2026-11-22T07:00:00&count=3").await;
+    assert_eq!(res.status, StatusCode::OK);
+    let html = res.text();
+    let runs = html.split(r#"id="next-runs""#).nth(1).and_then(|r| r.split("</ol>").next()).expect("#next-runs");
+    let times: Vec<&str> = runs.split(r#"<time datetime=""#).skip(1).map(|t| &t[..19]).collect();
+    assert_eq!(times, ["2026-11-23T02:00:00", "2026-11-24T02:00:00", "2026-11-25T02:00:00"]);
+    assert!(html.contains(r#"id="schedule-json""#) && html.contains(r#"<label for="schedule-json">"#));
+    assert!(visible(&html).contains("Occurs every day at 2:00:00 AM."), "SSMS's words");
+    assert!(html.contains("EXEC msdb.dbo.sp_update_schedule"), "the statement");
+    assert!(html.matches("<option value=\"").count() > 400, "every zone the server knows is offered");
+    assert!(html.contains(r#"data-component="Simulator"#) || html.contains("leptos-island"), "an island");
+
+    let bad = get("/simulate?dialect=quartz").await;
+    assert_eq!(bad.status, StatusCode::BAD_REQUEST);
+    assert!(visible(&bad.text()).contains("dialect must be one of agent, cron, mysql_event, job_table, service_broker, primentra"));
+
+    let html = get("/simulate?tz=Mars%2FOlympus").await.text();
+    assert!(visible(&html).contains("Unknown time zone \"Mars/Olympus\": showing UTC."), "an unknown zone is said, not fatal");
+}

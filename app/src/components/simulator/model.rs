@@ -223,6 +223,10 @@ fn fires_on_a_clock(schedule: &Schedule) -> bool {
     !matches!(schedule, Schedule::Agent(a) if a.freq_type == 64 || a.freq_type == 128)
 }
 
+/// Jobs that run every 30 minutes or more often are shown as bands, not counted as conflicts:
+/// anything moved anywhere meets them.
+pub const BAND_GAP_SECS: i64 = 30 * 60 + 1;
+
 /// The impact window: `days` from the instance's now.
 pub fn impact_window(now_ms: i64, days: u32) -> Window {
     let start = DateTime::<Utc>::from_timestamp_millis(now_ms).unwrap_or_default();
@@ -264,7 +268,7 @@ pub fn impact(job: &Instance, proposed: &Schedule, zone: Zone, days: u32) -> Imp
             }
         })
         .collect();
-    replay::replay(&edited, &others, window, &replay::Settings::default())
+    replay::replay(&edited, &others, window, &replay::Settings { band_gap_secs: BAND_GAP_SECS })
 }
 
 #[cfg(test)]

@@ -130,10 +130,26 @@ pub fn impact(i: &Impact, zone: Zone) -> String {
         s.refused_current
     );
     let lanes = i.moved.len() as i64 * 2;
-    let _ = write!(out, r#"<svg class="imp-axis" viewBox="-1900 0 12000 {}" preserveAspectRatio="xMinYMin meet" role="img" aria-label="The job's runs now and as proposed">"#, lanes * 200 + 240);
+    let h = lanes * 200 + 260;
+    let _ = write!(out, r#"<svg class="imp-axis" viewBox="-1300 0 11400 {h}" preserveAspectRatio="xMinYMin meet" role="img" aria-label="The job's runs now and as proposed, day by day">"#);
+    // A tick at each local midnight, labelled with the day.
+    let span = (i.window.end - i.window.start).num_seconds().max(1);
+    let mut day = tz::to_local(i.window.start, zone).date();
+    for _ in 0..=crate::components::simulator::model::MAX_DAYS {
+        let Some(next) = day.succ_opt() else { break };
+        day = next;
+        let at = tz::local_to_instant(day.and_hms_opt(0, 0, 0).unwrap_or_default(), zone);
+        if at >= i.window.end {
+            break;
+        }
+        let x = (at - i.window.start).num_seconds() * 10_000 / span;
+        let _ = write!(out, r#"<line x1="{x}" x2="{x}" y1="0" y2="{}" class="imp-tick"/><text x="{}" y="{}" class="imp-label">{}</text>"#, h - 80, x + 20, h - 10, day.format("%a %d"));
+    }
+    let many = i.moved.len() > 1;
     for (k, m) in i.moved.iter().enumerate() {
-        lane(&mut out, &format!("{} now", m.name), &m.current, i.window, k as i64 * 400, "imp-current");
-        lane(&mut out, &format!("{} proposed", m.name), &m.proposed, i.window, k as i64 * 400 + 200, "imp-proposed");
+        let name = |what: &str| if many { format!("{} {what}", m.name) } else { what.to_owned() };
+        lane(&mut out, &name("now"), &m.current, i.window, k as i64 * 400, "imp-current");
+        lane(&mut out, &name("proposed"), &m.proposed, i.window, k as i64 * 400 + 200, "imp-proposed");
     }
     out.push_str("</svg>");
     out.push_str("<h3>Overlaps the change creates</h3>");

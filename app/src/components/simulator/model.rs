@@ -202,6 +202,13 @@ pub fn preview(schedule: &Schedule, zone: Zone, after: NaiveDateTime, count: usi
     } else {
         Vec::new()
     };
+    if eval != zone && zone.name() != "UTC" {
+        warnings.push(Diagnostic::warning(
+            "cron.timezone",
+            zone.name(),
+            "pg_cron before 1.5 ignores cron.timezone: these runs are computed in UTC and shown in the chosen zone",
+        ));
+    }
     let now_local = engine::tz::to_local(now, zone);
     for w in edit::warnings(schedule, now, now_local, pg_cron) {
         if !warnings.contains(&w) {
@@ -280,11 +287,16 @@ mod tests {
         parse_local(s).unwrap()
     }
 
+    /// The page's "now" in these tests (2023-11-14): only warnings read it.
+    fn fixed_now() -> DateTime<Utc> {
+        DateTime::<Utc>::from_timestamp(1_700_000_000, 0).unwrap()
+    }
+
     #[test]
     fn next_runs_in_the_zone_with_utc_beside() {
         let ny = Zone::from_name("America/New_York").unwrap();
         let s = Schedule::Agent(AgentSchedule { freq_type: 4, freq_interval: 1, freq_subday_type: 1, active_start_time: 23000, ..Default::default() });
-        let p = preview(&s, ny, at("2024-03-09T12:00:00"), 3, None, Utc::now());
+        let p = preview(&s, ny, at("2024-03-09T12:00:00"), 3, None, fixed_now());
         assert!(p.is_valid(), "{:?}", p.errors);
         let locals: Vec<_> = p.runs.iter().map(|r| r.local.as_str()).collect();
         // 2024-03-10 02:30 does not exist in New York: it runs at 03:00, the gap's end.
@@ -298,7 +310,7 @@ mod tests {
     #[test]
     fn a_seconds_interval_under_ten_is_an_error_naming_the_field() {
         let s = Schedule::Agent(AgentSchedule { freq_type: 4, freq_interval: 1, freq_subday_type: 2, freq_subday_interval: 5, ..Default::default() });
-        let p = preview(&s, Zone::UTC, at("2024-01-01T00:00:00"), 10, None, Utc::now());
+        let p = preview(&s, Zone::UTC, at("2024-01-01T00:00:00"), 10, None, fixed_now());
         assert!(p.runs.is_empty());
         assert!(p.errors.iter().any(|d| d.field.as_deref() == Some("freq_subday_interval")), "{:?}", p.errors);
     }
@@ -307,9 +319,10 @@ mod tests {
     fn pg_cron_before_1_5_reads_in_utc() {
         let tokyo = Zone::from_name("Asia/Tokyo").unwrap();
         let s = Schedule::Cron(engine::cron::CronSchedule::new("0 3 * * *"));
-        let p = preview(&s, tokyo, at("2024-01-01T00:00:00"), 1, Some((1, 4)), Utc::now());
+        let p = preview(&s, tokyo, at("2024-01-01T00:00:00"), 1, Some((1, 4)), fixed_now());
         assert_eq!(p.runs[0].local, "2024-01-01T12:00:00", "03:00 UTC is noon in Tokyo");
-        let p = preview(&s, tokyo, at("2024-01-01T00:00:00"), 1, Some((1, 6)), Utc::now());
+        assert!(p.warnings.iter().any(|w| w.field.as_deref() == Some("cron.timezone")), "{:?}", p.warnings);
+        let p = preview(&s, tokyo, at("2024-01-01T00:00:00"), 1, Some((1, 6)), fixed_now());
         assert_eq!(p.runs[0].local, "2024-01-01T03:00:00", "1.5+: cron.timezone");
     }
 }

@@ -11,10 +11,10 @@ use crate::engine::{RunOutcome, Severity};
 use leptos::prelude::*;
 
 pub mod simulate;
-pub use simulate::{SimQuery, fetch_zone_rules, simulate_setup};
 use leptos::server_fn::codec::JsonEncoding;
 use leptos::server_fn::error::{FromServerFnError, ServerFnErrorErr};
 use serde::{Deserialize, Serialize};
+pub use simulate::{SimQuery, fetch_zone_rules, simulate_setup};
 
 /// The windows pages offer, in days.
 pub const WINDOW_DAYS: [u32; 3] = [1, 7, 30];
@@ -779,12 +779,12 @@ pub mod ssr {
     //! The seam between pages and the server's sources, and the mapping of engine reports to
     //! wire types.
     use super::*;
+    use crate::engine::Zone as Tz; // the engine's zone, a chrono TimeZone (chrono-tz on the server)
     use crate::engine::fleet::{InstanceReport, JobReport};
-    use crate::engine::reconcile::{MissCause, Outcome, RunClass, Trigger};
     use crate::engine::log::LogEvent;
+    use crate::engine::reconcile::{MissCause, Outcome, RunClass, Trigger};
     use crate::engine::{Diagnostic, Run, RunOutcome, Window};
     use chrono::{DateTime, NaiveTime, TimeZone, Utc};
-    use crate::engine::Zone as Tz; // the engine's zone, a chrono TimeZone (chrono-tz on the server)
     use std::{future::Future, pin::Pin, sync::Arc};
 
     pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -884,7 +884,11 @@ pub mod ssr {
 
     /// A log cursor: lines at or before `ms`, after skipping `skip` lines at exactly `ms`.
     fn parse_cursor(raw: &str) -> Result<(i64, usize), ApiError> {
-        let bad = || ApiError::BadRequest(format!("cursor must look like 1763812800000~0 (from a page's next link), not {raw:?}"));
+        let bad = || {
+            ApiError::BadRequest(format!(
+                "cursor must look like 1763812800000~0 (from a page's next link), not {raw:?}"
+            ))
+        };
         let (ms, skip) = raw.split_once('~').ok_or_else(bad)?;
         Ok((ms.trim().parse().map_err(|_| bad())?, skip.trim().parse().map_err(|_| bad())?))
     }
@@ -892,7 +896,12 @@ pub mod ssr {
     /// One page of the log: [`crate::engine::log::derive`] (cached per report), filtered,
     /// counted, paged by cursor, made wire-ready. No line is ever out of reach: every page
     /// links the next, and the counts are over the whole filter.
-    pub fn log_data(report: &Arc<InstanceReport>, events: &[LogEvent], days: u32, q: &LogQuery) -> Result<LogData, ApiError> {
+    pub fn log_data(
+        report: &Arc<InstanceReport>,
+        events: &[LogEvent],
+        days: u32,
+        q: &LogQuery,
+    ) -> Result<LogData, ApiError> {
         let all = derived_log(report, events);
         let limit = q.limit.unwrap_or(LOG_LINES);
         if limit == 0 || limit > LOG_LIMIT_MAX {
@@ -901,7 +910,10 @@ pub mod ssr {
         let kind = q.kind.as_deref().filter(|k| !k.is_empty());
         if let Some(k) = kind {
             if !crate::engine::log::LogKind::ALL.iter().any(|x| x.key() == k) {
-                return Err(ApiError::BadRequest(format!("kind must be one of {}, not {k:?}", crate::engine::log::LogKind::ALL.map(|x| x.key()).join(", "))));
+                return Err(ApiError::BadRequest(format!(
+                    "kind must be one of {}, not {k:?}",
+                    crate::engine::log::LogKind::ALL.map(|x| x.key()).join(", ")
+                )));
             }
         }
         let under_problems: Vec<&LogEvent> = all.iter().filter(|e| !q.problems_only || e.kind.is_problem()).collect();
@@ -911,7 +923,8 @@ pub mod ssr {
             c.0 += 1;
             c.1 += e.count();
         }
-        let kept: Vec<&LogEvent> = under_problems.into_iter().filter(|e| kind.is_none_or(|k| e.kind.key() == k)).collect();
+        let kept: Vec<&LogEvent> =
+            under_problems.into_iter().filter(|e| kind.is_none_or(|k| e.kind.key() == k)).collect();
         let start = match q.cursor.as_deref().filter(|c| !c.is_empty()) {
             None => 0,
             Some(c) => {
@@ -927,7 +940,8 @@ pub mod ssr {
             let skip = kept[..end].iter().rev().take_while(|e| e.at.timestamp_millis() == ms).count();
             format!("{ms}~{skip}")
         });
-        let names: std::collections::HashMap<&str, &str> = report.jobs.iter().map(|j| (j.id.as_str(), j.name.as_str())).collect();
+        let names: std::collections::HashMap<&str, &str> =
+            report.jobs.iter().map(|j| (j.id.as_str(), j.name.as_str())).collect();
         let lines = kept[start..end]
             .iter()
             .map(|e| LogLine {
@@ -951,7 +965,10 @@ pub mod ssr {
             next_cursor,
             total: kept.len(),
             offset: start,
-            counts: counts.into_iter().map(|(k, (lines, events))| KindCount { kind: k.key().to_owned(), lines, events }).collect(),
+            counts: counts
+                .into_iter()
+                .map(|(k, (lines, events))| KindCount { kind: k.key().to_owned(), lines, events })
+                .collect(),
             limit,
         })
     }
@@ -972,7 +989,11 @@ pub mod ssr {
     pub fn point(t: DateTime<Utc>, tz: Tz) -> TimePoint {
         use chrono::Offset;
         let local = t.with_timezone(&tz);
-        TimePoint { ms: t.timestamp_millis(), local: local.format("%Y-%m-%d %H:%M:%S").to_string(), off: local.offset().fix().local_minus_utc() }
+        TimePoint {
+            ms: t.timestamp_millis(),
+            local: local.format("%Y-%m-%d %H:%M:%S").to_string(),
+            off: local.offset().fix().local_minus_utc(),
+        }
     }
 
     /// The page head of a report, before [`decorate`].
@@ -1002,7 +1023,17 @@ pub mod ssr {
             .zip(&report.context.zombie_periods)
             .map(|(z, p)| {
                 let jobs = jobs_missing(report, |c| matches!(c, MissCause::AgentZombie { period } if period == p));
-                Incident { kind: IncidentKind::Zombie, start: z.start, end: z.end, due: z.due, missed: z.missed, unknown: z.unknown, jobs, ongoing: false, reason: None }
+                Incident {
+                    kind: IncidentKind::Zombie,
+                    start: z.start,
+                    end: z.end,
+                    due: z.due,
+                    missed: z.missed,
+                    unknown: z.unknown,
+                    jobs,
+                    ongoing: false,
+                    reason: None,
+                }
             })
             .collect();
         for s in report.context.agent_starts.iter().filter(|s| report.window.contains(**s)) {
@@ -1089,10 +1120,13 @@ pub mod ssr {
             "{} cannot be read now ({}); this is its last good read{}",
             status.name,
             status.error.as_deref().unwrap_or("unknown error"),
-            status.last_good.as_ref().map(|t| format!(", from {} {}", t.local, offset_label(t.off))).unwrap_or_default()
+            status
+                .last_good
+                .as_ref()
+                .map(|t| format!(", from {} {}", t.local, offset_label(t.off)))
+                .unwrap_or_default()
         ))
     }
-
 
     fn zombies(report: &InstanceReport) -> Vec<ZombieSpan> {
         report
@@ -1139,10 +1173,14 @@ pub mod ssr {
         let window = report_window;
         let in_window: Vec<&Run> = job.runs.iter().filter(|r| window.contains(r.start)).collect();
         let count = |o: RunOutcome| in_window.iter().filter(|r| r.outcome == o).count();
-        let (failed, retries, canceled) = (count(RunOutcome::Failed), count(RunOutcome::Retry), count(RunOutcome::Canceled));
+        let (failed, retries, canceled) =
+            (count(RunOutcome::Failed), count(RunOutcome::Retry), count(RunOutcome::Canceled));
         // Finished runs, newest first (a retry is a step of a run, not its end).
-        let mut finished: Vec<&Run> =
-            in_window.iter().copied().filter(|r| !matches!(r.outcome, RunOutcome::InProgress | RunOutcome::Retry)).collect();
+        let mut finished: Vec<&Run> = in_window
+            .iter()
+            .copied()
+            .filter(|r| !matches!(r.outcome, RunOutcome::InProgress | RunOutcome::Retry))
+            .collect();
         finished.sort_by_key(|r| std::cmp::Reverse(r.start));
         let streak = finished.iter().take_while(|r| r.outcome == RunOutcome::Failed).count();
         let running = in_window.iter().any(|r| r.outcome == RunOutcome::InProgress);
@@ -1365,23 +1403,21 @@ pub mod ssr {
 
     /// One job's timeline of a report; [`ApiError::NotFound`] for an unknown id.
     /// `scheduler` names what starts the jobs in the causes ([`scheduler_label`]).
-    pub fn timeline_data(report: &InstanceReport, job_id: &str, days: u32, scheduler: &str) -> Result<TimelineData, ApiError> {
+    pub fn timeline_data(
+        report: &InstanceReport,
+        job_id: &str,
+        days: u32,
+        scheduler: &str,
+    ) -> Result<TimelineData, ApiError> {
         let tz = report.tz;
-        let job = report
-            .jobs
-            .iter()
-            .find(|j| j.id == job_id)
-            .ok_or_else(|| ApiError::NotFound { what: "job".into() })?;
+        let job =
+            report.jobs.iter().find(|j| j.id == job_id).ok_or_else(|| ApiError::NotFound { what: "job".into() })?;
         let window = report.window;
         // A gap wider than 0.3% of the window breaks a stretch.
         let max_gap = ((window.end - window.start).num_milliseconds() / 300).max(1);
 
-        let all_runs: Vec<RunView> = job
-            .runs
-            .iter()
-            .enumerate()
-            .map(|(i, r)| run_view(r, job.reconciliation.runs.get(i), tz))
-            .collect();
+        let all_runs: Vec<RunView> =
+            job.runs.iter().enumerate().map(|(i, r)| run_view(r, job.reconciliation.runs.get(i), tz)).collect();
         let all_occurrences: Vec<(OccurrenceView, Option<usize>)> = job
             .forecast
             .occurrences
@@ -1390,7 +1426,9 @@ pub mod ssr {
             .map(|(i, o)| {
                 let outcome = job.reconciliation.outcomes.get(i);
                 let served_by = match outcome {
-                    Some(Outcome::OnTime { run } | Outcome::Late { run, .. }) => Some(*run).filter(|r| *r < all_runs.len()),
+                    Some(Outcome::OnTime { run } | Outcome::Late { run, .. }) => {
+                        Some(*run).filter(|r| *r < all_runs.len())
+                    }
                     _ => None,
                 };
                 (occurrence_view(o.at, outcome, &job.runs, job.history_horizon, tz, scheduler), served_by)
@@ -1406,7 +1444,10 @@ pub mod ssr {
             }
             // Consecutive misses with one cause are one line ("290 runs missed from … to …").
             if o.mark == Mark::Missed {
-                if let Some(last) = lines.last_mut().filter(|l| l.expected == Some(Mark::Missed) && l.cause == o.cause && l.note == o.note) {
+                if let Some(last) = lines
+                    .last_mut()
+                    .filter(|l| l.expected == Some(Mark::Missed) && l.cause == o.cause && l.note == o.note)
+                {
                     let c = &mut last.collapsed;
                     if !c.is_collapsed() {
                         *c = Collapsed { count: 1, members: vec![last.at.clone()] };
@@ -1482,7 +1523,8 @@ pub mod ssr {
                     Some(last) if r.start.ms - last.end_ms <= max_gap => {
                         if r.end_ms > last.end_ms {
                             last.end_ms = r.end_ms;
-                            last.end_local = point(DateTime::from_timestamp_millis(r.end_ms).unwrap_or_default(), tz).local;
+                            last.end_local =
+                                point(DateTime::from_timestamp_millis(r.end_ms).unwrap_or_default(), tz).local;
                         }
                         last.count += 1;
                     }
@@ -1499,13 +1541,8 @@ pub mod ssr {
         }
 
         let history_horizon = job.history_horizon.filter(|h| *h > window.start).map(|h| point(h.min(window.end), tz));
-        let agent_starts = report
-            .context
-            .agent_starts
-            .iter()
-            .filter(|t| window.contains(**t))
-            .map(|t| point(*t, tz))
-            .collect();
+        let agent_starts =
+            report.context.agent_starts.iter().filter(|t| window.contains(**t)).map(|t| point(*t, tz)).collect();
         Ok(TimelineData {
             instance: head(report, days),
             job: row(job, tz, window),

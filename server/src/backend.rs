@@ -68,7 +68,11 @@ impl DemoBackend {
         let window = Window::ending_at(now, Duration::days(i64::from(days)));
         let input = msdb_sqlite::read_instance(&self.pool, window).await.map_err(|e| {
             tracing::warn!(instance = %self.instance, error = %e, "reading the instance failed");
-            ReportError::Unavailable { instance: self.instance.clone(), reason: "its demo database could not be read".into(), last_good: None }
+            ReportError::Unavailable {
+                instance: self.instance.clone(),
+                reason: "its demo database could not be read".into(),
+                last_good: None,
+            }
         })?;
         Ok(fleet::analyze(&input, window, now, &self.settings))
     }

@@ -14,7 +14,11 @@ use std::process::ExitCode;
 const EXIT_INVALID: u8 = 2;
 
 #[derive(Parser, Debug)]
-#[command(name = "sundial", version, about = "When database jobs should have run, when they did, and what went wrong in between")]
+#[command(
+    name = "sundial",
+    version,
+    about = "When database jobs should have run, when they did, and what went wrong in between"
+)]
 #[command(args_conflicts_with_subcommands = true)]
 pub struct Cli {
     #[command(subcommand)]
@@ -170,19 +174,32 @@ fn parse_tz(s: &str) -> Result<Tz, String> {
 /// The sysschedules columns `--agent` understands, and the other columns of the table that
 /// are accepted and ignored (so a row pasted from SSMS works).
 const AGENT_COLUMNS: &[&str] = &[
-    "enabled", "freq_type", "freq_interval", "freq_subday_type", "freq_subday_interval",
-    "freq_relative_interval", "freq_recurrence_factor", "active_start_date", "active_end_date",
-    "active_start_time", "active_end_time",
+    "enabled",
+    "freq_type",
+    "freq_interval",
+    "freq_subday_type",
+    "freq_subday_interval",
+    "freq_relative_interval",
+    "freq_recurrence_factor",
+    "active_start_date",
+    "active_end_date",
+    "active_start_time",
+    "active_end_time",
 ];
 const AGENT_IGNORED: &[&str] = &[
-    "schedule_id", "schedule_uid", "originating_server_id", "name", "owner_sid", "date_created",
-    "date_modified", "version_number",
+    "schedule_id",
+    "schedule_uid",
+    "originating_server_id",
+    "name",
+    "owner_sid",
+    "date_created",
+    "date_modified",
+    "version_number",
 ];
 
 /// Parse `--agent`. Errors name the field and the value, in one line.
 pub fn parse_agent(json: &str, default_start: Option<NaiveDateTime>) -> Result<AgentSchedule, String> {
-    let value: serde_json::Value =
-        serde_json::from_str(json).map_err(|e| format!("--agent: not valid JSON ({e})"))?;
+    let value: serde_json::Value = serde_json::from_str(json).map_err(|e| format!("--agent: not valid JSON ({e})"))?;
     let obj = value.as_object().ok_or("--agent: expected a JSON object of sysschedules columns")?;
     let mut s = AgentSchedule::default();
     if let Some(d) = default_start {
@@ -193,12 +210,17 @@ pub fn parse_agent(json: &str, default_start: Option<NaiveDateTime>) -> Result<A
             continue;
         }
         if !AGENT_COLUMNS.contains(&key.as_str()) {
-            return Err(format!("--agent: unknown column '{key}' (sysschedules columns: {})", AGENT_COLUMNS.join(", ")));
+            return Err(format!(
+                "--agent: unknown column '{key}' (sysschedules columns: {})",
+                AGENT_COLUMNS.join(", ")
+            ));
         }
         let n = match v {
             serde_json::Value::Number(n) => n.as_i64().ok_or_else(|| format!("{key} = {n}: not a whole number"))?,
             serde_json::Value::Bool(b) => i64::from(*b),
-            serde_json::Value::String(t) => t.trim().parse::<i64>().map_err(|_| format!("{key} = {t:?}: not a whole number"))?,
+            serde_json::Value::String(t) => {
+                t.trim().parse::<i64>().map_err(|_| format!("{key} = {t:?}: not a whole number"))?
+            }
             other => return Err(format!("{key} = {other}: not a whole number")),
         };
         let slot = match key.as_str() {
@@ -223,8 +245,7 @@ pub fn parse_agent(json: &str, default_start: Option<NaiveDateTime>) -> Result<A
 /// Parse a dialect's JSON row: an object whose values are strings, numbers, booleans or null.
 /// Errors name the flag, or the column and its value, in one line.
 pub fn parse_row<T: serde::de::DeserializeOwned>(flag: &str, json: &str) -> Result<T, String> {
-    let value: serde_json::Value =
-        serde_json::from_str(json).map_err(|e| format!("{flag}: not valid JSON ({e})"))?;
+    let value: serde_json::Value = serde_json::from_str(json).map_err(|e| format!("{flag}: not valid JSON ({e})"))?;
     let obj = value.as_object().ok_or_else(|| format!("{flag}: expected a JSON object of columns"))?;
     for (key, v) in obj {
         if v.is_array() || v.is_object() {
@@ -303,10 +324,8 @@ fn describe_cmd(args: DescribeArgs) -> ExitCode {
     }
     match parse_agent(args.schedule.agent.as_deref().unwrap_or_default(), None) {
         Ok(s) => {
-            let errors: Vec<_> = engine::agent::validate(&s)
-                .into_iter()
-                .filter(|d| d.severity == engine::Severity::Error)
-                .collect();
+            let errors: Vec<_> =
+                engine::agent::validate(&s).into_iter().filter(|d| d.severity == engine::Severity::Error).collect();
             println!("{}", engine::describe(&Schedule::Agent(s)));
             if let Some(e) = errors.first() {
                 return invalid(e);
@@ -456,9 +475,7 @@ async fn serve_cmd(args: ServeArgs) -> anyhow::Result<()> {
     let backend = crate::backend::DemoBackend::open(&db).await?;
 
     let state = crate::http::AppState { leptos_options: conf.leptos_options, backend: std::sync::Arc::new(backend) };
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
-        .with_context(|| format!("listening on {addr}"))?;
+    let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| format!("listening on {addr}"))?;
     tracing::info!("serving on http://{addr}");
     println!("Sundial is serving the demo on http://{addr}");
     axum::serve(listener, crate::http::router(state))

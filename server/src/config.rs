@@ -250,10 +250,15 @@ pub fn parse(text: &str, origin: &str) -> Result<FleetConfig, ConfigError> {
         }
     };
     let duration = |v: &Spanned<String>, instance: Option<&str>, field: &str| {
-        humantime::parse_duration(v.get_ref())
-            .ok()
-            .filter(|d| !d.is_zero())
-            .ok_or_else(|| invalid(v.span(), instance, field, &format!("{:?}", v.get_ref()), "not a duration like \"30s\", \"5m\" or \"1h\""))
+        humantime::parse_duration(v.get_ref()).ok().filter(|d| !d.is_zero()).ok_or_else(|| {
+            invalid(
+                v.span(),
+                instance,
+                field,
+                &format!("{:?}", v.get_ref()),
+                "not a duration like \"30s\", \"5m\" or \"1h\"",
+            )
+        })
     };
 
     let (mut poll, mut timeout) = (DEFAULT_POLL, DEFAULT_TIMEOUT);
@@ -277,11 +282,23 @@ pub fn parse(text: &str, origin: &str) -> Result<FleetConfig, ConfigError> {
             return Err(invalid(r.name.span(), None, "name", &"\"\"", "an instance needs a name"));
         }
         if !names.insert(name.clone()) {
-            return Err(invalid(r.name.span(), me, "name", &format!("{name:?}"), "another instance already has this name"));
+            return Err(invalid(
+                r.name.span(),
+                me,
+                "name",
+                &format!("{name:?}"),
+                "another instance already has this name",
+            ));
         }
         let kind = Kind::NAMES.iter().find(|(n, _)| *n == r.kind.get_ref()).map(|(_, k)| *k).ok_or_else(|| {
             let all: Vec<&str> = Kind::NAMES.iter().map(|(n, _)| *n).collect();
-            invalid(r.kind.span(), me, "kind", &format!("{:?}", r.kind.get_ref()), &format!("not a source kind ({})", all.join(", ")))
+            invalid(
+                r.kind.span(),
+                me,
+                "kind",
+                &format!("{:?}", r.kind.get_ref()),
+                &format!("not a source kind ({})", all.join(", ")),
+            )
         })?;
         if let Some(p) = &r.password {
             return Err(invalid(
@@ -302,29 +319,56 @@ pub fn parse(text: &str, origin: &str) -> Result<FleetConfig, ConfigError> {
         .collect();
         if sources.len() > 1 {
             let (field, span, _) = &sources[1];
-            return Err(invalid(span.clone(), me, field, &"…", &format!("only one of password_env, password_file, url_env (also {})", sources[0].0)));
+            return Err(invalid(
+                span.clone(),
+                me,
+                field,
+                &"…",
+                &format!("only one of password_env, password_file, url_env (also {})", sources[0].0),
+            ));
         }
         let secret = sources.into_iter().next().map_or(SecretSource::None, |(_, _, s)| s);
         let port = match &r.port {
-            Some(p) => Some(u16::try_from(*p.get_ref()).ok().filter(|p| *p > 0).ok_or_else(|| {
-                invalid(p.span(), me, "port", p.get_ref(), "not a TCP port (1-65535)")
-            })?),
+            Some(p) => Some(
+                u16::try_from(*p.get_ref())
+                    .ok()
+                    .filter(|p| *p > 0)
+                    .ok_or_else(|| invalid(p.span(), me, "port", p.get_ref(), "not a TCP port (1-65535)"))?,
+            ),
             None => None,
         };
         let has_url = matches!(secret, SecretSource::UrlEnv(_));
         match kind {
             Kind::SqliteDemo if r.path.is_none() => {
-                return Err(invalid(table_span, me, "path", &"(missing)", "a sqlite_demo instance needs the path of its SQLite file"));
+                return Err(invalid(
+                    table_span,
+                    me,
+                    "path",
+                    &"(missing)",
+                    "a sqlite_demo instance needs the path of its SQLite file",
+                ));
             }
             Kind::SqliteDemo => {}
             _ if r.host.is_none() && r.path.is_none() && !has_url => {
-                return Err(invalid(table_span, me, "host", &"(missing)", "needs host (or url_env, or path for tables in SQLite)"));
+                return Err(invalid(
+                    table_span,
+                    me,
+                    "host",
+                    &"(missing)",
+                    "needs host (or url_env, or path for tables in SQLite)",
+                ));
             }
             _ => {}
         }
         let time_zone = match &r.time_zone {
             Some(z) => Some(z.get_ref().parse::<Tz>().map_err(|_| {
-                invalid(z.span(), me, "time_zone", &format!("{:?}", z.get_ref()), "not an IANA time zone (e.g. Europe/London)")
+                invalid(
+                    z.span(),
+                    me,
+                    "time_zone",
+                    &format!("{:?}", z.get_ref()),
+                    "not an IANA time zone (e.g. Europe/London)",
+                )
             })?),
             None => None,
         };
@@ -337,11 +381,23 @@ pub fn parse(text: &str, origin: &str) -> Result<FleetConfig, ConfigError> {
             Some((_, "mysql")) => TablesEngine::MySql,
             Some((_, "sqlite")) => TablesEngine::Sqlite,
             Some((e, other)) => {
-                return Err(invalid(e.span(), me, "engine", &format!("{other:?}"), "not sqlserver, postgres, mysql or sqlite"));
+                return Err(invalid(
+                    e.span(),
+                    me,
+                    "engine",
+                    &format!("{other:?}"),
+                    "not sqlserver, postgres, mysql or sqlite",
+                ));
             }
         };
-        let stuck_after = r.stuck_after.as_ref().map(|v| duration(v, me, "stuck_after")).transpose()?.unwrap_or(Duration::from_secs(3600));
-        let poll_interval = r.poll_interval.as_ref().map(|v| duration(v, me, "poll_interval")).transpose()?.unwrap_or(poll);
+        let stuck_after = r
+            .stuck_after
+            .as_ref()
+            .map(|v| duration(v, me, "stuck_after"))
+            .transpose()?
+            .unwrap_or(Duration::from_secs(3600));
+        let poll_interval =
+            r.poll_interval.as_ref().map(|v| duration(v, me, "poll_interval")).transpose()?.unwrap_or(poll);
         let inst_timeout = r.timeout.as_ref().map(|v| duration(v, me, "timeout")).transpose()?.unwrap_or(timeout);
         instances.push(InstanceConfig {
             name,

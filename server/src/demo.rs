@@ -331,7 +331,13 @@ const TUESDAY: i64 = 4;
 const THURSDAY: i64 = 16;
 const SATURDAY: i64 = 64;
 
-fn step(name: &'static str, subsystem: &'static str, command: &'static str, database: Option<&'static str>, share: f64) -> StepSpec {
+fn step(
+    name: &'static str,
+    subsystem: &'static str,
+    command: &'static str,
+    database: Option<&'static str>,
+    share: f64,
+) -> StepSpec {
     StepSpec { name, subsystem, command, database, share, retry_attempts: 0 }
 }
 fn tsql(name: &'static str, command: &'static str, database: &'static str, share: f64) -> StepSpec {
@@ -386,7 +392,12 @@ fn catalog() -> (Vec<ScheduleSpec>, Vec<JobSpec>) {
     let s_customer = add("Daily 03:15", daily(1, 31500));
     let s_vendor = add(
         "Weekdays every 30 minutes 07:00-19:00",
-        AgentSchedule { freq_subday_type: MINUTES, freq_subday_interval: 30, active_end_time: 190000, ..weekly(WEEKDAYS, 1, 70000) },
+        AgentSchedule {
+            freq_subday_type: MINUTES,
+            freq_subday_interval: 30,
+            active_end_time: 190000,
+            ..weekly(WEEKDAYS, 1, 70000)
+        },
     );
     let s_rates = add("Every 4 hours from 01:00", daily_every(HOURS, 4, 10000, 235959));
     let s_gl = add("Last weekday of the month 21:00", monthly_relative(9, 16, 1, 210000));
@@ -394,7 +405,8 @@ fn catalog() -> (Vec<ScheduleSpec>, Vec<JobSpec>) {
     let s_legacy = add("Daily 05:30", daily(1, 53000));
     let s_sales = add("Daily 06:00", daily(1, 60000));
     let s_inventory = add("Weekly - Monday 07:00", weekly(MONDAY, 1, 70000));
-    let s_inventory_old = add("Weekly - Tuesday 07:00 (old)", AgentSchedule { enabled: 0, ..weekly(TUESDAY, 1, 70000) });
+    let s_inventory_old =
+        add("Weekly - Tuesday 07:00 (old)", AgentSchedule { enabled: 0, ..weekly(TUESDAY, 1, 70000) });
     let s_payroll = add("Every other Thursday 08:00", weekly(THURSDAY, 2, 80000));
     let s_close = add("Monthly - day 1 at 05:00", monthly(1, 1, 50000));
     let s_board = add("Last Friday of the month 18:00", monthly_relative(6, 16, 1, 180000));
@@ -415,7 +427,10 @@ fn catalog() -> (Vec<ScheduleSpec>, Vec<JobSpec>) {
             description: "Source: https://ola.hallengren.com",
             kind: Kind::SystemBackup,
             run_as: AGENT,
-            steps: backup_step("DatabaseBackup - SYSTEM_DATABASES - FULL", "EXECUTE dbo.DatabaseBackup @Databases = 'SYSTEM_DATABASES', @BackupType = 'FULL', @Verify = 'Y', @CheckSum = 'Y'"),
+            steps: backup_step(
+                "DatabaseBackup - SYSTEM_DATABASES - FULL",
+                "EXECUTE dbo.DatabaseBackup @Databases = 'SYSTEM_DATABASES', @BackupType = 'FULL', @Verify = 'Y', @CheckSum = 'Y'",
+            ),
             schedules: vec![s_daily_0000],
             failure: BACKUP_DISK_FULL,
             retry: None,
@@ -427,7 +442,10 @@ fn catalog() -> (Vec<ScheduleSpec>, Vec<JobSpec>) {
             description: "Source: https://ola.hallengren.com",
             kind: Kind::FullBackup,
             run_as: AGENT,
-            steps: backup_step("DatabaseBackup - USER_DATABASES - FULL", "EXECUTE dbo.DatabaseBackup @Databases = 'USER_DATABASES', @BackupType = 'FULL', @Verify = 'Y', @CheckSum = 'Y', @CleanupTime = 336"),
+            steps: backup_step(
+                "DatabaseBackup - USER_DATABASES - FULL",
+                "EXECUTE dbo.DatabaseBackup @Databases = 'USER_DATABASES', @BackupType = 'FULL', @Verify = 'Y', @CheckSum = 'Y', @CleanupTime = 336",
+            ),
             schedules: vec![s_full_weekly, s_full_monthly],
             failure: BACKUP_DISK_FULL,
             retry: None,
@@ -439,7 +457,10 @@ fn catalog() -> (Vec<ScheduleSpec>, Vec<JobSpec>) {
             description: "Source: https://ola.hallengren.com",
             kind: Kind::DiffBackup,
             run_as: AGENT,
-            steps: backup_step("DatabaseBackup - USER_DATABASES - DIFF", "EXECUTE dbo.DatabaseBackup @Databases = 'USER_DATABASES', @BackupType = 'DIFF', @Verify = 'Y', @CheckSum = 'Y'"),
+            steps: backup_step(
+                "DatabaseBackup - USER_DATABASES - DIFF",
+                "EXECUTE dbo.DatabaseBackup @Databases = 'USER_DATABASES', @BackupType = 'DIFF', @Verify = 'Y', @CheckSum = 'Y'",
+            ),
             schedules: vec![s_diff],
             failure: BACKUP_DISK_FULL,
             retry: None,
@@ -451,7 +472,10 @@ fn catalog() -> (Vec<ScheduleSpec>, Vec<JobSpec>) {
             description: "Source: https://ola.hallengren.com",
             kind: Kind::LogBackup,
             run_as: AGENT,
-            steps: backup_step("DatabaseBackup - USER_DATABASES - LOG", "EXECUTE dbo.DatabaseBackup @Databases = 'USER_DATABASES', @BackupType = 'LOG', @CheckSum = 'Y'"),
+            steps: backup_step(
+                "DatabaseBackup - USER_DATABASES - LOG",
+                "EXECUTE dbo.DatabaseBackup @Databases = 'USER_DATABASES', @BackupType = 'LOG', @CheckSum = 'Y'",
+            ),
             schedules: vec![s_log],
             failure: Failure {
                 step: 0,
@@ -468,7 +492,12 @@ fn catalog() -> (Vec<ScheduleSpec>, Vec<JobSpec>) {
             description: "Source: https://ola.hallengren.com",
             kind: Kind::CheckDbSystem,
             run_as: AGENT,
-            steps: vec![tsql("DatabaseIntegrityCheck - SYSTEM_DATABASES", "EXECUTE dbo.DatabaseIntegrityCheck @Databases = 'SYSTEM_DATABASES', @CheckCommands = 'CHECKDB'", "master", 1.0)],
+            steps: vec![tsql(
+                "DatabaseIntegrityCheck - SYSTEM_DATABASES",
+                "EXECUTE dbo.DatabaseIntegrityCheck @Databases = 'SYSTEM_DATABASES', @CheckCommands = 'CHECKDB'",
+                "master",
+                1.0,
+            )],
             schedules: vec![s_checkdb_sys],
             failure: NO_FAILURE,
             retry: None,
@@ -480,7 +509,12 @@ fn catalog() -> (Vec<ScheduleSpec>, Vec<JobSpec>) {
             description: "Source: https://ola.hallengren.com",
             kind: Kind::CheckDb,
             run_as: AGENT,
-            steps: vec![tsql("DatabaseIntegrityCheck - USER_DATABASES", "EXECUTE dbo.DatabaseIntegrityCheck @Databases = 'USER_DATABASES', @CheckCommands = 'CHECKDB'", "master", 1.0)],
+            steps: vec![tsql(
+                "DatabaseIntegrityCheck - USER_DATABASES",
+                "EXECUTE dbo.DatabaseIntegrityCheck @Databases = 'USER_DATABASES', @CheckCommands = 'CHECKDB'",
+                "master",
+                1.0,
+            )],
             schedules: vec![s_checkdb],
             failure: NO_FAILURE,
             retry: None,
@@ -492,16 +526,37 @@ fn catalog() -> (Vec<ScheduleSpec>, Vec<JobSpec>) {
             description: "Source: https://ola.hallengren.com",
             kind: Kind::IndexOptimize,
             run_as: AGENT,
-            steps: vec![tsql("IndexOptimize - USER_DATABASES", "EXECUTE dbo.IndexOptimize @Databases = 'USER_DATABASES', @FragmentationLevel1 = 5, @FragmentationLevel2 = 30, @UpdateStatistics = 'ALL'", "master", 1.0)],
+            steps: vec![tsql(
+                "IndexOptimize - USER_DATABASES",
+                "EXECUTE dbo.IndexOptimize @Databases = 'USER_DATABASES', @FragmentationLevel1 = 5, @FragmentationLevel2 = 30, @UpdateStatistics = 'ALL'",
+                "master",
+                1.0,
+            )],
             schedules: vec![s_index],
             failure: DEADLOCK,
             retry: None,
             enabled: true,
         },
-        cleanup_job("CommandLog Cleanup", "DELETE FROM dbo.CommandLog WHERE StartTime < DATEADD(dd, -30, GETDATE())", s_cleanup),
-        cleanup_job("Output File Cleanup", "cmd /q /c \"For /F \"tokens=1 delims=\" %v In ('ForFiles /P \"$(ESCAPE_SQUOTE(SQLLOGDIR))\" /m *_*_*_*.txt /d -30 2^>^&1') do if EXIST \"$(ESCAPE_SQUOTE(SQLLOGDIR))\"\\%v echo del \"$(ESCAPE_SQUOTE(SQLLOGDIR))\"\\%v& del \"$(ESCAPE_SQUOTE(SQLLOGDIR))\"\\%v\"", s_cleanup),
-        cleanup_job("sp_delete_backuphistory", "DECLARE @CleanupDate datetime = DATEADD(dd, -30, GETDATE()); EXECUTE dbo.sp_delete_backuphistory @oldest_date = @CleanupDate", s_cleanup),
-        cleanup_job("sp_purge_jobhistory", "DECLARE @CleanupDate datetime = DATEADD(dd, -60, GETDATE()); EXECUTE dbo.sp_purge_jobhistory @oldest_date = @CleanupDate", s_cleanup),
+        cleanup_job(
+            "CommandLog Cleanup",
+            "DELETE FROM dbo.CommandLog WHERE StartTime < DATEADD(dd, -30, GETDATE())",
+            s_cleanup,
+        ),
+        cleanup_job(
+            "Output File Cleanup",
+            "cmd /q /c \"For /F \"tokens=1 delims=\" %v In ('ForFiles /P \"$(ESCAPE_SQUOTE(SQLLOGDIR))\" /m *_*_*_*.txt /d -30 2^>^&1') do if EXIST \"$(ESCAPE_SQUOTE(SQLLOGDIR))\"\\%v echo del \"$(ESCAPE_SQUOTE(SQLLOGDIR))\"\\%v& del \"$(ESCAPE_SQUOTE(SQLLOGDIR))\"\\%v\"",
+            s_cleanup,
+        ),
+        cleanup_job(
+            "sp_delete_backuphistory",
+            "DECLARE @CleanupDate datetime = DATEADD(dd, -30, GETDATE()); EXECUTE dbo.sp_delete_backuphistory @oldest_date = @CleanupDate",
+            s_cleanup,
+        ),
+        cleanup_job(
+            "sp_purge_jobhistory",
+            "DECLARE @CleanupDate datetime = DATEADD(dd, -60, GETDATE()); EXECUTE dbo.sp_purge_jobhistory @oldest_date = @CleanupDate",
+            s_cleanup,
+        ),
         JobSpec {
             name: "syspolicy_purge_history",
             category: 0,
@@ -509,9 +564,20 @@ fn catalog() -> (Vec<ScheduleSpec>, Vec<JobSpec>) {
             kind: Kind::PolicyPurge,
             run_as: AGENT,
             steps: vec![
-                tsql("Verify that automation is enabled.", "IF (msdb.dbo.fn_syspolicy_is_automation_enabled() != 1) BEGIN RAISERROR(34022, 16, 1) END", "master", 0.1),
+                tsql(
+                    "Verify that automation is enabled.",
+                    "IF (msdb.dbo.fn_syspolicy_is_automation_enabled() != 1) BEGIN RAISERROR(34022, 16, 1) END",
+                    "master",
+                    0.1,
+                ),
                 tsql("Purge history.", "EXEC msdb.dbo.sp_syspolicy_purge_history", "msdb", 0.6),
-                step("Erase Phantom System Health Records.", "PowerShell", "if ('$(ESCAPE_SQUOTE(INST))' -eq 'MSSQLSERVER') {$a = '\\DEFAULT'} ELSE {$a = ''}; (Get-Item SQLSERVER:\\SQLPolicy\\$(ESCAPE_NONE(SRVR))$a).EraseSystemHealthPhantomRecords()", None, 0.3),
+                step(
+                    "Erase Phantom System Health Records.",
+                    "PowerShell",
+                    "if ('$(ESCAPE_SQUOTE(INST))' -eq 'MSSQLSERVER') {$a = '\\DEFAULT'} ELSE {$a = ''}; (Get-Item SQLSERVER:\\SQLPolicy\\$(ESCAPE_NONE(SRVR))$a).EraseSystemHealthPhantomRecords()",
+                    None,
+                    0.3,
+                ),
             ],
             schedules: vec![s_policy],
             failure: NO_FAILURE,
@@ -524,7 +590,12 @@ fn catalog() -> (Vec<ScheduleSpec>, Vec<JobSpec>) {
             description: "Full-scan statistics on the hot Sales tables; weeknights plus a Sunday pass.",
             kind: Kind::Statistics,
             run_as: AGENT,
-            steps: vec![tsql("Update statistics", "EXEC dbo.usp_UpdateStatistics @Database = N'SalesDB', @Sample = N'FULLSCAN'", "SalesDB", 1.0)],
+            steps: vec![tsql(
+                "Update statistics",
+                "EXEC dbo.usp_UpdateStatistics @Database = N'SalesDB', @Sample = N'FULLSCAN'",
+                "SalesDB",
+                1.0,
+            )],
             schedules: vec![s_stats_weeknights, s_stats_sunday],
             failure: DEADLOCK,
             retry: None,
@@ -549,8 +620,18 @@ fn catalog() -> (Vec<ScheduleSpec>, Vec<JobSpec>) {
             kind: Kind::Cleanup,
             run_as: "##MS_SSISServerCleanupJobLogin##",
             steps: vec![
-                tsql("SSIS Server Operation Records Maintenance", "EXEC [internal].[cleanup_server_retention_window_exclusive]", "SSISDB", 0.7),
-                tsql("SSIS Server Max Version Per Project Maintenance", "EXEC [internal].[cleanup_server_project_version]", "SSISDB", 0.3),
+                tsql(
+                    "SSIS Server Operation Records Maintenance",
+                    "EXEC [internal].[cleanup_server_retention_window_exclusive]",
+                    "SSISDB",
+                    0.7,
+                ),
+                tsql(
+                    "SSIS Server Max Version Per Project Maintenance",
+                    "EXEC [internal].[cleanup_server_project_version]",
+                    "SSISDB",
+                    0.3,
+                ),
             ],
             schedules: vec![s_ssis],
             failure: NO_FAILURE,
@@ -588,9 +669,21 @@ fn catalog() -> (Vec<ScheduleSpec>, Vec<JobSpec>) {
             kind: Kind::Etl,
             run_as: ETL,
             steps: vec![
-                step("Extract from SalesDB", "SSIS", "/ISSERVER \"\\\"\\SSISDB\\Warehouse\\Nightly\\Extract.dtsx\\\"\" /SERVER SQLPROD01", None, 0.35),
+                step(
+                    "Extract from SalesDB",
+                    "SSIS",
+                    "/ISSERVER \"\\\"\\SSISDB\\Warehouse\\Nightly\\Extract.dtsx\\\"\" /SERVER SQLPROD01",
+                    None,
+                    0.35,
+                ),
                 tsql("Load fact tables", "EXEC etl.usp_LoadFacts", "WarehouseDB", 0.45),
-                step("Process cube", "ANALYSISCOMMAND", "<Process xmlns=\"http://schemas.microsoft.com/analysisservices/2003/engine\"><Type>ProcessFull</Type></Process>", None, 0.2),
+                step(
+                    "Process cube",
+                    "ANALYSISCOMMAND",
+                    "<Process xmlns=\"http://schemas.microsoft.com/analysisservices/2003/engine\"><Type>ProcessFull</Type></Process>",
+                    None,
+                    0.2,
+                ),
             ],
             schedules: vec![s_nightly],
             failure: Failure {
@@ -623,7 +716,13 @@ fn catalog() -> (Vec<ScheduleSpec>, Vec<JobSpec>) {
             description: "Type 2 changes to DimCustomer from the CRM.",
             kind: Kind::Etl,
             run_as: ETL,
-            steps: vec![step("Load DimCustomer", "SSIS", "/ISSERVER \"\\\"\\SSISDB\\Warehouse\\Dimensions\\DimCustomer.dtsx\\\"\" /SERVER SQLPROD01", None, 1.0)],
+            steps: vec![step(
+                "Load DimCustomer",
+                "SSIS",
+                "/ISSERVER \"\\\"\\SSISDB\\Warehouse\\Dimensions\\DimCustomer.dtsx\\\"\" /SERVER SQLPROD01",
+                None,
+                1.0,
+            )],
             schedules: vec![s_customer],
             failure: Failure {
                 step: 0,
@@ -641,7 +740,10 @@ fn catalog() -> (Vec<ScheduleSpec>, Vec<JobSpec>) {
             kind: Kind::EtlFrequent,
             run_as: ETL,
             steps: vec![
-                StepSpec { retry_attempts: 3, ..step("Download from SFTP", "CmdExec", "C:\\Jobs\\sftp-pull.cmd vendor-prices", None, 0.4) },
+                StepSpec {
+                    retry_attempts: 3,
+                    ..step("Download from SFTP", "CmdExec", "C:\\Jobs\\sftp-pull.cmd vendor-prices", None, 0.4)
+                },
                 tsql("Import price files", "EXEC etl.usp_ImportVendorPrices", "WarehouseDB", 0.6),
             ],
             schedules: vec![s_vendor],
@@ -709,25 +811,67 @@ fn catalog() -> (Vec<ScheduleSpec>, Vec<JobSpec>) {
             retry: None,
             enabled: false,
         },
-        report_job("Report - Daily Sales Summary", "Yesterday's sales by region, mailed to the sales leads.", vec![s_sales]),
-        report_job("Report - Weekly Inventory", "Stock levels per warehouse, Monday mornings (the old Tuesday run is kept, disabled).", vec![s_inventory, s_inventory_old]),
-        report_job("Report - Fortnightly Payroll Reconciliation", "Payroll against HR, every other Thursday.", vec![s_payroll]),
+        report_job(
+            "Report - Daily Sales Summary",
+            "Yesterday's sales by region, mailed to the sales leads.",
+            vec![s_sales],
+        ),
+        report_job(
+            "Report - Weekly Inventory",
+            "Stock levels per warehouse, Monday mornings (the old Tuesday run is kept, disabled).",
+            vec![s_inventory, s_inventory_old],
+        ),
+        report_job(
+            "Report - Fortnightly Payroll Reconciliation",
+            "Payroll against HR, every other Thursday.",
+            vec![s_payroll],
+        ),
         report_job("Report - Month-End Close", "Month-end close pack for finance.", vec![s_close]),
         report_job("Report - Board Pack (last Friday)", "Board pack, last Friday of the month.", vec![s_board]),
         report_job("Report - KPI Deck (first Monday)", "KPI deck, first Monday of the month.", vec![s_kpi]),
         report_job("Report - Quarterly Compliance", "Quarterly compliance extract.", vec![s_quarterly]),
-        poller_job(TRIMMED_JOB, "Checks the order queue's Service Broker activation every minute.", "EXEC dbo.usp_CheckQueueActivation @Queue = N'OrderQueue'", s_every_minute),
-        poller_job("Poll - Replication Latency", "Posts a tracer token and records latency.", "EXEC dbo.usp_ReplicationLatency @Publication = N'SalesPub'", s_every_15),
-        poller_job("Poll - Blocking Monitor", "Logs blocking chains longer than 30 seconds.", "EXEC dbo.usp_LogBlocking @MinWaitSeconds = 30", s_every_15),
-        poller_job("Alert - Disk Space Check", "Mails the DBAs when a volume is below 10% free.", "EXEC dbo.usp_CheckDiskSpace @MinFreePercent = 10", s_every_30),
-        poller_job("Alert - Failed Logins Summary", "Hourly summary of failed logins, office hours.", "EXEC dbo.usp_FailedLogins @Hours = 1", s_office_hours),
+        poller_job(
+            TRIMMED_JOB,
+            "Checks the order queue's Service Broker activation every minute.",
+            "EXEC dbo.usp_CheckQueueActivation @Queue = N'OrderQueue'",
+            s_every_minute,
+        ),
+        poller_job(
+            "Poll - Replication Latency",
+            "Posts a tracer token and records latency.",
+            "EXEC dbo.usp_ReplicationLatency @Publication = N'SalesPub'",
+            s_every_15,
+        ),
+        poller_job(
+            "Poll - Blocking Monitor",
+            "Logs blocking chains longer than 30 seconds.",
+            "EXEC dbo.usp_LogBlocking @MinWaitSeconds = 30",
+            s_every_15,
+        ),
+        poller_job(
+            "Alert - Disk Space Check",
+            "Mails the DBAs when a volume is below 10% free.",
+            "EXEC dbo.usp_CheckDiskSpace @MinFreePercent = 10",
+            s_every_30,
+        ),
+        poller_job(
+            "Alert - Failed Logins Summary",
+            "Hourly summary of failed logins, office hours.",
+            "EXEC dbo.usp_FailedLogins @Hours = 1",
+            s_office_hours,
+        ),
         JobSpec {
             name: "Distribution clean up: distribution",
             category: 11,
             description: "Removes replicated transactions from the distribution database.",
             kind: Kind::Cleanup,
             run_as: AGENT,
-            steps: vec![tsql("Run agent.", "EXEC dbo.sp_MSdistribution_cleanup @min_distretention = 0, @max_distretention = 72", "distribution", 1.0)],
+            steps: vec![tsql(
+                "Run agent.",
+                "EXEC dbo.sp_MSdistribution_cleanup @min_distretention = 0, @max_distretention = 72",
+                "distribution",
+                1.0,
+            )],
             schedules: vec![s_repl_10],
             failure: LOCK_TIMEOUT,
             retry: None,
@@ -739,7 +883,12 @@ fn catalog() -> (Vec<ScheduleSpec>, Vec<JobSpec>) {
             description: "Removes replication agent history from the distribution database.",
             kind: Kind::Cleanup,
             run_as: AGENT,
-            steps: vec![tsql("Run agent.", "EXEC dbo.sp_MShistory_cleanup @history_retention = 48", "distribution", 1.0)],
+            steps: vec![tsql(
+                "Run agent.",
+                "EXEC dbo.sp_MShistory_cleanup @history_retention = 48",
+                "distribution",
+                1.0,
+            )],
             schedules: vec![s_repl_10],
             failure: LOCK_TIMEOUT,
             retry: None,
@@ -801,7 +950,12 @@ fn report_job(name: &'static str, description: &'static str, schedules: Vec<usiz
         run_as: REPORTS,
         steps: vec![
             tsql("Build report", "EXEC rpt.usp_Build @Report = NULL", "ReportingDB", 0.8),
-            tsql("Mail report", "EXEC msdb.dbo.sp_send_dbmail @profile_name = N'Reports', @recipients = N'reports@example.com', @query = N'EXEC rpt.usp_Output'", "ReportingDB", 0.2),
+            tsql(
+                "Mail report",
+                "EXEC msdb.dbo.sp_send_dbmail @profile_name = N'Reports', @recipients = N'reports@example.com', @query = N'EXEC rpt.usp_Output'",
+                "ReportingDB",
+                0.2,
+            ),
         ],
         schedules,
         failure: Failure {
@@ -943,7 +1097,9 @@ fn windows_sid(rng: &mut SmallRng) -> Vec<u8> {
 fn step_success(run_as: &str, subsystem: &str) -> String {
     match subsystem {
         "CmdExec" => format!("Executed as user: {run_as}. Process Exit Code 0.  The step succeeded."),
-        "SSIS" => format!("Executed as user: {run_as}. DTExec: The package execution returned DTSER_SUCCESS (0).  The step succeeded."),
+        "SSIS" => format!(
+            "Executed as user: {run_as}. DTExec: The package execution returned DTSER_SUCCESS (0).  The step succeeded."
+        ),
         _ => format!("Executed as user: {run_as}. The step succeeded."),
     }
 }
@@ -974,7 +1130,11 @@ pub fn simulate(now: DateTime<Utc>, seed: u64) -> Demo {
         } else {
             local(now - Duration::days(ids.random_range(300..1500)) - Duration::seconds(ids.random_range(0..86400)))
         };
-        let modified = if spec.enabled { created + Duration::minutes(ids.random_range(1..600)) } else { local(scenario.disabled_at) };
+        let modified = if spec.enabled {
+            created + Duration::minutes(ids.random_range(1..600))
+        } else {
+            local(scenario.disabled_at)
+        };
         jobs.push(JobRow {
             job_id,
             name: spec.name.into(),
@@ -1000,7 +1160,11 @@ pub fn simulate(now: DateTime<Utc>, seed: u64) -> Demo {
                 local(now - Duration::days(1500 + 3 * i as i64))
             };
             let mut schedule = spec.schedule.clone();
-            schedule.active_start_date = if spec.schedule.freq_type == 1 { date_int(local(backfill_at).date()) } else { date_int(created.date()) };
+            schedule.active_start_date = if spec.schedule.freq_type == 1 {
+                date_int(local(backfill_at).date())
+            } else {
+                date_int(created.date())
+            };
             ScheduleRow {
                 schedule_id: i as i64 + 1,
                 schedule_uid: guid(&mut ids),
@@ -1035,7 +1199,10 @@ pub fn simulate(now: DateTime<Utc>, seed: u64) -> Demo {
     // The forced events that make the story, by job name: (target instant, plan).
     let forced: HashMap<&str, Vec<(DateTime<Utc>, Plan)>> = HashMap::from([
         (RERUN_JOB, vec![(now - Duration::days(12), Plan::Fail)]),
-        (LONG_RUN_JOB, vec![(now - Duration::days(4), Plan::Long(95 * 60)), (now - Duration::days(23), Plan::Long(80 * 60))]),
+        (
+            LONG_RUN_JOB,
+            vec![(now - Duration::days(4), Plan::Long(95 * 60)), (now - Duration::days(23), Plan::Long(80 * 60))],
+        ),
         (RETRY_JOB, vec![(now - Duration::days(5), Plan::Retry)]),
         ("DatabaseBackup - USER_DATABASES - LOG", vec![(now - Duration::days(15), Plan::Fail)]),
         ("Report - Daily Sales Summary", vec![(now - Duration::days(3), Plan::Fail)]),
@@ -1068,7 +1235,8 @@ pub fn simulate(now: DateTime<Utc>, seed: u64) -> Demo {
         for &(target, plan) in forced.get(spec.name).map(Vec::as_slice).unwrap_or(&[]) {
             let i = events.partition_point(|e| e.at < target);
             // Not inside the zombie span or the Agent's downtime: the event must happen.
-            let i = (i..events.len()).find(|&i| !scenario.zombie.contains(events[i].at) && !scenario.agent_down.contains(events[i].at));
+            let i = (i..events.len())
+                .find(|&i| !scenario.zombie.contains(events[i].at) && !scenario.agent_down.contains(events[i].at));
             if let Some(i) = i {
                 events[i].plan = Some(plan);
                 if spec.name == RERUN_JOB && plan == Plan::Fail {
@@ -1143,7 +1311,9 @@ pub fn simulate(now: DateTime<Utc>, seed: u64) -> Demo {
                 requested: start,
                 source: match e.cause {
                     Cause::User => "4",
-                    Cause::Schedule { .. } if spec.schedules.iter().any(|&s| schedules[s].schedule.freq_type == 64) => "3",
+                    Cause::Schedule { .. } if spec.schedules.iter().any(|&s| schedules[s].schedule.freq_type == 64) => {
+                        "3"
+                    }
                     Cause::Schedule { .. } => "1",
                 },
                 start,
@@ -1236,10 +1406,8 @@ pub fn simulate(now: DateTime<Utc>, seed: u64) -> Demo {
     let mut kept_starts: Vec<DateTime<Utc>> =
         runs.iter().filter(|r| r.job == trimmed && r.outcome_row.is_some()).map(|r| r.start).collect();
     kept_starts.sort();
-    let cutoff = kept_starts
-        .len()
-        .checked_sub(msdb_sqlite::MAX_OUTCOME_ROWS_PER_JOB as usize)
-        .map(|skip| kept_starts[skip]);
+    let cutoff =
+        kept_starts.len().checked_sub(msdb_sqlite::MAX_OUTCOME_ROWS_PER_JOB as usize).map(|skip| kept_starts[skip]);
 
     let mut history: Vec<HistoryRow> = Vec::with_capacity(pending.len());
     for &i in &order {

@@ -9,8 +9,8 @@
 use app::api::ssr::{Backend, BoxFuture, ReportError};
 use app::api::{DiagnosticLine, InstanceStatus, SourceState};
 use app::engine::fleet::{self, InstanceInput, InstanceReport};
-use app::engine::reconcile::Settings;
 use app::engine::log::LogEvent;
+use app::engine::reconcile::Settings;
 use app::engine::{Diagnostic, Window};
 use chrono::{DateTime, Duration as Span, Utc};
 use std::collections::HashMap;
@@ -123,9 +123,13 @@ impl Reader {
     async fn mysql_pool(&self) -> Result<sqlx::MySqlPool, String> {
         let c = &self.config;
         match &c.secret {
-            SecretSource::UrlEnv(_) => mysql_events::connect_read_only(&secret(c)?.unwrap_or_default(), c.timeout).await,
+            SecretSource::UrlEnv(_) => {
+                mysql_events::connect_read_only(&secret(c)?.unwrap_or_default(), c.timeout).await
+            }
             _ => {
-                let mut o = sqlx::mysql::MySqlConnectOptions::new().host(c.host.as_deref().unwrap_or("localhost")).port(c.port.unwrap_or(3306));
+                let mut o = sqlx::mysql::MySqlConnectOptions::new()
+                    .host(c.host.as_deref().unwrap_or("localhost"))
+                    .port(c.port.unwrap_or(3306));
                 if let Some(d) = &c.database {
                     o = o.database(d);
                 }
@@ -148,7 +152,11 @@ impl Reader {
             port: c.port.unwrap_or(1433),
             user: c.user.clone().unwrap_or_default(),
             password: secret(c)?.unwrap_or_default(),
-            encryption: if c.encrypt { tiberius::EncryptionLevel::Required } else { tiberius::EncryptionLevel::NotSupported },
+            encryption: if c.encrypt {
+                tiberius::EncryptionLevel::Required
+            } else {
+                tiberius::EncryptionLevel::NotSupported
+            },
             trust_cert: c.trust_server_certificate,
         })
     }
@@ -161,7 +169,8 @@ impl Reader {
         match c.kind {
             Kind::PgCron => {
                 let pool = &self.pg(&mut conn).await?;
-                let (mut input, notes) = pg_cron::read_instance(pool, &c.name, window).await.map_err(|e| e.to_string())?;
+                let (mut input, notes) =
+                    pg_cron::read_instance(pool, &c.name, window).await.map_err(|e| e.to_string())?;
                 if let Some(tz) = c.time_zone {
                     input.tz = tz.into();
                 }
@@ -200,26 +209,35 @@ impl Reader {
                     TablesEngine::Sqlite => TablesDb::Sqlite(self.sqlite(&mut conn).await?),
                     TablesEngine::Postgres => TablesDb::Postgres(self.pg(&mut conn).await?),
                     TablesEngine::MySql => TablesDb::MySql(self.mysql(&mut conn).await?),
-                    TablesEngine::SqlServer => {
-                        TablesDb::SqlServer(msdb::connect(&self.mssql_target()?, c.timeout).await.map_err(|e| e.to_string())?)
-                    }
+                    TablesEngine::SqlServer => TablesDb::SqlServer(
+                        msdb::connect(&self.mssql_target()?, c.timeout).await.map_err(|e| e.to_string())?,
+                    ),
                 };
                 let tz = c.time_zone.unwrap_or(chrono_tz::UTC);
                 let mut events = Vec::new();
                 let (input, notes) = match c.kind {
                     Kind::Seed001 => {
                         let stuck = Span::from_std(c.stuck_after).unwrap_or(Span::hours(1));
-                        seed001::read_instance(&mut db, &c.name, tz, &c.schedule, stuck, window, polled_at).await.map_err(|e| e.to_string())
+                        seed001::read_instance(&mut db, &c.name, tz, &c.schedule, stuck, window, polled_at)
+                            .await
+                            .map_err(|e| e.to_string())
                     }
                     Kind::Seed002 => {
                         let store = self.store.as_ref().ok_or("Sundial's store is not open")?;
-                        seed002::read_instance(&mut db, store, &c.name, tz, window, polled_at).await.map_err(|e| e.to_string())
+                        seed002::read_instance(&mut db, store, &c.name, tz, window, polled_at)
+                            .await
+                            .map_err(|e| e.to_string())
                     }
-                    Kind::Seed003 => seed003::read_instance(&mut db, &c.name, tz, window, polled_at).await.map_err(|e| e.to_string()),
-                    _ => seed004::read_instance(&mut db, &c.name, tz, window, polled_at).await.map_err(|e| e.to_string()).map(|(i, n, e)| {
-                        events = e;
-                        (i, n)
-                    }),
+                    Kind::Seed003 => {
+                        seed003::read_instance(&mut db, &c.name, tz, window, polled_at).await.map_err(|e| e.to_string())
+                    }
+                    _ => seed004::read_instance(&mut db, &c.name, tz, window, polled_at)
+                        .await
+                        .map_err(|e| e.to_string())
+                        .map(|(i, n, e)| {
+                            events = e;
+                            (i, n)
+                        }),
                 }?;
                 Ok(GoodRead { input, notes, events, now: polled_at, at: Utc::now() })
             }
@@ -305,13 +323,19 @@ impl Instance {
             outages: s
                 .outages
                 .iter()
-                .map(|(start, end, error)| app::api::Outage { start: fmt(*start), end: end.map(fmt), error: error.clone() })
+                .map(|(start, end, error)| app::api::Outage {
+                    start: fmt(*start),
+                    end: end.map(fmt),
+                    error: error.clone(),
+                })
                 .collect(),
             // The one place pages learn how old their data is: the server's clock.
             age_secs: good.map(|g| (Utc::now() - g.at).num_seconds().max(0)),
             error: s.error.clone(),
             notes: good
-                .map(|g| g.notes.iter().map(|d| DiagnosticLine { severity: d.severity, text: d.message.clone() }).collect())
+                .map(|g| {
+                    g.notes.iter().map(|d| DiagnosticLine { severity: d.severity, text: d.message.clone() }).collect()
+                })
                 .unwrap_or_default(),
             jobs: good.map(|g| g.input.jobs.len()),
             tags: c.tags.iter().map(|(k, v)| format!("{k}={v}")).collect(),
@@ -329,9 +353,14 @@ impl FleetBackend {
     /// Start one poller per instance (each reads at once, then every `poll_interval`).
     pub async fn start(config: &FleetConfig) -> anyhow::Result<Arc<FleetBackend>> {
         use anyhow::Context;
-        let needs_store = config.instances.iter().any(|i| matches!(i.kind, Kind::MysqlEvents | Kind::Seed002 | Kind::PgCron));
+        let needs_store =
+            config.instances.iter().any(|i| matches!(i.kind, Kind::MysqlEvents | Kind::Seed002 | Kind::PgCron));
         let store = if needs_store {
-            Some(Store::open(&config.store).await.with_context(|| format!("opening Sundial's store {}", config.store.display()))?)
+            Some(
+                Store::open(&config.store)
+                    .await
+                    .with_context(|| format!("opening Sundial's store {}", config.store.display()))?,
+            )
         } else {
             None
         };
@@ -409,7 +438,10 @@ impl Backend for FleetBackend {
                 None => {
                     let reason = match (&state.error, state.attempts) {
                         (Some(e), _) => e.clone(),
-                        (None, 0) => format!("the first read is still going (timeout {})", humantime::format_duration(i.reader.config.timeout)),
+                        (None, 0) => format!(
+                            "the first read is still going (timeout {})",
+                            humantime::format_duration(i.reader.config.timeout)
+                        ),
                         (None, _) => "it has not been read".to_owned(),
                     };
                     return Err(ReportError::Unavailable { instance: name, reason, last_good: None });
@@ -445,7 +477,12 @@ pub async fn probe(config: &FleetConfig) -> Vec<(String, Result<String, String>)
             Ok(Err(e)) => Err(e),
             Ok(Ok(r)) => {
                 let runs: usize = r.input.jobs.iter().map(|j| j.runs.len()).sum();
-                let mut text = format!("{} jobs, {} runs in the last {READ_DAYS} days, zone {}", r.input.jobs.len(), runs, r.input.tz.name());
+                let mut text = format!(
+                    "{} jobs, {} runs in the last {READ_DAYS} days, zone {}",
+                    r.input.jobs.len(),
+                    runs,
+                    r.input.tz.name()
+                );
                 for n in &r.notes {
                     text.push_str(&format!("\n    {:?}: {}", n.severity, n.message));
                 }

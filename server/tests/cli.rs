@@ -33,7 +33,16 @@ fn forecast_start_on_tuesday_runs_the_next_monday() {
 
 #[test]
 fn forecast_json_prints_an_array_of_the_same_strings() {
-    let o = sundial(&["forecast", "--agent", EVERY_OTHER_MONDAY, "--after", "2008-03-03T10:00:00", "--count", "2", "--json"]);
+    let o = sundial(&[
+        "forecast",
+        "--agent",
+        EVERY_OTHER_MONDAY,
+        "--after",
+        "2008-03-03T10:00:00",
+        "--count",
+        "2",
+        "--json",
+    ]);
     assert!(o.status.success(), "stderr: {}", stderr(&o));
     let v: Vec<String> = serde_json::from_str(&stdout(&o)).expect("a JSON array of strings");
     assert_eq!(v, ["2008-03-17T08:00:00", "2008-03-31T08:00:00"]);
@@ -50,7 +59,17 @@ fn forecast_is_strictly_after() {
 fn forecast_in_a_zone_prints_local_wall_clock_and_skips_the_gap_once() {
     // Every 30 minutes; Europe/London springs forward at 01:00 on 2024-03-31.
     let agent = r#"{"freq_type":4,"freq_interval":1,"freq_subday_type":4,"freq_subday_interval":30,"active_start_date":20240101}"#;
-    let o = sundial(&["forecast", "--agent", agent, "--after", "2024-03-31T00:15:00", "--count", "3", "--tz", "Europe/London"]);
+    let o = sundial(&[
+        "forecast",
+        "--agent",
+        agent,
+        "--after",
+        "2024-03-31T00:15:00",
+        "--count",
+        "3",
+        "--tz",
+        "Europe/London",
+    ]);
     assert!(o.status.success(), "stderr: {}", stderr(&o));
     assert_eq!(stdout(&o), "2024-03-31T00:30:00\n2024-03-31T02:00:00\n2024-03-31T02:30:00\n");
 }
@@ -83,7 +102,8 @@ fn malformed_json_and_unknown_columns_exit_2_naming_them() {
 fn bad_flag_values_exit_2() {
     let o = sundial(&["forecast", "--agent", EVERY_OTHER_MONDAY, "--after", "yesterday"]);
     assert_eq!(o.status.code(), Some(2));
-    let o = sundial(&["forecast", "--agent", EVERY_OTHER_MONDAY, "--after", "2008-03-03T10:00:00", "--tz", "Mars/Olympus"]);
+    let o =
+        sundial(&["forecast", "--agent", EVERY_OTHER_MONDAY, "--after", "2008-03-03T10:00:00", "--tz", "Mars/Olympus"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("Mars/Olympus"));
 }
@@ -121,7 +141,11 @@ fn check_config_exits_2_naming_file_line_and_field() {
     let o = sundial(&["demo", "--out", db.to_str().unwrap(), "--now", "2026-01-15T12:00:00Z"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let good = dir.join("good.toml");
-    std::fs::write(&good, format!("[[instance]]\nname = \"demo\"\nkind = \"sqlite_demo\"\npath = \"{}\"\n", db.display())).unwrap();
+    std::fs::write(
+        &good,
+        format!("[[instance]]\nname = \"demo\"\nkind = \"sqlite_demo\"\npath = \"{}\"\n", db.display()),
+    )
+    .unwrap();
     let o = sundial(&["check-config", "--config", good.to_str().unwrap()]);
     assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
     assert!(stdout(&o).contains(&format!("demo (sqlite_demo): {}", db.display())), "{}", stdout(&o));

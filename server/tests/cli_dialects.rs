@@ -3,10 +3,7 @@
 use std::process::{Command, Output};
 
 fn sundial(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sundial"))
-        .args(args)
-        .output()
-        .expect("run sundial")
+    Command::new(env!("CARGO_BIN_EXE_sundial")).args(args).output().expect("run sundial")
 }
 
 fn stdout(o: &Output) -> String {
@@ -18,13 +15,7 @@ fn stderr(o: &Output) -> String {
 }
 
 fn assert_invalid(o: &Output, needles: &[&str]) {
-    assert_eq!(
-        o.status.code(),
-        Some(2),
-        "stdout: {} stderr: {}",
-        stdout(o),
-        stderr(o)
-    );
+    assert_eq!(o.status.code(), Some(2), "stdout: {} stderr: {}", stdout(o), stderr(o));
     let err = stderr(o);
     assert_eq!(err.lines().count(), 1, "one line: {err}");
     for n in needles {
@@ -34,15 +25,7 @@ fn assert_invalid(o: &Output, needles: &[&str]) {
 
 #[test]
 fn cron_forecast_prints_local_times() {
-    let o = sundial(&[
-        "forecast",
-        "--cron",
-        "30 2 * * 0",
-        "--after",
-        "2026-11-21T00:00:00",
-        "--count",
-        "2",
-    ]);
+    let o = sundial(&["forecast", "--cron", "30 2 * * 0", "--after", "2026-11-21T00:00:00", "--count", "2"]);
     assert!(o.status.success(), "stderr: {}", stderr(&o));
     assert_eq!(stdout(&o), "2026-11-22T02:30:00\n2026-11-29T02:30:00\n");
 }
@@ -66,16 +49,7 @@ fn cron_forecast_in_a_zone_applies_the_gap_rule() {
 
 #[test]
 fn cron_forecast_json() {
-    let o = sundial(&[
-        "forecast",
-        "--cron",
-        "@hourly",
-        "--after",
-        "2026-11-22T09:10:00",
-        "--count",
-        "2",
-        "--json",
-    ]);
+    let o = sundial(&["forecast", "--cron", "@hourly", "--after", "2026-11-22T09:10:00", "--count", "2", "--json"]);
     assert!(o.status.success(), "stderr: {}", stderr(&o));
     let v: Vec<String> = serde_json::from_str(&stdout(&o)).expect("a JSON array");
     assert_eq!(v, ["2026-11-22T10:00:00", "2026-11-22T11:00:00"]);
@@ -83,41 +57,21 @@ fn cron_forecast_json() {
 
 #[test]
 fn cron_seconds_schedule() {
-    let o = sundial(&[
-        "forecast",
-        "--cron",
-        "5 seconds",
-        "--after",
-        "2026-11-22T09:00:58",
-        "--count",
-        "2",
-    ]);
+    let o = sundial(&["forecast", "--cron", "5 seconds", "--after", "2026-11-22T09:00:58", "--count", "2"]);
     assert!(o.status.success(), "stderr: {}", stderr(&o));
     assert_eq!(stdout(&o), "2026-11-22T09:01:00\n2026-11-22T09:01:05\n");
 }
 
 #[test]
 fn cron_out_of_range_exits_2_naming_field_and_value() {
-    let o = sundial(&[
-        "forecast",
-        "--cron",
-        "0 0 * * 8",
-        "--after",
-        "2026-11-22T00:00:00",
-    ]);
+    let o = sundial(&["forecast", "--cron", "0 0 * * 8", "--after", "2026-11-22T00:00:00"]);
     assert_invalid(&o, &["cron: day-of-week '8' out of range 0-7"]);
     assert!(stdout(&o).is_empty());
 }
 
 #[test]
 fn cron_six_fields_exit_2() {
-    let o = sundial(&[
-        "forecast",
-        "--cron",
-        "0 0 0 * * *",
-        "--after",
-        "2026-11-22T00:00:00",
-    ]);
+    let o = sundial(&["forecast", "--cron", "0 0 0 * * *", "--after", "2026-11-22T00:00:00"]);
     assert_invalid(&o, &["expected 5 fields"]);
 }
 
@@ -142,70 +96,30 @@ const BERLIN_DAILY: &str = r#"{"EVENT_NAME":"nightly","EVENT_TYPE":"RECURRING","
 
 #[test]
 fn mysql_event_forecast_and_describe() {
-    let o = sundial(&[
-        "forecast",
-        "--mysql-event",
-        BERLIN_DAILY,
-        "--after",
-        "2026-01-01T12:00:00",
-        "--count",
-        "2",
-    ]);
+    let o = sundial(&["forecast", "--mysql-event", BERLIN_DAILY, "--after", "2026-01-01T12:00:00", "--count", "2"]);
     assert!(o.status.success(), "stderr: {}", stderr(&o));
     // --after is read in --tz (UTC); the times print in the event's zone.
     assert_eq!(stdout(&o), "2026-01-02T00:00:00\n2026-01-03T00:00:00\n");
     let o = sundial(&["describe", "--mysql-event", BERLIN_DAILY]);
     assert!(o.status.success(), "stderr: {}", stderr(&o));
-    assert_eq!(
-        stdout(&o).trim_end(),
-        "Every 1 day starting 2026-01-01 00:00:00 (Europe/Berlin)"
-    );
+    assert_eq!(stdout(&o).trim_end(), "Every 1 day starting 2026-01-01 00:00:00 (Europe/Berlin)");
 }
 
 #[test]
 fn mysql_event_errors_name_the_column() {
-    let bad = BERLIN_DAILY.replace(
-        r#""INTERVAL_FIELD":"DAY""#,
-        r#""INTERVAL_FIELD":"FORTNIGHT""#,
-    );
-    let o = sundial(&[
-        "forecast",
-        "--mysql-event",
-        &bad,
-        "--after",
-        "2026-01-01T00:00:00",
-    ]);
+    let bad = BERLIN_DAILY.replace(r#""INTERVAL_FIELD":"DAY""#, r#""INTERVAL_FIELD":"FORTNIGHT""#);
+    let o = sundial(&["forecast", "--mysql-event", &bad, "--after", "2026-01-01T00:00:00"]);
     assert_invalid(&o, &["INTERVAL_FIELD", "FORTNIGHT"]);
-    let o = sundial(&[
-        "forecast",
-        "--mysql-event",
-        r#"{"EVENT_TYPE":["x"]}"#,
-        "--after",
-        "2026-01-01T00:00:00",
-    ]);
+    let o = sundial(&["forecast", "--mysql-event", r#"{"EVENT_TYPE":["x"]}"#, "--after", "2026-01-01T00:00:00"]);
     assert_invalid(&o, &["EVENT_TYPE"]);
-    let o = sundial(&[
-        "forecast",
-        "--mysql-event",
-        "[1]",
-        "--after",
-        "2026-01-01T00:00:00",
-    ]);
+    let o = sundial(&["forecast", "--mysql-event", "[1]", "--after", "2026-01-01T00:00:00"]);
     assert_invalid(&o, &["--mysql-event"]);
 }
 
 #[test]
 fn disabled_event_has_no_forecast_and_says_so() {
     let d = BERLIN_DAILY.replace(r#""STATUS":"ENABLED""#, r#""STATUS":"DISABLED""#);
-    let o = sundial(&[
-        "forecast",
-        "--mysql-event",
-        &d,
-        "--after",
-        "2026-01-01T00:00:00",
-        "--count",
-        "3",
-    ]);
+    let o = sundial(&["forecast", "--mysql-event", &d, "--after", "2026-01-01T00:00:00", "--count", "3"]);
     assert!(o.status.success());
     assert!(stdout(&o).is_empty());
     assert!(stderr(&o).contains("disabled"), "{}", stderr(&o));
@@ -214,15 +128,7 @@ fn disabled_event_has_no_forecast_and_says_so() {
 #[test]
 fn seed002_forecast() {
     let j = r#"{"job_name":"stats","job_schedule_start":"2026-11-22 09:00:00","job_schedule_interval":300,"job_status":"ENABLED"}"#;
-    let o = sundial(&[
-        "forecast",
-        "--seed002",
-        j,
-        "--after",
-        "2026-11-22T09:01:00",
-        "--count",
-        "2",
-    ]);
+    let o = sundial(&["forecast", "--seed002", j, "--after", "2026-11-22T09:01:00", "--count", "2"]);
     assert!(o.status.success(), "stderr: {}", stderr(&o));
     assert_eq!(stdout(&o), "2026-11-22T09:05:00\n2026-11-22T09:10:00\n");
     let o = sundial(&[
@@ -238,60 +144,27 @@ fn seed002_forecast() {
 #[test]
 fn seed003_forecast_and_describe() {
     let j = r#"{"ValidFrom":"2026-11-18 09:00:00","FrequencyType":2,"Frequency":2,"AbsoluteSubFrequency":"2,3,5,7","RunAtInSecondsFromMidnight":28800}"#;
-    let o = sundial(&[
-        "forecast",
-        "--seed003",
-        j,
-        "--after",
-        "2026-11-18T00:00:00",
-        "--count",
-        "3",
-    ]);
+    let o = sundial(&["forecast", "--seed003", j, "--after", "2026-11-18T00:00:00", "--count", "3"]);
     assert!(o.status.success(), "stderr: {}", stderr(&o));
-    assert_eq!(
-        stdout(&o),
-        "2026-11-20T08:00:00\n2026-11-22T08:00:00\n2026-12-01T08:00:00\n"
-    );
+    assert_eq!(stdout(&o), "2026-11-20T08:00:00\n2026-11-22T08:00:00\n2026-12-01T08:00:00\n");
     let o = sundial(&["describe", "--seed003", j]);
     assert_eq!(
         stdout(&o).trim_end(),
         "Every 2 weeks on Tuesday, Wednesday, Friday, Sunday at 08:00:00 from 2026-11-18 09:00:00"
     );
     let bad = j.replace("2,3,5,7", "2,8");
-    let o = sundial(&[
-        "forecast",
-        "--seed003",
-        &bad,
-        "--after",
-        "2026-11-18T00:00:00",
-    ]);
+    let o = sundial(&["forecast", "--seed003", &bad, "--after", "2026-11-18T00:00:00"]);
     assert_invalid(&o, &["AbsoluteSubFrequency", "8"]);
 }
 
 #[test]
 fn seed004_forecast_interval_counts_from_after_when_never_run() {
     let c = r#"{"ProcessingMode":"scheduled","ScheduleType":"interval","IntervalMinutes":30}"#;
-    let o = sundial(&[
-        "forecast",
-        "--seed004",
-        c,
-        "--after",
-        "2026-11-22T09:00:00",
-        "--count",
-        "2",
-    ]);
+    let o = sundial(&["forecast", "--seed004", c, "--after", "2026-11-22T09:00:00", "--count", "2"]);
     assert!(o.status.success(), "stderr: {}", stderr(&o));
     assert_eq!(stdout(&o), "2026-11-22T09:30:00\n2026-11-22T10:00:00\n");
     let c = r#"{"ProcessingMode":"scheduled","ScheduleType":"weekly","RunDays":"Mon,Fri","RunTimes":"06:00"}"#;
-    let o = sundial(&[
-        "forecast",
-        "--seed004",
-        c,
-        "--after",
-        "2026-11-22T00:00:00",
-        "--count",
-        "2",
-    ]);
+    let o = sundial(&["forecast", "--seed004", c, "--after", "2026-11-22T00:00:00", "--count", "2"]);
     assert_eq!(stdout(&o), "2026-11-23T06:00:00\n2026-11-27T06:00:00\n");
     let o = sundial(&["describe", "--seed004", c]);
     assert_eq!(stdout(&o).trim_end(), "Weekly on Mon,Fri at 06:00");
@@ -300,20 +173,10 @@ fn seed004_forecast_interval_counts_from_after_when_never_run() {
 #[test]
 fn dry_run_prints_would_fire_and_reason() {
     let c = r#"{"ProcessingMode":"triggered","TriggerRowThreshold":1000,"TriggerIdleMinutes":30}"#;
-    let o = sundial(&[
-        "dry-run",
-        "--seed004",
-        c,
-        "--state",
-        r#"{"pending_rows":1200}"#,
-        "--now",
-        "2026-03-02T06:00:00",
-    ]);
+    let o =
+        sundial(&["dry-run", "--seed004", c, "--state", r#"{"pending_rows":1200}"#, "--now", "2026-03-02T06:00:00"]);
     assert!(o.status.success(), "stderr: {}", stderr(&o));
-    assert_eq!(
-        stdout(&o),
-        "would_fire: true\nreason: Row threshold met: 1,200 rows >= threshold 1,000\n"
-    );
+    assert_eq!(stdout(&o), "would_fire: true\nreason: Row threshold met: 1,200 rows >= threshold 1,000\n");
     let o = sundial(&[
         "dry-run",
         "--seed004",
@@ -324,39 +187,18 @@ fn dry_run_prints_would_fire_and_reason() {
         "2026-03-02T06:00:00Z",
     ]);
     assert!(o.status.success(), "stderr: {}", stderr(&o));
-    assert!(
-        stdout(&o).starts_with("would_fire: false\nreason: No trigger condition met"),
-        "{}",
-        stdout(&o)
-    );
+    assert!(stdout(&o).starts_with("would_fire: false\nreason: No trigger condition met"), "{}", stdout(&o));
 }
 
 #[test]
 fn dry_run_overlap_guard_and_bad_input() {
-    let c = r#"{"ProcessingMode":"triggered","TriggerRowThreshold":10,"IsRunning":1,"RunStartedAt":"2026-03-02 05:45:00"}"#;
-    let o = sundial(&[
-        "dry-run",
-        "--seed004",
-        c,
-        "--state",
-        r#"{"pending_rows":5000}"#,
-        "--now",
-        "2026-03-02T06:00:00",
-    ]);
-    assert!(
-        stdout(&o).contains("would_fire: false") && stdout(&o).contains("overlap guard"),
-        "{}",
-        stdout(&o)
-    );
-    let o = sundial(&[
-        "dry-run",
-        "--seed004",
-        c,
-        "--state",
-        r#"{"pending_rows":"lots"}"#,
-        "--now",
-        "2026-03-02T06:00:00",
-    ]);
+    let c =
+        r#"{"ProcessingMode":"triggered","TriggerRowThreshold":10,"IsRunning":1,"RunStartedAt":"2026-03-02 05:45:00"}"#;
+    let o =
+        sundial(&["dry-run", "--seed004", c, "--state", r#"{"pending_rows":5000}"#, "--now", "2026-03-02T06:00:00"]);
+    assert!(stdout(&o).contains("would_fire: false") && stdout(&o).contains("overlap guard"), "{}", stdout(&o));
+    let o =
+        sundial(&["dry-run", "--seed004", c, "--state", r#"{"pending_rows":"lots"}"#, "--now", "2026-03-02T06:00:00"]);
     assert_invalid(&o, &["pending_rows", "lots"]);
     let o = sundial(&["dry-run", "--seed004", c, "--now", "noon"]);
     assert_eq!(o.status.code(), Some(2));
@@ -364,15 +206,7 @@ fn dry_run_overlap_guard_and_bad_input() {
 
 #[test]
 fn exactly_one_schedule_flag() {
-    let o = sundial(&[
-        "forecast",
-        "--cron",
-        "* * * * *",
-        "--seed002",
-        "{}",
-        "--after",
-        "2026-11-22T00:00:00",
-    ]);
+    let o = sundial(&["forecast", "--cron", "* * * * *", "--seed002", "{}", "--after", "2026-11-22T00:00:00"]);
     assert_eq!(o.status.code(), Some(2));
     let o = sundial(&["forecast", "--after", "2026-11-22T00:00:00"]);
     assert_eq!(o.status.code(), Some(2));

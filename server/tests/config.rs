@@ -48,7 +48,12 @@ fn a_good_file_reads_as_written() {
     assert_eq!((pg.kind, pg.poll_interval), (Kind::PgCron, Duration::from_secs(30)));
     assert_eq!(c.instances[2].kind, Kind::SqliteDemo);
     let summary = config::summary(&c);
-    assert!(summary.contains("SQLPROD01 (mssql): sqlprod01.corp:1433, America/New_York, poll 2m, timeout 5s, environment=prod team=dba"), "{summary}");
+    assert!(
+        summary.contains(
+            "SQLPROD01 (mssql): sqlprod01.corp:1433, America/New_York, poll 2m, timeout 5s, environment=prod team=dba"
+        ),
+        "{summary}"
+    );
     assert_eq!(summary.lines().count(), 3);
 }
 
@@ -56,14 +61,46 @@ fn a_good_file_reads_as_written() {
 fn bad_files_name_file_line_and_field() {
     let cases: &[(&str, &str, &[&str])] = &[
         ("syntax", "[[instance]]\nname = \"x\nkind = \"mssql\"\n", &["fleet.toml:2:"]),
-        ("unknown kind", "[[instance]]\nname = \"a\"\nkind = \"oracle\"\nhost = \"h\"\n", &["fleet.toml:3:", "kind", "oracle", "mssql"]),
-        ("bad duration", "[[instance]]\nname = \"a\"\nkind = \"mssql\"\nhost = \"h\"\n\ntimeout = \"soon\"\n", &["fleet.toml:6:", "timeout", "soon"]),
-        ("bad zone", "[[instance]]\nname = \"a\"\nkind = \"mssql\"\nhost = \"h\"\ntime_zone = \"Mars/Base\"\n", &["fleet.toml:5:", "instance \"a\"", "time_zone", "Mars/Base", "IANA"]),
-        ("duplicate name", "[[instance]]\nname = \"a\"\nkind = \"mssql\"\nhost = \"h\"\n[[instance]]\nname = \"a\"\nkind = \"mssql\"\nhost = \"h\"\n", &["fleet.toml:6:", "name", "already"]),
-        ("inline password", "[[instance]]\nname = \"a\"\nkind = \"mssql\"\nhost = \"h\"\npassword = \"hunter2\"\n", &["fleet.toml:5:", "password", "password_env"]),
-        ("two secret sources", "[[instance]]\nname = \"a\"\nkind = \"mssql\"\nhost = \"h\"\npassword_env = \"A\"\npassword_file = \"/f\"\n", &["fleet.toml:6:", "password_file", "only one"]),
-        ("port out of range", "[[instance]]\nname = \"a\"\nkind = \"mssql\"\nhost = \"h\"\nport = 70000\n", &["fleet.toml:5:", "port", "70000"]),
-        ("unknown field", "[[instance]]\nname = \"a\"\nkind = \"mssql\"\nhost = \"h\"\nhots = \"x\"\n", &["fleet.toml:5:", "hots"]),
+        (
+            "unknown kind",
+            "[[instance]]\nname = \"a\"\nkind = \"oracle\"\nhost = \"h\"\n",
+            &["fleet.toml:3:", "kind", "oracle", "mssql"],
+        ),
+        (
+            "bad duration",
+            "[[instance]]\nname = \"a\"\nkind = \"mssql\"\nhost = \"h\"\n\ntimeout = \"soon\"\n",
+            &["fleet.toml:6:", "timeout", "soon"],
+        ),
+        (
+            "bad zone",
+            "[[instance]]\nname = \"a\"\nkind = \"mssql\"\nhost = \"h\"\ntime_zone = \"Mars/Base\"\n",
+            &["fleet.toml:5:", "instance \"a\"", "time_zone", "Mars/Base", "IANA"],
+        ),
+        (
+            "duplicate name",
+            "[[instance]]\nname = \"a\"\nkind = \"mssql\"\nhost = \"h\"\n[[instance]]\nname = \"a\"\nkind = \"mssql\"\nhost = \"h\"\n",
+            &["fleet.toml:6:", "name", "already"],
+        ),
+        (
+            "inline password",
+            "[[instance]]\nname = \"a\"\nkind = \"mssql\"\nhost = \"h\"\npassword = \"hunter2\"\n",
+            &["fleet.toml:5:", "password", "password_env"],
+        ),
+        (
+            "two secret sources",
+            "[[instance]]\nname = \"a\"\nkind = \"mssql\"\nhost = \"h\"\npassword_env = \"A\"\npassword_file = \"/f\"\n",
+            &["fleet.toml:6:", "password_file", "only one"],
+        ),
+        (
+            "port out of range",
+            "[[instance]]\nname = \"a\"\nkind = \"mssql\"\nhost = \"h\"\nport = 70000\n",
+            &["fleet.toml:5:", "port", "70000"],
+        ),
+        (
+            "unknown field",
+            "[[instance]]\nname = \"a\"\nkind = \"mssql\"\nhost = \"h\"\nhots = \"x\"\n",
+            &["fleet.toml:5:", "hots"],
+        ),
         ("no host", "[[instance]]\nname = \"a\"\nkind = \"mssql\"\n", &["fleet.toml:1:", "host"]),
         ("demo without path", "[[instance]]\nname = \"d\"\nkind = \"sqlite_demo\"\n", &["fleet.toml:1:", "path"]),
     ];

@@ -22,7 +22,11 @@ async fn write(dir: &Path, name: &str, seed: u64) -> (PathBuf, DemoSummary) {
     let path = dir.join(name);
     let started = std::time::Instant::now();
     let summary = demo::write_demo(&path, now(), seed).await.expect("the demo is written");
-    eprintln!("{summary} ({} ms, {} bytes)", started.elapsed().as_millis(), std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0));
+    eprintln!(
+        "{summary} ({} ms, {} bytes)",
+        started.elapsed().as_millis(),
+        std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0)
+    );
     (path, summary)
 }
 
@@ -43,7 +47,10 @@ async fn the_demo_reads_back_as_an_instance_a_dba_recognises() {
     let (path, summary) = write(dir.path(), "demo.sqlite", 42).await;
     assert!((38..=45).contains(&summary.jobs), "about 40 jobs: {summary}");
     assert!((10_000..300_000).contains(&summary.history_rows), "{summary}");
-    assert!(summary.to_string().contains("SQLPROD01") && summary.to_string().contains("2026-11-22T12:00:00Z"), "{summary}");
+    assert!(
+        summary.to_string().contains("SQLPROD01") && summary.to_string().contains("2026-11-22T12:00:00Z"),
+        "{summary}"
+    );
     let size = std::fs::metadata(&path).unwrap().len();
     assert!(size < 40 << 20, "a few MB, not {size} bytes");
 
@@ -101,7 +108,10 @@ async fn the_demo_reads_back_as_an_instance_a_dba_recognises() {
     let steps = msdb_sqlite::read_job_history(&pool, &vendor.id, last_30_days()).await.unwrap();
     pool.close().await;
     assert!(steps.iter().any(|h| h.step_id == 1 && h.run_status == 2), "a step attempt marked Retry");
-    assert!(steps.iter().any(|h| h.step_id == 1 && h.run_status == 1 && h.retries_attempted == 1), "then success on retry");
+    assert!(
+        steps.iter().any(|h| h.step_id == 1 && h.run_status == 1 && h.retries_attempted == 1),
+        "then success on retry"
+    );
     assert!(steps.iter().filter(|h| h.step_id == 0).all(|h| h.step_name == "(Job outcome)"));
 
     // The zombie span: nothing started on the instance, while every other day had runs.
@@ -119,7 +129,12 @@ async fn the_demo_reads_back_as_an_instance_a_dba_recognises() {
     // The Agent restart: a session, nothing started in the ~20 minutes before it, the startup job after.
     assert!(input.agent_starts.contains(&s.agent_restart), "{:?}", input.agent_starts);
     assert!(starts.iter().all(|t| !s.agent_down.contains(*t)));
-    assert!(job(&input, demo::STARTUP_JOB).runs.iter().any(|r| r.start >= s.agent_restart && r.start < s.agent_restart + Duration::minutes(1)));
+    assert!(
+        job(&input, demo::STARTUP_JOB)
+            .runs
+            .iter()
+            .any(|r| r.start >= s.agent_restart && r.start < s.agent_restart + Duration::minutes(1))
+    );
 
     // The trimmed poller: only its latest 100 outcome rows, and a history horizon to say so.
     let poller = job(&input, demo::TRIMMED_JOB);
@@ -204,7 +219,8 @@ async fn corrupt_rows_become_diagnostics_on_their_job() {
         step_name: "(Job outcome)".into(),
         sql_message_id: 0,
         sql_severity: 0,
-        message: "The job succeeded.  The Job was invoked by Schedule 1 (x).  The last step to run was step 1 (x).".into(),
+        message: "The job succeeded.  The Job was invoked by Schedule 1 (x).  The last step to run was step 1 (x)."
+            .into(),
         run_status,
         run_date,
         run_time,
@@ -215,16 +231,19 @@ async fn corrupt_rows_become_diagnostics_on_their_job() {
     msdb_sqlite::insert_history(
         &pool,
         &[
-            row(900_000_001, 9, 20261120, 70000),   // unknown run_status
-            row(900_000_002, 1, 20261032, 70000),   // October 32nd, inside the window's date range
-            row(900_000_003, 1, 20261119, 256000),  // 25:60:00
-            row(900_000_004, 1, 20231345, 70000),   // the job's oldest row: month 13
+            row(900_000_001, 9, 20261120, 70000),  // unknown run_status
+            row(900_000_002, 1, 20261032, 70000),  // October 32nd, inside the window's date range
+            row(900_000_003, 1, 20261119, 256000), // 25:60:00
+            row(900_000_004, 1, 20231345, 70000),  // the job's oldest row: month 13
         ],
     )
     .await
     .unwrap();
     // A run_duration stored as text (SQLite keeps what it is given).
-    sqlx::query("UPDATE sysjobhistory SET run_duration = 'long' WHERE instance_id = 900000001").execute(&pool).await.unwrap();
+    sqlx::query("UPDATE sysjobhistory SET run_duration = 'long' WHERE instance_id = 900000001")
+        .execute(&pool)
+        .await
+        .unwrap();
     pool.close().await;
 
     let after = read(&path, last_30_days()).await;
@@ -232,12 +251,17 @@ async fn corrupt_rows_become_diagnostics_on_their_job() {
     assert_eq!(damaged.runs, victim.runs, "its good runs still read");
     let shown: Vec<String> = damaged.diagnostics.iter().map(ToString::to_string).collect();
     eprintln!("{shown:#?}");
-    let has = |field: &str, value: &str| damaged.diagnostics.iter().any(|d| d.field.as_deref() == Some(field) && d.value.as_deref() == Some(value));
+    let has = |field: &str, value: &str| {
+        damaged.diagnostics.iter().any(|d| d.field.as_deref() == Some(field) && d.value.as_deref() == Some(value))
+    };
     assert!(has("run_status", "9"), "{shown:?}");
     assert!(has("run_date", "20261032"), "{shown:?}");
     assert!(has("run_time", "256000"), "{shown:?}");
     assert!(has("run_date", "20231345"), "the oldest row: {shown:?}");
-    assert!(damaged.diagnostics.iter().any(|d| d.message.contains("instance_id 900000002")), "rows are named by key: {shown:?}");
+    assert!(
+        damaged.diagnostics.iter().any(|d| d.message.contains("instance_id 900000002")),
+        "rows are named by key: {shown:?}"
+    );
     for (a, b) in before.jobs.iter().zip(&after.jobs) {
         if a.id != victim.id {
             assert_eq!(a, b, "{} reads as before", a.name);
@@ -256,7 +280,12 @@ async fn analysis_of_the_demo_finds_the_zombie_the_skips_and_the_manual_runs() {
     assert_eq!(report.jobs.len(), input.jobs.len());
 
     let overlaps = |w: &Window| w.start < s.zombie.end && s.zombie.start < w.end;
-    assert!(report.context.zombie_periods.iter().any(overlaps), "zombie periods {:?} vs simulated {:?}", report.context.zombie_periods, s.zombie);
+    assert!(
+        report.context.zombie_periods.iter().any(overlaps),
+        "zombie periods {:?} vs simulated {:?}",
+        report.context.zombie_periods,
+        s.zombie
+    );
 
     let mut zombie_misses = 0;
     let mut skipped = HashSet::new();

@@ -35,8 +35,17 @@ impl Drop for Servers {
 }
 
 fn start(name: &str, dir: &Path, port: u16) {
-    let out = Command::new(script(name)).arg("start").arg(dir).arg(port.to_string()).output().expect("run the test-server script");
-    assert!(out.status.success(), "{name} did not start (run .ci/install-deps): {}", String::from_utf8_lossy(&out.stderr));
+    let out = Command::new(script(name))
+        .arg("start")
+        .arg(dir)
+        .arg(port.to_string())
+        .output()
+        .expect("run the test-server script");
+    assert!(
+        out.status.success(),
+        "{name} did not start (run .ci/install-deps): {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 async fn get(state: &AppState, uri: &str) -> (StatusCode, String) {
@@ -77,7 +86,8 @@ async fn a_stopped_server_is_marked_unreachable_within_its_timeout_while_the_oth
     start("mariadb-test-server", servers.maria.path(), MARIA_PORT);
 
     // Least-privileged readers on both.
-    let mut pg = sqlx::PgConnection::connect(&format!("postgres://postgres@127.0.0.1:{PG_PORT}/postgres")).await.unwrap();
+    let mut pg =
+        sqlx::PgConnection::connect(&format!("postgres://postgres@127.0.0.1:{PG_PORT}/postgres")).await.unwrap();
     for sql in [
         "CREATE EXTENSION IF NOT EXISTS pg_cron",
         "CREATE ROLE sundial_reader LOGIN BYPASSRLS",
@@ -88,7 +98,8 @@ async fn a_stopped_server_is_marked_unreachable_within_its_timeout_while_the_oth
         sqlx::query(sql).execute(&mut pg).await.unwrap_or_else(|e| panic!("{sql}: {e}"));
     }
     drop(pg);
-    let root = sqlx::mysql::MySqlConnectOptions::new().socket(servers.maria.path().join("mysqld.sock")).username("root");
+    let root =
+        sqlx::mysql::MySqlConnectOptions::new().socket(servers.maria.path().join("mysqld.sock")).username("root");
     let mut my = sqlx::MySqlConnection::connect_with(&root).await.unwrap();
     for sql in [
         "CREATE DATABASE shop",
@@ -141,7 +152,10 @@ user = "sundial_reader"
     .unwrap();
     let config = server::config::load(&config_path).unwrap();
     let backend = FleetBackend::start(&config).await.unwrap();
-    let state = AppState { leptos_options: LeptosOptions::builder().output_name("sundial").site_root("target/site").build(), backend };
+    let state = AppState {
+        leptos_options: LeptosOptions::builder().output_name("sundial").site_root("target/site").build(),
+        backend,
+    };
 
     // Both read.
     until_state(&state, "pg-main", "Ok", Duration::from_secs(20)).await;
@@ -155,7 +169,8 @@ user = "sundial_reader"
     let vacuum = v["jobs"].as_array().unwrap().iter().find(|j| j["name"] == "nightly-vacuum").unwrap().clone();
     assert_eq!(vacuum["missed"], 0, "{vacuum}");
     // A job created while Sundial watches is new: its past is not judged either.
-    let mut pg = sqlx::PgConnection::connect(&format!("postgres://postgres@127.0.0.1:{PG_PORT}/postgres")).await.unwrap();
+    let mut pg =
+        sqlx::PgConnection::connect(&format!("postgres://postgres@127.0.0.1:{PG_PORT}/postgres")).await.unwrap();
     sqlx::query("SELECT cron.schedule('new-every-minute', '* * * * *', 'SELECT 1')").execute(&mut pg).await.unwrap();
     drop(pg);
     let t0 = Instant::now();

@@ -105,7 +105,10 @@ async fn jobs_page_warns_of_a_zombie_agent_in_the_window() {
     let html = get("/?days=30").await.text();
     assert!(html.contains("zombie-banner"));
     let text = visible(&html);
-    assert!(text.contains("SQL Agent started no job from 2026-11-13 12:00:00 UTC to 2026-11-15 12:00:00 UTC (2d 00h): "), "{text}");
+    assert!(
+        text.contains("SQL Agent started no job from 2026-11-13 12:00:00 UTC to 2026-11-15 12:00:00 UTC (2d 00h): "),
+        "{text}"
+    );
     assert!(text.contains("runs due: "));
     // Still announced when the window shown (7 days) ends before it: incidents of the last
     // 30 days are on every page.
@@ -121,9 +124,15 @@ async fn jobs_page_sorts_by_query() {
         at.into_iter().map(|(_, n)| n).collect::<Vec<_>>()
     };
     let asc = get("/?sort=name&dir=asc").await.text();
-    assert_eq!(order(&asc), ["CommandLog Cleanup", "DatabaseBackup - USER_DATABASES - FULL", "syspolicy_purge_history"]);
+    assert_eq!(
+        order(&asc),
+        ["CommandLog Cleanup", "DatabaseBackup - USER_DATABASES - FULL", "syspolicy_purge_history"]
+    );
     let desc = get("/?sort=name&dir=desc").await.text();
-    assert_eq!(order(&desc), ["syspolicy_purge_history", "DatabaseBackup - USER_DATABASES - FULL", "CommandLog Cleanup"]);
+    assert_eq!(
+        order(&desc),
+        ["syspolicy_purge_history", "DatabaseBackup - USER_DATABASES - FULL", "CommandLog Cleanup"]
+    );
     assert!(desc.contains(r#"aria-sort="descending""#));
 }
 
@@ -268,7 +277,11 @@ async fn the_log_page_lists_runs_and_findings_colour_coded_and_filters_problems(
     let html = get("/log?days=30").await.text();
     let total = attr_num(&html, "data-total");
     assert!(total > 200, "more lines than one page: {total}");
-    assert!(visible(&html).contains(&format!("lines 1–200 of {}, newest first", app::api::count_text(total))), "{}", visible(&html));
+    assert!(
+        visible(&html).contains(&format!("lines 1–200 of {}, newest first", app::api::count_text(total))),
+        "{}",
+        visible(&html)
+    );
     let mut seen = 0;
     let mut url = "/log?days=30&limit=500".to_string();
     let mut pages = 0;
@@ -277,7 +290,12 @@ async fn the_log_page_lists_runs_and_findings_colour_coded_and_filters_problems(
         assert_eq!(attr_num(&html, "data-from"), seen + 1, "page {pages} starts where the last ended");
         seen += html.matches(r#"data-testid="log-line""#).count();
         pages += 1;
-        match html.split(r#"rel="next""#).next().and_then(|before| before.rsplit("href=\"").next()).filter(|_| html.contains(r#"rel="next""#)) {
+        match html
+            .split(r#"rel="next""#)
+            .next()
+            .and_then(|before| before.rsplit("href=\"").next())
+            .filter(|_| html.contains(r#"rel="next""#))
+        {
             Some(href) => url = href.split('"').next().unwrap().replace("&amp;", "&"),
             None => break,
         }
@@ -312,9 +330,15 @@ async fn zombie_wording_names_the_instances_own_scheduler() {
     };
     let html = send(pg.clone(), Request::get("/?days=30").body(Body::empty()).unwrap()).await.text();
     let text = visible(&html);
-    assert!(text.contains("Zombie scheduler.") && text.contains("pg_cron started no job from 2026-11-13 12:00:00"), "{text}");
+    assert!(
+        text.contains("Zombie scheduler.") && text.contains("pg_cron started no job from 2026-11-13 12:00:00"),
+        "{text}"
+    );
     assert!(!text.contains("SQL Agent"), "no SQL Agent wording on a pg_cron instance");
-    let html = send(pg, Request::get(format!("/jobs/{}?days=30", support::FULL_BACKUP_ID)).body(Body::empty()).unwrap()).await.text();
+    let html =
+        send(pg, Request::get(format!("/jobs/{}?days=30", support::FULL_BACKUP_ID)).body(Body::empty()).unwrap())
+            .await
+            .text();
     assert!(html.contains("Missed: pg_cron started no job between 2026-11-13 12:00:00 and 2026-11-15 12:00:00"));
     assert!(!html.contains("SQL Agent"));
     // The Agent keeps its own words.
@@ -347,17 +371,29 @@ async fn the_list_counts_failures_states_and_unknown_never_as_zero_missed() {
     assert_eq!(log["history_since"], "2026-11-02T12:00:00+00:00", "RFC 3339 with the offset");
     assert!(log["due"].as_u64().unwrap() >= log["unknown"].as_u64().unwrap());
     let html = get("/?days=30").await.text();
-    let row = html.split(&format!(r#"data-job-id="{}""#, support::LOG_BACKUP_ID)).nth(1).unwrap().split("</tr>").next().unwrap();
+    let row = html
+        .split(&format!(r#"data-job-id="{}""#, support::LOG_BACKUP_ID))
+        .nth(1)
+        .unwrap()
+        .split("</tr>")
+        .next()
+        .unwrap();
     let text = visible(row);
     let unknown = app::api::count_text(log["unknown"].as_u64().unwrap() as usize);
-    assert!(text.contains(&format!("{unknown} unknown")) && text.contains("history since 2026-11-02 12:00:00"), "{text}");
+    assert!(
+        text.contains(&format!("{unknown} unknown")) && text.contains("history since 2026-11-02 12:00:00"),
+        "{text}"
+    );
     // Failures: a column, a state pill, and the summary.
     assert!(visible(&html).contains("1 with failures (1 failed run)"), "{}", visible(&html));
     assert!(html.contains(r#"data-state="recovered""#));
     // Every instant in JSON is RFC 3339 with an offset.
     assert_eq!(v["instance"]["now"], "2026-11-22T12:00:00+00:00");
     // Sorted by attention by default: the job with missed runs first; a filter keeps failures.
-    let order: Vec<String> = html.match_indices(r#"data-job-id=""#).map(|(i, _)| html[i + 13..].split('"').next().unwrap().to_owned()).collect();
+    let order: Vec<String> = html
+        .match_indices(r#"data-job-id=""#)
+        .map(|(i, _)| html[i + 13..].split('"').next().unwrap().to_owned())
+        .collect();
     assert_eq!(order[0], support::LOG_BACKUP_ID, "the most missed runs first");
     assert_eq!(order.last().map(String::as_str), Some(support::PURGE_ID), "the disabled job last");
     let html = get("/?days=30&show=failures").await.text();
@@ -372,7 +408,11 @@ async fn incidents_of_the_last_30_days_are_on_every_page_whatever_the_window() {
         assert!(html.contains(r#"data-testid="zombie-banner""#), "{uri}: the zombie of 9..7 days ago is announced");
         assert!(text.contains("Zombie Agent. SQL Agent started no job from 2026-11-13 12:00:00 UTC to 2026-11-15 12:00:00 UTC (2d 00h)"), "{uri}: {text}");
         assert!(text.contains("Scheduler stopped."), "{uri}: the Agent's downtime is announced");
-        assert!(html.contains("/log?days=30&problems=1&instance=FIXTURE-SQL01&cursor=") || html.contains("/log?days=30&amp;problems=1&amp;instance=FIXTURE-SQL01&amp;cursor="), "{uri}: a link to that moment");
+        assert!(
+            html.contains("/log?days=30&problems=1&instance=FIXTURE-SQL01&cursor=")
+                || html.contains("/log?days=30&amp;problems=1&amp;instance=FIXTURE-SQL01&amp;cursor="),
+            "{uri}: a link to that moment"
+        );
     }
     // What the zombie banner counts agrees with the list: its missed runs are the list's
     // zombie misses.
@@ -388,7 +428,13 @@ async fn consecutive_misses_with_one_cause_are_one_expandable_row() {
     let html = get(&format!("/jobs/{}?days=30", support::FULL_BACKUP_ID)).await.text();
     let table = html.split(r#"data-testid="timeline-table""#).nth(1).unwrap();
     assert_eq!(table.matches(r#"data-testid="collapsed-misses""#).count(), 1, "the two zombie days are one row");
-    assert!(visible(table).contains("2 runs missed from 2026-11-14 01:00:00 UTC to 2026-11-15 01:00:00 UTC: SQL Agent started no job"), "{}", visible(table));
+    assert!(
+        visible(table).contains(
+            "2 runs missed from 2026-11-14 01:00:00 UTC to 2026-11-15 01:00:00 UTC: SQL Agent started no job"
+        ),
+        "{}",
+        visible(table)
+    );
     // The lone miss of another cause stays its own row.
     assert!(visible(table).contains("Missed: no run started"));
     // The log collapses them too, and counts each missed run.
@@ -412,7 +458,10 @@ async fn every_time_on_every_page_has_a_zoned_datetime() {
 #[tokio::test]
 async fn the_switches_remember_zone_and_theme_in_cookies_and_go_back_to_the_page() {
     let post = |body: &'static str| {
-        Request::post("/prefs").header("content-type", "application/x-www-form-urlencoded").body(Body::from(body)).unwrap()
+        Request::post("/prefs")
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(Body::from(body))
+            .unwrap()
     };
     let res = send(state(false), post("zone=utc&back=%2Flog%3Fdays%3D7")).await;
     assert_eq!(res.status, StatusCode::SEE_OTHER);
@@ -431,13 +480,21 @@ async fn the_switches_remember_zone_and_theme_in_cookies_and_go_back_to_the_page
     let html = send(state(false), with("sundial-zone=utc; sundial-theme=dark")).await.text();
     assert!(html.contains(r#"<html lang="en" data-theme="dark""#), "dark theme on <html>");
     assert!(html.contains(r#"aria-pressed="true" data-zone="utc""#), "UTC is the pressed choice");
-    let shown: Vec<&str> = html.split("<span class=\"tz-off\">").skip(1).map(|t| t.split('<').next().unwrap()).collect();
-    assert!(!shown.is_empty() && shown.iter().all(|z| *z == "UTC"), "every time in UTC: {:?}", &shown[..shown.len().min(5)]);
+    let shown: Vec<&str> =
+        html.split("<span class=\"tz-off\">").skip(1).map(|t| t.split('<').next().unwrap()).collect();
+    assert!(
+        !shown.is_empty() && shown.iter().all(|z| *z == "UTC"),
+        "every time in UTC: {:?}",
+        &shown[..shown.len().min(5)]
+    );
     // The browser's zone, from the cookie the page's script keeps.
     let html = send(state(false), with("sundial-zone=browser; sundial-browser-tz=Asia%2FKolkata")).await.text();
     assert!(html.contains("<span class=\"tz-off\">UTC+5:30</span>"), "times in the browser's zone");
     let html = get("/?days=7").await.text();
-    assert!(!html.contains("data-theme=\"dark\"") && html.contains(r#"aria-pressed="true" data-zone="instance""#), "defaults without cookies");
+    assert!(
+        !html.contains("data-theme=\"dark\"") && html.contains(r#"aria-pressed="true" data-zone="instance""#),
+        "defaults without cookies"
+    );
 }
 
 #[tokio::test]
@@ -456,8 +513,14 @@ async fn the_simulator_page_is_complete_html_before_any_script_runs() {
 
     let bad = get("/simulate?dialect=quartz").await;
     assert_eq!(bad.status, StatusCode::BAD_REQUEST);
-    assert!(visible(&bad.text()).contains("dialect must be one of agent, cron, mysql_event, job_table, service_broker, primentra"));
+    assert!(
+        visible(&bad.text())
+            .contains("dialect must be one of agent, cron, mysql_event, job_table, service_broker, primentra")
+    );
 
     let html = get("/simulate?tz=Mars%2FOlympus").await.text();
-    assert!(visible(&html).contains("Unknown time zone \"Mars/Olympus\": showing UTC."), "an unknown zone is said, not fatal");
+    assert!(
+        visible(&html).contains("Unknown time zone \"Mars/Olympus\": showing UTC."),
+        "an unknown zone is said, not fatal"
+    );
 }

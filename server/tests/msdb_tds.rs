@@ -9,7 +9,9 @@ use app::engine::fleet::analyze;
 use app::engine::reconcile::{Outcome, Settings};
 use app::engine::{RunOutcome, Severity, Trigger, Window};
 use chrono::{DateTime, Utc};
-use mssql_mock_tds::{ColumnDefinition as Col, ColumnValue as V, MockTdsServer, QueryResponse, Row, SqlDataType as T, TerminalError};
+use mssql_mock_tds::{
+    ColumnDefinition as Col, ColumnValue as V, MockTdsServer, QueryResponse, Row, SqlDataType as T, TerminalError,
+};
 use server::sources::msdb::{self, Error, Target};
 use std::time::Duration;
 
@@ -28,10 +30,17 @@ fn m(v: Option<&str>) -> V {
     }
 }
 fn table(cols: &[(&str, T)], rows: Vec<Vec<V>>) -> QueryResponse {
-    QueryResponse::new(cols.iter().map(|(n, ty)| Col::new(*n, ty.clone())).collect(), rows.into_iter().map(Row::new).collect())
+    QueryResponse::new(
+        cols.iter().map(|(n, ty)| Col::new(*n, ty.clone())).collect(),
+        rows.into_iter().map(Row::new).collect(),
+    )
 }
 fn denied(object: &str) -> QueryResponse {
-    QueryResponse::error_only(TerminalError::new(229, 14, format!("The SELECT permission was denied on the object '{object}', database 'msdb', schema 'dbo'.")))
+    QueryResponse::error_only(TerminalError::new(
+        229,
+        14,
+        format!("The SELECT permission was denied on the object '{object}', database 'msdb', schema 'dbo'."),
+    ))
 }
 
 const BACKUP: &str = "6F9619FF-8B86-D011-B42D-00C04FC964FF";
@@ -48,10 +57,23 @@ async fn msdb_server(jobs_denied: bool, old: bool) -> u16 {
         let mut r = registry.lock().await;
         if old {
             // SQL Server 2017: no CURRENT_TIMEZONE_ID(), only the offset.
-            r.register(msdb::Q_TIME_ZONE, QueryResponse::error_only(TerminalError::new(195, 15, "'CURRENT_TIMEZONE_ID' is not a recognized built-in function name.")));
+            r.register(
+                msdb::Q_TIME_ZONE,
+                QueryResponse::error_only(TerminalError::new(
+                    195,
+                    15,
+                    "'CURRENT_TIMEZONE_ID' is not a recognized built-in function name.",
+                )),
+            );
             r.register(msdb::Q_OFFSET, table(&[("offset_minutes", T::Int)], vec![vec![V::Int(-300)]]));
         } else {
-            r.register(msdb::Q_TIME_ZONE, table(&[("tz_id", T::NVarChar), ("offset_minutes", T::Int)], vec![vec![s("Eastern Standard Time"), V::Int(-300)]]));
+            r.register(
+                msdb::Q_TIME_ZONE,
+                table(
+                    &[("tz_id", T::NVarChar), ("offset_minutes", T::Int)],
+                    vec![vec![s("Eastern Standard Time"), V::Int(-300)]],
+                ),
+            );
         }
         if jobs_denied {
             r.register(msdb::Q_JOBS, denied("sysjobs"));
@@ -59,7 +81,13 @@ async fn msdb_server(jobs_denied: bool, old: bool) -> u16 {
             r.register(
                 msdb::Q_JOBS,
                 table(
-                    &[("job_id", T::NVarChar), ("name", T::NVarChar), ("enabled", T::TinyInt), ("category", T::NVarCharMax), ("owner", T::NVarChar)],
+                    &[
+                        ("job_id", T::NVarChar),
+                        ("name", T::NVarChar),
+                        ("enabled", T::TinyInt),
+                        ("category", T::NVarCharMax),
+                        ("owner", T::NVarChar),
+                    ],
                     vec![
                         vec![s(ARCHIVE), s("Archive orders"), V::TinyInt(1), m(Some("Data Collector")), s("CORP\\etl")],
                         vec![s(BACKUP), s("Backup FULL"), V::TinyInt(1), m(Some("Database Maintenance")), s("sa")],
@@ -70,16 +98,41 @@ async fn msdb_server(jobs_denied: bool, old: bool) -> u16 {
             );
         }
         let sched = |job: &str, id: i32, name: &str, ft: i32, fi: i32, rf: i32, start: i32| {
-            vec![s(job), V::Int(id), s(name), V::Int(1), V::Int(ft), V::Int(fi), V::Int(1), V::Int(0), V::Int(0), V::Int(rf), V::Int(20250101), V::Int(99991231), V::Int(start), V::Int(235959)]
+            vec![
+                s(job),
+                V::Int(id),
+                s(name),
+                V::Int(1),
+                V::Int(ft),
+                V::Int(fi),
+                V::Int(1),
+                V::Int(0),
+                V::Int(0),
+                V::Int(rf),
+                V::Int(20250101),
+                V::Int(99991231),
+                V::Int(start),
+                V::Int(235959),
+            ]
         };
         r.register(
             msdb::Q_SCHEDULES,
             table(
                 &[
-                    ("job_id", T::NVarChar), ("schedule_id", T::Int), ("name", T::NVarChar), ("enabled", T::Int), ("freq_type", T::Int),
-                    ("freq_interval", T::Int), ("freq_subday_type", T::Int), ("freq_subday_interval", T::Int), ("freq_relative_interval", T::Int),
-                    ("freq_recurrence_factor", T::Int), ("active_start_date", T::Int), ("active_end_date", T::Int),
-                    ("active_start_time", T::Int), ("active_end_time", T::Int),
+                    ("job_id", T::NVarChar),
+                    ("schedule_id", T::Int),
+                    ("name", T::NVarChar),
+                    ("enabled", T::Int),
+                    ("freq_type", T::Int),
+                    ("freq_interval", T::Int),
+                    ("freq_subday_type", T::Int),
+                    ("freq_subday_interval", T::Int),
+                    ("freq_relative_interval", T::Int),
+                    ("freq_recurrence_factor", T::Int),
+                    ("active_start_date", T::Int),
+                    ("active_end_date", T::Int),
+                    ("active_start_time", T::Int),
+                    ("active_end_time", T::Int),
                 ],
                 vec![
                     sched(ARCHIVE, 4, "Saturdays", 8, 64, 1, 10000),
@@ -93,7 +146,13 @@ async fn msdb_server(jobs_denied: bool, old: bool) -> u16 {
         r.register(
             msdb::Q_HORIZON,
             table(
-                &[("job_id", T::NVarChar), ("oldest_id", T::Int), ("oldest_date", T::Int), ("oldest_time", T::Int), ("at_cap", T::Int)],
+                &[
+                    ("job_id", T::NVarChar),
+                    ("oldest_id", T::Int),
+                    ("oldest_date", T::Int),
+                    ("oldest_time", T::Int),
+                    ("at_cap", T::Int),
+                ],
                 vec![
                     vec![s(BACKUP), V::Int(1), V::Int(20260201), V::Int(20000), V::Null],
                     vec![s(INDEX), V::Int(2), V::Int(20260201), V::Int(30000), V::Null],
@@ -109,53 +168,161 @@ async fn msdb_server(jobs_denied: bool, old: bool) -> u16 {
         for day in [1, 2, 3, 4, 6, 7] {
             id += 1;
             let (status, msg) = if day == 3 {
-                (0, "The job failed.  The Job was invoked by Schedule 1 (Nightly 02:00).  The last step to run was step 1 (BACKUP DATABASE).")
+                (
+                    0,
+                    "The job failed.  The Job was invoked by Schedule 1 (Nightly 02:00).  The last step to run was step 1 (BACKUP DATABASE).",
+                )
             } else {
-                (1, "The job succeeded.  The Job was invoked by Schedule 1 (Nightly 02:00).  The last step to run was step 1 (BACKUP DATABASE).")
+                (
+                    1,
+                    "The job succeeded.  The Job was invoked by Schedule 1 (Nightly 02:00).  The last step to run was step 1 (BACKUP DATABASE).",
+                )
             };
-            history.push(vec![V::Int(id), s(BACKUP), V::Int(status), V::Int(20260300 + day), V::Int(20003), V::Int(1502), V::Int(0), s(msg)]);
+            history.push(vec![
+                V::Int(id),
+                s(BACKUP),
+                V::Int(status),
+                V::Int(20260300 + day),
+                V::Int(20003),
+                V::Int(1502),
+                V::Int(0),
+                s(msg),
+            ]);
         }
         history.push(vec![V::Int(200), s(BACKUP), V::Int(1), V::Int(20260306), V::Int(143000), V::Int(300), V::Int(0), s("The job succeeded.  The Job was invoked by User CORP\\dba.  The last step to run was step 1 (BACKUP DATABASE).")]);
-        history.push(vec![V::Int(201), s(INDEX), V::Int(1), V::Int(20260301), V::Int(30001), V::Int(10000), V::Int(0), s("The job succeeded.  The Job was invoked by Schedule 2 (Sundays 03:00).")]);
-        history.push(vec![V::Int(202), s(INDEX), V::Int(1), V::Int(20260301), V::Int(40000), V::Int(5), V::Int(0), s("The job succeeded.  The Job was invoked by Schedule 3 (1st of month 04:00).")]);
+        history.push(vec![
+            V::Int(201),
+            s(INDEX),
+            V::Int(1),
+            V::Int(20260301),
+            V::Int(30001),
+            V::Int(10000),
+            V::Int(0),
+            s("The job succeeded.  The Job was invoked by Schedule 2 (Sundays 03:00)."),
+        ]);
+        history.push(vec![
+            V::Int(202),
+            s(INDEX),
+            V::Int(1),
+            V::Int(20260301),
+            V::Int(40000),
+            V::Int(5),
+            V::Int(0),
+            s("The job succeeded.  The Job was invoked by Schedule 3 (1st of month 04:00)."),
+        ]);
         // A run of more than 99 hours: run_duration 1234530 is 123:45:30.
-        history.push(vec![V::Int(203), s(ARCHIVE), V::Int(1), V::Int(20260301), V::Int(10000), V::Int(1234530), V::Int(0), s("The job succeeded.  The Job was invoked by Schedule 4 (Saturdays).")]);
+        history.push(vec![
+            V::Int(203),
+            s(ARCHIVE),
+            V::Int(1),
+            V::Int(20260301),
+            V::Int(10000),
+            V::Int(1234530),
+            V::Int(0),
+            s("The job succeeded.  The Job was invoked by Schedule 4 (Saturdays)."),
+        ]);
         r.register(
             msdb::history_sql(20260228, 20260307),
             table(
-                &[("instance_id", T::Int), ("job_id", T::NVarChar), ("run_status", T::Int), ("run_date", T::Int), ("run_time", T::Int), ("run_duration", T::Int), ("retries_attempted", T::Int), ("message", T::NVarChar)],
+                &[
+                    ("instance_id", T::Int),
+                    ("job_id", T::NVarChar),
+                    ("run_status", T::Int),
+                    ("run_date", T::Int),
+                    ("run_time", T::Int),
+                    ("run_duration", T::Int),
+                    ("retries_attempted", T::Int),
+                    ("message", T::NVarChar),
+                ],
                 history,
             ),
         );
         r.register(
             msdb::Q_ACTIVITY,
             table(
-                &[("job_id", T::NVarChar), ("start_execution_date", T::NVarChar), ("stop_execution_date", T::NVarCharMax), ("run_requested_source", T::NVarChar), ("next_scheduled_run_date", T::NVarChar)],
+                &[
+                    ("job_id", T::NVarChar),
+                    ("start_execution_date", T::NVarChar),
+                    ("stop_execution_date", T::NVarCharMax),
+                    ("run_requested_source", T::NVarChar),
+                    ("next_scheduled_run_date", T::NVarChar),
+                ],
                 vec![
                     // Archive started by hand and still running.
                     vec![s(ARCHIVE), s("2026-03-07T17:00:00.000"), m(None), s("4"), s("2026-03-14T01:00:00.000")],
                     // The Agent thinks Backup next runs on the 9th; the schedule says the 8th.
-                    vec![s(BACKUP), s("2026-03-07T02:00:03.000"), m(Some("2026-03-07T02:15:05.000")), s("1"), s("2026-03-09T02:00:00.000")],
-                    vec![s(INDEX), s("2026-03-01T04:00:00.000"), m(Some("2026-03-01T04:00:05.000")), s("1"), s("2026-03-08T03:00:00.000")],
+                    vec![
+                        s(BACKUP),
+                        s("2026-03-07T02:00:03.000"),
+                        m(Some("2026-03-07T02:15:05.000")),
+                        s("1"),
+                        s("2026-03-09T02:00:00.000"),
+                    ],
+                    vec![
+                        s(INDEX),
+                        s("2026-03-01T04:00:00.000"),
+                        m(Some("2026-03-01T04:00:05.000")),
+                        s("1"),
+                        s("2026-03-08T03:00:00.000"),
+                    ],
                 ],
             ),
         );
-        r.register(msdb::Q_SESSIONS, table(&[("agent_start_date", T::NVarChar)], vec![vec![s("2026-03-03T09:15:00.000")], vec![s("2026-01-10T08:00:00.000")]]));
+        r.register(
+            msdb::Q_SESSIONS,
+            table(
+                &[("agent_start_date", T::NVarChar)],
+                vec![vec![s("2026-03-03T09:15:00.000")], vec![s("2026-01-10T08:00:00.000")]],
+            ),
+        );
         // Step rows of the failed run of the 3rd: a retry, then the failure.
         r.register(
             msdb::failed_steps_sql(20260228, 20260307),
             table(
-                &[("job_id", T::NVarChar), ("step_id", T::Int), ("step_name", T::NVarChar), ("run_status", T::Int), ("run_date", T::Int), ("run_time", T::Int), ("retries_attempted", T::Int), ("message", T::NVarChar)],
+                &[
+                    ("job_id", T::NVarChar),
+                    ("step_id", T::Int),
+                    ("step_name", T::NVarChar),
+                    ("run_status", T::Int),
+                    ("run_date", T::Int),
+                    ("run_time", T::Int),
+                    ("retries_attempted", T::Int),
+                    ("message", T::NVarChar),
+                ],
                 vec![
-                    vec![s(BACKUP), V::Int(1), s("BACKUP DATABASE"), V::Int(2), V::Int(20260303), V::Int(20003), V::Int(0), s("Deadlock victim; retrying.")],
-                    vec![s(BACKUP), V::Int(1), s("BACKUP DATABASE"), V::Int(0), V::Int(20260303), V::Int(20500), V::Int(1), s("BACKUP DATABASE is terminating abnormally.")],
+                    vec![
+                        s(BACKUP),
+                        V::Int(1),
+                        s("BACKUP DATABASE"),
+                        V::Int(2),
+                        V::Int(20260303),
+                        V::Int(20003),
+                        V::Int(0),
+                        s("Deadlock victim; retrying."),
+                    ],
+                    vec![
+                        s(BACKUP),
+                        V::Int(1),
+                        s("BACKUP DATABASE"),
+                        V::Int(0),
+                        V::Int(20260303),
+                        V::Int(20500),
+                        V::Int(1),
+                        s("BACKUP DATABASE is terminating abnormally."),
+                    ],
                 ],
             ),
         );
         if old {
-            r.register(msdb::Q_RETENTION, table(&[("jobhistory_max_rows", T::Int), ("jobhistory_max_rows_per_job", T::Int)], vec![vec![V::Int(1000), V::Int(100)]]));
+            r.register(
+                msdb::Q_RETENTION,
+                table(
+                    &[("jobhistory_max_rows", T::Int), ("jobhistory_max_rows_per_job", T::Int)],
+                    vec![vec![V::Int(1000), V::Int(100)]],
+                ),
+            );
         } else {
-        r.register(msdb::Q_RETENTION, QueryResponse::error_only(TerminalError::new(229, 14, "The EXECUTE permission was denied on the object 'sp_get_sqlagent_properties', database 'msdb', schema 'dbo'.")));
+            r.register(msdb::Q_RETENTION, QueryResponse::error_only(TerminalError::new(229, 14, "The EXECUTE permission was denied on the object 'sp_get_sqlagent_properties', database 'msdb', schema 'dbo'.")));
         }
     }
     tokio::spawn(async move { server.run().await });
@@ -181,8 +348,15 @@ async fn msdb_over_tds_reads_jobs_schedules_history_activity_and_sessions() {
     let now = window.end;
     let (input, notes) = msdb::read_instance(&mut client, "SQLPROD01", None, window, now).await.expect("read");
 
-    assert_eq!(input.tz, app::engine::Zone::Named(chrono_tz::America::New_York), "CURRENT_TIMEZONE_ID 'Eastern Standard Time'");
-    assert!(notes.iter().any(|n| n.message.contains("sp_get_sqlagent_properties")), "retention unreadable is said: {notes:?}");
+    assert_eq!(
+        input.tz,
+        app::engine::Zone::Named(chrono_tz::America::New_York),
+        "CURRENT_TIMEZONE_ID 'Eastern Standard Time'"
+    );
+    assert!(
+        notes.iter().any(|n| n.message.contains("sp_get_sqlagent_properties")),
+        "retention unreadable is said: {notes:?}"
+    );
     assert_eq!(input.agent_starts, [t("2026-01-10T13:00:00Z"), t("2026-03-03T14:15:00Z")]);
     let names: Vec<&str> = input.jobs.iter().map(|j| j.name.as_str()).collect();
     assert_eq!(names, ["Archive orders", "Backup FULL", "Corrupt schedule", "Index maintenance"]);
@@ -197,7 +371,11 @@ async fn msdb_over_tds_reads_jobs_schedules_history_activity_and_sessions() {
     assert_eq!(backup.runs[0].duration_secs, 15 * 60 + 2);
     assert_eq!(backup.runs[2].outcome, RunOutcome::Failed);
     assert_eq!(backup.runs[2].trigger, Trigger::Schedule(Some(1)));
-    assert!(backup.runs[2].message.contains("step 1 (BACKUP DATABASE) failed: BACKUP DATABASE is terminating abnormally."), "{}", backup.runs[2].message);
+    assert!(
+        backup.runs[2].message.contains("step 1 (BACKUP DATABASE) failed: BACKUP DATABASE is terminating abnormally."),
+        "{}",
+        backup.runs[2].message
+    );
     assert!(backup.runs[2].message.contains("retried 1 time"), "{}", backup.runs[2].message);
     assert!(!backup.runs[1].message.contains("terminating abnormally"), "steps of other runs stay theirs");
     let manual = backup.runs.iter().find(|r| r.trigger == Trigger::Manual).expect("the manual run");
@@ -205,27 +383,52 @@ async fn msdb_over_tds_reads_jobs_schedules_history_activity_and_sessions() {
     assert_eq!(archive.runs[0].duration_secs, 123 * 3600 + 45 * 60 + 30, "run_duration over 99 hours");
     // sysjobactivity: Archive is running now, started by a user.
     let running = archive.runs.last().unwrap();
-    assert_eq!((running.outcome, &running.trigger, running.start), (RunOutcome::InProgress, &Trigger::Manual, t("2026-03-07T22:00:00Z")));
+    assert_eq!(
+        (running.outcome, &running.trigger, running.start),
+        (RunOutcome::InProgress, &Trigger::Manual, t("2026-03-07T22:00:00Z"))
+    );
     // A corrupt schedule is a diagnostic on its job, not a failed read.
-    assert!(corrupt.diagnostics.iter().chain(&notes).any(|d| d.field.as_deref() == Some("freq_type")) || {
-        let r = analyze(&input, window, now, &Settings::default());
-        r.jobs.iter().find(|j| j.name == "Corrupt schedule").unwrap().diagnostics.iter().any(|d| d.field.as_deref() == Some("freq_type"))
-    });
+    assert!(
+        corrupt.diagnostics.iter().chain(&notes).any(|d| d.field.as_deref() == Some("freq_type")) || {
+            let r = analyze(&input, window, now, &Settings::default());
+            r.jobs
+                .iter()
+                .find(|j| j.name == "Corrupt schedule")
+                .unwrap()
+                .diagnostics
+                .iter()
+                .any(|d| d.field.as_deref() == Some("freq_type"))
+        }
+    );
     // The Agent's next run disagrees with Sundial's forecast: a warning on that job only.
-    let cross = |j: &app::engine::fleet::JobInput| j.diagnostics.iter().any(|d| d.field.as_deref() == Some("next_scheduled_run_date"));
+    let cross = |j: &app::engine::fleet::JobInput| {
+        j.diagnostics.iter().any(|d| d.field.as_deref() == Some("next_scheduled_run_date"))
+    };
     assert!(cross(backup), "{:?}", backup.diagnostics);
-    assert!(backup.diagnostics.iter().any(|d| d.severity == Severity::Warning && d.message.contains("2026-03-09 02:00:00")));
+    assert!(
+        backup.diagnostics.iter().any(|d| d.severity == Severity::Warning && d.message.contains("2026-03-09 02:00:00"))
+    );
     assert!(!cross(index), "the Agent agrees about Index maintenance: {:?}", index.diagnostics);
 
     // The engine over it: the night of the 5th is missed, the failed run is on time.
     let report = analyze(&input, window, now, &Settings::default());
     let backup = report.jobs.iter().find(|j| j.name == "Backup FULL").unwrap();
     assert_eq!(backup.missed, 1);
-    let (missed_at, _) = backup.forecast.occurrences.iter().zip(&backup.reconciliation.outcomes).find(|(_, o)| matches!(o, Outcome::Missed { .. })).unwrap();
+    let (missed_at, _) = backup
+        .forecast
+        .occurrences
+        .iter()
+        .zip(&backup.reconciliation.outcomes)
+        .find(|(_, o)| matches!(o, Outcome::Missed { .. }))
+        .unwrap();
     assert_eq!(missed_at.at, t("2026-03-05T07:00:00Z"));
     let index = report.jobs.iter().find(|j| j.name == "Index maintenance").unwrap();
     assert_eq!(index.forecast.occurrences.len(), 2);
-    assert!(index.reconciliation.outcomes.iter().all(|o| matches!(o, Outcome::OnTime { .. })), "{:?}", index.reconciliation.outcomes);
+    assert!(
+        index.reconciliation.outcomes.iter().all(|o| matches!(o, Outcome::OnTime { .. })),
+        "{:?}",
+        index.reconciliation.outcomes
+    );
 }
 
 #[tokio::test]
@@ -233,7 +436,8 @@ async fn a_refused_query_names_the_missing_permission_and_no_secret() {
     let port = msdb_server(true, false).await;
     let mut client = msdb::connect(&target(port, "s3cret"), Duration::from_secs(5)).await.unwrap();
     let window = Window::new(t("2026-03-01T00:00:00Z"), t("2026-03-07T23:00:00Z"));
-    let e = msdb::read_instance(&mut client, "SQLPROD01", None, window, window.end).await.expect_err("sysjobs is refused");
+    let e =
+        msdb::read_instance(&mut client, "SQLPROD01", None, window, window.end).await.expect_err("sysjobs is refused");
     assert!(matches!(e, Error::Permission { object: "msdb.dbo.sysjobs", .. }), "{e:?}");
     assert!(e.to_string().contains("SQLAgentReaderRole"), "{e}");
 
@@ -251,10 +455,16 @@ async fn an_older_server_gives_its_offset_and_a_readable_retention() {
     let window = Window::new(t("2026-03-01T00:00:00Z"), t("2026-03-07T23:00:00Z"));
     let (input, notes) = msdb::read_instance(&mut client, "SQL2017", None, window, window.end).await.expect("read");
     assert_eq!(input.tz, app::engine::Zone::Named(chrono_tz::Etc::GMTPlus5), "UTC-5 as a fixed zone");
-    assert!(notes.iter().any(|n| n.severity == Severity::Warning && n.message.contains("no daylight saving")), "{notes:?}");
+    assert!(
+        notes.iter().any(|n| n.severity == Severity::Warning && n.message.contains("no daylight saving")),
+        "{notes:?}"
+    );
     assert!(notes.iter().any(|n| n.message.contains("at most 1000 job history rows, 100 per job")), "{notes:?}");
     // A configured zone wins and asks the server nothing.
-    let (input, notes) = msdb::read_instance(&mut client, "SQL2017", Some(chrono_tz::America::Chicago), window, window.end).await.unwrap();
+    let (input, notes) =
+        msdb::read_instance(&mut client, "SQL2017", Some(chrono_tz::America::Chicago), window, window.end)
+            .await
+            .unwrap();
     assert_eq!(input.tz, app::engine::Zone::Named(chrono_tz::America::Chicago));
     assert!(!notes.iter().any(|n| n.severity == Severity::Warning), "{notes:?}");
 }

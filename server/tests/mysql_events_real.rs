@@ -37,7 +37,11 @@ async fn admin(dir: &std::path::Path) -> MySqlPool {
 async fn until_rows(admin: &MySqlPool, event: &str, at_least: i64) {
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
-        let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM shop.ran WHERE event = ?").bind(event).fetch_one(admin).await.unwrap();
+        let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM shop.ran WHERE event = ?")
+            .bind(event)
+            .fetch_one(admin)
+            .await
+            .unwrap();
         if n >= at_least {
             return;
         }
@@ -51,8 +55,17 @@ async fn until_rows(admin: &MySqlPool, event: &str, at_least: i64) {
 async fn mariadb_events_runs_failures_and_a_stopped_scheduler_as_a_least_privileged_user() {
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.ci/mariadb-test-server");
     let dir = tempfile::Builder::new().prefix("sundial-maria-").tempdir().unwrap();
-    let out = Command::new(&script).arg("start").arg(dir.path()).arg(PORT.to_string()).output().expect("run .ci/mariadb-test-server");
-    assert!(out.status.success(), "MariaDB did not start (run .ci/install-deps): {}", String::from_utf8_lossy(&out.stderr));
+    let out = Command::new(&script)
+        .arg("start")
+        .arg(dir.path())
+        .arg(PORT.to_string())
+        .output()
+        .expect("run .ci/mariadb-test-server");
+    assert!(
+        out.status.success(),
+        "MariaDB did not start (run .ci/install-deps): {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let root = admin(dir.path()).await;
     let _server = Server { dir, script };
 
@@ -79,7 +92,8 @@ async fn mariadb_events_runs_failures_and_a_stopped_scheduler_as_a_least_privile
     let url = |user: &str, pw: &str| format!("mysql://{user}:{pw}@127.0.0.1:{PORT}/");
     let store_dir = tempfile::tempdir().unwrap();
     let store = Store::open(&store_dir.path().join("store.sqlite")).await.unwrap();
-    let pool = mysql_events::connect_read_only(&url("sundial", "reader-pw"), Duration::from_secs(5)).await.expect("connect");
+    let pool =
+        mysql_events::connect_read_only(&url("sundial", "reader-pw"), Duration::from_secs(5)).await.expect("connect");
     let start = Utc::now() - TimeDelta::seconds(5);
 
     // Three polls, each after the events fired again.
@@ -92,22 +106,28 @@ async fn mariadb_events_runs_failures_and_a_stopped_scheduler_as_a_least_privile
 
     // Stop the scheduler (a "zombie" MariaDB: up, firing nothing), then poll as if 20 s later.
     sqlx::query("SET GLOBAL event_scheduler = OFF").execute(&root).await.unwrap();
-    let truth: Vec<(String, DateTime<Utc>)> = sqlx::query_as("SELECT event, CAST(at AS DATETIME) FROM shop.ran ORDER BY at")
-        .fetch_all(&root)
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|(e, at): (String, chrono::NaiveDateTime)| (e, at.and_utc()))
-        .collect();
+    let truth: Vec<(String, DateTime<Utc>)> =
+        sqlx::query_as("SELECT event, CAST(at AS DATETIME) FROM shop.ran ORDER BY at")
+            .fetch_all(&root)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|(e, at): (String, chrono::NaiveDateTime)| (e, at.and_utc()))
+            .collect();
     let later = Utc::now() + TimeDelta::seconds(20);
     let window = Window::new(start, later);
     let (input, notes) = mysql_events::read_instance(&pool, &store, "maria", None, window, later).await.expect("poll");
-    assert!(notes.iter().any(|n| n.severity == Severity::Warning && n.message.contains("event scheduler is not running")), "{notes:?}");
+    assert!(
+        notes.iter().any(|n| n.severity == Severity::Warning && n.message.contains("event scheduler is not running")),
+        "{notes:?}"
+    );
     let names: Vec<&str> = input.jobs.iter().map(|j| j.name.as_str()).collect();
     assert_eq!(names, ["shop.fails_every_second", "shop.ok_every_second", "shop.paused"]);
 
     // Exactly the runs the events logged, to the second, with their outcomes.
-    for (job, event, outcome) in [(&input.jobs[1], "ok", RunOutcome::Succeeded), (&input.jobs[0], "fails", RunOutcome::Failed)] {
+    for (job, event, outcome) in
+        [(&input.jobs[1], "ok", RunOutcome::Succeeded), (&input.jobs[0], "fails", RunOutcome::Failed)]
+    {
         let expected: Vec<DateTime<Utc>> = truth.iter().filter(|(e, _)| e == event).map(|(_, at)| *at).collect();
         let seen: Vec<DateTime<Utc>> = job.runs.iter().map(|r| r.start).collect();
         assert_eq!(seen.len(), expected.len(), "{event}: Sundial {seen:?}\n the table {expected:?}");
@@ -116,7 +136,11 @@ async fn mariadb_events_runs_failures_and_a_stopped_scheduler_as_a_least_privile
         }
         assert!(job.runs.iter().all(|r| r.outcome == outcome), "{event}: {:?}", job.runs);
     }
-    assert!(input.jobs[0].runs[0].message.contains("1146"), "the failure's errno and message: {:?}", input.jobs[0].runs[0]);
+    assert!(
+        input.jobs[0].runs[0].message.contains("1146"),
+        "the failure's errno and message: {:?}",
+        input.jobs[0].runs[0]
+    );
     assert!(input.jobs[2].runs.is_empty() && !input.jobs[2].enabled, "a disabled event expects nothing");
 
     // The engine over it: since the scheduler stopped, every second is missed.
@@ -135,7 +159,10 @@ async fn mariadb_events_runs_failures_and_a_stopped_scheduler_as_a_least_privile
     assert!(missed.len() >= 15, "about 20 s of silence after {last_run}: {missed:?}");
     assert!(missed.iter().all(|m| *m > last_run), "nothing before the last run is missed: {missed:?}");
     assert!(
-        ok.reconciliation.outcomes.iter().any(|o| matches!(o, Outcome::Missed { cause: MissCause::AgentZombie { .. } })),
+        ok.reconciliation
+            .outcomes
+            .iter()
+            .any(|o| matches!(o, Outcome::Missed { cause: MissCause::AgentZombie { .. } })),
         "a silent instance is a zombie period"
     );
 
@@ -155,12 +182,17 @@ async fn mariadb_events_runs_failures_and_a_stopped_scheduler_as_a_least_privile
 
     // Read-only: even a user allowed to write cannot, through Sundial's session.
     let writer = mysql_events::connect_read_only(&url("writer", "writer-pw"), Duration::from_secs(5)).await.unwrap();
-    let e = sqlx::query("INSERT INTO shop.ran VALUES ('sundial', UTC_TIMESTAMP())").execute(&writer).await.expect_err("read-only");
+    let e = sqlx::query("INSERT INTO shop.ran VALUES ('sundial', UTC_TIMESTAMP())")
+        .execute(&writer)
+        .await
+        .expect_err("read-only");
     assert!(e.to_string().contains("READ ONLY"), "{e}");
 
     // Unreachable: a clear error within the timeout, and no password in it.
     let t0 = Instant::now();
-    let e = mysql_events::connect_read_only("mysql://sundial:reader-pw@127.0.0.1:1/", Duration::from_secs(2)).await.expect_err("nothing on port 1");
+    let e = mysql_events::connect_read_only("mysql://sundial:reader-pw@127.0.0.1:1/", Duration::from_secs(2))
+        .await
+        .expect_err("nothing on port 1");
     assert!(t0.elapsed() < Duration::from_secs(5));
     assert!(!e.to_string().contains("reader-pw"), "{e}");
 }
@@ -173,7 +205,12 @@ async fn seed002_job_table_cycles_accumulate_from_sundials_samples() {
     const PORT2: u16 = 55452;
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.ci/mariadb-test-server");
     let dir = tempfile::Builder::new().prefix("sundial-seed002-").tempdir().unwrap();
-    let out = Command::new(&script).arg("start").arg(dir.path()).arg(PORT2.to_string()).output().expect("run .ci/mariadb-test-server");
+    let out = Command::new(&script)
+        .arg("start")
+        .arg(dir.path())
+        .arg(PORT2.to_string())
+        .output()
+        .expect("run .ci/mariadb-test-server");
     assert!(out.status.success(), "MariaDB did not start: {}", String::from_utf8_lossy(&out.stderr));
     let root = admin(dir.path()).await;
     let _server = Server { dir, script };
@@ -199,13 +236,23 @@ async fn seed002_job_table_cycles_accumulate_from_sundials_samples() {
     ] {
         sqlx::query(sql).execute(&root).await.unwrap_or_else(|e| panic!("{sql}: {e}"));
     }
-    let pool = mysql_events::connect_read_only(&format!("mysql://seeds:seeds-pw@127.0.0.1:{PORT2}/sched"), Duration::from_secs(5)).await.unwrap();
+    let pool = mysql_events::connect_read_only(
+        &format!("mysql://seeds:seeds-pw@127.0.0.1:{PORT2}/sched"),
+        Duration::from_secs(5),
+    )
+    .await
+    .unwrap();
     let store_dir = tempfile::tempdir().unwrap();
     let store = Store::open(&store_dir.path().join("store.sqlite")).await.unwrap();
     let mut db = server::sources::tables::TablesDb::MySql(pool);
     let start = Utc::now() - TimeDelta::seconds(3);
     let cycles = |root: MySqlPool| async move {
-        sqlx::query_scalar::<_, i64>("SELECT CAST(job_runner_cycles AS SIGNED) FROM sched.job WHERE job_name = 'every_second'").fetch_one(&root).await.unwrap()
+        sqlx::query_scalar::<_, i64>(
+            "SELECT CAST(job_runner_cycles AS SIGNED) FROM sched.job WHERE job_name = 'every_second'",
+        )
+        .fetch_one(&root)
+        .await
+        .unwrap()
     };
     let mut seen_cycles = Vec::new();
     for _ in 0..3 {
@@ -217,24 +264,41 @@ async fn seed002_job_table_cycles_accumulate_from_sundials_samples() {
             tokio::time::sleep(Duration::from_millis(50)).await; // re-checks the condition
         }
         let w = Window::new(start - TimeDelta::hours(1), Utc::now() + TimeDelta::seconds(1));
-        let (input, _) = server::sources::seed002::read_instance(&mut db, &store, "maria-jobs", chrono_tz::UTC, w, Utc::now()).await.expect("read");
+        let (input, _) =
+            server::sources::seed002::read_instance(&mut db, &store, "maria-jobs", chrono_tz::UTC, w, Utc::now())
+                .await
+                .expect("read");
         seen_cycles.push(input.jobs[1].runs.len());
     }
     let w = Window::new(start - TimeDelta::hours(1), Utc::now() + TimeDelta::seconds(1));
-    let (input, _) = server::sources::seed002::read_instance(&mut db, &store, "maria-jobs", chrono_tz::UTC, w, Utc::now()).await.unwrap();
+    let (input, _) =
+        server::sources::seed002::read_instance(&mut db, &store, "maria-jobs", chrono_tz::UTC, w, Utc::now())
+            .await
+            .unwrap();
     let names: Vec<&str> = input.jobs.iter().map(|j| j.name.as_str()).collect();
     assert_eq!(names, ["etl.every_second", "etl.broken"]);
     let every = &input.jobs[0];
     assert!(every.runs.len() >= 3, "one sample per poll accumulates: {:?}", every.runs);
     assert!(every.runs.windows(2).all(|w| w[0].start < w[1].start), "distinct cycles");
-    assert!(every.history_horizon.is_some_and(|h| h >= start - TimeDelta::seconds(2)), "samples start with the first poll");
+    assert!(
+        every.history_horizon.is_some_and(|h| h >= start - TimeDelta::seconds(2)),
+        "samples start with the first poll"
+    );
     let broken = &input.jobs[1];
     assert!(!broken.enabled, "status ERROR expects nothing");
     assert_eq!(broken.runs.len(), 1);
     assert_eq!(broken.runs[0].outcome, RunOutcome::Failed);
     assert_eq!(broken.runs[0].duration_secs, 60);
-    assert!(seen_cycles.iter().all(|n| *n == 1), "the stopped job's one cycle is one sample, however often polled: {seen_cycles:?}");
+    assert!(
+        seen_cycles.iter().all(|n| *n == 1),
+        "the stopped job's one cycle is one sample, however often polled: {seen_cycles:?}"
+    );
     // Read-only and least privilege: the table is all this user can see.
-    let pool = mysql_events::connect_read_only(&format!("mysql://seeds:seeds-pw@127.0.0.1:{PORT2}/sched"), Duration::from_secs(5)).await.unwrap();
+    let pool = mysql_events::connect_read_only(
+        &format!("mysql://seeds:seeds-pw@127.0.0.1:{PORT2}/sched"),
+        Duration::from_secs(5),
+    )
+    .await
+    .unwrap();
     assert!(sqlx::query("UPDATE sched.job SET job_status = 'PAUSED'").execute(&pool).await.is_err());
 }

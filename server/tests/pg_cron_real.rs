@@ -123,18 +123,27 @@ async fn pg_cron_fires_on_sundials_forecast() {
         sqlx::query(sql).execute(&mut db).await.unwrap_or_else(|e| panic!("{sql}: {e}"));
     }
     let reader_url = url.replacen("postgres@", "sundial_real@", 1);
-    let pool = server::sources::pg_cron::connect_read_only(&reader_url, std::time::Duration::from_secs(5)).await.expect("connect as sundial_real");
+    let pool = server::sources::pg_cron::connect_read_only(&reader_url, std::time::Duration::from_secs(5))
+        .await
+        .expect("connect as sundial_real");
     let first = observed.iter().filter_map(|r| r.first()).map(|r| r.start).min().unwrap();
     let last = observed.iter().filter_map(|r| r.last()).map(|r| r.start).max().unwrap();
     let window = Window::new(first, last + Duration::seconds(1));
-    let (input, _) = server::sources::pg_cron::read_instance(&pool, "pg-real", window).await.expect("read as sundial_real");
+    let (input, _) =
+        server::sources::pg_cron::read_instance(&pool, "pg-real", window).await.expect("read as sundial_real");
     for ((name, ..), runs) in jobs.iter().zip(&observed) {
         let job = input.jobs.iter().find(|j| j.name == *name).unwrap_or_else(|| panic!("{name} not read"));
-        let seen: Vec<(DateTime<Utc>, engine::RunOutcome)> =
-            job.runs.iter().filter(|r| r.outcome != engine::RunOutcome::InProgress).map(|r| (r.start, r.outcome)).collect();
+        let seen: Vec<(DateTime<Utc>, engine::RunOutcome)> = job
+            .runs
+            .iter()
+            .filter(|r| r.outcome != engine::RunOutcome::InProgress)
+            .map(|r| (r.start, r.outcome))
+            .collect();
         let truth: Vec<(DateTime<Utc>, engine::RunOutcome)> = runs
             .iter()
-            .map(|r| (r.start, if r.status == "failed" { engine::RunOutcome::Failed } else { engine::RunOutcome::Succeeded }))
+            .map(|r| {
+                (r.start, if r.status == "failed" { engine::RunOutcome::Failed } else { engine::RunOutcome::Succeeded })
+            })
             .collect();
         assert_eq!(seen, truth, "{name}: Sundial's source against cron.job_run_details");
     }
@@ -167,5 +176,8 @@ async fn pg_cron_fires_on_sundials_forecast() {
             }
         }
     }
-    println!("pg_cron real: {total} runs observed on Sundial's forecast, max start lag {} ms", max_lag.num_milliseconds());
+    println!(
+        "pg_cron real: {total} runs observed on Sundial's forecast, max start lag {} ms",
+        max_lag.num_milliseconds()
+    );
 }

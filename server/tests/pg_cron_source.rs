@@ -37,8 +37,17 @@ fn t(s: &str) -> DateTime<Utc> {
 async fn pg_cron_source_reads_jobs_and_runs_as_least_privileged_roles() {
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.ci/pg-test-server");
     let dir = tempfile::Builder::new().prefix("sundial-pgsrc-").tempdir().unwrap();
-    let out = Command::new(&script).arg("start").arg(dir.path()).arg(PORT.to_string()).output().expect("run .ci/pg-test-server");
-    assert!(out.status.success(), "PostgreSQL 15 + pg_cron did not start (run .ci/install-deps): {}", String::from_utf8_lossy(&out.stderr));
+    let out = Command::new(&script)
+        .arg("start")
+        .arg(dir.path())
+        .arg(PORT.to_string())
+        .output()
+        .expect("run .ci/pg-test-server");
+    assert!(
+        out.status.success(),
+        "PostgreSQL 15 + pg_cron did not start (run .ci/install-deps): {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let _server = Server { dir, script };
 
     let mut admin = PgConnection::connect(&url("postgres")).await.unwrap();
@@ -89,7 +98,10 @@ async fn pg_cron_source_reads_jobs_and_runs_as_least_privileged_roles() {
     let hourly = &input.jobs[0];
     assert_eq!(hourly.runs.len(), 23, "the run outside the window is not read");
     let fails = &input.jobs[1];
-    assert_eq!(fails.runs.iter().map(|r| r.outcome).collect::<Vec<_>>(), [RunOutcome::Failed, RunOutcome::Failed, RunOutcome::InProgress]);
+    assert_eq!(
+        fails.runs.iter().map(|r| r.outcome).collect::<Vec<_>>(),
+        [RunOutcome::Failed, RunOutcome::Failed, RunOutcome::InProgress]
+    );
     assert!(fails.runs[0].message.contains("division by zero"));
 
     // Read-only: a write through the source's pool is refused.
@@ -101,16 +113,33 @@ async fn pg_cron_source_reads_jobs_and_runs_as_least_privileged_roles() {
     let report = analyze(&input, window, now, &Settings::default());
     let hourly = report.jobs.iter().find(|j| j.name == "hourly-etl").unwrap();
     assert_eq!(hourly.missed, 1, "{:?}", hourly.reconciliation.outcomes);
-    let missed_at = hourly.forecast.occurrences.iter().zip(&hourly.reconciliation.outcomes).find(|(_, o)| matches!(o, Outcome::Missed { .. })).unwrap().0.at;
+    let missed_at = hourly
+        .forecast
+        .occurrences
+        .iter()
+        .zip(&hourly.reconciliation.outcomes)
+        .find(|(_, o)| matches!(o, Outcome::Missed { .. }))
+        .unwrap()
+        .0
+        .at;
     assert_eq!(missed_at, t("2026-01-01T13:00:00Z"));
 
     // A garbage schedule (pg_cron checks it in cron.schedule, not in an UPDATE) is a diagnostic
     // on that job; the page still has every other job.
-    sqlx::query("UPDATE cron.job SET schedule = 'every tuesday' WHERE jobname = 'half-hourly-fails'").execute(&mut admin).await.unwrap();
+    sqlx::query("UPDATE cron.job SET schedule = 'every tuesday' WHERE jobname = 'half-hourly-fails'")
+        .execute(&mut admin)
+        .await
+        .unwrap();
     let (input, _) = pg_cron::read_instance(&pool, "pg-main", window).await.expect("read with a corrupt row");
     let report = analyze(&input, window, now, &Settings::default());
     let bad = report.jobs.iter().find(|j| j.name == "half-hourly-fails").unwrap();
-    assert!(bad.diagnostics.iter().any(|d| d.severity == Severity::Error && d.field.as_deref() == Some("schedule") && d.value.as_deref().is_some_and(|v| v.contains("every tuesday"))), "{:?}", bad.diagnostics);
+    assert!(
+        bad.diagnostics.iter().any(|d| d.severity == Severity::Error
+            && d.field.as_deref() == Some("schedule")
+            && d.value.as_deref().is_some_and(|v| v.contains("every tuesday"))),
+        "{:?}",
+        bad.diagnostics
+    );
     assert!(bad.forecast.occurrences.is_empty());
     let hourly = report.jobs.iter().find(|j| j.name == "hourly-etl").unwrap();
     assert_eq!(hourly.missed, 1, "the other job is untouched");
@@ -128,6 +157,8 @@ async fn pg_cron_source_reads_jobs_and_runs_as_least_privileged_roles() {
     assert!(e.to_string().contains("USAGE on schema cron"), "{e}");
 
     // An unreachable server: a clear error within the timeout, no URL in it.
-    let e = pg_cron::connect_read_only("postgres://sundial_reader:pw@127.0.0.1:1/postgres", Duration::from_secs(2)).await.expect_err("nothing listens on port 1");
+    let e = pg_cron::connect_read_only("postgres://sundial_reader:pw@127.0.0.1:1/postgres", Duration::from_secs(2))
+        .await
+        .expect_err("nothing listens on port 1");
     assert!(!e.to_string().contains("pw"), "{e}");
 }

@@ -84,7 +84,10 @@ fn rows(pg: bool) -> Vec<String> {
         ("2026-03-07 02:00:04", "fired", "Schedule", "", "NULL"),
     ];
     for (i, (at, kind, src, msg, ms)) in log.iter().enumerate() {
-        v.push(format!(r#"INSERT INTO "SchedulerLog" VALUES ({}, 10, '{at}', '{kind}', '{src}', '{msg}', NULL, {ms}, NULL)"#, i + 1));
+        v.push(format!(
+            r#"INSERT INTO "SchedulerLog" VALUES ({}, 10, '{at}', '{kind}', '{src}', '{msg}', NULL, {ms}, NULL)"#,
+            i + 1
+        ));
     }
     // Seed 001: TestJob daily after 13:00 UTC; the 3rd never stopped (crashed), the 5th never
     // ran, one run started by hand on the 7th is still going.
@@ -133,19 +136,36 @@ fn check(seed4: &InstanceInput, seed3: &InstanceInput, notes3: &[app::engine::Di
     let r10 = report.jobs.iter().find(|j| j.id == "10").unwrap();
     assert_eq!(r10.forecast.occurrences.len(), 7, "{db}: 02:00 on the 1st … 7th");
     assert_eq!(r10.missed, 1, "{db}: {:?}", r10.reconciliation.outcomes);
-    let missed: Vec<_> = r10.forecast.occurrences.iter().zip(&r10.reconciliation.outcomes).filter(|(_, o)| matches!(o, Outcome::Missed { .. })).map(|(o, _)| o.at).collect();
+    let missed: Vec<_> = r10
+        .forecast
+        .occurrences
+        .iter()
+        .zip(&r10.reconciliation.outcomes)
+        .filter(|(_, o)| matches!(o, Outcome::Missed { .. }))
+        .map(|(o, _)| o.at)
+        .collect();
     assert_eq!(missed, [t("2026-03-05T02:00:00Z")], "{db}");
     let r11 = report.jobs.iter().find(|j| j.id == "11").unwrap();
     assert!(r11.forecast.occurrences.is_empty(), "{db}: manual mode expects nothing");
 
     let etl = seed3.jobs.iter().find(|j| j.name == "Nightly ETL").unwrap();
     let outcomes: Vec<(DateTime<Utc>, RunOutcome)> = etl.runs.iter().map(|r| (r.start, r.outcome)).collect();
-    assert_eq!(outcomes, [(t("2026-03-05T01:00:02Z"), RunOutcome::Failed), (t("2026-03-07T01:00:00Z"), RunOutcome::Succeeded)], "{db}");
+    assert_eq!(
+        outcomes,
+        [(t("2026-03-05T01:00:02Z"), RunOutcome::Failed), (t("2026-03-07T01:00:00Z"), RunOutcome::Succeeded)],
+        "{db}"
+    );
     assert!(etl.runs[0].message.contains("1205"), "{db}");
-    assert!(!etl.diagnostics.iter().any(|d| d.field.as_deref() == Some("NextRunOn")), "{db}: NextRunOn agrees: {:?}", etl.diagnostics);
+    assert!(
+        !etl.diagnostics.iter().any(|d| d.field.as_deref() == Some("NextRunOn")),
+        "{db}: NextRunOn agrees: {:?}",
+        etl.diagnostics
+    );
     let purge = seed3.jobs.iter().find(|j| j.name == "Weekly purge").unwrap();
     assert!(
-        purge.diagnostics.iter().any(|d| d.severity == Severity::Warning && d.field.as_deref() == Some("NextRunOn") && d.message.contains("2026-03-09 00:00:00")),
+        purge.diagnostics.iter().any(|d| d.severity == Severity::Warning
+            && d.field.as_deref() == Some("NextRunOn")
+            && d.message.contains("2026-03-09 00:00:00")),
         "{db}: NextRunOn 2026-03-20 disagrees with Monday the 9th: {:?}",
         purge.diagnostics
     );
@@ -168,7 +188,10 @@ async fn read_both(db: &mut TablesDb) -> (InstanceInput, InstanceInput, Vec<app:
     assert_eq!(kinds.iter().filter(|k| **k == LogKind::Zombie).count(), 1);
     assert!(events.iter().any(|e| e.kind == LogKind::Skipped && e.text.contains("already running")), "{events:?}");
     let (seed3, notes3) = seed003::read_instance(db, "broker", chrono_tz::UTC, w, w.end).await.expect("seed 003");
-    let (seed1, _) = seed001::read_instance(db, "worker", chrono_tz::UTC, "0 13 * * *", chrono::TimeDelta::minutes(60), w, w.end).await.expect("seed 001");
+    let (seed1, _) =
+        seed001::read_instance(db, "worker", chrono_tz::UTC, "0 13 * * *", chrono::TimeDelta::minutes(60), w, w.end)
+            .await
+            .expect("seed 001");
     check_seed001(&seed1);
     (seed4, seed3, notes3)
 }
@@ -192,7 +215,14 @@ fn check_seed001(seed1: &InstanceInput) {
     assert!(job.runs[2].message.contains("crashed"), "{:?}", job.runs[2]);
     assert_eq!(job.runs[0].duration_secs, 19 * 60 + 30);
     let report = analyze(seed1, w, w.end, &Settings::default());
-    let missed: Vec<_> = report.jobs[0].forecast.occurrences.iter().zip(&report.jobs[0].reconciliation.outcomes).filter(|(_, o)| matches!(o, Outcome::Missed { .. })).map(|(o, _)| o.at).collect();
+    let missed: Vec<_> = report.jobs[0]
+        .forecast
+        .occurrences
+        .iter()
+        .zip(&report.jobs[0].reconciliation.outcomes)
+        .filter(|(_, o)| matches!(o, Outcome::Missed { .. }))
+        .map(|(o, _)| o.at)
+        .collect();
     assert_eq!(missed, [t("2026-03-05T13:00:00Z")]);
 }
 
@@ -201,9 +231,16 @@ async fn seed_tables_in_sqlite() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("seeds.sqlite");
     {
-        let mut c = sqlx::SqliteConnection::connect_with(&sqlx::sqlite::SqliteConnectOptions::new().filename(&path).create_if_missing(true)).await.unwrap();
+        let mut c = sqlx::SqliteConnection::connect_with(
+            &sqlx::sqlite::SqliteConnectOptions::new().filename(&path).create_if_missing(true),
+        )
+        .await
+        .unwrap();
         for sql in ddl(false).into_iter().chain(rows(false)) {
-            sqlx::query(sqlx::AssertSqlSafe(sql.clone())).execute(&mut c).await.unwrap_or_else(|e| panic!("{sql}: {e}"));
+            sqlx::query(sqlx::AssertSqlSafe(sql.clone()))
+                .execute(&mut c)
+                .await
+                .unwrap_or_else(|e| panic!("{sql}: {e}"));
         }
     }
     let pool = server::sources::msdb_sqlite::open_read_only(&path).await.unwrap();
@@ -222,16 +259,25 @@ async fn seed_tables_in_sqlite() {
         let seen = result.as_ref().unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(seen.starts_with("2 jobs"), "{name}: {seen}");
     }
-    let toml = format!("[[instance]]\nname = \"worker\"\nkind = \"seed001\"\npath = \"{}\"\nschedule = \"0 13 * * *\"\nstuck_after = \"1h\"\n", path.display());
+    let toml = format!(
+        "[[instance]]\nname = \"worker\"\nkind = \"seed001\"\npath = \"{}\"\nschedule = \"0 13 * * *\"\nstuck_after = \"1h\"\n",
+        path.display()
+    );
     let probed = server::fleet::probe(&server::config::parse(&toml, "w.toml").unwrap()).await;
     assert!(probed[0].1.as_ref().is_ok_and(|s| s.starts_with("1 jobs")), "{probed:?}");
-    {
-    }
+    {}
     // The tables are missing from another file: said so, naming the table.
     let empty = dir.path().join("empty.sqlite");
-    sqlx::SqliteConnection::connect_with(&sqlx::sqlite::SqliteConnectOptions::new().filename(&empty).create_if_missing(true)).await.unwrap();
+    sqlx::SqliteConnection::connect_with(
+        &sqlx::sqlite::SqliteConnectOptions::new().filename(&empty).create_if_missing(true),
+    )
+    .await
+    .unwrap();
     let mut db = TablesDb::Sqlite(server::sources::msdb_sqlite::open_read_only(&empty).await.unwrap());
-    let e = seed004::read_instance(&mut db, "x", chrono_tz::UTC, window(), window().end).await.map(|_| ()).expect_err("no tables");
+    let e = seed004::read_instance(&mut db, "x", chrono_tz::UTC, window(), window().end)
+        .await
+        .map(|_| ())
+        .expect_err("no tables");
     assert!(matches!(e, tables::Error::Missing { ref table } if table == "SchedulerConfigurations"), "{e:?}");
 }
 
@@ -249,7 +295,8 @@ async fn seed_tables_in_postgresql_read_by_a_select_only_role() {
     let out = Command::new(&script).arg("start").arg(dir.path()).arg(PG_PORT.to_string()).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let _pg = Pg(dir, script);
-    let mut admin = sqlx::PgConnection::connect(&format!("postgres://postgres@127.0.0.1:{PG_PORT}/postgres")).await.unwrap();
+    let mut admin =
+        sqlx::PgConnection::connect(&format!("postgres://postgres@127.0.0.1:{PG_PORT}/postgres")).await.unwrap();
     for sql in ddl(true).into_iter().chain(rows(true)).chain([
         "CREATE ROLE seeds_reader LOGIN".to_owned(),
         r#"GRANT SELECT ON "SchedulerConfigurations", "SchedulerLog", "ScheduledJobs", "JobSchedules", "SchedulingErrors", "jobactivity" TO seeds_reader"#.to_owned(),
@@ -257,13 +304,26 @@ async fn seed_tables_in_postgresql_read_by_a_select_only_role() {
     ]) {
         sqlx::query(sqlx::AssertSqlSafe(sql.clone())).execute(&mut admin).await.unwrap_or_else(|e| panic!("{sql}: {e}"));
     }
-    let pool = server::sources::pg_cron::connect_read_only(&format!("postgres://seeds_reader@127.0.0.1:{PG_PORT}/postgres"), Duration::from_secs(5)).await.unwrap();
+    let pool = server::sources::pg_cron::connect_read_only(
+        &format!("postgres://seeds_reader@127.0.0.1:{PG_PORT}/postgres"),
+        Duration::from_secs(5),
+    )
+    .await
+    .unwrap();
     let mut db = TablesDb::Postgres(pool.clone());
     let (seed4, seed3, notes3) = read_both(&mut db).await;
     check(&seed4, &seed3, &notes3, "PostgreSQL");
     assert!(sqlx::query(r#"DELETE FROM "SchedulerLog""#).execute(&pool).await.is_err(), "read-only");
-    let pool = server::sources::pg_cron::connect_read_only(&format!("postgres://nobody@127.0.0.1:{PG_PORT}/postgres"), Duration::from_secs(5)).await.unwrap();
-    let e = seed004::read_instance(&mut TablesDb::Postgres(pool), "x", chrono_tz::UTC, window(), window().end).await.map(|_| ()).expect_err("no grant");
+    let pool = server::sources::pg_cron::connect_read_only(
+        &format!("postgres://nobody@127.0.0.1:{PG_PORT}/postgres"),
+        Duration::from_secs(5),
+    )
+    .await
+    .unwrap();
+    let e = seed004::read_instance(&mut TablesDb::Postgres(pool), "x", chrono_tz::UTC, window(), window().end)
+        .await
+        .map(|_| ())
+        .expect_err("no grant");
     assert!(matches!(e, tables::Error::Permission { .. }), "{e:?}");
     assert!(e.to_string().contains("SELECT on it"), "{e}");
 }
@@ -288,19 +348,48 @@ async fn seed_tables_on_sql_server_over_tds() {
     // column is nvarchar after Sundial's CONVERT, declared nvarchar(max) so NULLs can be sent.
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("seeds.sqlite");
-    let mut lite = sqlx::SqliteConnection::connect_with(&sqlx::sqlite::SqliteConnectOptions::new().filename(&path).create_if_missing(true)).await.unwrap();
+    let mut lite = sqlx::SqliteConnection::connect_with(
+        &sqlx::sqlite::SqliteConnectOptions::new().filename(&path).create_if_missing(true),
+    )
+    .await
+    .unwrap();
     for sql in ddl(false).into_iter().chain(rows(false)) {
         sqlx::query(sqlx::AssertSqlSafe(sql.clone())).execute(&mut lite).await.unwrap();
     }
     let mut source = TablesDb::Sqlite(server::sources::msdb_sqlite::open_read_only(&path).await.unwrap());
     let w = window();
     let queries: Vec<(&str, &[tables::Col], String, String)> = vec![
-        ("SchedulerConfigurations", seed004::CONFIG_COLUMNS, "ORDER BY Id".into(), format!("ORDER BY {}", tables::column(&source, "Id"))),
+        (
+            "SchedulerConfigurations",
+            seed004::CONFIG_COLUMNS,
+            "ORDER BY Id".into(),
+            format!("ORDER BY {}", tables::column(&source, "Id")),
+        ),
         ("SchedulerLog", seed004::LOG_COLUMNS, seed004::log_tail(&db, w), seed004::log_tail(&source, w)),
-        ("ScheduledJobs", seed003::JOB_COLUMNS, "ORDER BY ID".into(), format!("ORDER BY {}", tables::column(&source, "ID"))),
-        ("JobSchedules", seed003::SCHEDULE_COLUMNS, "ORDER BY ID".into(), format!("ORDER BY {}", tables::column(&source, "ID"))),
-        ("SchedulingErrors", seed003::ERROR_COLUMNS, seed003::error_tail(&db, w, chrono_tz::UTC), seed003::error_tail(&source, w, chrono_tz::UTC)),
-        ("jobactivity", seed001::COLUMNS, seed001::tail(&db, w, chrono_tz::UTC, chrono::TimeDelta::minutes(60)), seed001::tail(&source, w, chrono_tz::UTC, chrono::TimeDelta::minutes(60))),
+        (
+            "ScheduledJobs",
+            seed003::JOB_COLUMNS,
+            "ORDER BY ID".into(),
+            format!("ORDER BY {}", tables::column(&source, "ID")),
+        ),
+        (
+            "JobSchedules",
+            seed003::SCHEDULE_COLUMNS,
+            "ORDER BY ID".into(),
+            format!("ORDER BY {}", tables::column(&source, "ID")),
+        ),
+        (
+            "SchedulingErrors",
+            seed003::ERROR_COLUMNS,
+            seed003::error_tail(&db, w, chrono_tz::UTC),
+            seed003::error_tail(&source, w, chrono_tz::UTC),
+        ),
+        (
+            "jobactivity",
+            seed001::COLUMNS,
+            seed001::tail(&db, w, chrono_tz::UTC, chrono::TimeDelta::minutes(60)),
+            seed001::tail(&source, w, chrono_tz::UTC, chrono::TimeDelta::minutes(60)),
+        ),
     ];
     for (table, cols, tds_tail, lite_tail) in queries {
         let rows = tables::read(&mut source, table, cols, &lite_tail).await.unwrap();
@@ -308,11 +397,18 @@ async fn seed_tables_on_sql_server_over_tds() {
         let response = QueryResponse::new(
             names.iter().map(|n| ColumnDefinition::new(n.clone(), SqlDataType::NVarCharMax)).collect(),
             rows.iter()
-                .map(|r| Row::new(names.iter().map(|n| match r.get(n).cloned().flatten() {
-                    Some(v) if v.is_empty() => ColumnValue::NVarCharMax(Vec::new()),
-                    Some(v) => ColumnValue::NVarCharMax(vec![v.encode_utf16().collect()]),
-                    None => ColumnValue::NVarCharMaxNull,
-                }).collect()))
+                .map(|r| {
+                    Row::new(
+                        names
+                            .iter()
+                            .map(|n| match r.get(n).cloned().flatten() {
+                                Some(v) if v.is_empty() => ColumnValue::NVarCharMax(Vec::new()),
+                                Some(v) => ColumnValue::NVarCharMax(vec![v.encode_utf16().collect()]),
+                                None => ColumnValue::NVarCharMaxNull,
+                            })
+                            .collect(),
+                    )
+                })
                 .collect(),
         );
         registry.lock().await.register(tables::select_sql(&db, table, cols, &tds_tail), response);

@@ -7,12 +7,12 @@
 //! - pg_cron next-100 runs: Sundial's cron dialect against croner and the `cron` crate.
 //! - the what-if replay (`replay` group) of a 40-job instance over 7 days, in milliseconds per
 //!   replay (the browser's budget is 50 ms).
-use sundial_engine::{self as engine, AgentSchedule, Schedule, Window};
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use criterion::{BenchmarkId, Criterion, Throughput};
 use std::hint::black_box;
 use std::path::PathBuf;
 use std::str::FromStr;
+use sundial_engine::{self as engine, AgentSchedule, Schedule, Window};
 
 const OCCURRENCES: i64 = 8_640; // one day of every-10-seconds
 
@@ -71,11 +71,8 @@ fn occurrences(c: &mut Criterion) {
 
 /// pg_cron expressions: the next 100 runs after a fixed instant, Sundial's cron dialect
 /// (croner wrapped for pg_cron semantics) against croner and the `cron` crate used directly.
-const CRON_EXPRS: &[(&str, &str)] = &[
-    ("every_5_min", "*/5 * * * *"),
-    ("weekdays_0230", "30 2 * * 1-5"),
-    ("dom_or_dow", "0 4 1,15 * SUN"),
-];
+const CRON_EXPRS: &[(&str, &str)] =
+    &[("every_5_min", "*/5 * * * *"), ("weekdays_0230", "30 2 * * 1-5"), ("dom_or_dow", "0 4 1,15 * SUN")];
 const CRON_N: usize = 100;
 
 fn cron_next_n(c: &mut Criterion) {
@@ -88,10 +85,18 @@ fn cron_next_n(c: &mut Criterion) {
         // The `cron` crate wants a seconds field (and a year, optionally).
         let cron_crate = cron::Schedule::from_str(&format!("0 {expr}")).expect("cron parses");
         g.bench_function(BenchmarkId::new("sundial", name), |b| {
-            b.iter(|| engine::next_after(1, black_box(&sundial), chrono_tz::UTC.into(), black_box(after), CRON_N).occurrences.len())
+            b.iter(|| {
+                engine::next_after(1, black_box(&sundial), chrono_tz::UTC.into(), black_box(after), CRON_N)
+                    .occurrences
+                    .len()
+            })
         });
-        g.bench_function(BenchmarkId::new("croner", name), |b| b.iter(|| croner.iter_after(black_box(after)).take(CRON_N).count()));
-        g.bench_function(BenchmarkId::new("cron", name), |b| b.iter(|| cron_crate.after(&black_box(after)).take(CRON_N).count()));
+        g.bench_function(BenchmarkId::new("croner", name), |b| {
+            b.iter(|| croner.iter_after(black_box(after)).take(CRON_N).count())
+        });
+        g.bench_function(BenchmarkId::new("cron", name), |b| {
+            b.iter(|| cron_crate.after(&black_box(after)).take(CRON_N).count())
+        });
     }
     g.finish();
 }
@@ -105,7 +110,9 @@ fn next_run(c: &mut Criterion) {
         b.iter(|| engine::next_after(1, black_box(&old), chrono_tz::UTC.into(), black_box(after), 1).occurrences.len())
     });
     g.bench_function("start_yesterday", |b| {
-        b.iter(|| engine::next_after(1, black_box(&recent), chrono_tz::UTC.into(), black_box(after), 1).occurrences.len())
+        b.iter(|| {
+            engine::next_after(1, black_box(&recent), chrono_tz::UTC.into(), black_box(after), 1).occurrences.len()
+        })
     });
     g.finish();
 }
@@ -238,14 +245,20 @@ fn print_ratios() {
         ) {
             println!(
                 "cron next {CRON_N} ({name}): sundial {:.1} us, croner {:.1} us, cron {:.1} us: sundial/croner time = {:.2}x, sundial/cron time = {:.2}x",
-                s / 1e3, cr / 1e3, cc / 1e3, s / cr, s / cc
+                s / 1e3,
+                cr / 1e3,
+                cc / 1e3,
+                s / cr,
+                s / cc
             );
         }
     }
     if let (Some(old), Some(new)) = (get("next_run", "start_2004"), get("next_run", "start_yesterday")) {
         println!(
             "next run: start 2004-01-01 {:.0} ns, start yesterday {:.0} ns: ratio = {:.2}x (1.0 = start date costs nothing)",
-            old, new, old / new
+            old,
+            new,
+            old / new
         );
     }
 }

@@ -114,11 +114,7 @@ pub fn date_from_int(v: i64) -> Option<NaiveDate> {
         return None;
     }
     let (y, m, d) = (v / 10000, (v / 100) % 100, v % 100);
-    NaiveDate::from_ymd_opt(
-        i32::try_from(y).ok()?,
-        u32::try_from(m).ok()?,
-        u32::try_from(d).ok()?,
-    )
+    NaiveDate::from_ymd_opt(i32::try_from(y).ok()?, u32::try_from(m).ok()?, u32::try_from(d).ok()?)
 }
 
 /// An hhmmss integer as a time; `None` unless 0..=235959 with minutes and seconds under 60.
@@ -264,10 +260,7 @@ impl Plan {
                 let mut block = (from - s) / 7;
                 let mut first = from;
                 if block % every != 0 {
-                    match (block / every)
-                        .checked_add(1)
-                        .and_then(|b| b.checked_mul(every))
-                    {
+                    match (block / every).checked_add(1).and_then(|b| b.checked_mul(every)) {
                         Some(b) => block = b,
                         None => return Seek::End,
                     }
@@ -279,8 +272,7 @@ impl Plan {
                 // The first (maybe partial) active block, then one full block: a non-empty
                 // mask always matches within a full block.
                 for _ in 0..3 {
-                    let Some(block_end) = block.checked_mul(7).and_then(|x| s.checked_add(x + 6))
-                    else {
+                    let Some(block_end) = block.checked_mul(7).and_then(|x| s.checked_add(x + 6)) else {
                         return Seek::End;
                     };
                     for d in first..=block_end {
@@ -292,10 +284,7 @@ impl Plan {
                             return Seek::Day(d);
                         }
                     }
-                    match block
-                        .checked_add(every)
-                        .and_then(|b| Some((b, b.checked_mul(7)?.checked_add(s)?)))
-                    {
+                    match block.checked_add(every).and_then(|b| Some((b, b.checked_mul(7)?.checked_add(s)?))) {
                         Some((b, f)) => {
                             block = b;
                             first = f;
@@ -306,8 +295,7 @@ impl Plan {
                 Seek::End
             }
             Days::MonthDay { every, .. } | Days::Relative { every, .. } => {
-                let (Some(sd), Some(fd), Some(ed)) = (date_of(s), date_of(from), date_of(end))
-                else {
+                let (Some(sd), Some(fd), Some(ed)) = (date_of(s), date_of(from), date_of(end)) else {
                     return Seek::End;
                 };
                 let (ms, mf, me) = (month_index(sd), month_index(fd), month_index(ed));
@@ -363,18 +351,10 @@ impl Plan {
 fn recurrence(s: &AgentSchedule, diags: &mut Vec<Diagnostic>) -> i64 {
     let r = s.freq_recurrence_factor;
     if r < 0 {
-        diags.push(Diagnostic::error(
-            "freq_recurrence_factor",
-            r,
-            "must not be negative",
-        ));
+        diags.push(Diagnostic::error("freq_recurrence_factor", r, "must not be negative"));
         1
     } else if r == 0 {
-        diags.push(Diagnostic::warning(
-            "freq_recurrence_factor",
-            0,
-            "0 is read as 1 (every period)",
-        ));
+        diags.push(Diagnostic::warning("freq_recurrence_factor", 0, "0 is read as 1 (every period)"));
         1
     } else {
         r
@@ -388,19 +368,10 @@ fn analyze(s: &AgentSchedule) -> (Option<Plan>, Vec<Diagnostic>) {
     let mut diags = Vec::new();
     let mut usable = true;
     if s.enabled == 0 {
-        diags.push(Diagnostic::new(
-            Severity::Info,
-            Some("enabled"),
-            Some("0".into()),
-            "schedule is disabled",
-        ));
+        diags.push(Diagnostic::new(Severity::Info, Some("enabled"), Some("0".into()), "schedule is disabled"));
         usable = false;
     } else if s.enabled != 1 {
-        diags.push(Diagnostic::warning(
-            "enabled",
-            s.enabled,
-            "expected 0 or 1; read as enabled",
-        ));
+        diags.push(Diagnostic::warning("enabled", s.enabled, "expected 0 or 1; read as enabled"));
     }
     match s.freq_type {
         64 => {
@@ -432,12 +403,7 @@ fn analyze(s: &AgentSchedule) -> (Option<Plan>, Vec<Diagnostic>) {
         1 => Some(Days::Once),
         4 => {
             if fi < 1 {
-                err(
-                    &mut diags,
-                    "freq_interval",
-                    fi,
-                    "every-N-days schedules need freq_interval (N) of at least 1",
-                );
+                err(&mut diags, "freq_interval", fi, "every-N-days schedules need freq_interval (N) of at least 1");
                 None
             } else {
                 Some(Days::Daily(fi))
@@ -454,27 +420,16 @@ fn analyze(s: &AgentSchedule) -> (Option<Plan>, Vec<Diagnostic>) {
                 );
                 None
             } else {
-                Some(Days::Weekly {
-                    every,
-                    mask: fi as u8,
-                })
+                Some(Days::Weekly { every, mask: fi as u8 })
             }
         }
         16 => {
             let every = recurrence(s, &mut diags);
             if !(1..=31).contains(&fi) {
-                err(
-                    &mut diags,
-                    "freq_interval",
-                    fi,
-                    "monthly schedules need a day of month of 1..31",
-                );
+                err(&mut diags, "freq_interval", fi, "monthly schedules need a day of month of 1..31");
                 None
             } else {
-                Some(Days::MonthDay {
-                    every,
-                    day: fi as u32,
-                })
+                Some(Days::MonthDay { every, day: fi as u32 })
             }
         }
         32 => {
@@ -516,12 +471,7 @@ fn analyze(s: &AgentSchedule) -> (Option<Plan>, Vec<Diagnostic>) {
             }
         }
         v => {
-            err(
-                &mut diags,
-                "freq_type",
-                v,
-                "must be 1, 4, 8, 16, 32, 64 or 128",
-            );
+            err(&mut diags, "freq_type", v, "must be 1, 4, 8, 16, 32, 64 or 128");
             None
         }
     };
@@ -535,42 +485,22 @@ fn analyze(s: &AgentSchedule) -> (Option<Plan>, Vec<Diagnostic>) {
         match s.freq_subday_type {
             0 | 1 => Some(None),
             2 if n < 10 => {
-                err(
-                    &mut diags,
-                    "freq_subday_interval",
-                    n,
-                    "a seconds interval must be at least 10",
-                );
+                err(&mut diags, "freq_subday_interval", n, "a seconds interval must be at least 10");
                 None
             }
             2 => Some(Some(n)),
             4 if !(1..=1440).contains(&n) => {
-                err(
-                    &mut diags,
-                    "freq_subday_interval",
-                    n,
-                    "a minutes interval must be 1..1440",
-                );
+                err(&mut diags, "freq_subday_interval", n, "a minutes interval must be 1..1440");
                 None
             }
             4 => Some(Some(n * 60)),
             8 if !(1..=24).contains(&n) => {
-                err(
-                    &mut diags,
-                    "freq_subday_interval",
-                    n,
-                    "an hours interval must be 1..24",
-                );
+                err(&mut diags, "freq_subday_interval", n, "an hours interval must be 1..24");
                 None
             }
             8 => Some(Some(n * 3600)),
             v => {
-                err(
-                    &mut diags,
-                    "freq_subday_type",
-                    v,
-                    "must be 1 (once), 2 (seconds), 4 (minutes) or 8 (hours)",
-                );
+                err(&mut diags, "freq_subday_type", v, "must be 1 (once), 2 (seconds), 4 (minutes) or 8 (hours)");
                 None
             }
         }
@@ -579,28 +509,15 @@ fn analyze(s: &AgentSchedule) -> (Option<Plan>, Vec<Diagnostic>) {
     // Dates.
     let start = date_from_int(s.active_start_date);
     match start {
-        None => err(
-            &mut diags,
-            "active_start_date",
-            s.active_start_date,
-            "not a real yyyymmdd date",
-        ),
-        Some(_) if s.active_start_date < MIN_START_DATE => err(
-            &mut diags,
-            "active_start_date",
-            s.active_start_date,
-            "must be 19900101 or later",
-        ),
+        None => err(&mut diags, "active_start_date", s.active_start_date, "not a real yyyymmdd date"),
+        Some(_) if s.active_start_date < MIN_START_DATE => {
+            err(&mut diags, "active_start_date", s.active_start_date, "must be 19900101 or later")
+        }
         Some(_) => {}
     }
     let end = date_from_int(s.active_end_date);
     match (start, end) {
-        (_, None) => err(
-            &mut diags,
-            "active_end_date",
-            s.active_end_date,
-            "not a real yyyymmdd date",
-        ),
+        (_, None) => err(&mut diags, "active_end_date", s.active_end_date, "not a real yyyymmdd date"),
         (Some(a), Some(b)) if b < a => err(
             &mut diags,
             "active_end_date",
@@ -613,21 +530,11 @@ fn analyze(s: &AgentSchedule) -> (Option<Plan>, Vec<Diagnostic>) {
     // Times.
     let st = time_from_int(s.active_start_time);
     if st.is_none() {
-        err(
-            &mut diags,
-            "active_start_time",
-            s.active_start_time,
-            "not a valid hhmmss time (0..235959)",
-        );
+        err(&mut diags, "active_start_time", s.active_start_time, "not a valid hhmmss time (0..235959)");
     }
     let et = time_from_int(s.active_end_time);
     if et.is_none() {
-        err(
-            &mut diags,
-            "active_end_time",
-            s.active_end_time,
-            "not a valid hhmmss time (0..235959)",
-        );
+        err(&mut diags, "active_end_time", s.active_end_time, "not a valid hhmmss time (0..235959)");
     }
     if recurring && st.is_some() && st == et {
         err(
@@ -641,9 +548,7 @@ fn analyze(s: &AgentSchedule) -> (Option<Plan>, Vec<Diagnostic>) {
     if diags.iter().any(|d| d.severity == Severity::Error) || !usable {
         return (None, diags);
     }
-    let (Some(days), Some(step), Some(start), Some(end), Some(st), Some(et)) =
-        (days, step, start, end, st, et)
-    else {
+    let (Some(days), Some(step), Some(start), Some(end), Some(st), Some(et)) = (days, step, start, end, st, et) else {
         return (None, diags);
     };
     let first_secs = i64::from(st.num_seconds_from_midnight());
@@ -656,11 +561,7 @@ fn analyze(s: &AgentSchedule) -> (Option<Plan>, Vec<Diagnostic>) {
         start_day: day_number(start),
         end_day: day_number(end),
         first_secs,
-        last_secs: if step.is_some() {
-            last_secs
-        } else {
-            first_secs
-        },
+        last_secs: if step.is_some() { last_secs } else { first_secs },
         step,
     };
     let mut cost = 0;
@@ -712,16 +613,7 @@ struct Cursor<'p> {
 impl<'p> Cursor<'p> {
     /// A cursor over every due wall-clock time at or after `from` (and possibly a few before).
     fn new(plan: &'p Plan, tz: Zone, id: ScheduleId, from: NaiveDateTime) -> Self {
-        let mut c = Cursor {
-            plan,
-            tz,
-            id,
-            day: None,
-            k: 0,
-            last_at: None,
-            gave_up: false,
-            cost: 0,
-        };
+        let mut c = Cursor { plan, tz, id, day: None, k: 0, last_at: None, gave_up: false, cost: 0 };
         let from_day = day_number(from.date());
         // A day's steps run into the next day when the window spans midnight.
         c.enter(from_day - 1);
@@ -774,13 +666,7 @@ impl Iterator for Cursor<'_> {
             }
             self.last_at = Some(at);
             let local = tz::to_local(at, self.tz);
-            return Some(Occurrence {
-                at,
-                local,
-                nominal,
-                dst,
-                schedule: self.id,
-            });
+            return Some(Occurrence { at, local, nominal, dst, schedule: self.id });
         }
     }
 }
@@ -793,12 +679,8 @@ impl Iterator for Cursor<'_> {
 /// `w` is exactly the end of a gap: then the gap's times (which resolve to `w`) are earlier,
 /// from the wall clock just before `w`.
 fn lower_bound(w: DateTime<Utc>, tz: Zone) -> Option<NaiveDateTime> {
-    let low = NaiveDate::from_ymd_opt(1989, 12, 1)?
-        .and_time(NaiveTime::MIN)
-        .and_utc();
-    let high = NaiveDate::from_ymd_opt(10000, 1, 5)?
-        .and_time(NaiveTime::MIN)
-        .and_utc();
+    let low = NaiveDate::from_ymd_opt(1989, 12, 1)?.and_time(NaiveTime::MIN).and_utc();
+    let high = NaiveDate::from_ymd_opt(10000, 1, 5)?.and_time(NaiveTime::MIN).and_utc();
     if w > high {
         return None;
     }
@@ -812,21 +694,14 @@ fn gave_up_diag(s: &AgentSchedule) -> Diagnostic {
     Diagnostic::warning(
         "freq_interval",
         s.freq_interval,
-        format!(
-            "no due day in {MAX_EMPTY_MONTHS} consecutive candidate months: the search stopped"
-        ),
+        format!("no due day in {MAX_EMPTY_MONTHS} consecutive candidate months: the search stopped"),
     )
 }
 
 /// Every occurrence inside `window`, and the number of candidate days and steps examined (a
 /// measure of cost: it grows with the occurrences in the window, not with the age of the
 /// schedule).
-pub fn forecast_with_cost(
-    id: ScheduleId,
-    s: &AgentSchedule,
-    tz: Zone,
-    window: Window,
-) -> (Forecast, u64) {
+pub fn forecast_with_cost(id: ScheduleId, s: &AgentSchedule, tz: Zone, window: Window) -> (Forecast, u64) {
     let (plan, mut diagnostics) = analyze(s);
     let mut occurrences = Vec::new();
     let mut cost = 0;
@@ -847,13 +722,7 @@ pub fn forecast_with_cost(
         }
         cost = c.cost;
     }
-    (
-        Forecast {
-            occurrences,
-            diagnostics,
-        },
-        cost,
-    )
+    (Forecast { occurrences, diagnostics }, cost)
 }
 
 /// Every occurrence inside `window` (`window.start <= at < window.end`), in time order.
@@ -863,13 +732,7 @@ pub fn forecast(id: ScheduleId, s: &AgentSchedule, tz: Zone, window: Window) -> 
 
 /// The first `count` occurrences strictly after `after`, in time order (fewer when the
 /// schedule ends or never fires).
-pub fn next_after(
-    id: ScheduleId,
-    s: &AgentSchedule,
-    tz: Zone,
-    after: DateTime<Utc>,
-    count: usize,
-) -> Forecast {
+pub fn next_after(id: ScheduleId, s: &AgentSchedule, tz: Zone, after: DateTime<Utc>, count: usize) -> Forecast {
     let (plan, mut diagnostics) = analyze(s);
     let mut occurrences = Vec::new();
     if let (Some(plan), true) = (plan, count > 0)
@@ -888,8 +751,5 @@ pub fn next_after(
             diagnostics.push(gave_up_diag(s));
         }
     }
-    Forecast {
-        occurrences,
-        diagnostics,
-    }
+    Forecast { occurrences, diagnostics }
 }

@@ -42,9 +42,7 @@
 //! - **Overlap.** pg_cron never runs two instances of a job: a tick that comes while the
 //!   previous run is still going starts when that run ends (late, not missed); see
 //!   [`queues_overlapping_ticks`].
-use super::{
-    Diagnostic, Dst, Forecast, Occurrence, Schedule, ScheduleId, Severity, Window, Zone, tz,
-};
+use super::{Diagnostic, Dst, Forecast, Occurrence, Schedule, ScheduleId, Severity, Window, Zone, tz};
 use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, TimeDelta, Utc};
 use croner::Cron;
 use croner::parser::{CronParser, Seconds, Year};
@@ -64,10 +62,7 @@ pub struct CronSchedule {
 
 impl CronSchedule {
     pub fn new(expr: impl Into<String>) -> Self {
-        CronSchedule {
-            expr: expr.into(),
-            last_start: None,
-        }
+        CronSchedule { expr: expr.into(), last_start: None }
     }
 }
 
@@ -130,9 +125,7 @@ impl Clock {
         match self {
             Clock::Zone(tz) => tz::resolve(local, tz),
             Clock::Fixed(off) => {
-                let at = local
-                    .checked_sub_signed(TimeDelta::seconds(i64::from(off)))
-                    .unwrap_or(local);
+                let at = local.checked_sub_signed(TimeDelta::seconds(i64::from(off))).unwrap_or(local);
                 (at.and_utc(), None)
             }
         }
@@ -143,8 +136,7 @@ impl Clock {
             Clock::Zone(tz) => tz::to_local(at, tz),
             Clock::Fixed(off) => {
                 let n = at.naive_utc();
-                n.checked_add_signed(TimeDelta::seconds(i64::from(off)))
-                    .unwrap_or(n)
+                n.checked_add_signed(TimeDelta::seconds(i64::from(off))).unwrap_or(n)
             }
         }
     }
@@ -157,9 +149,7 @@ impl Clock {
         match w.checked_sub_signed(TimeDelta::seconds(1)) {
             Some(b) => {
                 let before = self.to_local(b);
-                let before = before
-                    .checked_add_signed(TimeDelta::seconds(1))
-                    .unwrap_or(before);
+                let before = before.checked_add_signed(TimeDelta::seconds(1)).unwrap_or(before);
                 here.min(before)
             }
             None => here,
@@ -182,12 +172,7 @@ impl Clock {
 /// optional fractional seconds, or without seconds, or a bare date (midnight).
 pub fn parse_timestamp(s: &str) -> Option<NaiveDateTime> {
     let t = s.trim();
-    for f in [
-        "%Y-%m-%d %H:%M:%S%.f",
-        "%Y-%m-%dT%H:%M:%S%.f",
-        "%Y-%m-%d %H:%M",
-        "%Y-%m-%dT%H:%M",
-    ] {
+    for f in ["%Y-%m-%d %H:%M:%S%.f", "%Y-%m-%dT%H:%M:%S%.f", "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M"] {
         if let Ok(n) = NaiveDateTime::parse_from_str(t, f) {
             return Some(n);
         }
@@ -195,9 +180,7 @@ pub fn parse_timestamp(s: &str) -> Option<NaiveDateTime> {
     if let Ok(d) = DateTime::parse_from_rfc3339(t) {
         return Some(d.naive_utc());
     }
-    NaiveDate::parse_from_str(t, "%Y-%m-%d")
-        .ok()
-        .map(|d| d.and_time(NaiveTime::MIN))
+    NaiveDate::parse_from_str(t, "%Y-%m-%d").ok().map(|d| d.and_time(NaiveTime::MIN))
 }
 
 /// A timestamp field: `None` when absent or blank, an Error naming the field when unreadable.
@@ -212,11 +195,7 @@ pub(crate) fn timestamp_field(
         Some(t) => match parse_timestamp(t) {
             Some(n) => Ok(Some(n)),
             None => {
-                diags.push(Diagnostic::error(
-                    field,
-                    t,
-                    "not a timestamp like 2026-11-22 09:00:00",
-                ));
+                diags.push(Diagnostic::error(field, t, "not a timestamp like 2026-11-22 09:00:00"));
                 Err(())
             }
         },
@@ -265,11 +244,7 @@ pub(crate) fn loose<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Str
 }
 
 /// A whole-number column: `None` when absent or blank, an Error naming it when unreadable.
-pub(crate) fn int_field(
-    field: &str,
-    v: &Option<String>,
-    diags: &mut Vec<Diagnostic>,
-) -> Result<Option<i64>, ()> {
+pub(crate) fn int_field(field: &str, v: &Option<String>, diags: &mut Vec<Diagnostic>) -> Result<Option<i64>, ()> {
     match v.as_deref().map(str::trim) {
         None | Some("") => Ok(None),
         Some(t) if t.eq_ignore_ascii_case("null") => Ok(None),
@@ -284,11 +259,7 @@ pub(crate) fn int_field(
 }
 
 /// A BIT column: 0/1, true/false; `None` when absent.
-pub(crate) fn flag_field(
-    field: &str,
-    v: &Option<String>,
-    diags: &mut Vec<Diagnostic>,
-) -> Result<Option<bool>, ()> {
+pub(crate) fn flag_field(field: &str, v: &Option<String>, diags: &mut Vec<Diagnostic>) -> Result<Option<bool>, ()> {
     match v.as_deref().map(str::trim) {
         None | Some("") => Ok(None),
         Some(t) if t.eq_ignore_ascii_case("null") => Ok(None),
@@ -376,13 +347,7 @@ pub(crate) fn collect(
             Until::After(a, _) => at > *a,
         };
         if keep {
-            out.push(Occurrence {
-                at,
-                local: zone.to_local(at),
-                nominal,
-                dst,
-                schedule: id,
-            });
+            out.push(Occurrence { at, local: zone.to_local(at), nominal, dst, schedule: id });
             if is_full(&out, until, diags) {
                 break;
             }
@@ -393,8 +358,7 @@ pub(crate) fn collect(
 
 /// Whole seconds since the epoch at or after `t`.
 fn ceil_secs(t: DateTime<Utc>) -> i64 {
-    t.timestamp()
-        .saturating_add(i64::from(t.timestamp_subsec_nanos() > 0))
+    t.timestamp().saturating_add(i64::from(t.timestamp_subsec_nanos() > 0))
 }
 
 /// Occurrences of a fixed cadence in absolute time: `anchor + k × step` for every integer k
@@ -425,10 +389,7 @@ pub(crate) fn cadence(
     let (a, s) = (i128::from(anchor.timestamp()), i128::from(step));
     let diff = i128::from(lo) - a;
     let mut k = diff.div_euclid(s) + i128::from(diff.rem_euclid(s) != 0);
-    while let Some(at) = i64::try_from(a + k * s)
-        .ok()
-        .and_then(|t| DateTime::<Utc>::from_timestamp(t, 0))
-    {
+    while let Some(at) = i64::try_from(a + k * s).ok().and_then(|t| DateTime::<Utc>::from_timestamp(t, 0)) {
         if last.is_some_and(|e| at > e) {
             break;
         }
@@ -438,13 +399,7 @@ pub(crate) fn cadence(
             break;
         }
         let local = zone.to_local(at);
-        out.push(Occurrence {
-            at,
-            local,
-            nominal: local,
-            dst: None,
-            schedule: id,
-        });
+        out.push(Occurrence { at, local, nominal: local, dst: None, schedule: id });
         if is_full(&out, until, diags) {
             break;
         }
@@ -457,16 +412,9 @@ pub(crate) fn cadence(
 // Parsing pg_cron expressions.
 // ---------------------------------------------------------------------------------------------
 
-const FIELDS: [(&str, u32, u32); 5] = [
-    ("minute", 0, 59),
-    ("hour", 0, 23),
-    ("day-of-month", 1, 31),
-    ("month", 1, 12),
-    ("day-of-week", 0, 7),
-];
-const MONTHS: [&str; 12] = [
-    "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
-];
+const FIELDS: [(&str, u32, u32); 5] =
+    [("minute", 0, 59), ("hour", 0, 23), ("day-of-month", 1, 31), ("month", 1, 12), ("day-of-week", 0, 7)];
+const MONTHS: [&str; 12] = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
 const DOWS: [&str; 7] = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"];
 
 /// A checked expression.
@@ -497,11 +445,7 @@ pub struct Fields {
 }
 
 fn err(field: &str, value: &str, msg: impl std::fmt::Display) -> Diagnostic {
-    Diagnostic::error(
-        field,
-        format!("'{value}'"),
-        format!("cron: {field} '{value}' {msg}"),
-    )
+    Diagnostic::error(field, format!("'{value}'"), format!("cron: {field} '{value}' {msg}"))
 }
 
 /// `'N seconds'` as pg_cron's `TryParseInterval` reads it; `None` when the text is not of
@@ -563,18 +507,13 @@ fn field(i: usize, text: &str) -> Result<Vec<u32>, Diagnostic> {
     let (name, lo, hi) = FIELDS[i];
     for ch in ['#', '?', '+'] {
         if text.contains(ch) {
-            return Err(err(
-                name,
-                text,
-                format!("uses '{ch}', which pg_cron does not accept"),
-            ));
+            return Err(err(name, text, format!("uses '{ch}', which pg_cron does not accept")));
         }
     }
     for tok in text.split([',', '-', '/']) {
         let u = tok.to_ascii_uppercase();
-        let digits_then = |c: char| {
-            u.len() > 1 && u.ends_with(c) && u[..u.len() - 1].bytes().all(|b| b.is_ascii_digit())
-        };
+        let digits_then =
+            |c: char| u.len() > 1 && u.ends_with(c) && u[..u.len() - 1].bytes().all(|b| b.is_ascii_digit());
         let letter = if u == "L" || u == "LW" || digits_then('L') {
             Some('L')
         } else if u == "W" || digits_then('W') {
@@ -583,16 +522,8 @@ fn field(i: usize, text: &str) -> Result<Vec<u32>, Diagnostic> {
             None
         };
         if let Some(c) = letter {
-            let hint = if c == 'L' && i == 2 {
-                " (use '$' for the last day of the month)"
-            } else {
-                ""
-            };
-            return Err(err(
-                name,
-                text,
-                format!("uses '{c}', which pg_cron does not accept{hint}"),
-            ));
+            let hint = if c == 'L' && i == 2 { " (use '$' for the last day of the month)" } else { "" };
+            return Err(err(name, text, format!("uses '{c}', which pg_cron does not accept{hint}")));
         }
     }
     let mut set = vec![false; hi as usize + 1];
@@ -610,11 +541,7 @@ fn field(i: usize, text: &str) -> Result<Vec<u32>, Diagnostic> {
             let a = number(i, x, part)?;
             let b = number(i, y, part)?;
             if a > b {
-                return Err(err(
-                    name,
-                    part,
-                    "is a reversed range: pg_cron accepts it but it selects nothing",
-                ));
+                return Err(err(name, part, "is a reversed range: pg_cron accepts it but it selects nothing"));
             }
             (a, b)
         } else {
@@ -636,11 +563,7 @@ fn field(i: usize, text: &str) -> Result<Vec<u32>, Diagnostic> {
             Some(s) => match s.parse::<u64>() {
                 Ok(n) if n >= 1 && s.bytes().all(|b| b.is_ascii_digit()) => n.min(1000) as u32,
                 Ok(_) => {
-                    return Err(err(
-                        name,
-                        part,
-                        "has a step of 0: the step must be at least 1",
-                    ));
+                    return Err(err(name, part, "has a step of 0: the step must be at least 1"));
                 }
                 Err(_) => return Err(err(name, part, "has a step that is not a positive number")),
             },
@@ -662,11 +585,7 @@ fn list(v: &[u32]) -> String {
 pub fn parse(expr: &str) -> Result<Plan, Vec<Diagnostic>> {
     let t = expr.trim();
     if t.is_empty() {
-        return Err(vec![Diagnostic::error(
-            "schedule",
-            "''",
-            "cron: the schedule is empty",
-        )]);
+        return Err(vec![Diagnostic::error("schedule", "''", "cron: the schedule is empty")]);
     }
     if let Some(r) = seconds_form(t) {
         return r.map(Plan::Seconds).map_err(|d| vec![d]);
@@ -702,11 +621,7 @@ pub fn parse(expr: &str) -> Result<Plan, Vec<Diagnostic>> {
             format!(
                 "cron: expected 5 fields (minute hour day-of-month month day-of-week), found {}{}",
                 parts.len(),
-                if parts.len() > 5 {
-                    ": pg_cron has no seconds or year field"
-                } else {
-                    ""
-                }
+                if parts.len() > 5 { ": pg_cron has no seconds or year field" } else { "" }
             ),
         )]);
     }
@@ -719,11 +634,7 @@ pub fn parse(expr: &str) -> Result<Plan, Vec<Diagnostic>> {
                 last_dom = true;
                 vals.push(Vec::new());
             } else {
-                diags.push(err(
-                    "day-of-month",
-                    p,
-                    "uses '$' with other values: '$' must be the whole field",
-                ));
+                diags.push(err("day-of-month", p, "uses '$' with other values: '$' must be the whole field"));
                 vals.push(Vec::new());
             }
             continue;
@@ -772,14 +683,8 @@ pub fn parse(expr: &str) -> Result<Plan, Vec<Diagnostic>> {
             .collect::<Vec<_>>()
             .join(",")
     };
-    let display = format!(
-        "{} {} {} {} {}",
-        num(0),
-        num(1),
-        if last_dom { "L".to_owned() } else { num(2) },
-        num(3),
-        num(4)
-    );
+    let display =
+        format!("{} {} {} {} {}", num(0), num(1), if last_dom { "L".to_owned() } else { num(2) }, num(3), num(4));
     Ok(Plan::Fields(Fields {
         minute: vals[0].clone(),
         hour: vals[1].clone(),
@@ -795,19 +700,9 @@ pub fn parse(expr: &str) -> Result<Plan, Vec<Diagnostic>> {
 impl Fields {
     /// The croner search over wall-clock times (read as UTC).
     fn cron(&self) -> Option<Cron> {
-        let dom = if self.last_dom {
-            "L".to_owned()
-        } else {
-            list(&self.dom)
-        };
-        let pattern = format!(
-            "{} {} {} {} {}",
-            list(&self.minute),
-            list(&self.hour),
-            dom,
-            list(&self.month),
-            list(&self.dow)
-        );
+        let dom = if self.last_dom { "L".to_owned() } else { list(&self.dom) };
+        let pattern =
+            format!("{} {} {} {} {}", list(&self.minute), list(&self.hour), dom, list(&self.month), list(&self.dow));
         CronParser::builder()
             .seconds(Seconds::Disallowed)
             .year(Year::Disallowed)
@@ -872,10 +767,7 @@ fn forecast_impl(id: ScheduleId, s: &CronSchedule, tz: Zone, until: Until) -> Fo
     let plan = match parse(&s.expr) {
         Ok(p) => p,
         Err(d) => {
-            return Forecast {
-                occurrences: Vec::new(),
-                diagnostics: d,
-            };
+            return Forecast { occurrences: Vec::new(), diagnostics: d };
         }
     };
     let zone = Clock::Zone(tz);
@@ -892,10 +784,7 @@ fn forecast_impl(id: ScheduleId, s: &CronSchedule, tz: Zone, until: Until) -> Fo
         Plan::Seconds(n) => {
             let anchor = match timestamp_field("last_start", &s.last_start, &mut diagnostics) {
                 Err(()) => {
-                    return Forecast {
-                        occurrences: Vec::new(),
-                        diagnostics,
-                    };
+                    return Forecast { occurrences: Vec::new(), diagnostics };
                 }
                 Ok(Some(t)) => t.and_utc(),
                 Ok(None) => {
@@ -905,16 +794,7 @@ fn forecast_impl(id: ScheduleId, s: &CronSchedule, tz: Zone, until: Until) -> Fo
                     DateTime::<Utc>::UNIX_EPOCH
                 }
             };
-            cadence(
-                id,
-                zone,
-                anchor,
-                i64::from(n),
-                None,
-                None,
-                &until,
-                &mut diagnostics,
-            )
+            cadence(id, zone, anchor, i64::from(n), None, None, &until, &mut diagnostics)
         }
         Plan::Fields(f) => {
             if !f.can_fire() {
@@ -926,12 +806,7 @@ fn forecast_impl(id: ScheduleId, s: &CronSchedule, tz: Zone, until: Until) -> Fo
                 Vec::new()
             } else if let Some(cron) = f.cron() {
                 let from = until.from(zone);
-                let walk = Walk {
-                    cron,
-                    next: Some(from),
-                    inclusive: true,
-                    steps: 0,
-                };
+                let walk = Walk { cron, next: Some(from), inclusive: true, steps: 0 };
                 collect(id, zone, walk, &until, &mut diagnostics)
             } else {
                 diagnostics.push(Diagnostic::error(
@@ -943,10 +818,7 @@ fn forecast_impl(id: ScheduleId, s: &CronSchedule, tz: Zone, until: Until) -> Fo
             }
         }
     };
-    Forecast {
-        occurrences,
-        diagnostics,
-    }
+    Forecast { occurrences, diagnostics }
 }
 
 /// Every occurrence inside `window`, with the expression evaluated in `tz` (`cron.timezone`).
@@ -955,13 +827,7 @@ pub fn forecast(id: ScheduleId, s: &CronSchedule, tz: Zone, window: Window) -> F
 }
 
 /// The first `count` occurrences strictly after `after`.
-pub fn next_after(
-    id: ScheduleId,
-    s: &CronSchedule,
-    tz: Zone,
-    after: DateTime<Utc>,
-    count: usize,
-) -> Forecast {
+pub fn next_after(id: ScheduleId, s: &CronSchedule, tz: Zone, after: DateTime<Utc>, count: usize) -> Forecast {
     forecast_impl(id, s, tz, Until::After(after, count))
 }
 
@@ -991,10 +857,7 @@ pub fn describe(s: &CronSchedule) -> String {
         Ok(Plan::Seconds(1)) => "Every second".to_owned(),
         Ok(Plan::Seconds(n)) => format!("Every {n} seconds"),
         Ok(Plan::Fields(f)) => {
-            let parser = CronParser::builder()
-                .seconds(Seconds::Disallowed)
-                .dom_and_dow(f.and_days)
-                .build();
+            let parser = CronParser::builder().seconds(Seconds::Disallowed).dom_and_dow(f.and_days).build();
             match parser.parse(&f.display) {
                 Ok(c) => tidy(&c.describe()),
                 Err(_) => format!("At the times '{}' selects", s.expr.trim()),
@@ -1016,17 +879,11 @@ pub fn describe_in(s: &CronSchedule, tz: Zone) -> String {
 /// croner's "At 02:30, on Sunday." in Sundial's voice: "At 02:30 on Sunday".
 fn tidy(d: &str) -> String {
     let d = d.trim().trim_end_matches('.');
-    let mut d = d
-        .replace(", on ", " on ")
-        .replace(", in ", " in ")
-        .replace(", of ", " of ");
+    let mut d = d.replace(", on ", " on ").replace(", in ", " in ").replace(", of ", " of ");
     // Vixie's AND case: the weekdays are alternatives ("if it is also Sunday or Tuesday").
     if let Some(i) = d.find("(if it is also ") {
         let (head, tail) = d.split_at(i);
-        d = format!(
-            "{head}{}",
-            tail.replace(", and ", ", or ").replace(" and ", " or ")
-        );
+        d = format!("{head}{}", tail.replace(", and ", ", or ").replace(" and ", " or "));
     }
     d.replace("At every ", "Every ")
 }
@@ -1040,16 +897,9 @@ mod tests {
     #[cfg(feature = "tzdb")]
     fn croner_runs_interval_jobs_twice_in_a_fold_and_we_do_not() {
         // croner evaluated directly in a zone: a */30 job in New York's repeated hour.
-        let c = CronParser::builder()
-            .seconds(Seconds::Disallowed)
-            .build()
-            .parse("*/30 * * * *")
-            .unwrap();
+        let c = CronParser::builder().seconds(Seconds::Disallowed).build().parse("*/30 * * * *").unwrap();
         let ny = Zone::from(chrono_tz::America::New_York);
-        let start = NaiveDate::from_ymd_opt(2024, 11, 3)
-            .unwrap()
-            .and_hms_opt(0, 45, 0)
-            .unwrap();
+        let start = NaiveDate::from_ymd_opt(2024, 11, 3).unwrap().and_hms_opt(0, 45, 0).unwrap();
         let mut t = tz::resolve(start, ny).0.with_timezone(&ny);
         let mut croner_count = 0;
         for _ in 0..6 {
@@ -1065,57 +915,30 @@ mod tests {
             0,
             &CronSchedule::new("*/30 * * * *"),
             ny,
-            Window::new(
-                tz::resolve(start, ny).0,
-                tz::resolve(start, ny).0 + TimeDelta::hours(3),
-            ),
+            Window::new(tz::resolve(start, ny).0, tz::resolve(start, ny).0 + TimeDelta::hours(3)),
         );
-        let before_two = ours
-            .occurrences
-            .iter()
-            .filter(|o| o.local.time() < NaiveTime::from_hms_opt(2, 0, 0).unwrap())
-            .count();
+        let before_two =
+            ours.occurrences.iter().filter(|o| o.local.time() < NaiveTime::from_hms_opt(2, 0, 0).unwrap()).count();
         assert_eq!(before_two, 2, "Sundial: 01:00 and 01:30 once each");
     }
 
     #[test]
     fn croner_reads_step_fields_as_restricted_and_vixie_does_not() {
         // Vixie: '*/2' in day-of-month makes it AND; croner's own star flag is only for '*'.
-        let c = CronParser::builder()
-            .seconds(Seconds::Disallowed)
-            .build()
-            .parse("0 0 */2 * 1")
-            .unwrap();
-        let from = NaiveDate::from_ymd_opt(2024, 1, 1)
-            .unwrap()
-            .and_hms_opt(0, 0, 0)
-            .unwrap()
-            .and_utc();
+        let c = CronParser::builder().seconds(Seconds::Disallowed).build().parse("0 0 */2 * 1").unwrap();
+        let from = NaiveDate::from_ymd_opt(2024, 1, 1).unwrap().and_hms_opt(0, 0, 0).unwrap().and_utc();
         // 2024-01-02 is a Tuesday, an even-numbered... croner's OR fires on day 3 (odd day).
         let n = c.find_next_occurrence(&from, false).unwrap();
         assert_eq!(n.day(), 3);
         let ours = next_after(0, &CronSchedule::new("0 0 */2 * 1"), Zone::UTC, from, 1);
         // AND: an odd day that is a Monday: 2024-01-15.
-        assert_eq!(
-            ours.occurrences[0].local.date(),
-            NaiveDate::from_ymd_opt(2024, 1, 15).unwrap()
-        );
+        assert_eq!(ours.occurrences[0].local.date(), NaiveDate::from_ymd_opt(2024, 1, 15).unwrap());
     }
 
     #[test]
     fn croner_accepts_what_pg_cron_rejects() {
-        for p in [
-            "0 0 0 * * *",
-            "0 0 L * *",
-            "0 0 15W * *",
-            "0 0 * * 1#2",
-            "0 0 ? * 1",
-            "0 0 * MON *",
-        ] {
-            assert!(
-                CronParser::builder().build().parse(p).is_ok() || p == "0 0 * MON *",
-                "croner takes {p}"
-            );
+        for p in ["0 0 0 * * *", "0 0 L * *", "0 0 15W * *", "0 0 * * 1#2", "0 0 ? * 1", "0 0 * MON *"] {
+            assert!(CronParser::builder().build().parse(p).is_ok() || p == "0 0 * MON *", "croner takes {p}");
             assert!(parse(p).is_err(), "we reject {p}");
         }
     }

@@ -8,34 +8,18 @@ use super::AgentSchedule;
 use super::agent::{date_from_int, time_from_int};
 use chrono::{Datelike, Timelike};
 
-const WEEKDAYS: [&str; 7] = [
-    "Sunday",
-    "Monday",
-    "Tuesday",
-    "Wednesday",
-    "Thursday",
-    "Friday",
-    "Saturday",
-];
+const WEEKDAYS: [&str; 7] = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
 
 /// "Occurs every 2 week(s) on Monday at 8:00:00 AM. Schedule will be used starting on 3/3/2008."
 pub fn agent(s: &AgentSchedule) -> String {
     match s.freq_type {
         64 => "Start automatically when SQL Server Agent starts".to_owned(),
         128 => "Start whenever the CPUs become idle".to_owned(),
-        1 => format!(
-            "Occurs on {} at {}.",
-            date(s.active_start_date),
-            time(s.active_start_time)
-        ),
+        1 => format!("Occurs on {} at {}.", date(s.active_start_date), time(s.active_start_time)),
         4 | 8 | 16 | 32 => {
             format!("Occurs {} {}. {}", days(s), times(s), usage(s))
         }
-        other => format!(
-            "Unknown schedule type (freq_type = {other}) {}. {}",
-            times(s),
-            usage(s)
-        ),
+        other => format!("Unknown schedule type (freq_type = {other}) {}. {}", times(s), usage(s)),
     }
 }
 
@@ -52,12 +36,7 @@ pub fn time(v: i64) -> String {
     match time_from_int(v) {
         Some(t) => {
             let (pm, h) = t.hour12();
-            format!(
-                "{h}:{:02}:{:02} {}",
-                t.minute(),
-                t.second(),
-                if pm { "PM" } else { "AM" }
-            )
+            format!("{h}:{:02}:{:02} {}", t.minute(), t.second(), if pm { "PM" } else { "AM" })
         }
         None => format!("{v} (not a time)"),
     }
@@ -65,11 +44,7 @@ pub fn time(v: i64) -> String {
 
 /// The recurrence factor as SSMS shows it: 0 is read as 1.
 fn every(s: &AgentSchedule) -> i64 {
-    if s.freq_recurrence_factor == 0 {
-        1
-    } else {
-        s.freq_recurrence_factor
-    }
+    if s.freq_recurrence_factor == 0 { 1 } else { s.freq_recurrence_factor }
 }
 
 fn days(s: &AgentSchedule) -> String {
@@ -83,10 +58,7 @@ fn days(s: &AgentSchedule) -> String {
                 n => format!("every {n} week(s)"),
             };
             if (1..=127).contains(&fi) {
-                let names: Vec<&str> = (0..7)
-                    .filter(|b| fi & (1 << b) != 0)
-                    .map(|b| WEEKDAYS[b as usize])
-                    .collect();
+                let names: Vec<&str> = (0..7).filter(|b| fi & (1 << b) != 0).map(|b| WEEKDAYS[b as usize]).collect();
                 format!("{period} on {}", names.join(", "))
             } else {
                 format!("{period} on no valid day (freq_interval = {fi})")
@@ -109,10 +81,7 @@ fn days(s: &AgentSchedule) -> String {
                 10 => "weekend day".to_owned(),
                 v => format!("(freq_interval = {v})"),
             };
-            format!(
-                "every {} month(s) on the {nth} {what} of that month",
-                every(s)
-            )
+            format!("every {} month(s) on the {nth} {what} of that month", every(s))
         }
         _ => String::new(),
     }
@@ -127,24 +96,13 @@ fn times(s: &AgentSchedule) -> String {
         8 => "hour(s)",
         v => return format!("at {} (freq_subday_type = {v})", time(s.active_start_time)),
     };
-    format!(
-        "every {n} {unit} between {} and {}",
-        time(s.active_start_time),
-        time(s.active_end_time)
-    )
+    format!("every {n} {unit} between {} and {}", time(s.active_start_time), time(s.active_end_time))
 }
 
 fn usage(s: &AgentSchedule) -> String {
     if s.active_end_date == 99991231 {
-        format!(
-            "Schedule will be used starting on {}.",
-            date(s.active_start_date)
-        )
+        format!("Schedule will be used starting on {}.", date(s.active_start_date))
     } else {
-        format!(
-            "Schedule will be used between {} and {}.",
-            date(s.active_start_date),
-            date(s.active_end_date)
-        )
+        format!("Schedule will be used between {} and {}.", date(s.active_start_date), date(s.active_end_date))
     }
 }

@@ -179,7 +179,8 @@ pub fn analyze(input: &InstanceInput, window: Window, now: DateTime<Utc>, settin
     let mut ctx = InstanceContext { zombie_periods: Vec::new(), agent_starts, all_run_starts };
     let mut due: Vec<DateTime<Utc>> = Vec::new();
     for p in &prepared {
-        let mut first = reconcile(&p.forecast.occurrences, &p.job.runs, window, now, p.job.history_horizon, &ctx, settings);
+        let mut first =
+            reconcile(&p.forecast.occurrences, &p.job.runs, window, now, p.job.history_horizon, &ctx, settings);
         unobserved_unknown(&mut first, &p.forecast.occurrences, &p.job.unobserved);
         let mut instants: Vec<DateTime<Utc>> = p
             .forecast
@@ -289,10 +290,16 @@ fn schedule_note(
             _ => {}
         }
         if let Some(end) = super::agent::date_from_int(a.active_end_date).filter(|d| *d < today) {
-            return Some(format!("adds no run: it expired on {}", date(a.active_end_date).unwrap_or_else(|| end.to_string())));
+            return Some(format!(
+                "adds no run: it expired on {}",
+                date(a.active_end_date).unwrap_or_else(|| end.to_string())
+            ));
         }
         if let Some(start) = super::agent::date_from_int(a.active_start_date).filter(|d| *d > today) {
-            return Some(format!("adds no run yet: it starts on {}", date(a.active_start_date).unwrap_or_else(|| start.to_string())));
+            return Some(format!(
+                "adds no run yet: it starts on {}",
+                date(a.active_start_date).unwrap_or_else(|| start.to_string())
+            ));
         }
     }
     let next = super::next_after(js.id, &js.schedule, tz, now, 1).occurrences.into_iter().find(|o| o.at > now);

@@ -72,7 +72,16 @@ impl LogKind {
     /// Whether a DBA should look at it: problems, and the scheduler's restarts that often
     /// explain them.
     pub fn is_problem(self) -> bool {
-        matches!(self, LogKind::Failed | LogKind::Canceled | LogKind::Skipped | LogKind::Missed | LogKind::Late | LogKind::Zombie | LogKind::AgentStart)
+        matches!(
+            self,
+            LogKind::Failed
+                | LogKind::Canceled
+                | LogKind::Skipped
+                | LogKind::Missed
+                | LogKind::Late
+                | LogKind::Zombie
+                | LogKind::AgentStart
+        )
     }
     /// Primentra's `SchedulerLog.EventType` onto Sundial's kinds; `None` for a type Primentra
     /// does not write.
@@ -122,7 +131,13 @@ pub fn derive(report: &InstanceReport, source_events: &[LogEvent]) -> Vec<LogEve
                 if !window.contains(run.start) {
                     continue;
                 }
-                out.push(LogEvent { at: run.start, job_id: job.id.clone(), kind: LogKind::Started, text: String::new(), members: Vec::new() });
+                out.push(LogEvent {
+                    at: run.start,
+                    job_id: job.id.clone(),
+                    kind: LogKind::Started,
+                    text: String::new(),
+                    members: Vec::new(),
+                });
                 let end = run.end().min(report.now);
                 let (kind, what) = match run.outcome {
                     RunOutcome::Succeeded => (LogKind::Succeeded, "succeeded"),
@@ -132,7 +147,11 @@ pub fn derive(report: &InstanceReport, source_events: &[LogEvent]) -> Vec<LogEve
                     RunOutcome::InProgress => (LogKind::Running, "still running"),
                 };
                 let at = if run.outcome == RunOutcome::InProgress { run.start } else { end };
-                let text = if run.message.trim().is_empty() { format!("{what} after {} s", run.duration_secs) } else { run.message.trim().to_owned() };
+                let text = if run.message.trim().is_empty() {
+                    format!("{what} after {} s", run.duration_secs)
+                } else {
+                    run.message.trim().to_owned()
+                };
                 out.push(LogEvent { at, job_id: job.id.clone(), kind, text, members: Vec::new() });
             }
         }
@@ -164,7 +183,9 @@ pub fn derive(report: &InstanceReport, source_events: &[LogEvent]) -> Vec<LogEve
             flush(&mut group, &mut out);
             let (kind, text) = match outcome {
                 Outcome::Late { delay_secs, .. } => (LogKind::Late, format!("started {delay_secs} s late")),
-                Outcome::SkippedRunning { .. } => (LogKind::Skipped, "skipped: the previous run was still going".to_owned()),
+                Outcome::SkippedRunning { .. } => {
+                    (LogKind::Skipped, "skipped: the previous run was still going".to_owned())
+                }
                 _ => continue,
             };
             out.push(LogEvent { at: occ.at, job_id: job.id.clone(), kind, text, members: Vec::new() });
@@ -177,14 +198,23 @@ pub fn derive(report: &InstanceReport, source_events: &[LogEvent]) -> Vec<LogEve
                 at: p.start,
                 job_id: String::new(),
                 kind: LogKind::Zombie,
-                text: format!("the scheduler started no job until {} although runs were due", p.end.format("%Y-%m-%d %H:%M:%S UTC")),
+                text: format!(
+                    "the scheduler started no job until {} although runs were due",
+                    p.end.format("%Y-%m-%d %H:%M:%S UTC")
+                ),
                 members: Vec::new(),
             });
         }
     }
     for s in &report.context.agent_starts {
         if window.contains(*s) {
-            out.push(LogEvent { at: *s, job_id: String::new(), kind: LogKind::AgentStart, text: "the scheduler started".into(), members: Vec::new() });
+            out.push(LogEvent {
+                at: *s,
+                job_id: String::new(),
+                kind: LogKind::AgentStart,
+                text: "the scheduler started".into(),
+                members: Vec::new(),
+            });
         }
     }
     out.sort_by(|a, b| b.at.cmp(&a.at).then_with(|| a.job_id.cmp(&b.job_id)).then_with(|| a.kind.cmp(&b.kind)));

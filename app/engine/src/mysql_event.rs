@@ -44,42 +44,18 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct MysqlEvent {
-    #[serde(
-        rename = "EVENT_SCHEMA",
-        alias = "event_schema",
-        deserialize_with = "loose"
-    )]
+    #[serde(rename = "EVENT_SCHEMA", alias = "event_schema", deserialize_with = "loose")]
     pub event_schema: Option<String>,
-    #[serde(
-        rename = "EVENT_NAME",
-        alias = "event_name",
-        deserialize_with = "loose"
-    )]
+    #[serde(rename = "EVENT_NAME", alias = "event_name", deserialize_with = "loose")]
     pub event_name: Option<String>,
     /// `ONE TIME` or `RECURRING`.
-    #[serde(
-        rename = "EVENT_TYPE",
-        alias = "event_type",
-        deserialize_with = "loose"
-    )]
+    #[serde(rename = "EVENT_TYPE", alias = "event_type", deserialize_with = "loose")]
     pub event_type: Option<String>,
-    #[serde(
-        rename = "EXECUTE_AT",
-        alias = "execute_at",
-        deserialize_with = "loose"
-    )]
+    #[serde(rename = "EXECUTE_AT", alias = "execute_at", deserialize_with = "loose")]
     pub execute_at: Option<String>,
-    #[serde(
-        rename = "INTERVAL_VALUE",
-        alias = "interval_value",
-        deserialize_with = "loose"
-    )]
+    #[serde(rename = "INTERVAL_VALUE", alias = "interval_value", deserialize_with = "loose")]
     pub interval_value: Option<String>,
-    #[serde(
-        rename = "INTERVAL_FIELD",
-        alias = "interval_field",
-        deserialize_with = "loose"
-    )]
+    #[serde(rename = "INTERVAL_FIELD", alias = "interval_field", deserialize_with = "loose")]
     pub interval_field: Option<String>,
     #[serde(rename = "STARTS", alias = "starts", deserialize_with = "loose")]
     pub starts: Option<String>,
@@ -89,20 +65,12 @@ pub struct MysqlEvent {
     #[serde(rename = "STATUS", alias = "status", deserialize_with = "loose")]
     pub status: Option<String>,
     /// `PRESERVE` or `NOT PRESERVE`.
-    #[serde(
-        rename = "ON_COMPLETION",
-        alias = "on_completion",
-        deserialize_with = "loose"
-    )]
+    #[serde(rename = "ON_COMPLETION", alias = "on_completion", deserialize_with = "loose")]
     pub on_completion: Option<String>,
     /// `SYSTEM`, an IANA name, or an offset like `+05:30`.
     #[serde(rename = "TIME_ZONE", alias = "time_zone", deserialize_with = "loose")]
     pub time_zone: Option<String>,
-    #[serde(
-        rename = "LAST_EXECUTED",
-        alias = "last_executed",
-        deserialize_with = "loose"
-    )]
+    #[serde(rename = "LAST_EXECUTED", alias = "last_executed", deserialize_with = "loose")]
     pub last_executed: Option<String>,
 }
 
@@ -123,32 +91,12 @@ const FIELDS: &[(&str, Unit, &[&str])] = &[
     ("MONTH", Unit::Months(&[1]), &["month"]),
     ("QUARTER", Unit::Months(&[3]), &["quarter"]),
     ("YEAR", Unit::Months(&[12]), &["year"]),
-    (
-        "MINUTE_SECOND",
-        Unit::Seconds(&[60, 1]),
-        &["minute", "second"],
-    ),
-    (
-        "HOUR_MINUTE",
-        Unit::Seconds(&[3600, 60]),
-        &["hour", "minute"],
-    ),
-    (
-        "HOUR_SECOND",
-        Unit::Seconds(&[3600, 60, 1]),
-        &["hour", "minute", "second"],
-    ),
+    ("MINUTE_SECOND", Unit::Seconds(&[60, 1]), &["minute", "second"]),
+    ("HOUR_MINUTE", Unit::Seconds(&[3600, 60]), &["hour", "minute"]),
+    ("HOUR_SECOND", Unit::Seconds(&[3600, 60, 1]), &["hour", "minute", "second"]),
     ("DAY_HOUR", Unit::Seconds(&[86_400, 3600]), &["day", "hour"]),
-    (
-        "DAY_MINUTE",
-        Unit::Seconds(&[86_400, 3600, 60]),
-        &["day", "hour", "minute"],
-    ),
-    (
-        "DAY_SECOND",
-        Unit::Seconds(&[86_400, 3600, 60, 1]),
-        &["day", "hour", "minute", "second"],
-    ),
+    ("DAY_MINUTE", Unit::Seconds(&[86_400, 3600, 60]), &["day", "hour", "minute"]),
+    ("DAY_SECOND", Unit::Seconds(&[86_400, 3600, 60, 1]), &["day", "hour", "minute", "second"]),
     ("YEAR_MONTH", Unit::Months(&[12, 1]), &["year", "month"]),
 ];
 
@@ -186,13 +134,8 @@ fn parse_interval(value: &str, field: &str, diags: &mut Vec<Diagnostic>) -> Opti
         ));
         return None;
     }
-    let groups: Vec<&str> = v
-        .split(|c: char| !c.is_ascii_digit())
-        .filter(|g| !g.is_empty())
-        .collect();
-    let bad_chars = v
-        .chars()
-        .any(|c| !(c.is_ascii_digit() || matches!(c, ' ' | ':' | '-' | '.')));
+    let groups: Vec<&str> = v.split(|c: char| !c.is_ascii_digit()).filter(|g| !g.is_empty()).collect();
+    let bad_chars = v.chars().any(|c| !(c.is_ascii_digit() || matches!(c, ' ' | ':' | '-' | '.')));
     let (factors, months) = match unit {
         Unit::Seconds(f) => (*f, false),
         Unit::Months(f) => (*f, true),
@@ -201,11 +144,7 @@ fn parse_interval(value: &str, field: &str, diags: &mut Vec<Diagnostic>) -> Opti
         diags.push(Diagnostic::error(
             "INTERVAL_VALUE",
             value.trim(),
-            format!(
-                "not a {f} interval (expected {} number(s), e.g. {})",
-                factors.len(),
-                example(&f)
-            ),
+            format!("not a {f} interval (expected {} number(s), e.g. {})", factors.len(), example(&f)),
         ));
         return None;
     }
@@ -215,32 +154,17 @@ fn parse_interval(value: &str, field: &str, diags: &mut Vec<Diagnostic>) -> Opti
     let mut parts = Vec::new();
     for (i, g) in groups.iter().enumerate() {
         let Ok(n) = g.parse::<i64>() else {
-            diags.push(Diagnostic::error(
-                "INTERVAL_VALUE",
-                value.trim(),
-                "is too big",
-            ));
+            diags.push(Diagnostic::error("INTERVAL_VALUE", value.trim(), "is too big"));
             return None;
         };
-        let Some(t) = n
-            .checked_mul(factors[skip + i])
-            .and_then(|x| total.checked_add(x))
-        else {
-            diags.push(Diagnostic::error(
-                "INTERVAL_VALUE",
-                value.trim(),
-                "is too big",
-            ));
+        let Some(t) = n.checked_mul(factors[skip + i]).and_then(|x| total.checked_add(x)) else {
+            diags.push(Diagnostic::error("INTERVAL_VALUE", value.trim(), "is too big"));
             return None;
         };
         total = t;
         parts.push((n, names[skip + i]));
     }
-    let limit = if months {
-        12 * 10_000
-    } else {
-        86_400 * 366 * 10_000
-    };
+    let limit = if months { 12 * 10_000 } else { 86_400 * 366 * 10_000 };
     if total <= 0 {
         diags.push(Diagnostic::error(
             "INTERVAL_VALUE",
@@ -250,18 +174,10 @@ fn parse_interval(value: &str, field: &str, diags: &mut Vec<Diagnostic>) -> Opti
         return None;
     }
     if total > limit {
-        diags.push(Diagnostic::error(
-            "INTERVAL_VALUE",
-            value.trim(),
-            "is too big (over 10000 years)",
-        ));
+        diags.push(Diagnostic::error("INTERVAL_VALUE", value.trim(), "is too big (over 10000 years)"));
         return None;
     }
-    let step = if months {
-        Step::Months(total)
-    } else {
-        Step::Seconds(total)
-    };
+    let step = if months { Step::Months(total) } else { Step::Seconds(total) };
     Some(Interval { step, parts })
 }
 
@@ -281,12 +197,7 @@ fn example(f: &str) -> &'static str {
 /// `SYSTEM`/absent: `tz`; an IANA name (`tz` itself when it is `tz`'s name; another one needs
 /// the tz database, feature `tzdb`); or `+hh:mm`.
 fn zone_of(e: &MysqlEvent, tz: Zone, diags: &mut Vec<Diagnostic>) -> Option<Clock> {
-    let Some(z) = e
-        .time_zone
-        .as_deref()
-        .map(str::trim)
-        .filter(|z| !z.is_empty())
-    else {
+    let Some(z) = e.time_zone.as_deref().map(str::trim).filter(|z| !z.is_empty()) else {
         return Some(Clock::Zone(tz));
     };
     if z.eq_ignore_ascii_case("SYSTEM") || z == tz.name() {
@@ -310,8 +221,7 @@ fn zone_of(e: &MysqlEvent, tz: Zone, diags: &mut Vec<Diagnostic>) -> Option<Cloc
         return Some(Clock::Zone(Zone::UTC));
     }
     #[cfg(feature = "tzdb")]
-    let message =
-        "not SYSTEM, an IANA time zone (Europe/Berlin) or an offset like +05:30".to_owned();
+    let message = "not SYSTEM, an IANA time zone (Europe/Berlin) or an offset like +05:30".to_owned();
     #[cfg(not(feature = "tzdb"))]
     let message = format!(
         "not SYSTEM, the server's zone ({}), UTC or an offset like +05:30: other IANA zones need the tz database, which this build does not have",
@@ -324,17 +234,11 @@ fn zone_of(e: &MysqlEvent, tz: Zone, diags: &mut Vec<Diagnostic>) -> Option<Cloc
 #[derive(Clone, Debug)]
 enum Plan {
     Once(NaiveDateTime),
-    Every {
-        starts: NaiveDateTime,
-        ends: Option<NaiveDateTime>,
-        interval: Interval,
-    },
+    Every { starts: NaiveDateTime, ends: Option<NaiveDateTime>, interval: Interval },
 }
 
 fn upper(v: &Option<String>) -> Option<String> {
-    v.as_deref()
-        .map(|s| s.trim().to_ascii_uppercase())
-        .filter(|s| !s.is_empty())
+    v.as_deref().map(|s| s.trim().to_ascii_uppercase()).filter(|s| !s.is_empty())
 }
 
 /// The checked row (or `None` when it cannot or need not be forecast), its zone, and
@@ -350,20 +254,11 @@ fn analyze(e: &MysqlEvent, tz: Zone) -> (Option<(Plan, Clock)>, Vec<Diagnostic>)
             } else {
                 "the event is disabled on this replica (it runs on the source): there is no forecast"
             };
-            diags.push(Diagnostic::new(
-                Severity::Info,
-                Some("STATUS"),
-                Some(s.to_owned()),
-                why,
-            ));
+            diags.push(Diagnostic::new(Severity::Info, Some("STATUS"), Some(s.to_owned()), why));
             usable = false;
         }
         Some(other) => {
-            diags.push(Diagnostic::error(
-                "STATUS",
-                other,
-                "must be ENABLED, DISABLED or SLAVESIDE_DISABLED",
-            ));
+            diags.push(Diagnostic::error("STATUS", other, "must be ENABLED, DISABLED or SLAVESIDE_DISABLED"));
         }
     }
     let zone = zone_of(e, tz, &mut diags);
@@ -371,11 +266,7 @@ fn analyze(e: &MysqlEvent, tz: Zone) -> (Option<(Plan, Clock)>, Vec<Diagnostic>)
         None | Some("PRESERVE") => false,
         Some("NOT PRESERVE") | Some("NOT_PRESERVE") | Some("DROP") => true,
         Some(other) => {
-            diags.push(Diagnostic::error(
-                "ON_COMPLETION",
-                other,
-                "must be PRESERVE or NOT PRESERVE",
-            ));
+            diags.push(Diagnostic::error("ON_COMPLETION", other, "must be PRESERVE or NOT PRESERVE"));
             false
         }
     };
@@ -394,17 +285,11 @@ fn analyze(e: &MysqlEvent, tz: Zone) -> (Option<(Plan, Clock)>, Vec<Diagnostic>)
             None
         }
         Some(other) => {
-            diags.push(Diagnostic::error(
-                "EVENT_TYPE",
-                other,
-                "must be ONE TIME or RECURRING",
-            ));
+            diags.push(Diagnostic::error("EVENT_TYPE", other, "must be ONE TIME or RECURRING"));
             None
         }
     };
-    let last = timestamp_field("LAST_EXECUTED", &e.last_executed, &mut diags)
-        .ok()
-        .flatten();
+    let last = timestamp_field("LAST_EXECUTED", &e.last_executed, &mut diags).ok().flatten();
     let plan = match kind {
         Some(false) => match timestamp_field("EXECUTE_AT", &e.execute_at, &mut diags) {
             Ok(Some(at)) => {
@@ -413,7 +298,10 @@ fn analyze(e: &MysqlEvent, tz: Zone) -> (Option<(Plan, Clock)>, Vec<Diagnostic>)
                         Severity::Info,
                         Some("ON_COMPLETION"),
                         Some("NOT PRESERVE".into()),
-                        format!("the event is dropped after it runs at {}: it then disappears from information_schema", fmt_ts(at)),
+                        format!(
+                            "the event is dropped after it runs at {}: it then disappears from information_schema",
+                            fmt_ts(at)
+                        ),
                     ));
                 }
                 if let Some(l) = last {
@@ -474,11 +362,7 @@ fn analyze(e: &MysqlEvent, tz: Zone) -> (Option<(Plan, Clock)>, Vec<Diagnostic>)
             if let (Some(s), Some(en)) = (starts, ends)
                 && en < s
             {
-                diags.push(Diagnostic::error(
-                    "ENDS",
-                    fmt_ts(en),
-                    format!("is before STARTS ({})", fmt_ts(s)),
-                ));
+                diags.push(Diagnostic::error("ENDS", fmt_ts(en), format!("is before STARTS ({})", fmt_ts(s))));
             }
             if not_preserve {
                 let when = match ends {
@@ -489,27 +373,17 @@ fn analyze(e: &MysqlEvent, tz: Zone) -> (Option<(Plan, Clock)>, Vec<Diagnostic>)
                     Severity::Info,
                     Some("ON_COMPLETION"),
                     Some("NOT PRESERVE".into()),
-                    format!(
-                        "the event is dropped {when}: it then disappears from information_schema"
-                    ),
+                    format!("the event is dropped {when}: it then disappears from information_schema"),
                 ));
             }
             match (starts, interval) {
-                (Some(starts), Some(interval)) => Some(Plan::Every {
-                    starts,
-                    ends,
-                    interval,
-                }),
+                (Some(starts), Some(interval)) => Some(Plan::Every { starts, ends, interval }),
                 _ => None,
             }
         }
         None => None,
     };
-    if e.time_zone
-        .as_deref()
-        .map(str::trim)
-        .is_none_or(|z| z.is_empty() || z.eq_ignore_ascii_case("SYSTEM"))
-    {
+    if e.time_zone.as_deref().map(str::trim).is_none_or(|z| z.is_empty() || z.eq_ignore_ascii_case("SYSTEM")) {
         diags.push(Diagnostic::info(format!(
             "TIME_ZONE is SYSTEM: the event's times are read in {}",
             zone.map(Clock::name).unwrap_or_default()
@@ -530,11 +404,8 @@ fn add_months(t: NaiveDateTime, months: i64) -> Option<NaiveDateTime> {
     let y = i32::try_from(m0.div_euclid(12)).ok()?;
     let m = m0.rem_euclid(12) as u32 + 1;
     let first = NaiveDate::from_ymd_opt(y, m, 1)?;
-    let next = if m == 12 {
-        NaiveDate::from_ymd_opt(y.checked_add(1)?, 1, 1)?
-    } else {
-        NaiveDate::from_ymd_opt(y, m + 1, 1)?
-    };
+    let next =
+        if m == 12 { NaiveDate::from_ymd_opt(y.checked_add(1)?, 1, 1)? } else { NaiveDate::from_ymd_opt(y, m + 1, 1)? };
     let len = (next - first).num_days() as u32;
     let d = NaiveDate::from_ymd_opt(y, m, t.day().min(len))?;
     Some(d.and_time(t.time()))
@@ -555,8 +426,7 @@ fn first_k(starts: NaiveDateTime, step: Step, from: NaiveDateTime) -> i64 {
     match step {
         Step::Seconds(s) => (from - starts).num_seconds() / s,
         Step::Months(m) => {
-            let months = (i64::from(from.year()) - i64::from(starts.year())) * 12
-                + i64::from(from.month0())
+            let months = (i64::from(from.year()) - i64::from(starts.year())) * 12 + i64::from(from.month0())
                 - i64::from(starts.month0());
             (months / m - 1).max(0)
         }
@@ -566,18 +436,11 @@ fn first_k(starts: NaiveDateTime, step: Step, from: NaiveDateTime) -> i64 {
 fn run(id: ScheduleId, e: &MysqlEvent, tz: Zone, until: Until) -> Forecast {
     let (plan, mut diagnostics) = analyze(e, tz);
     let Some((plan, zone)) = plan else {
-        return Forecast {
-            occurrences: Vec::new(),
-            diagnostics,
-        };
+        return Forecast { occurrences: Vec::new(), diagnostics };
     };
     let occurrences = match plan {
         Plan::Once(at) => collect(id, zone, std::iter::once(at), &until, &mut diagnostics),
-        Plan::Every {
-            starts,
-            ends,
-            interval,
-        } => {
+        Plan::Every { starts, ends, interval } => {
             let from = until.from(zone);
             let k0 = first_k(starts, interval.step, from);
             let ends_at = ends.map(|en| zone.resolve(en).0);
@@ -587,10 +450,7 @@ fn run(id: ScheduleId, e: &MysqlEvent, tz: Zone, until: Until) -> Forecast {
             collect(id, zone, nominals, &until, &mut diagnostics)
         }
     };
-    Forecast {
-        occurrences,
-        diagnostics,
-    }
+    Forecast { occurrences, diagnostics }
 }
 
 /// Every execution inside `window`. `tz` is the server's zone, used when TIME_ZONE is SYSTEM.
@@ -599,13 +459,7 @@ pub fn forecast(id: ScheduleId, e: &MysqlEvent, tz: Zone, window: Window) -> For
 }
 
 /// The first `count` executions strictly after `after`.
-pub fn next_after(
-    id: ScheduleId,
-    e: &MysqlEvent,
-    tz: Zone,
-    after: DateTime<Utc>,
-    count: usize,
-) -> Forecast {
+pub fn next_after(id: ScheduleId, e: &MysqlEvent, tz: Zone, after: DateTime<Utc>, count: usize) -> Forecast {
     run(id, e, tz, Until::After(after, count))
 }
 

@@ -69,11 +69,7 @@ struct Plan {
 fn analyze(j: &Seed002Job) -> (Option<Plan>, Vec<Diagnostic>) {
     let mut diags = Vec::new();
     let mut usable = true;
-    let status = j
-        .job_status
-        .as_deref()
-        .map(|s| s.trim().to_ascii_uppercase())
-        .filter(|s| !s.is_empty());
+    let status = j.job_status.as_deref().map(|s| s.trim().to_ascii_uppercase()).filter(|s| !s.is_empty());
     match status.as_deref() {
         None | Some("ENABLED" | "RUNNING" | "SLEEPING" | "RESUMED") => {}
         Some(s @ ("PAUSED" | "ABORTED" | "DISABLED" | "FINISHED" | "ERROR")) => {
@@ -82,7 +78,9 @@ fn analyze(j: &Seed002Job) -> (Option<Plan>, Vec<Diagnostic>) {
                 "ABORTED" => "the job was aborted: the runner stops, there is no forecast",
                 "DISABLED" => "the job is disabled: job$run will not start it, there is no forecast",
                 "FINISHED" => "the job's schedule has finished: there is no forecast",
-                _ => "the job procedure failed and the runner stopped (job$run only starts ENABLED jobs): there is no forecast",
+                _ => {
+                    "the job procedure failed and the runner stopped (job$run only starts ENABLED jobs): there is no forecast"
+                }
             };
             diags.push(Diagnostic::new(Severity::Info, Some("job_status"), Some(s.to_owned()), why));
             usable = false;
@@ -93,11 +91,7 @@ fn analyze(j: &Seed002Job) -> (Option<Plan>, Vec<Diagnostic>) {
             "must be one of ABORTED, DISABLED, ENABLED, ERROR, FINISHED, PAUSED, RESUMED, RUNNING, SLEEPING",
         )),
     }
-    let interval = match int_field(
-        "job_schedule_interval",
-        &j.job_schedule_interval,
-        &mut diags,
-    ) {
+    let interval = match int_field("job_schedule_interval", &j.job_schedule_interval, &mut diags) {
         Ok(Some(n)) if n >= 1 => Some(n),
         Ok(Some(0)) => {
             diags.push(Diagnostic::error(
@@ -108,11 +102,7 @@ fn analyze(j: &Seed002Job) -> (Option<Plan>, Vec<Diagnostic>) {
             None
         }
         Ok(Some(n)) => {
-            diags.push(Diagnostic::error(
-                "job_schedule_interval",
-                n,
-                "must not be negative (int unsigned)",
-            ));
+            diags.push(Diagnostic::error("job_schedule_interval", n, "must not be negative (int unsigned)"));
             None
         }
         Ok(None) => {
@@ -129,11 +119,7 @@ fn analyze(j: &Seed002Job) -> (Option<Plan>, Vec<Diagnostic>) {
     let start = timestamp_field("job_schedule_start", &j.job_schedule_start, &mut diags);
     let finish = timestamp_field("job_schedule_finish", &j.job_schedule_finish, &mut diags);
     let runner = timestamp_field("job_runner_start", &j.job_runner_start, &mut diags);
-    let last = timestamp_field(
-        "job_runner_last_cycle_start",
-        &j.job_runner_last_cycle_start,
-        &mut diags,
-    );
+    let last = timestamp_field("job_runner_last_cycle_start", &j.job_runner_last_cycle_start, &mut diags);
     let anchor = match (start, runner) {
         (Ok(Some(s)), _) => Some(s),
         (Ok(None), Ok(Some(r))) => {
@@ -161,29 +147,15 @@ fn analyze(j: &Seed002Job) -> (Option<Plan>, Vec<Diagnostic>) {
         diags.push(Diagnostic::warning(
             "job_schedule_finish",
             fmt_ts(f),
-            format!(
-                "is before the start ({}): the runner finishes at once, the job never runs",
-                fmt_ts(a)
-            ),
+            format!("is before the start ({}): the runner finishes at once, the job never runs", fmt_ts(a)),
         ));
     }
-    let last_cycle = last
-        .ok()
-        .flatten()
-        .filter(|l| anchor.is_some_and(|a| *l >= a));
+    let last_cycle = last.ok().flatten().filter(|l| anchor.is_some_and(|a| *l >= a));
     if diags.iter().any(|d| d.severity == Severity::Error) || !usable {
         return (None, diags);
     }
     match (anchor, interval) {
-        (Some(anchor), Some(interval)) => (
-            Some(Plan {
-                anchor,
-                finish,
-                interval,
-                last_cycle,
-            }),
-            diags,
-        ),
+        (Some(anchor), Some(interval)) => (Some(Plan { anchor, finish, interval, last_cycle }), diags),
         _ => (None, diags),
     }
 }
@@ -191,71 +163,36 @@ fn analyze(j: &Seed002Job) -> (Option<Plan>, Vec<Diagnostic>) {
 fn run(id: ScheduleId, j: &Seed002Job, tz: Zone, until: Until) -> Forecast {
     let (plan, mut diagnostics) = analyze(j);
     let Some(p) = plan else {
-        return Forecast {
-            occurrences: Vec::new(),
-            diagnostics,
-        };
+        return Forecast { occurrences: Vec::new(), diagnostics };
     };
     let zone = Clock::Zone(tz);
     let at = |n: NaiveDateTime| zone.resolve(n).0;
     let anchor = at(p.anchor);
     let finish = p.finish.map(at);
     let mut occurrences = match p.last_cycle {
-        None => cadence(
-            id,
-            zone,
-            anchor,
-            p.interval,
-            Some(anchor),
-            finish,
-            &until,
-            &mut diagnostics,
-        ),
+        None => cadence(id, zone, anchor, p.interval, Some(anchor), finish, &until, &mut diagnostics),
         Some(l) => {
             let l = at(l);
             // The latest due cycle at or before `l` is the one that started (late) at `l`.
-            let before_last = l
-                .checked_sub_signed(chrono::TimeDelta::seconds(p.interval))
-                .map(|b| match finish {
-                    Some(f) if f < b => f,
-                    _ => b,
-                });
+            let before_last = l.checked_sub_signed(chrono::TimeDelta::seconds(p.interval)).map(|b| match finish {
+                Some(f) if f < b => f,
+                _ => b,
+            });
             let before_last = before_last.or(Some(DateTime::<Utc>::MIN_UTC));
-            let mut v = cadence(
-                id,
-                zone,
-                anchor,
-                p.interval,
-                Some(anchor),
-                before_last,
-                &until,
-                &mut diagnostics,
-            );
+            let mut v = cadence(id, zone, anchor, p.interval, Some(anchor), before_last, &until, &mut diagnostics);
             let enough = matches!(until, Until::After(_, n) if v.len() >= n);
             if !enough {
                 let rest = match until {
                     Until::After(a, n) => Until::After(a, n - v.len()),
                     Until::Window(w) => Until::Window(w),
                 };
-                v.extend(cadence(
-                    id,
-                    zone,
-                    l,
-                    p.interval,
-                    Some(l),
-                    finish,
-                    &rest,
-                    &mut diagnostics,
-                ));
+                v.extend(cadence(id, zone, l, p.interval, Some(l), finish, &rest, &mut diagnostics));
             }
             v
         }
     };
     occurrences.dedup_by_key(|o| o.at);
-    Forecast {
-        occurrences,
-        diagnostics,
-    }
+    Forecast { occurrences, diagnostics }
 }
 
 /// Every cycle start inside `window` (`tz`: the session zone of the DATETIME columns).
@@ -264,13 +201,7 @@ pub fn forecast(id: ScheduleId, j: &Seed002Job, tz: Zone, window: Window) -> For
 }
 
 /// The first `count` cycle starts strictly after `after`.
-pub fn next_after(
-    id: ScheduleId,
-    j: &Seed002Job,
-    tz: Zone,
-    after: DateTime<Utc>,
-    count: usize,
-) -> Forecast {
+pub fn next_after(id: ScheduleId, j: &Seed002Job, tz: Zone, after: DateTime<Utc>, count: usize) -> Forecast {
     run(id, j, tz, Until::After(after, count))
 }
 
@@ -280,11 +211,7 @@ pub fn validate(j: &Seed002Job) -> Vec<Diagnostic> {
 
 /// "Every 300 seconds from 2026-01-01 00:00:00 until 2026-12-31 23:59:59".
 pub fn describe(j: &Seed002Job) -> String {
-    let iv = j
-        .job_schedule_interval
-        .as_deref()
-        .map(str::trim)
-        .unwrap_or("?");
+    let iv = j.job_schedule_interval.as_deref().map(str::trim).unwrap_or("?");
     let every = match iv.parse::<i64>() {
         Ok(1) => "Every second".to_owned(),
         Ok(n) => format!("Every {n} seconds"),
@@ -294,11 +221,7 @@ pub fn describe(j: &Seed002Job) -> String {
         v.as_deref()
             .map(str::trim)
             .filter(|t| !t.is_empty())
-            .map(|t| {
-                super::cron::parse_timestamp(t)
-                    .map(fmt_ts)
-                    .unwrap_or_else(|| format!("{t} (not a timestamp)"))
-            })
+            .map(|t| super::cron::parse_timestamp(t).map(fmt_ts).unwrap_or_else(|| format!("{t} (not a timestamp)")))
     };
     let mut s = match ts(&j.job_schedule_start) {
         Some(st) => format!("{every} from {st}"),
@@ -307,14 +230,8 @@ pub fn describe(j: &Seed002Job) -> String {
     if let Some(f) = ts(&j.job_schedule_finish) {
         s.push_str(&format!(" until {f}"));
     }
-    if let Some(st) = j
-        .job_status
-        .as_deref()
-        .map(|s| s.trim().to_ascii_uppercase())
-        && matches!(
-            st.as_str(),
-            "PAUSED" | "ABORTED" | "DISABLED" | "FINISHED" | "ERROR"
-        )
+    if let Some(st) = j.job_status.as_deref().map(|s| s.trim().to_ascii_uppercase())
+        && matches!(st.as_str(), "PAUSED" | "ABORTED" | "DISABLED" | "FINISHED" | "ERROR")
     {
         s.push_str(&format!(" ({st})"));
     }

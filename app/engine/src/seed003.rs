@@ -51,44 +51,24 @@ pub struct Seed003Job {
     #[serde(rename = "JobName", alias = "job_name", deserialize_with = "loose")]
     pub job_name: Option<String>,
     /// -1 for a "run once" job.
-    #[serde(
-        rename = "JobScheduleId",
-        alias = "job_schedule_id",
-        deserialize_with = "loose"
-    )]
+    #[serde(rename = "JobScheduleId", alias = "job_schedule_id", deserialize_with = "loose")]
     pub job_schedule_id: Option<String>,
     #[serde(rename = "ValidFrom", alias = "valid_from", deserialize_with = "loose")]
     pub valid_from: Option<String>,
-    #[serde(
-        rename = "LastRunOn",
-        alias = "last_run_on",
-        deserialize_with = "loose"
-    )]
+    #[serde(rename = "LastRunOn", alias = "last_run_on", deserialize_with = "loose")]
     pub last_run_on: Option<String>,
-    #[serde(
-        rename = "NextRunOn",
-        alias = "next_run_on",
-        deserialize_with = "loose"
-    )]
+    #[serde(rename = "NextRunOn", alias = "next_run_on", deserialize_with = "loose")]
     pub next_run_on: Option<String>,
     #[serde(rename = "IsEnabled", alias = "is_enabled", deserialize_with = "loose")]
     pub is_enabled: Option<String>,
     /// 1 daily, 2 weekly, 3 monthly.
-    #[serde(
-        rename = "FrequencyType",
-        alias = "frequency_type",
-        deserialize_with = "loose"
-    )]
+    #[serde(rename = "FrequencyType", alias = "frequency_type", deserialize_with = "loose")]
     pub frequency_type: Option<String>,
     /// Every N days / weeks / months (1..100).
     #[serde(rename = "Frequency", alias = "frequency", deserialize_with = "loose")]
     pub frequency: Option<String>,
     /// CSV: ISO weekdays (weekly) or days of month (monthly absolute).
-    #[serde(
-        rename = "AbsoluteSubFrequency",
-        alias = "absolute_sub_frequency",
-        deserialize_with = "loose"
-    )]
+    #[serde(rename = "AbsoluteSubFrequency", alias = "absolute_sub_frequency", deserialize_with = "loose")]
     pub absolute_sub_frequency: Option<String>,
     /// 1..4, 5 = last (the article's spelling "Montly").
     #[serde(
@@ -136,11 +116,7 @@ fn month_index(d: NaiveDate) -> i64 {
 
 fn days_in_month(d: NaiveDate) -> u32 {
     let (y, m) = (d.year(), d.month());
-    let next = if m == 12 {
-        NaiveDate::from_ymd_opt(y + 1, 1, 1)
-    } else {
-        NaiveDate::from_ymd_opt(y, m + 1, 1)
-    };
+    let next = if m == 12 { NaiveDate::from_ymd_opt(y + 1, 1, 1) } else { NaiveDate::from_ymd_opt(y, m + 1, 1) };
     match (next, NaiveDate::from_ymd_opt(y, m, 1)) {
         (Some(n), Some(f)) => (n - f).num_days() as u32,
         _ => 31,
@@ -157,18 +133,14 @@ impl Days {
         match *self {
             Days::All => true,
             Days::EveryNDays(n) => {
-                (i64::from(d.num_days_from_ce()) - i64::from(anchor.num_days_from_ce()))
-                    .rem_euclid(n)
-                    == 0
+                (i64::from(d.num_days_from_ce()) - i64::from(anchor.num_days_from_ce())).rem_euclid(n) == 0
             }
             Days::Weekly { every, mask } => {
                 let weeks = (week_start(d) - week_start(anchor)) / 7;
-                weeks.rem_euclid(every) == 0
-                    && mask & (1 << d.weekday().num_days_from_monday()) != 0
+                weeks.rem_euclid(every) == 0 && mask & (1 << d.weekday().num_days_from_monday()) != 0
             }
             Days::MonthDays { every, mask } => {
-                (month_index(d) - month_index(anchor)).rem_euclid(every) == 0
-                    && mask & (1 << d.day()) != 0
+                (month_index(d) - month_index(anchor)).rem_euclid(every) == 0 && mask & (1 << d.day()) != 0
             }
             Days::Relative { every, nth, what } => {
                 if (month_index(d) - month_index(anchor)).rem_euclid(every) != 0 {
@@ -176,20 +148,12 @@ impl Days {
                 }
                 let len = days_in_month(d);
                 if what == -1 {
-                    return if nth == 5 {
-                        d.day() == len
-                    } else {
-                        d.day() == nth
-                    };
+                    return if nth == 5 { d.day() == len } else { d.day() == nth };
                 }
                 if d.weekday().number_from_monday() as i32 != what {
                     return false;
                 }
-                if nth == 5 {
-                    d.day() + 7 > len
-                } else {
-                    (d.day() - 1) / 7 + 1 == nth
-                }
+                if nth == 5 { d.day() + 7 > len } else { (d.day() - 1) / 7 + 1 == nth }
             }
         }
     }
@@ -222,16 +186,7 @@ impl DayWalk {
         from: NaiveDateTime,
     ) -> Self {
         let start = from.max(after).date().pred_opt().unwrap_or(from.date());
-        DayWalk {
-            days,
-            anchor,
-            times,
-            after,
-            day: Some(start),
-            idx: 0,
-            idle: 0,
-            gave_up: false,
-        }
+        DayWalk { days, anchor, times, after, day: Some(start), idx: 0, idle: 0, gave_up: false }
     }
 }
 
@@ -275,12 +230,7 @@ impl Iterator for DayWalk {
 #[derive(Clone, Debug)]
 enum Plan {
     Once(NaiveDateTime),
-    Recurring {
-        days: Days,
-        run_at: u32,
-        valid_from: NaiveDateTime,
-        last_run: Option<NaiveDateTime>,
-    },
+    Recurring { days: Days, run_at: u32, valid_from: NaiveDateTime, last_run: Option<NaiveDateTime> },
 }
 
 /// A CSV of whole numbers within `lo..=hi`, as the article splits it (spaces removed).
@@ -298,21 +248,13 @@ pub(crate) fn csv_numbers(
         match p.parse::<i64>() {
             Ok(n) if (lo..=hi).contains(&n) => out.push(n),
             _ => {
-                diags.push(Diagnostic::error(
-                    field,
-                    v.trim(),
-                    format!("'{}' is not {what} ({lo}..{hi})", part.trim()),
-                ));
+                diags.push(Diagnostic::error(field, v.trim(), format!("'{}' is not {what} ({lo}..{hi})", part.trim())));
                 return None;
             }
         }
     }
     if out.is_empty() {
-        diags.push(Diagnostic::error(
-            field,
-            v.trim(),
-            format!("lists no {what}"),
-        ));
+        diags.push(Diagnostic::error(field, v.trim(), format!("lists no {what}")));
         return None;
     }
     Some(out)
@@ -330,14 +272,10 @@ fn analyze(j: &Seed003Job) -> (Option<Plan>, Vec<Diagnostic>) {
         ));
         usable = false;
     }
-    let schedule_id = int_field("JobScheduleId", &j.job_schedule_id, &mut diags)
-        .ok()
-        .flatten();
+    let schedule_id = int_field("JobScheduleId", &j.job_schedule_id, &mut diags).ok().flatten();
     let ftype = int_field("FrequencyType", &j.frequency_type, &mut diags);
     let valid_from = timestamp_field("ValidFrom", &j.valid_from, &mut diags);
-    let last_run = timestamp_field("LastRunOn", &j.last_run_on, &mut diags)
-        .ok()
-        .flatten();
+    let last_run = timestamp_field("LastRunOn", &j.last_run_on, &mut diags).ok().flatten();
     let next_run = timestamp_field("NextRunOn", &j.next_run_on, &mut diags);
     let run_once = schedule_id == Some(-1) || matches!(ftype, Ok(None));
     if run_once {
@@ -346,10 +284,7 @@ fn analyze(j: &Seed003Job) -> (Option<Plan>, Vec<Diagnostic>) {
                 if let Some(l) = last_run
                     && l >= t
                 {
-                    diags.push(Diagnostic::info(format!(
-                        "the run-once job already ran (LastRunOn {})",
-                        fmt_ts(l)
-                    )));
+                    diags.push(Diagnostic::info(format!("the run-once job already ran (LastRunOn {})", fmt_ts(l))));
                 }
                 Some(Plan::Once(t))
             }
@@ -373,11 +308,7 @@ fn analyze(j: &Seed003Job) -> (Option<Plan>, Vec<Diagnostic>) {
         Ok(None) => Some(1),
         Ok(Some(n)) if (1..=100).contains(&n) => Some(n),
         Ok(Some(n)) => {
-            diags.push(Diagnostic::error(
-                "Frequency",
-                n,
-                "must be 1..100 (the table's CHECK)",
-            ));
+            diags.push(Diagnostic::error("Frequency", n, "must be 1..100 (the table's CHECK)"));
             None
         }
         Err(()) => None,
@@ -394,38 +325,23 @@ fn analyze(j: &Seed003Job) -> (Option<Plan>, Vec<Diagnostic>) {
             Some(n as u32)
         }
         Ok(Some(n)) => {
-            diags.push(Diagnostic::error(
-                "RunAtInSecondsFromMidnight",
-                n,
-                "must be 0..86399 seconds after midnight",
-            ));
+            diags.push(Diagnostic::error("RunAtInSecondsFromMidnight", n, "must be 0..86399 seconds after midnight"));
             None
         }
         Err(()) => None,
     };
-    let abs = j
-        .absolute_sub_frequency
-        .as_deref()
-        .map(str::trim)
-        .filter(|s| !s.is_empty() && !s.eq_ignore_ascii_case("null"));
-    let which = int_field(
-        "MontlyRelativeSubFrequencyWhich",
-        &j.relative_which,
-        &mut diags,
-    )
-    .ok()
-    .flatten();
-    let what = int_field(
-        "MontlyRelativeSubFrequencyWhat",
-        &j.relative_what,
-        &mut diags,
-    )
-    .ok()
-    .flatten();
+    let abs =
+        j.absolute_sub_frequency.as_deref().map(str::trim).filter(|s| !s.is_empty() && !s.eq_ignore_ascii_case("null"));
+    let which = int_field("MontlyRelativeSubFrequencyWhich", &j.relative_which, &mut diags).ok().flatten();
+    let what = int_field("MontlyRelativeSubFrequencyWhat", &j.relative_what, &mut diags).ok().flatten();
     let days = every.and_then(|every| match ftype {
         1 => {
             if let Some(a) = abs {
-                diags.push(Diagnostic::warning("AbsoluteSubFrequency", a, "ignored by daily schedules (the table's CHECK wants it empty)"));
+                diags.push(Diagnostic::warning(
+                    "AbsoluteSubFrequency",
+                    a,
+                    "ignored by daily schedules (the table's CHECK wants it empty)",
+                ));
             }
             Some(Days::EveryNDays(every))
         }
@@ -449,7 +365,11 @@ fn analyze(j: &Seed003Job) -> (Option<Plan>, Vec<Diagnostic>) {
                 let nth = match which {
                     Some(n @ 1..=5) => Some(n as u32),
                     Some(n) => {
-                        diags.push(Diagnostic::error("MontlyRelativeSubFrequencyWhich", n, "must be 1..4 (first … fourth) or 5 (last)"));
+                        diags.push(Diagnostic::error(
+                            "MontlyRelativeSubFrequencyWhich",
+                            n,
+                            "must be 1..4 (first … fourth) or 5 (last)",
+                        ));
                         None
                     }
                     None => {
@@ -465,7 +385,11 @@ fn analyze(j: &Seed003Job) -> (Option<Plan>, Vec<Diagnostic>) {
                 let w = match what {
                     Some(n @ (1..=7 | -1)) => Some(n as i32),
                     Some(n) => {
-                        diags.push(Diagnostic::error("MontlyRelativeSubFrequencyWhat", n, "must be 1..7 (Monday … Sunday) or -1 (day)"));
+                        diags.push(Diagnostic::error(
+                            "MontlyRelativeSubFrequencyWhat",
+                            n,
+                            "must be 1..7 (Monday … Sunday) or -1 (day)",
+                        ));
                         None
                     }
                     None => {
@@ -485,7 +409,11 @@ fn analyze(j: &Seed003Job) -> (Option<Plan>, Vec<Diagnostic>) {
             }
         },
         other => {
-            diags.push(Diagnostic::error("FrequencyType", other, "must be 1 (daily), 2 (weekly) or 3 (monthly); run-once jobs have no schedule"));
+            diags.push(Diagnostic::error(
+                "FrequencyType",
+                other,
+                "must be 1 (daily), 2 (weekly) or 3 (monthly); run-once jobs have no schedule",
+            ));
             None
         }
     });
@@ -510,25 +438,13 @@ fn analyze(j: &Seed003Job) -> (Option<Plan>, Vec<Diagnostic>) {
         Err(()) => None,
     };
     let plan = match (days, run_at, valid_from) {
-        (Some(days), Some(run_at), Some(valid_from)) => Some(Plan::Recurring {
-            days,
-            run_at,
-            valid_from,
-            last_run: last_run.filter(|l| *l >= valid_from),
-        }),
+        (Some(days), Some(run_at), Some(valid_from)) => {
+            Some(Plan::Recurring { days, run_at, valid_from, last_run: last_run.filter(|l| *l >= valid_from) })
+        }
         _ => None,
     };
     // The stored NextRunOn (the dialog timer) should be the next run after the last one.
-    if let (
-        Some(Plan::Recurring {
-            days,
-            run_at,
-            valid_from,
-            last_run,
-        }),
-        Ok(Some(stored)),
-    ) = (&plan, next_run)
-    {
+    if let (Some(Plan::Recurring { days, run_at, valid_from, last_run }), Ok(Some(stored))) = (&plan, next_run) {
         let from = last_run.unwrap_or(*valid_from);
         let computed = DayWalk::new(days.clone(), from.date(), vec![*run_at], from, from).next();
         if computed.is_some_and(|c| c != stored) {
@@ -546,77 +462,41 @@ fn analyze(j: &Seed003Job) -> (Option<Plan>, Vec<Diagnostic>) {
     finish(plan, usable, diags)
 }
 
-fn finish(
-    plan: Option<Plan>,
-    usable: bool,
-    diags: Vec<Diagnostic>,
-) -> (Option<Plan>, Vec<Diagnostic>) {
-    if diags.iter().any(|d| d.severity == Severity::Error) || !usable {
-        (None, diags)
-    } else {
-        (plan, diags)
-    }
+fn finish(plan: Option<Plan>, usable: bool, diags: Vec<Diagnostic>) -> (Option<Plan>, Vec<Diagnostic>) {
+    if diags.iter().any(|d| d.severity == Severity::Error) || !usable { (None, diags) } else { (plan, diags) }
 }
 
 /// The warning when a walk found no due day in 400 years.
 pub(crate) fn never_fires(field: &str, value: &str) -> Diagnostic {
-    Diagnostic::warning(
-        field,
-        value,
-        "no due day in 400 years: the schedule never runs",
-    )
+    Diagnostic::warning(field, value, "no due day in 400 years: the schedule never runs")
 }
 
 fn run(id: ScheduleId, j: &Seed003Job, tz: Zone, until: Until) -> Forecast {
     let (plan, mut diagnostics) = analyze(j);
     let Some(plan) = plan else {
-        return Forecast {
-            occurrences: Vec::new(),
-            diagnostics,
-        };
+        return Forecast { occurrences: Vec::new(), diagnostics };
     };
     let zone = Clock::Zone(tz);
     let from = until.from(zone);
     let occurrences = match plan {
         Plan::Once(t) => collect(id, zone, std::iter::once(t), &until, &mut diagnostics),
-        Plan::Recurring {
-            days,
-            run_at,
-            valid_from,
-            last_run,
-        } => {
-            let mut first = DayWalk::new(
-                days.clone(),
-                valid_from.date(),
-                vec![run_at],
-                valid_from,
-                from,
-            );
+        Plan::Recurring { days, run_at, valid_from, last_run } => {
+            let mut first = DayWalk::new(days.clone(), valid_from.date(), vec![run_at], valid_from, from);
             let (segment_end, second) = match last_run {
-                Some(l) => (
-                    Some(l),
-                    Some(DayWalk::new(days, l.date(), vec![run_at], l, from)),
-                ),
+                Some(l) => (Some(l), Some(DayWalk::new(days, l.date(), vec![run_at], l, from))),
                 None => (None, None),
             };
-            let a = first
-                .by_ref()
-                .take_while(|t| segment_end.is_none_or(|l| *t <= l));
+            let a = first.by_ref().take_while(|t| segment_end.is_none_or(|l| *t <= l));
             let chained = a.chain(second.into_iter().flatten());
             let occ = collect(id, zone, chained, &until, &mut diagnostics);
             if first.gave_up && occ.is_empty() {
-                diagnostics.push(never_fires(
-                    "AbsoluteSubFrequency",
-                    j.absolute_sub_frequency.as_deref().unwrap_or(""),
-                ));
+                diagnostics
+                    .push(never_fires("AbsoluteSubFrequency", j.absolute_sub_frequency.as_deref().unwrap_or("")));
             }
             occ
         }
     };
-    Forecast {
-        occurrences,
-        diagnostics,
-    }
+    Forecast { occurrences, diagnostics }
 }
 
 /// Every run inside `window`, reading the times in `tz` (UTC for the article's tables).
@@ -625,13 +505,7 @@ pub fn forecast(id: ScheduleId, j: &Seed003Job, tz: Zone, window: Window) -> For
 }
 
 /// The first `count` runs strictly after `after`.
-pub fn next_after(
-    id: ScheduleId,
-    j: &Seed003Job,
-    tz: Zone,
-    after: DateTime<Utc>,
-    count: usize,
-) -> Forecast {
+pub fn next_after(id: ScheduleId, j: &Seed003Job, tz: Zone, after: DateTime<Utc>, count: usize) -> Forecast {
     run(id, j, tz, Until::After(after, count))
 }
 
@@ -639,91 +513,45 @@ pub fn validate(j: &Seed003Job) -> Vec<Diagnostic> {
     analyze(j).1
 }
 
-const ISO_DAYS: [&str; 7] = [
-    "Monday",
-    "Tuesday",
-    "Wednesday",
-    "Thursday",
-    "Friday",
-    "Saturday",
-    "Sunday",
-];
+const ISO_DAYS: [&str; 7] = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"];
 
 fn hhmmss(secs: i64) -> String {
-    format!(
-        "{:02}:{:02}:{:02}",
-        secs / 3600,
-        (secs % 3600) / 60,
-        secs % 60
-    )
+    format!("{:02}:{:02}:{:02}", secs / 3600, (secs % 3600) / 60, secs % 60)
 }
 
 /// "Every 2 weeks on Tuesday, Wednesday, Friday, Sunday at 08:00:00 from 2012-05-24 00:00:00".
 pub fn describe(j: &Seed003Job) -> String {
     let mut d = Vec::new();
-    let (plan, _) = analyze(&Seed003Job {
-        is_enabled: None,
-        ..j.clone()
-    });
-    let disabled = matches!(
-        flag_field("IsEnabled", &j.is_enabled, &mut d),
-        Ok(Some(false))
-    );
+    let (plan, _) = analyze(&Seed003Job { is_enabled: None, ..j.clone() });
+    let disabled = matches!(flag_field("IsEnabled", &j.is_enabled, &mut d), Ok(Some(false)));
     let mut s = match plan {
         None => {
             let ftype = j.frequency_type.as_deref().unwrap_or("none");
             return format!(
                 "Invalid JobSchedules row (FrequencyType = {ftype}): {}",
-                validate(j)
-                    .iter()
-                    .find(|x| x.severity == Severity::Error)
-                    .map(|x| x.to_string())
-                    .unwrap_or_default()
+                validate(j).iter().find(|x| x.severity == Severity::Error).map(|x| x.to_string()).unwrap_or_default()
             );
         }
         Some(Plan::Once(t)) => format!("Once at {}", fmt_ts(t)),
-        Some(Plan::Recurring {
-            days,
-            run_at,
-            valid_from,
-            ..
-        }) => {
+        Some(Plan::Recurring { days, run_at, valid_from, .. }) => {
             let at = hhmmss(i64::from(run_at));
             let period = |n: i64, unit: &str| {
-                if n == 1 {
-                    format!("Every {unit}")
-                } else {
-                    format!("Every {n} {unit}s")
-                }
+                if n == 1 { format!("Every {unit}") } else { format!("Every {n} {unit}s") }
             };
             let body = match days {
                 Days::EveryNDays(n) => format!("{} at {at}", period(n, "day")),
                 Days::Weekly { every, mask } => {
-                    let names: Vec<&str> = (0..7)
-                        .filter(|b| mask & (1 << b) != 0)
-                        .map(|b| ISO_DAYS[b])
-                        .collect();
+                    let names: Vec<&str> = (0..7).filter(|b| mask & (1 << b) != 0).map(|b| ISO_DAYS[b]).collect();
                     format!("{} on {} at {at}", period(every, "week"), names.join(", "))
                 }
                 Days::MonthDays { every, mask } => {
-                    let ds: Vec<String> = (1..=31)
-                        .filter(|b| mask & (1 << b) != 0)
-                        .map(|b: u32| b.to_string())
-                        .collect();
-                    format!(
-                        "{} on day {} at {at}",
-                        period(every, "month"),
-                        ds.join(", ")
-                    )
+                    let ds: Vec<String> =
+                        (1..=31).filter(|b| mask & (1 << b) != 0).map(|b: u32| b.to_string()).collect();
+                    format!("{} on day {} at {at}", period(every, "month"), ds.join(", "))
                 }
                 Days::Relative { every, nth, what } => {
-                    let n = ["first", "second", "third", "fourth", "last"]
-                        [(nth as usize).clamp(1, 5) - 1];
-                    let w = if what == -1 {
-                        "day"
-                    } else {
-                        ISO_DAYS[(what as usize).clamp(1, 7) - 1]
-                    };
+                    let n = ["first", "second", "third", "fourth", "last"][(nth as usize).clamp(1, 5) - 1];
+                    let w = if what == -1 { "day" } else { ISO_DAYS[(what as usize).clamp(1, 7) - 1] };
                     format!("{} on the {n} {w} at {at}", period(every, "month"))
                 }
                 Days::All => format!("Every day at {at}"),

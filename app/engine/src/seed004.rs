@@ -33,9 +33,7 @@
 //! OldestRowAge >= TriggerIdleMinutes`), new rows (`TriggerOnNewRows AND PendingRows > 0`
 //! and `TriggerDebounceSeconds` elapsed since `LastTriggerCheck`; no check yet counts as
 //! elapsed). Ages are `DATEDIFF` counts: minute (second) boundaries crossed.
-use super::cron::{
-    Clock, Until, cadence, collect, flag_field, fmt_ts, int_field, loose, timestamp_field,
-};
+use super::cron::{Clock, Until, cadence, collect, flag_field, fmt_ts, int_field, loose, timestamp_field};
 use super::seed003::{DayWalk, Days, csv_numbers, never_fires};
 use super::{Diagnostic, Forecast, ScheduleId, Severity, Window, Zone};
 use chrono::{DateTime, NaiveDateTime, NaiveTime, TimeDelta, Timelike, Utc};
@@ -48,24 +46,12 @@ pub struct SchedulerConfiguration {
     #[serde(rename = "EntityId", alias = "entity_id", deserialize_with = "loose")]
     pub entity_id: Option<String>,
     /// manual | scheduled | triggered (absent: manual, the column's default).
-    #[serde(
-        rename = "ProcessingMode",
-        alias = "processing_mode",
-        deserialize_with = "loose"
-    )]
+    #[serde(rename = "ProcessingMode", alias = "processing_mode", deserialize_with = "loose")]
     pub processing_mode: Option<String>,
     /// interval | daily | weekly | monthly.
-    #[serde(
-        rename = "ScheduleType",
-        alias = "schedule_type",
-        deserialize_with = "loose"
-    )]
+    #[serde(rename = "ScheduleType", alias = "schedule_type", deserialize_with = "loose")]
     pub schedule_type: Option<String>,
-    #[serde(
-        rename = "IntervalMinutes",
-        alias = "interval_minutes",
-        deserialize_with = "loose"
-    )]
+    #[serde(rename = "IntervalMinutes", alias = "interval_minutes", deserialize_with = "loose")]
     pub interval_minutes: Option<String>,
     /// CSV of HH:mm.
     #[serde(rename = "RunTimes", alias = "run_times", deserialize_with = "loose")]
@@ -74,62 +60,26 @@ pub struct SchedulerConfiguration {
     #[serde(rename = "RunDays", alias = "run_days", deserialize_with = "loose")]
     pub run_days: Option<String>,
     /// CSV of 1..31.
-    #[serde(
-        rename = "RunDaysOfMonth",
-        alias = "run_days_of_month",
-        deserialize_with = "loose"
-    )]
+    #[serde(rename = "RunDaysOfMonth", alias = "run_days_of_month", deserialize_with = "loose")]
     pub run_days_of_month: Option<String>,
-    #[serde(
-        rename = "TriggerOnNewRows",
-        alias = "trigger_on_new_rows",
-        deserialize_with = "loose"
-    )]
+    #[serde(rename = "TriggerOnNewRows", alias = "trigger_on_new_rows", deserialize_with = "loose")]
     pub trigger_on_new_rows: Option<String>,
-    #[serde(
-        rename = "TriggerRowThreshold",
-        alias = "trigger_row_threshold",
-        deserialize_with = "loose"
-    )]
+    #[serde(rename = "TriggerRowThreshold", alias = "trigger_row_threshold", deserialize_with = "loose")]
     pub trigger_row_threshold: Option<String>,
-    #[serde(
-        rename = "TriggerIdleMinutes",
-        alias = "trigger_idle_minutes",
-        deserialize_with = "loose"
-    )]
+    #[serde(rename = "TriggerIdleMinutes", alias = "trigger_idle_minutes", deserialize_with = "loose")]
     pub trigger_idle_minutes: Option<String>,
     /// Default 60.
-    #[serde(
-        rename = "TriggerDebounceSeconds",
-        alias = "trigger_debounce_seconds",
-        deserialize_with = "loose"
-    )]
+    #[serde(rename = "TriggerDebounceSeconds", alias = "trigger_debounce_seconds", deserialize_with = "loose")]
     pub trigger_debounce_seconds: Option<String>,
     #[serde(rename = "IsRunning", alias = "is_running", deserialize_with = "loose")]
     pub is_running: Option<String>,
-    #[serde(
-        rename = "RunStartedAt",
-        alias = "run_started_at",
-        deserialize_with = "loose"
-    )]
+    #[serde(rename = "RunStartedAt", alias = "run_started_at", deserialize_with = "loose")]
     pub run_started_at: Option<String>,
-    #[serde(
-        rename = "NextScheduledRun",
-        alias = "next_scheduled_run",
-        deserialize_with = "loose"
-    )]
+    #[serde(rename = "NextScheduledRun", alias = "next_scheduled_run", deserialize_with = "loose")]
     pub next_scheduled_run: Option<String>,
-    #[serde(
-        rename = "LastCompletedAt",
-        alias = "last_completed_at",
-        deserialize_with = "loose"
-    )]
+    #[serde(rename = "LastCompletedAt", alias = "last_completed_at", deserialize_with = "loose")]
     pub last_completed_at: Option<String>,
-    #[serde(
-        rename = "LastTriggerCheck",
-        alias = "last_trigger_check",
-        deserialize_with = "loose"
-    )]
+    #[serde(rename = "LastTriggerCheck", alias = "last_trigger_check", deserialize_with = "loose")]
     pub last_trigger_check: Option<String>,
     /// Default 1.
     #[serde(rename = "IsEnabled", alias = "is_enabled", deserialize_with = "loose")]
@@ -156,21 +106,12 @@ enum Mode {
 }
 
 fn mode(c: &SchedulerConfiguration, diags: &mut Vec<Diagnostic>) -> Option<Mode> {
-    match c
-        .processing_mode
-        .as_deref()
-        .map(|s| s.trim().to_ascii_lowercase())
-        .as_deref()
-    {
+    match c.processing_mode.as_deref().map(|s| s.trim().to_ascii_lowercase()).as_deref() {
         None | Some("") | Some("manual") => Some(Mode::Manual),
         Some("scheduled") => Some(Mode::Scheduled),
         Some("triggered") => Some(Mode::Triggered),
         Some(other) => {
-            diags.push(Diagnostic::error(
-                "ProcessingMode",
-                other,
-                "must be manual, scheduled or triggered",
-            ));
+            diags.push(Diagnostic::error("ProcessingMode", other, "must be manual, scheduled or triggered"));
             None
         }
     }
@@ -181,16 +122,11 @@ fn run_times(v: &str, diags: &mut Vec<Diagnostic>) -> Option<Vec<u32>> {
     let mut out = Vec::new();
     for part in v.split(',') {
         let p = part.trim();
-        let t = NaiveTime::parse_from_str(p, "%H:%M")
-            .or_else(|_| NaiveTime::parse_from_str(p, "%H:%M:%S"));
+        let t = NaiveTime::parse_from_str(p, "%H:%M").or_else(|_| NaiveTime::parse_from_str(p, "%H:%M:%S"));
         match t {
             Ok(t) => out.push(t.num_seconds_from_midnight()),
             Err(_) => {
-                diags.push(Diagnostic::error(
-                    "RunTimes",
-                    v.trim(),
-                    format!("'{p}' is not a time like 06:00 (HH:mm)"),
-                ));
+                diags.push(Diagnostic::error("RunTimes", v.trim(), format!("'{p}' is not a time like 06:00 (HH:mm)")));
                 return None;
             }
         }
@@ -200,24 +136,13 @@ fn run_times(v: &str, diags: &mut Vec<Diagnostic>) -> Option<Vec<u32>> {
     Some(out)
 }
 
-const DAY_NAMES: [&str; 7] = [
-    "monday",
-    "tuesday",
-    "wednesday",
-    "thursday",
-    "friday",
-    "saturday",
-    "sunday",
-];
+const DAY_NAMES: [&str; 7] = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
 
 fn run_days(v: &str, diags: &mut Vec<Diagnostic>) -> Option<u8> {
     let mut mask = 0u8;
     for part in v.split(',') {
         let p = part.trim().to_ascii_lowercase();
-        match DAY_NAMES
-            .iter()
-            .position(|d| p.len() >= 3 && d.starts_with(&p))
-        {
+        match DAY_NAMES.iter().position(|d| p.len() >= 3 && d.starts_with(&p)) {
             Some(i) => mask |= 1 << i,
             None => {
                 diags.push(Diagnostic::error(
@@ -233,17 +158,12 @@ fn run_days(v: &str, diags: &mut Vec<Diagnostic>) -> Option<u8> {
 }
 
 fn blank(v: &Option<String>) -> Option<&str> {
-    v.as_deref()
-        .map(str::trim)
-        .filter(|s| !s.is_empty() && !s.eq_ignore_ascii_case("null"))
+    v.as_deref().map(str::trim).filter(|s| !s.is_empty() && !s.eq_ignore_ascii_case("null"))
 }
 
 fn analyze(c: &SchedulerConfiguration) -> (Option<Plan>, Vec<Diagnostic>) {
     let mut diags = Vec::new();
-    let enabled = flag_field("IsEnabled", &c.is_enabled, &mut diags)
-        .ok()
-        .flatten()
-        .unwrap_or(true);
+    let enabled = flag_field("IsEnabled", &c.is_enabled, &mut diags).ok().flatten().unwrap_or(true);
     let m = mode(c, &mut diags);
     if !enabled {
         diags.push(Diagnostic::new(
@@ -304,11 +224,7 @@ fn analyze(c: &SchedulerConfiguration) -> (Option<Plan>, Vec<Diagnostic>) {
             let minutes = match int_field("IntervalMinutes", &c.interval_minutes, &mut diags) {
                 Ok(Some(n)) if n >= 1 => Some(n),
                 Ok(Some(n)) => {
-                    diags.push(Diagnostic::error(
-                        "IntervalMinutes",
-                        n,
-                        "must be at least 1",
-                    ));
+                    diags.push(Diagnostic::error("IntervalMinutes", n, "must be at least 1"));
                     None
                 }
                 Ok(None) => {
@@ -327,10 +243,7 @@ fn analyze(c: &SchedulerConfiguration) -> (Option<Plan>, Vec<Diagnostic>) {
             let anchor = match (last, now) {
                 (Ok(Some(l)), _) => Some(l),
                 (Ok(None), Ok(Some(n))) => {
-                    diags.push(Diagnostic::info(format!(
-                        "never run: the interval counts from now ({})",
-                        fmt_ts(n)
-                    )));
+                    diags.push(Diagnostic::info(format!("never run: the interval counts from now ({})", fmt_ts(n))));
                     Some(n)
                 }
                 (Ok(None), Ok(None)) => {
@@ -381,14 +294,8 @@ fn analyze(c: &SchedulerConfiguration) -> (Option<Plan>, Vec<Diagnostic>) {
                         ));
                         None
                     }
-                    Some(v) => {
-                        csv_numbers("RunDaysOfMonth", v, 1, 31, "a day of month", &mut diags).map(
-                            |ds| Days::MonthDays {
-                                every: 1,
-                                mask: ds.iter().fold(0u32, |m, d| m | (1 << d)),
-                            },
-                        )
-                    }
+                    Some(v) => csv_numbers("RunDaysOfMonth", v, 1, 31, "a day of month", &mut diags)
+                        .map(|ds| Days::MonthDays { every: 1, mask: ds.iter().fold(0u32, |m, d| m | (1 << d)) }),
                 },
             };
             match (days, t) {
@@ -397,11 +304,7 @@ fn analyze(c: &SchedulerConfiguration) -> (Option<Plan>, Vec<Diagnostic>) {
             }
         }
         Some(other) => {
-            diags.push(Diagnostic::error(
-                "ScheduleType",
-                other,
-                "must be interval, daily, weekly or monthly",
-            ));
+            diags.push(Diagnostic::error("ScheduleType", other, "must be interval, daily, weekly or monthly"));
             None
         }
     };
@@ -414,10 +317,7 @@ fn analyze(c: &SchedulerConfiguration) -> (Option<Plan>, Vec<Diagnostic>) {
 fn run(id: ScheduleId, c: &SchedulerConfiguration, tz: Zone, until: Until) -> Forecast {
     let (plan, mut diagnostics) = analyze(c);
     let Some(plan) = plan else {
-        return Forecast {
-            occurrences: Vec::new(),
-            diagnostics,
-        };
+        return Forecast { occurrences: Vec::new(), diagnostics };
     };
     let zone = Clock::Zone(tz);
     let occurrences = match plan {
@@ -425,16 +325,7 @@ fn run(id: ScheduleId, c: &SchedulerConfiguration, tz: Zone, until: Until) -> Fo
             let a = zone.resolve(anchor).0;
             let step = minutes.saturating_mul(60);
             match TimeDelta::try_seconds(step).and_then(|d| a.checked_add_signed(d)) {
-                Some(first) => cadence(
-                    id,
-                    zone,
-                    a,
-                    step,
-                    Some(first),
-                    None,
-                    &until,
-                    &mut diagnostics,
-                ),
+                Some(first) => cadence(id, zone, a, step, Some(first), None, &until, &mut diagnostics),
                 None => Vec::new(),
             }
         }
@@ -444,18 +335,12 @@ fn run(id: ScheduleId, c: &SchedulerConfiguration, tz: Zone, until: Until) -> Fo
             let mut walk = DayWalk::new(days, anchor, times, NaiveDateTime::MIN, from);
             let occ = collect(id, zone, walk.by_ref(), &until, &mut diagnostics);
             if walk.gave_up && occ.is_empty() {
-                diagnostics.push(never_fires(
-                    "RunDaysOfMonth",
-                    c.run_days_of_month.as_deref().unwrap_or(""),
-                ));
+                diagnostics.push(never_fires("RunDaysOfMonth", c.run_days_of_month.as_deref().unwrap_or("")));
             }
             occ
         }
     };
-    Forecast {
-        occurrences,
-        diagnostics,
-    }
+    Forecast { occurrences, diagnostics }
 }
 
 /// Every scheduled run inside `window` (wall-clock times in `tz`).
@@ -483,10 +368,7 @@ pub fn validate(c: &SchedulerConfiguration) -> Vec<Diagnostic> {
 pub fn describe(c: &SchedulerConfiguration) -> String {
     let mut d = Vec::new();
     let s = match mode(c, &mut d) {
-        None => format!(
-            "Unknown ProcessingMode '{}'",
-            c.processing_mode.as_deref().unwrap_or("")
-        ),
+        None => format!("Unknown ProcessingMode '{}'", c.processing_mode.as_deref().unwrap_or("")),
         Some(Mode::Manual) => "Manual: runs only when someone clicks Process".to_owned(),
         Some(Mode::Triggered) => {
             let mut parts = Vec::new();
@@ -496,14 +378,8 @@ pub fn describe(c: &SchedulerConfiguration) -> String {
             if let Some(t) = blank(&c.trigger_idle_minutes) {
                 parts.push(format!("rows waiting {t} minutes"));
             }
-            if matches!(
-                flag_field("TriggerOnNewRows", &c.trigger_on_new_rows, &mut d),
-                Ok(Some(true))
-            ) {
-                parts.push(format!(
-                    "new rows (debounce {} s)",
-                    blank(&c.trigger_debounce_seconds).unwrap_or("60")
-                ));
+            if matches!(flag_field("TriggerOnNewRows", &c.trigger_on_new_rows, &mut d), Ok(Some(true))) {
+                parts.push(format!("new rows (debounce {} s)", blank(&c.trigger_debounce_seconds).unwrap_or("60")));
             }
             if parts.is_empty() {
                 "Triggered, with no trigger configured".to_owned()
@@ -512,38 +388,25 @@ pub fn describe(c: &SchedulerConfiguration) -> String {
             }
         }
         Some(Mode::Scheduled) => {
-            let times = blank(&c.run_times)
-                .map(|t| t.split(',').map(str::trim).collect::<Vec<_>>().join(", "));
-            let at = times
-                .map(|t| format!(" at {t}"))
-                .unwrap_or_else(|| " (no RunTimes)".to_owned());
-            match blank(&c.schedule_type)
-                .map(str::to_ascii_lowercase)
-                .as_deref()
-            {
+            let times = blank(&c.run_times).map(|t| t.split(',').map(str::trim).collect::<Vec<_>>().join(", "));
+            let at = times.map(|t| format!(" at {t}")).unwrap_or_else(|| " (no RunTimes)".to_owned());
+            match blank(&c.schedule_type).map(str::to_ascii_lowercase).as_deref() {
                 Some("interval") => match blank(&c.interval_minutes) {
                     Some("1") => "Every minute from the last run".to_owned(),
                     Some(n) => format!("Every {n} minutes from the last run"),
                     None => "Every (no IntervalMinutes) minutes".to_owned(),
                 },
                 Some("daily") => format!("Daily{at}"),
-                Some("weekly") => format!(
-                    "Weekly on {}{at}",
-                    blank(&c.run_days).unwrap_or("(no RunDays)")
-                ),
-                Some("monthly") => format!(
-                    "Monthly on day {}{at}",
-                    blank(&c.run_days_of_month).unwrap_or("(no RunDaysOfMonth)")
-                ),
+                Some("weekly") => format!("Weekly on {}{at}", blank(&c.run_days).unwrap_or("(no RunDays)")),
+                Some("monthly") => {
+                    format!("Monthly on day {}{at}", blank(&c.run_days_of_month).unwrap_or("(no RunDaysOfMonth)"))
+                }
                 Some(other) => format!("Unknown ScheduleType '{other}'"),
                 None => "Scheduled, with no ScheduleType".to_owned(),
             }
         }
     };
-    if matches!(
-        flag_field("IsEnabled", &c.is_enabled, &mut d),
-        Ok(Some(false))
-    ) {
+    if matches!(flag_field("IsEnabled", &c.is_enabled, &mut d), Ok(Some(false))) {
         format!("{s} (disabled)")
     } else {
         s
@@ -562,11 +425,7 @@ pub struct QueueState {
     #[serde(alias = "PendingRows", deserialize_with = "loose")]
     pub pending_rows: Option<String>,
     /// `DATEDIFF(MINUTE, MIN(CreatedAt), now)`; 0 when there are no rows.
-    #[serde(
-        alias = "OldestRowAge",
-        alias = "oldest_row_age",
-        deserialize_with = "loose"
-    )]
+    #[serde(alias = "OldestRowAge", alias = "oldest_row_age", deserialize_with = "loose")]
     pub oldest_row_age_minutes: Option<String>,
     /// Alternatively the oldest pending row's `CreatedAt` (the age is then computed).
     #[serde(alias = "OldestRowCreatedAt", deserialize_with = "loose")]
@@ -610,75 +469,31 @@ fn datediff(a: NaiveDateTime, b: NaiveDateTime, unit_secs: i64) -> i64 {
 
 /// Simulate one dispatcher cycle for one entity at `now` (UTC wall clock, like
 /// `SYSUTCDATETIME()`), never firing anything. An Err names the field and value at fault.
-pub fn dry_run(
-    c: &SchedulerConfiguration,
-    q: &QueueState,
-    now: NaiveDateTime,
-) -> Result<DryRun, Diagnostic> {
+pub fn dry_run(c: &SchedulerConfiguration, q: &QueueState, now: NaiveDateTime) -> Result<DryRun, Diagnostic> {
     let mut d = Vec::new();
-    let first_err =
-        |d: &mut Vec<Diagnostic>| d.iter().find(|x| x.severity == Severity::Error).cloned();
+    let first_err = |d: &mut Vec<Diagnostic>| d.iter().find(|x| x.severity == Severity::Error).cloned();
     let m = mode(c, &mut d);
-    let enabled = flag_field("IsEnabled", &c.is_enabled, &mut d)
-        .ok()
-        .flatten()
-        .unwrap_or(true);
-    let running = flag_field("IsRunning", &c.is_running, &mut d)
-        .ok()
-        .flatten()
-        .unwrap_or(false);
-    let started = timestamp_field("RunStartedAt", &c.run_started_at, &mut d)
-        .ok()
-        .flatten();
-    let pending = int_field("pending_rows", &q.pending_rows, &mut d)
-        .ok()
-        .flatten()
-        .unwrap_or(0);
-    let created = timestamp_field("oldest_row_created_at", &q.oldest_row_created_at, &mut d)
-        .ok()
-        .flatten();
-    let age = match int_field("oldest_row_age_minutes", &q.oldest_row_age_minutes, &mut d)
-        .ok()
-        .flatten()
-    {
+    let enabled = flag_field("IsEnabled", &c.is_enabled, &mut d).ok().flatten().unwrap_or(true);
+    let running = flag_field("IsRunning", &c.is_running, &mut d).ok().flatten().unwrap_or(false);
+    let started = timestamp_field("RunStartedAt", &c.run_started_at, &mut d).ok().flatten();
+    let pending = int_field("pending_rows", &q.pending_rows, &mut d).ok().flatten().unwrap_or(0);
+    let created = timestamp_field("oldest_row_created_at", &q.oldest_row_created_at, &mut d).ok().flatten();
+    let age = match int_field("oldest_row_age_minutes", &q.oldest_row_age_minutes, &mut d).ok().flatten() {
         Some(a) => a,
         None => created.map(|c| datediff(c, now, 60)).unwrap_or(0),
     };
-    let threshold = int_field("TriggerRowThreshold", &c.trigger_row_threshold, &mut d)
-        .ok()
-        .flatten();
-    let idle = int_field("TriggerIdleMinutes", &c.trigger_idle_minutes, &mut d)
-        .ok()
-        .flatten();
-    let on_new = flag_field("TriggerOnNewRows", &c.trigger_on_new_rows, &mut d)
-        .ok()
-        .flatten()
-        .unwrap_or(false);
-    let debounce = int_field(
-        "TriggerDebounceSeconds",
-        &c.trigger_debounce_seconds,
-        &mut d,
-    )
-    .ok()
-    .flatten()
-    .unwrap_or(60);
+    let threshold = int_field("TriggerRowThreshold", &c.trigger_row_threshold, &mut d).ok().flatten();
+    let idle = int_field("TriggerIdleMinutes", &c.trigger_idle_minutes, &mut d).ok().flatten();
+    let on_new = flag_field("TriggerOnNewRows", &c.trigger_on_new_rows, &mut d).ok().flatten().unwrap_or(false);
+    let debounce =
+        int_field("TriggerDebounceSeconds", &c.trigger_debounce_seconds, &mut d).ok().flatten().unwrap_or(60);
     let check = match blank(&q.last_trigger_check) {
-        Some(_) => timestamp_field("last_trigger_check", &q.last_trigger_check, &mut d)
-            .ok()
-            .flatten(),
-        None => timestamp_field("LastTriggerCheck", &c.last_trigger_check, &mut d)
-            .ok()
-            .flatten(),
+        Some(_) => timestamp_field("last_trigger_check", &q.last_trigger_check, &mut d).ok().flatten(),
+        None => timestamp_field("LastTriggerCheck", &c.last_trigger_check, &mut d).ok().flatten(),
     };
-    let next = timestamp_field("NextScheduledRun", &c.next_scheduled_run, &mut d)
-        .ok()
-        .flatten();
+    let next = timestamp_field("NextScheduledRun", &c.next_scheduled_run, &mut d).ok().flatten();
     if pending < 0 {
-        d.push(Diagnostic::error(
-            "pending_rows",
-            pending,
-            "must not be negative",
-        ));
+        d.push(Diagnostic::error("pending_rows", pending, "must not be negative"));
     }
     if let Some(e) = first_err(&mut d) {
         return Err(e);
@@ -696,17 +511,11 @@ pub fn dry_run(
         Ok(o)
     };
     if !enabled {
-        return no(
-            out,
-            "Entity is disabled (IsEnabled = 0): the dispatcher skips it.".into(),
-        );
+        return no(out, "Entity is disabled (IsEnabled = 0): the dispatcher skips it.".into());
     }
     let m = m.unwrap_or(Mode::Manual);
     if m == Mode::Manual {
-        return no(
-            out,
-            "Manual mode: the dispatcher ignores this entity.".into(),
-        );
+        return no(out, "Manual mode: the dispatcher ignores this entity.".into());
     }
     // The overlap guard, with the zombie release.
     let mut prefix = String::new();
@@ -714,16 +523,10 @@ pub fn dry_run(
         match started {
             Some(s) if s < now - TimeDelta::minutes(30) => {
                 out.zombie_released = true;
-                prefix = format!(
-                    "Zombie batch released (running since {}, over 30 minutes). ",
-                    fmt_ts(s)
-                );
+                prefix = format!("Zombie batch released (running since {}, over 30 minutes). ", fmt_ts(s));
             }
             Some(s) => {
-                return no(
-                    out,
-                    format!("Batch already running since {} (overlap guard).", fmt_ts(s)),
-                );
+                return no(out, format!("Batch already running since {} (overlap guard).", fmt_ts(s)));
             }
             None => {
                 return no(
@@ -741,21 +544,15 @@ pub fn dry_run(
     };
     if m == Mode::Scheduled {
         return match next {
-            Some(n) if n <= now => fire(
-                out,
-                format!("Scheduled run due. NextScheduledRun: {}", fmt_ts(n)),
-                "Schedule".into(),
-            ),
+            Some(n) if n <= now => {
+                fire(out, format!("Scheduled run due. NextScheduledRun: {}", fmt_ts(n)), "Schedule".into())
+            }
             Some(n) => {
-                let r = format!(
-                    "{prefix}Next run not due yet. NextScheduledRun: {}",
-                    fmt_ts(n)
-                );
+                let r = format!("{prefix}Next run not due yet. NextScheduledRun: {}", fmt_ts(n));
                 no(out, r)
             }
             None => {
-                let r =
-                    format!("{prefix}No NextScheduledRun: the schedule has not been calculated.");
+                let r = format!("{prefix}No NextScheduledRun: the schedule has not been calculated.");
                 no(out, r)
             }
         };
@@ -769,11 +566,7 @@ pub fn dry_run(
     {
         return fire(
             out,
-            format!(
-                "Row threshold met: {} rows >= threshold {}",
-                thousands(pending),
-                thousands(t)
-            ),
+            format!("Row threshold met: {} rows >= threshold {}", thousands(pending), thousands(t)),
             format!("Trigger: {pending} rows (threshold {t})"),
         );
     }
@@ -783,10 +576,7 @@ pub fn dry_run(
     {
         return fire(
             out,
-            format!(
-                "Idle timeout met: oldest of {} rows waited {age} minutes >= {i}",
-                thousands(pending)
-            ),
+            format!("Idle timeout met: oldest of {} rows waited {age} minutes >= {i}", thousands(pending)),
             format!("Trigger: idle {age} min (timeout {i})"),
         );
     }
@@ -796,10 +586,7 @@ pub fn dry_run(
             None => {
                 return fire(
                     out,
-                    format!(
-                        "New rows: {} pending, no trigger check yet",
-                        thousands(pending)
-                    ),
+                    format!("New rows: {} pending, no trigger check yet", thousands(pending)),
                     format!("Trigger: {pending} new rows"),
                 );
             }
@@ -823,19 +610,13 @@ pub fn dry_run(
     }
     let mut why = Vec::new();
     if let Some(t) = threshold {
-        why.push(format!(
-            "{} rows < threshold {}",
-            thousands(pending),
-            thousands(t)
-        ));
+        why.push(format!("{} rows < threshold {}", thousands(pending), thousands(t)));
     }
     if let Some(i) = idle {
         why.push(format!("oldest row {age} minutes < idle {i}"));
     }
     if on_new && let Some(s) = since {
-        why.push(format!(
-            "{s} s since the last trigger check < debounce {debounce} s"
-        ));
+        why.push(format!("{s} s since the last trigger check < debounce {debounce} s"));
     }
     let r = format!("{prefix}No trigger condition met: {}.", why.join("; "));
     no(out, r)

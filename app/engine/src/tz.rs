@@ -34,8 +34,7 @@ pub fn local_to_instant(local: NaiveDateTime, tz: Zone) -> DateTime<Utc> {
 /// chrono's range, where it falls back to the UTC wall clock).
 pub fn to_local(at: DateTime<Utc>, tz: Zone) -> NaiveDateTime {
     let utc = at.naive_utc();
-    utc.checked_add_signed(TimeDelta::seconds(offset_secs(utc, tz)))
-        .unwrap_or(utc)
+    utc.checked_add_signed(TimeDelta::seconds(offset_secs(utc, tz))).unwrap_or(utc)
 }
 
 /// Seconds east of UTC in effect at the UTC wall-clock time `utc`.
@@ -53,8 +52,7 @@ fn gap_end(local: NaiveDateTime, tz: Zone) -> DateTime<Utc> {
     let fallback = local.and_utc();
     let base = local.and_utc().timestamp();
     let local_ts = base; // the wall clock read as if it were UTC, in seconds
-    let (Some(mut lo), Some(mut hi)) = (base.checked_sub(26 * 3600), base.checked_add(26 * 3600))
-    else {
+    let (Some(mut lo), Some(mut hi)) = (base.checked_sub(26 * 3600), base.checked_add(26 * 3600)) else {
         return fallback;
     };
     // Wall clock (as seconds) at instant `u`.
@@ -84,10 +82,7 @@ mod tests {
     use chrono::NaiveDate;
 
     fn at(y: i32, m: u32, d: u32, h: u32, mi: u32, s: u32) -> NaiveDateTime {
-        NaiveDate::from_ymd_opt(y, m, d)
-            .unwrap()
-            .and_hms_opt(h, mi, s)
-            .unwrap()
+        NaiveDate::from_ymd_opt(y, m, d).unwrap().and_hms_opt(h, mi, s).unwrap()
     }
 
     #[test]
@@ -95,18 +90,12 @@ mod tests {
         let (u, d) = resolve(at(2024, 3, 31, 1, 30, 0), chrono_tz::Europe::London.into());
         assert_eq!(d, Some(Dst::Gap));
         assert_eq!(u, at(2024, 3, 31, 1, 0, 0).and_utc());
-        assert_eq!(
-            to_local(u, chrono_tz::Europe::London.into()),
-            at(2024, 3, 31, 2, 0, 0)
-        );
+        assert_eq!(to_local(u, chrono_tz::Europe::London.into()), at(2024, 3, 31, 2, 0, 0));
     }
 
     #[test]
     fn new_york_fold_takes_earlier() {
-        let (u, d) = resolve(
-            at(2024, 11, 3, 1, 30, 0),
-            chrono_tz::America::New_York.into(),
-        );
+        let (u, d) = resolve(at(2024, 11, 3, 1, 30, 0), chrono_tz::America::New_York.into());
         assert_eq!(d, Some(Dst::Fold));
         assert_eq!(u, at(2024, 11, 3, 5, 30, 0).and_utc());
     }
@@ -116,9 +105,6 @@ mod tests {
         let _ = resolve(NaiveDateTime::MIN, chrono_tz::Europe::London.into());
         let _ = resolve(NaiveDateTime::MAX, chrono_tz::Pacific::Kiritimati.into());
         let _ = to_local(DateTime::<Utc>::MIN_UTC, chrono_tz::Asia::Tokyo.into());
-        let _ = to_local(
-            DateTime::<Utc>::MAX_UTC,
-            chrono_tz::America::Los_Angeles.into(),
-        );
+        let _ = to_local(DateTime::<Utc>::MAX_UTC, chrono_tz::America::Los_Angeles.into());
     }
 }

@@ -9,9 +9,7 @@
 //! Without the cargo feature `tzdb` (on by default) this crate does not depend on chrono-tz
 //! at all: [`Zone::Named`] and [`ZoneRules::from_tz`] are gone, and only rules given as data
 //! (and [`Zone::UTC`]) remain.
-use chrono::{
-    DateTime, FixedOffset, LocalResult, NaiveDate, NaiveDateTime, NaiveTime, Offset, TimeZone, Utc,
-};
+use chrono::{DateTime, FixedOffset, LocalResult, NaiveDate, NaiveDateTime, NaiveTime, Offset, TimeZone, Utc};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::cmp::Ordering;
@@ -41,11 +39,7 @@ pub enum Zone {
     Rules(&'static ZoneRules),
 }
 
-static UTC_RULES: ZoneRules = ZoneRules {
-    name: Cow::Borrowed("UTC"),
-    initial: 0,
-    transitions: Vec::new(),
-};
+static UTC_RULES: ZoneRules = ZoneRules { name: Cow::Borrowed("UTC"), initial: 0, transitions: Vec::new() };
 
 /// Every rules value [`ZoneRules::leak`] has leaked, so that equal rules are leaked once and
 /// [`Zone::from_name`] finds them.
@@ -89,10 +83,7 @@ impl Zone {
     }
 
     fn offset(self, secs: i32) -> ZoneOffset {
-        ZoneOffset {
-            zone: self,
-            fix: fixed(secs),
-        }
+        ZoneOffset { zone: self, fix: fixed(secs) }
     }
 }
 
@@ -200,9 +191,7 @@ impl TimeZone for Zone {
     fn offset_from_local_date(&self, local: &NaiveDate) -> LocalResult<ZoneOffset> {
         match *self {
             #[cfg(feature = "tzdb")]
-            Zone::Named(tz) => tz
-                .offset_from_local_date(local)
-                .map(|o| self.offset(o.fix().local_minus_utc())),
+            Zone::Named(tz) => tz.offset_from_local_date(local).map(|o| self.offset(o.fix().local_minus_utc())),
             Zone::Rules(r) => {
                 // As chrono-tz: one offset that occurs on that day, if any.
                 let at = |t: NaiveTime| r.local_offsets(local.and_time(t).and_utc().timestamp());
@@ -222,12 +211,8 @@ impl TimeZone for Zone {
     fn offset_from_local_datetime(&self, local: &NaiveDateTime) -> LocalResult<ZoneOffset> {
         match *self {
             #[cfg(feature = "tzdb")]
-            Zone::Named(tz) => tz
-                .offset_from_local_datetime(local)
-                .map(|o| self.offset(o.fix().local_minus_utc())),
-            Zone::Rules(r) => r
-                .local_offsets(local.and_utc().timestamp())
-                .map(|o| self.offset(o)),
+            Zone::Named(tz) => tz.offset_from_local_datetime(local).map(|o| self.offset(o.fix().local_minus_utc())),
+            Zone::Rules(r) => r.local_offsets(local.and_utc().timestamp()).map(|o| self.offset(o)),
         }
     }
 
@@ -323,11 +308,7 @@ impl Span {
 }
 
 /// chrono-tz's binary search over indices (`binary_search_by` semantics).
-fn binary_search(
-    mut start: usize,
-    mut end: usize,
-    mut f: impl FnMut(usize) -> Ordering,
-) -> Result<usize, usize> {
+fn binary_search(mut start: usize, mut end: usize, mut f: impl FnMut(usize) -> Ordering) -> Result<usize, usize> {
     loop {
         let mid = start + (end - start) / 2;
         if mid == end {
@@ -367,11 +348,7 @@ impl ZoneRules {
                 return bad(format!("transition instants are not increasing at {at}"));
             }
         }
-        Ok(ZoneRules {
-            name: Cow::Owned(name),
-            initial,
-            transitions,
-        })
+        Ok(ZoneRules { name: Cow::Owned(name), initial, transitions })
     }
 
     /// The rules of a chrono-tz zone over `[from, to]`: its offset at `from`, then every
@@ -388,11 +365,7 @@ impl ZoneRules {
         const STEP: i64 = 86_400;
         let off = |t: i64| -> Option<i32> {
             let at = DateTime::<Utc>::from_timestamp(t, 0)?;
-            Some(
-                tz.offset_from_utc_datetime(&at.naive_utc())
-                    .fix()
-                    .local_minus_utc(),
-            )
+            Some(tz.offset_from_utc_datetime(&at.naive_utc()).fix().local_minus_utc())
         };
         let (start, end) = (from.timestamp(), to.timestamp());
         let initial = off(start).unwrap_or(0);
@@ -419,11 +392,7 @@ impl ZoneRules {
             transitions.push((hi, cur));
             t = hi;
         }
-        ZoneRules {
-            name: Cow::Borrowed(tz.name()),
-            initial,
-            transitions,
-        }
+        ZoneRules { name: Cow::Borrowed(tz.name()), initial, transitions }
     }
 
     /// These rules for the rest of the program, for [`Zone::Rules`]. Equal rules are leaked
@@ -494,13 +463,9 @@ impl ZoneRules {
             Ok(0) if n == 1 => LocalResult::Single(off(0)),
             Ok(0) if self.local_span(1).contains(local) => LocalResult::Ambiguous(off(0), off(1)),
             Ok(0) => LocalResult::Single(off(0)),
-            Ok(i) if self.local_span(i - 1).contains(local) => {
-                LocalResult::Ambiguous(off(i - 1), off(i))
-            }
+            Ok(i) if self.local_span(i - 1).contains(local) => LocalResult::Ambiguous(off(i - 1), off(i)),
             Ok(i) if i == n - 1 => LocalResult::Single(off(i)),
-            Ok(i) if self.local_span(i + 1).contains(local) => {
-                LocalResult::Ambiguous(off(i), off(i + 1))
-            }
+            Ok(i) if self.local_span(i + 1).contains(local) => LocalResult::Ambiguous(off(i), off(i + 1)),
             Ok(i) => LocalResult::Single(off(i)),
             Err(_) => LocalResult::None,
         }
@@ -533,19 +498,12 @@ mod tests {
         assert_eq!(off("2024-10-27 01:00:00"), 3600);
         // The gap: 02:00..03:00 does not exist.
         assert_eq!(
-            z.from_local_datetime(&t("2024-03-31 01:59:59"))
-                .single()
-                .map(|d| d.naive_utc()),
+            z.from_local_datetime(&t("2024-03-31 01:59:59")).single().map(|d| d.naive_utc()),
             Some(t("2024-03-31 00:59:59"))
         );
-        assert!(matches!(
-            z.from_local_datetime(&t("2024-03-31 02:30:00")),
-            LocalResult::None
-        ));
+        assert!(matches!(z.from_local_datetime(&t("2024-03-31 02:30:00")), LocalResult::None));
         assert_eq!(
-            z.from_local_datetime(&t("2024-03-31 03:00:00"))
-                .single()
-                .map(|d| d.naive_utc()),
+            z.from_local_datetime(&t("2024-03-31 03:00:00")).single().map(|d| d.naive_utc()),
             Some(t("2024-03-31 01:00:00"))
         );
         // The fold: 02:00..03:00 twice, the earlier (summer) instant first.
@@ -564,12 +522,8 @@ mod tests {
 
     #[test]
     fn leak_keeps_one_copy_of_equal_rules() {
-        let a = ZoneRules::new("Test/Leak", 0, vec![(0, 3600)])
-            .unwrap()
-            .leak();
-        let b = ZoneRules::new("Test/Leak", 0, vec![(0, 3600)])
-            .unwrap()
-            .leak();
+        let a = ZoneRules::new("Test/Leak", 0, vec![(0, 3600)]).unwrap().leak();
+        let b = ZoneRules::new("Test/Leak", 0, vec![(0, 3600)]).unwrap().leak();
         assert!(std::ptr::eq(a, b));
     }
 
@@ -578,27 +532,16 @@ mod tests {
         assert!(ZoneRules::new("X", 90_000, vec![]).is_err());
         assert!(ZoneRules::new("X", 0, vec![(10, 0), (10, 3600)]).is_err());
         assert!(ZoneRules::new("X", 0, vec![(i64::MAX, 0)]).is_err());
-        assert!(
-            serde_json::from_str::<ZoneRules>(
-                r#"{"name":"X","initial":0,"transitions":[[5,0],[1,0]]}"#
-            )
-            .is_err()
-        );
+        assert!(serde_json::from_str::<ZoneRules>(r#"{"name":"X","initial":0,"transitions":[[5,0],[1,0]]}"#).is_err());
         let r = ZoneRules::new("Test/Json", -3600, vec![(100, 0)]).unwrap();
         let json = serde_json::to_string(&r).unwrap();
-        assert_eq!(
-            json,
-            r#"{"name":"Test/Json","initial":-3600,"transitions":[[100,0]]}"#
-        );
+        assert_eq!(json, r#"{"name":"Test/Json","initial":-3600,"transitions":[[100,0]]}"#);
         assert_eq!(serde_json::from_str::<ZoneRules>(&json).unwrap(), r);
         // A zone deserializes from its rules, and serializes as its name.
         let z: Zone = serde_json::from_str(&json).unwrap();
         assert_eq!(serde_json::to_string(&z).unwrap(), r#""Test/Json""#);
         assert_eq!(serde_json::from_str::<Zone>(r#""Test/Json""#).unwrap(), z);
-        assert_eq!(
-            serde_json::from_str::<Zone>(r#""UTC""#).unwrap().name(),
-            "UTC"
-        );
+        assert_eq!(serde_json::from_str::<Zone>(r#""UTC""#).unwrap().name(), "UTC");
         assert!(serde_json::from_str::<Zone>(r#""Nowhere/Atlantis""#).is_err());
     }
 
@@ -620,9 +563,6 @@ mod tests {
         let z = Zone::UTC;
         assert_eq!(z.name(), "UTC");
         let n = t("2024-03-31 02:30:00");
-        assert_eq!(
-            z.from_local_datetime(&n).single().map(|d| d.naive_utc()),
-            Some(n)
-        );
+        assert_eq!(z.from_local_datetime(&n).single().map(|d| d.naive_utc()), Some(n));
     }
 }

@@ -23,11 +23,11 @@
 //! - `describe = "Occurs …"`: the exact description.
 //!
 //! Unless `expect_error` is given, a case fails on any Error diagnostic.
-use sundial_engine::{self as engine, AgentSchedule, Forecast, Severity, Window, Zone, agent, describe, tz};
 use chrono::{DateTime, NaiveDateTime, Utc};
 use chrono_tz::Tz;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
+use sundial_engine::{self as engine, AgentSchedule, Forecast, Severity, Window, Zone, agent, describe, tz};
 
 #[derive(Deserialize)]
 struct File {
@@ -62,8 +62,7 @@ fn utc() -> String {
 }
 
 fn parse_local(s: &str) -> Result<NaiveDateTime, String> {
-    NaiveDateTime::parse_from_str(s, "%Y-%m-%dT%H:%M:%S")
-        .map_err(|e| format!("bad time {s:?}: {e}"))
+    NaiveDateTime::parse_from_str(s, "%Y-%m-%dT%H:%M:%S").map_err(|e| format!("bad time {s:?}: {e}"))
 }
 
 fn fmt(t: NaiveDateTime) -> String {
@@ -91,9 +90,7 @@ fn run(case: &Case) -> Vec<String> {
     if let Some(want) = &case.describe {
         let got = describe::agent(s);
         if &got != want {
-            problems.push(format!(
-                "describe:\n      want {want:?}\n      got  {got:?}"
-            ));
+            problems.push(format!("describe:\n      want {want:?}\n      got  {got:?}"));
         }
     }
 
@@ -117,27 +114,18 @@ fn run(case: &Case) -> Vec<String> {
             Some(Err(e)) => return vec![e],
             None => DateTime::<Utc>::from_timestamp(0, 0).expect("epoch"),
         };
-        let count = case
-            .count
-            .or(case.expect.as_ref().map(Vec::len))
-            .unwrap_or(5);
+        let count = case.count.or(case.expect.as_ref().map(Vec::len)).unwrap_or(5);
         forecast = Some(agent::next_after(1, s, tz, after, count));
     }
 
     let Some(f) = forecast else {
         if case.describe.is_none() {
-            problems.push(
-                "case checks nothing (give expect, window, expect_error, … or describe)".into(),
-            );
+            problems.push("case checks nothing (give expect, window, expect_error, … or describe)".into());
         }
         return problems;
     };
 
-    let diags: Vec<String> = f
-        .diagnostics
-        .iter()
-        .map(|d| format!("{:?} {d}", d.severity))
-        .collect();
+    let diags: Vec<String> = f.diagnostics.iter().map(|d| format!("{:?} {d}", d.severity)).collect();
     let locals: Vec<String> = f.occurrences.iter().map(|o| fmt(o.local)).collect();
 
     // Ordering invariant, whatever the case says.
@@ -149,65 +137,46 @@ fn run(case: &Case) -> Vec<String> {
         let hit = f.diagnostics.iter().any(|d| {
             d.severity == Severity::Error
                 && d.field.as_deref() == Some(field.as_str())
-                && case
-                    .expect_value
-                    .as_ref()
-                    .is_none_or(|v| d.value.as_deref() == Some(v.as_str()))
+                && case.expect_value.as_ref().is_none_or(|v| d.value.as_deref() == Some(v.as_str()))
         });
         if !hit {
             problems.push(format!(
                 "no Error naming {field}{}; diagnostics: {diags:?}",
-                case.expect_value
-                    .as_ref()
-                    .map(|v| format!(" = {v}"))
-                    .unwrap_or_default()
+                case.expect_value.as_ref().map(|v| format!(" = {v}")).unwrap_or_default()
             ));
         }
         if !f.occurrences.is_empty() {
-            problems.push(format!(
-                "an invalid schedule produced occurrences: {locals:?}"
-            ));
+            problems.push(format!("an invalid schedule produced occurrences: {locals:?}"));
         }
         // validate() must agree with the forecast's diagnostics.
         let v = agent::validate(s);
-        if !v
-            .iter()
-            .any(|d| d.severity == Severity::Error && d.field.as_deref() == Some(field.as_str()))
-        {
+        if !v.iter().any(|d| d.severity == Severity::Error && d.field.as_deref() == Some(field.as_str())) {
             problems.push(format!("validate() does not name {field}"));
         }
     }
     if let Some(fields) = &case.expect_errors {
         for field in fields {
-            if !f.diagnostics.iter().any(|d| {
-                d.severity == Severity::Error && d.field.as_deref() == Some(field.as_str())
-            }) {
+            if !f
+                .diagnostics
+                .iter()
+                .any(|d| d.severity == Severity::Error && d.field.as_deref() == Some(field.as_str()))
+            {
                 problems.push(format!("no Error naming {field}; diagnostics: {diags:?}"));
             }
         }
         if !f.occurrences.is_empty() {
-            problems.push(format!(
-                "an invalid schedule produced occurrences: {locals:?}"
-            ));
+            problems.push(format!("an invalid schedule produced occurrences: {locals:?}"));
         }
     }
     if case.expect_error.is_none() && case.expect_errors.is_none() && f.has_errors() {
         problems.push(format!("unexpected errors: {diags:?}"));
     }
 
-    for (sev, want) in [
-        (Severity::Warning, &case.expect_warning),
-        (Severity::Info, &case.expect_info),
-    ] {
+    for (sev, want) in [(Severity::Warning, &case.expect_warning), (Severity::Info, &case.expect_info)] {
         if let Some(want) = want {
-            let hit = f
-                .diagnostics
-                .iter()
-                .any(|d| d.severity == sev && d.to_string().contains(want.as_str()));
+            let hit = f.diagnostics.iter().any(|d| d.severity == sev && d.to_string().contains(want.as_str()));
             if !hit {
-                problems.push(format!(
-                    "no {sev:?} containing {want:?}; diagnostics: {diags:?}"
-                ));
+                problems.push(format!("no {sev:?} containing {want:?}; diagnostics: {diags:?}"));
             }
         }
     }
@@ -215,36 +184,24 @@ fn run(case: &Case) -> Vec<String> {
     if let Some(want) = &case.expect
         && &locals != want
     {
-        problems.push(format!(
-            "occurrences (local):\n      want {want:?}\n      got  {locals:?}"
-        ));
+        problems.push(format!("occurrences (local):\n      want {want:?}\n      got  {locals:?}"));
     }
     if let Some(want) = &case.expect_utc {
-        let got: Vec<String> = f
-            .occurrences
-            .iter()
-            .map(|o| fmt(o.at.naive_utc()))
-            .collect();
+        let got: Vec<String> = f.occurrences.iter().map(|o| fmt(o.at.naive_utc())).collect();
         if &got != want {
-            problems.push(format!(
-                "occurrences (UTC):\n      want {want:?}\n      got  {got:?}"
-            ));
+            problems.push(format!("occurrences (UTC):\n      want {want:?}\n      got  {got:?}"));
         }
     }
     if let Some(want) = &case.expect_nominal {
         let got: Vec<String> = f.occurrences.iter().map(|o| fmt(o.nominal)).collect();
         if &got != want {
-            problems.push(format!(
-                "nominal times:\n      want {want:?}\n      got  {got:?}"
-            ));
+            problems.push(format!("nominal times:\n      want {want:?}\n      got  {got:?}"));
         }
     }
     if let Some(want) = &case.expect_dst {
         let got: Vec<&str> = f.occurrences.iter().map(|o| dst_name(o.dst)).collect();
         if &got != want {
-            problems.push(format!(
-                "dst tags:\n      want {want:?}\n      got  {got:?}"
-            ));
+            problems.push(format!("dst tags:\n      want {want:?}\n      got  {got:?}"));
         }
     }
     // Every occurrence: local is the wall clock of `at`, and the schedule id is passed through.
@@ -253,9 +210,7 @@ fn run(case: &Case) -> Vec<String> {
             problems.push(format!("occurrence {o:?} is inconsistent"));
         }
         if o.dst != Some(engine::Dst::Gap) && o.local != o.nominal {
-            problems.push(format!(
-                "occurrence {o:?}: local differs from nominal outside a gap"
-            ));
+            problems.push(format!("occurrence {o:?}: local differs from nominal outside a gap"));
         }
     }
     problems
@@ -277,10 +232,7 @@ fn agent_cases() {
     let mut total = 0;
     let mut failures = Vec::new();
     for path in case_files() {
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let text = match std::fs::read_to_string(&path) {
             Ok(t) => t,
             Err(e) => {
@@ -299,23 +251,11 @@ fn agent_cases() {
             total += 1;
             let problems = run(case);
             if !problems.is_empty() {
-                failures.push(format!(
-                    "{name} / {}:\n    {}",
-                    case.name,
-                    problems.join("\n    ")
-                ));
+                failures.push(format!("{name} / {}:\n    {}", case.name, problems.join("\n    ")));
             }
         }
     }
     eprintln!("agent cases: {total} run, {} failed", failures.len());
-    assert!(
-        failures.is_empty(),
-        "{} of {total} agent cases failed:\n\n{}",
-        failures.len(),
-        failures.join("\n\n")
-    );
-    assert!(
-        total >= 60,
-        "only {total} agent cases found; at least 60 expected"
-    );
+    assert!(failures.is_empty(), "{} of {total} agent cases failed:\n\n{}", failures.len(), failures.join("\n\n"));
+    assert!(total >= 60, "only {total} agent cases found; at least 60 expected");
 }

@@ -1,13 +1,10 @@
 //! Properties of the SQL Agent schedule engine, checked on generated schedules, zones and
 //! windows.
-use sundial_engine::Dst;
-use sundial_engine::{AgentSchedule, Occurrence, Window, Zone, agent, describe, tz};
-use chrono::{
-    DateTime, Datelike, Duration, LocalResult, Months, NaiveDate, NaiveDateTime, TimeZone,
-    Timelike, Utc,
-};
+use chrono::{DateTime, Datelike, Duration, LocalResult, Months, NaiveDate, NaiveDateTime, TimeZone, Timelike, Utc};
 use chrono_tz::Tz;
 use proptest::prelude::*;
+use sundial_engine::Dst;
+use sundial_engine::{AgentSchedule, Occurrence, Window, Zone, agent, describe, tz};
 
 #[path = "support/zones.rs"]
 mod zones;
@@ -67,21 +64,19 @@ fn schedule() -> impl Strategy<Value = AgentSchedule> {
         0u32..86_400,
         0u32..86_400,
     )
-        .prop_map(
-            |((ft, fi, rel), (st, sn), rec, start, end_days, t0, t1)| AgentSchedule {
-                enabled: 1,
-                freq_type: ft,
-                freq_interval: fi,
-                freq_subday_type: st,
-                freq_subday_interval: sn,
-                freq_relative_interval: rel,
-                freq_recurrence_factor: rec,
-                active_start_date: yyyymmdd(start),
-                active_end_date: end_days.map_or(99991231, |d| yyyymmdd(start + Duration::days(d))),
-                active_start_time: hhmmss(t0),
-                active_end_time: hhmmss(t1),
-            },
-        )
+        .prop_map(|((ft, fi, rel), (st, sn), rec, start, end_days, t0, t1)| AgentSchedule {
+            enabled: 1,
+            freq_type: ft,
+            freq_interval: fi,
+            freq_subday_type: st,
+            freq_subday_interval: sn,
+            freq_relative_interval: rel,
+            freq_recurrence_factor: rec,
+            active_start_date: yyyymmdd(start),
+            active_end_date: end_days.map_or(99991231, |d| yyyymmdd(start + Duration::days(d))),
+            active_start_time: hhmmss(t0),
+            active_end_time: hhmmss(t1),
+        })
 }
 
 /// An instant between 1995 and 2035, on a whole second.
@@ -102,9 +97,7 @@ fn schedule_and_instant() -> impl Strategy<Value = (AgentSchedule, DateTime<Utc>
     (schedule(), near, instant()).prop_map(|(s, near, anywhere)| {
         let start = agent::date_from_int(s.active_start_date);
         let at = match (start, near) {
-            (Some(d), (Some(o), _)) => {
-                d.and_hms_opt(0, 0, 0).expect("midnight").and_utc() + Duration::seconds(o)
-            }
+            (Some(d), (Some(o), _)) => d.and_hms_opt(0, 0, 0).expect("midnight").and_utc() + Duration::seconds(o),
             (Some(d), (_, Some((y, m, o)))) => {
                 NaiveDate::from_ymd_opt(d.year() + y, m, 1)
                     .expect("first of month")
@@ -130,16 +123,12 @@ fn oracle(s: &AgentSchedule, z: Zone, w: Window) -> Vec<Occurrence> {
     let (Some(start), Some(end)) = (parse(s.active_start_date), parse(s.active_end_date)) else {
         return vec![];
     };
-    let (Some(t0), Some(t1)) = (
-        agent::time_from_int(s.active_start_time),
-        agent::time_from_int(s.active_end_time),
-    ) else {
+    let (Some(t0), Some(t1)) = (agent::time_from_int(s.active_start_time), agent::time_from_int(s.active_end_time))
+    else {
         return vec![];
     };
     let every = s.freq_recurrence_factor.max(1);
-    let months_since = |d: NaiveDate| {
-        (d.year() - start.year()) as i64 * 12 + d.month() as i64 - start.month() as i64
-    };
+    let months_since = |d: NaiveDate| (d.year() - start.year()) as i64 * 12 + d.month() as i64 - start.month() as i64;
     let due = |d: NaiveDate| -> bool {
         if d < start || d > end {
             return false;
@@ -163,13 +152,9 @@ fn oracle(s: &AgentSchedule, z: Zone, w: Window) -> Vec<Occurrence> {
                         _ => wd == 0 || wd == 6,
                     }
                 };
-                let first =
-                    NaiveDate::from_ymd_opt(d.year(), d.month(), 1).expect("first of month");
-                let month: Vec<NaiveDate> = first
-                    .iter_days()
-                    .take_while(|x| x.month() == d.month())
-                    .filter(|x| is(*x))
-                    .collect();
+                let first = NaiveDate::from_ymd_opt(d.year(), d.month(), 1).expect("first of month");
+                let month: Vec<NaiveDate> =
+                    first.iter_days().take_while(|x| x.month() == d.month()).filter(|x| is(*x)).collect();
                 let pick = match s.freq_relative_interval {
                     1 => month.first(),
                     2 => month.get(1),
@@ -191,10 +176,7 @@ fn oracle(s: &AgentSchedule, z: Zone, w: Window) -> Vec<Occurrence> {
     let resolve = |n: NaiveDateTime| -> (DateTime<Utc>, Option<Dst>) {
         match z.from_local_datetime(&n) {
             LocalResult::Single(x) => (x.with_timezone(&Utc), None),
-            LocalResult::Ambiguous(a, b) => (
-                a.with_timezone(&Utc).min(b.with_timezone(&Utc)),
-                Some(Dst::Fold),
-            ),
+            LocalResult::Ambiguous(a, b) => (a.with_timezone(&Utc).min(b.with_timezone(&Utc)), Some(Dst::Fold)),
             LocalResult::None => {
                 let mut m = n.with_second(0).unwrap();
                 loop {
@@ -225,13 +207,7 @@ fn oracle(s: &AgentSchedule, z: Zone, w: Window) -> Vec<Occurrence> {
             if last.is_none_or(|l| at > l) {
                 last = Some(at);
                 if w.contains(at) {
-                    out.push(Occurrence {
-                        at,
-                        local: tz::to_local(at, z),
-                        nominal: n,
-                        dst,
-                        schedule: 1,
-                    });
+                    out.push(Occurrence { at, local: tz::to_local(at, z), nominal: n, dst, schedule: 1 });
                 }
             }
             match step {

@@ -12,10 +12,10 @@
 //! - no one-value ranges like `12-12` or `17-17/4`: croniter 6 reads them as the whole field
 //!   (`0 0 * 12-12 *` fires in November), Vixie cron and pg_cron as the one value; Sundial's
 //!   reading is pinned by data cases in `cases/cron/vixie.toml`.
-use sundial_engine::{self as engine, Schedule, cron::CronSchedule};
 use chrono::{NaiveDate, NaiveDateTime, TimeZone, Utc};
 use std::io::Write;
 use std::process::{Command, Stdio};
+use sundial_engine::{self as engine, Schedule, cron::CronSchedule};
 
 const EXPRESSIONS: usize = 520;
 const RUNS: usize = 20;
@@ -120,7 +120,8 @@ fn sundial_agrees_with_croniter() {
     {
         let mut stdin = child.stdin.take().expect("stdin");
         for (expr, at) in &cases {
-            let req = serde_json::json!({"expr": expr, "start": at.format("%Y-%m-%dT%H:%M:%S").to_string(), "count": RUNS});
+            let req =
+                serde_json::json!({"expr": expr, "start": at.format("%Y-%m-%dT%H:%M:%S").to_string(), "count": RUNS});
             writeln!(stdin, "{req}").expect("write to croniter helper");
         }
     }

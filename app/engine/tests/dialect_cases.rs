@@ -29,23 +29,17 @@
 //! A dry-run file (`dry_run/`) holds `[[case]]` tables with `config` (a SchedulerConfigurations
 //! row), `state` (the queue), `now`, and `expect_fire`, `expect_reason` (contained in the
 //! reason), `expect_source`, `expect_zombie`, or `expect_error` (field).
-use sundial_engine::cron::{self, CronSchedule};
-use sundial_engine::seed004::{self, QueueState, SchedulerConfiguration};
-use sundial_engine::{self as engine, Forecast, Schedule, Severity, Window, Zone, tz};
 use chrono::{DateTime, NaiveDateTime, Utc};
 use chrono_tz::Tz;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
+use sundial_engine::cron::{self, CronSchedule};
+use sundial_engine::seed004::{self, QueueState, SchedulerConfiguration};
+use sundial_engine::{self as engine, Forecast, Schedule, Severity, Window, Zone, tz};
 
 /// Minimum cases per directory.
-const MINIMUM: &[(&str, usize)] = &[
-    ("cron", 25),
-    ("mysql_event", 25),
-    ("seed002", 10),
-    ("seed003", 10),
-    ("seed004", 10),
-    ("dry_run", 15),
-];
+const MINIMUM: &[(&str, usize)] =
+    &[("cron", 25), ("mysql_event", 25), ("seed002", 10), ("seed003", 10), ("seed004", 10), ("dry_run", 15)];
 
 #[derive(Deserialize)]
 struct File<C> {
@@ -99,8 +93,7 @@ fn empty_table() -> toml::Value {
 }
 
 fn parse_local(s: &str) -> Result<NaiveDateTime, String> {
-    NaiveDateTime::parse_from_str(s, "%Y-%m-%dT%H:%M:%S")
-        .map_err(|e| format!("bad time {s:?}: {e}"))
+    NaiveDateTime::parse_from_str(s, "%Y-%m-%dT%H:%M:%S").map_err(|e| format!("bad time {s:?}: {e}"))
 }
 
 fn fmt(t: NaiveDateTime) -> String {
@@ -130,12 +123,7 @@ fn schedule_of(dir: &str, v: toml::Value) -> Result<Schedule, String> {
     })
 }
 
-fn check_list(
-    problems: &mut Vec<String>,
-    what: &str,
-    got: Vec<String>,
-    want: &Option<Vec<String>>,
-) {
+fn check_list(problems: &mut Vec<String>, what: &str, got: Vec<String>, want: &Option<Vec<String>>) {
     if let Some(want) = want
         && &got != want
     {
@@ -160,19 +148,12 @@ fn run_case(dir: &str, c: Case) -> Vec<String> {
             (Ok(a), Ok(b)) => (a, b),
             (Err(e), _) | (_, Err(e)) => return vec![e],
         };
-        engine::forecast(
-            7,
-            &schedule,
-            tz,
-            Window::new(tz::local_to_instant(a, tz), tz::local_to_instant(b, tz)),
-        )
+        engine::forecast(7, &schedule, tz, Window::new(tz::local_to_instant(a, tz), tz::local_to_instant(b, tz)))
     } else {
         let after = match c.after.as_deref().map(parse_local) {
             Some(Ok(a)) => a,
             Some(Err(e)) => return vec![e],
-            None => {
-                NaiveDateTime::parse_from_str("2026-01-01T00:00:00", "%Y-%m-%dT%H:%M:%S").unwrap()
-            }
+            None => NaiveDateTime::parse_from_str("2026-01-01T00:00:00", "%Y-%m-%dT%H:%M:%S").unwrap(),
         };
         let count = c
             .count
@@ -189,19 +170,11 @@ fn run_case(dir: &str, c: Case) -> Vec<String> {
     if f.occurrences.windows(2).any(|w| w[0].at >= w[1].at) {
         problems.push("occurrences are not strictly increasing".into());
     }
-    check_list(
-        &mut problems,
-        "expect",
-        f.occurrences.iter().map(|o| fmt(o.local)).collect(),
-        &c.expect,
-    );
+    check_list(&mut problems, "expect", f.occurrences.iter().map(|o| fmt(o.local)).collect(), &c.expect);
     check_list(
         &mut problems,
         "expect_utc",
-        f.occurrences
-            .iter()
-            .map(|o| fmt(o.at.naive_utc()))
-            .collect(),
+        f.occurrences.iter().map(|o| fmt(o.at.naive_utc())).collect(),
         &c.expect_utc,
     );
     check_list(
@@ -213,10 +186,7 @@ fn run_case(dir: &str, c: Case) -> Vec<String> {
     check_list(
         &mut problems,
         "expect_dst",
-        f.occurrences
-            .iter()
-            .map(|o| dst_name(o.dst).to_owned())
-            .collect(),
+        f.occurrences.iter().map(|o| dst_name(o.dst).to_owned()).collect(),
         &c.expect_dst,
     );
     let text: Vec<String> = f.diagnostics.iter().map(|d| d.to_string()).collect();
@@ -225,15 +195,10 @@ fn run_case(dir: &str, c: Case) -> Vec<String> {
             let hit = f.diagnostics.iter().any(|d| {
                 d.severity == Severity::Error
                     && d.field.as_deref() == Some(field.as_str())
-                    && c.expect_value
-                        .as_ref()
-                        .is_none_or(|v| d.value.as_deref() == Some(v.as_str()))
+                    && c.expect_value.as_ref().is_none_or(|v| d.value.as_deref() == Some(v.as_str()))
             });
             if !hit {
-                problems.push(format!(
-                    "expected an Error on {field} (value {:?}); got {text:?}",
-                    c.expect_value
-                ));
+                problems.push(format!("expected an Error on {field} (value {:?}); got {text:?}", c.expect_value));
             }
             if !f.occurrences.is_empty() {
                 problems.push("an Error case produced occurrences".into());
@@ -245,15 +210,9 @@ fn run_case(dir: &str, c: Case) -> Vec<String> {
             }
         }
     }
-    for (want, sev) in [
-        (&c.expect_warning, Severity::Warning),
-        (&c.expect_info, Severity::Info),
-    ] {
+    for (want, sev) in [(&c.expect_warning, Severity::Warning), (&c.expect_info, Severity::Info)] {
         if let Some(w) = want
-            && !f
-                .diagnostics
-                .iter()
-                .any(|d| d.severity == sev && d.to_string().contains(w.as_str()))
+            && !f.diagnostics.iter().any(|d| d.severity == sev && d.to_string().contains(w.as_str()))
         {
             problems.push(format!("expected a {sev:?} containing {w:?}; got {text:?}"));
         }
@@ -261,9 +220,7 @@ fn run_case(dir: &str, c: Case) -> Vec<String> {
     if let Some(m) = &c.expect_message
         && !text.iter().any(|t| t.contains(m.as_str()))
     {
-        problems.push(format!(
-            "expected a diagnostic containing {m:?}; got {text:?}"
-        ));
+        problems.push(format!("expected a diagnostic containing {m:?}; got {text:?}"));
     }
     if let Some(want) = &c.describe {
         let got = match &schedule {
@@ -303,34 +260,22 @@ fn run_dry(c: DryCase) -> Vec<String> {
             if let Some(f) = c.expect_fire
                 && r.would_fire != f
             {
-                problems.push(format!(
-                    "would_fire: expected {f}, got {} ({})",
-                    r.would_fire, r.reason
-                ));
+                problems.push(format!("would_fire: expected {f}, got {} ({})", r.would_fire, r.reason));
             }
             if let Some(w) = &c.expect_reason
                 && !r.reason.contains(w.as_str())
             {
-                problems.push(format!(
-                    "reason: expected it to contain {w:?}, got {:?}",
-                    r.reason
-                ));
+                problems.push(format!("reason: expected it to contain {w:?}, got {:?}", r.reason));
             }
             if let Some(w) = &c.expect_source
                 && r.trigger_source.as_deref() != Some(w.as_str())
             {
-                problems.push(format!(
-                    "trigger_source: expected {w:?}, got {:?}",
-                    r.trigger_source
-                ));
+                problems.push(format!("trigger_source: expected {w:?}, got {:?}", r.trigger_source));
             }
             if let Some(z) = c.expect_zombie
                 && r.zombie_released != z
             {
-                problems.push(format!(
-                    "zombie_released: expected {z}, got {}",
-                    r.zombie_released
-                ));
+                problems.push(format!("zombie_released: expected {z}, got {}", r.zombie_released));
             }
         }
     }
@@ -340,9 +285,7 @@ fn run_dry(c: DryCase) -> Vec<String> {
 fn files(dir: &Path) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
         .map(|rd| {
-            rd.filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-                .collect()
+            rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "toml")).collect()
         })
         .unwrap_or_default();
     v.sort();
@@ -358,11 +301,7 @@ fn every_dialect_case() {
         let mut n = 0;
         for path in files(&root.join(dir)) {
             let text = std::fs::read_to_string(&path).unwrap_or_default();
-            let short = path
-                .strip_prefix(&root)
-                .unwrap_or(&path)
-                .display()
-                .to_string();
+            let short = path.strip_prefix(&root).unwrap_or(&path).display().to_string();
             if *dir == "dry_run" {
                 match toml::from_str::<File<DryCase>>(&text) {
                     Err(e) => failures.push(format!("{short}: does not parse: {e}")),
@@ -392,19 +331,12 @@ fn every_dialect_case() {
             }
         }
         if n < *minimum {
-            failures.push(format!(
-                "{dir}: {n} cases, fewer than the minimum {minimum}"
-            ));
+            failures.push(format!("{dir}: {n} cases, fewer than the minimum {minimum}"));
         }
         counts.push(format!("{dir}: {n}"));
     }
     eprintln!("cases: {}", counts.join(", "));
-    assert!(
-        failures.is_empty(),
-        "{} failure(s):\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "{} failure(s):\n{}", failures.len(), failures.join("\n"));
 }
 
 /// The dialect property the reconciler will use: who queues a tick that comes during a run.
@@ -414,10 +346,7 @@ fn overlap_policy_per_dialect() {
     let cron = Schedule::Cron(CronSchedule::new("* * * * *"));
     assert!(!cron::queues_overlapping_ticks(&agent));
     assert!(cron::queues_overlapping_ticks(&cron));
-    assert_eq!(
-        cron::overlap_policy(&Schedule::MysqlEvent(Default::default())),
-        cron::Overlap::Concurrent
-    );
+    assert_eq!(cron::overlap_policy(&Schedule::MysqlEvent(Default::default())), cron::Overlap::Concurrent);
     let _: DateTime<Utc> = DateTime::<Utc>::UNIX_EPOCH;
 }
 

@@ -2,15 +2,15 @@
 //! checked on generated schedules, zones and windows: occurrences strictly increase and stay
 //! inside the window, adjacent windows add up to their union, next_after agrees with forecast,
 //! cron agrees with a minute-by-minute Vixie oracle, and nothing panics on arbitrary input.
+use chrono::{DateTime, Datelike, Duration, NaiveDateTime, Timelike, Utc};
+use chrono_tz::Tz;
+use proptest::prelude::*;
 use sundial_engine::cron::{self, CronSchedule, Plan};
 use sundial_engine::mysql_event::MysqlEvent;
 use sundial_engine::seed002::Seed002Job;
 use sundial_engine::seed003::Seed003Job;
 use sundial_engine::seed004::{self, QueueState, SchedulerConfiguration};
 use sundial_engine::{self as engine, Occurrence, Schedule, Window, Zone};
-use chrono::{DateTime, Datelike, Duration, NaiveDateTime, Timelike, Utc};
-use chrono_tz::Tz;
-use proptest::prelude::*;
 
 #[path = "support/zones.rs"]
 mod zones;
@@ -45,22 +45,13 @@ fn element(lo: u32, hi: u32) -> impl Strategy<Value = String> {
         (1..=hi.max(2)).prop_map(|n| format!("*/{n}")),
         (lo..=hi).prop_map(|a| a.to_string()),
         (lo..=hi, lo..=hi).prop_map(|(a, b)| format!("{}-{}", a.min(b), a.max(b))),
-        (lo..=hi, lo..=hi, 1..=hi.max(2)).prop_map(|(a, b, n)| format!(
-            "{}-{}/{n}",
-            a.min(b),
-            a.max(b)
-        )),
+        (lo..=hi, lo..=hi, 1..=hi.max(2)).prop_map(|(a, b, n)| format!("{}-{}/{n}", a.min(b), a.max(b))),
     ]
 }
 
 fn cron_field(lo: u32, hi: u32) -> impl Strategy<Value = String> {
-    prop::collection::vec(element(lo, hi), 1..3).prop_map(|v| {
-        if v.iter().any(|e| e.starts_with('*')) {
-            v[0].clone()
-        } else {
-            v.join(",")
-        }
-    })
+    prop::collection::vec(element(lo, hi), 1..3)
+        .prop_map(|v| if v.iter().any(|e| e.starts_with('*')) { v[0].clone() } else { v.join(",") })
 }
 
 fn cron_expr() -> impl Strategy<Value = String> {
@@ -90,13 +81,7 @@ fn mysql_event() -> impl Strategy<Value = MysqlEvent> {
         fields,
         instant(),
         prop::option::of(instant()),
-        prop::sample::select(vec![
-            "SYSTEM",
-            "Europe/Berlin",
-            "America/New_York",
-            "+05:30",
-            "UTC",
-        ]),
+        prop::sample::select(vec!["SYSTEM", "Europe/Berlin", "America/New_York", "+05:30", "UTC"]),
         any::<bool>(),
     )
         .prop_map(|((f, v), starts, ends, tz, once)| MysqlEvent {
@@ -112,19 +97,15 @@ fn mysql_event() -> impl Strategy<Value = MysqlEvent> {
 }
 
 fn seed002() -> impl Strategy<Value = Seed002Job> {
-    (
-        instant(),
-        prop::option::of(instant()),
-        1i64..100_000,
-        prop::option::of(instant()),
-    )
-        .prop_map(|(s, f, i, l)| Seed002Job {
+    (instant(), prop::option::of(instant()), 1i64..100_000, prop::option::of(instant())).prop_map(|(s, f, i, l)| {
+        Seed002Job {
             job_schedule_start: Some(ts(s)),
             job_schedule_finish: f.map(ts),
             job_schedule_interval: Some(i.to_string()),
             job_runner_last_cycle_start: l.map(ts),
             ..Seed002Job::default()
-        })
+        }
+    })
 }
 
 fn seed003() -> impl Strategy<Value = Seed003Job> {
@@ -144,14 +125,8 @@ fn seed003() -> impl Strategy<Value = Seed003Job> {
         )),
         (1i64..=5, prop_oneof![1i64..=7, Just(-1)]).prop_map(|(w, x)| (3, None, Some(w), Some(x))),
     ];
-    (
-        kind,
-        1i64..=12,
-        0i64..86_400,
-        instant(),
-        prop::option::of(instant()),
-    )
-        .prop_map(|((t, abs, w, x), f, at, vf, last)| Seed003Job {
+    (kind, 1i64..=12, 0i64..86_400, instant(), prop::option::of(instant())).prop_map(
+        |((t, abs, w, x), f, at, vf, last)| Seed003Job {
             frequency_type: Some(t.to_string()),
             frequency: Some(f.to_string()),
             absolute_sub_frequency: abs,
@@ -161,16 +136,13 @@ fn seed003() -> impl Strategy<Value = Seed003Job> {
             valid_from: Some(ts(vf)),
             last_run_on: last.map(ts),
             ..Seed003Job::default()
-        })
+        },
+    )
 }
 
 fn seed004() -> impl Strategy<Value = SchedulerConfiguration> {
-    let times = prop::collection::vec((0u32..24, 0u32..60), 1..4).prop_map(|v| {
-        v.iter()
-            .map(|(h, m)| format!("{h:02}:{m:02}"))
-            .collect::<Vec<_>>()
-            .join(",")
-    });
+    let times = prop::collection::vec((0u32..24, 0u32..60), 1..4)
+        .prop_map(|v| v.iter().map(|(h, m)| format!("{h:02}:{m:02}")).collect::<Vec<_>>().join(","));
     (
         prop::sample::select(vec!["interval", "daily", "weekly", "monthly"]),
         times,
@@ -207,17 +179,9 @@ fn strictly_increasing(os: &[Occurrence]) -> bool {
 
 /// Vixie's rule, minute by minute, for a checked expression in UTC.
 fn vixie_matches(f: &cron::Fields, t: NaiveDateTime) -> bool {
-    let dom_ok = if f.last_dom {
-        (t + Duration::days(1)).day() == 1
-    } else {
-        f.dom.contains(&t.day())
-    };
+    let dom_ok = if f.last_dom { (t + Duration::days(1)).day() == 1 } else { f.dom.contains(&t.day()) };
     let dow_ok = f.dow.contains(&t.weekday().num_days_from_sunday());
-    let days = if f.and_days {
-        dom_ok && dow_ok
-    } else {
-        dom_ok || dow_ok
-    };
+    let days = if f.and_days { dom_ok && dow_ok } else { dom_ok || dow_ok };
     t.second() == 0
         && f.minute.contains(&t.minute())
         && f.hour.contains(&t.hour())

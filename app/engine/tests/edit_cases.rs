@@ -105,18 +105,12 @@ fn from_toml<T: serde::de::DeserializeOwned>(v: &toml::Value, what: &str) -> Res
 }
 
 fn parse_local(s: &str) -> Result<NaiveDateTime, String> {
-    NaiveDateTime::parse_from_str(s, "%Y-%m-%dT%H:%M:%S")
-        .map_err(|e| format!("bad time {s:?}: {e}"))
+    NaiveDateTime::parse_from_str(s, "%Y-%m-%dT%H:%M:%S").map_err(|e| format!("bad time {s:?}: {e}"))
 }
 
 fn parse_version(s: &str) -> Result<(u32, u32), String> {
-    let (a, b) = s
-        .split_once('.')
-        .ok_or_else(|| format!("bad version {s:?}"))?;
-    Ok((
-        a.parse().map_err(|_| format!("bad version {s:?}"))?,
-        b.parse().map_err(|_| format!("bad version {s:?}"))?,
-    ))
+    let (a, b) = s.split_once('.').ok_or_else(|| format!("bad version {s:?}"))?;
+    Ok((a.parse().map_err(|_| format!("bad version {s:?}"))?, b.parse().map_err(|_| format!("bad version {s:?}"))?))
 }
 
 fn diags_text(d: &[sundial_engine::Diagnostic]) -> Vec<String> {
@@ -126,7 +120,9 @@ fn diags_text(d: &[sundial_engine::Diagnostic]) -> Vec<String> {
 fn run(case: &Case) -> Vec<String> {
     let mut problems = Vec::new();
     if !case.checks_something() {
-        return vec!["case checks nothing (give expect_schedule, expect_error, msdb, expect_warnings, expect_sql, …)".into()];
+        return vec![
+            "case checks nothing (give expect_schedule, expect_error, msdb, expect_warnings, expect_sql, …)".into(),
+        ];
     }
     let Some(dialect) = Dialect::parse(&case.dialect) else {
         return vec![format!("unknown dialect {:?}", case.dialect)];
@@ -138,11 +134,7 @@ fn run(case: &Case) -> Vec<String> {
         if dialect != Dialect::Agent {
             return vec!["`agent` needs dialect = \"agent\"".into()];
         }
-        row = Some(Row {
-            schedule: Schedule::Agent(a.clone()),
-            target: Target::none(Dialect::Agent),
-            active: None,
-        });
+        row = Some(Row { schedule: Schedule::Agent(a.clone()), target: Target::none(Dialect::Agent), active: None });
     } else if let Some(r) = &case.row {
         let json = match json_of(r) {
             Ok(j) => j,
@@ -157,26 +149,14 @@ fn run(case: &Case) -> Vec<String> {
                         let hit = diags.iter().any(|d| {
                             d.severity == Severity::Error
                                 && d.field.as_deref() == Some(field.as_str())
-                                && case
-                                    .expect_value
-                                    .as_ref()
-                                    .is_none_or(|v| d.value.as_deref() == Some(v.as_str()))
-                                && case
-                                    .expect_message
-                                    .as_ref()
-                                    .is_none_or(|m| d.to_string().contains(m.as_str()))
+                                && case.expect_value.as_ref().is_none_or(|v| d.value.as_deref() == Some(v.as_str()))
+                                && case.expect_message.as_ref().is_none_or(|m| d.to_string().contains(m.as_str()))
                         });
                         if !hit {
                             problems.push(format!(
                                 "no Error naming {field}{}{}; got {shown:?}",
-                                case.expect_value
-                                    .as_ref()
-                                    .map(|v| format!(" = {v}"))
-                                    .unwrap_or_default(),
-                                case.expect_message
-                                    .as_ref()
-                                    .map(|m| format!(" containing {m:?}"))
-                                    .unwrap_or_default()
+                                case.expect_value.as_ref().map(|v| format!(" = {v}")).unwrap_or_default(),
+                                case.expect_message.as_ref().map(|m| format!(" containing {m:?}")).unwrap_or_default()
                             ));
                         }
                         if diags.iter().any(|d| d.severity != Severity::Error) {
@@ -187,10 +167,7 @@ fn run(case: &Case) -> Vec<String> {
             }
             Ok(r) => {
                 if let Some(field) = &case.expect_error {
-                    problems.push(format!(
-                        "expected an Error naming {field}; parsed {:?}",
-                        r.schedule
-                    ));
+                    problems.push(format!("expected an Error naming {field}; parsed {:?}", r.schedule));
                 }
                 // Invariants: to_row round-trips; applying a schedule onto itself changes nothing.
                 let again = edit::to_row(&r.schedule);
@@ -200,10 +177,9 @@ fn run(case: &Case) -> Vec<String> {
                         "to_row does not round-trip:\n      row  {again}\n      was  {:?}\n      now  {s:?}",
                         r.schedule
                     )),
-                    Err(d) => problems.push(format!(
-                        "to_row's row does not parse: {:?}\n      {again}",
-                        diags_text(&d)
-                    )),
+                    Err(d) => {
+                        problems.push(format!("to_row's row does not parse: {:?}\n      {again}", diags_text(&d)))
+                    }
                 }
                 let same = edit::apply_row_statement(Some(&r), &r, &r.target);
                 if !same.starts_with("-- No change") {
@@ -227,10 +203,7 @@ fn run(case: &Case) -> Vec<String> {
             (None, _) => need_row("expect_schedule", &mut problems),
             (Some(r), Ok(w)) => {
                 if r.schedule != w {
-                    problems.push(format!(
-                        "schedule:\n      want {w:?}\n      got  {:?}",
-                        r.schedule
-                    ));
+                    problems.push(format!("schedule:\n      want {w:?}\n      got  {:?}", r.schedule));
                 }
                 if Dialect::of(&r.schedule) != dialect {
                     problems.push("parsed into another dialect".into());
@@ -239,18 +212,12 @@ fn run(case: &Case) -> Vec<String> {
         }
     }
     if let Some(want) = &case.expect_target {
-        match (
-            &row,
-            with_dialect(want, dialect).and_then(|t| from_toml::<Target>(&t, "expect_target")),
-        ) {
+        match (&row, with_dialect(want, dialect).and_then(|t| from_toml::<Target>(&t, "expect_target"))) {
             (_, Err(e)) => problems.push(e),
             (None, _) => need_row("expect_target", &mut problems),
             (Some(r), Ok(w)) => {
                 if r.target != w {
-                    problems.push(format!(
-                        "target:\n      want {w:?}\n      got  {:?}",
-                        r.target
-                    ));
+                    problems.push(format!("target:\n      want {w:?}\n      got  {:?}", r.target));
                 }
             }
         }
@@ -258,9 +225,7 @@ fn run(case: &Case) -> Vec<String> {
     if let Some(want) = case.expect_active {
         match &row {
             None => need_row("expect_active", &mut problems),
-            Some(r) if r.active != Some(want) => {
-                problems.push(format!("active: want {want}, got {:?}", r.active))
-            }
+            Some(r) if r.active != Some(want) => problems.push(format!("active: want {want}, got {:?}", r.active)),
             _ => {}
         }
     }
@@ -317,15 +282,9 @@ fn run(case: &Case) -> Vec<String> {
         if got.iter().any(|d| d.severity != Severity::Warning) {
             problems.push(format!("warnings holds a non-Warning: {shown:?}"));
         }
-        let ok = got.len() == want.len()
-            && got
-                .iter()
-                .zip(want)
-                .all(|(g, w)| g.to_string().contains(w.as_str()));
+        let ok = got.len() == want.len() && got.iter().zip(want).all(|(g, w)| g.to_string().contains(w.as_str()));
         if !ok {
-            problems.push(format!(
-                "warnings:\n      want {want:?}\n      got  {shown:?}"
-            ));
+            problems.push(format!("warnings:\n      want {want:?}\n      got  {shown:?}"));
         }
     }
     if let Some(want) = &case.expect_sql {
@@ -344,22 +303,15 @@ fn run(case: &Case) -> Vec<String> {
             },
         };
         let target = match &case.target {
-            Some(t) => {
-                match with_dialect(t, dialect).and_then(|t| from_toml::<Target>(&t, "target")) {
-                    Ok(t) => t,
-                    Err(e) => return vec![e],
-                }
-            }
-            None => original
-                .as_ref()
-                .map(|o| o.target.clone())
-                .unwrap_or_else(|| r.target.clone()),
+            Some(t) => match with_dialect(t, dialect).and_then(|t| from_toml::<Target>(&t, "target")) {
+                Ok(t) => t,
+                Err(e) => return vec![e],
+            },
+            None => original.as_ref().map(|o| o.target.clone()).unwrap_or_else(|| r.target.clone()),
         };
         let got = edit::apply_row_statement(original.as_ref(), r, &target);
         if got.trim_end() != want.trim_end() {
-            problems.push(format!(
-                "apply_row_statement:\n      want {want}\n      got  {got}"
-            ));
+            problems.push(format!("apply_row_statement:\n      want {want}\n      got  {got}"));
         }
     }
     problems
@@ -368,8 +320,7 @@ fn run(case: &Case) -> Vec<String> {
 /// A Target table with `dialect` set to the case's when it has none.
 fn with_dialect(v: &toml::Value, d: Dialect) -> Result<toml::Value, String> {
     let mut t = v.as_table().cloned().ok_or("a target must be a table")?;
-    t.entry("dialect")
-        .or_insert_with(|| toml::Value::String(d.key().to_owned()));
+    t.entry("dialect").or_insert_with(|| toml::Value::String(d.key().to_owned()));
     Ok(toml::Value::Table(t))
 }
 
@@ -392,10 +343,7 @@ fn edit_cases() {
     let files = case_files();
     assert!(!files.is_empty(), "no case files in tests/cases/edit");
     for path in files {
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let text = match std::fs::read_to_string(&path) {
             Ok(t) => t,
             Err(e) => {
@@ -420,50 +368,22 @@ fn edit_cases() {
             }
             let problems = run(case);
             if !problems.is_empty() {
-                failures.push(format!(
-                    "{name} / {}:\n    {}",
-                    case.name,
-                    problems.join("\n    ")
-                ));
+                failures.push(format!("{name} / {}:\n    {}", case.name, problems.join("\n    ")));
             }
         }
     }
-    eprintln!(
-        "edit cases: {total} run, {} failed; {per_prefix:?}",
-        failures.len()
-    );
-    assert!(
-        failures.is_empty(),
-        "{} of {total} edit cases failed:\n\n{}",
-        failures.len(),
-        failures.join("\n\n")
-    );
+    eprintln!("edit cases: {total} run, {} failed; {per_prefix:?}", failures.len());
+    assert!(failures.is_empty(), "{} of {total} edit cases failed:\n\n{}", failures.len(), failures.join("\n\n"));
     for ((prefix, n), (_, min)) in per_prefix.iter().zip(MINIMUM) {
-        assert!(
-            *n >= *min,
-            "only {n} {prefix}* cases; at least {min} expected"
-        );
+        assert!(*n >= *min, "only {n} {prefix}* cases; at least {min} expected");
     }
-    assert!(
-        total >= MINIMUM_TOTAL,
-        "only {total} edit cases; at least {MINIMUM_TOTAL} expected"
-    );
+    assert!(total >= MINIMUM_TOTAL, "only {total} edit cases; at least {MINIMUM_TOTAL} expected");
 }
 
 #[test]
 fn dialect_keys_are_stable_and_parse_back() {
     let keys: Vec<&str> = Dialect::ALL.iter().map(|d| d.key()).collect();
-    assert_eq!(
-        keys,
-        [
-            "agent",
-            "cron",
-            "mysql_event",
-            "job_table",
-            "service_broker",
-            "primentra"
-        ]
-    );
+    assert_eq!(keys, ["agent", "cron", "mysql_event", "job_table", "service_broker", "primentra"]);
     let labels: Vec<&str> = Dialect::ALL.iter().map(|d| d.label()).collect();
     assert_eq!(
         labels,
@@ -478,27 +398,16 @@ fn dialect_keys_are_stable_and_parse_back() {
     );
     for d in Dialect::ALL {
         assert_eq!(Dialect::parse(d.key()), Some(d));
-        assert_eq!(
-            Dialect::parse(&format!(" {} ", d.key().to_uppercase())),
-            Some(d)
-        );
+        assert_eq!(Dialect::parse(&format!(" {} ", d.key().to_uppercase())), Some(d));
         assert_eq!(d.key().parse::<Dialect>(), Ok(d));
         assert_eq!(d.to_string(), d.key());
         // serde uses the key too (URLs and JSON agree).
-        assert_eq!(
-            serde_json::to_string(&d).unwrap(),
-            format!("\"{}\"", d.key())
-        );
+        assert_eq!(serde_json::to_string(&d).unwrap(), format!("\"{}\"", d.key()));
         assert_eq!(Target::none(d).dialect(), d);
     }
     assert_eq!(Dialect::parse("seed003"), Some(Dialect::Seed003));
     assert!(Dialect::parse("oracle").is_none());
-    assert!(
-        "oracle"
-            .parse::<Dialect>()
-            .unwrap_err()
-            .contains("agent, cron")
-    );
+    assert!("oracle".parse::<Dialect>().unwrap_err().contains("agent, cron"));
 }
 
 #[test]
@@ -514,16 +423,7 @@ fn a_mismatched_original_or_target_is_said_and_ignored() {
     let agent = edit::parse_row(Dialect::Agent, r#"{"freq_type": 4, "freq_interval": 1}"#).unwrap();
     let cron = edit::parse_row(Dialect::Cron, r#"{"schedule": "0 3 * * *"}"#).unwrap();
     let s = edit::apply_statement(Some(&agent), &cron, &Target::agent(5));
-    assert!(
-        s.contains("The original is a SQL Server Agent schedule, not pg_cron"),
-        "{s}"
-    );
-    assert!(
-        s.contains("The target names a SQL Server Agent row, not pg_cron"),
-        "{s}"
-    );
-    assert!(
-        s.ends_with("SELECT cron.alter_job(job_id := <jobid>, schedule := '0 3 * * *');"),
-        "{s}"
-    );
+    assert!(s.contains("The original is a SQL Server Agent schedule, not pg_cron"), "{s}");
+    assert!(s.contains("The target names a SQL Server Agent row, not pg_cron"), "{s}");
+    assert!(s.ends_with("SELECT cron.alter_job(job_id := <jobid>, schedule := '0 3 * * *');"), "{s}");
 }

@@ -1,8 +1,8 @@
 //! `fleet::analyze` on tiny instances.
+use chrono::{DateTime, TimeDelta, Utc};
 use sundial_engine::fleet::{InstanceInput, JobInput, JobSchedule, analyze};
 use sundial_engine::reconcile::{MissCause, Outcome, RunClass, Settings};
 use sundial_engine::{AgentSchedule, Run, RunOutcome, Schedule, Severity, Trigger, Window};
-use chrono::{DateTime, TimeDelta, Utc};
 
 fn t(s: &str) -> DateTime<Utc> {
     DateTime::parse_from_rfc3339(s).unwrap().to_utc()
@@ -262,7 +262,8 @@ fn misses_inside_unobserved_spans_are_unknown_not_missed() {
     let runs = samples.iter().map(|s| run(*s, Trigger::Schedule(Some(1)))).collect();
     let mut j = job("1", "sampled", true, vec![every_minute(1)], runs);
     j.unobserved = samples.windows(2).map(|w| Window::new(w[0], w[1])).collect();
-    let input = InstanceInput { name: "SAMPLED".into(), tz: chrono_tz::UTC.into(), jobs: vec![j], agent_starts: Vec::new() };
+    let input =
+        InstanceInput { name: "SAMPLED".into(), tz: chrono_tz::UTC.into(), jobs: vec![j], agent_starts: Vec::new() };
     let report = analyze(&input, window, now, &Settings::default());
     let job = &report.jobs[0];
     let unknown = job.reconciliation.outcomes.iter().filter(|o| **o == Outcome::Unknown).count();
@@ -286,10 +287,20 @@ fn the_log_has_runs_findings_and_a_sources_own_events_newest_first() {
         id: 1,
         name: "hourly".into(),
         enabled: true,
-        schedule: Schedule::Agent(AgentSchedule { freq_type: 4, freq_interval: 1, freq_subday_type: 8, freq_subday_interval: 1, ..AgentSchedule::default() }),
+        schedule: Schedule::Agent(AgentSchedule {
+            freq_type: 4,
+            freq_interval: 1,
+            freq_subday_type: 8,
+            freq_subday_interval: 1,
+            ..AgentSchedule::default()
+        }),
     };
     let ok = run(t("2024-03-01T09:00:02Z"), Trigger::Schedule(Some(1)));
-    let failed = Run { outcome: RunOutcome::Failed, message: "step 1 failed".into(), ..run(t("2024-03-01T10:00:02Z"), Trigger::Schedule(Some(1))) };
+    let failed = Run {
+        outcome: RunOutcome::Failed,
+        message: "step 1 failed".into(),
+        ..run(t("2024-03-01T10:00:02Z"), Trigger::Schedule(Some(1)))
+    };
     let other = job("P", "Primentra entity", true, Vec::new(), Vec::new());
     let input = InstanceInput {
         name: "LOGGED".into(),
@@ -299,11 +310,24 @@ fn the_log_has_runs_findings_and_a_sources_own_events_newest_first() {
     };
     let report = analyze(&input, window, now, &Settings::default());
     let source = vec![
-        LogEvent { at: t("2024-03-01T10:30:00Z"), job_id: "P".into(), kind: LogKind::Skipped, text: "skipped: already running".into(), members: Vec::new() },
-        LogEvent { at: t("2024-03-01T08:00:00Z"), job_id: "P".into(), kind: LogKind::Started, text: "before the window".into(), members: Vec::new() },
+        LogEvent {
+            at: t("2024-03-01T10:30:00Z"),
+            job_id: "P".into(),
+            kind: LogKind::Skipped,
+            text: "skipped: already running".into(),
+            members: Vec::new(),
+        },
+        LogEvent {
+            at: t("2024-03-01T08:00:00Z"),
+            job_id: "P".into(),
+            kind: LogKind::Started,
+            text: "before the window".into(),
+            members: Vec::new(),
+        },
     ];
     let log = derive(&report, &source);
-    let lines: Vec<(String, &str, LogKind)> = log.iter().map(|e| (e.at.format("%H:%M:%S").to_string(), e.job_id.as_str(), e.kind)).collect();
+    let lines: Vec<(String, &str, LogKind)> =
+        log.iter().map(|e| (e.at.format("%H:%M:%S").to_string(), e.job_id.as_str(), e.kind)).collect();
     assert_eq!(
         lines,
         [

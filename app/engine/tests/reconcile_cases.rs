@@ -30,14 +30,14 @@
 //!
 //! A `[[zombie]]` calls `zombie_periods(due, starts, window, now, min_due)` and expects
 //! `periods = [["START", "END"], …]`.
+use chrono::{DateTime, Duration, NaiveDate, NaiveTime, Utc};
+use serde::Deserialize;
+use std::path::Path;
 use sundial_engine::reconcile::{
     InstanceContext, MissCause, Outcome, Reconciliation, Run, RunClass, RunOutcome, Settings, Trigger, reconcile,
     zombie_periods,
 };
 use sundial_engine::{Occurrence, Window};
-use chrono::{DateTime, Duration, NaiveDate, NaiveTime, Utc};
-use serde::Deserialize;
-use std::path::Path;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]

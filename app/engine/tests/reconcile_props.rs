@@ -1,10 +1,10 @@
 //! Properties of reconciliation and zombie periods on arbitrary input (proptest).
+use chrono::{DateTime, TimeDelta, Utc};
+use proptest::prelude::*;
 use sundial_engine::reconcile::{
     InstanceContext, MissCause, Outcome, Run, RunClass, RunOutcome, Settings, Trigger, reconcile, zombie_periods,
 };
 use sundial_engine::{Occurrence, Window};
-use chrono::{DateTime, TimeDelta, Utc};
-use proptest::prelude::*;
 
 fn base() -> DateTime<Utc> {
     DateTime::parse_from_rfc3339("2024-01-01T00:00:00Z").unwrap().to_utc()

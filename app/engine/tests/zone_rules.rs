@@ -13,9 +13,7 @@ use proptest::prelude::*;
 use std::path::{Path, PathBuf};
 use sundial_engine::cron::{self, CronSchedule};
 use sundial_engine::mysql_event::{self, MysqlEvent};
-use sundial_engine::{
-    self as engine, AgentSchedule, Forecast, Schedule, Window, Zone, ZoneRules, tz,
-};
+use sundial_engine::{self as engine, AgentSchedule, Forecast, Schedule, Window, Zone, ZoneRules, tz};
 
 #[path = "support/zones.rs"]
 mod zones;
@@ -57,8 +55,7 @@ fn schedule_of(dir: &str, v: toml::Value) -> Result<Schedule, String> {
 }
 
 fn parse_local(s: &str) -> Result<NaiveDateTime, String> {
-    NaiveDateTime::parse_from_str(s, "%Y-%m-%dT%H:%M:%S")
-        .map_err(|e| format!("bad time {s:?}: {e}"))
+    NaiveDateTime::parse_from_str(s, "%Y-%m-%dT%H:%M:%S").map_err(|e| format!("bad time {s:?}: {e}"))
 }
 
 fn files(dir: &Path) -> Vec<PathBuf> {
@@ -77,10 +74,7 @@ fn files(dir: &Path) -> Vec<PathBuf> {
 fn outcome(schedule: &Schedule, c: &Case, z: Zone) -> Result<(Vec<Forecast>, Vec<String>), String> {
     let mut forecasts = Vec::new();
     if let Some([a, b]) = &c.window {
-        let w = Window::new(
-            tz::local_to_instant(parse_local(a)?, z),
-            tz::local_to_instant(parse_local(b)?, z),
-        );
+        let w = Window::new(tz::local_to_instant(parse_local(a)?, z), tz::local_to_instant(parse_local(b)?, z));
         forecasts.push(engine::forecast(7, schedule, z, w));
     }
     let after = parse_local(c.after.as_deref().unwrap_or("2026-01-01T00:00:00"))?;
@@ -92,9 +86,7 @@ fn outcome(schedule: &Schedule, c: &Case, z: Zone) -> Result<(Vec<Forecast>, Vec
     let mut texts = vec![after.to_rfc3339()];
     match schedule {
         Schedule::Cron(s) => texts.push(cron::describe_in(s, z)),
-        Schedule::MysqlEvent(e) => {
-            texts.extend(mysql_event::validate(e, z).iter().map(|d| d.to_string()))
-        }
+        Schedule::MysqlEvent(e) => texts.extend(mysql_event::validate(e, z).iter().map(|d| d.to_string())),
         _ => {}
     }
     Ok((forecasts, texts))
@@ -107,11 +99,7 @@ fn every_case_forecasts_the_same_with_rules() {
     let (mut compared, mut zoned, mut occurrences) = (0, 0, 0);
     for dir in ["agent", "cron", "mysql_event"] {
         for path in files(&root.join(dir)) {
-            let short = path
-                .strip_prefix(&root)
-                .unwrap_or(&path)
-                .display()
-                .to_string();
+            let short = path.strip_prefix(&root).unwrap_or(&path).display().to_string();
             let text = std::fs::read_to_string(&path).unwrap_or_default();
             let file: File = match toml::from_str(&text) {
                 Ok(f) => f,
@@ -137,8 +125,7 @@ fn every_case_forecasts_the_same_with_rules() {
                 // run it in that zone too (then TIME_ZONE is `tz`'s own name).
                 let mut zones_of_case = vec![tz];
                 if let Schedule::MysqlEvent(e) = &schedule
-                    && let Some(Ok(event_tz)) =
-                        e.time_zone.as_deref().map(|z| z.trim().parse::<Tz>())
+                    && let Some(Ok(event_tz)) = e.time_zone.as_deref().map(|z| z.trim().parse::<Tz>())
                     && event_tz != tz
                 {
                     zones_of_case.push(event_tz);
@@ -164,12 +151,7 @@ fn every_case_forecasts_the_same_with_rules() {
     eprintln!(
         "zone rules: {compared} case runs compared ({zoned} in a zone other than UTC), {occurrences} occurrences"
     );
-    assert!(
-        failures.is_empty(),
-        "{} case(s) differ:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "{} case(s) differ:\n{}", failures.len(), failures.join("\n"));
     assert!(compared >= 150, "only {compared} cases found");
 }
 
@@ -188,9 +170,7 @@ fn resolution<Z: TimeZone>(z: &Z, local: NaiveDateTime) -> Vec<(DateTime<Utc>, i
 }
 
 fn offset<Z: TimeZone>(z: &Z, at: DateTime<Utc>) -> i32 {
-    z.offset_from_utc_datetime(&at.naive_utc())
-        .fix()
-        .local_minus_utc()
+    z.offset_from_utc_datetime(&at.naive_utc()).fix().local_minus_utc()
 }
 
 /// Zones with daylight saving of every odd kind.
@@ -213,11 +193,7 @@ fn agree(tz: Tz, instant: i64, local: i64) -> Result<(), String> {
     let r = zones::rules(tz);
     let (n, t) = (Zone::Named(tz), at(instant));
     if offset(&tz, t) != offset(&r, t) || offset(&n, t) != offset(&tz, t) {
-        return Err(format!(
-            "{tz}: offset at {t}: chrono-tz {} rules {}",
-            offset(&tz, t),
-            offset(&r, t)
-        ));
+        return Err(format!("{tz}: offset at {t}: chrono-tz {} rules {}", offset(&tz, t), offset(&r, t)));
     }
     if tz::to_local(t, n) != tz::to_local(t, r) {
         return Err(format!("{tz}: wall clock at {t} differs"));
@@ -225,33 +201,23 @@ fn agree(tz: Tz, instant: i64, local: i64) -> Result<(), String> {
     let l = at(local).naive_utc();
     let want = resolution(&tz, l);
     if resolution(&r, l) != want || resolution(&n, l) != want {
-        return Err(format!(
-            "{tz}: {l} resolves to {want:?} in chrono-tz, {:?} with rules",
-            resolution(&r, l)
-        ));
+        return Err(format!("{tz}: {l} resolves to {want:?} in chrono-tz, {:?} with rules", resolution(&r, l)));
     }
     if tz::resolve(l, n) != tz::resolve(l, r) {
         return Err(format!("{tz}: tz::resolve({l}) differs"));
     }
     #[allow(deprecated)]
-    let dates = (
-        tz.offset_from_local_date(&l.date()).map(|o| o.fix()),
-        r.offset_from_local_date(&l.date()).map(|o| o.fix()),
-    );
+    let dates =
+        (tz.offset_from_local_date(&l.date()).map(|o| o.fix()), r.offset_from_local_date(&l.date()).map(|o| o.fix()));
     if dates.0 != dates.1 {
-        return Err(format!(
-            "{tz}: offset_from_local_date({}) differs: {dates:?}",
-            l.date()
-        ));
+        return Err(format!("{tz}: offset_from_local_date({}) differs: {dates:?}", l.date()));
     }
     Ok(())
 }
 
 /// Seconds near a transition of `tz`'s rules (`pick` chooses which, `delta` how far).
 fn near_transition(tz: Tz, pick: usize, delta: i64) -> i64 {
-    let Zone::Rules(r) = zones::rules(tz) else {
-        unreachable!()
-    };
+    let Zone::Rules(r) = zones::rules(tz) else { unreachable!() };
     let ts = r.transitions();
     ts[pick % ts.len()].0 + delta
 }
@@ -291,23 +257,15 @@ fn every_zone_agrees_at_every_transition() {
     let mut failures = Vec::new();
     let mut transitions = 0;
     for &tz in chrono_tz::TZ_VARIANTS.iter() {
-        let Zone::Rules(r) = zones::rules(tz) else {
-            unreachable!()
-        };
+        let Zone::Rules(r) = zones::rules(tz) else { unreachable!() };
         let mut before = r.initial();
         for &(t, after) in r.transitions() {
             transitions += 1;
             let (b, a) = (i64::from(before), i64::from(after));
             let (lo, hi) = (t + b.min(a), t + b.max(a));
-            for (i, l) in [
-                (t - 1, lo - 1),
-                (t, lo),
-                (t + 1, lo + 1),
-                (t, (lo + hi) / 2),
-                (t, hi - 1),
-                (t, hi),
-                (t, hi + 1),
-            ] {
+            for (i, l) in
+                [(t - 1, lo - 1), (t, lo), (t + 1, lo + 1), (t, (lo + hi) / 2), (t, hi - 1), (t, hi), (t, hi + 1)]
+            {
                 if let Err(e) = agree(tz, i, l) {
                     failures.push(e);
                 }
@@ -324,20 +282,12 @@ fn every_zone_agrees_at_every_transition() {
             }
         }
     }
-    eprintln!(
-        "zone rules: {} zones, {transitions} transitions since 1970 checked",
-        chrono_tz::TZ_VARIANTS.len()
-    );
+    eprintln!("zone rules: {} zones, {transitions} transitions since 1970 checked", chrono_tz::TZ_VARIANTS.len());
     assert!(
         failures.is_empty(),
         "{} disagreement(s):\n{}",
         failures.len(),
-        failures
-            .iter()
-            .take(50)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join("\n")
+        failures.iter().take(50).cloned().collect::<Vec<_>>().join("\n")
     );
 }
 
@@ -350,15 +300,9 @@ fn outside_the_span_the_nearest_offset_applies() {
     // Inside: 2000's two changes.
     assert_eq!((r.initial(), r.transitions().len()), (-5 * 3600, 2));
     // 1999-07-01: New York was on EDT, but before `from` the offset at `from` (EST) applies.
-    assert_eq!(
-        offset(&Zone::Rules(r), t("1999-07-01T12:00:00Z")),
-        -5 * 3600
-    );
+    assert_eq!(offset(&Zone::Rules(r), t("1999-07-01T12:00:00Z")), -5 * 3600);
     // 2001-07-01: after `to`, the last offset of 2000 (EST) applies.
-    assert_eq!(
-        offset(&Zone::Rules(r), t("2001-07-01T12:00:00Z")),
-        -5 * 3600
-    );
+    assert_eq!(offset(&Zone::Rules(r), t("2001-07-01T12:00:00Z")), -5 * 3600);
     assert_eq!(offset(&ny, t("2001-07-01T12:00:00Z")), -4 * 3600);
 }
 
@@ -367,24 +311,14 @@ fn outside_the_span_the_nearest_offset_applies() {
 #[test]
 fn rules_travel_as_json() {
     let tz = chrono_tz::Australia::Lord_Howe;
-    let Zone::Rules(r) = zones::rules(tz) else {
-        unreachable!()
-    };
+    let Zone::Rules(r) = zones::rules(tz) else { unreachable!() };
     let json = serde_json::to_string(r).expect("serializes");
     let back: ZoneRules = serde_json::from_str(&json).expect("deserializes");
     assert_eq!(&back, r);
     let z: Zone = serde_json::from_str(&json).expect("a zone from its rules");
     assert_eq!(z, Zone::Rules(r));
     assert_eq!(z.name(), "Australia/Lord_Howe");
-    eprintln!(
-        "zone rules: {} as JSON: {} bytes, {} transitions",
-        tz,
-        json.len(),
-        r.transitions().len()
-    );
+    eprintln!("zone rules: {} as JSON: {} bytes, {} transitions", tz, json.len(), r.transitions().len());
     // By name, with the tz database: chrono-tz's zone.
-    assert_eq!(
-        serde_json::from_str::<Zone>("\"Australia/Lord_Howe\"").expect("by name"),
-        Zone::Named(tz)
-    );
+    assert_eq!(serde_json::from_str::<Zone>("\"Australia/Lord_Howe\"").expect("by name"), Zone::Named(tz));
 }

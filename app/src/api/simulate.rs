@@ -73,22 +73,33 @@ pub mod ssr {
         };
         let now = match &job {
             Some(j) => DateTime::<Utc>::from_timestamp_millis(j.now_ms).unwrap_or_default(),
-            None => super::super::ssr::report(None, 1).await.map(|r| r.now).unwrap_or_else(|_| DateTime::<Utc>::from(std::time::SystemTime::now())),
+            None => super::super::ssr::report(None, 1)
+                .await
+                .map(|r| r.now)
+                .unwrap_or_else(|_| DateTime::<Utc>::from(std::time::SystemTime::now())),
         };
         let dialect = match (&job, blank(&q.dialect)) {
             (Some(j), _) => Dialect::parse(&j.dialect).unwrap_or(Dialect::Agent),
-            (None, Some(d)) => Dialect::parse(&d).ok_or_else(|| ApiError::BadRequest(format!("dialect must be one of {}", Dialect::ALL.map(|d| d.key()).join(", "))))?,
+            (None, Some(d)) => Dialect::parse(&d).ok_or_else(|| {
+                ApiError::BadRequest(format!("dialect must be one of {}", Dialect::ALL.map(|d| d.key()).join(", ")))
+            })?,
             (None, None) => Dialect::Agent,
         };
         let row = match (blank(&q.row), &job) {
             // Pretty, as the page writes rows (a link carries them compact).
-            (Some(r), _) => serde_json::from_str::<serde_json::Value>(&r).ok().and_then(|v| serde_json::to_string_pretty(&v).ok()).unwrap_or(r),
+            (Some(r), _) => serde_json::from_str::<serde_json::Value>(&r)
+                .ok()
+                .and_then(|v| serde_json::to_string_pretty(&v).ok())
+                .unwrap_or(r),
             (None, Some(j)) => j.original.clone(),
             (None, None) => crate::components::simulator::state::pretty(example_row(dialect)),
         };
         let tz_name = match (blank(&q.tz), &job) {
             (Some(t), _) => t,
-            (None, Some(_)) => super::super::ssr::report(blank(&q.instance).as_deref(), 1).await.map(|r| r.tz.name().to_owned()).unwrap_or_else(|_| "UTC".into()),
+            (None, Some(_)) => super::super::ssr::report(blank(&q.instance).as_deref(), 1)
+                .await
+                .map(|r| r.tz.name().to_owned())
+                .unwrap_or_else(|_| "UTC".into()),
             (None, None) => "UTC".into(),
         };
         let rules = match rules(&tz_name) {
@@ -108,17 +119,35 @@ pub mod ssr {
             Some(c) => match c.parse::<usize>() {
                 Ok(n @ 1..=model::MAX_COUNT) => n,
                 _ => {
-                    notes.push(format!("count must be a number from 1 to {}, not {c:?}: showing {}.", model::MAX_COUNT, model::DEFAULT_COUNT));
+                    notes.push(format!(
+                        "count must be a number from 1 to {}, not {c:?}: showing {}.",
+                        model::MAX_COUNT,
+                        model::DEFAULT_COUNT
+                    ));
                     model::DEFAULT_COUNT
                 }
             },
         };
-        let days = blank(&q.days).and_then(|d| d.parse::<u32>().ok()).filter(|d| (1..=model::MAX_DAYS).contains(d)).unwrap_or(model::DEFAULT_DAYS);
+        let days = blank(&q.days)
+            .and_then(|d| d.parse::<u32>().ok())
+            .filter(|d| (1..=model::MAX_DAYS).contains(d))
+            .unwrap_or(model::DEFAULT_DAYS);
         let pg_cron = blank(&q.pg_cron).and_then(|v| {
             let (a, b) = v.split_once('.')?;
             Some((a.parse().ok()?, b.parse().ok()?))
         });
-        Ok(SimSetup { dialect: dialect.key().to_owned(), row, after, count, rules, pg_cron, days, job, notes, now_ms: now.timestamp_millis() })
+        Ok(SimSetup {
+            dialect: dialect.key().to_owned(),
+            row,
+            after,
+            count,
+            rules,
+            pg_cron,
+            days,
+            job,
+            notes,
+            now_ms: now.timestamp_millis(),
+        })
     }
 
     /// The schedule's row with the target's key columns, so the browser reads both from it.
@@ -146,10 +175,18 @@ pub mod ssr {
 
     async fn job(instance: Option<&str>, id: &str, schedule: Option<&str>) -> Result<SimJob, ApiError> {
         let report = super::super::ssr::report(instance, 30).await?;
-        let j = report.jobs.iter().find(|j| j.id == id).ok_or_else(|| ApiError::NotFound { what: format!("job {id}") })?;
+        let j =
+            report.jobs.iter().find(|j| j.id == id).ok_or_else(|| ApiError::NotFound { what: format!("job {id}") })?;
         let chosen = match schedule {
-            Some(s) => j.schedules.iter().find(|x| x.id.to_string() == s).ok_or_else(|| ApiError::NotFound { what: format!("schedule {s} of job {}", j.name) })?,
-            None => j.schedules.first().ok_or_else(|| ApiError::BadRequest(format!("job {} has no schedule to simulate", j.name)))?,
+            Some(s) => j
+                .schedules
+                .iter()
+                .find(|x| x.id.to_string() == s)
+                .ok_or_else(|| ApiError::NotFound { what: format!("schedule {s} of job {}", j.name) })?,
+            None => j
+                .schedules
+                .first()
+                .ok_or_else(|| ApiError::BadRequest(format!("job {} has no schedule to simulate", j.name)))?,
         };
         let dialect = Dialect::of(&chosen.schedule);
         let target = match &chosen.schedule {
@@ -168,7 +205,12 @@ pub mod ssr {
             .filter(|o| o.id != j.id)
             .map(|o| SimOther {
                 name: o.name.clone(),
-                schedules: o.schedules.iter().filter(|s| s.enabled && o.enabled).map(|s| (s.id, edit::to_row(&s.schedule))).collect(),
+                schedules: o
+                    .schedules
+                    .iter()
+                    .filter(|s| s.enabled && o.enabled)
+                    .map(|s| (s.id, edit::to_row(&s.schedule)))
+                    .collect(),
                 estimate: pair(estimate(&o.runs)),
             })
             .collect();
@@ -179,7 +221,12 @@ pub mod ssr {
             dialect: dialect.key().to_owned(),
             schedule_id: chosen.id,
             original: row_with_keys(&chosen.schedule, &target),
-            schedules: j.schedules.iter().filter(|s| s.enabled || s.id == chosen.id).map(|s| (s.id, s.name.clone(), edit::to_row(&s.schedule))).collect(),
+            schedules: j
+                .schedules
+                .iter()
+                .filter(|s| s.enabled || s.id == chosen.id)
+                .map(|s| (s.id, s.name.clone(), edit::to_row(&s.schedule)))
+                .collect(),
             estimate: pair(estimate(&j.runs)),
             others,
             now_ms: report.now.timestamp_millis(),

@@ -30,7 +30,11 @@ fn marker(o: &OccurrenceView, start: i64, end: i64) -> AnyView {
     match o.mark {
         // Routine marks: many, quiet, not tab stops.
         Mark::OnTime | Mark::Upcoming | Mark::Unknown => {
-            let title = if o.note.is_empty() { format!("{} · {}", o.at.zoned(), o.mark.label()) } else { format!("{} · {}", o.at.zoned(), o.note) };
+            let title = if o.note.is_empty() {
+                format!("{} · {}", o.at.zoned(), o.mark.label())
+            } else {
+                format!("{} · {}", o.at.zoned(), o.note)
+            };
             view! { <span class=class style=style title=title></span> }.into_any()
         }
         Mark::Missed | Mark::Late | Mark::Skipped => {
@@ -61,16 +65,14 @@ fn run_bar(r: &RunView, start: i64, end: i64) -> impl IntoView + use<> {
         RunKind::Manual => " · manual",
         RunKind::Unscheduled => " · unscheduled",
     };
-    let mut title = format!("{} · {} · {} · {}{kind}", r.start.zoned(), outcome_label(r.outcome), r.duration, r.trigger);
+    let mut title =
+        format!("{} · {} · {} · {}{kind}", r.start.zoned(), outcome_label(r.outcome), r.duration, r.trigger);
     if !r.message.is_empty() {
         title.push('\n');
         title.push_str(&r.message);
     }
-    let class = format!(
-        "bar o-{}{}",
-        outcome_key(r.outcome),
-        if r.kind == RunKind::Scheduled { "" } else { " bar-extra" }
-    );
+    let class =
+        format!("bar o-{}{}", outcome_key(r.outcome), if r.kind == RunKind::Scheduled { "" } else { " bar-extra" });
     view! {
         <span
             class=class
@@ -83,7 +85,13 @@ fn run_bar(r: &RunView, start: i64, end: i64) -> impl IntoView + use<> {
 }
 
 fn mark_span(m: &MarkSpan, start: i64, end: i64) -> impl IntoView + use<> {
-    let title = format!("{} expected runs ({}), {} – {}", m.count, m.mark.label().to_lowercase(), m.start.zoned(), m.end.zoned());
+    let title = format!(
+        "{} expected runs ({}), {} – {}",
+        m.count,
+        m.mark.label().to_lowercase(),
+        m.start.zoned(),
+        m.end.zoned()
+    );
     view! {
         <span class=format!("mkspan mkspan-{}", m.mark.key()) style=span(m.start.ms, m.end.ms, start, end) title=title></span>
     }

@@ -7,7 +7,12 @@ use leptos::prelude::*;
 /// `<details>`: "290 runs missed from … to …: why", expanding to the list of each miss
 /// (at most [`crate::api::MEMBERS_SHOWN`]; `more` says where the rest are).
 #[component]
-pub fn CollapsedMisses(c: Collapsed, last: TimePoint, #[prop(into)] cause: String, more: &'static str) -> impl IntoView {
+pub fn CollapsedMisses(
+    c: Collapsed,
+    last: TimePoint,
+    #[prop(into)] cause: String,
+    more: &'static str,
+) -> impl IntoView {
     let hidden = c.count.saturating_sub(c.members.len());
     let members = c.members.iter().map(|t| view! { <li><Time t=t.clone()/></li> }).collect_view();
     view! {

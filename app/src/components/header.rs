@@ -35,16 +35,16 @@ fn current_view(path: &str) -> View {
 pub fn Header(#[prop(optional)] instance: Option<InstanceHead>) -> AnyView {
     let stale = instance.as_ref().and_then(|i| i.stale.clone());
     let view_now = current_view(&use_location().pathname.get_untracked());
-    let iq = instance
-        .as_ref()
-        .map(|i| format!("&instance={}", encode_segment(&i.name)))
-        .unwrap_or_default();
+    let iq = instance.as_ref().map(|i| format!("&instance={}", encode_segment(&i.name))).unwrap_or_default();
     let days = instance.as_ref().map(|i| i.days).unwrap_or(crate::api::DEFAULT_DAYS);
     let link = move |v: View, href: String, label: &'static str| {
         let current = (v == view_now).then_some("page");
         view! { <a href=href class="nav-link" aria-current=current data-testid=format!("nav-{}", label.to_lowercase())>{label}</a> }
     };
-    let incidents = instance.as_ref().map(|i| incidents_view(i, &iq)).filter(|_| instance.as_ref().is_some_and(|i| !i.incidents.is_empty()));
+    let incidents = instance
+        .as_ref()
+        .map(|i| incidents_view(i, &iq))
+        .filter(|_| instance.as_ref().is_some_and(|i| !i.incidents.is_empty()));
     view! {
         <header class="topbar">
             <a href="/" class="brand-link">
@@ -119,8 +119,12 @@ fn incident_view(inc: &Incident, scheduler: &str, log_href: String) -> impl Into
             if scheduler == "SQL Agent" { "Zombie Agent." } else { "Zombie scheduler." },
             format!("{scheduler} started no job from "),
         ),
-        IncidentKind::SchedulerDown => ("down", "Scheduler stopped.", format!("{scheduler} was down (it restarted) from ")),
-        IncidentKind::Unreachable => ("unreachable", "Unreachable.", "Sundial could not read this instance from ".to_string()),
+        IncidentKind::SchedulerDown => {
+            ("down", "Scheduler stopped.", format!("{scheduler} was down (it restarted) from "))
+        }
+        IncidentKind::Unreachable => {
+            ("unreachable", "Unreachable.", "Sundial could not read this instance from ".to_string())
+        }
     };
     let cost = match inc.kind {
         IncidentKind::Zombie => {
@@ -137,7 +141,10 @@ fn incident_view(inc: &Incident, scheduler: &str, log_href: String) -> impl Into
         IncidentKind::SchedulerDown if inc.missed == 0 => "no run was due while it was down.".to_string(),
         IncidentKind::SchedulerDown => format!("{} missed across {} jobs.", runs(inc.missed), inc.jobs),
         IncidentKind::Unreachable if inc.ongoing => {
-            format!("it still cannot be read ({}); pages show its last good read.", inc.reason.clone().unwrap_or_default())
+            format!(
+                "it still cannot be read ({}); pages show its last good read.",
+                inc.reason.clone().unwrap_or_default()
+            )
         }
         IncidentKind::Unreachable => format!(
             "{}. Its runs of that time were read once it answered again, unless its history was trimmed meanwhile.",

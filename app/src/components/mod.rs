@@ -9,8 +9,8 @@ pub mod status;
 pub mod time;
 pub mod window_links;
 
-pub use collapsed::CollapsedMisses;
 pub use badge::{MarkBadge, OutcomeBadge, outcome_key, outcome_label};
+pub use collapsed::CollapsedMisses;
 pub use header::Header;
 pub use status::{ErrorPanel, NotFound, set_status};
 pub use time::{Time, prefs};

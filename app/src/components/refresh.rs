@@ -26,5 +26,9 @@ fn reload_when_visible() {
     let once = Closure::once_into_js(reload_when_visible);
     let opts = web_sys::AddEventListenerOptions::new();
     opts.set_once(true);
-    let _ = doc.add_event_listener_with_callback_and_add_event_listener_options("visibilitychange", once.unchecked_ref(), &opts);
+    let _ = doc.add_event_listener_with_callback_and_add_event_listener_options(
+        "visibilitychange",
+        once.unchecked_ref(),
+        &opts,
+    );
 }

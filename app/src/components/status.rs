@@ -7,8 +7,7 @@ use leptos_router::components::A;
 /// Pages render in `SsrMode::Async`, so the status is set before headers go out.
 pub fn set_status(code: u16) {
     #[cfg(feature = "ssr")]
-    if let (Some(opts), Ok(status)) =
-        (use_context::<leptos_axum::ResponseOptions>(), http::StatusCode::from_u16(code))
+    if let (Some(opts), Ok(status)) = (use_context::<leptos_axum::ResponseOptions>(), http::StatusCode::from_u16(code))
     {
         opts.set_status(status);
     }
@@ -23,9 +22,12 @@ pub fn ErrorPanel(err: ApiError, #[prop(optional, into)] base: Option<String>) -
     let (title, hint) = match &err {
         ApiError::BadRequest(_) => ("Bad request", None),
         ApiError::NotFound { .. } => ("Not found", None),
-        ApiError::Unavailable { .. } => {
-            ("Source unavailable", Some("Sundial keeps polling it: the page works again once the source can be read. The fleet page shows every instance's state."))
-        }
+        ApiError::Unavailable { .. } => (
+            "Source unavailable",
+            Some(
+                "Sundial keeps polling it: the page works again once the source can be read. The fleet page shows every instance's state.",
+            ),
+        ),
         ApiError::Transport(_) => ("Request failed", Some("Reload the page to try again.")),
     };
     let fix = matches!(err, ApiError::BadRequest(_)).then(|| {

@@ -1,8 +1,8 @@
 //! The fleet overview (`/fleet`): every configured instance, whether Sundial can read it, and
 //! since when it cannot. An unreachable instance shows its error and the time of its last good
 //! read; the others keep serving.
-use crate::api::{self, DiagnosticLine, FleetData, InstanceStatus, SourceState};
 use crate::api::duration_text;
+use crate::api::{self, DiagnosticLine, FleetData, InstanceStatus, SourceState};
 use crate::components::{ErrorPanel, Header, Time, encode_segment};
 use crate::engine::Severity;
 use leptos::prelude::*;

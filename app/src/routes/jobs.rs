@@ -174,8 +174,12 @@ pub fn sort_rows(rows: &mut [JobRow], key: SortKey, dir: Dir) {
             SortKey::Name => directed(name(a).cmp(&name(b))),
             SortKey::Last => by_opt(a.last_run.as_ref().map(|r| r.start.ms), b.last_run.as_ref().map(|r| r.start.ms)),
             SortKey::Next => by_opt(a.next_expected.as_ref().map(|t| t.ms), b.next_expected.as_ref().map(|t| t.ms)),
-            SortKey::Failed => directed(a.failed.cmp(&b.failed).then(a.streak.cmp(&b.streak)).then(a.retries.cmp(&b.retries))),
-            SortKey::Missed => directed(a.missed.cmp(&b.missed).then(a.late.cmp(&b.late)).then(a.skipped.cmp(&b.skipped))),
+            SortKey::Failed => {
+                directed(a.failed.cmp(&b.failed).then(a.streak.cmp(&b.streak)).then(a.retries.cmp(&b.retries)))
+            }
+            SortKey::Missed => {
+                directed(a.missed.cmp(&b.missed).then(a.late.cmp(&b.late)).then(a.skipped.cmp(&b.skipped)))
+            }
         };
         o.then_with(|| name(a).cmp(&name(b)))
     });
@@ -242,7 +246,8 @@ fn JobsView(data: JobsData, sort: Memo<(SortKey, Dir)>, show: Memo<Show>) -> Any
     let unknown_total: usize = data.jobs.iter().map(|j| j.unknown).sum();
     let with_unknown = data.jobs.iter().filter(|j| j.unknown > 0).count();
     let disabled = data.jobs.iter().filter(|j| !j.enabled).count();
-    let counts: Vec<(Show, usize)> = Show::ALL.iter().map(|s| (*s, data.jobs.iter().filter(|j| s.keeps(j)).count())).collect();
+    let counts: Vec<(Show, usize)> =
+        Show::ALL.iter().map(|s| (*s, data.jobs.iter().filter(|j| s.keeps(j)).count())).collect();
     let path = use_location().pathname;
     let base = move || {
         let p = path.get();
@@ -299,7 +304,10 @@ fn JobsView(data: JobsData, sort: Memo<(SortKey, Dir)>, show: Memo<Show>) -> Any
         if rows.is_empty() {
             return view! { <tr><td colspan="8" class="empty-row">"No job matches this filter in this window."</td></tr> }.into_any();
         }
-        rows.into_iter().map(|r| job_row(r, days, instance.as_deref(), &scheduler_mid).into_any()).collect_view().into_any()
+        rows.into_iter()
+            .map(|r| job_row(r, days, instance.as_deref(), &scheduler_mid).into_any())
+            .collect_view()
+            .into_any()
     };
     let filters = counts
         .into_iter()

@@ -127,7 +127,8 @@ fn log_view(d: LogData, instance: Option<String>) -> impl IntoView {
     let from = d.offset + 1;
     let to = d.offset + d.lines.len();
     let newest_href = (d.cursor.is_some()).then(|| format!("/log?days={days}{problems_q}{kind_q}{limit_q}{iq}"));
-    let older_href = d.next_cursor.as_ref().map(|c| format!("/log?days={days}{problems_q}{kind_q}{limit_q}{iq}&cursor={c}"));
+    let older_href =
+        d.next_cursor.as_ref().map(|c| format!("/log?days={days}{problems_q}{kind_q}{limit_q}{iq}&cursor={c}"));
     let empty = d.lines.is_empty();
     let rows = d.lines.into_iter().map(|l| line_row(l, days, instance.as_deref()).into_any()).collect_view();
     let pager = move || {

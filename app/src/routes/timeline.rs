@@ -2,7 +2,9 @@
 //! time axis, then the same as a table.
 use crate::api::{self, ApiError, RunKind, TableLine, TimelineData, parse_days};
 use crate::components::chart::{Legend, TimelineChart};
-use crate::components::{CollapsedMisses, ErrorPanel, Header, MarkBadge, NotFound, OutcomeBadge, Time, WindowLinks, instance_query, job_href};
+use crate::components::{
+    CollapsedMisses, ErrorPanel, Header, MarkBadge, NotFound, OutcomeBadge, Time, WindowLinks, instance_query, job_href,
+};
 use crate::engine::Severity;
 use crate::routes::jobs::state_badge;
 use leptos::prelude::*;
@@ -92,13 +94,16 @@ fn table_row(l: TableLine) -> impl IntoView {
             r.trigger.clone(),
             r.message.clone(),
         ),
-        None => (view! { <span class="muted">"—"</span> }.into_any(), None, String::new(), String::new(), String::new()),
+        None => {
+            (view! { <span class="muted">"—"</span> }.into_any(), None, String::new(), String::new(), String::new())
+        }
     };
     let collapsed = l.collapsed.is_collapsed();
     // Consecutive misses with one cause: one row, expandable to each of them.
     let note = if collapsed {
         let cause = l.note.strip_prefix("Missed: ").unwrap_or(&l.note).to_string();
-        view! { <CollapsedMisses c=l.collapsed.clone() last=l.at.clone() cause=cause more="the chart shows each"/> }.into_any()
+        view! { <CollapsedMisses c=l.collapsed.clone() last=l.at.clone() cause=cause more="the chart shows each"/> }
+            .into_any()
     } else {
         (!l.note.is_empty()).then(|| view! { <div class="note">{l.note.clone()}</div> }).into_any()
     };
@@ -126,7 +131,8 @@ fn TimelineView(data: TimelineData, pending: ReadSignal<bool>) -> AnyView {
     let job = data.job.clone();
     let days = data.instance.days;
     let id = job.id.clone();
-    let instance = leptos_router::hooks::use_query_map().with_untracked(|q| q.get("instance").filter(|i| !i.is_empty()));
+    let instance =
+        leptos_router::hooks::use_query_map().with_untracked(|q| q.get("instance").filter(|i| !i.is_empty()));
     let title = format!("{} · {} · Sundial", job.name, data.instance.name);
     let lines = data.lines.clone();
     let hidden = data.hidden_lines;

@@ -54,7 +54,9 @@ impl From<ApiError> for Error {
         match e {
             ApiError::BadRequest(what) => Error::BadRequest { what },
             ApiError::NotFound { what } => Error::NotFound { what },
-            ApiError::Unavailable { instance, reason, last_good } => Error::SourceUnavailable { instance, reason, last_good },
+            ApiError::Unavailable { instance, reason, last_good } => {
+                Error::SourceUnavailable { instance, reason, last_good }
+            }
             ApiError::Transport(_) => Error::Internal,
         }
     }

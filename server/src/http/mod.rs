@@ -70,7 +70,10 @@ async fn health() -> Json<serde_json::Value> {
 }
 
 /// `GET /api/jobs?days=N&instance=NAME`
-async fn jobs(State(state): State<AppState>, Query(q): Query<HashMap<String, String>>) -> Result<Json<JobsData>, Error> {
+async fn jobs(
+    State(state): State<AppState>,
+    Query(q): Query<HashMap<String, String>>,
+) -> Result<Json<JobsData>, Error> {
     let days = parse_days(q.get("days").map(String::as_str))?;
     let instance = q.get("instance").map(String::as_str).filter(|i| !i.is_empty());
     let report = state.backend.report(instance, days).await.map_err(app::api::ApiError::from)?;
@@ -105,10 +108,18 @@ async fn prefs(axum::Form(form): axum::Form<PrefsForm>) -> axum::response::Respo
     if let Some(t) = form.theme.as_deref().and_then(Theme::parse) {
         cookies.push((THEME_COOKIE, t.key()));
     }
-    let back = form.back.filter(|b| b.starts_with('/') && !b.starts_with("//") && !b.contains('\\')).unwrap_or_else(|| "/".into());
+    let back = form
+        .back
+        .filter(|b| b.starts_with('/') && !b.starts_with("//") && !b.contains('\\'))
+        .unwrap_or_else(|| "/".into());
     let mut res = (StatusCode::SEE_OTHER, [(header::LOCATION, back)]).into_response();
     for (name, value) in cookies {
-        let c = cookie::Cookie::build((name, value)).path("/").max_age(cookie::time::Duration::days(365)).same_site(cookie::SameSite::Lax).http_only(true).build();
+        let c = cookie::Cookie::build((name, value))
+            .path("/")
+            .max_age(cookie::time::Duration::days(365))
+            .same_site(cookie::SameSite::Lax)
+            .http_only(true)
+            .build();
         if let Ok(v) = HeaderValue::from_str(&c.to_string()) {
             res.headers_mut().append(header::SET_COOKIE, v);
         }

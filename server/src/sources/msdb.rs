@@ -22,8 +22,8 @@ use tokio::net::TcpStream;
 use tokio_util::compat::{Compat, TokioAsyncWriteCompatExt};
 
 use super::msdb_sqlite::{
-    self, Cell, HorizonRead, JobRead, MsdbRows, OutcomeRead, RunningRead, ScheduleRead, SessionRead, date_int, parse_datetime,
-    utc_to_local,
+    self, Cell, HorizonRead, JobRead, MsdbRows, OutcomeRead, RunningRead, ScheduleRead, SessionRead, date_int,
+    parse_datetime, utc_to_local,
 };
 
 /// What can go wrong reading msdb. Messages name the object and the missing permission, never
@@ -51,7 +51,9 @@ fn query_error(object: &'static str, e: tiberius::error::Error) -> Error {
         tiberius::error::Error::Server(t) if matches!(t.code(), 229 | 208 | 916 | 15247 | 2812 | 297) => {
             Error::Permission { object, grant: GRANT }
         }
-        tiberius::error::Error::Server(t) => Error::Query { object, message: format!("error {}: {}", t.code(), t.message()) },
+        tiberius::error::Error::Server(t) => {
+            Error::Query { object, message: format!("error {}: {}", t.code(), t.message()) }
+        }
         _ => Error::Query { object, message: "the connection failed".to_owned() },
     }
 }
@@ -85,7 +87,9 @@ pub async fn connect(t: &Target, timeout: Duration) -> Result<MsdbClient, Error>
     }
     config.authentication(AuthMethod::sql_server(&t.user, &t.password));
     let go = async {
-        let tcp = TcpStream::connect(config.get_addr()).await.map_err(|_| Error::Connect("the server is unreachable".into()))?;
+        let tcp = TcpStream::connect(config.get_addr())
+            .await
+            .map_err(|_| Error::Connect("the server is unreachable".into()))?;
         tcp.set_nodelay(true).ok();
         Client::connect(config, tcp.compat_write()).await.map_err(|e| match e {
             tiberius::error::Error::Server(t) => Error::Connect(format!("error {}: {}", t.code(), t.message())),
@@ -208,15 +212,23 @@ async fn zone(client: &mut MsdbClient, over: Option<Tz>, notes: &mut Vec<Diagnos
         Ok(mut r) => {
             let mut r = r.pop().unwrap_or_default();
             if let Some(id) = take(&mut r, "tz_id").text() {
-                match id.parse::<windows_timezones::WindowsTimezone>().ok().and_then(|w| w.tzdb_id().parse::<Tz>().ok()) {
+                match id.parse::<windows_timezones::WindowsTimezone>().ok().and_then(|w| w.tzdb_id().parse::<Tz>().ok())
+                {
                     Some(tz) => return Ok(tz),
-                    None => notes.push(Diagnostic::warning("CURRENT_TIMEZONE_ID()", &id, "not a Windows zone Sundial can map; using the current offset")),
+                    None => notes.push(Diagnostic::warning(
+                        "CURRENT_TIMEZONE_ID()",
+                        &id,
+                        "not a Windows zone Sundial can map; using the current offset",
+                    )),
                 }
             }
             take(&mut r, "offset_minutes").int().ok().flatten()
         }
         // Before SQL Server 2019 the function does not exist.
-        Err(_) => rows(client, "the server's offset", Q_OFFSET).await?.pop().and_then(|mut r| take(&mut r, "offset_minutes").int().ok().flatten()),
+        Err(_) => rows(client, "the server's offset", Q_OFFSET)
+            .await?
+            .pop()
+            .and_then(|mut r| take(&mut r, "offset_minutes").int().ok().flatten()),
     };
     let minutes = offset.unwrap_or(0);
     let fixed = if minutes % 60 == 0 && (-12 * 60..=14 * 60).contains(&minutes) {
@@ -257,7 +269,12 @@ pub async fn read_instance(
             if let (Some(id), Some(owner)) = (job_id.text(), take(&mut r, "owner").text()) {
                 owners.insert(id, owner);
             }
-            JobRead { job_id, name: take(&mut r, "name"), enabled: take(&mut r, "enabled"), category: take(&mut r, "category") }
+            JobRead {
+                job_id,
+                name: take(&mut r, "name"),
+                enabled: take(&mut r, "enabled"),
+                category: take(&mut r, "category"),
+            }
         })
         .collect();
     let schedule_rows: Vec<ScheduleRead> = rows(client, "msdb.dbo.sysschedules", Q_SCHEDULES)
@@ -324,12 +341,20 @@ pub async fn read_instance(
                 message: take(&mut r, "message"),
             };
             // The steps of this run: rows of its job from its start to its end.
-            let start = o.run_date.int().ok().flatten().and_then(msdb_sqlite::parse_date_int).zip(o.run_time.int().ok().flatten().and_then(msdb_sqlite::parse_time_int));
-            let secs = o.run_duration.int().ok().flatten().and_then(|d| msdb_sqlite::decode_duration(d).ok()).unwrap_or(0);
+            let start = o
+                .run_date
+                .int()
+                .ok()
+                .flatten()
+                .and_then(msdb_sqlite::parse_date_int)
+                .zip(o.run_time.int().ok().flatten().and_then(msdb_sqlite::parse_time_int));
+            let secs =
+                o.run_duration.int().ok().flatten().and_then(|d| msdb_sqlite::decode_duration(d).ok()).unwrap_or(0);
             if let (Some((d, t)), Some(job)) = (start, o.job_id.text()) {
                 let from = d.and_time(t);
                 let to = from + chrono::TimeDelta::seconds(secs);
-                let mine: Vec<&StepRow> = steps.iter().filter(|s| s.job_id == job && s.at >= from && s.at <= to).collect();
+                let mine: Vec<&StepRow> =
+                    steps.iter().filter(|s| s.job_id == job && s.at >= from && s.at <= to).collect();
                 if !mine.is_empty() {
                     o.message = Cell::Text(with_steps(&o.message.text().unwrap_or_default(), &mine));
                 }
@@ -343,7 +368,9 @@ pub async fn read_instance(
         .iter_mut()
         .filter_map(|r| {
             let job_id = take(r, "job_id");
-            if let (Some(id), Some(next)) = (job_id.text(), take(r, "next_scheduled_run_date").text().and_then(|t| parse_datetime(&t))) {
+            if let (Some(id), Some(next)) =
+                (job_id.text(), take(r, "next_scheduled_run_date").text().and_then(|t| parse_datetime(&t)))
+            {
                 agent_next.push((id, next));
             }
             let started = take(r, "start_execution_date");
@@ -393,11 +420,15 @@ pub async fn read_instance(
             .schedules
             .iter()
             .filter(|s| s.enabled && job.enabled)
-            .filter_map(|s| app::engine::next_after(s.id, &s.schedule, tz.into(), now, 1).occurrences.into_iter().next())
+            .filter_map(|s| {
+                app::engine::next_after(s.id, &s.schedule, tz.into(), now, 1).occurrences.into_iter().next()
+            })
             .map(|o| o.at)
             .min();
         if agent >= now && ours.is_none_or(|o| (o - agent).num_seconds().abs() > 60) {
-            let shown = |t: Option<DateTime<Utc>>| t.map_or("none".to_owned(), |t| utc_to_local(t, tz).format("%Y-%m-%d %H:%M:%S").to_string());
+            let shown = |t: Option<DateTime<Utc>>| {
+                t.map_or("none".to_owned(), |t| utc_to_local(t, tz).format("%Y-%m-%d %H:%M:%S").to_string())
+            };
             job.diagnostics.push(Diagnostic::new(
                 Severity::Warning,
                 Some("next_scheduled_run_date"),

@@ -57,20 +57,10 @@ pub enum Error {
     Open(sqlx::Error),
     /// A statement failed: `action` on `table` (a missing table, a read-only file, I/O).
     #[error("SQLite failed to {action} {table}: {source}")]
-    Sql {
-        table: &'static str,
-        action: &'static str,
-        source: sqlx::Error,
-    },
+    Sql { table: &'static str, action: &'static str, source: sqlx::Error },
     /// A value the whole read depends on is unusable (e.g. the meta row's time zone).
     #[error("{table}.{column} = {value} (row {key}): {message}")]
-    BadValue {
-        table: &'static str,
-        column: &'static str,
-        key: String,
-        value: String,
-        message: String,
-    },
+    BadValue { table: &'static str, column: &'static str, key: String, value: String, message: String },
     /// A table that must have a row has none (e.g. `sundial_demo`).
     #[error("{table} has no rows")]
     Empty { table: &'static str },
@@ -555,9 +545,15 @@ pub async fn insert_meta(pool: &SqlitePool, meta: &DemoMeta, history_days: i64) 
 /// Write `syscategories` rows (job categories: class 1, local type 1).
 pub async fn insert_categories(pool: &SqlitePool, rows: &[CategoryRow]) -> Result<(), Error> {
     // Writes syscategories rows.
-    insert_batched(pool, "syscategories", "INSERT INTO syscategories (category_id, category_class, category_type, name) ", rows, |b, r| {
-        b.push_bind(r.category_id).push_bind(1_i64).push_bind(1_i64).push_bind(r.name.clone());
-    })
+    insert_batched(
+        pool,
+        "syscategories",
+        "INSERT INTO syscategories (category_id, category_class, category_type, name) ",
+        rows,
+        |b, r| {
+            b.push_bind(r.category_id).push_bind(1_i64).push_bind(1_i64).push_bind(r.name.clone());
+        },
+    )
     .await
 }
 
@@ -659,7 +655,10 @@ pub async fn insert_job_schedules(pool: &SqlitePool, rows: &[JobScheduleRow]) ->
         "INSERT INTO sysjobschedules (schedule_id, job_id, next_run_date, next_run_time) ",
         rows,
         |b, r| {
-            b.push_bind(r.schedule_id).push_bind(r.job_id.clone()).push_bind(r.next_run_date).push_bind(r.next_run_time);
+            b.push_bind(r.schedule_id)
+                .push_bind(r.job_id.clone())
+                .push_bind(r.next_run_date)
+                .push_bind(r.next_run_time);
         },
     )
     .await
@@ -811,10 +810,11 @@ pub struct SessionRead {
 /// The demo's meta row: instance name, time zone, "now", seed.
 pub async fn read_meta(pool: &SqlitePool) -> Result<DemoMeta, Error> {
     // Reads sundial_demo's row (the first, should there be more).
-    let row: Option<MetaRead> = sqlx::query_as("SELECT instance_name, time_zone, now_utc, seed FROM sundial_demo LIMIT 1")
-        .fetch_optional(pool)
-        .await
-        .map_err(sql("sundial_demo", "read"))?;
+    let row: Option<MetaRead> =
+        sqlx::query_as("SELECT instance_name, time_zone, now_utc, seed FROM sundial_demo LIMIT 1")
+            .fetch_optional(pool)
+            .await
+            .map_err(sql("sundial_demo", "read"))?;
     let row = row.ok_or(Error::Empty { table: "sundial_demo" })?;
     let bad = |column: &'static str, value: &Cell, message: &str| Error::BadValue {
         table: "sundial_demo",
@@ -823,7 +823,10 @@ pub async fn read_meta(pool: &SqlitePool) -> Result<DemoMeta, Error> {
         value: value.shown(),
         message: message.into(),
     };
-    let name = row.instance_name.text().ok_or_else(|| bad("instance_name", &row.instance_name, "the instance needs a name"))?;
+    let name = row
+        .instance_name
+        .text()
+        .ok_or_else(|| bad("instance_name", &row.instance_name, "the instance needs a name"))?;
     let tz = row
         .time_zone
         .text()
@@ -866,7 +869,11 @@ fn outcome_to_run(r: &OutcomeRead, tz: Tz) -> (Option<Run>, Vec<Diagnostic>) {
         Err(d) => return (None, vec![d]),
     };
     let Some(outcome) = RunOutcome::from_run_status(status) else {
-        let d = Diagnostic::warning("run_status", status, format!("{key}: msdb writes run_status 0 to 4 only; the row is left out"));
+        let d = Diagnostic::warning(
+            "run_status",
+            status,
+            format!("{key}: msdb writes run_status 0 to 4 only; the row is left out"),
+        );
         return (None, vec![d]);
     };
     let date = match required_int(&r.run_date, "run_date", &key, LEFT_OUT) {
@@ -889,7 +896,11 @@ fn outcome_to_run(r: &OutcomeRead, tz: Tz) -> (Option<Run>, Vec<Diagnostic>) {
         Ok(v) => match decode_duration(v) {
             Ok(s) => s,
             Err((secs, why)) => {
-                diags.push(Diagnostic::warning("run_duration", v, format!("{key}: {why}; read as {}s", secs.unwrap_or(0))));
+                diags.push(Diagnostic::warning(
+                    "run_duration",
+                    v,
+                    format!("{key}: {why}; read as {}s", secs.unwrap_or(0)),
+                ));
                 secs.unwrap_or(0)
             }
         },
@@ -912,7 +923,13 @@ fn outcome_to_run(r: &OutcomeRead, tz: Tz) -> (Option<Run>, Vec<Diagnostic>) {
 fn schedule_from_row(r: &ScheduleRead) -> Result<JobSchedule, Diagnostic> {
     let id = match r.schedule_id.int() {
         Ok(Some(id)) => id,
-        _ => return Err(Diagnostic::error("schedule_id", r.schedule_id.shown(), "sysjobschedules row without a usable schedule_id; the schedule is left out")),
+        _ => {
+            return Err(Diagnostic::error(
+                "schedule_id",
+                r.schedule_id.shown(),
+                "sysjobschedules row without a usable schedule_id; the schedule is left out",
+            ));
+        }
     };
     let key = format!("sysschedules row schedule_id {id}");
     let get = |cell: &Cell, column: &str| -> Result<i64, Diagnostic> {
@@ -1045,7 +1062,6 @@ pub struct MsdbRows {
 /// The engine's view of an instance from msdb's rows (see [`read_instance`] for what each
 /// part means). Never fails: corrupt rows become diagnostics on their job.
 pub fn assemble(name: &str, tz: Tz, window: Window, rows: &MsdbRows) -> InstanceInput {
-
     // Reads every job with its category name (LEFT JOIN: a job whose category is gone still counts).
     let job_rows: &Vec<JobRead> = &rows.job_rows;
 
@@ -1057,7 +1073,11 @@ pub fn assemble(name: &str, tz: Tz, window: Window, rows: &MsdbRows) -> Instance
         let enabled = match r.enabled.int() {
             Ok(Some(v)) => v != 0,
             _ => {
-                diagnostics.push(Diagnostic::warning("enabled", r.enabled.shown(), format!("sysjobs row job_id {id}: enabled is not 0 or 1; taken as enabled")));
+                diagnostics.push(Diagnostic::warning(
+                    "enabled",
+                    r.enabled.shown(),
+                    format!("sysjobs row job_id {id}: enabled is not 0 or 1; taken as enabled"),
+                ));
                 true
             }
         };

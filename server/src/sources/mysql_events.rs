@@ -18,9 +18,9 @@ use app::engine::mysql_event::MysqlEvent;
 use app::engine::{Diagnostic, Run, RunOutcome, Schedule, Severity, Trigger, Window};
 use chrono::{DateTime, FixedOffset, NaiveDateTime, TimeZone, Utc};
 use chrono_tz::Tz;
+use sqlx::Executor;
 use sqlx::Row;
 use sqlx::mysql::{MySqlConnectOptions, MySqlDatabaseError, MySqlPool, MySqlPoolOptions};
-use sqlx::Executor;
 use std::time::Duration;
 
 use super::snapshots::{self, Store};
@@ -118,10 +118,11 @@ fn to_utc(local: &str, zone: Zone) -> Option<DateTime<Utc>> {
 /// The server's zone for `SYSTEM` events (and for forecasting them): the configured override,
 /// else `@@global.time_zone`, else `@@system_time_zone`, else UTC with a warning.
 async fn server_zone(pool: &MySqlPool, over: Option<Tz>, notes: &mut Vec<Diagnostic>) -> Result<Tz, Error> {
-    let row = sqlx::query("SELECT @@global.time_zone AS tz, @@system_time_zone AS sys, @@global.event_scheduler AS sched")
-        .fetch_one(pool)
-        .await
-        .map_err(|e| query_error("server variables", "a login", e))?;
+    let row =
+        sqlx::query("SELECT @@global.time_zone AS tz, @@system_time_zone AS sys, @@global.event_scheduler AS sched")
+            .fetch_one(pool)
+            .await
+            .map_err(|e| query_error("server variables", "a login", e))?;
     let global: String = row.try_get("tz").unwrap_or_default();
     let system: String = row.try_get("sys").unwrap_or_default();
     let scheduler: String = row.try_get("sched").unwrap_or_default();
@@ -241,7 +242,8 @@ pub async fn read_instance(
     }
     let executions = executions(pool, &mut notes).await;
 
-    let text = |r: &sqlx::mysql::MySqlRow, c: &str| -> Option<String> { r.try_get::<Option<String>, _>(c).ok().flatten() };
+    let text =
+        |r: &sqlx::mysql::MySqlRow, c: &str| -> Option<String> { r.try_get::<Option<String>, _>(c).ok().flatten() };
     let mut jobs = Vec::with_capacity(rows.len());
     for (i, r) in rows.iter().enumerate() {
         let id = i as i64 + 1;
@@ -264,15 +266,24 @@ pub async fn read_instance(
         };
         let mut diagnostics = Vec::new();
         let zone_text = event.time_zone.clone().unwrap_or_else(|| "SYSTEM".into());
-        let zone = if zone_text.eq_ignore_ascii_case("SYSTEM") { Some(Zone::Named(tz)) } else { parse_zone(&zone_text) };
+        let zone =
+            if zone_text.eq_ignore_ascii_case("SYSTEM") { Some(Zone::Named(tz)) } else { parse_zone(&zone_text) };
         let last = match (&event.last_executed, zone) {
             (None, _) => None,
             (Some(le), Some(z)) => to_utc(le, z).or_else(|| {
-                diagnostics.push(Diagnostic::warning("LAST_EXECUTED", le, "not a time Sundial can read; this poll's sample is lost"));
+                diagnostics.push(Diagnostic::warning(
+                    "LAST_EXECUTED",
+                    le,
+                    "not a time Sundial can read; this poll's sample is lost",
+                ));
                 None
             }),
             (Some(le), None) => {
-                diagnostics.push(Diagnostic::warning("TIME_ZONE", &zone_text, format!("unknown zone; LAST_EXECUTED {le} not sampled")));
+                diagnostics.push(Diagnostic::warning(
+                    "TIME_ZONE",
+                    &zone_text,
+                    format!("unknown zone; LAST_EXECUTED {le} not sampled"),
+                ));
                 None
             }
         };
@@ -294,10 +305,15 @@ pub async fn read_instance(
             .collect();
         let covered_from = runs.iter().map(|r| r.start - chrono::TimeDelta::seconds(SAME_EXECUTION_SECS)).min();
         runs.extend(
-            seen.samples
-                .iter()
-                .filter(|(at, _)| window.contains(*at) && covered_from.is_none_or(|c| *at < c))
-                .map(|(at, _)| Run { start: *at, duration_secs: 0, outcome: RunOutcome::Succeeded, trigger: Trigger::Schedule(Some(id)), message: String::new() }),
+            seen.samples.iter().filter(|(at, _)| window.contains(*at) && covered_from.is_none_or(|c| *at < c)).map(
+                |(at, _)| Run {
+                    start: *at,
+                    duration_secs: 0,
+                    outcome: RunOutcome::Succeeded,
+                    trigger: Trigger::Schedule(Some(id)),
+                    message: String::new(),
+                },
+            ),
         );
         runs.sort_by_key(|r| r.start);
 

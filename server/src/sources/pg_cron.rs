@@ -71,31 +71,31 @@ pub async fn connect_read_only(url: &str, timeout: Duration) -> Result<PgPool, E
 /// [`connect_read_only`] from options built field by field (host, user, password …).
 pub async fn connect_read_only_with(options: PgConnectOptions, timeout: Duration) -> Result<PgPool, Error> {
     let options = options.options([("default_transaction_read_only", "on")]);
-    PgPoolOptions::new()
-        .max_connections(2)
-        .acquire_timeout(timeout)
-        .connect_with(options)
-        .await
-        .map_err(|e| match e {
-            sqlx::Error::Database(db) => Error::Connect(db.message().to_owned()),
-            sqlx::Error::PoolTimedOut => Error::Connect(format!("no answer within {timeout:?}")),
-            _ => Error::Connect("the server is unreachable".to_owned()),
-        })
+    PgPoolOptions::new().max_connections(2).acquire_timeout(timeout).connect_with(options).await.map_err(|e| match e {
+        sqlx::Error::Database(db) => Error::Connect(db.message().to_owned()),
+        sqlx::Error::PoolTimedOut => Error::Connect(format!("no answer within {timeout:?}")),
+        _ => Error::Connect("the server is unreachable".to_owned()),
+    })
 }
 
 /// The instance's jobs and their runs that started inside `window`; instance-level findings
 /// (RLS hiding jobs, no run log) come back beside it.
-pub async fn read_instance(pool: &PgPool, name: &str, window: Window) -> Result<(InstanceInput, Vec<Diagnostic>), Error> {
+pub async fn read_instance(
+    pool: &PgPool,
+    name: &str,
+    window: Window,
+) -> Result<(InstanceInput, Vec<Diagnostic>), Error> {
     let mut notes = Vec::new();
     let tz_name = setting(pool, "cron.timezone", &mut notes).await;
     let log_run = setting(pool, "cron.log_run", &mut notes).await;
     // Whether this role sees every user's rows (superuser or BYPASSRLS).
-    let sees_all: bool = sqlx::query_scalar("SELECT rolsuper OR rolbypassrls FROM pg_roles WHERE rolname = current_user")
-        .fetch_optional(pool)
-        .await
-        .map_err(|e| query_error("pg_roles", "LOGIN", e))?
-        .flatten()
-        .unwrap_or(false);
+    let sees_all: bool =
+        sqlx::query_scalar("SELECT rolsuper OR rolbypassrls FROM pg_roles WHERE rolname = current_user")
+            .fetch_optional(pool)
+            .await
+            .map_err(|e| query_error("pg_roles", "LOGIN", e))?
+            .flatten()
+            .unwrap_or(false);
     let tz = match tz_name.as_deref() {
         None | Some("") => chrono_tz::UTC,
         Some(z) => z.parse().unwrap_or_else(|_| {
@@ -114,7 +114,9 @@ pub async fn read_instance(pool: &PgPool, name: &str, window: Window) -> Result<
     }
     let no_history = log_run.as_deref().is_some_and(|v| v.eq_ignore_ascii_case("off"));
     if no_history {
-        notes.push(Diagnostic::info("cron.log_run is off: pg_cron keeps no run history, so past runs are unknown, not missed"));
+        notes.push(Diagnostic::info(
+            "cron.log_run is off: pg_cron keeps no run history, so past runs are unknown, not missed",
+        ));
     }
 
     // Every job this role can see.
@@ -199,7 +201,11 @@ pub async fn read_instance(pool: &PgPool, name: &str, window: Window) -> Result<
 ///   before the poll that first saw it) is judged;
 /// - a job with no run at all in the window is judged only since Sundial first saw it;
 /// - any other job keeps its whole window (its runs show it existed).
-pub async fn apply_watch(input: &mut InstanceInput, store: &super::snapshots::Store, polled_at: DateTime<Utc>) -> Result<(), super::snapshots::Error> {
+pub async fn apply_watch(
+    input: &mut InstanceInput,
+    store: &super::snapshots::Store,
+    polled_at: DateTime<Utc>,
+) -> Result<(), super::snapshots::Error> {
     store.record(&input.name, "", None, polled_at).await?;
     let since = store.samples(&input.name, "", polled_at).await?.first_seen.unwrap_or(polled_at);
     for job in &mut input.jobs {

@@ -16,7 +16,8 @@ use std::collections::BTreeMap;
 
 use super::tables::{self, Col, TablesDb, text};
 
-pub const COLUMNS: &[Col] = &[Col::Plain("job_name"), Col::Time("start_execution_date"), Col::Time("stop_execution_date")];
+pub const COLUMNS: &[Col] =
+    &[Col::Plain("job_name"), Col::Time("start_execution_date"), Col::Time("stop_execution_date")];
 
 /// The runs query's tail: starts in the window (and the limit before it, for runs still going).
 pub fn tail(db: &TablesDb, window: Window, tz: Tz, stuck_after: TimeDelta) -> String {
@@ -28,8 +29,6 @@ pub fn tail(db: &TablesDb, window: Window, tz: Tz, stuck_after: TimeDelta) -> St
         tables::time_literal(db, local(window.end))
     )
 }
-
-
 
 /// One job per `job_name`, each expected on `schedule` (5-field cron in `tz`), with its runs.
 pub async fn read_instance(
@@ -49,7 +48,11 @@ pub async fn read_instance(
         let job = text(r, "job_name").unwrap_or("job").to_owned();
         let entry = by_job.entry(job).or_default();
         let Some(start) = text(r, "start_execution_date").and_then(tables::wall_clock).map(to_utc) else {
-            entry.1.push(Diagnostic::warning("start_execution_date", text(r, "start_execution_date").unwrap_or("NULL"), "not a time; the row is left out"));
+            entry.1.push(Diagnostic::warning(
+                "start_execution_date",
+                text(r, "start_execution_date").unwrap_or("NULL"),
+                "not a time; the row is left out",
+            ));
             continue;
         };
         let stop = text(r, "stop_execution_date").and_then(tables::wall_clock).map(to_utc);
@@ -58,7 +61,10 @@ pub async fn read_instance(
             None if now - start > stuck_after => (
                 RunOutcome::Failed,
                 stuck_after.num_seconds(),
-                format!("crashed: started, never stopped within {} minutes (CleanUp deletes this row and the job runs again)", stuck_after.num_minutes()),
+                format!(
+                    "crashed: started, never stopped within {} minutes (CleanUp deletes this row and the job runs again)",
+                    stuck_after.num_minutes()
+                ),
             ),
             None => (RunOutcome::InProgress, (now - start).num_seconds().max(0), String::new()),
         };

@@ -44,11 +44,16 @@ pub enum Error {
     Store(#[from] super::snapshots::Error),
 }
 
-
-
 /// Every job with the cycles Sundial's samples show inside `window`; `polled_at` stamps this
 /// poll's sample. `tz` is the session zone the DATETIME columns were written in.
-pub async fn read_instance(db: &mut TablesDb, store: &Store, name: &str, tz: Tz, window: Window, polled_at: DateTime<Utc>) -> Result<(InstanceInput, Vec<Diagnostic>), Error> {
+pub async fn read_instance(
+    db: &mut TablesDb,
+    store: &Store,
+    name: &str,
+    tz: Tz,
+    window: Window,
+    polled_at: DateTime<Utc>,
+) -> Result<(InstanceInput, Vec<Diagnostic>), Error> {
     let order = format!("ORDER BY {}", tables::column(db, "job_id"));
     let rows = tables::read(db, "job", COLUMNS, &order).await?;
     let to_utc = |t: NaiveDateTime| app::engine::tz::local_to_instant(t, tz.into());
@@ -74,7 +79,13 @@ pub async fn read_instance(db: &mut TablesDb, store: &Store, name: &str, tz: Tz,
             .samples
             .iter()
             .filter(|(at, _)| window.contains(*at))
-            .map(|(at, _)| Run { start: *at, duration_secs: 0, outcome: RunOutcome::Succeeded, trigger: Trigger::Schedule(Some(i as i64 + 1)), message: String::new() })
+            .map(|(at, _)| Run {
+                start: *at,
+                duration_secs: 0,
+                outcome: RunOutcome::Succeeded,
+                trigger: Trigger::Schedule(Some(i as i64 + 1)),
+                message: String::new(),
+            })
             .collect();
         if let (Some(run), Some(last)) = (runs.last_mut(), last) {
             if run.start == last {
@@ -97,9 +108,19 @@ pub async fn read_instance(db: &mut TablesDb, store: &Store, name: &str, tz: Tz,
         jobs.push(JobInput {
             id: id.clone(),
             name: if owner.is_empty() { job_name.clone() } else { format!("{owner}.{job_name}") },
-            category: format!("{} ({status})", text(r, "job_procedure_name").map(|p| format!("{}.{p}", text(r, "job_procedure_schema").unwrap_or_default())).unwrap_or_default()),
+            category: format!(
+                "{} ({status})",
+                text(r, "job_procedure_name")
+                    .map(|p| format!("{}.{p}", text(r, "job_procedure_schema").unwrap_or_default()))
+                    .unwrap_or_default()
+            ),
             enabled,
-            schedules: vec![JobSchedule { id: i as i64 + 1, name: job_name, enabled, schedule: Schedule::Seed002(job) }],
+            schedules: vec![JobSchedule {
+                id: i as i64 + 1,
+                name: job_name,
+                enabled,
+                schedule: Schedule::Seed002(job),
+            }],
             runs,
             history_horizon: horizon,
             unobserved,

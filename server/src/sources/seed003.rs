@@ -53,17 +53,22 @@ pub fn error_tail(db: &TablesDb, window: Window, tz: Tz) -> String {
     )
 }
 
-
-
 /// Every scheduled job with its last run and the errors inside `window`; `now` is the poll's
 /// time, for the `NextRunOn` cross-check.
-pub async fn read_instance(db: &mut TablesDb, name: &str, tz: Tz, window: Window, now: DateTime<Utc>) -> Result<(InstanceInput, Vec<Diagnostic>), tables::Error> {
+pub async fn read_instance(
+    db: &mut TablesDb,
+    name: &str,
+    tz: Tz,
+    window: Window,
+    now: DateTime<Utc>,
+) -> Result<(InstanceInput, Vec<Diagnostic>), tables::Error> {
     let order = format!("ORDER BY {}", tables::column(db, "ID"));
     let job_rows = tables::read(db, "ScheduledJobs", JOB_COLUMNS, &order).await?;
     let schedule_rows = tables::read(db, "JobSchedules", SCHEDULE_COLUMNS, &order).await?;
     let tail = error_tail(db, window, tz);
     let errors = tables::read(db, "SchedulingErrors", ERROR_COLUMNS, &tail).await?;
-    let schedules: HashMap<&str, &TextRow> = schedule_rows.iter().filter_map(|r| text(r, "ID").map(|id| (id, r))).collect();
+    let schedules: HashMap<&str, &TextRow> =
+        schedule_rows.iter().filter_map(|r| text(r, "ID").map(|id| (id, r))).collect();
     let to_utc = |t: NaiveDateTime| app::engine::tz::local_to_instant(t, tz.into());
 
     let mut jobs = Vec::with_capacity(job_rows.len());
@@ -77,7 +82,11 @@ pub async fn read_instance(db: &mut TablesDb, name: &str, tz: Tz, window: Window
                 merged.insert(k.clone(), v.clone());
             }
         } else if text(r, "JobScheduleId").is_some_and(|s| s != "-1") {
-            diagnostics.push(Diagnostic::warning("JobScheduleId", text(r, "JobScheduleId").unwrap_or_default(), "no JobSchedules row has this ID"));
+            diagnostics.push(Diagnostic::warning(
+                "JobScheduleId",
+                text(r, "JobScheduleId").unwrap_or_default(),
+                "no JobSchedules row has this ID",
+            ));
         }
         let job: Seed003Job = serde_json::from_value(tables::to_json(&merged)).unwrap_or_else(|e| {
             diagnostics.push(Diagnostic::error("ScheduledJobs", &id, format!("the row cannot be read: {e}")));
@@ -93,7 +102,14 @@ pub async fn read_instance(db: &mut TablesDb, name: &str, tz: Tz, window: Window
             .filter(|e| text(e, "ScheduledJobId") == Some(id.as_str()))
             .filter_map(|e| {
                 let at = text(e, "ErrorDate").and_then(tables::wall_clock).map(to_utc)?;
-                Some((at, format!("error {}: {}", text(e, "ErrorNumber").unwrap_or("?"), text(e, "ErrorMessage").unwrap_or_default())))
+                Some((
+                    at,
+                    format!(
+                        "error {}: {}",
+                        text(e, "ErrorNumber").unwrap_or("?"),
+                        text(e, "ErrorMessage").unwrap_or_default()
+                    ),
+                ))
             })
             .collect();
         if let Some(at) = last.filter(|t| window.contains(*t)) {
@@ -110,15 +126,26 @@ pub async fn read_instance(db: &mut TablesDb, name: &str, tz: Tz, window: Window
             if runs.iter().any(|r| r.message == *message && (*at - r.start).num_seconds().abs() <= 3600) {
                 continue;
             }
-            runs.push(Run { start: *at, duration_secs: 0, outcome: RunOutcome::Failed, trigger: Trigger::Schedule(Some(i as i64 + 1)), message: message.clone() });
+            runs.push(Run {
+                start: *at,
+                duration_secs: 0,
+                outcome: RunOutcome::Failed,
+                trigger: Trigger::Schedule(Some(i as i64 + 1)),
+                message: message.clone(),
+            });
         }
         runs.sort_by_key(|r| r.start);
 
         // NextRunOn against Sundial's forecast.
         if enabled {
             if let Some(next) = text(r, "NextRunOn").and_then(tables::wall_clock).map(to_utc) {
-                let ours = app::engine::next_after(i as i64 + 1, &schedule, tz.into(), last.unwrap_or(now).min(now), 1).occurrences.first().map(|o| o.at);
-                if next >= now - chrono::TimeDelta::minutes(1) && ours.is_none_or(|o| (o - next).num_seconds().abs() > 60) {
+                let ours = app::engine::next_after(i as i64 + 1, &schedule, tz.into(), last.unwrap_or(now).min(now), 1)
+                    .occurrences
+                    .first()
+                    .map(|o| o.at);
+                if next >= now - chrono::TimeDelta::minutes(1)
+                    && ours.is_none_or(|o| (o - next).num_seconds().abs() > 60)
+                {
                     diagnostics.push(Diagnostic::new(
                         Severity::Warning,
                         Some("NextRunOn"),
@@ -126,7 +153,10 @@ pub async fn read_instance(db: &mut TablesDb, name: &str, tz: Tz, window: Window
                         format!(
                             "the scheduler expects the next run at {}, Sundial's forecast says {}",
                             next.with_timezone(&tz).format("%Y-%m-%d %H:%M:%S"),
-                            ours.map_or("none".into(), |o| o.with_timezone(&tz).format("%Y-%m-%d %H:%M:%S").to_string())
+                            ours.map_or("none".into(), |o| o
+                                .with_timezone(&tz)
+                                .format("%Y-%m-%d %H:%M:%S")
+                                .to_string())
                         ),
                     ));
                 }
@@ -137,7 +167,12 @@ pub async fn read_instance(db: &mut TablesDb, name: &str, tz: Tz, window: Window
             name: text(r, "JobName").map(str::to_owned).unwrap_or_else(|| format!("job {id}")),
             category: "Service Broker scheduler".into(),
             enabled,
-            schedules: vec![JobSchedule { id: i as i64 + 1, name: text(r, "JobScheduleId").unwrap_or("once").to_owned(), enabled, schedule }],
+            schedules: vec![JobSchedule {
+                id: i as i64 + 1,
+                name: text(r, "JobScheduleId").unwrap_or("once").to_owned(),
+                enabled,
+                schedule,
+            }],
             runs,
             // Only LastRunOn is kept: nothing before it is known.
             history_horizon: Some(last.unwrap_or(now)),

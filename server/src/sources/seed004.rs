@@ -61,8 +61,6 @@ pub fn log_tail(db: &TablesDb, window: Window) -> String {
     )
 }
 
-
-
 /// Every configuration and its runs inside `window`, and the log's events mapped onto Sundial's
 /// log kinds (`fired` started, `completed` succeeded, `error` failed, `skipped`, `zombie`);
 /// `now` is the poll's time (an interval schedule that never ran counts from it).
@@ -73,7 +71,9 @@ pub async fn read_instance(
     window: Window,
     now: DateTime<Utc>,
 ) -> Result<(InstanceInput, Vec<Diagnostic>, Vec<LogEvent>), tables::Error> {
-    let configs = tables::read(db, "SchedulerConfigurations", CONFIG_COLUMNS, &format!("ORDER BY {}", tables::column(db, "Id"))).await?;
+    let configs =
+        tables::read(db, "SchedulerConfigurations", CONFIG_COLUMNS, &format!("ORDER BY {}", tables::column(db, "Id")))
+            .await?;
     let tail = log_tail(db, window);
     let log = tables::read(db, "SchedulerLog", LOG_COLUMNS, &tail).await?;
     let mut notes = Vec::new();
@@ -89,7 +89,11 @@ pub async fn read_instance(
         let mut c: SchedulerConfiguration = match serde_json::from_value(tables::to_json(r)) {
             Ok(c) => c,
             Err(e) => {
-                diagnostics.push(Diagnostic::error("SchedulerConfigurations", &entity, format!("the row cannot be read: {e}")));
+                diagnostics.push(Diagnostic::error(
+                    "SchedulerConfigurations",
+                    &entity,
+                    format!("the row cannot be read: {e}"),
+                ));
                 SchedulerConfiguration::default()
             }
         };
@@ -98,7 +102,10 @@ pub async fn read_instance(
         // last completion the row remembers.
         let fired_last = log
             .iter()
-            .filter(|e| text(e, "EntityId") == Some(entity.as_str()) && text(e, "EventType").is_some_and(|t| t.eq_ignore_ascii_case("fired")))
+            .filter(|e| {
+                text(e, "EntityId") == Some(entity.as_str())
+                    && text(e, "EventType").is_some_and(|t| t.eq_ignore_ascii_case("fired"))
+            })
             .filter_map(|e| text(e, "EventTime"))
             .next_back()
             .map(str::to_owned);
@@ -111,7 +118,11 @@ pub async fn read_instance(
         let mut open: Option<usize> = None;
         for e in log.iter().filter(|e| text(e, "EntityId") == Some(entity.as_str())) {
             let Some(at) = text(e, "EventTime").and_then(tables::wall_clock).map(|t| t.and_utc()) else {
-                diagnostics.push(Diagnostic::warning("EventTime", text(e, "EventTime").unwrap_or("NULL"), "SchedulerLog row without a readable time; left out"));
+                diagnostics.push(Diagnostic::warning(
+                    "EventTime",
+                    text(e, "EventTime").unwrap_or("NULL"),
+                    "SchedulerLog row without a readable time; left out",
+                ));
                 continue;
             };
             let message = text(e, "Message").unwrap_or_default().to_owned();
@@ -120,7 +131,13 @@ pub async fn read_instance(
             if let Some(k) = LogKind::from_primentra(&kind).filter(|_| window.contains(at)) {
                 let source = text(e, "TriggerSource").map(|t| format!("[{t}] ")).unwrap_or_default();
                 let took = ms.map(|m| format!(" ({} s)", m / 1000)).unwrap_or_default();
-                events.push(LogEvent { at, job_id: entity.clone(), kind: k, text: format!("{kind}: {source}{message}{took}").trim().to_owned(), members: Vec::new() });
+                events.push(LogEvent {
+                    at,
+                    job_id: entity.clone(),
+                    kind: k,
+                    text: format!("{kind}: {source}{message}{took}").trim().to_owned(),
+                    members: Vec::new(),
+                });
             }
             let close = |runs: &mut Vec<Run>, open: &mut Option<usize>, outcome: RunOutcome, message: String| {
                 let idx = match open.take() {
@@ -128,7 +145,13 @@ pub async fn read_instance(
                     None => {
                         // An end without its start (the start is older than the read): from the duration.
                         let start = at - TimeDelta::milliseconds(ms.unwrap_or(0));
-                        runs.push(Run { start, duration_secs: 0, outcome, trigger: Trigger::Schedule(None), message: String::new() });
+                        runs.push(Run {
+                            start,
+                            duration_secs: 0,
+                            outcome,
+                            trigger: Trigger::Schedule(None),
+                            message: String::new(),
+                        });
                         runs.len() - 1
                     }
                 };
@@ -144,18 +167,35 @@ pub async fn read_instance(
                     }
                     let trigger = match text(e, "TriggerSource") {
                         None => Trigger::Schedule(Some(i as i64 + 1)),
-                        Some(s) if s.eq_ignore_ascii_case("schedule") || s.eq_ignore_ascii_case("scheduled") => Trigger::Schedule(Some(i as i64 + 1)),
+                        Some(s) if s.eq_ignore_ascii_case("schedule") || s.eq_ignore_ascii_case("scheduled") => {
+                            Trigger::Schedule(Some(i as i64 + 1))
+                        }
                         Some(s) if s.eq_ignore_ascii_case("manual") => Trigger::Manual,
                         Some(s) => Trigger::Other(s.to_owned()),
                     };
-                    runs.push(Run { start: at, duration_secs: (now - at).num_seconds().max(0), outcome: RunOutcome::InProgress, trigger, message });
+                    runs.push(Run {
+                        start: at,
+                        duration_secs: (now - at).num_seconds().max(0),
+                        outcome: RunOutcome::InProgress,
+                        trigger,
+                        message,
+                    });
                     open = Some(runs.len() - 1);
                 }
                 "completed" => close(&mut runs, &mut open, RunOutcome::Succeeded, message),
                 "error" => close(&mut runs, &mut open, RunOutcome::Failed, message),
-                "zombie" => close(&mut runs, &mut open, RunOutcome::Failed, format!("released as a zombie (stuck over 30 minutes): {message}")),
+                "zombie" => close(
+                    &mut runs,
+                    &mut open,
+                    RunOutcome::Failed,
+                    format!("released as a zombie (stuck over 30 minutes): {message}"),
+                ),
                 "skipped" => {}
-                other => diagnostics.push(Diagnostic::warning("EventType", other, "not one of fired, skipped, error, completed, zombie; left out")),
+                other => diagnostics.push(Diagnostic::warning(
+                    "EventType",
+                    other,
+                    "not one of fired, skipped, error, completed, zombie; left out",
+                )),
             }
         }
         runs.retain(|r| window.contains(r.start));
@@ -164,7 +204,12 @@ pub async fn read_instance(
             name: format!("Entity {entity}"),
             category: format!("Primentra / {mode}"),
             enabled,
-            schedules: vec![JobSchedule { id: i as i64 + 1, name: format!("{mode} {}", c.schedule_type.clone().unwrap_or_default()), enabled, schedule: Schedule::Seed004(c) }],
+            schedules: vec![JobSchedule {
+                id: i as i64 + 1,
+                name: format!("{mode} {}", c.schedule_type.clone().unwrap_or_default()),
+                enabled,
+                schedule: Schedule::Seed004(c),
+            }],
             runs,
             history_horizon: None,
             unobserved: Vec::new(),

@@ -57,10 +57,8 @@ pub struct Store {
 impl Store {
     /// Open the store at `path`, creating the file and its tables when missing.
     pub async fn open(path: &Path) -> Result<Store, Error> {
-        let options = SqliteConnectOptions::new()
-            .filename(path)
-            .create_if_missing(true)
-            .journal_mode(SqliteJournalMode::Wal);
+        let options =
+            SqliteConnectOptions::new().filename(path).create_if_missing(true).journal_mode(SqliteJournalMode::Wal);
         let pool = SqlitePoolOptions::new()
             .max_connections(2)
             .connect_with(options)
@@ -75,14 +73,23 @@ impl Store {
              last_executed INTEGER NOT NULL, seen_until INTEGER NOT NULL, \
              PRIMARY KEY (instance, event, last_executed))",
         ] {
-            sqlx::query(sql).execute(&pool).await.map_err(|e| Error::Open { path: path.display().to_string(), message: e.to_string() })?;
+            sqlx::query(sql)
+                .execute(&pool)
+                .await
+                .map_err(|e| Error::Open { path: path.display().to_string(), message: e.to_string() })?;
         }
         Ok(Store { pool })
     }
 
     /// Record one poll of one event: it exists at `polled_at`, and its `LAST_EXECUTED` (UTC)
     /// is `last_executed` (`None`: never executed yet).
-    pub async fn record(&self, instance: &str, event: &str, last_executed: Option<DateTime<Utc>>, polled_at: DateTime<Utc>) -> Result<(), Error> {
+    pub async fn record(
+        &self,
+        instance: &str,
+        event: &str,
+        last_executed: Option<DateTime<Utc>>,
+        polled_at: DateTime<Utc>,
+    ) -> Result<(), Error> {
         let mut tx = self.pool.begin().await.map_err(query)?;
         sqlx::query("INSERT OR IGNORE INTO event_watch (instance, event, first_seen) VALUES (?, ?, ?)")
             .bind(instance)
@@ -110,12 +117,13 @@ impl Store {
     /// The samples of one event from the last one before `since` onwards (that one bounds the
     /// first span), oldest first.
     pub async fn samples(&self, instance: &str, event: &str, since: DateTime<Utc>) -> Result<EventSamples, Error> {
-        let first_seen: Option<i64> = sqlx::query_scalar("SELECT first_seen FROM event_watch WHERE instance = ? AND event = ?")
-            .bind(instance)
-            .bind(event)
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(query)?;
+        let first_seen: Option<i64> =
+            sqlx::query_scalar("SELECT first_seen FROM event_watch WHERE instance = ? AND event = ?")
+                .bind(instance)
+                .bind(event)
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(query)?;
         let rows: Vec<(i64, i64)> = sqlx::query_as(
             "SELECT last_executed, seen_until FROM event_sample WHERE instance = ?1 AND event = ?2 AND last_executed >= \
              coalesce((SELECT max(last_executed) FROM event_sample WHERE instance = ?1 AND event = ?2 AND last_executed < ?3), ?3) \
@@ -128,6 +136,9 @@ impl Store {
         .await
         .map_err(query)?;
         let ts = |s: i64| DateTime::from_timestamp(s, 0).unwrap_or_default();
-        Ok(EventSamples { first_seen: first_seen.map(ts), samples: rows.into_iter().map(|(a, b)| (ts(a), ts(b))).collect() })
+        Ok(EventSamples {
+            first_seen: first_seen.map(ts),
+            samples: rows.into_iter().map(|(a, b)| (ts(a), ts(b))).collect(),
+        })
     }
 }

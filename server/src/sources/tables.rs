@@ -47,7 +47,13 @@ where
     for<'r> Option<String>: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
 {
     rows.iter()
-        .map(|r| names.iter().enumerate().map(|(i, n)| (n.to_string(), r.try_get::<Option<String>, _>(i).ok().flatten())).collect())
+        .map(|r| {
+            names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| (n.to_string(), r.try_get::<Option<String>, _>(i).ok().flatten()))
+                .collect()
+        })
         .collect()
 }
 
@@ -149,14 +155,22 @@ pub async fn read(db: &mut TablesDb, table: &str, cols: &[Col], tail: &str) -> R
         }
         TablesDb::SqlServer(client) => {
             let tds_err = |e: tiberius::error::Error| match e {
-                tiberius::error::Error::Server(t) => classify(table, None, Some(t.code()), format!("error {}: {}", t.code(), t.message())),
+                tiberius::error::Error::Server(t) => {
+                    classify(table, None, Some(t.code()), format!("error {}: {}", t.code(), t.message()))
+                }
                 _ => Error::Query { table: table.to_owned(), message: "the connection failed".into() },
             };
             let stream = client.simple_query(&sql).await.map_err(tds_err)?;
             let rows = stream.into_first_result().await.map_err(tds_err)?;
             Ok(rows
                 .iter()
-                .map(|r| names.iter().enumerate().map(|(i, n)| (n.to_string(), r.try_get::<&str, _>(i).ok().flatten().map(str::to_owned))).collect())
+                .map(|r| {
+                    names
+                        .iter()
+                        .enumerate()
+                        .map(|(i, n)| (n.to_string(), r.try_get::<&str, _>(i).ok().flatten().map(str::to_owned)))
+                        .collect()
+                })
                 .collect())
         }
     }
@@ -164,7 +178,11 @@ pub async fn read(db: &mut TablesDb, table: &str, cols: &[Col], tail: &str) -> R
 
 /// A row as JSON (for the engine's row structs, whose field names are the columns').
 pub fn to_json(row: &TextRow) -> serde_json::Value {
-    serde_json::Value::Object(row.iter().map(|(k, v)| (k.clone(), v.clone().map_or(serde_json::Value::Null, serde_json::Value::String))).collect())
+    serde_json::Value::Object(
+        row.iter()
+            .map(|(k, v)| (k.clone(), v.clone().map_or(serde_json::Value::Null, serde_json::Value::String)))
+            .collect(),
+    )
 }
 
 /// A column's text, trimmed; `None` for NULL or blank.
@@ -174,5 +192,7 @@ pub fn text<'a>(r: &'a TextRow, c: &str) -> Option<&'a str> {
 
 /// A time column's text (`YYYY-MM-DD HH:MM:SS[.fff]`, `T` accepted) as a wall-clock time.
 pub fn wall_clock(s: &str) -> Option<chrono::NaiveDateTime> {
-    ["%Y-%m-%d %H:%M:%S%.f", "%Y-%m-%dT%H:%M:%S%.f"].iter().find_map(|f| chrono::NaiveDateTime::parse_from_str(s.trim(), f).ok())
+    ["%Y-%m-%d %H:%M:%S%.f", "%Y-%m-%dT%H:%M:%S%.f"]
+        .iter()
+        .find_map(|f| chrono::NaiveDateTime::parse_from_str(s.trim(), f).ok())
 }

@@ -98,7 +98,8 @@ struct JobSpec {
 
 fn job(spec: JobSpec, window: Window, plan: impl Fn(DateTime<Utc>) -> Plan, extra_runs: Vec<Run>) -> JobReport {
     let now = window.end;
-    let (times, next) = if spec.enabled { occurrences(window, spec.every_min, spec.offset_min) } else { (Vec::new(), None) };
+    let (times, next) =
+        if spec.enabled { occurrences(window, spec.every_min, spec.offset_min) } else { (Vec::new(), None) };
     let mut runs: Vec<Run> = Vec::new();
     let mut outcomes = Vec::new();
     let mut classes = Vec::new();
@@ -225,7 +226,12 @@ pub fn report(days: u32) -> InstanceReport {
                     message: "Executed as user: NT SERVICE\\SQLSERVERAGENT. BACKUP DATABASE is terminating abnormally. [SQLSTATE 42000] (Error 3013). The step failed.",
                 }
             } else {
-                Plan::Run { delay_secs: 1, duration_secs: 1500, outcome: RunOutcome::Succeeded, message: "The job succeeded. The Job was invoked by Schedule 1 (Nightly)." }
+                Plan::Run {
+                    delay_secs: 1,
+                    duration_secs: 1500,
+                    outcome: RunOutcome::Succeeded,
+                    message: "The job succeeded. The Job was invoked by Schedule 1 (Nightly).",
+                }
             }
         },
         Vec::new(),
@@ -308,7 +314,12 @@ pub fn report(days: u32) -> InstanceReport {
             diagnostics: Vec::new(),
         },
         window,
-        |_| Plan::Run { delay_secs: 3, duration_secs: 14, outcome: RunOutcome::Succeeded, message: "The job succeeded." },
+        |_| Plan::Run {
+            delay_secs: 3,
+            duration_secs: 14,
+            outcome: RunOutcome::Succeeded,
+            message: "The job succeeded.",
+        },
         vec![Run {
             start: day(1) - Duration::hours(3),
             duration_secs: 31,
@@ -350,7 +361,11 @@ impl Backend for FixtureBackend {
             } else if self.fail {
                 // What a source might say underneath goes to the log; users get the safe words.
                 eprintln!("opening {SECRET} failed: SELECT * FROM msdb.dbo.sysjobhistory");
-                Err(ReportError::Unavailable { instance: INSTANCE.into(), reason: "cannot connect to SQL Server: the server is unreachable".into(), last_good: None })
+                Err(ReportError::Unavailable {
+                    instance: INSTANCE.into(),
+                    reason: "cannot connect to SQL Server: the server is unreachable".into(),
+                    last_good: None,
+                })
             } else {
                 Ok(Arc::new(report(days)))
             }

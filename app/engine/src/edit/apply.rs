@@ -50,11 +50,7 @@ const NO_CHANGE: &str = "-- No change: the proposed schedule is the same as the 
 ///
 /// When `original` is of another dialect than `proposed` it is ignored (a comment says so);
 /// so is a `target` of another dialect. Nothing to change gives a one-line comment.
-pub fn apply_statement(
-    original: Option<&Schedule>,
-    proposed: &Schedule,
-    target: &Target,
-) -> String {
+pub fn apply_statement(original: Option<&Schedule>, proposed: &Schedule, target: &Target) -> String {
     apply(original, proposed, target, None)
 }
 
@@ -67,20 +63,10 @@ pub fn apply_row_statement(original: Option<&Row>, proposed: &Row, target: &Targ
         (None, Some(after)) => Some(after),
         _ => None,
     };
-    apply(
-        original.map(|o| &o.schedule),
-        &proposed.schedule,
-        target,
-        active,
-    )
+    apply(original.map(|o| &o.schedule), &proposed.schedule, target, active)
 }
 
-fn apply(
-    original: Option<&Schedule>,
-    proposed: &Schedule,
-    target: &Target,
-    cron_active: Option<bool>,
-) -> String {
+fn apply(original: Option<&Schedule>, proposed: &Schedule, target: &Target, cron_active: Option<bool>) -> String {
     let dialect = Dialect::of(proposed);
     let mut notes = Vec::new();
     let original = match original {
@@ -126,27 +112,14 @@ fn apply(
             };
             mysql_event(o, p, schema.as_deref(), name.as_deref())
         }
-        (
-            Schedule::Seed002(p),
-            Target::Seed002 {
-                job_id,
-                job_owner,
-                job_name,
-            },
-        ) => {
+        (Schedule::Seed002(p), Target::Seed002 { job_id, job_owner, job_name }) => {
             let o = match original {
                 Some(Schedule::Seed002(o)) => Some(o),
                 _ => None,
             };
             seed002(o, p, *job_id, job_owner.as_deref(), job_name.as_deref())
         }
-        (
-            Schedule::Seed003(p),
-            Target::Seed003 {
-                scheduled_job_id,
-                job_schedule_id,
-            },
-        ) => {
+        (Schedule::Seed003(p), Target::Seed003 { scheduled_job_id, job_schedule_id }) => {
             let o = match original {
                 Some(Schedule::Seed003(o)) => Some(o),
                 _ => None,
@@ -198,9 +171,7 @@ fn my_ident(s: &str) -> String {
 
 /// Text safe inside a `--` comment: one line.
 fn one_line(s: &str) -> String {
-    s.chars()
-        .map(|c| if c == '\n' || c == '\r' { ' ' } else { c })
-        .collect()
+    s.chars().map(|c| if c == '\n' || c == '\r' { ' ' } else { c }).collect()
 }
 
 fn tsql_datetime(t: NaiveDateTime) -> String {
@@ -244,13 +215,8 @@ fn val(kind: Kind, v: Option<&str>) -> Val {
         return Val::Null;
     }
     match kind {
-        Kind::Int => t
-            .parse()
-            .map(Val::Int)
-            .unwrap_or_else(|_| Val::Bad(t.to_owned())),
-        Kind::Timestamp => parse_timestamp(t)
-            .map(Val::Ts)
-            .unwrap_or_else(|| Val::Bad(t.to_owned())),
+        Kind::Int => t.parse().map(Val::Int).unwrap_or_else(|_| Val::Bad(t.to_owned())),
+        Kind::Timestamp => parse_timestamp(t).map(Val::Ts).unwrap_or_else(|| Val::Bad(t.to_owned())),
         Kind::Flag => match t.to_ascii_lowercase().as_str() {
             "1" | "true" => Val::Flag(true),
             "0" | "false" => Val::Flag(false),
@@ -326,12 +292,7 @@ fn parse_id(v: Option<&str>) -> Option<i64> {
 // SQL Server Agent.
 // ---------------------------------------------------------------------------------------------
 
-fn agent(
-    o: Option<&AgentSchedule>,
-    p: &AgentSchedule,
-    schedule_id: Option<i64>,
-    name: Option<&str>,
-) -> String {
+fn agent(o: Option<&AgentSchedule>, p: &AgentSchedule, schedule_id: Option<i64>, name: Option<&str>) -> String {
     let fields = |s: &AgentSchedule| {
         [
             ("@enabled", s.enabled),
@@ -361,16 +322,11 @@ fn agent(
         (Some(id), _) => (None, format!("@schedule_id = {id}")),
         (None, Some(n)) => (None, format!("@name = {}", tsql_n(n))),
         (None, None) => (
-            Some(
-                "-- Fill in the schedule's id (msdb.dbo.sysschedules.schedule_id) before running.",
-            ),
+            Some("-- Fill in the schedule's id (msdb.dbo.sysschedules.schedule_id) before running."),
             "@schedule_id = <schedule_id>".to_owned(),
         ),
     };
-    let stmt = format!(
-        "EXEC msdb.dbo.sp_update_schedule {key}, {};",
-        params.join(", ")
-    );
+    let stmt = format!("EXEC msdb.dbo.sp_update_schedule {key}, {};", params.join(", "));
     match note {
         Some(n) => format!("{n}\n{stmt}"),
         None => stmt,
@@ -401,19 +357,10 @@ fn cron(
     }
     let (note, job) = match (jobid, jobname) {
         (Some(id), _) => (None, id.to_string()),
-        (None, Some(n)) => (
-            None,
-            format!("(SELECT jobid FROM cron.job WHERE jobname = {})", pg(n)),
-        ),
-        (None, None) => (
-            Some("-- Fill in the job's id (cron.job.jobid) before running."),
-            "<jobid>".to_owned(),
-        ),
+        (None, Some(n)) => (None, format!("(SELECT jobid FROM cron.job WHERE jobname = {})", pg(n))),
+        (None, None) => (Some("-- Fill in the job's id (cron.job.jobid) before running."), "<jobid>".to_owned()),
     };
-    let stmt = format!(
-        "SELECT cron.alter_job(job_id := {job}, {});",
-        args.join(", ")
-    );
+    let stmt = format!("SELECT cron.alter_job(job_id := {job}, {});", args.join(", "));
     match note {
         Some(n) => format!("{n}\n{stmt}"),
         None => stmt,
@@ -443,9 +390,7 @@ const UNITS: &[&str] = &[
 ];
 
 fn upper(v: &Option<String>) -> Option<String> {
-    v.as_deref()
-        .map(|s| s.trim().to_ascii_uppercase())
-        .filter(|s| !s.is_empty())
+    v.as_deref().map(|s| s.trim().to_ascii_uppercase()).filter(|s| !s.is_empty())
 }
 
 fn recurring(e: &MysqlEvent) -> bool {
@@ -462,12 +407,7 @@ fn event_schedule(e: &MysqlEvent) -> (bool, Val, Val, Option<String>, Val, Val, 
     (
         recurring(e),
         ts(&e.execute_at),
-        val(
-            Kind::Text,
-            e.interval_value
-                .as_deref()
-                .map(|v| v.trim().trim_matches('\'')),
-        ),
+        val(Kind::Text, e.interval_value.as_deref().map(|v| v.trim().trim_matches('\''))),
         upper(&e.interval_field),
         ts(&e.starts),
         ts(&e.ends),
@@ -485,29 +425,18 @@ fn event_time(v: &Option<String>) -> String {
     }
 }
 
-fn mysql_event(
-    o: Option<&MysqlEvent>,
-    p: &MysqlEvent,
-    schema: Option<&str>,
-    name: Option<&str>,
-) -> String {
+fn mysql_event(o: Option<&MysqlEvent>, p: &MysqlEvent, schema: Option<&str>, name: Option<&str>) -> String {
     let mut notes: Vec<String> = Vec::new();
     let mut clauses: Vec<String> = Vec::new();
     let schedule_changed = o.is_none_or(|o| event_schedule(o) != event_schedule(p));
     if schedule_changed {
         if recurring(p) {
-            let value = p
-                .interval_value
-                .as_deref()
-                .map(|v| v.trim().trim_matches('\''))
-                .filter(|v| !v.is_empty());
+            let value = p.interval_value.as_deref().map(|v| v.trim().trim_matches('\'')).filter(|v| !v.is_empty());
             let value = match value {
                 Some(v) if v.bytes().all(|b| b.is_ascii_digit()) => v.to_owned(),
                 Some(v) => my(v),
                 None => {
-                    notes.push(
-                        "-- Fill in the interval (INTERVAL_VALUE) before running.".to_owned(),
-                    );
+                    notes.push("-- Fill in the interval (INTERVAL_VALUE) before running.".to_owned());
                     "<interval>".to_owned()
                 }
             };
@@ -522,10 +451,7 @@ fn mysql_event(
                     "<unit>".to_owned()
                 }
                 None => {
-                    notes.push(
-                        "-- Fill in the interval's unit (INTERVAL_FIELD) before running."
-                            .to_owned(),
-                    );
+                    notes.push("-- Fill in the interval's unit (INTERVAL_FIELD) before running.".to_owned());
                     "<unit>".to_owned()
                 }
             };
@@ -555,10 +481,7 @@ fn mysql_event(
     }
     // Which event: the target, else the original's own name, else the proposed one's.
     let pick = |t: Option<&str>, f: fn(&MysqlEvent) -> &Option<String>| -> Option<String> {
-        t.map(str::to_owned)
-            .or_else(|| o.and_then(|o| f(o).clone()))
-            .or_else(|| f(p).clone())
-            .filter(|s| !s.is_empty())
+        t.map(str::to_owned).or_else(|| o.and_then(|o| f(o).clone())).or_else(|| f(p).clone()).filter(|s| !s.is_empty())
     };
     let schema = pick(schema, |e| &e.event_schema);
     let name = pick(name, |e| &e.event_name);
@@ -593,20 +516,12 @@ fn mysql_event(
         (Some(s), Some(n)) => format!("{}.{}", my_ident(s), my_ident(n)),
         (None, Some(n)) => my_ident(n),
         (_, None) => {
-            notes.push(
-                "-- Fill in the event's name (EVENT_SCHEMA.EVENT_NAME) before running.".to_owned(),
-            );
+            notes.push("-- Fill in the event's name (EVENT_SCHEMA.EVENT_NAME) before running.".to_owned());
             "<event>".to_owned()
         }
     };
     let mut out = notes;
-    if schedule_changed
-        && let Some(tz) = p
-            .time_zone
-            .as_deref()
-            .map(str::trim)
-            .filter(|t| !t.is_empty())
-    {
+    if schedule_changed && let Some(tz) = p.time_zone.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
         out.push(format!("SET time_zone = {};", my(tz)));
     }
     out.push(format!("ALTER EVENT {event} {};", clauses.join(" ")));
@@ -632,35 +547,21 @@ fn seed002(
         proposed: f(p).as_deref(),
     };
     let sets = changed(&[
-        col("job_schedule_start", Kind::Timestamp, |j| {
-            &j.job_schedule_start
-        }),
-        col("job_schedule_finish", Kind::Timestamp, |j| {
-            &j.job_schedule_finish
-        }),
-        col("job_schedule_interval", Kind::Int, |j| {
-            &j.job_schedule_interval
-        }),
+        col("job_schedule_start", Kind::Timestamp, |j| &j.job_schedule_start),
+        col("job_schedule_finish", Kind::Timestamp, |j| &j.job_schedule_finish),
+        col("job_schedule_interval", Kind::Int, |j| &j.job_schedule_interval),
         col("job_status", Kind::Upper, |j| &j.job_status),
     ]);
     if sets.is_empty() {
         return NO_CHANGE.to_owned();
     }
     let mut out = Vec::new();
-    let own_id = o
-        .and_then(|o| parse_id(o.job_id.as_deref()))
-        .or_else(|| parse_id(p.job_id.as_deref()));
-    let own_name = |f: fn(&Seed002Job) -> &Option<String>| {
-        o.and_then(|o| f(o).clone()).or_else(|| f(p).clone())
-    };
+    let own_id = o.and_then(|o| parse_id(o.job_id.as_deref())).or_else(|| parse_id(p.job_id.as_deref()));
+    let own_name = |f: fn(&Seed002Job) -> &Option<String>| o.and_then(|o| f(o).clone()).or_else(|| f(p).clone());
     let wher = match (job_id, job_owner, job_name) {
         (Some(id), _, _) => format!("job_id = {id}"),
         (None, Some(ow), Some(n)) => format!("job_owner = {} AND job_name = {}", my(ow), my(n)),
-        _ => match (
-            own_id,
-            own_name(|j| &j.job_owner),
-            own_name(|j| &j.job_name),
-        ) {
+        _ => match (own_id, own_name(|j| &j.job_owner), own_name(|j| &j.job_name)) {
             (Some(id), _, _) => format!("job_id = {id}"),
             (None, Some(ow), Some(n)) => {
                 format!("job_owner = {} AND job_name = {}", my(&ow), my(&n))
@@ -716,10 +617,7 @@ fn seed003(
         int("RunAtInSecondsFromMidnight", |j| &j.run_at),
     ];
     let schedule_sets = changed(&schedule_cols);
-    let recurring_p = p
-        .frequency_type
-        .as_deref()
-        .is_some_and(|s| !s.trim().is_empty())
+    let recurring_p = p.frequency_type.as_deref().is_some_and(|s| !s.trim().is_empty())
         && p.job_schedule_id.as_deref().map(str::trim) != Some("-1");
     let jsid = job_schedule_id
         .or_else(|| parse_id(p.job_schedule_id.as_deref()))
@@ -735,10 +633,7 @@ fn seed003(
                 out.push(format!(
                     "-- Every job whose JobScheduleId is {id} gets this schedule (JobSchedules rows can be shared)."
                 ));
-                out.push(format!(
-                    "UPDATE JobSchedules SET {} WHERE ID = {id};",
-                    schedule_sets.join(", ")
-                ));
+                out.push(format!("UPDATE JobSchedules SET {} WHERE ID = {id};", schedule_sets.join(", ")));
             }
             None => {
                 // No JobSchedules row yet (a run-once job becoming recurring): the article's
@@ -783,11 +678,7 @@ fn seed003(
         dt("NextRunOn", |j| &j.next_run_on),
     ]));
     if !new_schedule_row {
-        let want = if recurring_p {
-            p.job_schedule_id.as_deref()
-        } else {
-            Some("-1")
-        };
+        let want = if recurring_p { p.job_schedule_id.as_deref() } else { Some("-1") };
         if let Some(s) = changed(&[Column {
             name: "JobScheduleId",
             kind: Kind::Int,
@@ -816,32 +707,20 @@ fn seed003(
         Some(id) => id.to_string(),
         None => {
             if !job_sets.is_empty() || toggle.is_some() {
-                out.insert(
-                    0,
-                    "-- Fill in the job's id (ScheduledJobs.ID) before running.".to_owned(),
-                );
+                out.insert(0, "-- Fill in the job's id (ScheduledJobs.ID) before running.".to_owned());
             }
             "<ID>".to_owned()
         }
     };
     if !job_sets.is_empty() {
-        out.push(format!(
-            "UPDATE ScheduledJobs SET {} WHERE ID = {id};",
-            job_sets.join(", ")
-        ));
+        out.push(format!("UPDATE ScheduledJobs SET {} WHERE ID = {id};", job_sets.join(", ")));
     }
     match toggle {
-        Some(false) => out.push(format!(
-            "EXEC usp_StopScheduledJob {id}; -- ends the job's timer and disables it"
-        )),
-        Some(true) => out.push(format!(
-            "EXEC usp_StartScheduledJob {id}; -- enables the job and sets its timer"
-        )),
+        Some(false) => out.push(format!("EXEC usp_StopScheduledJob {id}; -- ends the job's timer and disables it")),
+        Some(true) => out.push(format!("EXEC usp_StartScheduledJob {id}; -- enables the job and sets its timer")),
         None => {
             let retimed = !schedule_sets.is_empty()
-                || job_sets
-                    .iter()
-                    .any(|s| s.starts_with("ValidFrom ") || s.starts_with("JobScheduleId "));
+                || job_sets.iter().any(|s| s.starts_with("ValidFrom ") || s.starts_with("JobScheduleId "));
             if retimed && enabled(p) != Some(false) {
                 out.push(format!(
                     "-- The timer already set keeps its time: the new schedule counts from the next run. To re-arm it now: EXEC usp_StopScheduledJob {id}; EXEC usp_StartScheduledJob {id};"
@@ -877,58 +756,36 @@ fn seed004(
         col("RunDays", Kind::Text, |c| &c.run_days),
         col("RunDaysOfMonth", Kind::Text, |c| &c.run_days_of_month),
         col("TriggerOnNewRows", Kind::Flag, |c| &c.trigger_on_new_rows),
-        col("TriggerRowThreshold", Kind::Int, |c| {
-            &c.trigger_row_threshold
-        }),
+        col("TriggerRowThreshold", Kind::Int, |c| &c.trigger_row_threshold),
         col("TriggerIdleMinutes", Kind::Int, |c| &c.trigger_idle_minutes),
-        col("TriggerDebounceSeconds", Kind::Int, |c| {
-            &c.trigger_debounce_seconds
-        }),
-        col("NextScheduledRun", Kind::Timestamp, |c| {
-            &c.next_scheduled_run
-        }),
+        col("TriggerDebounceSeconds", Kind::Int, |c| &c.trigger_debounce_seconds),
+        col("NextScheduledRun", Kind::Timestamp, |c| &c.next_scheduled_run),
         col("IsEnabled", Kind::Flag, |c| &c.is_enabled),
     ]);
     if sets.is_empty() {
         return NO_CHANGE.to_owned();
     }
     let mut out = Vec::new();
-    let own_entity = o
-        .and_then(|o| parse_id(o.entity_id.as_deref()))
-        .or_else(|| parse_id(p.entity_id.as_deref()));
+    let own_entity = o.and_then(|o| parse_id(o.entity_id.as_deref())).or_else(|| parse_id(p.entity_id.as_deref()));
     let wher = match (id, entity_id.or(own_entity)) {
         (Some(id), _) => format!("Id = {id}"),
         (None, Some(e)) => format!("EntityId = {e}"),
         (None, None) => {
-            out.push(
-                "-- Fill in the row's Id (SchedulerConfigurations.Id) before running.".to_owned(),
-            );
+            out.push("-- Fill in the row's Id (SchedulerConfigurations.Id) before running.".to_owned());
             "Id = <Id>".to_owned()
         }
     };
-    let timing = [
-        "ProcessingMode ",
-        "ScheduleType ",
-        "IntervalMinutes ",
-        "RunTimes ",
-        "RunDays ",
-        "RunDaysOfMonth ",
-    ];
+    let timing = ["ProcessingMode ", "ScheduleType ", "IntervalMinutes ", "RunTimes ", "RunDays ", "RunDaysOfMonth "];
     if o.is_some()
         && sets.iter().any(|s| timing.iter().any(|t| s.starts_with(t)))
         && !sets.iter().any(|s| s.starts_with("NextScheduledRun "))
-        && let Some(next) = o
-            .and_then(|o| o.next_scheduled_run.as_deref())
-            .and_then(parse_timestamp)
+        && let Some(next) = o.and_then(|o| o.next_scheduled_run.as_deref()).and_then(parse_timestamp)
     {
         out.push(format!(
             "-- NextScheduledRun stays {}: the dispatcher fires then, and computes the runs after it from the new settings.",
             next.format("%Y-%m-%d %H:%M:%S")
         ));
     }
-    out.push(format!(
-        "UPDATE SchedulerConfigurations SET {} WHERE {wher};",
-        sets.join(", ")
-    ));
+    out.push(format!("UPDATE SchedulerConfigurations SET {} WHERE {wher};", sets.join(", ")));
     out.join("\n")
 }

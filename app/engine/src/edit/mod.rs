@@ -65,14 +65,8 @@ pub enum Dialect {
 }
 
 impl Dialect {
-    pub const ALL: [Dialect; 6] = [
-        Dialect::Agent,
-        Dialect::Cron,
-        Dialect::MysqlEvent,
-        Dialect::Seed002,
-        Dialect::Seed003,
-        Dialect::Seed004,
-    ];
+    pub const ALL: [Dialect; 6] =
+        [Dialect::Agent, Dialect::Cron, Dialect::MysqlEvent, Dialect::Seed002, Dialect::Seed003, Dialect::Seed004];
 
     /// The stable key for URLs: `agent`, `cron`, `mysql_event`, `job_table`, `service_broker`,
     /// `primentra`.
@@ -91,15 +85,12 @@ impl Dialect {
     /// `kind` tags of [`Schedule`]'s serde form (`seed002` …) are accepted too.
     pub fn parse(key: &str) -> Option<Dialect> {
         let k = key.trim().to_ascii_lowercase();
-        Dialect::ALL
-            .into_iter()
-            .find(|d| d.key() == k)
-            .or(match k.as_str() {
-                "seed002" => Some(Dialect::Seed002),
-                "seed003" => Some(Dialect::Seed003),
-                "seed004" => Some(Dialect::Seed004),
-                _ => None,
-            })
+        Dialect::ALL.into_iter().find(|d| d.key() == k).or(match k.as_str() {
+            "seed002" => Some(Dialect::Seed002),
+            "seed003" => Some(Dialect::Seed003),
+            "seed004" => Some(Dialect::Seed004),
+            _ => None,
+        })
     }
 
     /// A human label: "SQL Server Agent", "pg_cron", "MySQL / MariaDB event", "MySQL job
@@ -224,56 +215,28 @@ impl Target {
     /// A target with no key known yet.
     pub fn none(dialect: Dialect) -> Target {
         match dialect {
-            Dialect::Agent => Target::Agent {
-                schedule_id: None,
-                name: None,
-            },
-            Dialect::Cron => Target::Cron {
-                jobid: None,
-                jobname: None,
-            },
-            Dialect::MysqlEvent => Target::MysqlEvent {
-                schema: None,
-                name: None,
-            },
-            Dialect::Seed002 => Target::Seed002 {
-                job_id: None,
-                job_owner: None,
-                job_name: None,
-            },
-            Dialect::Seed003 => Target::Seed003 {
-                scheduled_job_id: None,
-                job_schedule_id: None,
-            },
-            Dialect::Seed004 => Target::Seed004 {
-                id: None,
-                entity_id: None,
-            },
+            Dialect::Agent => Target::Agent { schedule_id: None, name: None },
+            Dialect::Cron => Target::Cron { jobid: None, jobname: None },
+            Dialect::MysqlEvent => Target::MysqlEvent { schema: None, name: None },
+            Dialect::Seed002 => Target::Seed002 { job_id: None, job_owner: None, job_name: None },
+            Dialect::Seed003 => Target::Seed003 { scheduled_job_id: None, job_schedule_id: None },
+            Dialect::Seed004 => Target::Seed004 { id: None, entity_id: None },
         }
     }
 
     /// `msdb.dbo.sysschedules.schedule_id`.
     pub fn agent(schedule_id: i64) -> Target {
-        Target::Agent {
-            schedule_id: Some(schedule_id),
-            name: None,
-        }
+        Target::Agent { schedule_id: Some(schedule_id), name: None }
     }
 
     /// `cron.job.jobid`.
     pub fn cron(jobid: i64) -> Target {
-        Target::Cron {
-            jobid: Some(jobid),
-            jobname: None,
-        }
+        Target::Cron { jobid: Some(jobid), jobname: None }
     }
 
     /// An event by schema (database) and name.
     pub fn mysql_event(schema: impl Into<String>, name: impl Into<String>) -> Target {
-        Target::MysqlEvent {
-            schema: Some(schema.into()),
-            name: Some(name.into()),
-        }
+        Target::MysqlEvent { schema: Some(schema.into()), name: Some(name.into()) }
     }
 
     pub fn dialect(&self) -> Dialect {

@@ -43,15 +43,7 @@
 //! row's text; Sundial always shows `(unknown)`.
 use super::super::AgentSchedule;
 
-const DAYS: [&str; 7] = [
-    "Sunday",
-    "Monday",
-    "Tuesday",
-    "Wednesday",
-    "Thursday",
-    "Friday",
-    "Saturday",
-];
+const DAYS: [&str; 7] = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
 
 /// The Agent's default `IdleCPUPercent` and `IdleCPUDuration` (seconds).
 const IDLE_DEFAULT: (i64, i64) = (10, 600);
@@ -65,11 +57,7 @@ pub fn msdb_description(s: &AgentSchedule) -> String {
 
 /// [`msdb_description`] with the Agent's `IdleCPUPercent` and `IdleCPUDuration` (seconds), which
 /// msdb reads from the registry for type 128.
-pub fn msdb_description_idle(
-    s: &AgentSchedule,
-    idle_cpu_percent: i64,
-    idle_cpu_duration: i64,
-) -> String {
+pub fn msdb_description_idle(s: &AgentSchedule, idle_cpu_percent: i64, idle_cpu_duration: i64) -> String {
     let text = raw(s, idle_cpu_percent, idle_cpu_duration);
     match text {
         // RTRIM/LTRIM trim spaces only.
@@ -83,10 +71,7 @@ fn raw(s: &AgentSchedule, idle_percent: i64, idle_seconds: i64) -> Option<String
     let factor = s.freq_recurrence_factor;
     let days = match s.freq_type {
         0x1 => {
-            return Some(format!(
-                "Once on {} at {}",
-                s.active_start_date, s.active_start_time
-            ));
+            return Some(format!("Once on {} at {}", s.active_start_date, s.active_start_time));
         }
         0x40 => return Some("Automatically starts when SQLServerAgent starts.".to_owned()),
         0x80 => {
@@ -109,10 +94,7 @@ fn raw(s: &AgentSchedule, idle_percent: i64, idle_seconds: i64) -> Option<String
             }
             d
         }
-        0x10 => format!(
-            "Every {factor} months(s) on day {} of that month ",
-            s.freq_interval
-        ),
+        0x10 => format!("Every {factor} months(s) on day {} of that month ", s.freq_interval),
         0x20 => {
             let nth = match s.freq_relative_interval {
                 0x01 => "first ",
@@ -141,8 +123,5 @@ fn raw(s: &AgentSchedule, idle_percent: i64, idle_seconds: i64) -> Option<String
         0x8 => format!("every {n} hour(s)"),
         _ => return None,
     };
-    Some(format!(
-        "{days}{time} between {} and {}",
-        s.active_start_time, s.active_end_time
-    ))
+    Some(format!("{days}{time} between {} and {}", s.active_start_time, s.active_end_time))
 }

@@ -86,30 +86,15 @@ struct Col {
 }
 
 const fn col(name: &'static str, kind: Kind) -> Col {
-    Col {
-        name,
-        kind,
-        role: Role::Schedule,
-        aliases: &[],
-    }
+    Col { name, kind, role: Role::Schedule, aliases: &[] }
 }
 
 const fn key(name: &'static str, kind: Kind) -> Col {
-    Col {
-        name,
-        kind,
-        role: Role::Key,
-        aliases: &[],
-    }
+    Col { name, kind, role: Role::Key, aliases: &[] }
 }
 
 const fn extra(name: &'static str, kind: Kind) -> Col {
-    Col {
-        name,
-        kind,
-        role: Role::Extra,
-        aliases: &[],
-    }
+    Col { name, kind, role: Role::Extra, aliases: &[] }
 }
 
 use Kind::{AgentDate, AgentTime, Flag, Int, Text, Timestamp};
@@ -166,12 +151,7 @@ const SEED002: &[Col] = &[
 ];
 
 const SEED003: &[Col] = &[
-    Col {
-        name: "ID",
-        kind: Int,
-        role: Role::Key,
-        aliases: &["ScheduledJobId"],
-    },
+    Col { name: "ID", kind: Int, role: Role::Key, aliases: &["ScheduledJobId"] },
     key("JobName", Text),
     col("JobScheduleId", Int),
     col("ValidFrom", Timestamp),
@@ -233,21 +213,13 @@ fn columns(d: Dialect) -> &'static [Col] {
 /// Lower case, underscores dropped: `JobScheduleId`, `job_schedule_id` and `JOBSCHEDULEID`
 /// meet.
 fn norm(name: &str) -> String {
-    name.trim()
-        .chars()
-        .filter(|c| *c != '_')
-        .flat_map(char::to_lowercase)
-        .collect()
+    name.trim().chars().filter(|c| *c != '_').flat_map(char::to_lowercase).collect()
 }
 
 /// At most 60 characters of a value, for a diagnostic.
 fn excerpt(s: &str) -> String {
     let t: String = s.chars().take(60).collect();
-    if t.len() < s.len() {
-        format!("{t}…")
-    } else {
-        t
-    }
+    if t.len() < s.len() { format!("{t}…") } else { t }
 }
 
 /// A JSON value as the text it stands for; `Ok(None)` for null.
@@ -297,9 +269,7 @@ fn agent_date(t: &str) -> Option<i64> {
         return Some(n);
     }
     let t = t.trim();
-    let d = NaiveDate::parse_from_str(t, "%Y-%m-%d")
-        .ok()
-        .or_else(|| parse_timestamp(t).map(|n| n.date()))?;
+    let d = NaiveDate::parse_from_str(t, "%Y-%m-%d").ok().or_else(|| parse_timestamp(t).map(|n| n.date()))?;
     Some(i64::from(d.year()) * 10000 + i64::from(d.month()) * 100 + i64::from(d.day()))
 }
 
@@ -312,9 +282,7 @@ fn agent_time(t: &str) -> Option<i64> {
         .iter()
         .find_map(|f| NaiveTime::parse_from_str(t, f).ok())
         .or_else(|| parse_timestamp(t).map(|n| n.time()))?;
-    Some(i64::from(
-        time.hour() * 10000 + time.minute() * 100 + time.second(),
-    ))
+    Some(i64::from(time.hour() * 10000 + time.minute() * 100 + time.second()))
 }
 
 /// Read one value: `Ok(None)` for no value, the normalised text otherwise.
@@ -323,11 +291,7 @@ fn read(c: &Col, raw: &str, diags: &mut Vec<Diagnostic>) -> Option<String> {
         return None;
     }
     let bad = |diags: &mut Vec<Diagnostic>, what: &str| {
-        diags.push(Diagnostic::error(
-            c.name,
-            excerpt(raw.trim()),
-            what.to_owned(),
-        ));
+        diags.push(Diagnostic::error(c.name, excerpt(raw.trim()), what.to_owned()));
         None
     };
     match c.kind {
@@ -371,11 +335,7 @@ impl Values {
 /// The one object of the pasted text, or why there is none.
 fn one_object(json: &str) -> Result<serde_json::Map<String, Value>, Diagnostic> {
     let v: Value = serde_json::from_str(json).map_err(|e| {
-        Diagnostic::error(
-            "row",
-            excerpt(json.trim()),
-            format!("not JSON: {e}; paste one row as a JSON object"),
-        )
+        Diagnostic::error("row", excerpt(json.trim()), format!("not JSON: {e}; paste one row as a JSON object"))
     })?;
     match v {
         Value::Object(m) => Ok(m),
@@ -388,40 +348,22 @@ fn one_object(json: &str) -> Result<serde_json::Map<String, Value>, Diagnostic> 
                     "the array's element is not an object with the row's columns",
                 )),
             },
-            0 => Err(Diagnostic::error(
-                "row",
-                "[]",
-                "an empty array: the query returned no row",
-            )),
-            n => Err(Diagnostic::error(
-                "row",
-                format!("{n} rows"),
-                "paste one row, not several",
-            )),
+            0 => Err(Diagnostic::error("row", "[]", "an empty array: the query returned no row")),
+            n => Err(Diagnostic::error("row", format!("{n} rows"), "paste one row, not several")),
         },
-        other => Err(Diagnostic::error(
-            "row",
-            excerpt(&other.to_string()),
-            "not a JSON object with the row's columns",
-        )),
+        other => Err(Diagnostic::error("row", excerpt(&other.to_string()), "not a JSON object with the row's columns")),
     }
 }
 
 /// Match the object's keys to the dialect's columns and read every value.
-fn values(
-    dialect: Dialect,
-    obj: &serde_json::Map<String, Value>,
-) -> Result<Values, Vec<Diagnostic>> {
+fn values(dialect: Dialect, obj: &serde_json::Map<String, Value>) -> Result<Values, Vec<Diagnostic>> {
     let cols = columns(dialect);
     let mut diags = Vec::new();
     // Canonical name → (key as written, raw text).
     let mut found: BTreeMap<&'static str, (String, Option<String>)> = BTreeMap::new();
     for (k, v) in obj {
         let nk = norm(k);
-        let Some(c) = cols
-            .iter()
-            .find(|c| norm(c.name) == nk || c.aliases.iter().any(|a| norm(a) == nk))
-        else {
+        let Some(c) = cols.iter().find(|c| norm(c.name) == nk || c.aliases.iter().any(|a| norm(a) == nk)) else {
             continue;
         };
         let raw = match text_of(v) {
@@ -445,12 +387,7 @@ fn values(
     }
     if found.is_empty() && diags.is_empty() {
         let keys: Vec<&str> = obj.keys().map(String::as_str).take(6).collect();
-        let want: Vec<&str> = cols
-            .iter()
-            .filter(|c| c.role == Role::Schedule)
-            .map(|c| c.name)
-            .take(4)
-            .collect();
+        let want: Vec<&str> = cols.iter().filter(|c| c.role == Role::Schedule).map(|c| c.name).take(4).collect();
         diags.push(Diagnostic::error(
             "row",
             excerpt(&keys.join(", ")),
@@ -481,41 +418,23 @@ fn values(
         diags.push(Diagnostic::error(
             r,
             "(missing)",
-            format!(
-                "the row has no {r} column: is this a {} row?",
-                dialect.table()
-            ),
+            format!("the row has no {r} column: is this a {} row?", dialect.table()),
         ));
     }
     if dialect == Dialect::Cron
         && found.contains_key("schedule")
         && out.get("schedule").is_none_or(|s| s.trim().is_empty())
     {
-        diags.push(Diagnostic::error(
-            "schedule",
-            "(empty)",
-            "pg_cron needs a schedule",
-        ));
+        diags.push(Diagnostic::error("schedule", "(empty)", "pg_cron needs a schedule"));
     }
-    if !found.keys().any(|n| {
-        cols.iter()
-            .any(|c| c.name == *n && c.role == Role::Schedule)
-    }) && diags.is_empty()
-    {
+    if !found.keys().any(|n| cols.iter().any(|c| c.name == *n && c.role == Role::Schedule)) && diags.is_empty() {
         diags.push(Diagnostic::error(
             "row",
             excerpt(&found.keys().copied().collect::<Vec<_>>().join(", ")),
-            format!(
-                "only key columns: the row has no schedule column of {}",
-                dialect.table()
-            ),
+            format!("only key columns: the row has no schedule column of {}", dialect.table()),
         ));
     }
-    if diags.is_empty() {
-        Ok(Values(out))
-    } else {
-        Err(diags)
-    }
+    if diags.is_empty() { Ok(Values(out)) } else { Err(diags) }
 }
 
 /// One row of the dialect's table as JSON → its [`Schedule`]. See the module doc for what is
@@ -549,10 +468,7 @@ pub fn parse_row_full(dialect: Dialect, json: &str) -> Result<Row, Vec<Diagnosti
                     active_start_time: g("active_start_time", d.active_start_time),
                     active_end_time: g("active_end_time", d.active_end_time),
                 }),
-                Target::Agent {
-                    schedule_id: v.int("schedule_id"),
-                    name: v.get("name"),
-                },
+                Target::Agent { schedule_id: v.int("schedule_id"), name: v.get("name") },
             )
         }
         Dialect::Cron => {
@@ -562,10 +478,7 @@ pub fn parse_row_full(dialect: Dialect, json: &str) -> Result<Row, Vec<Diagnosti
                     expr: v.get("schedule").unwrap_or_default(),
                     last_start: v.get("last_start"),
                 }),
-                Target::Cron {
-                    jobid: v.int("jobid"),
-                    jobname: v.get("jobname"),
-                },
+                Target::Cron { jobid: v.int("jobid"), jobname: v.get("jobname") },
             )
         }
         Dialect::MysqlEvent => {
@@ -583,10 +496,7 @@ pub fn parse_row_full(dialect: Dialect, json: &str) -> Result<Row, Vec<Diagnosti
                 time_zone: v.get("TIME_ZONE"),
                 last_executed: v.get("LAST_EXECUTED"),
             };
-            let t = Target::MysqlEvent {
-                schema: e.event_schema.clone(),
-                name: e.event_name.clone(),
-            };
+            let t = Target::MysqlEvent { schema: e.event_schema.clone(), name: e.event_name.clone() };
             (Schedule::MysqlEvent(e), t)
         }
         Dialect::Seed002 => {
@@ -623,10 +533,7 @@ pub fn parse_row_full(dialect: Dialect, json: &str) -> Result<Row, Vec<Diagnosti
                 relative_what: v.get("MontlyRelativeSubFrequencyWhat"),
                 run_at: v.get("RunAtInSecondsFromMidnight"),
             };
-            let t = Target::Seed003 {
-                scheduled_job_id: v.int("ID"),
-                job_schedule_id: v.int("JobScheduleId"),
-            };
+            let t = Target::Seed003 { scheduled_job_id: v.int("ID"), job_schedule_id: v.int("JobScheduleId") };
             (Schedule::Seed003(j), t)
         }
         Dialect::Seed004 => {
@@ -651,18 +558,11 @@ pub fn parse_row_full(dialect: Dialect, json: &str) -> Result<Row, Vec<Diagnosti
                 last_run: v.get("last_run"),
                 now: v.get("now"),
             };
-            let t = Target::Seed004 {
-                id: v.int("Id"),
-                entity_id: v.int("EntityId"),
-            };
+            let t = Target::Seed004 { id: v.int("Id"), entity_id: v.int("EntityId") };
             (Schedule::Seed004(c), t)
         }
     };
-    Ok(Row {
-        schedule,
-        target,
-        active,
-    })
+    Ok(Row { schedule, target, active })
 }
 
 /// A column and its value for [`to_row`].
@@ -693,9 +593,8 @@ pub fn to_row(schedule: &Schedule) -> String {
     let s = |v: &Option<String>| v.as_deref().map(str::to_owned);
     let mut cells: Vec<(String, Value)> = Vec::new();
     let mut put = |c: &Col, v: Option<String>| cells.push(cell(c.name, c.kind, v.as_deref()));
-    let find = |cols: &'static [Col], n: &str| -> &'static Col {
-        cols.iter().find(|c| c.name == n).unwrap_or(&cols[0])
-    };
+    let find =
+        |cols: &'static [Col], n: &str| -> &'static Col { cols.iter().find(|c| c.name == n).unwrap_or(&cols[0]) };
     match schedule {
         Schedule::Agent(a) => {
             for (n, v) in [
@@ -748,10 +647,7 @@ pub fn to_row(schedule: &Schedule) -> String {
                 ("job_schedule_interval", &j.job_schedule_interval),
                 ("job_status", &j.job_status),
                 ("job_runner_start", &j.job_runner_start),
-                (
-                    "job_runner_last_cycle_start",
-                    &j.job_runner_last_cycle_start,
-                ),
+                ("job_runner_last_cycle_start", &j.job_runner_last_cycle_start),
             ] {
                 put(find(SEED002, n), s(v));
             }

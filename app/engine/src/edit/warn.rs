@@ -16,12 +16,7 @@ use chrono::{DateTime, NaiveDateTime, TimeDelta, Utc};
 /// caller builds it: when `next_after(id, schedule, tz, now, 1)` returns no occurrence and no
 /// Error, add this to [`warnings`]' list.
 pub fn never_fires_warning() -> Diagnostic {
-    Diagnostic::new(
-        Severity::Warning,
-        None,
-        None,
-        "Never fires: as written, this schedule has no run ahead",
-    )
+    Diagnostic::new(Severity::Warning, None, None, "Never fires: as written, this schedule has no run ahead")
 }
 
 /// Warnings about `schedule` as of `now` (`now_local`: the same instant on the wall clock of
@@ -55,10 +50,8 @@ pub fn warnings(
                 ));
             }
             if a.freq_type == 1 {
-                if let (Some(d), Some(t)) = (
-                    date_from_int(a.active_start_date),
-                    time_from_int(a.active_start_time),
-                ) && d.and_time(t) < now_local
+                if let (Some(d), Some(t)) = (date_from_int(a.active_start_date), time_from_int(a.active_start_time))
+                    && d.and_time(t) < now_local
                 {
                     w.push(Diagnostic::warning(
                         "active_start_date",
@@ -89,21 +82,14 @@ pub fn warnings(
                     w.push(Diagnostic::warning(
                         "active_end_date",
                         a.active_end_date,
-                        format!(
-                            "the schedule ended on {}: it will not run again",
-                            d.format("%Y-%m-%d")
-                        ),
+                        format!("the schedule ended on {}: it will not run again", d.format("%Y-%m-%d")),
                     ));
                 }
             }
         }
         Schedule::Cron(c) => cron(&c.expr, pg_cron_version, &mut w),
         Schedule::MysqlEvent(e) => {
-            let up = |v: &Option<String>| {
-                v.as_deref()
-                    .map(|s| s.trim().to_ascii_uppercase())
-                    .filter(|s| !s.is_empty())
-            };
+            let up = |v: &Option<String>| v.as_deref().map(|s| s.trim().to_ascii_uppercase()).filter(|s| !s.is_empty());
             match up(&e.status).as_deref() {
                 Some("DISABLED") => w.push(Diagnostic::warning(
                     "STATUS",
@@ -126,34 +112,20 @@ pub fn warnings(
                 Some(_) => false,
                 None => e.interval_value.is_some(),
             };
-            let (field, v) = if recurring {
-                ("ENDS", &e.ends)
-            } else {
-                ("EXECUTE_AT", &e.execute_at)
-            };
+            let (field, v) = if recurring { ("ENDS", &e.ends) } else { ("EXECUTE_AT", &e.execute_at) };
             if let Some(t) = v.as_deref().and_then(parse_timestamp)
                 && t < now_event
             {
                 let msg = if recurring {
-                    format!(
-                        "ENDS {} has passed: the event will not run again",
-                        fmt_timestamp(t)
-                    )
+                    format!("ENDS {} has passed: the event will not run again", fmt_timestamp(t))
                 } else {
-                    format!(
-                        "runs once, at {}, which is already past: it will not run again",
-                        fmt_timestamp(t)
-                    )
+                    format!("runs once, at {}, which is already past: it will not run again", fmt_timestamp(t))
                 };
                 w.push(Diagnostic::warning(field, fmt_timestamp(t), msg));
             }
         }
         Schedule::Seed002(j) => {
-            let status = j
-                .job_status
-                .as_deref()
-                .map(|s| s.trim().to_ascii_uppercase())
-                .unwrap_or_default();
+            let status = j.job_status.as_deref().map(|s| s.trim().to_ascii_uppercase()).unwrap_or_default();
             let why = match status.as_str() {
                 "PAUSED" => Some("the job is PAUSED: every cycle skips its work"),
                 "DISABLED" => Some("the job is DISABLED: job$run will not start it"),
@@ -177,16 +149,10 @@ pub fn warnings(
         }
         Schedule::Seed003(j) => {
             if flag_off(&j.is_enabled) {
-                w.push(Diagnostic::warning(
-                    "IsEnabled",
-                    0,
-                    "the job is disabled: no Service Broker timer runs it",
-                ));
+                w.push(Diagnostic::warning("IsEnabled", 0, "the job is disabled: no Service Broker timer runs it"));
             }
             let run_once = j.job_schedule_id.as_deref().map(str::trim) == Some("-1")
-                || j.frequency_type
-                    .as_deref()
-                    .is_none_or(|s| s.trim().is_empty());
+                || j.frequency_type.as_deref().is_none_or(|s| s.trim().is_empty());
             if run_once
                 && let Some(t) = j.next_run_on.as_deref().and_then(parse_timestamp)
                 && t < now_local
@@ -200,17 +166,9 @@ pub fn warnings(
         }
         Schedule::Seed004(c) => {
             if flag_off(&c.is_enabled) {
-                w.push(Diagnostic::warning(
-                    "IsEnabled",
-                    0,
-                    "the entity is disabled: the dispatcher skips it",
-                ));
+                w.push(Diagnostic::warning("IsEnabled", 0, "the entity is disabled: the dispatcher skips it"));
             }
-            let mode = c
-                .processing_mode
-                .as_deref()
-                .map(|s| s.trim().to_ascii_lowercase())
-                .filter(|s| !s.is_empty());
+            let mode = c.processing_mode.as_deref().map(|s| s.trim().to_ascii_lowercase()).filter(|s| !s.is_empty());
             if mode.as_deref().is_none_or(|m| m == "manual") {
                 w.push(Diagnostic::warning(
                     "ProcessingMode",
@@ -243,12 +201,7 @@ pub fn row_warnings(
 }
 
 fn flag_off(v: &Option<String>) -> bool {
-    matches!(
-        v.as_deref()
-            .map(|s| s.trim().to_ascii_lowercase())
-            .as_deref(),
-        Some("0" | "false")
-    )
+    matches!(v.as_deref().map(|s| s.trim().to_ascii_lowercase()).as_deref(), Some("0" | "false"))
 }
 
 /// Seconds east of UTC for a MySQL `TIME_ZONE` that is a fixed offset (`+05:30`, `-03:00`,
@@ -281,10 +234,7 @@ fn cron(expr: &str, version: Option<(u32, u32)>, w: &mut Vec<Diagnostic>) {
         && !f.and_days
     {
         let tok: Vec<&str> = shown.split_whitespace().collect();
-        let (dom, dow) = (
-            tok.get(2).copied().unwrap_or("?"),
-            tok.get(4).copied().unwrap_or("?"),
-        );
+        let (dom, dow) = (tok.get(2).copied().unwrap_or("?"), tok.get(4).copied().unwrap_or("?"));
         w.push(Diagnostic::warning(
             "schedule",
             shown,
@@ -321,7 +271,9 @@ fn cron(expr: &str, version: Option<(u32, u32)>, w: &mut Vec<Diagnostic>) {
                 w.push(Diagnostic::warning(
                     "schedule",
                     shown,
-                    format!("{name} has no '$' (last day of the month; it came with 1.6): cron.schedule rejects this one"),
+                    format!(
+                        "{name} has no '$' (last day of the month; it came with 1.6): cron.schedule rejects this one"
+                    ),
                 ));
             }
         }

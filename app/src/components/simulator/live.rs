@@ -2,9 +2,9 @@
 //! `change` listener on its root), hands each edit to the [`State`], and writes back what
 //! changed: the result regions' HTML, the controls' values, which parts of the form show, the
 //! column editor, the URL. No request while editing; a zone not seen yet fetches its rules.
+use super::model::SimSetup;
 use super::render;
 use super::state::{Changed, Shown, State};
-use super::model::SimSetup;
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
@@ -55,7 +55,8 @@ pub fn attach(setup: SimSetup) {
 fn read(el: &Element) -> Option<(String, bool, bool)> {
     if let Some(i) = el.dyn_ref::<HtmlInputElement>() {
         let kind = i.type_();
-        let on_change = matches!(kind.as_str(), "checkbox" | "radio") || i.id() == "sim-tz" || i.id().starts_with("col-");
+        let on_change =
+            matches!(kind.as_str(), "checkbox" | "radio") || i.id() == "sim-tz" || i.id().starts_with("col-");
         return Some((i.value(), i.checked(), on_change));
     }
     if let Some(s) = el.dyn_ref::<HtmlSelectElement>() {
@@ -149,9 +150,18 @@ fn draw(shared: &Shared, source: &str, changed: Changed) {
             move || {
                 let mut live = shared.borrow_mut();
                 live.url_pending = false;
-                let query: Vec<String> = live.st.query().iter().map(|(k, v)| format!("{k}={}", String::from(js_sys::encode_uri_component(v)))).collect();
+                let query: Vec<String> = live
+                    .st
+                    .query()
+                    .iter()
+                    .map(|(k, v)| format!("{k}={}", String::from(js_sys::encode_uri_component(v))))
+                    .collect();
                 if let Ok(h) = leptos::prelude::window().history() {
-                    let _ = h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&format!("/simulate?{}", query.join("&"))));
+                    let _ = h.replace_state_with_url(
+                        &wasm_bindgen::JsValue::NULL,
+                        "",
+                        Some(&format!("/simulate?{}", query.join("&"))),
+                    );
                 }
             },
             std::time::Duration::from_millis(200),

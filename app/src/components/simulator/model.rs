@@ -110,11 +110,21 @@ pub fn read_job(job: &SimJob) -> Instance {
             None
         }
     };
-    let schedules = job.schedules.iter().filter_map(|(id, name, row)| read(&format!("{} / {name}", job.name), row).map(|s| (*id, s))).collect();
+    let schedules = job
+        .schedules
+        .iter()
+        .filter_map(|(id, name, row)| read(&format!("{} / {name}", job.name), row).map(|s| (*id, s)))
+        .collect();
     let others = job
         .others
         .iter()
-        .map(|o| (o.name.clone(), o.schedules.iter().filter_map(|(id, row)| read(&o.name, row).map(|s| (*id, s))).collect(), estimate_of(o.estimate)))
+        .map(|o| {
+            (
+                o.name.clone(),
+                o.schedules.iter().filter_map(|(id, row)| read(&o.name, row).map(|s| (*id, s))).collect(),
+                estimate_of(o.estimate),
+            )
+        })
         .collect();
     Instance {
         name: job.name.clone(),
@@ -179,12 +189,20 @@ pub fn evaluation_zone(dialect: Dialect, zone: Zone, pg_cron: Option<(u32, u32)>
 
 /// The next `count` runs after `after` (local wall-clock in `zone`), the descriptions, and
 /// every diagnostic: the engine's own (errors block the preview), then the editor's warnings.
-pub fn preview(schedule: &Schedule, zone: Zone, after: NaiveDateTime, count: usize, pg_cron: Option<(u32, u32)>, now: DateTime<Utc>) -> Preview {
+pub fn preview(
+    schedule: &Schedule,
+    zone: Zone,
+    after: NaiveDateTime,
+    count: usize,
+    pg_cron: Option<(u32, u32)>,
+    now: DateTime<Utc>,
+) -> Preview {
     let dialect = Dialect::of(schedule);
     let eval = evaluation_zone(dialect, zone, pg_cron);
     let after_at = engine::tz::local_to_instant(after, zone);
     let f = engine::next_after(0, schedule, eval, after_at, count.min(MAX_COUNT));
-    let (errors, mut warnings): (Vec<_>, Vec<_>) = f.diagnostics.into_iter().partition(|d| d.severity == Severity::Error);
+    let (errors, mut warnings): (Vec<_>, Vec<_>) =
+        f.diagnostics.into_iter().partition(|d| d.severity == Severity::Error);
     let runs = if errors.is_empty() {
         f.occurrences
             .iter()
@@ -295,7 +313,13 @@ mod tests {
     #[test]
     fn next_runs_in_the_zone_with_utc_beside() {
         let ny = Zone::from_name("America/New_York").unwrap();
-        let s = Schedule::Agent(AgentSchedule { freq_type: 4, freq_interval: 1, freq_subday_type: 1, active_start_time: 23000, ..Default::default() });
+        let s = Schedule::Agent(AgentSchedule {
+            freq_type: 4,
+            freq_interval: 1,
+            freq_subday_type: 1,
+            active_start_time: 23000,
+            ..Default::default()
+        });
         let p = preview(&s, ny, at("2024-03-09T12:00:00"), 3, None, fixed_now());
         assert!(p.is_valid(), "{:?}", p.errors);
         let locals: Vec<_> = p.runs.iter().map(|r| r.local.as_str()).collect();
@@ -309,7 +333,13 @@ mod tests {
 
     #[test]
     fn a_seconds_interval_under_ten_is_an_error_naming_the_field() {
-        let s = Schedule::Agent(AgentSchedule { freq_type: 4, freq_interval: 1, freq_subday_type: 2, freq_subday_interval: 5, ..Default::default() });
+        let s = Schedule::Agent(AgentSchedule {
+            freq_type: 4,
+            freq_interval: 1,
+            freq_subday_type: 2,
+            freq_subday_interval: 5,
+            ..Default::default()
+        });
         let p = preview(&s, Zone::UTC, at("2024-01-01T00:00:00"), 10, None, fixed_now());
         assert!(p.runs.is_empty());
         assert!(p.errors.iter().any(|d| d.field.as_deref() == Some("freq_subday_interval")), "{:?}", p.errors);

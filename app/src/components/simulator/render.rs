@@ -37,18 +37,33 @@ pub fn describe(p: &Preview, stale: Option<&Preview>) -> String {
     };
     let mut s = format!(r#"<dt>Summary</dt><dd data-testid="describe">{}</dd>"#, escape(text));
     if let Some(m) = msdb {
-        let _ = write!(s, r#"<dt>msdb (sp_help_jobschedule)</dt><dd data-testid="describe-msdb"><code>{}</code></dd>"#, escape(m));
+        let _ = write!(
+            s,
+            r#"<dt>msdb (sp_help_jobschedule)</dt><dd data-testid="describe-msdb"><code>{}</code></dd>"#,
+            escape(m)
+        );
     }
     s
 }
 
 fn run(r: &NextRun) -> String {
     let dst = match r.dst {
-        Some(Dst::Gap) => format!(r#"<span class="dst-note">DST gap: {} does not exist that day; it runs when the gap ends</span>"#, escape(r.nominal.as_deref().unwrap_or(""))),
-        Some(Dst::Fold) => r#"<span class="dst-note">DST fold: this time happens twice; it runs once, the first time</span>"#.to_owned(),
+        Some(Dst::Gap) => format!(
+            r#"<span class="dst-note">DST gap: {} does not exist that day; it runs when the gap ends</span>"#,
+            escape(r.nominal.as_deref().unwrap_or(""))
+        ),
+        Some(Dst::Fold) => {
+            r#"<span class="dst-note">DST fold: this time happens twice; it runs once, the first time</span>"#
+                .to_owned()
+        }
         None => String::new(),
     };
-    format!(r#"<li><time datetime="{}">{}</time><span class="utc">{}</span>{dst}</li>"#, escape(&r.local), escape(&r.text), escape(&r.utc))
+    format!(
+        r#"<li><time datetime="{}">{}</time><span class="utc">{}</span>{dst}</li>"#,
+        escape(&r.local),
+        escape(&r.text),
+        escape(&r.utc)
+    )
 }
 
 /// The next runs, as `<li>`s of `#next-runs`.
@@ -58,7 +73,11 @@ pub fn runs(list: &[NextRun]) -> String {
 
 /// "No run" when a valid schedule fires no more.
 pub fn never(p: &Preview) -> String {
-    if p.is_valid() && p.runs.is_empty() { "No run: the schedule never fires after this time.".into() } else { String::new() }
+    if p.is_valid() && p.runs.is_empty() {
+        "No run: the schedule never fires after this time.".into()
+    } else {
+        String::new()
+    }
 }
 
 /// The last valid version's runs, while the row is invalid.
@@ -106,11 +125,21 @@ fn list(items: impl IntoIterator<Item = String>, testid: &str) -> String {
 fn lane(out: &mut String, label: &str, runs: &[ReplayedRun], window: Window, y: i64, class: &str) {
     let span = (window.end - window.start).num_seconds().max(1);
     let x = |t: DateTime<Utc>| ((t - window.start).num_seconds() * 10_000 / span).clamp(0, 10_000);
-    let _ = write!(out, r#"<text x="-60" y="{}" text-anchor="end" class="imp-label">{}</text>"#, y + 130, escape(label));
+    let _ =
+        write!(out, r#"<text x="-60" y="{}" text-anchor="end" class="imp-label">{}</text>"#, y + 130, escape(label));
     for r in runs {
         let (x0, x1) = (x(r.likely.start), x(r.likely.end));
-        let (c, title) = if r.refused.is_some() { ("imp-refused", "refused: the job would still be running") } else { (class, "run (p50 duration)") };
-        let _ = write!(out, r#"<rect x="{x0}" y="{}" width="{}" height="120" class="{c}"><title>{title}</title></rect>"#, y + 30, (x1 - x0).max(15));
+        let (c, title) = if r.refused.is_some() {
+            ("imp-refused", "refused: the job would still be running")
+        } else {
+            (class, "run (p50 duration)")
+        };
+        let _ = write!(
+            out,
+            r#"<rect x="{x0}" y="{}" width="{}" height="120" class="{c}"><title>{title}</title></rect>"#,
+            y + 30,
+            (x1 - x0).max(15)
+        );
     }
 }
 
@@ -131,7 +160,10 @@ pub fn impact(i: &Impact, zone: Zone) -> String {
     );
     let lanes = i.moved.len() as i64 * 2;
     let h = lanes * 200 + 260;
-    let _ = write!(out, r#"<svg class="imp-axis" viewBox="-1300 0 11400 {h}" preserveAspectRatio="xMinYMin meet" role="img" aria-label="The job's runs now and as proposed, day by day">"#);
+    let _ = write!(
+        out,
+        r#"<svg class="imp-axis" viewBox="-1300 0 11400 {h}" preserveAspectRatio="xMinYMin meet" role="img" aria-label="The job's runs now and as proposed, day by day">"#
+    );
     // A tick at each local midnight, labelled with the day.
     let span = (i.window.end - i.window.start).num_seconds().max(1);
     let mut day = tz::to_local(i.window.start, zone).date();
@@ -143,7 +175,14 @@ pub fn impact(i: &Impact, zone: Zone) -> String {
             break;
         }
         let x = (at - i.window.start).num_seconds() * 10_000 / span;
-        let _ = write!(out, r#"<line x1="{x}" x2="{x}" y1="0" y2="{}" class="imp-tick"/><text x="{}" y="{}" class="imp-label">{}</text>"#, h - 80, x + 20, h - 10, day.format("%a %d"));
+        let _ = write!(
+            out,
+            r#"<line x1="{x}" x2="{x}" y1="0" y2="{}" class="imp-tick"/><text x="{}" y="{}" class="imp-label">{}</text>"#,
+            h - 80,
+            x + 20,
+            h - 10,
+            day.format("%a %d")
+        );
     }
     let many = i.moved.len() > 1;
     for (k, m) in i.moved.iter().enumerate() {
@@ -160,13 +199,21 @@ pub fn impact(i: &Impact, zone: Zone) -> String {
     out.push_str(&list(i.created.possible.iter().map(|o| overlap_line(o, zone)), "created-possible"));
     out.push_str("<h3>Runs the scheduler would refuse (the job still running)</h3>");
     out.push_str(&list(
-        i.moved.iter().flat_map(|m| m.proposed.iter().filter(|r| r.refused.is_some()).map(move |r| format!("{} at {}: refused, the previous run would still be running", m.name, local(r.at, zone)))),
+        i.moved.iter().flat_map(|m| {
+            m.proposed.iter().filter(|r| r.refused.is_some()).map(move |r| {
+                format!("{} at {}: refused, the previous run would still be running", m.name, local(r.at, zone))
+            })
+        }),
         "refused",
     ));
     out.push_str("<h3>Very frequent jobs (bands, not counted as conflicts)</h3>");
     out.push_str(&list(i.bands.iter().map(|b| format!("{}: {}", b.job, b.pattern)), "bands"));
     if !i.no_history.is_empty() {
-        let _ = write!(out, r#"<p class="muted">No run history (taken as zero-length): {}</p>"#, escape(&i.no_history.join(", ")));
+        let _ = write!(
+            out,
+            r#"<p class="muted">No run history (taken as zero-length): {}</p>"#,
+            escape(&i.no_history.join(", "))
+        );
     }
     out
 }

@@ -36,12 +36,17 @@ pub fn example_row(d: Dialect) -> &'static str {
 
 /// JSON pretty-printed, or the text as it is when it is not JSON.
 pub fn pretty(json: &str) -> String {
-    serde_json::from_str::<Value>(json).ok().and_then(|v| serde_json::to_string_pretty(&v).ok()).unwrap_or_else(|| json.to_owned())
+    serde_json::from_str::<Value>(json)
+        .ok()
+        .and_then(|v| serde_json::to_string_pretty(&v).ok())
+        .unwrap_or_else(|| json.to_owned())
 }
 
 /// `fresh`'s columns written over `old`'s (matched case-insensitively), other columns kept.
 pub fn merge_row(old: &str, fresh: &str) -> String {
-    let (Ok(Value::Object(mut old)), Ok(Value::Object(fresh))) = (serde_json::from_str::<Value>(old), serde_json::from_str::<Value>(fresh)) else {
+    let (Ok(Value::Object(mut old)), Ok(Value::Object(fresh))) =
+        (serde_json::from_str::<Value>(old), serde_json::from_str::<Value>(fresh))
+    else {
         return pretty(fresh);
     };
     for (k, v) in fresh {
@@ -95,7 +100,16 @@ pub fn columns(json: &str) -> Vec<(String, String)> {
 
 /// yyyymmdd → `YYYY-MM-DD` (empty when it is no date).
 pub fn date_text(v: i64) -> String {
-    crate::engine::agent::date_from_int(v).map(|d| format!("{:04}-{:02}-{:02}", chrono::Datelike::year(&d), chrono::Datelike::month(&d), chrono::Datelike::day(&d))).unwrap_or_default()
+    crate::engine::agent::date_from_int(v)
+        .map(|d| {
+            format!(
+                "{:04}-{:02}-{:02}",
+                chrono::Datelike::year(&d),
+                chrono::Datelike::month(&d),
+                chrono::Datelike::day(&d)
+            )
+        })
+        .unwrap_or_default()
 }
 fn date_int(s: &str) -> Option<i64> {
     let mut p = s.trim().splitn(3, '-');
@@ -166,7 +180,8 @@ pub struct Changed {
 impl State {
     pub fn new(setup: &SimSetup) -> State {
         let dialect = Dialect::parse(&setup.dialect).unwrap_or(Dialect::Agent);
-        let now = DateTime::<Utc>::from_timestamp_millis(setup.job.as_ref().map(|j| j.now_ms).unwrap_or(setup.now_ms)).unwrap_or_default();
+        let now = DateTime::<Utc>::from_timestamp_millis(setup.job.as_ref().map(|j| j.now_ms).unwrap_or(setup.now_ms))
+            .unwrap_or_default();
         let mut s = State {
             dialect,
             json: pretty(&setup.row),
@@ -287,7 +302,11 @@ impl State {
                         }
                         _ => {
                             a.freq_interval = if (1..=10).contains(&a.freq_interval) { a.freq_interval } else { 2 };
-                            a.freq_relative_interval = if [1, 2, 4, 8, 16].contains(&a.freq_relative_interval) { a.freq_relative_interval } else { 1 };
+                            a.freq_relative_interval = if [1, 2, 4, 8, 16].contains(&a.freq_relative_interval) {
+                                a.freq_relative_interval
+                            } else {
+                                1
+                            };
                             a.freq_recurrence_factor = a.freq_recurrence_factor.max(1);
                         }
                     }
@@ -299,7 +318,9 @@ impl State {
                 a.freq_subday_type = 4;
                 a.freq_subday_interval = a.freq_subday_interval.max(1);
             }),
-            "sim-no-end" => self.set_agent(|a| a.active_end_date = if checked { 99991231 } else { a.active_start_date.max(20000101) + 10000 }),
+            "sim-no-end" => self.set_agent(|a| {
+                a.active_end_date = if checked { 99991231 } else { a.active_start_date.max(20000101) + 10000 }
+            }),
             "sim-once-date" | "sim-start-date" => {
                 if let Some(v) = date_int(value) {
                     self.set_agent(|a| a.active_start_date = v);
@@ -323,7 +344,9 @@ impl State {
             _ if id.starts_with("sim-wd-") => {
                 if let Some(i) = WEEKDAYS.iter().position(|d| d.eq_ignore_ascii_case(&id[7..])) {
                     let bit = 1i64 << i;
-                    self.set_agent(|a| a.freq_interval = if checked { a.freq_interval | bit } else { a.freq_interval & !bit });
+                    self.set_agent(|a| {
+                        a.freq_interval = if checked { a.freq_interval | bit } else { a.freq_interval & !bit }
+                    });
                 }
             }
             _ => {
@@ -365,7 +388,11 @@ impl State {
         let count = match self.count.trim().parse::<usize>() {
             Ok(n @ 1..=model::MAX_COUNT) => n,
             _ => {
-                form.push(Diagnostic::error("count", &self.count, format!("must be a number from 1 to {}", model::MAX_COUNT)));
+                form.push(Diagnostic::error(
+                    "count",
+                    &self.count,
+                    format!("must be a number from 1 to {}", model::MAX_COUNT),
+                ));
                 model::DEFAULT_COUNT
             }
         };
@@ -384,7 +411,11 @@ impl State {
                     None => Preview { description: crate::engine::describe(&row.schedule), ..Default::default() },
                 };
                 if matches!(row.schedule, Schedule::Cron(_)) && row.active == Some(false) {
-                    p.warnings.push(Diagnostic::warning("active", "false", "the job is inactive: pg_cron does not run it until active is true again"));
+                    p.warnings.push(Diagnostic::warning(
+                        "active",
+                        "false",
+                        "the job is inactive: pg_cron does not run it until active is true again",
+                    ));
                 }
                 p
             }
@@ -527,7 +558,12 @@ impl State {
 
     /// The URL's query for this state.
     pub fn query(&self) -> Vec<(&'static str, String)> {
-        let mut q = vec![("dialect", self.dialect.key().to_owned()), ("after", self.after.clone()), ("count", self.count.clone()), ("tz", self.tz.clone())];
+        let mut q = vec![
+            ("dialect", self.dialect.key().to_owned()),
+            ("after", self.after.clone()),
+            ("count", self.count.clone()),
+            ("tz", self.tz.clone()),
+        ];
         if let Some((j, _)) = &self.job {
             q.push(("instance", j.instance.clone()));
             q.push(("job", j.id.clone()));
@@ -537,7 +573,8 @@ impl State {
         if let Some((a, b)) = self.pg_cron {
             q.push(("pg_cron", format!("{a}.{b}")));
         }
-        let row = serde_json::from_str::<Value>(&self.json).map(|v| v.to_string()).unwrap_or_else(|_| self.json.clone());
+        let row =
+            serde_json::from_str::<Value>(&self.json).map(|v| v.to_string()).unwrap_or_else(|_| self.json.clone());
         q.push(("row", row));
         q
     }
@@ -584,7 +621,11 @@ mod tests {
         s.edit("sim-unit", "2", false);
         s.edit("sim-every-n", "5", false);
         assert!(s.current.runs.is_empty());
-        assert!(s.current.errors.iter().any(|d| d.to_string().starts_with("freq_subday_interval = 5")), "{:?}", s.current.errors);
+        assert!(
+            s.current.errors.iter().any(|d| d.to_string().starts_with("freq_subday_interval = 5")),
+            "{:?}",
+            s.current.errors
+        );
         assert!(s.last_valid.as_ref().is_some_and(|p| !p.runs.is_empty()));
         assert!(s.outputs().iter().any(|(id, html)| *id == "sim-stale" && html.contains("<time")));
     }

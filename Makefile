@@ -6,7 +6,7 @@ export PATH := $(HOME)/.cargo/bin:$(PATH)
 export LEPTOS_SITE_ROOT := target/site
 export LEPTOS_OUTPUT_NAME := sundial
 
-.PHONY: run test setup build unit engine-wasm e2e wasm-size bench clean-demo
+.PHONY: run test setup build unit engine-wasm lint e2e wasm-size bench clean-demo
 
 setup:
 	@.ci/install-deps
@@ -32,7 +32,14 @@ wasm-size: build
 	@raw=$$(stat -c %s target/site/pkg/sundial.wasm); gz=$$(gzip -9c target/site/pkg/sundial.wasm | wc -c); \
 	echo "WASM: $$raw bytes, $$gz gzipped (budget 300000)"; test $$gz -le 300000
 
-test: unit e2e wasm-size
+# Formatting and lints: the server build, the browser build (islands), the engine (which may
+# not read the clock: app/engine/clippy.toml).
+lint: setup
+	cargo fmt --all --check
+	cargo clippy --workspace --all-targets --locked -- -D warnings
+	cargo clippy -p app --lib --target wasm32-unknown-unknown --no-default-features --features hydrate --locked -- -D warnings
+
+test: lint unit e2e wasm-size
 
 bench: setup
 	cargo bench -p sundial-engine --bench engine

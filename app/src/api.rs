@@ -393,7 +393,7 @@ pub fn count_text(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -908,13 +908,13 @@ pub mod ssr {
             return Err(ApiError::BadRequest(format!("limit must be between 1 and {LOG_LIMIT_MAX}, not {limit}")));
         }
         let kind = q.kind.as_deref().filter(|k| !k.is_empty());
-        if let Some(k) = kind {
-            if !crate::engine::log::LogKind::ALL.iter().any(|x| x.key() == k) {
-                return Err(ApiError::BadRequest(format!(
-                    "kind must be one of {}, not {k:?}",
-                    crate::engine::log::LogKind::ALL.map(|x| x.key()).join(", ")
-                )));
-            }
+        if let Some(k) = kind
+            && !crate::engine::log::LogKind::ALL.iter().any(|x| x.key() == k)
+        {
+            return Err(ApiError::BadRequest(format!(
+                "kind must be one of {}, not {k:?}",
+                crate::engine::log::LogKind::ALL.map(|x| x.key()).join(", ")
+            )));
         }
         let under_problems: Vec<&LogEvent> = all.iter().filter(|e| !q.problems_only || e.kind.is_problem()).collect();
         let mut counts: std::collections::BTreeMap<crate::engine::log::LogKind, (usize, usize)> = Default::default();
@@ -1443,22 +1443,21 @@ pub mod ssr {
                 claimed[*r] = true;
             }
             // Consecutive misses with one cause are one line ("290 runs missed from … to …").
-            if o.mark == Mark::Missed {
-                if let Some(last) = lines
+            if o.mark == Mark::Missed
+                && let Some(last) = lines
                     .last_mut()
                     .filter(|l| l.expected == Some(Mark::Missed) && l.cause == o.cause && l.note == o.note)
-                {
-                    let c = &mut last.collapsed;
-                    if !c.is_collapsed() {
-                        *c = Collapsed { count: 1, members: vec![last.at.clone()] };
-                    }
-                    c.count += 1;
-                    if c.members.len() < MEMBERS_SHOWN {
-                        c.members.push(o.at.clone());
-                    }
-                    last.at = o.at.clone();
-                    continue;
+            {
+                let c = &mut last.collapsed;
+                if !c.is_collapsed() {
+                    *c = Collapsed { count: 1, members: vec![last.at.clone()] };
                 }
+                c.count += 1;
+                if c.members.len() < MEMBERS_SHOWN {
+                    c.members.push(o.at.clone());
+                }
+                last.at = o.at.clone();
+                continue;
             }
             lines.push(TableLine {
                 at: o.at.clone(),

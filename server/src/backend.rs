@@ -113,10 +113,10 @@ impl Backend for DemoBackend {
             }
             // Holding the lock while computing coalesces concurrent requests.
             let mut cache = self.cache.lock().await;
-            if let Some((at, report)) = cache.get(&days) {
-                if at.elapsed() < self.ttl {
-                    return Ok(report.clone());
-                }
+            if let Some((at, report)) = cache.get(&days)
+                && at.elapsed() < self.ttl
+            {
+                return Ok(report.clone());
             }
             let started = Instant::now();
             let report = Arc::new(self.compute(days).await?);

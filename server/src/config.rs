@@ -28,6 +28,9 @@
 //! Secrets are never in the file: `password = "…"` is refused. They are read from the named
 //! environment variable or file only when a connection needs them, and print as `***`.
 //! Every error names the file, the line and the field.
+// `ConfigError` is large (file, line, field, a TOML error) and returned once, at start: boxing it
+// would buy nothing.
+#![allow(clippy::result_large_err)]
 use chrono_tz::Tz;
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashSet};

@@ -245,12 +245,15 @@ impl Reader {
     }
 }
 
+/// A report and the time of the read it came from.
+type CachedReport = (DateTime<Utc>, Arc<InstanceReport>);
+
 /// One instance: its reader, its state, its reports.
 struct Instance {
     reader: Reader,
     state: watch::Sender<PollState>,
     /// Reports per window length, for the read they came from (`GoodRead::at`).
-    reports: Mutex<HashMap<u32, (DateTime<Utc>, Arc<InstanceReport>)>>,
+    reports: Mutex<HashMap<u32, CachedReport>>,
 }
 
 impl Instance {
@@ -449,10 +452,10 @@ impl Backend for FleetBackend {
             };
             // Holding the lock while computing coalesces concurrent requests for one instance.
             let mut reports = i.reports.lock().await;
-            if let Some((at, report)) = reports.get(&days) {
-                if *at == good.at {
-                    return Ok(report.clone());
-                }
+            if let Some((at, report)) = reports.get(&days)
+                && *at == good.at
+            {
+                return Ok(report.clone());
             }
             let window = Window::ending_at(good.now, Span::days(i64::from(days)));
             let report = Arc::new(fleet::analyze(&within(&good.input, window), window, good.now, &self.settings));

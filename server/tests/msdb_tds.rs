@@ -30,10 +30,7 @@ fn m(v: Option<&str>) -> V {
     }
 }
 fn table(cols: &[(&str, T)], rows: Vec<Vec<V>>) -> QueryResponse {
-    QueryResponse::new(
-        cols.iter().map(|(n, ty)| Col::new(*n, ty.clone())).collect(),
-        rows.into_iter().map(Row::new).collect(),
-    )
+    QueryResponse::new(cols.iter().map(|(n, ty)| Col::new(*n, *ty)).collect(), rows.into_iter().map(Row::new).collect())
 }
 fn denied(object: &str) -> QueryResponse {
     QueryResponse::error_only(TerminalError::new(

@@ -209,7 +209,7 @@ fn print_replay() {
 }
 
 /// criterion's mean (ns) for one benchmark of this run, from its estimates file.
-fn mean_ns(dir: &PathBuf, group: &str, id: &str) -> Option<f64> {
+fn mean_ns(dir: &std::path::Path, group: &str, id: &str) -> Option<f64> {
     let text = std::fs::read_to_string(dir.join(group).join(id).join("new/estimates.json")).ok()?;
     let v: serde_json::Value = serde_json::from_str(&text).ok()?;
     v["mean"]["point_estimate"].as_f64()

@@ -87,19 +87,19 @@ pub async fn read_instance(
                 message: String::new(),
             })
             .collect();
-        if let (Some(run), Some(last)) = (runs.last_mut(), last) {
-            if run.start == last {
-                if let Some(f) = last_finish.filter(|f| *f >= last) {
-                    run.duration_secs = (f - last).num_seconds();
+        if let (Some(run), Some(last)) = (runs.last_mut(), last)
+            && run.start == last
+        {
+            if let Some(f) = last_finish.filter(|f| *f >= last) {
+                run.duration_secs = (f - last).num_seconds();
+            }
+            match status.as_str() {
+                "ERROR" => {
+                    run.outcome = RunOutcome::Failed;
+                    run.message = "the job procedure failed; the runner stopped (status ERROR)".into();
                 }
-                match status.as_str() {
-                    "ERROR" => {
-                        run.outcome = RunOutcome::Failed;
-                        run.message = "the job procedure failed; the runner stopped (status ERROR)".into();
-                    }
-                    "RUNNING" if last_finish.is_none_or(|f| f < last) => run.outcome = RunOutcome::InProgress,
-                    _ => {}
-                }
+                "RUNNING" if last_finish.is_none_or(|f| f < last) => run.outcome = RunOutcome::InProgress,
+                _ => {}
             }
         }
         let unobserved = seen.unobserved();

@@ -137,29 +137,22 @@ pub async fn read_instance(
         runs.sort_by_key(|r| r.start);
 
         // NextRunOn against Sundial's forecast.
-        if enabled {
-            if let Some(next) = text(r, "NextRunOn").and_then(tables::wall_clock).map(to_utc) {
-                let ours = app::engine::next_after(i as i64 + 1, &schedule, tz.into(), last.unwrap_or(now).min(now), 1)
-                    .occurrences
-                    .first()
-                    .map(|o| o.at);
-                if next >= now - chrono::TimeDelta::minutes(1)
-                    && ours.is_none_or(|o| (o - next).num_seconds().abs() > 60)
-                {
-                    diagnostics.push(Diagnostic::new(
-                        Severity::Warning,
-                        Some("NextRunOn"),
-                        text(r, "NextRunOn").map(str::to_owned),
-                        format!(
-                            "the scheduler expects the next run at {}, Sundial's forecast says {}",
-                            next.with_timezone(&tz).format("%Y-%m-%d %H:%M:%S"),
-                            ours.map_or("none".into(), |o| o
-                                .with_timezone(&tz)
-                                .format("%Y-%m-%d %H:%M:%S")
-                                .to_string())
-                        ),
-                    ));
-                }
+        if enabled && let Some(next) = text(r, "NextRunOn").and_then(tables::wall_clock).map(to_utc) {
+            let ours = app::engine::next_after(i as i64 + 1, &schedule, tz.into(), last.unwrap_or(now).min(now), 1)
+                .occurrences
+                .first()
+                .map(|o| o.at);
+            if next >= now - chrono::TimeDelta::minutes(1) && ours.is_none_or(|o| (o - next).num_seconds().abs() > 60) {
+                diagnostics.push(Diagnostic::new(
+                    Severity::Warning,
+                    Some("NextRunOn"),
+                    text(r, "NextRunOn").map(str::to_owned),
+                    format!(
+                        "the scheduler expects the next run at {}, Sundial's forecast says {}",
+                        next.with_timezone(&tz).format("%Y-%m-%d %H:%M:%S"),
+                        ours.map_or("none".into(), |o| o.with_timezone(&tz).format("%Y-%m-%d %H:%M:%S").to_string())
+                    ),
+                ));
             }
         }
         jobs.push(JobInput {

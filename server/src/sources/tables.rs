@@ -14,7 +14,8 @@ use super::msdb::MsdbClient;
 /// One row: column name → text (None: NULL).
 pub type TextRow = BTreeMap<String, Option<String>>;
 
-/// Where the tables are.
+/// Where the tables are. (One per instance, made once: the TDS client's size does not matter.)
+#[allow(clippy::large_enum_variant)]
 pub enum TablesDb {
     SqlServer(MsdbClient),
     Postgres(sqlx::PgPool),

@@ -128,18 +128,18 @@ fn draw(shared: &Shared, source: &str, changed: Changed) {
                         }
                     } else if let Some(s) = el.dyn_ref::<HtmlSelectElement>() {
                         s.set_value(&v);
-                    } else if let Some(t) = el.dyn_ref::<HtmlTextAreaElement>() {
-                        if t.value() != v {
-                            t.set_value(&v);
-                        }
+                    } else if let Some(t) = el.dyn_ref::<HtmlTextAreaElement>()
+                        && t.value() != v
+                    {
+                        t.set_value(&v);
                     }
                 }
             }
         }
-        if !source.starts_with("col-") {
-            if let Some(el) = doc.get_element_by_id("sim-columns") {
-                el.set_inner_html(&render::columns(&st.json));
-            }
+        if !source.starts_with("col-")
+            && let Some(el) = doc.get_element_by_id("sim-columns")
+        {
+            el.set_inner_html(&render::columns(&st.json));
         }
     }
     // The URL follows within 200 ms (browsers throttle history updates on every keystroke).

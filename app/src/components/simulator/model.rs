@@ -81,6 +81,9 @@ pub struct SimOther {
     pub estimate: Option<(i64, i64)>,
 }
 
+/// Another job of the instance, read: name, schedules, run-time estimate.
+pub type Neighbour = (String, Vec<(ScheduleId, Schedule)>, Option<Estimate>);
+
 /// A [`SimJob`] with its rows read.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Instance {
@@ -89,7 +92,7 @@ pub struct Instance {
     pub original: Option<Row>,
     pub schedules: Vec<(ScheduleId, Schedule)>,
     pub estimate: Option<Estimate>,
-    pub others: Vec<(String, Vec<(ScheduleId, Schedule)>, Option<Estimate>)>,
+    pub others: Vec<Neighbour>,
     pub now_ms: i64,
     /// Rows that could not be read (the replay leaves them out).
     pub problems: Vec<String>,

@@ -398,10 +398,11 @@ impl State {
         };
         // Primentra's interval schedules count from the last run, or from now when it never
         // ran: a pasted row has neither column, so the page's now stands in.
-        if let Ok(Row { schedule: Schedule::Seed004(c), .. }) = &mut self.parsed {
-            if c.last_run.is_none() && c.now.is_none() {
-                c.now = Some(crate::engine::tz::to_local(self.now, self.zone).format("%Y-%m-%d %H:%M:%S").to_string());
-            }
+        if let Ok(Row { schedule: Schedule::Seed004(c), .. }) = &mut self.parsed
+            && c.last_run.is_none()
+            && c.now.is_none()
+        {
+            c.now = Some(crate::engine::tz::to_local(self.now, self.zone).format("%Y-%m-%d %H:%M:%S").to_string());
         }
         let mut p = match &self.parsed {
             Err(errors) => Preview { errors: errors.clone(), ..Default::default() },

@@ -294,6 +294,16 @@ test('time per keystroke: 1,000 edits of the row, each to its new next runs (per
   await context.close();
 });
 
+test('the simulator fits a phone (390 px): no sideways scroll, every dialect', async () => {
+  for (const dialect of ['agent', 'cron', 'primentra']) {
+    const { page, context } = await open(`/simulate?dialect=${dialect}`, { width: 390, height: 844 });
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(width <= 390, `${dialect}: ${width} px wide at 390`);
+    if (dialect === 'agent') await page.screenshot({ path: path.join(RESULTS_DIR, 'phone-simulate.png'), fullPage: true });
+    await context.close();
+  }
+});
+
 test('no page errors or console errors', () => {
   assert.deepEqual(problems, []);
 });

@@ -1,0 +1,46 @@
+//! The `#[server]` functions pages call: each checks its window, reads the instance's report
+//! through the server's `Backend` (see `view`) and maps it to a wire type.
+use super::{ApiError, FleetData, JobsData, LogData, LogQuery, TimelineData};
+#[cfg(feature = "ssr")]
+use super::{check_days, view};
+use leptos::prelude::*;
+
+/// Every configured instance and how reading it goes.
+#[server(prefix = "/api/fn", endpoint = "fleet")]
+pub async fn fleet() -> Result<FleetData, ApiError> {
+    Ok(view::fleet().await)
+}
+
+/// The jobs list of `instance` (`None`: the first configured) over the `days`-long window
+/// ending at the instance's "now".
+#[server(prefix = "/api/fn", endpoint = "jobs")]
+pub async fn jobs(instance: Option<String>, days: u32) -> Result<JobsData, ApiError> {
+    let days = check_days(days)?;
+    let report = view::report(instance.as_deref(), days).await?;
+    let mut data = view::jobs_data(&report, days);
+    view::decorate_here(&mut data.instance).await;
+    Ok(data)
+}
+
+/// One page of the scheduler log of `instance` over the `days`-long window.
+#[server(prefix = "/api/fn", endpoint = "instance_log")]
+pub async fn instance_log(instance: Option<String>, days: u32, query: LogQuery) -> Result<LogData, ApiError> {
+    let days = check_days(days)?;
+    let report = view::report(instance.as_deref(), days).await?;
+    let events = view::source_log(instance.as_deref()).await;
+    let mut data = view::log_data(&report, &events, days, &query)?;
+    view::decorate_here(&mut data.instance).await;
+    Ok(data)
+}
+
+/// One job's timeline over the `days`-long window ending at the instance's "now".
+#[server(prefix = "/api/fn", endpoint = "job_timeline")]
+pub async fn job_timeline(instance: Option<String>, job_id: String, days: u32) -> Result<TimelineData, ApiError> {
+    let days = check_days(days)?;
+    let report = view::report(instance.as_deref(), days).await?;
+    let mut head = view::head(&report, days);
+    view::decorate_here(&mut head).await;
+    let mut data = view::timeline_data(&report, &job_id, days, &head.scheduler)?;
+    data.instance = head;
+    Ok(data)
+}

@@ -1,0 +1,773 @@
+//! The seam between pages and the server's sources, and the mapping of engine reports to
+//! wire types.
+use super::wire::sql_agent;
+use super::*;
+use crate::engine::Zone as Tz; // the engine's zone, a chrono TimeZone (chrono-tz on the server)
+use crate::engine::fleet::{InstanceReport, JobReport};
+use crate::engine::log::LogEvent;
+use crate::engine::reconcile::{MissCause, Outcome, RunClass, Trigger};
+use crate::engine::{Diagnostic, Run, RunOutcome, Window};
+use chrono::{DateTime, NaiveTime, TimeZone, Utc};
+use leptos::prelude::use_context;
+use std::{future::Future, pin::Pin, sync::Arc};
+
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Why a backend has no report. Both texts are shown to users, so a backend puts only
+/// safe words in them (what failed, which grant is missing) and logs the rest itself.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReportError {
+    /// No instance by that name.
+    UnknownInstance,
+    /// The instance's source cannot be read now.
+    Unavailable { instance: String, reason: String, last_good: Option<DateTime<Utc>> },
+}
+
+impl From<ReportError> for ApiError {
+    fn from(e: ReportError) -> Self {
+        match e {
+            ReportError::UnknownInstance => ApiError::NotFound { what: "instance".into() },
+            ReportError::Unavailable { instance, reason, last_good } => ApiError::Unavailable {
+                instance,
+                reason,
+                last_good: last_good.map(|t| t.format("%Y-%m-%d %H:%M:%S").to_string()),
+            },
+        }
+    }
+}
+
+/// What pages read. The server implements it over its sources (polled, cached); tests
+/// implement it over fixtures.
+pub trait Backend: Send + Sync + 'static {
+    /// The report of `instance` (`None`: the first configured) for the `days`-long window
+    /// ending at the instance's "now".
+    fn report(&self, instance: Option<&str>, days: u32) -> BoxFuture<'_, Result<Arc<InstanceReport>, ReportError>>;
+
+    /// Every instance and how reading it goes, in configuration order.
+    fn instances(&self) -> BoxFuture<'_, Vec<InstanceStatus>>;
+
+    /// The source's own log (Primentra's SchedulerLog) of its last good read; most
+    /// sources have none (their log is derived from runs).
+    fn source_log(&self, _instance: Option<&str>) -> BoxFuture<'_, Vec<crate::engine::log::LogEvent>> {
+        Box::pin(async { Vec::new() })
+    }
+}
+
+/// Put in leptos context by the server.
+#[derive(Clone)]
+pub struct BackendHandle(pub Arc<dyn Backend>);
+
+/// The report through the [`BackendHandle`] in context.
+pub async fn report(instance: Option<&str>, days: u32) -> Result<Arc<InstanceReport>, ApiError> {
+    let Some(BackendHandle(backend)) = use_context::<BackendHandle>() else {
+        tracing_log("no BackendHandle in context");
+        return Err(ApiError::Transport("the server is not set up".into()));
+    };
+    backend.report(instance, days).await.map_err(ApiError::from)
+}
+
+/// The source's own log through the [`BackendHandle`] in context.
+pub async fn source_log(instance: Option<&str>) -> Vec<crate::engine::log::LogEvent> {
+    match use_context::<BackendHandle>() {
+        Some(BackendHandle(backend)) => backend.source_log(instance).await,
+        None => Vec::new(),
+    }
+}
+
+/// A cache of something derived from reports: each entry lives as long as its report.
+type ReportCache<T> = std::sync::Mutex<Vec<(std::sync::Weak<InstanceReport>, usize, Arc<T>)>>;
+
+/// What `compute` derives from `report` (and `key`), computed once per report, i.e. once
+/// per poll and window, and shared by every request and page of it.
+fn per_report<T>(
+    cache: &'static std::sync::OnceLock<ReportCache<T>>,
+    report: &Arc<InstanceReport>,
+    key: usize,
+    compute: impl FnOnce() -> T,
+) -> Arc<T> {
+    let cache = cache.get_or_init(Default::default);
+    let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
+    cache.retain(|(w, _, _)| w.strong_count() > 0);
+    let me = Arc::downgrade(report);
+    if let Some((_, _, v)) = cache.iter().find(|(w, k, _)| w.ptr_eq(&me) && *k == key) {
+        return v.clone();
+    }
+    let v = Arc::new(compute());
+    cache.push((me, key, v.clone()));
+    if cache.len() > 32 {
+        cache.remove(0);
+    }
+    v
+}
+
+/// The derived log of a report (and the source's own events), once per report.
+fn derived_log(report: &Arc<InstanceReport>, events: &[LogEvent]) -> Arc<Vec<LogEvent>> {
+    static CACHE: std::sync::OnceLock<ReportCache<Vec<LogEvent>>> = std::sync::OnceLock::new();
+    per_report(&CACHE, report, events.len(), || crate::engine::log::derive(report, events))
+}
+
+/// A log cursor: lines at or before `ms`, after skipping `skip` lines at exactly `ms`.
+fn parse_cursor(raw: &str) -> Result<(i64, usize), ApiError> {
+    let bad = || {
+        ApiError::BadRequest(format!("cursor must look like 1763812800000~0 (from a page's next link), not {raw:?}"))
+    };
+    let (ms, skip) = raw.split_once('~').ok_or_else(bad)?;
+    Ok((ms.trim().parse().map_err(|_| bad())?, skip.trim().parse().map_err(|_| bad())?))
+}
+
+/// One page of the log: [`crate::engine::log::derive`] (cached per report), filtered,
+/// counted, paged by cursor, made wire-ready. No line is ever out of reach: every page
+/// links the next, and the counts are over the whole filter.
+pub fn log_data(
+    report: &Arc<InstanceReport>,
+    events: &[LogEvent],
+    days: u32,
+    q: &LogQuery,
+) -> Result<LogData, ApiError> {
+    let all = derived_log(report, events);
+    let limit = q.limit.unwrap_or(LOG_LINES);
+    if limit == 0 || limit > LOG_LIMIT_MAX {
+        return Err(ApiError::BadRequest(format!("limit must be between 1 and {LOG_LIMIT_MAX}, not {limit}")));
+    }
+    let kind = q.kind.as_deref().filter(|k| !k.is_empty());
+    if let Some(k) = kind
+        && !crate::engine::log::LogKind::ALL.iter().any(|x| x.key() == k)
+    {
+        return Err(ApiError::BadRequest(format!(
+            "kind must be one of {}, not {k:?}",
+            crate::engine::log::LogKind::ALL.map(|x| x.key()).join(", ")
+        )));
+    }
+    let under_problems: Vec<&LogEvent> = all.iter().filter(|e| !q.problems_only || e.kind.is_problem()).collect();
+    let mut counts: std::collections::BTreeMap<crate::engine::log::LogKind, (usize, usize)> = Default::default();
+    for e in &under_problems {
+        let c = counts.entry(e.kind).or_default();
+        c.0 += 1;
+        c.1 += e.count();
+    }
+    let kept: Vec<&LogEvent> = under_problems.into_iter().filter(|e| kind.is_none_or(|k| e.kind.key() == k)).collect();
+    let start = match q.cursor.as_deref().filter(|c| !c.is_empty()) {
+        None => 0,
+        Some(c) => {
+            let (ms, skip) = parse_cursor(c)?;
+            let first = kept.partition_point(|e| e.at.timestamp_millis() > ms);
+            let same = kept[first..].iter().take_while(|e| e.at.timestamp_millis() == ms).count();
+            first + skip.min(same)
+        }
+    };
+    let end = (start + limit).min(kept.len());
+    let next_cursor = (end < kept.len()).then(|| {
+        let ms = kept[end].at.timestamp_millis();
+        let skip = kept[..end].iter().rev().take_while(|e| e.at.timestamp_millis() == ms).count();
+        format!("{ms}~{skip}")
+    });
+    let names: std::collections::HashMap<&str, &str> =
+        report.jobs.iter().map(|j| (j.id.as_str(), j.name.as_str())).collect();
+    let lines = kept[start..end]
+        .iter()
+        .map(|e| LogLine {
+            at: point(e.at, report.tz),
+            job_id: e.job_id.clone(),
+            job_name: names.get(e.job_id.as_str()).map(|n| n.to_string()).unwrap_or_default(),
+            kind: e.kind,
+            text: e.text.clone(),
+            collapsed: Collapsed {
+                count: e.count(),
+                members: e.members.iter().take(MEMBERS_SHOWN).map(|t| point(*t, report.tz)).collect(),
+            },
+        })
+        .collect();
+    Ok(LogData {
+        instance: head(report, days),
+        problems_only: q.problems_only,
+        kind: kind.map(str::to_owned),
+        lines,
+        cursor: q.cursor.clone().filter(|c| !c.is_empty()),
+        next_cursor,
+        total: kept.len(),
+        offset: start,
+        counts: counts
+            .into_iter()
+            .map(|(k, (lines, events))| KindCount { kind: k.key().to_owned(), lines, events })
+            .collect(),
+        limit,
+    })
+}
+
+/// The fleet through the [`BackendHandle`] in context.
+pub async fn fleet() -> FleetData {
+    match use_context::<BackendHandle>() {
+        Some(BackendHandle(backend)) => FleetData { instances: backend.instances().await },
+        None => FleetData { instances: Vec::new() },
+    }
+}
+
+fn tracing_log(message: &str) {
+    leptos::logging::warn!("sundial: {message}");
+}
+
+/// Format an instant for the wire, in the zone `tz`.
+pub fn point(t: DateTime<Utc>, tz: Tz) -> TimePoint {
+    use chrono::Offset;
+    let local = t.with_timezone(&tz);
+    TimePoint {
+        ms: t.timestamp_millis(),
+        local: local.format("%Y-%m-%d %H:%M:%S").to_string(),
+        off: local.offset().fix().local_minus_utc(),
+    }
+}
+
+/// The page head of a report, before [`decorate`].
+pub fn head(report: &InstanceReport, days: u32) -> InstanceHead {
+    InstanceHead {
+        name: report.name.clone(),
+        tz: report.tz.name().to_string(),
+        now: point(report.now, report.tz),
+        days,
+        window_start: point(report.window.start, report.tz),
+        window_end: point(report.window.end, report.tz),
+        stale: None,
+        scheduler: sql_agent(),
+        incidents: Vec::new(),
+        as_of: None,
+        age_secs: None,
+        poll_secs: None,
+    }
+}
+
+/// The incidents of a report: its zombie periods and the scheduler's (re)starts that
+/// ended a stop, each with what it cost.
+pub fn incidents(report: &InstanceReport) -> Vec<Incident> {
+    let tz = report.tz;
+    let mut out: Vec<Incident> = zombies(report)
+        .into_iter()
+        .zip(&report.context.zombie_periods)
+        .map(|(z, p)| {
+            let jobs = jobs_missing(report, |c| matches!(c, MissCause::AgentZombie { period } if period == p));
+            Incident {
+                kind: IncidentKind::Zombie,
+                start: z.start,
+                end: z.end,
+                due: z.due,
+                missed: z.missed,
+                unknown: z.unknown,
+                jobs,
+                ongoing: false,
+                reason: None,
+            }
+        })
+        .collect();
+    for s in report.context.agent_starts.iter().filter(|s| report.window.contains(**s)) {
+        let missed_at: Vec<DateTime<Utc>> = report
+            .jobs
+            .iter()
+            .flat_map(|j| {
+                j.forecast.occurrences.iter().zip(&j.reconciliation.outcomes).filter_map(|(o, out)| {
+                    matches!(out, Outcome::Missed { cause: MissCause::AgentDown { restarted_at } } if restarted_at == s).then_some(o.at)
+                })
+            })
+            .collect();
+        let start = missed_at.iter().min().copied().unwrap_or(*s);
+        out.push(Incident {
+            kind: IncidentKind::SchedulerDown,
+            start: point(start, tz),
+            end: point(*s, tz),
+            due: missed_at.len(),
+            missed: missed_at.len(),
+            unknown: 0,
+            jobs: jobs_missing(report, |c| matches!(c, MissCause::AgentDown { restarted_at } if restarted_at == s)),
+            ongoing: false,
+            reason: None,
+        });
+    }
+    out.sort_by_key(|i| std::cmp::Reverse(i.end.ms));
+    out
+}
+
+fn jobs_missing(report: &InstanceReport, cause: impl Fn(&MissCause) -> bool) -> usize {
+    report
+        .jobs
+        .iter()
+        .filter(|j| j.reconciliation.outcomes.iter().any(|o| matches!(o, Outcome::Missed { cause: c } if cause(c))))
+        .count()
+}
+
+/// Fill in what only the backend knows about the instance, from one look at its status:
+/// the scheduler's name (from the source kind) and, when the latest read failed, the
+/// stale note.
+pub async fn decorate(backend: &dyn Backend, head: &mut InstanceHead) {
+    if let Some(status) = backend.instances().await.into_iter().find(|i| i.name == head.name) {
+        head.scheduler = scheduler_label(&status.kind).to_owned();
+        head.stale = stale_note(&status);
+        head.as_of = status.last_good.clone();
+        head.age_secs = status.age_secs;
+        head.poll_secs = status.poll_secs;
+        // A stretch still going is the stale banner's; the ended ones are incidents.
+        head.incidents.extend(status.outages.iter().filter(|o| o.end.is_some()).map(|o| Incident {
+            kind: IncidentKind::Unreachable,
+            start: o.start.clone(),
+            end: o.end.clone().or_else(|| status.last_attempt.clone()).unwrap_or_else(|| o.start.clone()),
+            due: 0,
+            missed: 0,
+            unknown: 0,
+            jobs: 0,
+            ongoing: o.end.is_none(),
+            reason: Some(o.error.clone()),
+        }));
+    }
+    // Incidents of the last 30 days, whatever window the page shows (the 30-day report
+    // is cached like every other).
+    if let Ok(month) = backend.report(Some(&head.name), 30).await {
+        static CACHE: std::sync::OnceLock<ReportCache<Vec<Incident>>> = std::sync::OnceLock::new();
+        head.incidents.extend(per_report(&CACHE, &month, 0, || incidents(&month)).iter().cloned());
+    }
+    head.incidents.sort_by_key(|i| std::cmp::Reverse(i.end.ms));
+}
+
+/// [`decorate`] through the [`BackendHandle`] in context.
+pub async fn decorate_here(head: &mut InstanceHead) {
+    if let Some(BackendHandle(backend)) = use_context::<BackendHandle>() {
+        decorate(backend.as_ref(), head).await;
+    }
+}
+
+/// When the instance's latest read failed although a report exists (its last good read),
+/// the sentence a page shows about it.
+pub fn stale_note(status: &InstanceStatus) -> Option<String> {
+    if status.state != SourceState::Unreachable {
+        return None;
+    }
+    Some(format!(
+        "{} cannot be read now ({}); this is its last good read{}",
+        status.name,
+        status.error.as_deref().unwrap_or("unknown error"),
+        status.last_good.as_ref().map(|t| format!(", from {} {}", t.local, offset_label(t.off))).unwrap_or_default()
+    ))
+}
+
+fn zombies(report: &InstanceReport) -> Vec<ZombieSpan> {
+    report
+        .context
+        .zombie_periods
+        .iter()
+        .map(|p| {
+            let (mut due, mut missed, mut unknown) = (0, 0, 0);
+            for j in &report.jobs {
+                for (o, out) in j.forecast.occurrences.iter().zip(&j.reconciliation.outcomes) {
+                    if p.contains(o.at) {
+                        due += 1;
+                        match out {
+                            Outcome::Missed { .. } => missed += 1,
+                            Outcome::Unknown => unknown += 1,
+                            _ => {}
+                        }
+                    }
+                }
+            }
+            ZombieSpan { start: point(p.start, report.tz), end: point(p.end, report.tz), due, missed, unknown }
+        })
+        .collect()
+}
+
+fn diagnostic_line(d: &Diagnostic) -> DiagnosticLine {
+    DiagnosticLine { severity: d.severity, text: d.to_string() }
+}
+
+fn row(job: &JobReport, tz: Tz, report_window: Window) -> JobRow {
+    let missed_zombie = job
+        .reconciliation
+        .outcomes
+        .iter()
+        .filter(|o| matches!(o, Outcome::Missed { cause: MissCause::AgentZombie { .. } }))
+        .count();
+    let mut diagnostics: Vec<DiagnosticLine> = job.diagnostics.iter().map(diagnostic_line).collect();
+    for d in job.forecast.diagnostics.iter().chain(&job.reconciliation.diagnostics) {
+        let line = diagnostic_line(d);
+        if !diagnostics.contains(&line) {
+            diagnostics.push(line);
+        }
+    }
+    let window = report_window;
+    let in_window: Vec<&Run> = job.runs.iter().filter(|r| window.contains(r.start)).collect();
+    let count = |o: RunOutcome| in_window.iter().filter(|r| r.outcome == o).count();
+    let (failed, retries, canceled) =
+        (count(RunOutcome::Failed), count(RunOutcome::Retry), count(RunOutcome::Canceled));
+    // Finished runs, newest first (a retry is a step of a run, not its end).
+    let mut finished: Vec<&Run> = in_window
+        .iter()
+        .copied()
+        .filter(|r| !matches!(r.outcome, RunOutcome::InProgress | RunOutcome::Retry))
+        .collect();
+    finished.sort_by_key(|r| std::cmp::Reverse(r.start));
+    let streak = finished.iter().take_while(|r| r.outcome == RunOutcome::Failed).count();
+    let running = in_window.iter().any(|r| r.outcome == RunOutcome::InProgress);
+    let state = if streak > 0 {
+        JobState::Failing
+    } else if failed > 0 {
+        JobState::Recovered
+    } else if running {
+        JobState::Running
+    } else if !job.enabled {
+        JobState::Disabled
+    } else if in_window.is_empty() {
+        JobState::NoRun
+    } else {
+        JobState::Ok
+    };
+    let mut due = 0;
+    let mut unknown = 0;
+    for o in &job.reconciliation.outcomes {
+        match o {
+            Outcome::Upcoming => {}
+            Outcome::Unknown => {
+                due += 1;
+                unknown += 1;
+            }
+            _ => due += 1,
+        }
+    }
+    JobRow {
+        id: job.id.clone(),
+        name: job.name.clone(),
+        category: job.category.clone(),
+        enabled: job.enabled,
+        schedules: job.descriptions.clone(),
+        schedule_notes: job.schedule_notes.clone(),
+        last_run: job.last_run.as_ref().map(|r| LastRun {
+            start: point(r.start, tz),
+            outcome: r.outcome,
+            duration: duration_text(r.duration_secs),
+        }),
+        next_expected: job.next_expected.as_ref().map(|o| point(o.at, tz)),
+        state,
+        streak,
+        failed,
+        retries,
+        canceled,
+        due,
+        missed: job.missed,
+        missed_zombie,
+        late: job.late,
+        skipped: job.skipped,
+        unknown,
+        history_since: job.history_horizon.filter(|h| *h > window.start && *h <= window.end).map(|h| point(h, tz)),
+        diagnostics,
+    }
+}
+
+/// The jobs list of a report.
+pub fn jobs_data(report: &InstanceReport, days: u32) -> JobsData {
+    JobsData {
+        instance: head(report, days),
+        zombies: zombies(report),
+        jobs: report.jobs.iter().map(|j| row(j, report.tz, report.window)).collect(),
+    }
+}
+
+fn trigger_text(t: &Trigger) -> String {
+    match t {
+        Trigger::Schedule(Some(id)) => format!("Schedule {id}"),
+        Trigger::Schedule(None) => "Schedule".into(),
+        Trigger::Manual => "Manual".into(),
+        Trigger::Other(s) if s.is_empty() => "Other".into(),
+        Trigger::Other(s) => s.clone(),
+    }
+}
+
+/// History messages can be pages long; the timeline keeps the first 300 characters.
+fn shorten(s: &str) -> String {
+    const MAX: usize = 300;
+    let s = s.trim();
+    if s.chars().count() <= MAX {
+        s.to_string()
+    } else {
+        let mut out: String = s.chars().take(MAX).collect();
+        out.push('…');
+        out
+    }
+}
+
+fn run_view(r: &Run, class: Option<&RunClass>, tz: Tz) -> RunView {
+    let kind = match (class, &r.trigger) {
+        (Some(RunClass::Expected { .. }), _) => RunKind::Scheduled,
+        (Some(RunClass::Manual), _) | (None, Trigger::Manual) => RunKind::Manual,
+        (Some(RunClass::Unscheduled), _) => RunKind::Unscheduled,
+        (None, Trigger::Schedule(_)) => RunKind::Scheduled,
+        (None, Trigger::Other(_)) => RunKind::Unscheduled,
+    };
+    RunView {
+        start: point(r.start, tz),
+        end_ms: r.end().timestamp_millis(),
+        duration_secs: r.duration_secs.max(0),
+        duration: duration_text(r.duration_secs),
+        outcome: r.outcome,
+        kind,
+        trigger: trigger_text(&r.trigger),
+        message: shorten(&r.message),
+    }
+}
+
+fn occurrence_view(
+    at: DateTime<Utc>,
+    outcome: Option<&Outcome>,
+    runs: &[Run],
+    horizon: Option<DateTime<Utc>>,
+    tz: Tz,
+    scheduler: &str,
+) -> OccurrenceView {
+    let local = |t: DateTime<Utc>| point(t, tz).local;
+    let (mark, cause, note) = match outcome {
+        Some(Outcome::OnTime { .. }) => (Mark::OnTime, None, String::new()),
+        Some(Outcome::Late { delay_secs, .. }) => {
+            (Mark::Late, None, format!("Late: started {} after it was due", duration_text(*delay_secs)))
+        }
+        Some(Outcome::Missed { cause }) => {
+            let (c, note) = match cause {
+                MissCause::AgentZombie { period } => (
+                    Cause::Zombie,
+                    format!(
+                        "Missed: {scheduler} started no job between {} and {}",
+                        local(period.start),
+                        local(period.end)
+                    ),
+                ),
+                MissCause::AgentDown { restarted_at } => {
+                    let who = if scheduler == "SQL Agent" { "Agent".to_owned() } else { scheduler.to_owned() };
+                    (Cause::Down, format!("Missed: {who} was down, restarted at {}", local(*restarted_at)))
+                }
+                MissCause::NoRun => (Cause::NoRun, "Missed: no run started".to_string()),
+            };
+            (Mark::Missed, Some(c), note)
+        }
+        Some(Outcome::SkippedRunning { run }) => {
+            let since = runs.get(*run).map(|r| format!(" (started {})", local(r.start))).unwrap_or_default();
+            (Mark::Skipped, None, format!("Skipped: the previous run{since} was still running"))
+        }
+        Some(Outcome::Unknown) => {
+            let note = match horizon {
+                Some(h) => format!("Unknown: older than the oldest history kept ({})", local(h)),
+                None => "Unknown: older than the history kept".to_string(),
+            };
+            (Mark::Unknown, None, note)
+        }
+        Some(Outcome::Upcoming) | None => (Mark::Upcoming, None, String::new()),
+    };
+    OccurrenceView { at: point(at, tz), mark, cause, note }
+}
+
+/// Ticks at local midnights (labelled with the date), with minor ticks between; for a
+/// one-day window every three hours (labelled with the time).
+pub fn ticks(window: Window, tz: Tz) -> Vec<Tick> {
+    let mut out = Vec::new();
+    if window.is_empty() {
+        return out;
+    }
+    let days = window.duration().num_hours().max(1) as f64 / 24.0;
+    let (hour_step, label_every_days) = if days <= 1.5 {
+        (3, 1)
+    } else if days <= 10.0 {
+        (6, 1)
+    } else {
+        (24, 3)
+    };
+    let first = window.start.with_timezone(&tz).date_naive();
+    let last = window.end.with_timezone(&tz).date_naive();
+    let mut date = first;
+    let mut day_index = 0u32;
+    while date <= last {
+        for hour in (0..24).step_by(hour_step) {
+            let naive = date.and_time(NaiveTime::from_hms_opt(hour, 0, 0).unwrap_or_default());
+            let Some(t) = tz.from_local_datetime(&naive).earliest() else { continue };
+            let t = t.with_timezone(&Utc);
+            if !window.contains(t) {
+                continue;
+            }
+            let major = hour == 0;
+            let label = if days <= 1.5 {
+                if major { t.with_timezone(&tz).format("%a %d %b").to_string() } else { format!("{hour:02}:00") }
+            } else if major && day_index.is_multiple_of(label_every_days) {
+                t.with_timezone(&tz).format("%a %d %b").to_string()
+            } else {
+                String::new()
+            };
+            out.push(Tick { ms: t.timestamp_millis(), label, major });
+        }
+        date = match date.succ_opt() {
+            Some(d) => d,
+            None => break,
+        };
+        day_index += 1;
+    }
+    out
+}
+
+/// Beyond this many, routine occurrences (runs) of a job are drawn as stretches: at 7 days
+/// an hourly job is drawn run by run, a job every 30 minutes as stretches (with every
+/// problem still one by one), which keeps a 7-day job page under 150 KB.
+pub const DETAIL_LIMIT: usize = 200;
+/// Routine lines the table lists (the newest); problems are always listed.
+pub const ROUTINE_LINES: usize = 24;
+
+fn routine_line(l: &TableLine) -> bool {
+    let ok_run = l.run.as_ref().is_none_or(|r| r.outcome == RunOutcome::Succeeded);
+    match l.expected {
+        Some(Mark::OnTime) => ok_run,
+        Some(Mark::Upcoming | Mark::Unknown) => true,
+        Some(_) => false,
+        None => l.run.as_ref().is_some_and(|r| r.kind == RunKind::Scheduled) && ok_run,
+    }
+}
+
+/// One job's timeline of a report; [`ApiError::NotFound`] for an unknown id.
+/// `scheduler` names what starts the jobs in the causes ([`scheduler_label`]).
+pub fn timeline_data(
+    report: &InstanceReport,
+    job_id: &str,
+    days: u32,
+    scheduler: &str,
+) -> Result<TimelineData, ApiError> {
+    let tz = report.tz;
+    let job = report.jobs.iter().find(|j| j.id == job_id).ok_or_else(|| ApiError::NotFound { what: "job".into() })?;
+    let window = report.window;
+    // A gap wider than 0.3% of the window breaks a stretch.
+    let max_gap = ((window.end - window.start).num_milliseconds() / 300).max(1);
+
+    let all_runs: Vec<RunView> =
+        job.runs.iter().enumerate().map(|(i, r)| run_view(r, job.reconciliation.runs.get(i), tz)).collect();
+    let all_occurrences: Vec<(OccurrenceView, Option<usize>)> = job
+        .forecast
+        .occurrences
+        .iter()
+        .enumerate()
+        .map(|(i, o)| {
+            let outcome = job.reconciliation.outcomes.get(i);
+            let served_by = match outcome {
+                Some(Outcome::OnTime { run } | Outcome::Late { run, .. }) => Some(*run).filter(|r| *r < all_runs.len()),
+                _ => None,
+            };
+            (occurrence_view(o.at, outcome, &job.runs, job.history_horizon, tz, scheduler), served_by)
+        })
+        .collect();
+
+    // The table: occurrences with their runs, then the runs nobody claims; newest first.
+    let mut claimed = vec![false; all_runs.len()];
+    let mut lines: Vec<TableLine> = Vec::with_capacity(all_occurrences.len());
+    for (o, run) in &all_occurrences {
+        if let Some(r) = run {
+            claimed[*r] = true;
+        }
+        // Consecutive misses with one cause are one line ("290 runs missed from … to …").
+        if o.mark == Mark::Missed
+            && let Some(last) =
+                lines.last_mut().filter(|l| l.expected == Some(Mark::Missed) && l.cause == o.cause && l.note == o.note)
+        {
+            let c = &mut last.collapsed;
+            if !c.is_collapsed() {
+                *c = Collapsed { count: 1, members: vec![last.at.clone()] };
+            }
+            c.count += 1;
+            if c.members.len() < MEMBERS_SHOWN {
+                c.members.push(o.at.clone());
+            }
+            last.at = o.at.clone();
+            continue;
+        }
+        lines.push(TableLine {
+            at: o.at.clone(),
+            expected: Some(o.mark),
+            cause: o.cause,
+            note: o.note.clone(),
+            run: run.map(|r| all_runs[r].clone()),
+            collapsed: Collapsed::single(),
+        });
+    }
+    for (r, taken) in all_runs.iter().zip(&claimed) {
+        if !taken {
+            lines.push(TableLine {
+                at: r.start.clone(),
+                expected: None,
+                cause: None,
+                note: String::new(),
+                run: Some(r.clone()),
+                collapsed: Collapsed::single(),
+            });
+        }
+    }
+    lines.sort_by_key(|l| std::cmp::Reverse(l.at.ms));
+    let mut routine_seen = 0;
+    lines.retain(|l| {
+        if !routine_line(l) {
+            return true;
+        }
+        routine_seen += 1;
+        routine_seen <= ROUTINE_LINES
+    });
+    let hidden_lines = routine_seen.saturating_sub(ROUTINE_LINES);
+
+    // The chart: problems one by one; routine marks and runs of dense jobs as stretches.
+    let expected_count = all_occurrences.len();
+    let run_count = all_runs.len();
+    let dense = expected_count > DETAIL_LIMIT;
+    let mut occurrences = Vec::new();
+    let mut occurrence_spans: Vec<MarkSpan> = Vec::new();
+    for (o, _) in all_occurrences {
+        if dense && matches!(o.mark, Mark::OnTime | Mark::Upcoming | Mark::Unknown) {
+            match occurrence_spans.last_mut() {
+                Some(last) if last.mark == o.mark && o.at.ms - last.end.ms <= max_gap => {
+                    last.end = o.at;
+                    last.count += 1;
+                }
+                _ => occurrence_spans.push(MarkSpan { start: o.at.clone(), end: o.at, mark: o.mark, count: 1 }),
+            }
+        } else {
+            occurrences.push(o);
+        }
+    }
+    let dense = run_count > DETAIL_LIMIT;
+    let mut runs = Vec::new();
+    let mut run_spans: Vec<RunSpan> = Vec::new();
+    for mut r in all_runs {
+        if r.outcome == RunOutcome::Succeeded {
+            r.message.clear();
+        }
+        if dense && r.outcome == RunOutcome::Succeeded && r.kind == RunKind::Scheduled {
+            match run_spans.last_mut() {
+                Some(last) if r.start.ms - last.end_ms <= max_gap => {
+                    if r.end_ms > last.end_ms {
+                        last.end_ms = r.end_ms;
+                        last.end_local = point(DateTime::from_timestamp_millis(r.end_ms).unwrap_or_default(), tz).local;
+                    }
+                    last.count += 1;
+                }
+                _ => run_spans.push(RunSpan {
+                    end_local: point(DateTime::from_timestamp_millis(r.end_ms).unwrap_or_default(), tz).local,
+                    start: r.start,
+                    end_ms: r.end_ms,
+                    count: 1,
+                }),
+            }
+        } else {
+            runs.push(r);
+        }
+    }
+
+    let history_horizon = job.history_horizon.filter(|h| *h > window.start).map(|h| point(h.min(window.end), tz));
+    let agent_starts =
+        report.context.agent_starts.iter().filter(|t| window.contains(**t)).map(|t| point(*t, tz)).collect();
+    Ok(TimelineData {
+        instance: head(report, days),
+        job: row(job, tz, window),
+        expected_count,
+        run_count,
+        occurrences,
+        occurrence_spans,
+        runs,
+        run_spans,
+        lines,
+        hidden_lines,
+        history_horizon,
+        zombies: zombies(report),
+        agent_starts,
+        ticks: ticks(window, tz),
+    })
+}

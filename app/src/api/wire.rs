@@ -1,0 +1,656 @@
+//! The wire types pages receive: small and view-ready, every instant a [`TimePoint`].
+use crate::engine::{RunOutcome, Severity};
+use serde::{Deserialize, Serialize};
+
+/// How Sundial's reading of one instance goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SourceState {
+    /// The last read succeeded.
+    Ok,
+    /// The last read failed (unreachable, refused, timed out); older data may still show.
+    Unreachable,
+    /// Not read yet (Sundial just started).
+    Waiting,
+}
+
+/// One configured instance, as the fleet overview lists it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InstanceStatus {
+    pub name: String,
+    /// `mssql`, `pg_cron`, `mysql_events`, `sqlite_demo`, …
+    pub kind: String,
+    /// The zone of the last good read.
+    pub tz: Option<String>,
+    pub state: SourceState,
+    /// When the last good read finished (in the instance's zone).
+    pub last_good: Option<TimePoint>,
+    /// When the last attempt was made.
+    pub last_attempt: Option<TimePoint>,
+    /// How often Sundial reads the instance; `None` when its data never changes (the demo).
+    #[serde(default)]
+    pub poll_secs: Option<u64>,
+    /// Seconds since the last good read, when the server answered.
+    #[serde(default)]
+    pub age_secs: Option<i64>,
+    /// Stretches of the last 30 days in which Sundial could not read the instance (since
+    /// Sundial started), the open one without an end.
+    #[serde(default)]
+    pub outages: Vec<Outage>,
+    /// Why the last attempt failed (safe to show).
+    pub error: Option<String>,
+    /// Findings about the instance (missing grants, zone guesses, a stopped scheduler, …).
+    pub notes: Vec<DiagnosticLine>,
+    /// Jobs in the last good read.
+    pub jobs: Option<usize>,
+    /// `key=value` tags from the configuration.
+    pub tags: Vec<String>,
+}
+
+/// A stretch in which Sundial could not read an instance.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Outage {
+    pub start: TimePoint,
+    /// `None`: it still cannot be read.
+    pub end: Option<TimePoint>,
+    /// Why the first read of the stretch failed (safe to show).
+    pub error: String,
+}
+
+/// One line of the scheduler log.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LogLine {
+    pub at: TimePoint,
+    /// Empty for an instance-wide line.
+    pub job_id: String,
+    pub job_name: String,
+    pub kind: crate::engine::log::LogKind,
+    pub text: String,
+    /// Set when the line stands for consecutive missed runs.
+    #[serde(flatten)]
+    pub collapsed: Collapsed,
+}
+
+/// Consecutive missed occurrences of one job with one cause, shown as one line: how many, and
+/// the first [`MEMBERS_SHOWN`] of them, oldest first (so the first is `members[0]`). Absent
+/// from the JSON for a single event (`count` 1).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Collapsed {
+    #[serde(default, skip_serializing_if = "is_one")]
+    pub count: usize,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub members: Vec<TimePoint>,
+}
+
+impl Collapsed {
+    /// One event, not collapsed.
+    pub fn single() -> Self {
+        Collapsed { count: 1, members: Vec::new() }
+    }
+    /// The first of the collapsed events.
+    pub fn first(&self) -> Option<&TimePoint> {
+        self.members.first()
+    }
+    /// Whether the line stands for several events.
+    pub fn is_collapsed(&self) -> bool {
+        self.count > 1
+    }
+}
+
+/// Lines and events of one kind under the log's filter.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KindCount {
+    /// [`crate::engine::log::LogKind::key`]
+    pub kind: String,
+    /// Lines on the page (a collapsed run of misses is one line)…
+    pub lines: usize,
+    /// …and the events they stand for (each missed run counts).
+    pub events: usize,
+}
+
+/// The scheduler log of an instance over a window, newest first.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LogData {
+    pub instance: InstanceHead,
+    /// Whether only problems are listed.
+    pub problems_only: bool,
+    /// Only lines of this kind ([`crate::engine::log::LogKind::key`]), when asked.
+    pub kind: Option<String>,
+    /// This page of lines, newest first.
+    pub lines: Vec<LogLine>,
+    /// Where this page starts (`None`: the newest line) and where the next, older page
+    /// starts (`None`: this is the last page).
+    pub cursor: Option<String>,
+    pub next_cursor: Option<String>,
+    /// Lines under the whole filter (every page), and lines before this page.
+    pub total: usize,
+    pub offset: usize,
+    /// Lines and events per kind under the problems filter, over the whole window.
+    pub counts: Vec<KindCount>,
+    /// Lines per page.
+    pub limit: usize,
+}
+
+/// Lines per log page unless the URL asks for another number (`limit`, at most
+/// [`LOG_LIMIT_MAX`]).
+pub const LOG_LINES: usize = 200;
+pub const LOG_LIMIT_MAX: usize = 10_000;
+
+/// The fleet overview.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FleetData {
+    pub instances: Vec<InstanceStatus>,
+}
+
+/// One instant as pages show it: epoch milliseconds (positioning on a time axis), the
+/// wall-clock text in the instance's zone, and that zone's offset at the instant.
+///
+/// On the wire (server functions and the JSON API alike) it is one RFC 3339 string with the
+/// offset, e.g. `"2026-11-22T07:00:00-05:00"`: what a script reads, and all the browser needs
+/// to show the time in the instance's zone, in UTC or in its own zone.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct TimePoint {
+    pub ms: i64,
+    /// `YYYY-MM-DD HH:MM:SS` in the instance's time zone.
+    pub local: String,
+    /// The instance zone's offset from UTC at this instant, in seconds (east positive).
+    pub off: i32,
+}
+
+impl TimePoint {
+    /// From an instant and the offset of the zone it is shown in.
+    pub fn new(t: chrono::DateTime<chrono::Utc>, off: i32) -> Self {
+        let local = chrono::FixedOffset::east_opt(off)
+            .map(|o| t.with_timezone(&o).format("%Y-%m-%d %H:%M:%S").to_string())
+            .unwrap_or_else(|| t.format("%Y-%m-%d %H:%M:%S").to_string());
+        TimePoint { ms: t.timestamp_millis(), local, off }
+    }
+
+    fn utc(&self) -> chrono::DateTime<chrono::Utc> {
+        chrono::DateTime::from_timestamp_millis(self.ms).unwrap_or_default()
+    }
+
+    /// RFC 3339 with the instance zone's offset (`2026-11-22T07:00:00-05:00`); fractional
+    /// seconds only when there are some.
+    pub fn rfc3339(&self) -> String {
+        let t = self.utc();
+        match chrono::FixedOffset::east_opt(self.off) {
+            Some(o) => t.with_timezone(&o).to_rfc3339_opts(chrono::SecondsFormat::AutoSi, false),
+            None => t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true),
+        }
+    }
+
+    /// `YYYY-MM-DD HH:MM:SS UTC−5`: the wall-clock text with its zone's offset, for
+    /// tooltips and sentences.
+    pub fn zoned(&self) -> String {
+        format!("{} {}", self.local, offset_label(self.off))
+    }
+
+    /// `YYYY-MM-DD HH:MM:SS` in UTC.
+    pub fn utc_text(&self) -> String {
+        self.utc().format("%Y-%m-%d %H:%M:%S").to_string()
+    }
+
+    /// Wall-clock text at another offset (the browser's).
+    pub fn text_at(&self, off: i32) -> String {
+        TimePoint::new(self.utc(), off).local
+    }
+}
+
+/// `UTC`, `UTC−5`, `UTC+5:30`: a short label for an offset in seconds.
+pub fn offset_label(off: i32) -> String {
+    if off == 0 {
+        return "UTC".into();
+    }
+    let sign = if off < 0 { '\u{2212}' } else { '+' };
+    let a = off.unsigned_abs();
+    let (h, m) = (a / 3600, (a % 3600) / 60);
+    if m == 0 { format!("UTC{sign}{h}") } else { format!("UTC{sign}{h}:{m:02}") }
+}
+
+impl Serialize for TimePoint {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.rfc3339())
+    }
+}
+
+impl<'de> Deserialize<'de> for TimePoint {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        let t = chrono::DateTime::parse_from_rfc3339(&text)
+            .map_err(|e| serde::de::Error::custom(format!("not an RFC 3339 time ({e}): {text}")))?;
+        Ok(TimePoint {
+            ms: t.timestamp_millis(),
+            local: t.naive_local().format("%Y-%m-%d %H:%M:%S").to_string(),
+            off: t.offset().local_minus_utc(),
+        })
+    }
+}
+
+/// The instance and window a page shows.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InstanceHead {
+    pub name: String,
+    /// IANA name of the instance's zone.
+    pub tz: String,
+    /// The instance's "now"; the window ends here.
+    pub now: TimePoint,
+    pub days: u32,
+    pub window_start: TimePoint,
+    pub window_end: TimePoint,
+    /// Set when the source cannot be read now and the page shows its last good read: why,
+    /// and since when (safe to show).
+    #[serde(default)]
+    pub stale: Option<String>,
+    /// What starts the jobs, for sentences: "SQL Agent", "pg_cron", "The event scheduler" …
+    #[serde(default = "sql_agent")]
+    pub scheduler: String,
+    /// Zombie periods and scheduler stops overlapping the last 30 days, whatever window the
+    /// page shows: every page of the instance announces them.
+    #[serde(default)]
+    pub incidents: Vec<Incident>,
+    /// When the data shown was read (the last good read), its age in seconds when the server
+    /// answered, and how often the instance is read (`None`: never re-read, the demo).
+    #[serde(default)]
+    pub as_of: Option<TimePoint>,
+    #[serde(default)]
+    pub age_secs: Option<i64>,
+    #[serde(default)]
+    pub poll_secs: Option<u64>,
+}
+
+/// What kind of incident.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IncidentKind {
+    /// The scheduler was alive and started no job at all although runs were due.
+    Zombie,
+    /// The scheduler was down: it (re)started, and runs due before that were missed.
+    SchedulerDown,
+    /// Sundial could not read the instance (its runs are read once it answers again).
+    Unreachable,
+}
+
+/// An instance-wide incident: what, when, and what it cost.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Incident {
+    pub kind: IncidentKind,
+    pub start: TimePoint,
+    pub end: TimePoint,
+    /// Runs of all jobs that were due inside it.
+    pub due: usize,
+    /// Of those, the ones judged missed, and the ones that cannot be judged because the
+    /// history of their job was already trimmed (unknown, never counted as missed).
+    pub missed: usize,
+    pub unknown: usize,
+    /// Jobs with at least one missed run in it.
+    pub jobs: usize,
+    /// Still going (an unreachable stretch that has not ended: `end` is the last attempt).
+    #[serde(default)]
+    pub ongoing: bool,
+    /// What went wrong, when the kind does not say it all (the read's error).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+pub(crate) fn sql_agent() -> String {
+    "SQL Agent".into()
+}
+
+/// The scheduler's name for a source kind, to start a sentence with.
+pub fn scheduler_label(kind: &str) -> &'static str {
+    match kind {
+        "pg_cron" => "pg_cron",
+        "mysql_events" => "The event scheduler",
+        "seed001" => "The worker role",
+        "seed002" => "The job runner",
+        "seed003" => "The Service Broker scheduler",
+        "seed004" => "The Primentra dispatcher",
+        _ => "SQL Agent",
+    }
+}
+
+/// `4,263`: a count with thousands separators.
+pub fn count_text(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// `45s`, `3m 12s`, `1h 05m`, `2d 03h`.
+pub fn duration_text(secs: i64) -> String {
+    let s = secs.max(0);
+    match s {
+        0..60 => format!("{s}s"),
+        60..3600 => format!("{}m {:02}s", s / 60, s % 60),
+        3600..86400 => format!("{}h {:02}m", s / 3600, (s % 3600) / 60),
+        _ => format!("{}d {:02}h", s / 86400, (s % 86400) / 3600),
+    }
+}
+
+/// [`scheduler_label`] in the middle of a sentence ("while the event scheduler …").
+pub fn scheduler_mid(label: &str) -> String {
+    match label.strip_prefix("The ") {
+        Some(rest) => format!("the {rest}"),
+        None => label.to_owned(),
+    }
+}
+
+/// A span in which the Agent was alive and started no job at all.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ZombieSpan {
+    pub start: TimePoint,
+    pub end: TimePoint,
+    /// Runs of all jobs that were due inside the span.
+    pub due: usize,
+    /// Of those, judged missed, and unknown (their job's history was already trimmed).
+    #[serde(default)]
+    pub missed: usize,
+    #[serde(default)]
+    pub unknown: usize,
+}
+
+/// A finding about a job's data or schedules, as one line.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DiagnosticLine {
+    pub severity: Severity,
+    pub text: String,
+}
+
+/// A job's last run, for the list.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LastRun {
+    pub start: TimePoint,
+    pub outcome: RunOutcome,
+    /// e.g. `3m 12s`
+    pub duration: String,
+}
+
+/// One row of the jobs list.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JobRow {
+    pub id: String,
+    pub name: String,
+    pub category: String,
+    pub enabled: bool,
+    /// One description per schedule.
+    pub schedules: Vec<String>,
+    /// Parallel to `schedules`: why a schedule adds no run to the window (disabled, expired,
+    /// not started yet, next run after the window); `None` when it adds some.
+    #[serde(default)]
+    pub schedule_notes: Vec<Option<String>>,
+    pub last_run: Option<LastRun>,
+    pub next_expected: Option<TimePoint>,
+    /// Where the job stands now (failing, recovered, …).
+    pub state: JobState,
+    /// Consecutive failed runs, newest first, when the job is failing now.
+    pub streak: usize,
+    /// Runs in the window that failed, that were retried, that were canceled.
+    pub failed: usize,
+    pub retries: usize,
+    pub canceled: usize,
+    /// Occurrences in the window that were due (not upcoming): on time, late, missed,
+    /// skipped or unknown.
+    pub due: usize,
+    pub missed: usize,
+    /// Of `missed`, those inside a zombie span (the Agent started nothing).
+    pub missed_zombie: usize,
+    pub late: usize,
+    pub skipped: usize,
+    /// Due occurrences older than the oldest history kept: they cannot be judged, so they
+    /// are neither missed nor on time.
+    pub unknown: usize,
+    /// The oldest history kept, when it falls inside the window.
+    pub history_since: Option<TimePoint>,
+    pub diagnostics: Vec<DiagnosticLine>,
+}
+
+/// Where a job stands now, from its runs in the window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JobState {
+    /// Its last finished run failed (`streak` says how many in a row).
+    Failing,
+    /// A run failed in the window, but the last finished run succeeded.
+    Recovered,
+    /// A run is going now (nothing failed in the window).
+    Running,
+    /// Runs in the window, none failed.
+    Ok,
+    /// No run in the window.
+    NoRun,
+    /// The job is disabled (and nothing failed).
+    Disabled,
+}
+
+impl JobState {
+    /// CSS class suffix, `data-state` and filter value.
+    pub fn key(self) -> &'static str {
+        match self {
+            JobState::Failing => "failing",
+            JobState::Recovered => "recovered",
+            JobState::Running => "running",
+            JobState::Ok => "ok",
+            JobState::NoRun => "norun",
+            JobState::Disabled => "disabled",
+        }
+    }
+    pub fn label(self) -> &'static str {
+        match self {
+            JobState::Failing => "Failing",
+            JobState::Recovered => "Recovered",
+            JobState::Running => "Running",
+            JobState::Ok => "OK",
+            JobState::NoRun => "No run",
+            JobState::Disabled => "Disabled",
+        }
+    }
+}
+
+/// The jobs list: what `/` shows and `GET /api/jobs` returns.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JobsData {
+    pub instance: InstanceHead,
+    pub zombies: Vec<ZombieSpan>,
+    pub jobs: Vec<JobRow>,
+}
+
+/// What reconciliation said about one expected occurrence.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mark {
+    OnTime,
+    Late,
+    Missed,
+    Skipped,
+    Unknown,
+    Upcoming,
+}
+
+impl Mark {
+    /// CSS class suffix and `data-kind` value.
+    pub fn key(self) -> &'static str {
+        match self {
+            Mark::OnTime => "ontime",
+            Mark::Late => "late",
+            Mark::Missed => "missed",
+            Mark::Skipped => "skipped",
+            Mark::Unknown => "unknown",
+            Mark::Upcoming => "upcoming",
+        }
+    }
+    pub fn label(self) -> &'static str {
+        match self {
+            Mark::OnTime => "On time",
+            Mark::Late => "Late",
+            Mark::Missed => "Missed",
+            Mark::Skipped => "Skipped",
+            Mark::Unknown => "Unknown",
+            Mark::Upcoming => "Upcoming",
+        }
+    }
+}
+
+/// Why a missed occurrence has no run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Cause {
+    /// The Agent was alive and started nothing on the whole instance.
+    Zombie,
+    /// The Agent was down (it restarted later).
+    Down,
+    /// Nothing on the instance explains it.
+    NoRun,
+}
+
+impl Cause {
+    /// `data-cause` value.
+    pub fn key(self) -> &'static str {
+        match self {
+            Cause::Zombie => "zombie",
+            Cause::Down => "down",
+            Cause::NoRun => "no-run",
+        }
+    }
+}
+
+/// One expected occurrence on the timeline.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OccurrenceView {
+    pub at: TimePoint,
+    pub mark: Mark,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause: Option<Cause>,
+    /// What happened, in words (`Missed: SQL Agent started no job between … and …`); empty
+    /// for on-time and upcoming occurrences.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub note: String,
+}
+
+/// Routine occurrences (on time, upcoming, unknown) of a dense job, drawn as one stretch.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MarkSpan {
+    pub start: TimePoint,
+    pub end: TimePoint,
+    pub mark: Mark,
+    pub count: usize,
+}
+
+/// Consecutive succeeded scheduled runs of a dense job, drawn as one stretch.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunSpan {
+    pub start: TimePoint,
+    pub end_ms: i64,
+    pub end_local: String,
+    pub count: usize,
+}
+
+/// How a run relates to the schedule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunKind {
+    /// The run of an expected occurrence.
+    Scheduled,
+    /// Started by hand.
+    Manual,
+    /// A retry or other run no schedule asked for.
+    Unscheduled,
+}
+
+/// One observed run on the timeline.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunView {
+    pub start: TimePoint,
+    pub end_ms: i64,
+    pub duration_secs: i64,
+    /// e.g. `3m 12s`
+    pub duration: String,
+    pub outcome: RunOutcome,
+    pub kind: RunKind,
+    /// Who started it, in words.
+    pub trigger: String,
+    /// The history message, shortened; empty on the chart for succeeded runs.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub message: String,
+}
+
+/// One row of the table under the chart: an expected occurrence (with the run that served
+/// it), or a run no occurrence claims (manual, unscheduled).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TableLine {
+    /// When it was due, or when the run started (the newest, for collapsed misses).
+    pub at: TimePoint,
+    pub expected: Option<Mark>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause: Option<Cause>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub note: String,
+    pub run: Option<RunView>,
+    /// Set when consecutive missed occurrences with one cause are collapsed into this line.
+    #[serde(flatten)]
+    pub collapsed: Collapsed,
+}
+
+fn is_one(n: &usize) -> bool {
+    *n <= 1
+}
+
+/// The most members of a collapsed line listed when it is expanded.
+pub const MEMBERS_SHOWN: usize = 200;
+
+/// One tick of the time axis.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tick {
+    pub ms: i64,
+    /// Empty for an unlabelled tick.
+    pub label: String,
+    /// A local midnight.
+    pub major: bool,
+}
+
+/// One job's timeline: what `/jobs/:id` shows.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TimelineData {
+    pub instance: InstanceHead,
+    pub job: JobRow,
+    /// Expected occurrences in the window, all of them.
+    pub expected_count: usize,
+    /// Runs in the window, all of them.
+    pub run_count: usize,
+    /// Occurrences drawn one by one: every missed, late and skipped one, and the routine ones
+    /// unless the job is dense (then those are in `occurrence_spans`).
+    pub occurrences: Vec<OccurrenceView>,
+    pub occurrence_spans: Vec<MarkSpan>,
+    /// Runs drawn one by one: all of them, unless the job is dense (then consecutive
+    /// succeeded scheduled runs are in `run_spans`).
+    pub runs: Vec<RunView>,
+    pub run_spans: Vec<RunSpan>,
+    /// The table, newest first: every problem, and the newest routine lines.
+    pub lines: Vec<TableLine>,
+    /// Older routine lines left out of `lines`.
+    pub hidden_lines: usize,
+    /// The oldest history row kept for the job, when it falls inside the window: before it,
+    /// absence of a run proves nothing.
+    pub history_horizon: Option<TimePoint>,
+    pub zombies: Vec<ZombieSpan>,
+    pub agent_starts: Vec<TimePoint>,
+    pub ticks: Vec<Tick>,
+}
+
+/// What the log page asks for besides instance and window.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LogQuery {
+    /// Only problems (and the scheduler's restarts).
+    pub problems_only: bool,
+    /// Only lines of this kind.
+    pub kind: Option<String>,
+    /// Where the page starts (from a page's `next_cursor`, or an incident's link).
+    pub cursor: Option<String>,
+    /// Lines per page ([`LOG_LINES`] when absent).
+    pub limit: Option<usize>,
+}

@@ -85,7 +85,7 @@ impl Backend for DemoBackend {
             let ok = report.as_ref().ok();
             vec![InstanceStatus {
                 name: self.instance.clone(),
-                kind: "sqlite_demo".into(),
+                kind: crate::config::SourceKind::SqliteDemo.name().into(),
                 tz: ok.map(|r| r.tz.name().to_owned()),
                 state: if ok.is_some() { SourceState::Ok } else { SourceState::Unreachable },
                 last_good: ok.map(|r| app::api::ssr::point(r.now, r.tz)),

@@ -9,7 +9,8 @@
 //!
 //! [[instance]]
 //! name = "SQLPROD01"
-//! kind = "mssql"                   # mssql | pg_cron | mysql_events | seed001..seed004 | sqlite_demo
+//! kind = "mssql"                   # mssql | pg_cron | mysql_events | jobactivity | mysql_job_table
+//!                                  # | service_broker | primentra | sqlite_demo
 //! host = "sqlprod01.corp"
 //! port = 1433
 //! user = "sundial_reader"
@@ -19,11 +20,15 @@
 //!
 //! [[instance]]
 //! name = "primentra"
-//! kind = "seed004"                 # the seeds' tables: in SQL Server (default), or
+//! kind = "primentra"               # the home-grown schedulers' tables: in SQL Server (default), or
 //! engine = "postgres"              # engine = "postgres" | "mysql" | "sqlite" (with path = "…")
-//! # seed001 (jobactivity) also takes schedule = "0 13 * * *" and stuck_after = "60m"
+//! # jobactivity also takes schedule = "0 13 * * *" and stuck_after = "60m"
 //! tags = { environment = "prod" }
 //! ```
+//!
+//! The home-grown schedulers' kinds were first spelled after the seeds describing them:
+//! `seed001` (now `jobactivity`), `seed002` (`mysql_job_table`), `seed003` (`service_broker`),
+//! `seed004` (`primentra`). The old spellings are still accepted.
 //!
 //! Secrets are never in the file: `password = "…"` is refused. They are read from the named
 //! environment variable or file only when a connection needs them, and print as `***`.
@@ -58,36 +63,120 @@ pub enum ConfigError {
     MissingSecret { instance: String, what: String },
 }
 
-/// The kinds of source Sundial reads.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
+/// The kinds of source Sundial reads, each named by the scheduler it reads: the `kind` of an
+/// `[[instance]]`.
+///
+/// The home-grown schedulers were first named after the seeds that describe them (`seed001` …
+/// `seed004`); those spellings stay accepted as aliases, so existing files keep loading, but
+/// messages and pages say the new names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, Deserialize)]
+pub enum SourceKind {
+    /// SQL Server Agent: msdb.
+    #[serde(rename = "mssql")]
     Mssql,
+    /// pg_cron: `cron.job` and `cron.job_run_details`.
+    #[serde(rename = "pg_cron")]
     PgCron,
+    /// The MySQL / MariaDB event scheduler: `information_schema.EVENTS`.
+    #[serde(rename = "mysql_events")]
     MysqlEvents,
-    Seed001,
-    Seed002,
-    Seed003,
-    Seed004,
+    /// A worker role's `jobactivity` table of runs (seed 001).
+    #[serde(rename = "jobactivity", alias = "seed001")]
+    JobActivity,
+    /// A MySQL stored-procedure scheduler's `job` table (seed 002).
+    #[serde(rename = "mysql_job_table", alias = "seed002")]
+    MysqlJobTable,
+    /// A Service Broker scheduler's `ScheduledJobs` / `JobSchedules` (seed 003).
+    #[serde(rename = "service_broker", alias = "seed003")]
+    ServiceBroker,
+    /// The Primentra staging scheduler's `SchedulerConfigurations` (seed 004).
+    #[serde(rename = "primentra", alias = "seed004")]
+    Primentra,
+    /// Sundial's own demo database (an msdb-shaped SQLite file).
+    #[serde(rename = "sqlite_demo")]
     SqliteDemo,
 }
 
-impl Kind {
-    const NAMES: &'static [(&'static str, Kind)] = &[
-        ("mssql", Kind::Mssql),
-        ("pg_cron", Kind::PgCron),
-        ("mysql_events", Kind::MysqlEvents),
-        ("seed001", Kind::Seed001),
-        ("seed002", Kind::Seed002),
-        ("seed003", Kind::Seed003),
-        ("seed004", Kind::Seed004),
-        ("sqlite_demo", Kind::SqliteDemo),
+/// The name the first versions used.
+pub type Kind = SourceKind;
+
+impl SourceKind {
+    /// Every kind, in the order messages list them.
+    pub const ALL: [SourceKind; 8] = [
+        SourceKind::Mssql,
+        SourceKind::PgCron,
+        SourceKind::MysqlEvents,
+        SourceKind::JobActivity,
+        SourceKind::MysqlJobTable,
+        SourceKind::ServiceBroker,
+        SourceKind::Primentra,
+        SourceKind::SqliteDemo,
     ];
+
+    /// The configuration's spelling (`kind = "…"`), which messages and pages show.
     pub fn name(self) -> &'static str {
-        Self::NAMES.iter().find(|(_, k)| *k == self).map(|(n, _)| *n).unwrap_or("?")
+        match self {
+            SourceKind::Mssql => "mssql",
+            SourceKind::PgCron => "pg_cron",
+            SourceKind::MysqlEvents => "mysql_events",
+            SourceKind::JobActivity => "jobactivity",
+            SourceKind::MysqlJobTable => "mysql_job_table",
+            SourceKind::ServiceBroker => "service_broker",
+            SourceKind::Primentra => "primentra",
+            SourceKind::SqliteDemo => "sqlite_demo",
+        }
+    }
+
+    /// The older spelling still accepted for this kind, if any (`seed001` … `seed004`).
+    pub fn alias(self) -> Option<&'static str> {
+        match self {
+            SourceKind::JobActivity => Some("seed001"),
+            SourceKind::MysqlJobTable => Some("seed002"),
+            SourceKind::ServiceBroker => Some("seed003"),
+            SourceKind::Primentra => Some("seed004"),
+            _ => None,
+        }
+    }
+
+    /// The kind a configuration names, by its name or its older alias (exact spelling).
+    pub fn parse(name: &str) -> Option<SourceKind> {
+        use serde::de::IntoDeserializer;
+        let de: serde::de::value::StrDeserializer<'_, serde::de::value::Error> = name.into_deserializer();
+        SourceKind::deserialize(de).ok()
+    }
+
+    /// Whether its schedules live in tables of Sundial's generic table reader (the
+    /// home-grown schedulers), which may sit in SQL Server, PostgreSQL, MySQL or SQLite.
+    pub fn reads_tables(self) -> bool {
+        matches!(
+            self,
+            SourceKind::JobActivity | SourceKind::MysqlJobTable | SourceKind::ServiceBroker | SourceKind::Primentra
+        )
     }
 }
 
-/// The database a seed's tables live in.
+impl fmt::Display for SourceKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for SourceKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        SourceKind::parse(s).ok_or_else(|| format!("not a source kind ({})", kinds_list()))
+    }
+}
+
+/// What `kind` takes: every name, then the older spellings still accepted.
+fn kinds_list() -> String {
+    let names: Vec<&str> = SourceKind::ALL.iter().map(|k| k.name()).collect();
+    let aliases: Vec<String> =
+        SourceKind::ALL.iter().filter_map(|k| k.alias().map(|a| format!("{a} = {}", k.name()))).collect();
+    format!("{}; older spellings still accepted: {}", names.join(", "), aliases.join(", "))
+}
+
+/// The database a home-grown scheduler's tables live in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TablesEngine {
     SqlServer,
@@ -135,24 +224,25 @@ impl fmt::Display for Secret {
 #[derive(Clone, Debug, PartialEq)]
 pub struct InstanceConfig {
     pub name: String,
-    pub kind: Kind,
+    pub kind: SourceKind,
     pub host: Option<String>,
     pub port: Option<u16>,
     pub database: Option<String>,
     pub user: Option<String>,
-    /// A SQLite file (sqlite_demo, or a seed's tables in SQLite).
+    /// A SQLite file (sqlite_demo, or a home-grown scheduler's tables in SQLite).
     pub path: Option<PathBuf>,
     pub secret: SecretSource,
     /// Overrides the zone the instance reports.
     pub time_zone: Option<Tz>,
     pub poll_interval: Duration,
     pub timeout: Duration,
-    /// Where a seed's tables live: `sqlserver` (the articles'), `postgres` or `sqlite`
-    /// (default: `sqlite` with a path, else `sqlserver`).
+    /// Where a home-grown scheduler's tables live: `sqlserver` (the articles'), `postgres`,
+    /// `mysql` or `sqlite` (default: `sqlite` with a path, `mysql` for `mysql_job_table`, else
+    /// `sqlserver`).
     pub engine: TablesEngine,
-    /// seed001: the schedule the worker follows (5-field cron); default `0 13 * * *`.
+    /// jobactivity: the schedule the worker follows (5-field cron); default `0 13 * * *`.
     pub schedule: String,
-    /// seed001: a run not stopped after this long crashed; default 60 minutes.
+    /// jobactivity: a run not stopped after this long crashed; default 60 minutes.
     pub stuck_after: Duration,
     /// SQL Server: encrypt the connection (TLS); default true.
     pub encrypt: bool,
@@ -207,11 +297,11 @@ struct RawInstance {
     time_zone: Option<Spanned<String>>,
     poll_interval: Option<Spanned<String>>,
     timeout: Option<Spanned<String>>,
-    /// Seed tables: the database holding them (sqlserver | postgres | mysql | sqlite).
+    /// Home-grown schedulers' tables: the database holding them (sqlserver | postgres | mysql | sqlite).
     engine: Option<Spanned<String>>,
-    /// seed001: the job's schedule (5-field cron, in time_zone); default "0 13 * * *".
+    /// jobactivity: the job's schedule (5-field cron, in time_zone); default "0 13 * * *".
     schedule: Option<String>,
-    /// seed001: a run started and not stopped after this long has crashed; default "60m".
+    /// jobactivity: a run started and not stopped after this long has crashed; default "60m".
     stuck_after: Option<Spanned<String>>,
     /// SQL Server: encrypt the connection (default true; false only for a server without TLS).
     encrypt: Option<bool>,
@@ -293,16 +383,11 @@ pub fn parse(text: &str, origin: &str) -> Result<FleetConfig, ConfigError> {
                 "another instance already has this name",
             ));
         }
-        let kind = Kind::NAMES.iter().find(|(n, _)| *n == r.kind.get_ref()).map(|(_, k)| *k).ok_or_else(|| {
-            let all: Vec<&str> = Kind::NAMES.iter().map(|(n, _)| *n).collect();
-            invalid(
-                r.kind.span(),
-                me,
-                "kind",
-                &format!("{:?}", r.kind.get_ref()),
-                &format!("not a source kind ({})", all.join(", ")),
-            )
-        })?;
+        let kind = r
+            .kind
+            .get_ref()
+            .parse::<SourceKind>()
+            .map_err(|message| invalid(r.kind.span(), me, "kind", &format!("{:?}", r.kind.get_ref()), &message))?;
         if let Some(p) = &r.password {
             return Err(invalid(
                 p.span(),
@@ -342,7 +427,7 @@ pub fn parse(text: &str, origin: &str) -> Result<FleetConfig, ConfigError> {
         };
         let has_url = matches!(secret, SecretSource::UrlEnv(_));
         match kind {
-            Kind::SqliteDemo if r.path.is_none() => {
+            SourceKind::SqliteDemo if r.path.is_none() => {
                 return Err(invalid(
                     table_span,
                     me,
@@ -351,7 +436,7 @@ pub fn parse(text: &str, origin: &str) -> Result<FleetConfig, ConfigError> {
                     "a sqlite_demo instance needs the path of its SQLite file",
                 ));
             }
-            Kind::SqliteDemo => {}
+            SourceKind::SqliteDemo => {}
             _ if r.host.is_none() && r.path.is_none() && !has_url => {
                 return Err(invalid(
                     table_span,
@@ -377,7 +462,7 @@ pub fn parse(text: &str, origin: &str) -> Result<FleetConfig, ConfigError> {
         };
         let engine = match r.engine.as_ref().map(|e| (e, e.get_ref().as_str())) {
             None if r.path.is_some() => TablesEngine::Sqlite,
-            None if kind == Kind::Seed002 => TablesEngine::MySql,
+            None if kind == SourceKind::MysqlJobTable => TablesEngine::MySql,
             None => TablesEngine::SqlServer,
             Some((_, "sqlserver")) => TablesEngine::SqlServer,
             Some((_, "postgres")) => TablesEngine::Postgres,
@@ -466,4 +551,62 @@ pub fn summary(config: &FleetConfig) -> String {
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(kind: &str, extra: &str) -> Result<InstanceConfig, ConfigError> {
+        let text = format!("[[instance]]\nname = \"a\"\nkind = \"{kind}\"\nhost = \"h\"\n{extra}");
+        parse(&text, "fleet.toml").map(|mut c| c.instances.remove(0))
+    }
+
+    #[test]
+    fn old_and_new_spellings_load_to_the_same_kind() {
+        for (old, new, kind) in [
+            ("seed001", "jobactivity", SourceKind::JobActivity),
+            ("seed002", "mysql_job_table", SourceKind::MysqlJobTable),
+            ("seed003", "service_broker", SourceKind::ServiceBroker),
+            ("seed004", "primentra", SourceKind::Primentra),
+        ] {
+            let a = one(old, "").unwrap_or_else(|e| panic!("{old}: {e}"));
+            let b = one(new, "").unwrap_or_else(|e| panic!("{new}: {e}"));
+            assert_eq!((a.kind, b.kind), (kind, kind), "{old} and {new}");
+            assert_eq!(a, b, "{old} and {new} configure the same instance");
+            assert_eq!(kind.name(), new);
+            assert_eq!(kind.alias(), Some(old));
+        }
+        // The job table sits in MySQL unless said otherwise, whichever the spelling.
+        assert_eq!(one("seed002", "").unwrap().engine, TablesEngine::MySql);
+        assert_eq!(one("mysql_job_table", "").unwrap().engine, TablesEngine::MySql);
+    }
+
+    #[test]
+    fn names_and_aliases_agree_with_serde() {
+        for k in SourceKind::ALL {
+            assert_eq!(SourceKind::parse(k.name()), Some(k), "{k}");
+            assert_eq!(serde_json::to_value(k).unwrap(), k.name(), "serializes as its name");
+            if let Some(a) = k.alias() {
+                assert_eq!(SourceKind::parse(a), Some(k), "{a}");
+            }
+        }
+        assert_eq!(SourceKind::parse("seed005"), None);
+        assert_eq!(SourceKind::parse("Primentra"), None, "exact spelling, as before");
+    }
+
+    #[test]
+    fn messages_show_the_new_names() {
+        let e = one("oracle", "").unwrap_err().to_string();
+        assert!(e.starts_with("fleet.toml:3: instance \"a\": kind = \"oracle\""), "{e}");
+        for name in
+            ["mssql", "jobactivity", "mysql_job_table", "service_broker", "primentra", "seed002 = mysql_job_table"]
+        {
+            assert!(e.contains(name), "{e} names {name}");
+        }
+        let c = parse("[[instance]]\nname = \"jobs\"\nkind = \"seed002\"\nhost = \"db1\"\n", "fleet.toml").unwrap();
+        let s = summary(&c);
+        assert!(s.starts_with("jobs (mysql_job_table): db1, "), "{s}");
+        assert!(!s.contains("seed"), "{s}");
+    }
 }

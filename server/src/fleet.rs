@@ -18,7 +18,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{Mutex, watch};
 
-use crate::config::{FleetConfig, InstanceConfig, Kind, SecretSource, TablesEngine, resolve_secret};
+use crate::config::{FleetConfig, InstanceConfig, SecretSource, SourceKind as Kind, TablesEngine, resolve_secret};
 use crate::sources::snapshots::Store;
 use crate::sources::tables::TablesDb;
 use crate::sources::{msdb, msdb_sqlite, mysql_events, pg_cron, seed001, seed002, seed003, seed004};
@@ -204,7 +204,7 @@ impl Reader {
                 input.name = c.name.clone();
                 Ok(GoodRead { input, notes: Vec::new(), events: Vec::new(), now: meta.now, at: Utc::now() })
             }
-            Kind::Seed001 | Kind::Seed002 | Kind::Seed003 | Kind::Seed004 => {
+            Kind::JobActivity | Kind::MysqlJobTable | Kind::ServiceBroker | Kind::Primentra => {
                 let mut db = match c.engine {
                     TablesEngine::Sqlite => TablesDb::Sqlite(self.sqlite(&mut conn).await?),
                     TablesEngine::Postgres => TablesDb::Postgres(self.pg(&mut conn).await?),
@@ -216,19 +216,19 @@ impl Reader {
                 let tz = c.time_zone.unwrap_or(chrono_tz::UTC);
                 let mut events = Vec::new();
                 let (input, notes) = match c.kind {
-                    Kind::Seed001 => {
+                    Kind::JobActivity => {
                         let stuck = Span::from_std(c.stuck_after).unwrap_or(Span::hours(1));
                         seed001::read_instance(&mut db, &c.name, tz, &c.schedule, stuck, window, polled_at)
                             .await
                             .map_err(|e| e.to_string())
                     }
-                    Kind::Seed002 => {
+                    Kind::MysqlJobTable => {
                         let store = self.store.as_ref().ok_or("Sundial's store is not open")?;
                         seed002::read_instance(&mut db, store, &c.name, tz, window, polled_at)
                             .await
                             .map_err(|e| e.to_string())
                     }
-                    Kind::Seed003 => {
+                    Kind::ServiceBroker => {
                         seed003::read_instance(&mut db, &c.name, tz, window, polled_at).await.map_err(|e| e.to_string())
                     }
                     _ => seed004::read_instance(&mut db, &c.name, tz, window, polled_at)
@@ -357,7 +357,7 @@ impl FleetBackend {
     pub async fn start(config: &FleetConfig) -> anyhow::Result<Arc<FleetBackend>> {
         use anyhow::Context;
         let needs_store =
-            config.instances.iter().any(|i| matches!(i.kind, Kind::MysqlEvents | Kind::Seed002 | Kind::PgCron));
+            config.instances.iter().any(|i| matches!(i.kind, Kind::MysqlEvents | Kind::MysqlJobTable | Kind::PgCron));
         let store = if needs_store {
             Some(
                 Store::open(&config.store)
@@ -467,11 +467,12 @@ impl Backend for FleetBackend {
 
 /// `check-config`: read each instance once, as serving would, and say what Sundial sees.
 pub async fn probe(config: &FleetConfig) -> Vec<(String, Result<String, String>)> {
-    let store = if config.instances.iter().any(|i| matches!(i.kind, Kind::MysqlEvents | Kind::Seed002 | Kind::PgCron)) {
-        Store::open(&config.store).await.ok()
-    } else {
-        None
-    };
+    let store =
+        if config.instances.iter().any(|i| matches!(i.kind, Kind::MysqlEvents | Kind::MysqlJobTable | Kind::PgCron)) {
+            Store::open(&config.store).await.ok()
+        } else {
+            None
+        };
     let mut out = Vec::new();
     for c in &config.instances {
         let reader = Reader { config: c.clone(), store: store.clone(), conn: Mutex::new(Conn::default()) };

@@ -1,4 +1,8 @@
-//! The command line: `sundial [serve] | forecast | describe | demo`.
+//! The command line: `sundial [serve] | forecast | describe | dry-run | demo | check-config`.
+//!
+//! The home-grown schedulers' flags are named by what they read (`--mysql-job-table`,
+//! `--service-broker`, `--primentra`); the first spellings, after the seeds describing them
+//! (`--seed002`, `--seed003`, `--seed004`), stay accepted as visible aliases.
 //!
 //! `forecast` and `describe` are a stable contract (acceptance checks and scripts call them):
 //! output formats and exit statuses here change only deliberately.
@@ -28,20 +32,33 @@ pub struct Cli {
     pub serve: ServeArgs,
 }
 
+/// What `forecast --help` and `describe --help` say of the flags' first names.
+const OLD_FLAGS: &str = "--seed002, --seed003 and --seed004, the first names of --mysql-job-table, --service-broker \
+                         and --primentra, are still accepted.";
+
+/// The `kind`s a fleet configuration takes, for `--help`.
+const KINDS: &str = "Instance kinds: mssql, pg_cron, mysql_events, jobactivity, mysql_job_table, service_broker, \
+                     primentra, sqlite_demo. seed001, seed002, seed003 and seed004, the first names of jobactivity, \
+                     mysql_job_table, service_broker and primentra, are still accepted.";
+
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Serve the dashboard (the default). With nothing configured, serves the built-in demo.
     Serve(ServeArgs),
     /// Print the next occurrences of a schedule, as local wall-clock times.
+    #[command(after_help = OLD_FLAGS)]
     Forecast(ForecastArgs),
     /// Print a schedule's description in the words SSMS uses.
+    #[command(after_help = OLD_FLAGS)]
     Describe(DescribeArgs),
     /// What Primentra's test button answers for a triggered (or scheduled) configuration:
     /// would the dispatcher fire now, and why.
+    #[command(after_help = "--seed004, the first name of --primentra, is still accepted.")]
     DryRun(DryRunArgs),
     /// Write the demo database (an msdb-shaped SQLite file).
     Demo(DemoArgs),
     /// Read a fleet configuration, say what is in it and what is wrong (file, line, field).
+    #[command(after_help = KINDS)]
     CheckConfig(CheckConfigArgs),
 }
 
@@ -83,16 +100,18 @@ pub struct ScheduleArg {
     /// times print in the event's TIME_ZONE (SYSTEM: --tz).
     #[arg(long, value_name = "JSON")]
     pub mysql_event: Option<String>,
-    /// One row of seed 002's MySQL `job` table as a JSON object.
-    #[arg(long, value_name = "JSON")]
-    pub seed002: Option<String>,
-    /// One seed 003 ScheduledJobs row with its JobSchedules columns, as a JSON object.
-    #[arg(long, value_name = "JSON")]
-    pub seed003: Option<String>,
-    /// One seed 004 SchedulerConfigurations row as a JSON object (an interval schedule with no
+    /// One row of a MySQL stored-procedure scheduler's `job` table (job_schedule_start,
+    /// job_schedule_interval, …) as a JSON object.
+    #[arg(long, value_name = "JSON", visible_alias = "seed002")]
+    pub mysql_job_table: Option<String>,
+    /// One Service Broker scheduler's ScheduledJobs row with its JobSchedules columns, as a
+    /// JSON object.
+    #[arg(long, value_name = "JSON", visible_alias = "seed003")]
+    pub service_broker: Option<String>,
+    /// One Primentra SchedulerConfigurations row as a JSON object (an interval schedule with no
     /// `last_run` or `now` counts from --after).
-    #[arg(long, value_name = "JSON")]
-    pub seed004: Option<String>,
+    #[arg(long, value_name = "JSON", visible_alias = "seed004")]
+    pub primentra: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -124,9 +143,9 @@ pub struct DescribeArgs {
 
 #[derive(Args, Debug)]
 pub struct DryRunArgs {
-    /// One SchedulerConfigurations row as a JSON object.
-    #[arg(long, value_name = "JSON")]
-    pub seed004: String,
+    /// One Primentra SchedulerConfigurations row as a JSON object.
+    #[arg(long, value_name = "JSON", visible_alias = "seed004")]
+    pub primentra: String,
     /// The queue: {"pending_rows": 1200, "oldest_row_age_minutes": 45, "last_trigger_check": "…"}.
     #[arg(long, value_name = "JSON", default_value = "{}")]
     pub state: String,
@@ -267,20 +286,20 @@ pub fn schedule_from(args: &ScheduleArg, after: Option<NaiveDateTime>) -> Result
     if let Some(j) = &args.mysql_event {
         return parse_row("--mysql-event", j).map(Schedule::MysqlEvent);
     }
-    if let Some(j) = &args.seed002 {
-        return parse_row("--seed002", j).map(Schedule::Seed002);
+    if let Some(j) = &args.mysql_job_table {
+        return parse_row("--mysql-job-table", j).map(Schedule::Seed002);
     }
-    if let Some(j) = &args.seed003 {
-        return parse_row("--seed003", j).map(Schedule::Seed003);
+    if let Some(j) = &args.service_broker {
+        return parse_row("--service-broker", j).map(Schedule::Seed003);
     }
-    if let Some(j) = &args.seed004 {
-        let mut c: engine::seed004::SchedulerConfiguration = parse_row("--seed004", j)?;
+    if let Some(j) = &args.primentra {
+        let mut c: engine::seed004::SchedulerConfiguration = parse_row("--primentra", j)?;
         if c.last_run.is_none() && c.now.is_none() {
             c.now = after.map(|a| a.format("%Y-%m-%d %H:%M:%S").to_string());
         }
         return Ok(Schedule::Seed004(c));
     }
-    Err("give one of --agent, --cron, --mysql-event, --seed002, --seed003, --seed004".into())
+    Err("give one of --agent, --cron, --mysql-event, --mysql-job-table, --service-broker, --primentra".into())
 }
 
 fn invalid(message: impl std::fmt::Display) -> ExitCode {
@@ -362,7 +381,7 @@ fn describe_dialect(args: DescribeArgs) -> ExitCode {
 /// `dry-run`: `would_fire: true|false` and `reason: …`.
 fn dry_run_cmd(args: DryRunArgs) -> ExitCode {
     use engine::seed004::{QueueState, SchedulerConfiguration, dry_run};
-    let cfg: SchedulerConfiguration = match parse_row("--seed004", &args.seed004) {
+    let cfg: SchedulerConfiguration = match parse_row("--primentra", &args.primentra) {
         Ok(c) => c,
         Err(e) => return invalid(e),
     };
@@ -524,6 +543,94 @@ pub fn main() -> ExitCode {
         Command::Serve(a) => {
             init_tracing();
             run_async(serve_cmd(a))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    fn schedule_of(args: &[&str]) -> Result<Schedule, String> {
+        let mut argv = vec!["sundial", "forecast"];
+        argv.extend_from_slice(args);
+        argv.extend_from_slice(&["--after", "2026-11-22T09:01:00"]);
+        match Cli::try_parse_from(argv).map_err(|e| e.to_string())?.command {
+            Some(Command::Forecast(f)) => schedule_from(&f.schedule, Some(f.after)),
+            other => panic!("not a forecast: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn old_and_new_flags_name_the_same_schedule() {
+        let job = r#"{"job_name":"stats","job_schedule_start":"2026-11-22 09:00:00","job_schedule_interval":300}"#;
+        let broker = r#"{"ValidFrom":"2026-11-18 09:00:00","FrequencyType":2,"Frequency":2,"AbsoluteSubFrequency":"2,3","RunAtInSecondsFromMidnight":28800}"#;
+        let primentra = r#"{"ProcessingMode":"scheduled","ScheduleType":"interval","IntervalMinutes":30}"#;
+        for (old, new, json) in [
+            ("--seed002", "--mysql-job-table", job),
+            ("--seed003", "--service-broker", broker),
+            ("--seed004", "--primentra", primentra),
+        ] {
+            let a = schedule_of(&[old, json]).unwrap_or_else(|e| panic!("{old}: {e}"));
+            let b = schedule_of(&[new, json]).unwrap_or_else(|e| panic!("{new}: {e}"));
+            assert_eq!(a, b, "{old} and {new}");
+        }
+        assert!(matches!(schedule_of(&["--mysql-job-table", job]), Ok(Schedule::Seed002(_))));
+        // Still exactly one schedule, whichever spelling names it.
+        assert!(schedule_of(&["--seed002", job, "--mysql-job-table", job]).is_err());
+    }
+
+    #[test]
+    fn dry_run_takes_primentra_and_its_old_flag() {
+        let c = r#"{"ProcessingMode":"triggered","TriggerRowThreshold":1000}"#;
+        for flag in ["--primentra", "--seed004"] {
+            let cli = Cli::try_parse_from(["sundial", "dry-run", flag, c, "--now", "2026-03-02T06:00:00Z"])
+                .unwrap_or_else(|e| panic!("{flag}: {e}"));
+            match cli.command {
+                Some(Command::DryRun(d)) => assert_eq!(d.primentra, c),
+                other => panic!("{flag}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn messages_and_help_say_the_new_names() {
+        let e = schedule_of(&["--seed002", "[1]"]).unwrap_err();
+        assert!(e.starts_with("--mysql-job-table: "), "{e}");
+        let e = schedule_from(
+            &ScheduleArg {
+                agent: None,
+                cron: None,
+                mysql_event: None,
+                mysql_job_table: None,
+                service_broker: None,
+                primentra: None,
+            },
+            None,
+        )
+        .unwrap_err();
+        assert!(e.contains("--mysql-job-table, --service-broker, --primentra") && !e.contains("seed"), "{e}");
+        let mut cmd = Cli::command();
+        for sub in ["forecast", "describe"] {
+            let help = cmd.find_subcommand_mut(sub).expect(sub).render_long_help().to_string();
+            for (new, old) in
+                [("--mysql-job-table", "seed002"), ("--service-broker", "seed003"), ("--primentra", "seed004")]
+            {
+                assert!(
+                    help.contains(new) && help.contains(old),
+                    "{sub} --help names {new} and its alias {old}:\n{help}"
+                );
+            }
+        }
+        let help = cmd.find_subcommand_mut("dry-run").expect("dry-run").render_long_help().to_string();
+        assert!(help.contains("--primentra") && help.contains("seed004"), "{help}");
+        let help = cmd.find_subcommand_mut("check-config").expect("check-config").render_long_help().to_string();
+        for k in crate::config::SourceKind::ALL {
+            assert!(help.contains(k.name()), "check-config --help names {k}:\n{help}");
+            if let Some(a) = k.alias() {
+                assert!(help.contains(a), "check-config --help names {a}:\n{help}");
+            }
         }
     }
 }

@@ -9,7 +9,7 @@
 //! `cron: day-of-week '8' out of range 0-7`. Each valid field is then expanded to the explicit
 //! list of values it selects and handed to [croner] for the calendar search, on the *wall
 //! clock* (croner sees the local time as if it were UTC); each wall-clock time is then turned
-//! into an instant with [`tz::resolve`], which applies Sundial's daylight-saving rule.
+//! into an instant with [`tz::resolve`](crate::tz::resolve), which applies Sundial's daylight-saving rule.
 //!
 //! # Where pg_cron and croner differ, and what this module does about it
 //!
@@ -42,8 +42,11 @@
 //! - **Overlap.** pg_cron never runs two instances of a job: a tick that comes while the
 //!   previous run is still going starts when that run ends (late, not missed); see
 //!   [`queues_overlapping_ticks`].
-use super::{Diagnostic, Dst, Forecast, Occurrence, Schedule, ScheduleId, Severity, Window, Zone, tz};
-use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, TimeDelta, Utc};
+use super::dialect::{Clock, Until, cadence, collect, timestamp_field};
+/// Shared with every dialect, now in [`crate::dialect`]; re-exported under their former paths.
+pub use super::dialect::{MAX_OCCURRENCES, Overlap, overlap_policy, parse_timestamp, queues_overlapping_ticks};
+use super::{Diagnostic, Forecast, ScheduleId, Severity, Window, Zone};
+use chrono::{DateTime, NaiveDateTime, Utc};
 use croner::Cron;
 use croner::parser::{CronParser, Seconds, Year};
 use serde::{Deserialize, Serialize};
@@ -64,348 +67,6 @@ impl CronSchedule {
     pub fn new(expr: impl Into<String>) -> Self {
         CronSchedule { expr: expr.into(), last_start: None }
     }
-}
-
-/// What happens to a tick that comes while the previous run of the job is still going.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Overlap {
-    /// The tick is skipped (SQL Server Agent: a running job is not started again).
-    Skip,
-    /// The tick is held and the run starts when the previous one ends: late, not missed.
-    Queue,
-    /// A second instance starts alongside the first.
-    Concurrent,
-}
-
-/// What each dialect does with a tick that arrives while the job is still running.
-///
-/// - Agent: skips it.
-/// - pg_cron: queues it (one pending run at most; it starts when the running one ends).
-/// - MySQL events: start another instance alongside (the event scheduler starts a thread per
-///   execution).
-/// - Seed 002 (job runner loop): the next cycle starts as soon as the long one ends.
-/// - Seed 003 (Service Broker timer): the next run time is computed from the last run, so a
-///   late run is followed at once by the next due one.
-/// - Seed 004 (Primentra): the overlap guard logs "skipped" but leaves `NextScheduledRun`
-///   alone, so the run happens at the first dispatcher cycle after the batch ends.
-pub fn overlap_policy(s: &Schedule) -> Overlap {
-    match s {
-        Schedule::Agent(_) => Overlap::Skip,
-        Schedule::Cron(_) => Overlap::Queue,
-        Schedule::MysqlEvent(_) => Overlap::Concurrent,
-        Schedule::Seed002(_) | Schedule::Seed003(_) | Schedule::Seed004(_) => Overlap::Queue,
-    }
-}
-
-/// True when a tick that comes during a run starts late (when the run ends) instead of being
-/// skipped: Agent false, pg_cron true.
-pub fn queues_overlapping_ticks(s: &Schedule) -> bool {
-    overlap_policy(s) == Overlap::Queue
-}
-
-// ---------------------------------------------------------------------------------------------
-// Shared by the dialects added with this module: zones, timestamps, and turning ascending
-// wall-clock times into occurrences.
-// ---------------------------------------------------------------------------------------------
-
-/// The most occurrences one forecast returns; more are cut off with a Warning.
-pub const MAX_OCCURRENCES: usize = 200_000;
-
-/// The clock a schedule's wall-clock times are read on: a time zone, or a fixed offset
-/// (MySQL's `+05:30`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Clock {
-    Zone(Zone),
-    /// Seconds east of UTC.
-    Fixed(i32),
-}
-
-impl Clock {
-    pub(crate) fn resolve(self, local: NaiveDateTime) -> (DateTime<Utc>, Option<Dst>) {
-        match self {
-            Clock::Zone(tz) => tz::resolve(local, tz),
-            Clock::Fixed(off) => {
-                let at = local.checked_sub_signed(TimeDelta::seconds(i64::from(off))).unwrap_or(local);
-                (at.and_utc(), None)
-            }
-        }
-    }
-
-    pub(crate) fn to_local(self, at: DateTime<Utc>) -> NaiveDateTime {
-        match self {
-            Clock::Zone(tz) => tz::to_local(at, tz),
-            Clock::Fixed(off) => {
-                let n = at.naive_utc();
-                n.checked_add_signed(TimeDelta::seconds(i64::from(off))).unwrap_or(n)
-            }
-        }
-    }
-
-    /// The wall-clock time from which to walk so that every occurrence at or after `w` (and
-    /// every nominal time merged into it) is seen: `w`'s wall clock, or a second after the wall
-    /// clock just before `w` when `w` is the end of a gap.
-    pub(crate) fn lower_bound(self, w: DateTime<Utc>) -> NaiveDateTime {
-        let here = self.to_local(w);
-        match w.checked_sub_signed(TimeDelta::seconds(1)) {
-            Some(b) => {
-                let before = self.to_local(b);
-                let before = before.checked_add_signed(TimeDelta::seconds(1)).unwrap_or(before);
-                here.min(before)
-            }
-            None => here,
-        }
-    }
-
-    pub(crate) fn name(self) -> String {
-        match self {
-            Clock::Zone(tz) => tz.name().to_owned(),
-            Clock::Fixed(off) => {
-                let sign = if off < 0 { '-' } else { '+' };
-                let a = off.unsigned_abs();
-                format!("{sign}{:02}:{:02}", a / 3600, (a % 3600) / 60)
-            }
-        }
-    }
-}
-
-/// A timestamp as databases print it: `2026-11-22 09:00:00`, `2026-11-22T09:00:00`, with
-/// optional fractional seconds, or without seconds, or a bare date (midnight).
-pub fn parse_timestamp(s: &str) -> Option<NaiveDateTime> {
-    let t = s.trim();
-    for f in ["%Y-%m-%d %H:%M:%S%.f", "%Y-%m-%dT%H:%M:%S%.f", "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M"] {
-        if let Ok(n) = NaiveDateTime::parse_from_str(t, f) {
-            return Some(n);
-        }
-    }
-    if let Ok(d) = DateTime::parse_from_rfc3339(t) {
-        return Some(d.naive_utc());
-    }
-    NaiveDate::parse_from_str(t, "%Y-%m-%d").ok().map(|d| d.and_time(NaiveTime::MIN))
-}
-
-/// A timestamp field: `None` when absent or blank, an Error naming the field when unreadable.
-pub(crate) fn timestamp_field(
-    field: &str,
-    v: &Option<String>,
-    diags: &mut Vec<Diagnostic>,
-) -> Result<Option<NaiveDateTime>, ()> {
-    match v.as_deref().map(str::trim) {
-        None | Some("") => Ok(None),
-        Some(t) if t.eq_ignore_ascii_case("null") => Ok(None),
-        Some(t) => match parse_timestamp(t) {
-            Some(n) => Ok(Some(n)),
-            None => {
-                diags.push(Diagnostic::error(field, t, "not a timestamp like 2026-11-22 09:00:00"));
-                Err(())
-            }
-        },
-    }
-}
-
-pub(crate) fn fmt_ts(t: NaiveDateTime) -> String {
-    t.format("%Y-%m-%d %H:%M:%S").to_string()
-}
-
-/// Lenient column values: a string, number, boolean or null, kept as the text it stands for
-/// (so a bad value becomes a Diagnostic naming its column, not a deserialization failure).
-pub(crate) fn loose<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-    struct V;
-    impl<'de> serde::de::Visitor<'de> for V {
-        type Value = Option<String>;
-        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            f.write_str("a string, number, boolean or null")
-        }
-        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
-            Ok(Some(v.to_owned()))
-        }
-        fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Self::Value, E> {
-            Ok(Some(v.to_string()))
-        }
-        fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Self::Value, E> {
-            Ok(Some(v.to_string()))
-        }
-        fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Self::Value, E> {
-            Ok(Some(v.to_string()))
-        }
-        fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<Self::Value, E> {
-            Ok(Some(if v { "1" } else { "0" }.to_owned()))
-        }
-        fn visit_none<E: serde::de::Error>(self) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-        fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-        fn visit_some<D2: serde::Deserializer<'de>>(self, d: D2) -> Result<Self::Value, D2::Error> {
-            d.deserialize_any(V)
-        }
-    }
-    d.deserialize_any(V)
-}
-
-/// A whole-number column: `None` when absent or blank, an Error naming it when unreadable.
-pub(crate) fn int_field(field: &str, v: &Option<String>, diags: &mut Vec<Diagnostic>) -> Result<Option<i64>, ()> {
-    match v.as_deref().map(str::trim) {
-        None | Some("") => Ok(None),
-        Some(t) if t.eq_ignore_ascii_case("null") => Ok(None),
-        Some(t) => match t.parse::<i64>() {
-            Ok(n) => Ok(Some(n)),
-            Err(_) => {
-                diags.push(Diagnostic::error(field, t, "not a whole number"));
-                Err(())
-            }
-        },
-    }
-}
-
-/// A BIT column: 0/1, true/false; `None` when absent.
-pub(crate) fn flag_field(field: &str, v: &Option<String>, diags: &mut Vec<Diagnostic>) -> Result<Option<bool>, ()> {
-    match v.as_deref().map(str::trim) {
-        None | Some("") => Ok(None),
-        Some(t) if t.eq_ignore_ascii_case("null") => Ok(None),
-        Some(t) if t == "1" || t.eq_ignore_ascii_case("true") => Ok(Some(true)),
-        Some(t) if t == "0" || t.eq_ignore_ascii_case("false") => Ok(Some(false)),
-        Some(t) => {
-            diags.push(Diagnostic::error(field, t, "expected 0 or 1"));
-            Err(())
-        }
-    }
-}
-
-/// Where collection stops.
-pub(crate) enum Until {
-    /// Every occurrence in the window.
-    Window(Window),
-    /// The first `count` strictly after the instant.
-    After(DateTime<Utc>, usize),
-}
-
-impl Until {
-    /// The wall-clock time (in `zone`) from which the nominal times must start.
-    pub(crate) fn from(&self, zone: Clock) -> NaiveDateTime {
-        match self {
-            Until::Window(w) => zone.lower_bound(w.start),
-            Until::After(a, _) => zone.lower_bound(*a),
-        }
-    }
-    fn is_empty(&self) -> bool {
-        match self {
-            Until::Window(w) => w.is_empty(),
-            Until::After(_, n) => *n == 0,
-        }
-    }
-}
-
-/// True when collection must stop: `count` reached, or the [`MAX_OCCURRENCES`] cap (which
-/// also adds a warning).
-fn is_full(out: &[Occurrence], until: &Until, diags: &mut Vec<Diagnostic>) -> bool {
-    if let Until::After(_, n) = until
-        && out.len() >= *n
-    {
-        return true;
-    }
-    if out.len() >= MAX_OCCURRENCES {
-        diags.push(Diagnostic::new(
-            Severity::Warning,
-            None,
-            None,
-            format!("more than {MAX_OCCURRENCES} occurrences: the forecast is cut off"),
-        ));
-        return true;
-    }
-    false
-}
-
-/// Turns ascending nominal wall-clock times into occurrences: each is resolved in `zone`;
-/// times landing on an instant not after the previous one (several times in one gap) merge
-/// into it. `nominals` must start at or before [`Until::from`].
-pub(crate) fn collect(
-    id: ScheduleId,
-    zone: Clock,
-    nominals: impl Iterator<Item = NaiveDateTime>,
-    until: &Until,
-    diags: &mut Vec<Diagnostic>,
-) -> Vec<Occurrence> {
-    let mut out = Vec::new();
-    if until.is_empty() {
-        return out;
-    }
-    let mut last: Option<DateTime<Utc>> = None;
-    for nominal in nominals {
-        let (at, dst) = zone.resolve(nominal);
-        if last.is_some_and(|l| at <= l) {
-            continue;
-        }
-        last = Some(at);
-        let keep = match until {
-            Until::Window(w) => {
-                if at >= w.end {
-                    break;
-                }
-                at >= w.start
-            }
-            Until::After(a, _) => at > *a,
-        };
-        if keep {
-            out.push(Occurrence { at, local: zone.to_local(at), nominal, dst, schedule: id });
-            if is_full(&out, until, diags) {
-                break;
-            }
-        }
-    }
-    out
-}
-
-/// Whole seconds since the epoch at or after `t`.
-fn ceil_secs(t: DateTime<Utc>) -> i64 {
-    t.timestamp().saturating_add(i64::from(t.timestamp_subsec_nanos() > 0))
-}
-
-/// Occurrences of a fixed cadence in absolute time: `anchor + k × step` for every integer k
-/// with the instant within `[first, last]` when those are given (no daylight saving: the wall
-/// clock in `zone` is only for display).
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn cadence(
-    id: ScheduleId,
-    zone: Clock,
-    anchor: DateTime<Utc>,
-    step: i64,
-    first: Option<DateTime<Utc>>,
-    last: Option<DateTime<Utc>>,
-    until: &Until,
-    diags: &mut Vec<Diagnostic>,
-) -> Vec<Occurrence> {
-    let mut out = Vec::new();
-    if step <= 0 || until.is_empty() {
-        return out;
-    }
-    let mut lo = match until {
-        Until::Window(w) => ceil_secs(w.start),
-        Until::After(t, _) => t.timestamp().saturating_add(1),
-    };
-    if let Some(f) = first {
-        lo = lo.max(ceil_secs(f));
-    }
-    let (a, s) = (i128::from(anchor.timestamp()), i128::from(step));
-    let diff = i128::from(lo) - a;
-    let mut k = diff.div_euclid(s) + i128::from(diff.rem_euclid(s) != 0);
-    while let Some(at) = i64::try_from(a + k * s).ok().and_then(|t| DateTime::<Utc>::from_timestamp(t, 0)) {
-        if last.is_some_and(|e| at > e) {
-            break;
-        }
-        if let Until::Window(w) = until
-            && at >= w.end
-        {
-            break;
-        }
-        let local = zone.to_local(at);
-        out.push(Occurrence { at, local, nominal: local, dst: None, schedule: id });
-        if is_full(&out, until, diags) {
-            break;
-        }
-        k += 1;
-    }
-    out
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -891,7 +552,11 @@ fn tidy(d: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use chrono::Datelike;
+    #[cfg(feature = "tzdb")]
+    use crate::tz;
+    use chrono::{Datelike, NaiveDate};
+    #[cfg(feature = "tzdb")]
+    use chrono::{NaiveTime, TimeDelta};
 
     #[test]
     #[cfg(feature = "tzdb")]

@@ -34,8 +34,8 @@
 //!   last recurrence before ENDS) MySQL drops it and it disappears from information_schema —
 //!   an Info, so that a missing event later is not mistaken for a deleted schedule.
 //! - **Overlap**: the scheduler starts each execution in its own thread; a long run does not
-//!   delay the next one (see [`super::cron::overlap_policy`]).
-use super::cron::{Clock, Until, collect, fmt_ts, loose, timestamp_field};
+//!   delay the next one (see [`super::dialect::overlap_policy`]).
+use super::dialect::{Clock, Until, collect, fmt_ts, loose, timestamp_field};
 use super::{Diagnostic, Forecast, ScheduleId, Severity, Window, Zone};
 use chrono::{DateTime, Datelike, NaiveDate, NaiveDateTime, TimeDelta, Utc};
 use serde::{Deserialize, Serialize};
@@ -479,7 +479,7 @@ pub fn describe(e: &MysqlEvent) -> String {
     let ts = |v: &Option<String>, field: &str| -> String {
         match v.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
             None => format!("(no {field})"),
-            Some(t) => match super::cron::parse_timestamp(t) {
+            Some(t) => match super::dialect::parse_timestamp(t) {
                 Some(n) => fmt_ts(n),
                 None => format!("{t} (not a timestamp)"),
             },

@@ -27,7 +27,7 @@
 //!   the runner stopped; `job$run` only starts an ENABLED job) → no forecast (Info).
 //! - **`job_schedule_interval` 0** makes the runner loop without sleeping: Error (no time
 //!   forecast); negative is not an `int unsigned`: Error.
-use super::cron::{Clock, Until, cadence, fmt_ts, int_field, loose, timestamp_field};
+use super::dialect::{Clock, Until, cadence, fmt_ts, int_field, loose, timestamp_field};
 use super::{Diagnostic, Forecast, ScheduleId, Severity, Window, Zone};
 use chrono::{DateTime, NaiveDateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -221,7 +221,7 @@ pub fn describe(j: &Seed002Job) -> String {
         v.as_deref()
             .map(str::trim)
             .filter(|t| !t.is_empty())
-            .map(|t| super::cron::parse_timestamp(t).map(fmt_ts).unwrap_or_else(|| format!("{t} (not a timestamp)")))
+            .map(|t| super::dialect::parse_timestamp(t).map(fmt_ts).unwrap_or_else(|| format!("{t} (not a timestamp)")))
     };
     let mut s = match ts(&j.job_schedule_start) {
         Some(st) => format!("{every} from {st}"),

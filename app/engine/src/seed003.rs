@@ -39,7 +39,7 @@
 //! - **`NextRunOn`** of a recurring job is the stored dialog timer: when it differs from the
 //!   schedule's next run after `LastRunOn` (or `ValidFrom`), a Warning; the forecast follows
 //!   the schedule.
-use super::cron::{Clock, Until, collect, flag_field, fmt_ts, int_field, loose, timestamp_field};
+use super::dialect::{Clock, Until, collect, flag_field, fmt_ts, int_field, loose, timestamp_field};
 use super::{Diagnostic, Forecast, ScheduleId, Severity, Window, Zone};
 use chrono::{DateTime, Datelike, NaiveDate, NaiveDateTime, NaiveTime, TimeDelta, Utc};
 use serde::{Deserialize, Serialize};

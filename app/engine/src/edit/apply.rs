@@ -20,7 +20,8 @@
 //! the DBA fills it in, so it can never update every row.
 use super::super::Schedule;
 use super::super::agent::AgentSchedule;
-use super::super::cron::{CronSchedule, parse_timestamp};
+use super::super::cron::CronSchedule;
+use super::super::dialect::parse_timestamp;
 use super::super::mysql_event::MysqlEvent;
 use super::super::seed002::Seed002Job;
 use super::super::seed003::Seed003Job;

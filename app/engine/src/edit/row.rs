@@ -32,7 +32,8 @@
 //! are no column of its table: pg_cron's `last_start` (from `cron.job_run_details`) and
 //! Primentra's `last_run` and `now` (the arguments an interval schedule counts from).
 use super::super::agent::AgentSchedule;
-use super::super::cron::{CronSchedule, parse_timestamp};
+use super::super::cron::CronSchedule;
+use super::super::dialect::parse_timestamp;
 use super::super::mysql_event::MysqlEvent;
 use super::super::seed002::Seed002Job;
 use super::super::seed003::Seed003Job;

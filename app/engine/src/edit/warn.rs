@@ -7,7 +7,8 @@
 //! `tz` its forecast uses). The one exact case is a MySQL event whose `TIME_ZONE` is a fixed
 //! offset (`+05:30`, `+00:00`, `UTC`): its times are compared with `now` moved by that offset.
 use super::super::agent::{date_from_int, time_from_int};
-use super::super::cron::{Plan, parse, parse_timestamp};
+use super::super::cron::{Plan, parse};
+use super::super::dialect::parse_timestamp;
 use super::super::{Diagnostic, Schedule, Severity};
 use super::row::{Row, fmt_timestamp};
 use chrono::{DateTime, NaiveDateTime, TimeDelta, Utc};

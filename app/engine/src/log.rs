@@ -34,7 +34,8 @@ pub enum LogKind {
     /// A stuck run force-released (`zombie`), or a span in which the scheduler started
     /// nothing although runs were due (Sundial's finding).
     Zombie,
-    /// The scheduler (SQL Server Agent) started.
+    /// The scheduler started (SQL Server Agent: a new session in msdb). Its key stays
+    /// `agent-start` (URLs, CSS classes); its words name the instance's own scheduler.
     AgentStart,
 }
 
@@ -67,6 +68,19 @@ impl LogKind {
             LogKind::Late => "late",
             LogKind::Zombie => "zombie",
             LogKind::AgentStart => "agent-start",
+        }
+    }
+    /// The kind of a [`key`](LogKind::key) (a filter in a URL); `None` for anything else.
+    pub fn from_key(key: &str) -> Option<LogKind> {
+        LogKind::ALL.into_iter().find(|k| k.key() == key)
+    }
+    /// What the log's badge says: the key in words, except that a scheduler's start is
+    /// "scheduler start", not a key; a page that knows the instance's scheduler names it
+    /// instead ("Agent start", "pg_cron start": the app's `Scheduler::log_label`).
+    pub fn label(self) -> &'static str {
+        match self {
+            LogKind::AgentStart => "scheduler start",
+            other => other.key(),
         }
     }
     /// Whether a DBA should look at it: problems, and the scheduler's restarts that often
@@ -229,5 +243,21 @@ fn miss_text(cause: &MissCause) -> String {
         MissCause::AgentDown { restarted_at } => {
             format!("no run started: the scheduler was down until {}", restarted_at.format("%Y-%m-%d %H:%M:%S UTC"))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::LogKind;
+
+    #[test]
+    fn keys_round_trip_and_labels_are_words() {
+        for k in LogKind::ALL {
+            assert_eq!(LogKind::from_key(k.key()), Some(k));
+            assert!(!k.label().contains('-') && !k.label().contains("agent"), "{k:?}: {}", k.label());
+        }
+        assert_eq!(LogKind::AgentStart.key(), "agent-start", "the stable machine key");
+        assert_eq!(LogKind::AgentStart.label(), "scheduler start");
+        assert_eq!(LogKind::from_key("agent start"), None);
     }
 }

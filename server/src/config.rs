@@ -145,6 +145,22 @@ impl SourceKind {
         SourceKind::deserialize(de).ok()
     }
 
+    /// What starts the jobs of an instance of this kind, as pages name it. Pages learn it from
+    /// the kind's [`name`](SourceKind::name) (`InstanceStatus::kind`) through
+    /// `Scheduler::of_kind`, which this must agree with (a test checks both spellings).
+    pub fn scheduler(self) -> app::api::Scheduler {
+        use app::api::Scheduler;
+        match self {
+            SourceKind::Mssql | SourceKind::SqliteDemo => Scheduler::SqlAgent,
+            SourceKind::PgCron => Scheduler::PgCron,
+            SourceKind::MysqlEvents => Scheduler::MysqlEvents,
+            SourceKind::JobActivity => Scheduler::JobActivity,
+            SourceKind::MysqlJobTable => Scheduler::MysqlJobTable,
+            SourceKind::ServiceBroker => Scheduler::ServiceBroker,
+            SourceKind::Primentra => Scheduler::Primentra,
+        }
+    }
+
     /// Whether its schedules live in tables of Sundial's generic table reader (the
     /// home-grown schedulers), which may sit in SQL Server, PostgreSQL, MySQL or SQLite.
     pub fn reads_tables(self) -> bool {
@@ -593,6 +609,22 @@ mod tests {
         }
         assert_eq!(SourceKind::parse("seed005"), None);
         assert_eq!(SourceKind::parse("Primentra"), None, "exact spelling, as before");
+    }
+
+    #[test]
+    fn pages_learn_the_same_scheduler_from_either_spelling() {
+        use app::api::Scheduler;
+        for k in SourceKind::ALL {
+            assert_eq!(Scheduler::of_kind(k.name()), k.scheduler(), "{k}");
+            if let Some(a) = k.alias() {
+                assert_eq!(Scheduler::of_kind(a), k.scheduler(), "{a}");
+            }
+        }
+        // Every scheduler is some kind's.
+        for s in Scheduler::ALL {
+            assert!(SourceKind::ALL.iter().any(|k| k.scheduler() == s), "{s:?}");
+        }
+        assert_eq!(SourceKind::MysqlJobTable.scheduler().label(), "The job runner");
     }
 
     #[test]

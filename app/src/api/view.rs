@@ -1,6 +1,5 @@
 //! The seam between pages and the server's sources, and the mapping of engine reports to
 //! wire types.
-use super::wire::sql_agent;
 use super::*;
 use crate::engine::Zone as Tz; // the engine's zone, a chrono TimeZone (chrono-tz on the server)
 use crate::engine::fleet::{InstanceReport, JobReport};
@@ -227,7 +226,7 @@ pub fn head(report: &InstanceReport, days: u32) -> InstanceHead {
         window_start: point(report.window.start, report.tz),
         window_end: point(report.window.end, report.tz),
         stale: None,
-        scheduler: sql_agent(),
+        scheduler: Scheduler::default(),
         incidents: Vec::new(),
         as_of: None,
         age_secs: None,
@@ -293,11 +292,11 @@ fn jobs_missing(report: &InstanceReport, cause: impl Fn(&MissCause) -> bool) -> 
 }
 
 /// Fill in what only the backend knows about the instance, from one look at its status:
-/// the scheduler's name (from the source kind) and, when the latest read failed, the
+/// its scheduler (from the source kind) and, when the latest read failed, the
 /// stale note.
 pub async fn decorate(backend: &dyn Backend, head: &mut InstanceHead) {
     if let Some(status) = backend.instances().await.into_iter().find(|i| i.name == head.name) {
-        head.scheduler = scheduler_label(&status.kind).to_owned();
+        head.scheduler = Scheduler::of_kind(&status.kind);
         head.stale = stale_note(&status);
         head.as_of = status.last_good.clone();
         head.age_secs = status.age_secs;
@@ -513,7 +512,7 @@ fn occurrence_view(
     runs: &[Run],
     horizon: Option<DateTime<Utc>>,
     tz: Tz,
-    scheduler: &str,
+    scheduler: &Scheduler,
 ) -> OccurrenceView {
     let local = |t: DateTime<Utc>| point(t, tz).local;
     let (mark, cause, note) = match outcome {
@@ -526,13 +525,14 @@ fn occurrence_view(
                 MissCause::AgentZombie { period } => (
                     Cause::Zombie,
                     format!(
-                        "Missed: {scheduler} started no job between {} and {}",
+                        "Missed: {} started no job between {} and {}",
+                        scheduler.label(),
                         local(period.start),
                         local(period.end)
                     ),
                 ),
                 MissCause::AgentDown { restarted_at } => {
-                    let who = if scheduler == "SQL Agent" { "Agent".to_owned() } else { scheduler.to_owned() };
+                    let who = scheduler.down_who();
                     (Cause::Down, format!("Missed: {who} was down, restarted at {}", local(*restarted_at)))
                 }
                 MissCause::NoRun => (Cause::NoRun, "Missed: no run started".to_string()),
@@ -619,12 +619,12 @@ fn routine_line(l: &TableLine) -> bool {
 }
 
 /// One job's timeline of a report; [`ApiError::NotFound`] for an unknown id.
-/// `scheduler` names what starts the jobs in the causes ([`scheduler_label`]).
+/// `scheduler` names what starts the jobs in the causes ([`Scheduler::label`]).
 pub fn timeline_data(
     report: &InstanceReport,
     job_id: &str,
     days: u32,
-    scheduler: &str,
+    scheduler: &Scheduler,
 ) -> Result<TimelineData, ApiError> {
     let tz = report.tz;
     let job = report.jobs.iter().find(|j| j.id == job_id).ok_or_else(|| ApiError::NotFound { what: "job".into() })?;

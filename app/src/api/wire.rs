@@ -241,9 +241,10 @@ pub struct InstanceHead {
     /// and since when (safe to show).
     #[serde(default)]
     pub stale: Option<String>,
-    /// What starts the jobs, for sentences: "SQL Agent", "pg_cron", "The event scheduler" …
-    #[serde(default = "sql_agent")]
-    pub scheduler: String,
+    /// What starts the jobs: pages word sentences, legends and log badges by it
+    /// ([`Scheduler::label`], [`Scheduler::restart_word`], …).
+    #[serde(default)]
+    pub scheduler: Scheduler,
     /// Zombie periods and scheduler stops overlapping the last 30 days, whatever window the
     /// page shows: every page of the instance announces them.
     #[serde(default)]
@@ -292,20 +293,172 @@ pub struct Incident {
     pub reason: Option<String>,
 }
 
-pub(crate) fn sql_agent() -> String {
-    "SQL Agent".into()
+/// What starts an instance's jobs: the scheduler Sundial reads there. Pages word what they
+/// say of it by this type, never by the configuration's strings or by display text. Its JSON
+/// form is `sql_agent` or the source kind's name (`pg_cron`, `mysql_events`, `jobactivity`,
+/// `mysql_job_table`, `service_broker`, `primentra`).
+// Not `Copy` (yet): pages pass it on with `.clone()`, which clippy refuses on a `Copy` type.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Scheduler {
+    /// SQL Server Agent (msdb; also the built-in demo).
+    #[default]
+    SqlAgent,
+    /// pg_cron.
+    PgCron,
+    /// The MySQL / MariaDB event scheduler.
+    MysqlEvents,
+    /// A worker role keeping a `jobactivity` table (seed 001).
+    #[serde(rename = "jobactivity")]
+    JobActivity,
+    /// A MySQL stored-procedure scheduler's job runner and its `job` table (seed 002).
+    MysqlJobTable,
+    /// A Service Broker scheduler (seed 003).
+    ServiceBroker,
+    /// The Primentra staging scheduler's dispatcher (seed 004).
+    Primentra,
 }
 
-/// The scheduler's name for a source kind, to start a sentence with.
+impl Scheduler {
+    pub const ALL: [Scheduler; 7] = [
+        Scheduler::SqlAgent,
+        Scheduler::PgCron,
+        Scheduler::MysqlEvents,
+        Scheduler::JobActivity,
+        Scheduler::MysqlJobTable,
+        Scheduler::ServiceBroker,
+        Scheduler::Primentra,
+    ];
+
+    /// The scheduler of a configured source kind, as `InstanceStatus::kind` carries it: the
+    /// one place the configuration's spellings are read (`mssql`, `pg_cron`, `mysql_events`,
+    /// `jobactivity`, `mysql_job_table`, `service_broker`, `primentra`, and their first names
+    /// `seed001` … `seed004`); SQL Agent for the demo (`sqlite_demo`) and anything else.
+    pub fn of_kind(kind: &str) -> Scheduler {
+        match kind {
+            "pg_cron" => Scheduler::PgCron,
+            "mysql_events" => Scheduler::MysqlEvents,
+            "jobactivity" | "seed001" => Scheduler::JobActivity,
+            "mysql_job_table" | "seed002" => Scheduler::MysqlJobTable,
+            "service_broker" | "seed003" => Scheduler::ServiceBroker,
+            "primentra" | "seed004" => Scheduler::Primentra,
+            _ => Scheduler::SqlAgent,
+        }
+    }
+
+    /// Its name to start a sentence with: "SQL Agent", "pg_cron", "The event scheduler",
+    /// "The worker role", "The job runner", "The Service Broker scheduler", "The Primentra
+    /// dispatcher".
+    pub fn label(&self) -> &'static str {
+        match self {
+            Scheduler::SqlAgent => "SQL Agent",
+            Scheduler::PgCron => "pg_cron",
+            Scheduler::MysqlEvents => "The event scheduler",
+            Scheduler::JobActivity => "The worker role",
+            Scheduler::MysqlJobTable => "The job runner",
+            Scheduler::ServiceBroker => "The Service Broker scheduler",
+            Scheduler::Primentra => "The Primentra dispatcher",
+        }
+    }
+
+    /// Its name in the middle of a sentence ("while the event scheduler …").
+    pub fn mid(&self) -> &'static str {
+        match self {
+            Scheduler::SqlAgent => "SQL Agent",
+            Scheduler::PgCron => "pg_cron",
+            Scheduler::MysqlEvents => "the event scheduler",
+            Scheduler::JobActivity => "the worker role",
+            Scheduler::MysqlJobTable => "the job runner",
+            Scheduler::ServiceBroker => "the Service Broker scheduler",
+            Scheduler::Primentra => "the Primentra dispatcher",
+        }
+    }
+
+    /// Its short name, without article: "Agent", "pg_cron", "event scheduler", "worker role",
+    /// "job runner", "Service Broker scheduler", "Primentra dispatcher".
+    pub fn noun(&self) -> &'static str {
+        match self {
+            Scheduler::SqlAgent => "Agent",
+            Scheduler::PgCron => "pg_cron",
+            Scheduler::MysqlEvents => "event scheduler",
+            Scheduler::JobActivity => "worker role",
+            Scheduler::MysqlJobTable => "job runner",
+            Scheduler::ServiceBroker => "Service Broker scheduler",
+            Scheduler::Primentra => "Primentra dispatcher",
+        }
+    }
+
+    /// Who was down, starting a sentence ("Agent was down, restarted at …", "pg_cron was
+    /// down …", "The event scheduler was down …").
+    pub fn down_who(&self) -> &'static str {
+        match self {
+            Scheduler::SqlAgent => "Agent",
+            other => other.label(),
+        }
+    }
+
+    /// The chart legend's entry for a (re)start of the scheduler: "Agent restart", "pg_cron
+    /// restart", "Event scheduler restart", …
+    pub fn restart_word(&self) -> &'static str {
+        match self {
+            Scheduler::SqlAgent => "Agent restart",
+            Scheduler::PgCron => "pg_cron restart",
+            Scheduler::MysqlEvents => "Event scheduler restart",
+            Scheduler::JobActivity => "Worker role restart",
+            Scheduler::MysqlJobTable => "Job runner restart",
+            Scheduler::ServiceBroker => "Service Broker scheduler restart",
+            Scheduler::Primentra => "Primentra dispatcher restart",
+        }
+    }
+
+    /// The banner's title for a span in which it started nothing: "Zombie Agent." for SQL
+    /// Agent, "Zombie scheduler." for the others.
+    pub fn zombie_title(&self) -> &'static str {
+        match self {
+            Scheduler::SqlAgent => "Zombie Agent.",
+            _ => "Zombie scheduler.",
+        }
+    }
+
+    /// What the log's badge says for a line of `kind`: the kind in words, a start of the
+    /// scheduler named by it ("Agent start", "pg_cron start", "event scheduler start", …).
+    pub fn log_label(&self, kind: crate::engine::log::LogKind) -> String {
+        match kind {
+            crate::engine::log::LogKind::AgentStart => format!("{} start", self.noun()),
+            other => other.label().to_owned(),
+        }
+    }
+}
+
+/// The scheduler's name for a source kind, to start a sentence with
+/// ([`Scheduler::of_kind`], then [`Scheduler::label`]).
 pub fn scheduler_label(kind: &str) -> &'static str {
-    match kind {
-        "pg_cron" => "pg_cron",
-        "mysql_events" => "The event scheduler",
-        "seed001" => "The worker role",
-        "seed002" => "The job runner",
-        "seed003" => "The Service Broker scheduler",
-        "seed004" => "The Primentra dispatcher",
-        _ => "SQL Agent",
+    Scheduler::of_kind(kind).label()
+}
+
+/// A scheduler, or a name that starts a sentence, in the middle of one: see [`scheduler_mid`].
+pub trait MidSentence {
+    fn mid_sentence(&self) -> String;
+}
+
+impl MidSentence for Scheduler {
+    fn mid_sentence(&self) -> String {
+        self.mid().to_owned()
+    }
+}
+
+impl MidSentence for str {
+    fn mid_sentence(&self) -> String {
+        match self.strip_prefix("The ") {
+            Some(rest) => format!("the {rest}"),
+            None => self.to_owned(),
+        }
+    }
+}
+
+impl MidSentence for String {
+    fn mid_sentence(&self) -> String {
+        self.as_str().mid_sentence()
     }
 }
 
@@ -333,12 +486,10 @@ pub fn duration_text(secs: i64) -> String {
     }
 }
 
-/// [`scheduler_label`] in the middle of a sentence ("while the event scheduler …").
-pub fn scheduler_mid(label: &str) -> String {
-    match label.strip_prefix("The ") {
-        Some(rest) => format!("the {rest}"),
-        None => label.to_owned(),
-    }
+/// A [`Scheduler`] ([`Scheduler::mid`]) or a [`scheduler_label`] in the middle of a sentence
+/// ("while the event scheduler …").
+pub fn scheduler_mid<S: MidSentence + ?Sized>(scheduler: &S) -> String {
+    scheduler.mid_sentence()
 }
 
 /// A span in which the Agent was alive and started no job at all.
@@ -653,4 +804,51 @@ pub struct LogQuery {
     pub cursor: Option<String>,
     /// Lines per page ([`LOG_LINES`] when absent).
     pub limit: Option<usize>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::log::LogKind;
+
+    #[test]
+    fn schedulers_keep_todays_words() {
+        let labels: Vec<&str> = Scheduler::ALL.iter().map(|s| s.label()).collect();
+        assert_eq!(
+            labels,
+            [
+                "SQL Agent",
+                "pg_cron",
+                "The event scheduler",
+                "The worker role",
+                "The job runner",
+                "The Service Broker scheduler",
+                "The Primentra dispatcher"
+            ]
+        );
+        for s in Scheduler::ALL {
+            assert_eq!(scheduler_mid(&s), scheduler_mid(s.label()), "{s:?}");
+            let json = serde_json::to_value(&s).unwrap();
+            let kind = if s == Scheduler::SqlAgent { "mssql" } else { json.as_str().unwrap() };
+            assert_eq!(Scheduler::of_kind(kind), s, "{s:?}: its JSON form is its kind's name");
+        }
+        assert_eq!(scheduler_mid(scheduler_label("mysql_events")), "the event scheduler");
+        assert_eq!(Scheduler::of_kind("sqlite_demo"), Scheduler::SqlAgent);
+        assert_eq!(Scheduler::of_kind("seed002"), Scheduler::of_kind("mysql_job_table"));
+    }
+
+    #[test]
+    fn restarts_and_log_badges_name_the_scheduler() {
+        assert_eq!(Scheduler::SqlAgent.restart_word(), "Agent restart");
+        assert_eq!(Scheduler::PgCron.restart_word(), "pg_cron restart");
+        assert_eq!(Scheduler::SqlAgent.log_label(LogKind::AgentStart), "Agent start");
+        assert_eq!(Scheduler::PgCron.log_label(LogKind::AgentStart), "pg_cron start");
+        assert_eq!(Scheduler::MysqlEvents.log_label(LogKind::AgentStart), "event scheduler start");
+        assert_eq!(Scheduler::PgCron.log_label(LogKind::Missed), "missed");
+        for s in Scheduler::ALL.into_iter().filter(|s| *s != Scheduler::SqlAgent) {
+            for words in [s.restart_word().to_owned(), s.log_label(LogKind::AgentStart), s.label().to_owned()] {
+                assert!(!words.contains("Agent") && !words.contains("agent"), "{s:?}: {words}");
+            }
+        }
+    }
 }

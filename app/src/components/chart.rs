@@ -3,7 +3,7 @@
 //! Plain absolutely-positioned elements, placed in percent of the window, so the chart
 //! stretches with the page and every marker can carry a tooltip and take keyboard focus.
 use super::{Time, outcome_key, outcome_label};
-use crate::api::{Mark, MarkSpan, OccurrenceView, RunKind, RunSpan, RunView, TimelineData};
+use crate::api::{Mark, MarkSpan, OccurrenceView, RunKind, RunSpan, RunView, Scheduler, TimelineData};
 use leptos::prelude::*;
 
 /// Where an instant falls in the window, in percent, clamped to the chart.
@@ -119,15 +119,18 @@ pub fn TimelineChart(data: TimelineData) -> AnyView {
             </div>
         }
     });
-    let scheduler = data.instance.scheduler.clone();
+    let scheduler = &data.instance.scheduler;
     let zombies = data
         .zombies
         .iter()
         .filter(|z| z.end.ms > start && z.start.ms < end)
         .map(|z| {
             let label = format!(
-                "{scheduler} started no job from {} to {} while {} runs were due",
-                z.start.zoned(), z.end.zoned(), z.due
+                "{} started no job from {} to {} while {} runs were due",
+                scheduler.label(),
+                z.start.zoned(),
+                z.end.zoned(),
+                z.due
             );
             view! {
                 <div class="band band-zombie" style=span(z.start.ms, z.end.ms, start, end) title=label data-testid="zombie-band">
@@ -140,7 +143,7 @@ pub fn TimelineChart(data: TimelineData) -> AnyView {
         .agent_starts
         .iter()
         .map(|t| {
-            let label = format!("{scheduler} started {}", t.zoned());
+            let label = format!("{} started {}", scheduler.label(), t.zoned());
             view! {
                 <div class="restart" style=left(t.ms, start, end) title=label.clone() data-testid="agent-restart">
                     <span class="restart-label" aria-label=label.clone()>"↻"</span>
@@ -214,10 +217,11 @@ pub fn TimelineChart(data: TimelineData) -> AnyView {
     .into_any()
 }
 
-/// What the colors and shapes mean.
+/// What the colors and shapes mean; the restart mark is worded by the instance's scheduler
+/// ("Agent restart", "pg_cron restart", …).
 #[component]
-pub fn Legend(#[prop(into)] scheduler: String) -> AnyView {
-    let restart = format!("{scheduler} restart");
+pub fn Legend(#[prop(into)] scheduler: Scheduler) -> AnyView {
+    let restart = scheduler.restart_word();
     view! {
         <ul class="legend" aria-label="Legend">
             <li><span class="sw bar o-succeeded"></span>"Succeeded"</li>
@@ -235,4 +239,26 @@ pub fn Legend(#[prop(into)] scheduler: String) -> AnyView {
         </ul>
     }
     .into_any()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::Scheduler;
+
+    fn legend_html(scheduler: Scheduler) -> String {
+        Owner::new().with(|| view! { <Legend scheduler=scheduler/> }.to_html())
+    }
+
+    #[test]
+    fn the_legend_words_restarts_by_the_instances_scheduler() {
+        let pg = legend_html(Scheduler::PgCron);
+        assert!(pg.contains("pg_cron restart"), "{pg}");
+        assert!(!pg.contains("Agent"), "no Agent on a pg_cron instance: {pg}");
+        assert!(legend_html(Scheduler::SqlAgent).contains("Agent restart"));
+        for s in Scheduler::ALL.into_iter().filter(|s| *s != Scheduler::SqlAgent) {
+            let html = legend_html(s.clone());
+            assert!(html.contains(s.restart_word()) && !html.contains("Agent"), "{s:?}: {html}");
+        }
+    }
 }

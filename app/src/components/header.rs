@@ -2,7 +2,7 @@
 //! "now", how fresh the data is, the zone and theme switches; under it, the instance's
 //! incidents of the last 30 days and a banner when its source cannot be read now.
 use super::time::{ThemeToggle, Time, ZoneSwitch};
-use crate::api::{Incident, IncidentKind, InstanceHead, count_text, duration_text, offset_label};
+use crate::api::{Incident, IncidentKind, InstanceHead, Scheduler, count_text, duration_text, offset_label};
 use crate::components::encode_segment;
 use leptos::prelude::*;
 use leptos_router::hooks::use_location;
@@ -110,17 +110,15 @@ fn as_of(i: &InstanceHead) -> impl IntoView + use<> {
     }
 }
 
-fn incident_view(inc: &Incident, scheduler: &str, log_href: String) -> impl IntoView + use<> {
+fn incident_view(inc: &Incident, scheduler: &Scheduler, log_href: String) -> impl IntoView + use<> {
     let span = duration_text((inc.end.ms - inc.start.ms) / 1000);
     let runs = |n: usize| if n == 1 { "1 run".to_string() } else { format!("{} runs", count_text(n)) };
     let (kind, title, what) = match inc.kind {
-        IncidentKind::Zombie => (
-            "zombie",
-            if scheduler == "SQL Agent" { "Zombie Agent." } else { "Zombie scheduler." },
-            format!("{scheduler} started no job from "),
-        ),
+        IncidentKind::Zombie => {
+            ("zombie", scheduler.zombie_title(), format!("{} started no job from ", scheduler.label()))
+        }
         IncidentKind::SchedulerDown => {
-            ("down", "Scheduler stopped.", format!("{scheduler} was down (it restarted) from "))
+            ("down", "Scheduler stopped.", format!("{} was down (it restarted) from ", scheduler.label()))
         }
         IncidentKind::Unreachable => {
             ("unreachable", "Unreachable.", "Sundial could not read this instance from ".to_string())
@@ -170,18 +168,55 @@ fn incident_view(inc: &Incident, scheduler: &str, log_href: String) -> impl Into
 }
 
 fn incidents_view(i: &InstanceHead, iq: &str) -> impl IntoView + use<> {
-    let scheduler = i.scheduler.clone();
+    let scheduler = &i.scheduler;
     let items = i
         .incidents
         .iter()
         .map(|inc| {
             let href = format!("/log?days=30&problems=1{iq}&cursor={}~0", inc.end.ms);
-            incident_view(inc, &scheduler, href)
+            incident_view(inc, scheduler, href)
         })
         .collect_view();
     view! {
         <section class="incidents" aria-label="Incidents in the last 30 days" data-testid="incidents">
             {items}
         </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::TimePoint;
+
+    fn zombie() -> Incident {
+        let at = |ms: i64| TimePoint { ms, local: String::new(), off: 0 };
+        Incident {
+            kind: IncidentKind::Zombie,
+            start: at(1_763_000_000_000),
+            end: at(1_763_100_000_000),
+            due: 4,
+            missed: 4,
+            unknown: 0,
+            jobs: 2,
+            ongoing: false,
+            reason: None,
+        }
+    }
+
+    fn banner(scheduler: Scheduler, kind: IncidentKind) -> String {
+        let inc = Incident { kind, ..zombie() };
+        Owner::new().with(|| incident_view(&inc, &scheduler, "/log".into()).to_html())
+    }
+
+    #[test]
+    fn incidents_name_the_instances_scheduler() {
+        let agent = banner(Scheduler::SqlAgent, IncidentKind::Zombie);
+        assert!(agent.contains("Zombie Agent.") && agent.contains("SQL Agent started no job from"), "{agent}");
+        let pg = banner(Scheduler::PgCron, IncidentKind::Zombie);
+        assert!(pg.contains("Zombie scheduler.") && pg.contains("pg_cron started no job from"), "{pg}");
+        assert!(!pg.contains("Agent"), "{pg}");
+        let down = banner(Scheduler::Primentra, IncidentKind::SchedulerDown);
+        assert!(down.contains("The Primentra dispatcher was down"), "{down}");
     }
 }

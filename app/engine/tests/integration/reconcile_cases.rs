@@ -30,9 +30,10 @@
 //!
 //! A `[[zombie]]` calls `zombie_periods(due, starts, window, now, min_due)` and expects
 //! `periods = [["START", "END"], …]`.
+use crate::support::cases::{self, CaseFile};
+use crate::support::cases_root;
 use chrono::{DateTime, Duration, NaiveDate, NaiveTime, Utc};
 use serde::Deserialize;
-use std::path::Path;
 use sundial_engine::reconcile::{
     InstanceContext, MissCause, Outcome, Reconciliation, Run, RunClass, RunOutcome, Settings, Trigger, reconcile,
     zombie_periods,
@@ -46,6 +47,12 @@ struct File {
     case: Vec<Case>,
     #[serde(default)]
     zombie: Vec<ZombieCase>,
+}
+
+impl CaseFile for File {
+    fn len(&self) -> usize {
+        self.case.len() + self.zombie.len()
+    }
 }
 
 #[derive(Deserialize)]
@@ -349,34 +356,12 @@ fn run_zombie(case: &ZombieCase) -> Result<Vec<String>, String> {
     Ok(if got == want { Vec::new() } else { vec![format!("periods: expected {want:?}, got {got:?}")] })
 }
 
-#[test]
-fn every_reconcile_case() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/reconcile");
-    let mut paths: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-        .collect();
-    paths.sort();
-
+/// Every case and zombie case of `files`: how many ran, and the failures, each naming its file
+/// and case.
+fn run_files(files: &[(String, File)]) -> (usize, Vec<String>) {
     let mut failures = Vec::new();
     let mut count = 0;
-    for path in &paths {
-        let file_name = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
-        let text = match std::fs::read_to_string(path) {
-            Ok(t) => t,
-            Err(e) => {
-                failures.push(format!("{file_name}: {e}"));
-                continue;
-            }
-        };
-        let file: File = match toml::from_str(&text) {
-            Ok(f) => f,
-            Err(e) => {
-                failures.push(format!("{file_name}: {e}"));
-                continue;
-            }
-        };
+    for (file_name, file) in files {
         let results = file
             .case
             .iter()
@@ -390,6 +375,40 @@ fn every_reconcile_case() {
             }
         }
     }
+    (count, failures)
+}
+
+#[test]
+fn every_reconcile_case() {
+    let dir = cases_root().join("reconcile");
+    let (files, mut failures) = cases::load_dir::<File>(&dir);
+    let (count, problems) = run_files(&files);
+    failures.extend(problems);
     assert!(failures.is_empty(), "{} failure(s) in {count} case(s):\n{}", failures.len(), failures.join("\n"));
     assert!(count >= 25, "only {count} reconcile cases found in {}", dir.display());
+}
+
+/// The harness itself: a file that cannot be read, does not parse or holds no case fails,
+/// naming the file; a case must say what it expects (`[case.expect]` with `outcomes` and
+/// `runs`), and a wrong expectation fails naming the file and the case.
+#[test]
+fn the_reconcile_harness_fails_what_it_cannot_check() {
+    let unreadable = std::io::Error::new(std::io::ErrorKind::InvalidData, "stream did not contain valid UTF-8");
+    let e = cases::parse::<File>("reconcile/x.toml", Err(unreadable)).err().expect("an unreadable file fails");
+    assert!(e.starts_with("reconcile/x.toml: unreadable"), "{e}");
+    let e = cases::parse::<File>("reconcile/x.toml", Ok("[[case]]\nname = \"x\"\nnow = \"12:00\"\n".into()))
+        .err()
+        .expect("a case without [case.expect] does not parse");
+    assert!(e.starts_with("reconcile/x.toml: does not parse") && e.contains("expect"), "{e}");
+    let e = cases::parse::<File>("reconcile/x.toml", Ok("# later\n".into())).err().expect("an empty file fails");
+    assert_eq!(e, "reconcile/x.toml: no cases in it");
+    let case = "[[case]]\nname = \"late\"\nnow = \"12:00\"\noccurrences = [\"10:00\"]\n[case.expect]\nruns = []\n";
+    let file: File =
+        cases::parse("reconcile/x.toml", Ok(format!("{case}outcomes = [\"missed:no_run\"]\n"))).expect("parses");
+    let (n, f) = run_files(&[("reconcile/x.toml".into(), file)]);
+    assert!(n == 1 && f.is_empty(), "{f:?}");
+    let file: File =
+        cases::parse("reconcile/x.toml", Ok(format!("{case}outcomes = [\"on_time@0\"]\n"))).expect("parses");
+    let (n, f) = run_files(&[("reconcile/x.toml".into(), file)]);
+    assert!(n == 1 && !f.is_empty() && f[0].starts_with("reconcile/x.toml: late: "), "{f:?}");
 }

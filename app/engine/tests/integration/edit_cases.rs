@@ -37,9 +37,10 @@
 //!
 //! Whatever the case says, every row that parses must come back the same through `to_row`,
 //! and applying it onto itself must change nothing.
-use chrono::{DateTime, NaiveDateTime, Utc};
+use crate::support::cases::{self, CaseFile};
+use crate::support::{cases_root, parse_local};
+use chrono::{DateTime, Utc};
 use serde::Deserialize;
-use std::path::{Path, PathBuf};
 use sundial_engine::edit::{self, Dialect, Row, Target};
 use sundial_engine::{AgentSchedule, Schedule, Severity};
 
@@ -51,6 +52,12 @@ const MINIMUM_TOTAL: usize = 110;
 struct File {
     #[serde(default)]
     case: Vec<Case>,
+}
+
+impl CaseFile for File {
+    fn len(&self) -> usize {
+        self.case.len()
+    }
 }
 
 #[derive(Deserialize)]
@@ -102,10 +109,6 @@ fn json_of(v: &toml::Value) -> Result<String, String> {
 fn from_toml<T: serde::de::DeserializeOwned>(v: &toml::Value, what: &str) -> Result<T, String> {
     let j = serde_json::to_value(v).map_err(|e| format!("{what} to JSON: {e}"))?;
     serde_json::from_value(j).map_err(|e| format!("{what} does not read: {e}"))
-}
-
-fn parse_local(s: &str) -> Result<NaiveDateTime, String> {
-    NaiveDateTime::parse_from_str(s, "%Y-%m-%dT%H:%M:%S").map_err(|e| format!("bad time {s:?}: {e}"))
 }
 
 fn parse_version(s: &str) -> Result<(u32, u32), String> {
@@ -324,46 +327,16 @@ fn with_dialect(v: &toml::Value, d: Dialect) -> Result<toml::Value, String> {
     Ok(toml::Value::Table(t))
 }
 
-fn case_files() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/edit");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("reading {}: {e}", dir.display()))
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-        .collect();
-    files.sort();
-    files
-}
-
 #[test]
 fn edit_cases() {
     let mut total = 0;
     let mut per_prefix: Vec<(&str, usize)> = MINIMUM.iter().map(|(p, _)| (*p, 0)).collect();
-    let mut failures = Vec::new();
-    let files = case_files();
-    assert!(!files.is_empty(), "no case files in tests/cases/edit");
-    for path in files {
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let text = match std::fs::read_to_string(&path) {
-            Ok(t) => t,
-            Err(e) => {
-                failures.push(format!("{name}: unreadable: {e}"));
-                continue;
-            }
-        };
-        let file: File = match toml::from_str(&text) {
-            Ok(f) => f,
-            Err(e) => {
-                failures.push(format!("{name}: does not parse: {e}"));
-                continue;
-            }
-        };
-        if file.case.is_empty() {
-            failures.push(format!("{name}: no [[case]] in it"));
-        }
+    let (files, mut failures) = cases::load_dir::<File>(&cases_root().join("edit"));
+    for (name, file) in files {
+        let stem = name.strip_prefix("edit/").unwrap_or(&name);
         for case in &file.case {
             total += 1;
-            if let Some(p) = per_prefix.iter_mut().find(|(p, _)| name.starts_with(p)) {
+            if let Some(p) = per_prefix.iter_mut().find(|(p, _)| stem.starts_with(p)) {
                 p.1 += 1;
             }
             let problems = run(case);
@@ -378,6 +351,26 @@ fn edit_cases() {
         assert!(*n >= *min, "only {n} {prefix}* cases; at least {min} expected");
     }
     assert!(total >= MINIMUM_TOTAL, "only {total} edit cases; at least {MINIMUM_TOTAL} expected");
+}
+
+/// The harness itself: a file that cannot be read, does not parse or holds no case fails, and
+/// so does a case that checks nothing.
+#[test]
+fn the_edit_harness_fails_what_it_cannot_check() {
+    let unreadable = std::io::Error::new(std::io::ErrorKind::NotFound, "no such file");
+    let e = cases::parse::<File>("edit/x.toml", Err(unreadable)).err().expect("an unreadable file fails");
+    assert!(e.starts_with("edit/x.toml: unreadable"), "{e}");
+    let e = cases::parse::<File>("edit/x.toml", Ok("[[case]\n".into())).err().expect("does not parse");
+    assert!(e.starts_with("edit/x.toml: does not parse"), "{e}");
+    let e = cases::parse::<File>("edit/x.toml", Ok("\n".into())).err().expect("an empty file fails");
+    assert_eq!(e, "edit/x.toml: no cases in it");
+    let file: File = cases::parse(
+        "edit/x.toml",
+        Ok("[[case]]\nname = \"silent\"\ndialect = \"cron\"\nrow = '{\"schedule\": \"0 3 * * *\"}'\n".into()),
+    )
+    .expect("parses");
+    let problems = run(&file.case[0]);
+    assert!(problems.len() == 1 && problems[0].starts_with("case checks nothing"), "{problems:?}");
 }
 
 #[test]

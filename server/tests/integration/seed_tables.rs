@@ -3,6 +3,8 @@
 //! (a real throwaway server, read by a SELECT-only role) and SQL Server (the TDS test server,
 //! answering Sundial's exact T-SQL). The same rows go into each, and Sundial must show the
 //! same runs, outcomes and misses from all three.
+use crate::support::servers::{TestServer, port, tds_server, tds_target};
+use crate::support::t;
 use app::engine::fleet::{InstanceInput, analyze};
 use app::engine::reconcile::{Outcome, Settings};
 use app::engine::{RunOutcome, Severity, Trigger, Window};
@@ -10,15 +12,7 @@ use chrono::{DateTime, Utc};
 use server::sources::tables::{self, TablesDb};
 use server::sources::{msdb, seed001, seed003, seed004};
 use sqlx::Connection;
-use std::path::PathBuf;
-use std::process::Command;
 use std::time::Duration;
-
-const PG_PORT: u16 = 55471;
-
-fn t(s: &str) -> DateTime<Utc> {
-    DateTime::parse_from_rfc3339(s).unwrap().to_utc()
-}
 
 fn window() -> Window {
     Window::new(t("2026-03-01T00:00:00Z"), t("2026-03-07T12:00:00Z"))
@@ -281,22 +275,10 @@ async fn seed_tables_in_sqlite() {
     assert!(matches!(e, tables::Error::Missing { ref table } if table == "SchedulerConfigurations"), "{e:?}");
 }
 
-struct Pg(tempfile::TempDir, PathBuf);
-impl Drop for Pg {
-    fn drop(&mut self) {
-        let _ = Command::new(&self.1).arg("stop").arg(self.0.path()).status();
-    }
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn seed_tables_in_postgresql_read_by_a_select_only_role() {
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.ci/pg-test-server");
-    let dir = tempfile::Builder::new().prefix("sundial-seeds-pg-").tempdir().unwrap();
-    let out = Command::new(&script).arg("start").arg(dir.path()).arg(PG_PORT.to_string()).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let _pg = Pg(dir, script);
-    let mut admin =
-        sqlx::PgConnection::connect(&format!("postgres://postgres@127.0.0.1:{PG_PORT}/postgres")).await.unwrap();
+    let pg = TestServer::postgres("sundial-seeds-pg-", port::SEEDS_PG);
+    let mut admin = sqlx::PgConnection::connect(&pg.pg_url("postgres")).await.unwrap();
     for sql in ddl(true).into_iter().chain(rows(true)).chain([
         "CREATE ROLE seeds_reader LOGIN".to_owned(),
         r#"GRANT SELECT ON "SchedulerConfigurations", "SchedulerLog", "ScheduledJobs", "JobSchedules", "SchedulingErrors", "jobactivity" TO seeds_reader"#.to_owned(),
@@ -304,22 +286,13 @@ async fn seed_tables_in_postgresql_read_by_a_select_only_role() {
     ]) {
         sqlx::query(sqlx::AssertSqlSafe(sql.clone())).execute(&mut admin).await.unwrap_or_else(|e| panic!("{sql}: {e}"));
     }
-    let pool = server::sources::pg_cron::connect_read_only(
-        &format!("postgres://seeds_reader@127.0.0.1:{PG_PORT}/postgres"),
-        Duration::from_secs(5),
-    )
-    .await
-    .unwrap();
+    let pool =
+        server::sources::pg_cron::connect_read_only(&pg.pg_url("seeds_reader"), Duration::from_secs(5)).await.unwrap();
     let mut db = TablesDb::Postgres(pool.clone());
     let (seed4, seed3, notes3) = read_both(&mut db).await;
     check(&seed4, &seed3, &notes3, "PostgreSQL");
     assert!(sqlx::query(r#"DELETE FROM "SchedulerLog""#).execute(&pool).await.is_err(), "read-only");
-    let pool = server::sources::pg_cron::connect_read_only(
-        &format!("postgres://nobody@127.0.0.1:{PG_PORT}/postgres"),
-        Duration::from_secs(5),
-    )
-    .await
-    .unwrap();
+    let pool = server::sources::pg_cron::connect_read_only(&pg.pg_url("nobody"), Duration::from_secs(5)).await.unwrap();
     let e = seed004::read_instance(&mut TablesDb::Postgres(pool), "x", chrono_tz::UTC, window(), window().end)
         .await
         .map(|_| ())
@@ -330,19 +303,10 @@ async fn seed_tables_in_postgresql_read_by_a_select_only_role() {
 
 #[tokio::test]
 async fn seed_tables_on_sql_server_over_tds() {
-    use mssql_mock_tds::{ColumnDefinition, ColumnValue, MockTdsServer, QueryResponse, Row, SqlDataType};
-    let server = MockTdsServer::new("127.0.0.1:0").await.unwrap();
-    let port = server.local_addr().port();
-    let registry = server.query_registry();
-    tokio::spawn(async move { server.run().await });
-    let target = msdb::Target {
-        host: "127.0.0.1".into(),
-        port,
-        user: "seeds_reader".into(),
-        password: "pw".into(),
-        encryption: tiberius::EncryptionLevel::NotSupported,
-        trust_cert: true,
-    };
+    use mssql_mock_tds::{ColumnDefinition, ColumnValue, QueryResponse, Row, SqlDataType};
+    let tds = tds_server().await;
+    let registry = tds.registry;
+    let target = tds_target(tds.port, "seeds_reader", "pw");
     let mut db = TablesDb::SqlServer(msdb::connect(&target, Duration::from_secs(5)).await.unwrap());
     // The test server answers each of Sundial's queries with the SQLite file's rows: every
     // column is nvarchar after Sundial's CONVERT, declared nvarchar(max) so NULLs can be sent.

@@ -1,54 +1,20 @@
 //! The pg_cron source against a real PostgreSQL 15 + pg_cron (throwaway, loopback), read by
 //! least-privileged roles made for the purpose. History rows are inserted directly in a past
 //! window, so nothing waits for pg_cron to fire.
+use crate::support::servers::{TestServer, port};
+use crate::support::t;
 use app::engine::Window;
 use app::engine::fleet::analyze;
 use app::engine::reconcile::{Outcome, Settings};
 use app::engine::{RunOutcome, Severity};
-use chrono::{DateTime, Utc};
 use server::sources::pg_cron::{self, Error};
 use sqlx::{Connection, PgConnection};
-use std::path::PathBuf;
-use std::process::Command;
 use std::time::Duration;
-
-const PORT: u16 = 55441;
-
-struct Server {
-    dir: tempfile::TempDir,
-    script: PathBuf,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = Command::new(&self.script).arg("stop").arg(self.dir.path()).status();
-    }
-}
-
-fn url(user: &str) -> String {
-    format!("postgres://{user}@127.0.0.1:{PORT}/postgres")
-}
-
-fn t(s: &str) -> DateTime<Utc> {
-    DateTime::parse_from_rfc3339(s).unwrap().to_utc()
-}
 
 #[tokio::test(flavor = "multi_thread")]
 async fn pg_cron_source_reads_jobs_and_runs_as_least_privileged_roles() {
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.ci/pg-test-server");
-    let dir = tempfile::Builder::new().prefix("sundial-pgsrc-").tempdir().unwrap();
-    let out = Command::new(&script)
-        .arg("start")
-        .arg(dir.path())
-        .arg(PORT.to_string())
-        .output()
-        .expect("run .ci/pg-test-server");
-    assert!(
-        out.status.success(),
-        "PostgreSQL 15 + pg_cron did not start (run .ci/install-deps): {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let _server = Server { dir, script };
+    let server = TestServer::postgres("sundial-pgsrc-", port::PG_CRON_SOURCE);
+    let url = |user: &str| server.pg_url(user);
 
     let mut admin = PgConnection::connect(&url("postgres")).await.unwrap();
     for sql in [

@@ -24,15 +24,18 @@
 //! - `expect_warning` / `expect_info`: a Warning / Info whose text contains this.
 //! - `describe = "…"`: the exact description (cron: with the zone, `describe_in`).
 //!
-//! Unless `expect_error` is given, a case fails on any Error diagnostic.
+//! Unless `expect_error` is given, a case fails on any Error diagnostic. A case must expect
+//! something (any `expect*` key or `describe`); one that expects nothing fails, and so does a
+//! file that cannot be read, does not parse or holds no case.
 //!
 //! A dry-run file (`dry_run/`) holds `[[case]]` tables with `config` (a SchedulerConfigurations
 //! row), `state` (the queue), `now`, and `expect_fire`, `expect_reason` (contained in the
-//! reason), `expect_source`, `expect_zombie`, or `expect_error` (field).
+//! reason), `expect_source`, `expect_zombie`, or `expect_error` (field); at least one of them.
+use crate::support::cases::{self, CaseFile};
+use crate::support::{cases_root, dst_name, fmt, parse_local};
 use chrono::{DateTime, NaiveDateTime, Utc};
 use chrono_tz::Tz;
 use serde::Deserialize;
-use std::path::{Path, PathBuf};
 use sundial_engine::cron::{self, CronSchedule};
 use sundial_engine::seed004::{self, QueueState, SchedulerConfiguration};
 use sundial_engine::{self as engine, Forecast, Schedule, Severity, Window, Zone, tz};
@@ -45,6 +48,12 @@ const MINIMUM: &[(&str, usize)] =
 struct File<C> {
     #[serde(default = "Vec::new")]
     case: Vec<C>,
+}
+
+impl<C: serde::de::DeserializeOwned> CaseFile for File<C> {
+    fn len(&self) -> usize {
+        self.case.len()
+    }
 }
 
 #[derive(Deserialize)]
@@ -92,19 +101,29 @@ fn empty_table() -> toml::Value {
     toml::Value::Table(toml::Table::new())
 }
 
-fn parse_local(s: &str) -> Result<NaiveDateTime, String> {
-    NaiveDateTime::parse_from_str(s, "%Y-%m-%dT%H:%M:%S").map_err(|e| format!("bad time {s:?}: {e}"))
+impl Case {
+    /// Whether the case expects anything: occurrences, diagnostics or a description.
+    fn checks_something(&self) -> bool {
+        self.expect.is_some()
+            || self.expect_utc.is_some()
+            || self.expect_nominal.is_some()
+            || self.expect_dst.is_some()
+            || self.expect_error.is_some()
+            || self.expect_message.is_some()
+            || self.expect_warning.is_some()
+            || self.expect_info.is_some()
+            || self.describe.is_some()
+    }
 }
 
-fn fmt(t: NaiveDateTime) -> String {
-    t.format("%Y-%m-%dT%H:%M:%S").to_string()
-}
-
-fn dst_name(d: Option<engine::Dst>) -> &'static str {
-    match d {
-        Some(engine::Dst::Gap) => "gap",
-        Some(engine::Dst::Fold) => "fold",
-        None => "none",
+impl DryCase {
+    /// Whether the case expects anything of the dry run.
+    fn checks_something(&self) -> bool {
+        self.expect_fire.is_some()
+            || self.expect_reason.is_some()
+            || self.expect_source.is_some()
+            || self.expect_zombie.is_some()
+            || self.expect_error.is_some()
     }
 }
 
@@ -133,6 +152,11 @@ fn check_list(problems: &mut Vec<String>, what: &str, got: Vec<String>, want: &O
 
 /// Run one forecast case; every problem found is returned.
 fn run_case(dir: &str, c: Case) -> Vec<String> {
+    if !c.checks_something() {
+        return vec![
+            "case checks nothing (give expect, expect_utc, expect_nominal, expect_dst, expect_error, expect_message, expect_warning, expect_info or describe)".into(),
+        ];
+    }
     let mut problems = Vec::new();
     let tz: Tz = match c.tz.parse() {
         Ok(t) => t,
@@ -235,6 +259,12 @@ fn run_case(dir: &str, c: Case) -> Vec<String> {
 }
 
 fn run_dry(c: DryCase) -> Vec<String> {
+    if !c.checks_something() {
+        return vec![
+            "case checks nothing (give expect_fire, expect_reason, expect_source, expect_zombie or expect_error)"
+                .into(),
+        ];
+    }
     let mut problems = Vec::new();
     let cfg: SchedulerConfiguration = match c.config.try_into() {
         Ok(x) => x,
@@ -282,54 +312,60 @@ fn run_dry(c: DryCase) -> Vec<String> {
     problems
 }
 
-fn files(dir: &Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|rd| {
-            rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "toml")).collect()
-        })
-        .unwrap_or_default();
-    v.sort();
-    v
+/// Every case of one dialect's directory: how many ran, and the failures, each naming its file
+/// (and case).
+fn run_dir(dir: &str) -> (usize, Vec<String>) {
+    let path = cases_root().join(dir);
+    if dir == "dry_run" {
+        let (files, failures) = cases::load_dir::<File<DryCase>>(&path);
+        run_files(files, failures, run_dry)
+    } else {
+        let (files, failures) = cases::load_dir::<File<Case>>(&path);
+        run_files(files, failures, |c| run_case(dir, c))
+    }
+}
+
+fn run_files<C: Named>(
+    files: Vec<(String, File<C>)>,
+    mut failures: Vec<String>,
+    run: impl Fn(C) -> Vec<String>,
+) -> (usize, Vec<String>) {
+    let mut n = 0;
+    for (short, f) in files {
+        for c in f.case {
+            n += 1;
+            let name = c.name().to_owned();
+            for p in run(c) {
+                failures.push(format!("{short} / {name}: {p}"));
+            }
+        }
+    }
+    (n, failures)
+}
+
+trait Named {
+    fn name(&self) -> &str;
+}
+
+impl Named for Case {
+    fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+impl Named for DryCase {
+    fn name(&self) -> &str {
+        &self.name
+    }
 }
 
 #[test]
 fn every_dialect_case() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
     let mut failures = Vec::new();
     let mut counts = Vec::new();
     for (dir, minimum) in MINIMUM {
-        let mut n = 0;
-        for path in files(&root.join(dir)) {
-            let text = std::fs::read_to_string(&path).unwrap_or_default();
-            let short = path.strip_prefix(&root).unwrap_or(&path).display().to_string();
-            if *dir == "dry_run" {
-                match toml::from_str::<File<DryCase>>(&text) {
-                    Err(e) => failures.push(format!("{short}: does not parse: {e}")),
-                    Ok(f) => {
-                        for c in f.case {
-                            n += 1;
-                            let name = c.name.clone();
-                            for p in run_dry(c) {
-                                failures.push(format!("{short} / {name}: {p}"));
-                            }
-                        }
-                    }
-                }
-            } else {
-                match toml::from_str::<File<Case>>(&text) {
-                    Err(e) => failures.push(format!("{short}: does not parse: {e}")),
-                    Ok(f) => {
-                        for c in f.case {
-                            n += 1;
-                            let name = c.name.clone();
-                            for p in run_case(dir, c) {
-                                failures.push(format!("{short} / {name}: {p}"));
-                            }
-                        }
-                    }
-                }
-            }
-        }
+        let (n, problems) = run_dir(dir);
+        failures.extend(problems);
         if n < *minimum {
             failures.push(format!("{dir}: {n} cases, fewer than the minimum {minimum}"));
         }
@@ -337,6 +373,42 @@ fn every_dialect_case() {
     }
     eprintln!("cases: {}", counts.join(", "));
     assert!(failures.is_empty(), "{} failure(s):\n{}", failures.len(), failures.join("\n"));
+}
+
+/// The harness itself: a file that cannot be read, does not parse or holds no case fails (it
+/// used to read as no case at all), and so does a case that checks nothing; each failure names
+/// the file (and the case).
+#[test]
+fn the_dialect_harness_fails_what_it_cannot_check() {
+    let unreadable = std::io::Error::new(std::io::ErrorKind::PermissionDenied, "permission denied");
+    let e = cases::parse::<File<Case>>("cron/x.toml", Err(unreadable)).err().expect("an unreadable file fails");
+    assert!(e.starts_with("cron/x.toml: unreadable") && e.contains("permission denied"), "{e}");
+    for bad in ["[[case]]\nname = \n", "[[case]]\nname = \"x\"\nschedule = \"* * * * *\"\nexpcet = []\n"] {
+        let e = cases::parse::<File<Case>>("cron/x.toml", Ok(bad.into())).err().expect("does not parse");
+        assert!(e.starts_with("cron/x.toml: does not parse"), "{bad}: {e}");
+    }
+    for empty in ["", "# no case yet\n"] {
+        let e = cases::parse::<File<DryCase>>("dry_run/x.toml", Ok(empty.into())).err().expect("an empty file fails");
+        assert_eq!(e, "dry_run/x.toml: no cases in it");
+    }
+    // A case that expects nothing fails, naming its file and itself.
+    let silent = "[[case]]\nname = \"silent\"\nschedule = \"30 2 * * 0\"\nafter = \"2026-11-22T00:00:00\"\n";
+    let file: File<Case> = cases::parse("cron/x.toml", Ok(silent.into())).expect("parses");
+    let (n, f) = run_files(vec![("cron/x.toml".into(), file)], Vec::new(), |c| run_case("cron", c));
+    assert!(n == 1 && f.len() == 1 && f[0].starts_with("cron/x.toml / silent: case checks nothing"), "{f:?}");
+    let silent =
+        "[[case]]\nname = \"silent\"\nconfig = { ProcessingMode = \"triggered\" }\nnow = \"2026-03-02T06:00:00\"\n";
+    let file: File<DryCase> = cases::parse("dry_run/x.toml", Ok(silent.into())).expect("parses");
+    let (n, f) = run_files(vec![("dry_run/x.toml".into(), file)], Vec::new(), run_dry);
+    assert!(n == 1 && f.len() == 1 && f[0].starts_with("dry_run/x.toml / silent: case checks nothing"), "{f:?}");
+    // With one expectation the same case runs.
+    let checked = "[[case]]\nname = \"checked\"\nschedule = \"30 2 * * 0\"\nafter = \"2026-11-22T00:00:00\"\nexpect = [\"2026-11-22T02:30:00\"]\n";
+    let file: File<Case> = cases::parse("cron/x.toml", Ok(checked.into())).expect("parses");
+    let (n, f) = run_files(vec![("cron/x.toml".into(), file)], Vec::new(), |c| run_case("cron", c));
+    assert!(n == 1 && f.is_empty(), "{f:?}");
+    // A directory that cannot be listed, or holds no case file, fails too.
+    let (_, f) = cases::load_dir::<File<Case>>(&cases_root().join("no-such-dialect"));
+    assert!(f.len() == 1 && f[0].contains("no-such-dialect"), "{f:?}");
 }
 
 /// The dialect property the reconciler will use: who queues a tick that comes during a run.

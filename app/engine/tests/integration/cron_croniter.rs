@@ -109,7 +109,7 @@ fn sundial_agrees_with_croniter() {
     let mut r = Lcg(0x5EED_2026);
     let cases: Vec<(String, NaiveDateTime)> = (0..EXPRESSIONS).map(|_| (expression(&mut r), start(&mut r))).collect();
 
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/croniter_next.py");
+    let script = crate::support::file("croniter_next.py");
     let mut child = Command::new("python3")
         .arg(script)
         .stdin(Stdio::piped())

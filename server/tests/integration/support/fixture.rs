@@ -9,7 +9,6 @@
 //! - `Orders sync` (hourly): one run 2.5 h long (skips), a retry, a canceled run;
 //! - `Purge history` (daily 02:00): disabled, a diagnostic;
 //! - `Cleanup` (daily 00:00): one manual run.
-#![allow(dead_code)]
 use app::api::ssr::{Backend, BoxFuture, ReportError};
 use app::api::{InstanceStatus, SourceState};
 use app::engine::fleet::{InstanceReport, JobReport};

@@ -22,17 +22,26 @@
 //! - `expect_warning` / `expect_info`: a Warning / Info diagnostic whose text contains this.
 //! - `describe = "Occurs …"`: the exact description.
 //!
-//! Unless `expect_error` is given, a case fails on any Error diagnostic.
-use chrono::{DateTime, NaiveDateTime, Utc};
+//! Unless `expect_error` is given, a case fails on any Error diagnostic. A case must expect
+//! something (any `expect*` key or `describe`); one that expects nothing fails, and so does a
+//! file that cannot be read, does not parse or holds no case.
+use crate::support::cases::{self, CaseFile};
+use crate::support::{cases_root, dst_name, fmt, parse_local};
+use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use serde::Deserialize;
-use std::path::{Path, PathBuf};
 use sundial_engine::{self as engine, AgentSchedule, Forecast, Severity, Window, Zone, agent, describe, tz};
 
 #[derive(Deserialize)]
 struct File {
     #[serde(default)]
     case: Vec<Case>,
+}
+
+impl CaseFile for File {
+    fn len(&self) -> usize {
+        self.case.len()
+    }
 }
 
 #[derive(Deserialize)]
@@ -61,24 +70,27 @@ fn utc() -> String {
     "UTC".to_owned()
 }
 
-fn parse_local(s: &str) -> Result<NaiveDateTime, String> {
-    NaiveDateTime::parse_from_str(s, "%Y-%m-%dT%H:%M:%S").map_err(|e| format!("bad time {s:?}: {e}"))
-}
-
-fn fmt(t: NaiveDateTime) -> String {
-    t.format("%Y-%m-%dT%H:%M:%S").to_string()
-}
-
-fn dst_name(d: Option<engine::Dst>) -> &'static str {
-    match d {
-        Some(engine::Dst::Gap) => "gap",
-        Some(engine::Dst::Fold) => "fold",
-        None => "none",
+impl Case {
+    /// Whether the case expects anything of the forecast.
+    fn checks_the_forecast(&self) -> bool {
+        self.expect.is_some()
+            || self.expect_utc.is_some()
+            || self.expect_nominal.is_some()
+            || self.expect_dst.is_some()
+            || self.expect_error.is_some()
+            || self.expect_errors.is_some()
+            || self.expect_warning.is_some()
+            || self.expect_info.is_some()
     }
 }
 
+const CHECKS_NOTHING: &str = "case checks nothing (give expect, expect_utc, expect_nominal, expect_dst, expect_error(s), expect_warning, expect_info or describe)";
+
 /// Run one case; every problem found is returned (not only the first).
 fn run(case: &Case) -> Vec<String> {
+    if !case.checks_the_forecast() && case.describe.is_none() {
+        return vec![CHECKS_NOTHING.into()];
+    }
     let mut problems = Vec::new();
     let tz: Tz = match case.tz.parse() {
         Ok(t) => t,
@@ -103,25 +115,23 @@ fn run(case: &Case) -> Vec<String> {
             }
             (a, b) => problems.extend(a.err().into_iter().chain(b.err())),
         }
-    } else if case.expect.is_some()
-        || case.expect_error.is_some()
-        || case.expect_errors.is_some()
-        || case.expect_warning.is_some()
-        || case.expect_info.is_some()
-    {
+    } else if case.checks_the_forecast() {
         let after = match case.after.as_deref().map(parse_local) {
             Some(Ok(t)) => tz::local_to_instant(t, tz),
             Some(Err(e)) => return vec![e],
             None => DateTime::<Utc>::from_timestamp(0, 0).expect("epoch"),
         };
-        let count = case.count.or(case.expect.as_ref().map(Vec::len)).unwrap_or(5);
+        let count = case
+            .count
+            .or(case.expect.as_ref().map(Vec::len))
+            .or(case.expect_utc.as_ref().map(Vec::len))
+            .or(case.expect_nominal.as_ref().map(Vec::len))
+            .or(case.expect_dst.as_ref().map(Vec::len))
+            .unwrap_or(5);
         forecast = Some(agent::next_after(1, s, tz, after, count));
     }
 
     let Some(f) = forecast else {
-        if case.describe.is_none() {
-            problems.push("case checks nothing (give expect, window, expect_error, … or describe)".into());
-        }
         return problems;
     };
 
@@ -216,37 +226,11 @@ fn run(case: &Case) -> Vec<String> {
     problems
 }
 
-fn case_files() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/agent");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("reading {}: {e}", dir.display()))
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-        .collect();
-    files.sort();
-    files
-}
-
-#[test]
-fn agent_cases() {
+/// Every case of every file; the failures, each naming its file and case, and how many ran.
+fn run_files(files: Vec<(String, File)>) -> (usize, Vec<String>) {
     let mut total = 0;
     let mut failures = Vec::new();
-    for path in case_files() {
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let text = match std::fs::read_to_string(&path) {
-            Ok(t) => t,
-            Err(e) => {
-                failures.push(format!("{name}: unreadable: {e}"));
-                continue;
-            }
-        };
-        let file: File = match toml::from_str(&text) {
-            Ok(f) => f,
-            Err(e) => {
-                failures.push(format!("{name}: does not parse: {e}"));
-                continue;
-            }
-        };
+    for (name, file) in files {
         for case in &file.case {
             total += 1;
             let problems = run(case);
@@ -255,7 +239,53 @@ fn agent_cases() {
             }
         }
     }
+    (total, failures)
+}
+
+#[test]
+fn agent_cases() {
+    let (files, mut failures) = cases::load_dir::<File>(&cases_root().join("agent"));
+    let (total, problems) = run_files(files);
+    failures.extend(problems);
     eprintln!("agent cases: {total} run, {} failed", failures.len());
     assert!(failures.is_empty(), "{} of {total} agent cases failed:\n\n{}", failures.len(), failures.join("\n\n"));
     assert!(total >= 60, "only {total} agent cases found; at least 60 expected");
+}
+
+/// The harness itself: a file that cannot be read, does not parse or holds no case fails, and
+/// so does a case that checks nothing; each failure names the file (and the case).
+#[test]
+fn the_agent_harness_fails_what_it_cannot_check() {
+    let unreadable = std::io::Error::new(std::io::ErrorKind::InvalidData, "stream did not contain valid UTF-8");
+    let e = cases::parse::<File>("agent/x.toml", Err(unreadable)).err().expect("an unreadable file fails");
+    assert!(e.starts_with("agent/x.toml: unreadable"), "{e}");
+    let e = cases::parse::<File>("agent/x.toml", Ok("[[case]]\nname = \n".into())).err().expect("does not parse");
+    assert!(e.starts_with("agent/x.toml: does not parse"), "{e}");
+    let typo = "[[case]]\nname = \"x\"\nschedule = { freq_type = 4 }\nexpcet = []\n";
+    let e = cases::parse::<File>("agent/x.toml", Ok(typo.into())).err().expect("an unknown key does not parse");
+    assert!(e.starts_with("agent/x.toml: does not parse") && e.contains("expcet"), "{e}");
+    for empty in ["", "# nothing here\n", "case = []\n"] {
+        let e = cases::parse::<File>("agent/x.toml", Ok(empty.into())).err().expect("an empty file fails");
+        assert_eq!(e, "agent/x.toml: no cases in it");
+    }
+    let daily = "schedule = { freq_type = 4, freq_interval = 1, active_start_date = 20240101 }";
+    for nothing in [
+        format!("[[case]]\nname = \"silent\"\n{daily}\n"),
+        format!("[[case]]\nname = \"silent\"\n{daily}\nafter = \"2024-01-01T00:00:00\"\n"),
+        format!("[[case]]\nname = \"silent\"\n{daily}\nwindow = [\"2024-01-01T00:00:00\", \"2024-01-03T00:00:00\"]\n"),
+    ] {
+        let file: File = cases::parse("agent/x.toml", Ok(nothing.clone())).expect("parses");
+        let (n, f) = run_files(vec![("agent/x.toml".into(), file)]);
+        assert!(
+            n == 1 && f.len() == 1 && f[0].starts_with("agent/x.toml / silent:") && f[0].contains("checks nothing"),
+            "{nothing}: {f:?}"
+        );
+    }
+    let file: File = cases::parse(
+        "agent/x.toml",
+        Ok(format!("[[case]]\nname = \"checked\"\n{daily}\nafter = \"2024-01-01T00:00:00\"\nexpect = [\"2024-01-02T00:00:00\"]\n")),
+    )
+    .expect("parses");
+    let (n, f) = run_files(vec![("agent/x.toml".into(), file)]);
+    assert!(n == 1 && f.is_empty(), "{f:?}");
 }

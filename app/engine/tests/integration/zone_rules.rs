@@ -7,16 +7,14 @@
 //! - offsets and local-time resolution (single, fold, gap) agree on generated instants and
 //!   wall-clock times in zones with odd daylight saving, and around every transition of every
 //!   zone of the tz database.
+use crate::support::cases::{self, CaseFile};
+use crate::support::{cases_root, parse_local, zones};
 use chrono::{DateTime, LocalResult, NaiveDateTime, Offset, TimeZone, Utc};
 use chrono_tz::Tz;
 use proptest::prelude::*;
-use std::path::{Path, PathBuf};
 use sundial_engine::cron::{self, CronSchedule};
 use sundial_engine::mysql_event::{self, MysqlEvent};
 use sundial_engine::{self as engine, AgentSchedule, Forecast, Schedule, Window, Zone, ZoneRules, tz};
-
-#[path = "support/zones.rs"]
-mod zones;
 
 // ---------------------------------------------------------------------------------------------
 // The case files, forecast both ways.
@@ -41,6 +39,12 @@ struct File {
     case: Vec<Case>,
 }
 
+impl CaseFile for File {
+    fn len(&self) -> usize {
+        self.case.len()
+    }
+}
+
 fn schedule_of(dir: &str, v: toml::Value) -> Result<Schedule, String> {
     let e = |e: toml::de::Error| format!("schedule does not deserialize: {e}");
     Ok(match dir {
@@ -52,20 +56,6 @@ fn schedule_of(dir: &str, v: toml::Value) -> Result<Schedule, String> {
         "mysql_event" => Schedule::MysqlEvent(v.try_into::<MysqlEvent>().map_err(e)?),
         other => return Err(format!("no dialect for directory {other}")),
     })
-}
-
-fn parse_local(s: &str) -> Result<NaiveDateTime, String> {
-    NaiveDateTime::parse_from_str(s, "%Y-%m-%dT%H:%M:%S").map_err(|e| format!("bad time {s:?}: {e}"))
-}
-
-fn files(dir: &Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("reading {}: {e}", dir.display()))
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-        .collect();
-    v.sort();
-    v
 }
 
 /// What one case computes in one zone: the forecast over its window (if it has one), the
@@ -94,20 +84,12 @@ fn outcome(schedule: &Schedule, c: &Case, z: Zone) -> Result<(Vec<Forecast>, Vec
 
 #[test]
 fn every_case_forecasts_the_same_with_rules() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
     let mut failures = Vec::new();
     let (mut compared, mut zoned, mut occurrences) = (0, 0, 0);
     for dir in ["agent", "cron", "mysql_event"] {
-        for path in files(&root.join(dir)) {
-            let short = path.strip_prefix(&root).unwrap_or(&path).display().to_string();
-            let text = std::fs::read_to_string(&path).unwrap_or_default();
-            let file: File = match toml::from_str(&text) {
-                Ok(f) => f,
-                Err(e) => {
-                    failures.push(format!("{short}: does not parse: {e}"));
-                    continue;
-                }
-            };
+        let (files, unread) = cases::load_dir::<File>(&cases_root().join(dir));
+        failures.extend(unread);
+        for (short, file) in files {
             for c in file.case {
                 let name = c.tz.as_deref().unwrap_or("UTC");
                 let Ok(tz) = name.parse::<Tz>() else {

@@ -6,47 +6,20 @@
 //! `cron.job_run_details` with a deadline, never a fixed sleep) for up to about three minutes.
 //! The server is a throwaway cluster started by `.ci/pg-test-server` on 127.0.0.1; set
 //! `SUNDIAL_PG_CRON_URL` to use an existing one instead.
+use crate::support::servers::{TestServer, port};
 use app::engine::{self, Schedule, Window, cron::CronSchedule};
 use chrono::{DateTime, Duration, DurationRound, Utc};
 use sqlx::{Connection, PgConnection, Row};
-use std::path::PathBuf;
-use std::process::Command;
 use std::time::Instant;
 
-const PORT: u16 = 55433;
-
-/// Stops the throwaway server even when an assertion fails.
-struct Server {
-    dir: Option<tempfile::TempDir>,
-    script: PathBuf,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        if let Some(dir) = &self.dir {
-            let _ = Command::new(&self.script).arg("stop").arg(dir.path()).status();
-        }
-    }
-}
-
-fn start_server() -> (Server, String) {
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.ci/pg-test-server");
+/// The server to use: `SUNDIAL_PG_CRON_URL`'s, or a throwaway one (stopped when dropped).
+fn start_server() -> (Option<TestServer>, String) {
     if let Ok(url) = std::env::var("SUNDIAL_PG_CRON_URL") {
-        return (Server { dir: None, script }, url);
+        return (None, url);
     }
-    let dir = tempfile::Builder::new().prefix("sundial-pgcron-").tempdir().expect("temp dir");
-    let out = Command::new(&script)
-        .arg("start")
-        .arg(dir.path())
-        .arg(PORT.to_string())
-        .output()
-        .expect("run .ci/pg-test-server");
-    assert!(
-        out.status.success(),
-        "could not start PostgreSQL 15 with pg_cron (run .ci/install-deps): {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (Server { dir: Some(dir), script }, format!("postgres://postgres@127.0.0.1:{PORT}/postgres"))
+    let server = TestServer::postgres("sundial-pgcron-", port::PG_CRON_REAL);
+    let url = server.pg_url("postgres");
+    (Some(server), url)
 }
 
 struct Observed {

@@ -2,6 +2,7 @@
 //! checked on generated schedules, zones and windows: occurrences strictly increase and stay
 //! inside the window, adjacent windows add up to their union, next_after agrees with forecast,
 //! cron agrees with a minute-by-minute Vixie oracle, and nothing panics on arbitrary input.
+use crate::support::zones;
 use chrono::{DateTime, Datelike, Duration, NaiveDateTime, Timelike, Utc};
 use chrono_tz::Tz;
 use proptest::prelude::*;
@@ -11,9 +12,6 @@ use sundial_engine::seed002::Seed002Job;
 use sundial_engine::seed003::Seed003Job;
 use sundial_engine::seed004::{self, QueueState, SchedulerConfiguration};
 use sundial_engine::{self as engine, Occurrence, Schedule, Window, Zone};
-
-#[path = "support/zones.rs"]
-mod zones;
 
 const ZONES: [Tz; 6] = [
     chrono_tz::UTC,

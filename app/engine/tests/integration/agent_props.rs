@@ -1,13 +1,11 @@
 //! Properties of the SQL Agent schedule engine, checked on generated schedules, zones and
 //! windows.
+use crate::support::zones;
 use chrono::{DateTime, Datelike, Duration, LocalResult, Months, NaiveDate, NaiveDateTime, TimeZone, Timelike, Utc};
 use chrono_tz::Tz;
 use proptest::prelude::*;
 use sundial_engine::Dst;
 use sundial_engine::{AgentSchedule, Occurrence, Window, Zone, agent, describe, tz};
-
-#[path = "support/zones.rs"]
-mod zones;
 
 const ZONES: [Tz; 8] = [
     chrono_tz::UTC,

@@ -49,6 +49,8 @@
 //! `duration_stats` (or `none = true`).
 //!
 //! Every case also checks that the `Impact` survives a JSON round trip and that its counts add up.
+use crate::support::cases::{self, CaseFile};
+use crate::support::cases_root;
 use chrono::{DateTime, Duration, NaiveDate, NaiveTime, Utc};
 use proptest::prelude::*;
 use serde::Deserialize;
@@ -66,6 +68,12 @@ struct File {
     case: Vec<Case>,
     #[serde(default)]
     stats: Vec<StatsCase>,
+}
+
+impl CaseFile for File {
+    fn len(&self) -> usize {
+        self.case.len() + self.stats.len()
+    }
 }
 
 #[derive(Deserialize)]
@@ -474,31 +482,21 @@ fn run_stats(case: &StatsCase) -> Result<Vec<String>, String> {
 /// Every case of every file of `dir`; a file that cannot be read or parsed fails, and so does a
 /// case without an expectation.
 fn run_dir(dir: &Path) -> (usize, Vec<String>) {
-    let mut paths: Vec<_> = match std::fs::read_dir(dir) {
-        Ok(entries) => entries
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-            .collect(),
-        Err(e) => return (0, vec![format!("{}: {e}", dir.display())]),
+    let paths = match cases::files(dir) {
+        Ok(paths) => paths,
+        Err(e) => return (0, vec![e]),
     };
-    paths.sort();
     let mut failures = Vec::new();
     let mut count = 0;
     for path in &paths {
         let file_name = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
-        let file: File = match std::fs::read_to_string(path)
-            .map_err(|e| e.to_string())
-            .and_then(|t| toml::from_str(&t).map_err(|e| e.to_string()))
-        {
+        let file: File = match cases::load(&file_name, path) {
             Ok(f) => f,
             Err(e) => {
-                failures.push(format!("{file_name}: {e}"));
+                failures.push(e);
                 continue;
             }
         };
-        if file.case.is_empty() && file.stats.is_empty() {
-            failures.push(format!("{file_name}: no cases"));
-        }
         let results = file
             .case
             .iter()
@@ -517,7 +515,7 @@ fn run_dir(dir: &Path) -> (usize, Vec<String>) {
 
 #[test]
 fn every_replay_case() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/replay");
+    let dir = cases_root().join("replay");
     let (count, failures) = run_dir(&dir);
     assert!(failures.is_empty(), "{} failure(s) in {count} case(s):\n{}", failures.len(), failures.join("\n"));
     assert!(count >= 20, "only {count} replay cases found in {}", dir.display());

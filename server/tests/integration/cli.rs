@@ -1,18 +1,6 @@
 //! The CLI contract: acceptance checks and scripts call these commands, so their output and
 //! exit statuses are pinned here.
-use std::process::{Command, Output};
-
-fn sundial(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sundial")).args(args).output().expect("run sundial")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use crate::support::{stderr, stdout, sundial};
 
 const EVERY_OTHER_MONDAY: &str = r#"{"freq_type":8,"freq_interval":2,"freq_recurrence_factor":2,"freq_subday_type":1,"active_start_date":20080303,"active_start_time":80000}"#;
 

@@ -1,56 +1,14 @@
 //! The HTTP surface, request by request (`router(state).oneshot(request)`), over a hand-made
-//! instance report (see `support`), so pages are tested independently of the engine.
-mod support;
-
+//! instance report (`support::fixture`), so pages are tested independently of the engine.
+use crate::support::fixture::{self, FixtureBackend, INSTANCE, SECRET};
+use crate::support::web::{self, Answer, send};
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
-use http_body_util::BodyExt;
-use leptos::config::LeptosOptions;
-use server::http::{AppState, router};
+use server::http::AppState;
 use std::sync::Arc;
-use support::{FixtureBackend, INSTANCE, SECRET};
-use tower::ServiceExt;
 
 fn state(fail: bool) -> AppState {
-    AppState {
-        leptos_options: LeptosOptions::builder().output_name("sundial").site_root("target/site").build(),
-        backend: Arc::new(FixtureBackend { fail, kind: "mssql" }),
-    }
-}
-
-struct Answer {
-    status: StatusCode,
-    headers: axum::http::HeaderMap,
-    body: Vec<u8>,
-}
-
-impl Answer {
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.body).into_owned()
-    }
-}
-
-/// Building a router renders the app once to list its routes (`generate_route_list`); a page
-/// rendered on another thread meanwhile could wait forever (about one run in six hung before
-/// this lock). A server builds its router once, before serving; tests build one per request,
-/// so they take turns: building excludes rendering.
-static BUILDING: tokio::sync::RwLock<()> = tokio::sync::RwLock::const_new(());
-
-async fn send(state: AppState, req: Request<Body>) -> Answer {
-    let uri = req.uri().to_string();
-    let router = {
-        let _only_me = BUILDING.write().await;
-        router(state)
-    };
-    let _rendering = BUILDING.read().await;
-    let res = tokio::time::timeout(std::time::Duration::from_secs(30), router.oneshot(req))
-        .await
-        .unwrap_or_else(|_| panic!("no answer to {uri} in 30 s"))
-        .expect("the router answers");
-    let status = res.status();
-    let headers = res.headers().clone();
-    let body = res.into_body().collect().await.expect("a body").to_bytes().to_vec();
-    Answer { status, headers, body }
+    web::state(Arc::new(FixtureBackend { fail, kind: "mssql" }))
 }
 
 async fn get(uri: &str) -> Answer {
@@ -89,7 +47,7 @@ async fn jobs_page_shows_the_instance_and_its_jobs() {
     assert!(html.contains(INSTANCE), "the instance name is in the header");
     assert!(html.contains("Europe/London"), "the instance zone is in the header");
     assert!(html.contains("DatabaseBackup - USER_DATABASES - FULL"));
-    assert!(html.contains(&format!("/jobs/{}?days=7", support::FULL_BACKUP_ID)), "job names link to their timeline");
+    assert!(html.contains(&format!("/jobs/{}?days=7", fixture::FULL_BACKUP_ID)), "job names link to their timeline");
     assert!(html.contains("tag-disabled"), "the disabled job is marked");
     assert!(html.contains("ignored: the schedule runs once a day"), "diagnostics are shown");
     assert!(html.contains("/pkg/sundial.css"), "the stylesheet is linked");
@@ -138,7 +96,7 @@ async fn jobs_page_sorts_by_query() {
 
 #[tokio::test]
 async fn timeline_marks_missed_runs_with_their_cause() {
-    let a = get(&format!("/jobs/{}?days=7", support::FULL_BACKUP_ID)).await;
+    let a = get(&format!("/jobs/{}?days=7", fixture::FULL_BACKUP_ID)).await;
     assert_eq!(a.status, StatusCode::OK);
     let html = a.text();
     assert!(html.contains(r#"data-testid="timeline-chart""#));
@@ -150,7 +108,7 @@ async fn timeline_marks_missed_runs_with_their_cause() {
     assert!(html.contains("BACKUP DATABASE is terminating abnormally"), "the failed run's message is listed");
     assert!(html.contains(r#"data-outcome="failed""#));
 
-    let html = get(&format!("/jobs/{}?days=30", support::FULL_BACKUP_ID)).await.text();
+    let html = get(&format!("/jobs/{}?days=30", fixture::FULL_BACKUP_ID)).await.text();
     assert!(html.contains(r#"data-cause="zombie""#));
     assert!(html.contains("Missed: SQL Agent started no job between 2026-11-13 12:00:00 and 2026-11-15 12:00:00"));
     assert!(html.contains(r#"data-testid="zombie-band""#));
@@ -158,7 +116,7 @@ async fn timeline_marks_missed_runs_with_their_cause() {
 
 #[tokio::test]
 async fn timeline_shows_unknown_history_restarts_late_and_skipped() {
-    let html = get(&format!("/jobs/{}?days=30", support::LOG_BACKUP_ID)).await.text();
+    let html = get(&format!("/jobs/{}?days=30", fixture::LOG_BACKUP_ID)).await.text();
     assert!(html.contains(r#"data-testid="unknown-band""#), "history before the horizon is unknown");
     assert!(html.contains(r#"data-testid="agent-restart""#));
     assert!(html.contains(r#"data-cause="down""#));
@@ -168,7 +126,7 @@ async fn timeline_shows_unknown_history_restarts_late_and_skipped() {
     assert!(html.contains(r#"data-testid="run-span""#));
     assert!(html.contains("mkspan-unknown"));
     assert!(html.len() < 400_000, "a dense job's page stays small: {} bytes", html.len());
-    let html = get(&format!("/jobs/{}?days=7", support::ORDERS_ID)).await.text();
+    let html = get(&format!("/jobs/{}?days=7", fixture::ORDERS_ID)).await.text();
     assert!(html.contains(r#"data-testid="skipped-marker""#));
     assert!(html.contains(r#"data-outcome="retry""#));
     assert!(html.contains(r#"data-outcome="canceled""#));
@@ -186,7 +144,7 @@ async fn unknown_job_is_not_found() {
 
 #[tokio::test]
 async fn other_windows_are_a_bad_request() {
-    for uri in ["/?days=5", "/jobs?days=abc", &format!("/jobs/{}?days=5", support::FULL_BACKUP_ID)] {
+    for uri in ["/?days=5", "/jobs?days=abc", &format!("/jobs/{}?days=5", fixture::FULL_BACKUP_ID)] {
         let a = get(uri).await;
         assert_eq!(a.status, StatusCode::BAD_REQUEST, "{uri}");
         assert!(a.text().contains("days must be 1, 7 or 30"), "{uri}");
@@ -200,7 +158,7 @@ async fn other_windows_are_a_bad_request() {
 
 #[tokio::test]
 async fn an_unreadable_source_is_a_503_naming_the_instance_only() {
-    for uri in ["/", &format!("/jobs/{}?days=7", support::FULL_BACKUP_ID), "/api/jobs"] {
+    for uri in ["/", &format!("/jobs/{}?days=7", fixture::FULL_BACKUP_ID), "/api/jobs"] {
         let a = send(state(true), Request::get(uri).body(Body::empty()).unwrap()).await;
         assert_eq!(a.status, StatusCode::SERVICE_UNAVAILABLE, "{uri}");
         let text = a.text();
@@ -220,7 +178,7 @@ async fn api_jobs_is_the_list_as_json() {
     assert_eq!(v["instance"]["days"], 30);
     let jobs = v["jobs"].as_array().unwrap();
     assert_eq!(jobs.len(), 5);
-    let full = jobs.iter().find(|j| j["id"] == support::FULL_BACKUP_ID).unwrap();
+    let full = jobs.iter().find(|j| j["id"] == fixture::FULL_BACKUP_ID).unwrap();
     assert_eq!(full["missed"], 3, "one no-run and two zombie days");
     assert_eq!(full["missed_zombie"], 2);
     assert_eq!(v["zombies"].as_array().unwrap().len(), 1);
@@ -233,12 +191,12 @@ async fn api_jobs_is_the_list_as_json() {
 async fn server_functions_answer_with_the_backend_in_context() {
     let req = Request::post("/api/fn/job_timeline")
         .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
-        .body(Body::from(format!("job_id={}&days=30", support::FULL_BACKUP_ID)))
+        .body(Body::from(format!("job_id={}&days=30", fixture::FULL_BACKUP_ID)))
         .unwrap();
     let a = send(state(false), req).await;
     assert_eq!(a.status, StatusCode::OK, "{}", a.text());
     let v: serde_json::Value = serde_json::from_slice(&a.body).unwrap();
-    assert_eq!(v["job"]["id"], support::FULL_BACKUP_ID);
+    assert_eq!(v["job"]["id"], fixture::FULL_BACKUP_ID);
     assert_eq!(v["instance"]["days"], 30);
 
     let req = Request::post("/api/fn/jobs")
@@ -324,10 +282,7 @@ async fn the_log_page_lists_runs_and_findings_colour_coded_and_filters_problems(
 
 #[tokio::test]
 async fn zombie_wording_names_the_instances_own_scheduler() {
-    let pg = AppState {
-        leptos_options: LeptosOptions::builder().output_name("sundial").site_root("target/site").build(),
-        backend: Arc::new(FixtureBackend { fail: false, kind: "pg_cron" }),
-    };
+    let pg = web::state(Arc::new(FixtureBackend { fail: false, kind: "pg_cron" }));
     let html = send(pg.clone(), Request::get("/?days=30").body(Body::empty()).unwrap()).await.text();
     let text = visible(&html);
     assert!(
@@ -336,7 +291,7 @@ async fn zombie_wording_names_the_instances_own_scheduler() {
     );
     assert!(!text.contains("SQL Agent"), "no SQL Agent wording on a pg_cron instance");
     let html =
-        send(pg, Request::get(format!("/jobs/{}?days=30", support::FULL_BACKUP_ID)).body(Body::empty()).unwrap())
+        send(pg, Request::get(format!("/jobs/{}?days=30", fixture::FULL_BACKUP_ID)).body(Body::empty()).unwrap())
             .await
             .text();
     assert!(html.contains("Missed: pg_cron started no job between 2026-11-13 12:00:00 and 2026-11-15 12:00:00"));
@@ -357,22 +312,22 @@ fn attr_num(html: &str, name: &str) -> usize {
 async fn the_list_counts_failures_states_and_unknown_never_as_zero_missed() {
     let v: serde_json::Value = serde_json::from_slice(&get("/api/jobs?days=30").await.body).unwrap();
     let job = |id: &str| v["jobs"].as_array().unwrap().iter().find(|j| j["id"] == id).unwrap().clone();
-    let full = job(support::FULL_BACKUP_ID);
+    let full = job(fixture::FULL_BACKUP_ID);
     assert_eq!(full["failed"], 1, "the failed backup counts");
     assert_eq!(full["state"], "recovered", "it failed, then succeeded");
-    let orders = job(support::ORDERS_ID);
+    let orders = job(fixture::ORDERS_ID);
     assert_eq!((orders["retries"].as_u64(), orders["canceled"].as_u64()), (Some(1), Some(1)));
     assert_eq!(orders["state"], "ok");
-    assert_eq!(job(support::PURGE_ID)["state"], "disabled");
+    assert_eq!(job(fixture::PURGE_ID)["state"], "disabled");
     // History trimmed 20 days ago: the 15-minute job's older due runs are unknown, with
     // since-when, and the list says so instead of "0".
-    let log = job(support::LOG_BACKUP_ID);
+    let log = job(fixture::LOG_BACKUP_ID);
     assert!(log["unknown"].as_u64().unwrap() > 900, "{log}");
     assert_eq!(log["history_since"], "2026-11-02T12:00:00+00:00", "RFC 3339 with the offset");
     assert!(log["due"].as_u64().unwrap() >= log["unknown"].as_u64().unwrap());
     let html = get("/?days=30").await.text();
     let row = html
-        .split(&format!(r#"data-job-id="{}""#, support::LOG_BACKUP_ID))
+        .split(&format!(r#"data-job-id="{}""#, fixture::LOG_BACKUP_ID))
         .nth(1)
         .unwrap()
         .split("</tr>")
@@ -394,15 +349,15 @@ async fn the_list_counts_failures_states_and_unknown_never_as_zero_missed() {
         .match_indices(r#"data-job-id=""#)
         .map(|(i, _)| html[i + 13..].split('"').next().unwrap().to_owned())
         .collect();
-    assert_eq!(order[0], support::LOG_BACKUP_ID, "the most missed runs first");
-    assert_eq!(order.last().map(String::as_str), Some(support::PURGE_ID), "the disabled job last");
+    assert_eq!(order[0], fixture::LOG_BACKUP_ID, "the most missed runs first");
+    assert_eq!(order.last().map(String::as_str), Some(fixture::PURGE_ID), "the disabled job last");
     let html = get("/?days=30&show=failures").await.text();
     assert_eq!(html.matches(r#"data-testid="job-row""#).count(), 1);
 }
 
 #[tokio::test]
 async fn incidents_of_the_last_30_days_are_on_every_page_whatever_the_window() {
-    for uri in ["/", "/?days=1", &format!("/jobs/{}?days=1", support::ORDERS_ID), "/log?days=1"] {
+    for uri in ["/", "/?days=1", &format!("/jobs/{}?days=1", fixture::ORDERS_ID), "/log?days=1"] {
         let html = get(uri).await.text();
         let text = visible(&html);
         assert!(html.contains(r#"data-testid="zombie-banner""#), "{uri}: the zombie of 9..7 days ago is announced");
@@ -425,7 +380,7 @@ async fn incidents_of_the_last_30_days_are_on_every_page_whatever_the_window() {
 
 #[tokio::test]
 async fn consecutive_misses_with_one_cause_are_one_expandable_row() {
-    let html = get(&format!("/jobs/{}?days=30", support::FULL_BACKUP_ID)).await.text();
+    let html = get(&format!("/jobs/{}?days=30", fixture::FULL_BACKUP_ID)).await.text();
     let table = html.split(r#"data-testid="timeline-table""#).nth(1).unwrap();
     assert_eq!(table.matches(r#"data-testid="collapsed-misses""#).count(), 1, "the two zombie days are one row");
     assert!(
@@ -444,7 +399,7 @@ async fn consecutive_misses_with_one_cause_are_one_expandable_row() {
 
 #[tokio::test]
 async fn every_time_on_every_page_has_a_zoned_datetime() {
-    for uri in ["/?days=30", &format!("/jobs/{}?days=30", support::FULL_BACKUP_ID), "/log?days=7"] {
+    for uri in ["/?days=30", &format!("/jobs/{}?days=30", fixture::FULL_BACKUP_ID), "/log?days=7"] {
         let html = get(uri).await.text();
         let times: Vec<&str> = html.split("<time").skip(1).collect();
         assert!(!times.is_empty(), "{uri} shows times");

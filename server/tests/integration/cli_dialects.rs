@@ -1,18 +1,7 @@
 //! The CLI contract for the dialects of issue 3: `forecast` / `describe` with `--cron`,
 //! `--mysql-event`, `--seed002`, `--seed003`, `--seed004`, and `dry-run --seed004`.
-use std::process::{Command, Output};
-
-fn sundial(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sundial")).args(args).output().expect("run sundial")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use crate::support::{stderr, stdout, sundial};
+use std::process::Output;
 
 fn assert_invalid(o: &Output, needles: &[&str]) {
     assert_eq!(o.status.code(), Some(2), "stdout: {} stderr: {}", stdout(o), stderr(o));

@@ -1,0 +1,21 @@
+//! The server's integration tests: one test binary (`cargo test -p server --test integration`),
+//! each file a module, as ripgrep lays its tests out — one link of the whole app instead of one
+//! per file. What the modules share (the database test servers' start and stop, the TDS test
+//! server, requests to the router, the CLI, the hand-made report) is in `support`.
+//!
+//! The tests of this binary run in parallel threads of one process: each database server has
+//! a port of its own (`support::servers::port`), and nothing here sets an environment variable
+//! or changes the working directory.
+mod support;
+
+mod cli;
+mod cli_dialects;
+mod config;
+mod demo;
+mod fleet_faults;
+mod http;
+mod msdb_tds;
+mod mysql_events_real;
+mod pg_cron_real;
+mod pg_cron_source;
+mod seed_tables;

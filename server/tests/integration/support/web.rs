@@ -1,0 +1,61 @@
+//! Requests to the router, request by request (`router(state).oneshot(request)`).
+use axum::body::Body;
+use axum::http::{HeaderMap, Request, StatusCode};
+use http_body_util::BodyExt;
+use leptos::config::LeptosOptions;
+use server::http::{AppState, router};
+use std::sync::Arc;
+use tower::ServiceExt;
+
+/// Building a router renders the app once to list its routes (`generate_route_list`); a page
+/// rendered on another thread meanwhile could wait forever (about one run in six hung before
+/// this lock). A server builds its router once, before serving; tests build one per request,
+/// so they take turns: building excludes rendering. One lock for the whole test binary: every
+/// module that builds a router (`http`, `fleet_faults`) runs in this one process.
+static BUILDING: tokio::sync::RwLock<()> = tokio::sync::RwLock::const_new(());
+
+/// The options the server runs with (`target/site`, `sundial`).
+pub fn options() -> LeptosOptions {
+    LeptosOptions::builder().output_name("sundial").site_root("target/site").build()
+}
+
+/// The state of a server with `backend`.
+pub fn state(backend: Arc<dyn app::api::ssr::Backend>) -> AppState {
+    AppState { leptos_options: options(), backend }
+}
+
+pub struct Answer {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    pub body: Vec<u8>,
+}
+
+impl Answer {
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+}
+
+/// Send `req` to a router built for `state`; its answer, read to the end.
+pub async fn send(state: AppState, req: Request<Body>) -> Answer {
+    let uri = req.uri().to_string();
+    let router = {
+        let _only_me = BUILDING.write().await;
+        router(state)
+    };
+    let _rendering = BUILDING.read().await;
+    let res = tokio::time::timeout(std::time::Duration::from_secs(30), router.oneshot(req))
+        .await
+        .unwrap_or_else(|_| panic!("no answer to {uri} in 30 s"))
+        .expect("the router answers");
+    let status = res.status();
+    let headers = res.headers().clone();
+    let body = res.into_body().collect().await.expect("a body").to_bytes().to_vec();
+    Answer { status, headers, body }
+}
+
+/// `GET uri`: its status and text.
+pub async fn get(state: &AppState, uri: &str) -> (StatusCode, String) {
+    let a = send(state.clone(), Request::get(uri).body(Body::empty()).expect("a request")).await;
+    (a.status, a.text())
+}

@@ -54,11 +54,15 @@ pub fn LogPage() -> impl IntoView {
     }
 }
 
-fn kind_label(key: &str) -> String {
-    key.replace('-', " ")
+/// A kind's badge, in the words of the instance's own scheduler ("Agent start", "pg_cron start").
+fn kind_label(scheduler: &api::Scheduler, key: &str) -> String {
+    match crate::engine::log::LogKind::from_key(key) {
+        Some(k) => scheduler.log_label(k),
+        None => key.replace('-', " "),
+    }
 }
 
-fn line_row(l: LogLine, days: u32, instance: Option<&str>) -> impl IntoView {
+fn line_row(l: LogLine, days: u32, instance: Option<&str>, scheduler: &api::Scheduler) -> impl IntoView {
     let key = l.kind.key();
     let job = (!l.job_id.is_empty()).then(|| {
         let href = job_href(instance, &l.job_id, days);
@@ -75,7 +79,7 @@ fn line_row(l: LogLine, days: u32, instance: Option<&str>) -> impl IntoView {
         <tr class=format!("log-line log-{key}") data-testid="log-line" data-kind=key data-count=count>
             <td class="col-time" data-label="Time"><Time t=l.at.clone()/></td>
             <td data-label="Job">{job.map(|j| j.into_any()).unwrap_or_else(|| view! { <span class="muted">"instance"</span> }.into_any())}</td>
-            <td data-label="Event"><span class=format!("badge log-badge log-{key}")>{kind_label(key)}</span></td>
+            <td data-label="Event"><span class=format!("badge log-badge log-{key}")>{kind_label(scheduler, key)}</span></td>
             <td class="log-text" data-label="What happened">{what}</td>
         </tr>
     }
@@ -101,9 +105,14 @@ fn log_view(d: LogData, instance: Option<String>) -> impl IntoView {
             let active = d.kind.as_deref() == Some(c.kind.as_str());
             let href = format!("/log?days={days}{problems_q}&kind={}{limit_q}{iq}", c.kind);
             let text = if c.events == c.lines {
-                format!("{} {}", kind_label(&c.kind), count_text(c.lines))
+                format!("{} {}", kind_label(&d.instance.scheduler, &c.kind), count_text(c.lines))
             } else {
-                format!("{} {} ({} lines)", kind_label(&c.kind), count_text(c.events), count_text(c.lines))
+                format!(
+                    "{} {} ({} lines)",
+                    kind_label(&d.instance.scheduler, &c.kind),
+                    count_text(c.events),
+                    count_text(c.lines)
+                )
             };
             view! {
                 <a
@@ -130,7 +139,9 @@ fn log_view(d: LogData, instance: Option<String>) -> impl IntoView {
     let older_href =
         d.next_cursor.as_ref().map(|c| format!("/log?days={days}{problems_q}{kind_q}{limit_q}{iq}&cursor={c}"));
     let empty = d.lines.is_empty();
-    let rows = d.lines.into_iter().map(|l| line_row(l, days, instance.as_deref()).into_any()).collect_view();
+    let scheduler = d.instance.scheduler.clone();
+    let rows =
+        d.lines.into_iter().map(|l| line_row(l, days, instance.as_deref(), &scheduler).into_any()).collect_view();
     let pager = move || {
         view! {
             <nav class="pager" aria-label="Log pages" data-testid="pager">

@@ -32,7 +32,8 @@
 //! `periods = [["START", "END"], …]`.
 use crate::support::cases::{self, CaseFile};
 use crate::support::cases_root;
-use chrono::{DateTime, Duration, NaiveDate, NaiveTime, Utc};
+use crate::support::clock::Clock;
+use chrono::{DateTime, Utc};
 use serde::Deserialize;
 use sundial_engine::reconcile::{
     InstanceContext, MissCause, Outcome, Reconciliation, Run, RunClass, RunOutcome, Settings, Trigger, reconcile,
@@ -138,58 +139,6 @@ struct ZombieCase {
     periods: Vec<[String; 2]>,
 }
 
-struct Clock {
-    date: NaiveDate,
-}
-
-impl Clock {
-    fn new(date: &Option<String>) -> Result<Self, String> {
-        let text = date.as_deref().unwrap_or("2024-01-01");
-        let date = NaiveDate::parse_from_str(text, "%Y-%m-%d").map_err(|e| format!("date {text:?}: {e}"))?;
-        Ok(Clock { date })
-    }
-
-    fn midnight(&self) -> DateTime<Utc> {
-        self.date.and_time(NaiveTime::MIN).and_utc()
-    }
-
-    /// "HH:MM[:SS]", "+Nd HH:MM[:SS]", "-Nd …" (relative to the date) or RFC 3339.
-    fn at(&self, text: &str) -> Result<DateTime<Utc>, String> {
-        if text.contains('T') {
-            return DateTime::parse_from_rfc3339(text)
-                .map(|t| t.to_utc())
-                .map_err(|e| format!("instant {text:?}: {e}"));
-        }
-        let (days, time) = match text.split_once(' ') {
-            Some((d, t)) => {
-                let n: i64 = d
-                    .strip_suffix('d')
-                    .and_then(|n| n.parse().ok())
-                    .ok_or_else(|| format!("instant {text:?}: day offset must look like +1d"))?;
-                (n, t)
-            }
-            None => (0, text),
-        };
-        let time = NaiveTime::parse_from_str(time, "%H:%M:%S")
-            .or_else(|_| NaiveTime::parse_from_str(time, "%H:%M"))
-            .map_err(|e| format!("instant {text:?}: {e}"))?;
-        Ok(self.date.and_time(time).and_utc() + Duration::days(days))
-    }
-
-    fn window(&self, w: &Option<[String; 2]>) -> Result<Window, String> {
-        match w {
-            Some([a, b]) => Ok(Window::new(self.at(a)?, self.at(b)?)),
-            None => Ok(Window::new(self.midnight(), self.midnight() + Duration::days(2))),
-        }
-    }
-
-    fn render(&self, t: DateTime<Utc>) -> String {
-        let days = (t.date_naive() - self.date).num_days();
-        let time = t.format("%H:%M:%S");
-        if days == 0 { time.to_string() } else { format!("{days:+}d {time}") }
-    }
-}
-
 fn render_outcome(o: &Outcome, c: &Clock) -> String {
     match o {
         Outcome::OnTime { run } => format!("on_time@{run}"),
@@ -276,7 +225,7 @@ fn check_consistency(occurrences: &[Occurrence], r: &Reconciliation, problems: &
 
 fn run_case(case: &Case) -> Result<Vec<String>, String> {
     let c = Clock::new(&case.date)?;
-    let window = c.window(&case.window)?;
+    let window = c.window(&case.window, 2)?;
     let now = c.at(&case.now)?;
     let horizon = case.history_horizon.as_deref().map(|h| c.at(h)).transpose()?;
     let mut settings = Settings::default();
@@ -340,7 +289,7 @@ fn run_case(case: &Case) -> Result<Vec<String>, String> {
 
 fn run_zombie(case: &ZombieCase) -> Result<Vec<String>, String> {
     let c = Clock::new(&case.date)?;
-    let window = c.window(&case.window)?;
+    let window = c.window(&case.window, 2)?;
     let now = c.at(&case.now)?;
     let due = case.due.iter().map(|s| c.at(s)).collect::<Result<Vec<_>, String>>()?;
     let starts = case.starts.iter().map(|s| c.at(s)).collect::<Result<Vec<_>, String>>()?;

@@ -51,7 +51,8 @@
 //! Every case also checks that the `Impact` survives a JSON round trip and that its counts add up.
 use crate::support::cases::{self, CaseFile};
 use crate::support::cases_root;
-use chrono::{DateTime, Duration, NaiveDate, NaiveTime, Utc};
+use crate::support::clock::Clock;
+use chrono::{DateTime, Duration, Utc};
 use proptest::prelude::*;
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -170,88 +171,6 @@ struct StatsCase {
     n: Option<usize>,
 }
 
-struct Clock {
-    date: NaiveDate,
-}
-
-impl Clock {
-    fn new(date: &Option<String>) -> Result<Self, String> {
-        let text = date.as_deref().unwrap_or("2024-01-01");
-        let date = NaiveDate::parse_from_str(text, "%Y-%m-%d").map_err(|e| format!("date {text:?}: {e}"))?;
-        Ok(Clock { date })
-    }
-
-    fn midnight(&self) -> DateTime<Utc> {
-        self.date.and_time(NaiveTime::MIN).and_utc()
-    }
-
-    /// "HH:MM[:SS]", "+Nd HH:MM[:SS]", "-Nd …" (relative to the date) or RFC 3339.
-    fn at(&self, text: &str) -> Result<DateTime<Utc>, String> {
-        if text.contains('T') {
-            return DateTime::parse_from_rfc3339(text)
-                .map(|t| t.to_utc())
-                .map_err(|e| format!("instant {text:?}: {e}"));
-        }
-        let (days, time) = match text.split_once(' ') {
-            Some((d, t)) => {
-                let n: i64 = d
-                    .strip_suffix('d')
-                    .and_then(|n| n.parse().ok())
-                    .ok_or_else(|| format!("instant {text:?}: day offset must look like +1d"))?;
-                (n, t)
-            }
-            None => (0, text),
-        };
-        let time = NaiveTime::parse_from_str(time, "%H:%M:%S")
-            .or_else(|_| NaiveTime::parse_from_str(time, "%H:%M"))
-            .map_err(|e| format!("instant {text:?}: {e}"))?;
-        Ok(self.date.and_time(time).and_utc() + Duration::days(days))
-    }
-
-    /// A list of instants and "A..B/STEP" ranges.
-    fn list(&self, items: &[String]) -> Result<Vec<DateTime<Utc>>, String> {
-        let mut out = Vec::new();
-        for item in items {
-            let Some((a, rest)) = item.split_once("..") else {
-                out.push(self.at(item)?);
-                continue;
-            };
-            let (b, step) = rest.rsplit_once('/').ok_or_else(|| format!("range {item:?}: no /STEP"))?;
-            let (n, unit) = step.split_at(step.len().saturating_sub(1));
-            let n: i64 = n.parse().map_err(|e| format!("range {item:?}: step {step:?}: {e}"))?;
-            let step = match unit {
-                "s" => Duration::seconds(n),
-                "m" => Duration::minutes(n),
-                "h" => Duration::hours(n),
-                "d" => Duration::days(n),
-                _ => return Err(format!("range {item:?}: step unit must be s, m, h or d")),
-            };
-            if step <= Duration::zero() {
-                return Err(format!("range {item:?}: step must be positive"));
-            }
-            let (mut t, end) = (self.at(a)?, self.at(b)?);
-            while t < end {
-                out.push(t);
-                t += step;
-            }
-        }
-        Ok(out)
-    }
-
-    fn window(&self, w: &Option<[String; 2]>) -> Result<Window, String> {
-        match w {
-            Some([a, b]) => Ok(Window::new(self.at(a)?, self.at(b)?)),
-            None => Ok(Window::new(self.midnight(), self.midnight() + Duration::days(1))),
-        }
-    }
-
-    fn render(&self, t: DateTime<Utc>) -> String {
-        let days = (t.date_naive() - self.date).num_days();
-        let time = if t.format("%S").to_string() == "00" { t.format("%H:%M") } else { t.format("%H:%M:%S") };
-        if days == 0 { time.to_string() } else { format!("{days:+}d {time}") }
-    }
-}
-
 fn estimate(p50: Option<i64>, p95: Option<i64>) -> Result<Option<Estimate>, String> {
     match (p50, p95) {
         (None, None) => Ok(None),
@@ -264,17 +183,17 @@ fn render_overlap(o: &Overlap, c: &Clock) -> String {
     format!(
         "{}@{} {}@{}{} {}-{}",
         o.job,
-        c.render(o.run),
+        c.render_short(o.run),
         o.other,
-        c.render(o.other_run),
+        c.render_short(o.other_run),
         if o.other_moved { " (moved)" } else { "" },
-        c.render(o.span.start),
-        c.render(o.span.end)
+        c.render_short(o.span.start),
+        c.render_short(o.span.end)
     )
 }
 
 fn render_refused(job: &str, r: &ReplayedRun, c: &Clock) -> Option<String> {
-    let at = c.render(r.at);
+    let at = c.render_short(r.at);
     match (r.refused.is_some(), r.refused_p95.is_some()) {
         (true, true) => Some(format!("{job}@{at} and p95")),
         (true, false) => Some(format!("{job}@{at}")),
@@ -367,7 +286,7 @@ fn run_case(case: &Case) -> Result<Vec<String>, String> {
     }
 
     let c = Clock::new(&case.date)?;
-    let window = c.window(&case.window)?;
+    let window = c.window(&case.window, 1)?;
     let mut settings = Settings::default();
     if let Some(m) = case.band_minutes {
         settings.band_gap_secs = m * 60;

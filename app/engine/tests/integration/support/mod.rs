@@ -4,6 +4,7 @@ use chrono::NaiveDateTime;
 use std::path::{Path, PathBuf};
 
 pub mod cases;
+pub mod clock;
 pub mod zones;
 
 /// `tests/cases`, where the data-driven cases live.

@@ -67,9 +67,12 @@ pub mod ssr {
         let mut notes = Vec::new();
         let blank = |s: &Option<String>| s.as_deref().map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned);
         // The job, when the URL names one: its schedules and its instance around it.
-        let job = match blank(&q.job) {
-            Some(id) => Some(job(blank(&q.instance).as_deref(), &id, blank(&q.schedule).as_deref()).await?),
-            None => None,
+        let (job, instance_tz) = match blank(&q.job) {
+            Some(id) => {
+                let (j, tz) = job(blank(&q.instance).as_deref(), &id, blank(&q.schedule).as_deref()).await?;
+                (Some(j), Some(tz))
+            }
+            None => (None, None),
         };
         let now = match &job {
             Some(j) => DateTime::<Utc>::from_timestamp_millis(j.now_ms).unwrap_or_default(),
@@ -85,23 +88,13 @@ pub mod ssr {
             })?,
             (None, None) => Dialect::Agent,
         };
+        // As written: the page's state pretty-prints it (a link carries it compact).
         let row = match (blank(&q.row), &job) {
-            // Pretty, as the page writes rows (a link carries them compact).
-            (Some(r), _) => serde_json::from_str::<serde_json::Value>(&r)
-                .ok()
-                .and_then(|v| serde_json::to_string_pretty(&v).ok())
-                .unwrap_or(r),
+            (Some(r), _) => r,
             (None, Some(j)) => j.original.clone(),
-            (None, None) => crate::components::simulator::state::pretty(example_row(dialect)),
+            (None, None) => example_row(dialect).to_owned(),
         };
-        let tz_name = match (blank(&q.tz), &job) {
-            (Some(t), _) => t,
-            (None, Some(_)) => super::super::ssr::report(blank(&q.instance).as_deref(), 1)
-                .await
-                .map(|r| r.tz.name().to_owned())
-                .unwrap_or_else(|_| "UTC".into()),
-            (None, None) => "UTC".into(),
-        };
+        let tz_name = blank(&q.tz).or(instance_tz).unwrap_or_else(|| "UTC".into());
         let rules = match rules(&tz_name) {
             Some(r) => r,
             None => {
@@ -173,7 +166,8 @@ pub mod ssr {
         }
     }
 
-    async fn job(instance: Option<&str>, id: &str, schedule: Option<&str>) -> Result<SimJob, ApiError> {
+    /// The job and its instance's zone name, from one report.
+    async fn job(instance: Option<&str>, id: &str, schedule: Option<&str>) -> Result<(SimJob, String), ApiError> {
         let report = super::super::ssr::report(instance, 30).await?;
         let j =
             report.jobs.iter().find(|j| j.id == id).ok_or_else(|| ApiError::NotFound { what: format!("job {id}") })?;
@@ -214,7 +208,7 @@ pub mod ssr {
                 estimate: pair(estimate(&o.runs)),
             })
             .collect();
-        Ok(SimJob {
+        let job = SimJob {
             instance: report.name.clone(),
             id: j.id.clone(),
             name: j.name.clone(),
@@ -230,6 +224,7 @@ pub mod ssr {
             estimate: pair(estimate(&j.runs)),
             others,
             now_ms: report.now.timestamp_millis(),
-        })
+        };
+        Ok((job, report.tz.name().to_owned()))
     }
 }

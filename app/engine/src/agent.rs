@@ -52,7 +52,7 @@
 //! are counted from the start date by division), and the first sub-day step at or after a time
 //! is a division too, so a forecast costs O(occurrences in the window) whatever the start
 //! date.
-use super::{Diagnostic, Forecast, Occurrence, ScheduleId, Window, Zone, tz};
+use super::{Diagnostic, Forecast, Occurrence, ScheduleId, Severity, Window, Zone, tz};
 use chrono::{DateTime, Datelike, NaiveDate, NaiveDateTime, NaiveTime, TimeDelta, Timelike, Utc};
 use serde::{Deserialize, Serialize};
 
@@ -240,89 +240,105 @@ impl Plan {
         if from > self.end_day {
             return Seek::End;
         }
-        let end = self.end_day;
-        let within = |d: i64| if d <= end { Seek::Day(d) } else { Seek::End };
         match self.days {
             Days::Once => {
                 *cost += 1;
                 if from == s { Seek::Day(s) } else { Seek::End }
             }
-            Days::Daily(n) => {
-                *cost += 1;
-                let off = from - s;
-                let k = off / n + i64::from(off % n != 0);
-                match k.checked_mul(n).and_then(|x| s.checked_add(x)) {
-                    Some(d) => within(d),
-                    None => Seek::End,
-                }
+            Days::Daily(n) => self.seek_daily(n, from, cost),
+            Days::Weekly { every, mask } => self.seek_weekly(every, mask, from, cost),
+            Days::MonthDay { every, .. } | Days::Relative { every, .. } => self.seek_monthly(every, from, cost),
+        }
+    }
+
+    /// `d` if it is within the active dates, else the end.
+    fn within(&self, d: i64) -> Seek {
+        if d <= self.end_day { Seek::Day(d) } else { Seek::End }
+    }
+
+    /// Every `n` days: the first multiple of `n` days after the start day at or after `from`.
+    fn seek_daily(&self, n: i64, from: i64, cost: &mut u64) -> Seek {
+        let s = self.start_day;
+        *cost += 1;
+        let off = from - s;
+        let k = off / n + i64::from(off % n != 0);
+        match k.checked_mul(n).and_then(|x| s.checked_add(x)) {
+            Some(d) => self.within(d),
+            None => Seek::End,
+        }
+    }
+
+    /// Every `every` 7-day blocks from the start day: the first day at or after `from` in an
+    /// active block whose weekday is in `mask`.
+    fn seek_weekly(&self, every: i64, mask: u8, from: i64, cost: &mut u64) -> Seek {
+        let (s, end) = (self.start_day, self.end_day);
+        let mut block = (from - s) / 7;
+        let mut first = from;
+        if block % every != 0 {
+            match (block / every).checked_add(1).and_then(|b| b.checked_mul(every)) {
+                Some(b) => block = b,
+                None => return Seek::End,
             }
-            Days::Weekly { every, mask } => {
-                let mut block = (from - s) / 7;
-                let mut first = from;
-                if block % every != 0 {
-                    match (block / every).checked_add(1).and_then(|b| b.checked_mul(every)) {
-                        Some(b) => block = b,
-                        None => return Seek::End,
-                    }
-                    match block.checked_mul(7).and_then(|x| s.checked_add(x)) {
-                        Some(f) => first = f,
-                        None => return Seek::End,
-                    }
-                }
-                // The first (maybe partial) active block, then one full block: a non-empty
-                // mask always matches within a full block.
-                for _ in 0..3 {
-                    let Some(block_end) = block.checked_mul(7).and_then(|x| s.checked_add(x + 6)) else {
-                        return Seek::End;
-                    };
-                    for d in first..=block_end {
-                        *cost += 1;
-                        if d > end {
-                            return Seek::End;
-                        }
-                        if mask & (1u8 << weekday_of(d)) != 0 {
-                            return Seek::Day(d);
-                        }
-                    }
-                    match block.checked_add(every).and_then(|b| Some((b, b.checked_mul(7)?.checked_add(s)?))) {
-                        Some((b, f)) => {
-                            block = b;
-                            first = f;
-                        }
-                        None => return Seek::End,
-                    }
-                }
-                Seek::End
-            }
-            Days::MonthDay { every, .. } | Days::Relative { every, .. } => {
-                let (Some(sd), Some(fd), Some(ed)) = (date_of(s), date_of(from), date_of(end)) else {
-                    return Seek::End;
-                };
-                let (ms, mf, me) = (month_index(sd), month_index(fd), month_index(ed));
-                let k0 = (mf - ms) / every;
-                for k in k0..k0 + i64::from(MAX_EMPTY_MONTHS) {
-                    *cost += 1;
-                    let Some(m) = k.checked_mul(every).and_then(|x| ms.checked_add(x)) else {
-                        return Seek::End;
-                    };
-                    if m > me {
-                        return Seek::End;
-                    }
-                    let date = match self.days {
-                        Days::MonthDay { day, .. } => ymd_of_month(m, day),
-                        Days::Relative { nth, what, .. } => relative_day(m, nth, what),
-                        _ => None,
-                    };
-                    if let Some(date) = date {
-                        let d = day_number(date);
-                        if d >= from {
-                            return within(d);
-                        }
-                    }
-                }
-                Seek::GaveUp
+            match block.checked_mul(7).and_then(|x| s.checked_add(x)) {
+                Some(f) => first = f,
+                None => return Seek::End,
             }
         }
+        // The first (maybe partial) active block, then one full block: a non-empty
+        // mask always matches within a full block.
+        for _ in 0..3 {
+            let Some(block_end) = block.checked_mul(7).and_then(|x| s.checked_add(x + 6)) else {
+                return Seek::End;
+            };
+            for d in first..=block_end {
+                *cost += 1;
+                if d > end {
+                    return Seek::End;
+                }
+                if mask & (1u8 << weekday_of(d)) != 0 {
+                    return Seek::Day(d);
+                }
+            }
+            match block.checked_add(every).and_then(|b| Some((b, b.checked_mul(7)?.checked_add(s)?))) {
+                Some((b, f)) => {
+                    block = b;
+                    first = f;
+                }
+                None => return Seek::End,
+            }
+        }
+        Seek::End
+    }
+
+    /// Every `every` months from the start day's month (a day of month, or a relative day):
+    /// the first such day at or after `from`, within [`MAX_EMPTY_MONTHS`] candidate months.
+    fn seek_monthly(&self, every: i64, from: i64, cost: &mut u64) -> Seek {
+        let (Some(sd), Some(fd), Some(ed)) = (date_of(self.start_day), date_of(from), date_of(self.end_day)) else {
+            return Seek::End;
+        };
+        let (ms, mf, me) = (month_index(sd), month_index(fd), month_index(ed));
+        let k0 = (mf - ms) / every;
+        for k in k0..k0 + i64::from(MAX_EMPTY_MONTHS) {
+            *cost += 1;
+            let Some(m) = k.checked_mul(every).and_then(|x| ms.checked_add(x)) else {
+                return Seek::End;
+            };
+            if m > me {
+                return Seek::End;
+            }
+            let date = match self.days {
+                Days::MonthDay { day, .. } => ymd_of_month(m, day),
+                Days::Relative { nth, what, .. } => relative_day(m, nth, what),
+                _ => None,
+            };
+            if let Some(date) = date {
+                let d = day_number(date);
+                if d >= from {
+                    return self.within(d);
+                }
+            }
+        }
+        Seek::GaveUp
     }
 
     /// Steps on a due day (at least one).
@@ -364,56 +380,82 @@ fn recurrence(s: &AgentSchedule, diags: &mut Vec<Diagnostic>) -> i64 {
 /// The checked row, or `None` when it cannot be forecast (invalid, disabled, or a type with
 /// no forecast), plus everything found along the way.
 fn analyze(s: &AgentSchedule) -> (Option<Plan>, Vec<Diagnostic>) {
-    use super::Severity;
     let mut diags = Vec::new();
-    let mut usable = true;
+    let usable = check_enabled(s, &mut diags);
+    if let Some(info) = no_forecast(s.freq_type) {
+        diags.push(info);
+        return (None, diags);
+    }
+    let days = due_days(s, &mut diags);
+    let step = sub_day_step(s, &mut diags);
+    let (start, end) = active_dates(s, &mut diags);
+    let (st, et) = active_times(s, &mut diags);
+
+    if diags.iter().any(|d| d.severity == Severity::Error) || !usable {
+        return (None, diags);
+    }
+    let (Some(days), Some(step), Some(start), Some(end), Some(st), Some(et)) = (days, step, start, end, st, et) else {
+        return (None, diags);
+    };
+    let plan = Plan::new(days, step, (start, end), (st, et));
+    match never_fires(&plan, s, start) {
+        None => (Some(plan), diags),
+        Some(warning) => {
+            diags.push(warning);
+            (None, diags)
+        }
+    }
+}
+
+/// Pushes an Error on `field`.
+fn err(diags: &mut Vec<Diagnostic>, field: &str, value: i64, msg: &str) {
+    diags.push(Diagnostic::error(field, value, msg));
+}
+
+/// The `enabled` column: whether the row is forecast at all (0 = disabled, Info; anything
+/// but 0 or 1 is read as enabled, with a Warning).
+fn check_enabled(s: &AgentSchedule, diags: &mut Vec<Diagnostic>) -> bool {
     if s.enabled == 0 {
         diags.push(Diagnostic::new(Severity::Info, Some("enabled"), Some("0".into()), "schedule is disabled"));
-        usable = false;
-    } else if s.enabled != 1 {
-        diags.push(Diagnostic::warning("enabled", s.enabled, "expected 0 or 1; read as enabled"));
-    }
-    match s.freq_type {
-        64 => {
-            diags.push(Diagnostic::new(
-                Severity::Info,
-                Some("freq_type"),
-                Some("64".into()),
-                "runs when SQL Server Agent starts: there is no forecast",
-            ));
-            return (None, diags);
+        false
+    } else {
+        if s.enabled != 1 {
+            diags.push(Diagnostic::warning("enabled", s.enabled, "expected 0 or 1; read as enabled"));
         }
-        128 => {
-            diags.push(Diagnostic::new(
-                Severity::Info,
-                Some("freq_type"),
-                Some("128".into()),
-                "runs whenever the CPUs become idle: there is no forecast",
-            ));
-            return (None, diags);
-        }
-        _ => {}
+        true
     }
-    let err = |diags: &mut Vec<Diagnostic>, field: &str, value: i64, msg: &str| {
-        diags.push(Diagnostic::error(field, value, msg));
-    };
+}
 
+/// The Info for the types that fire on an event rather than a clock (64, 128), which have
+/// no forecast; `None` for every other type.
+fn no_forecast(freq_type: i64) -> Option<Diagnostic> {
+    let message = match freq_type {
+        64 => "runs when SQL Server Agent starts: there is no forecast",
+        128 => "runs whenever the CPUs become idle: there is no forecast",
+        _ => return None,
+    };
+    Some(Diagnostic::new(Severity::Info, Some("freq_type"), Some(freq_type.to_string()), message))
+}
+
+/// The due days (`freq_type`, `freq_interval`, the recurrence factor); `None` when they are
+/// invalid (Errors pushed).
+fn due_days(s: &AgentSchedule, diags: &mut Vec<Diagnostic>) -> Option<Days> {
     let fi = s.freq_interval;
-    let days = match s.freq_type {
+    match s.freq_type {
         1 => Some(Days::Once),
         4 => {
             if fi < 1 {
-                err(&mut diags, "freq_interval", fi, "every-N-days schedules need freq_interval (N) of at least 1");
+                err(diags, "freq_interval", fi, "every-N-days schedules need freq_interval (N) of at least 1");
                 None
             } else {
                 Some(Days::Daily(fi))
             }
         }
         8 => {
-            let every = recurrence(s, &mut diags);
+            let every = recurrence(s, diags);
             if !(1..=127).contains(&fi) {
                 err(
-                    &mut diags,
+                    diags,
                     "freq_interval",
                     fi,
                     "weekly schedules need a weekday bitmap of 1..127 (Sunday = 1 … Saturday = 64)",
@@ -424,167 +466,186 @@ fn analyze(s: &AgentSchedule) -> (Option<Plan>, Vec<Diagnostic>) {
             }
         }
         16 => {
-            let every = recurrence(s, &mut diags);
+            let every = recurrence(s, diags);
             if !(1..=31).contains(&fi) {
-                err(&mut diags, "freq_interval", fi, "monthly schedules need a day of month of 1..31");
+                err(diags, "freq_interval", fi, "monthly schedules need a day of month of 1..31");
                 None
             } else {
                 Some(Days::MonthDay { every, day: fi as u32 })
             }
         }
-        32 => {
-            let every = recurrence(s, &mut diags);
-            let nth = match s.freq_relative_interval {
-                1 => Some(1),
-                2 => Some(2),
-                4 => Some(3),
-                8 => Some(4),
-                16 => Some(0),
-                v => {
-                    err(
-                        &mut diags,
-                        "freq_relative_interval",
-                        v,
-                        "must be 1, 2, 4, 8 or 16 (first, second, third, fourth, last)",
-                    );
-                    None
-                }
-            };
-            let what = match fi {
-                1..=7 => Some(RelDay::Dow(fi as u32 - 1)),
-                8 => Some(RelDay::Day),
-                9 => Some(RelDay::Weekday),
-                10 => Some(RelDay::WeekendDay),
-                _ => {
-                    err(
-                        &mut diags,
-                        "freq_interval",
-                        fi,
-                        "relative monthly schedules need 1..7 (Sunday..Saturday), 8 (day), 9 (weekday) or 10 (weekend day)",
-                    );
-                    None
-                }
-            };
-            match (nth, what) {
-                (Some(nth), Some(what)) => Some(Days::Relative { every, nth, what }),
-                _ => None,
-            }
-        }
+        32 => relative_days(s, diags),
         v => {
-            err(&mut diags, "freq_type", v, "must be 1, 4, 8, 16, 32, 64 or 128");
+            err(diags, "freq_type", v, "must be 1, 4, 8, 16, 32, 64 or 128");
+            None
+        }
+    }
+}
+
+/// The due days of a relative monthly row (type 32): the recurrence factor, then which
+/// (`freq_relative_interval`), then what (`freq_interval`).
+fn relative_days(s: &AgentSchedule, diags: &mut Vec<Diagnostic>) -> Option<Days> {
+    let every = recurrence(s, diags);
+    let nth = match s.freq_relative_interval {
+        1 => Some(1),
+        2 => Some(2),
+        4 => Some(3),
+        8 => Some(4),
+        16 => Some(0),
+        v => {
+            err(diags, "freq_relative_interval", v, "must be 1, 2, 4, 8 or 16 (first, second, third, fourth, last)");
             None
         }
     };
-
-    // Sub-day: ignored by one-time schedules.
-    let recurring = s.freq_type != 1 && matches!(s.freq_subday_type, 2 | 4 | 8);
-    let n = s.freq_subday_interval;
-    let step: Option<Option<i64>> = if s.freq_type == 1 {
-        Some(None)
-    } else {
-        match s.freq_subday_type {
-            0 | 1 => Some(None),
-            2 if n < 10 => {
-                err(&mut diags, "freq_subday_interval", n, "a seconds interval must be at least 10");
-                None
-            }
-            2 => Some(Some(n)),
-            4 if !(1..=1440).contains(&n) => {
-                err(&mut diags, "freq_subday_interval", n, "a minutes interval must be 1..1440");
-                None
-            }
-            4 => Some(Some(n * 60)),
-            8 if !(1..=24).contains(&n) => {
-                err(&mut diags, "freq_subday_interval", n, "an hours interval must be 1..24");
-                None
-            }
-            8 => Some(Some(n * 3600)),
-            v => {
-                err(&mut diags, "freq_subday_type", v, "must be 1 (once), 2 (seconds), 4 (minutes) or 8 (hours)");
-                None
-            }
+    let fi = s.freq_interval;
+    let what = match fi {
+        1..=7 => Some(RelDay::Dow(fi as u32 - 1)),
+        8 => Some(RelDay::Day),
+        9 => Some(RelDay::Weekday),
+        10 => Some(RelDay::WeekendDay),
+        _ => {
+            err(
+                diags,
+                "freq_interval",
+                fi,
+                "relative monthly schedules need 1..7 (Sunday..Saturday), 8 (day), 9 (weekday) or 10 (weekend day)",
+            );
+            None
         }
     };
+    match (nth, what) {
+        (Some(nth), Some(what)) => Some(Days::Relative { every, nth, what }),
+        _ => None,
+    }
+}
 
-    // Dates.
+/// Seconds between a due day's steps (`None` inside: once a day), from the sub-day columns;
+/// ignored by one-time schedules. `None` when invalid (Error pushed).
+fn sub_day_step(s: &AgentSchedule, diags: &mut Vec<Diagnostic>) -> Option<Option<i64>> {
+    if s.freq_type == 1 {
+        return Some(None);
+    }
+    let n = s.freq_subday_interval;
+    match s.freq_subday_type {
+        0 | 1 => Some(None),
+        2 if n < 10 => {
+            err(diags, "freq_subday_interval", n, "a seconds interval must be at least 10");
+            None
+        }
+        2 => Some(Some(n)),
+        4 if !(1..=1440).contains(&n) => {
+            err(diags, "freq_subday_interval", n, "a minutes interval must be 1..1440");
+            None
+        }
+        4 => Some(Some(n * 60)),
+        8 if !(1..=24).contains(&n) => {
+            err(diags, "freq_subday_interval", n, "an hours interval must be 1..24");
+            None
+        }
+        8 => Some(Some(n * 3600)),
+        v => {
+            err(diags, "freq_subday_type", v, "must be 1 (once), 2 (seconds), 4 (minutes) or 8 (hours)");
+            None
+        }
+    }
+}
+
+/// `active_start_date` and `active_end_date` as dates (each `None` when not a real date),
+/// with Errors for unreal dates, a start before [`MIN_START_DATE`] and an end before the
+/// start.
+fn active_dates(s: &AgentSchedule, diags: &mut Vec<Diagnostic>) -> (Option<NaiveDate>, Option<NaiveDate>) {
     let start = date_from_int(s.active_start_date);
     match start {
-        None => err(&mut diags, "active_start_date", s.active_start_date, "not a real yyyymmdd date"),
+        None => err(diags, "active_start_date", s.active_start_date, "not a real yyyymmdd date"),
         Some(_) if s.active_start_date < MIN_START_DATE => {
-            err(&mut diags, "active_start_date", s.active_start_date, "must be 19900101 or later")
+            err(diags, "active_start_date", s.active_start_date, "must be 19900101 or later")
         }
         Some(_) => {}
     }
     let end = date_from_int(s.active_end_date);
     match (start, end) {
-        (_, None) => err(&mut diags, "active_end_date", s.active_end_date, "not a real yyyymmdd date"),
+        (_, None) => err(diags, "active_end_date", s.active_end_date, "not a real yyyymmdd date"),
         (Some(a), Some(b)) if b < a => err(
-            &mut diags,
+            diags,
             "active_end_date",
             s.active_end_date,
             &format!("is before active_start_date ({})", s.active_start_date),
         ),
         _ => {}
     }
+    (start, end)
+}
 
-    // Times.
+/// `active_start_time` and `active_end_time` as times (each `None` when invalid), with
+/// Errors for invalid times and for a recurring sub-day schedule whose window is empty.
+fn active_times(s: &AgentSchedule, diags: &mut Vec<Diagnostic>) -> (Option<NaiveTime>, Option<NaiveTime>) {
+    let recurring = s.freq_type != 1 && matches!(s.freq_subday_type, 2 | 4 | 8);
     let st = time_from_int(s.active_start_time);
     if st.is_none() {
-        err(&mut diags, "active_start_time", s.active_start_time, "not a valid hhmmss time (0..235959)");
+        err(diags, "active_start_time", s.active_start_time, "not a valid hhmmss time (0..235959)");
     }
     let et = time_from_int(s.active_end_time);
     if et.is_none() {
-        err(&mut diags, "active_end_time", s.active_end_time, "not a valid hhmmss time (0..235959)");
+        err(diags, "active_end_time", s.active_end_time, "not a valid hhmmss time (0..235959)");
     }
     if recurring && st.is_some() && st == et {
         err(
-            &mut diags,
+            diags,
             "active_end_time",
             s.active_end_time,
             "equals active_start_time: a recurring sub-day schedule needs a window",
         );
     }
+    (st, et)
+}
 
-    if diags.iter().any(|d| d.severity == Severity::Error) || !usable {
-        return (None, diags);
+impl Plan {
+    /// The plan of a checked row: the active dates as day numbers, the active times as
+    /// seconds after midnight (an end before the start runs into the next day; a row without
+    /// sub-day steps has one step, at the start time).
+    fn new(
+        days: Days,
+        step: Option<i64>,
+        (start, end): (NaiveDate, NaiveDate),
+        (st, et): (NaiveTime, NaiveTime),
+    ) -> Self {
+        let first_secs = i64::from(st.num_seconds_from_midnight());
+        let mut last_secs = i64::from(et.num_seconds_from_midnight());
+        if last_secs < first_secs {
+            last_secs += DAY;
+        }
+        Plan {
+            days,
+            start_day: day_number(start),
+            end_day: day_number(end),
+            first_secs,
+            last_secs: if step.is_some() { last_secs } else { first_secs },
+            step,
+        }
     }
-    let (Some(days), Some(step), Some(start), Some(end), Some(st), Some(et)) = (days, step, start, end, st, et) else {
-        return (None, diags);
-    };
-    let first_secs = i64::from(st.num_seconds_from_midnight());
-    let mut last_secs = i64::from(et.num_seconds_from_midnight());
-    if last_secs < first_secs {
-        last_secs += DAY;
-    }
-    let plan = Plan {
-        days,
-        start_day: day_number(start),
-        end_day: day_number(end),
-        first_secs,
-        last_secs: if step.is_some() { last_secs } else { first_secs },
-        step,
-    };
+}
+
+/// The Warning for a checked plan with no due day at all (from `start`, its first active
+/// date); `None` when it has one.
+fn never_fires(plan: &Plan, s: &AgentSchedule, start: NaiveDate) -> Option<Diagnostic> {
     let mut cost = 0;
     match plan.seek(plan.start_day, &mut cost) {
-        Seek::Day(_) => (Some(plan), diags),
-        Seek::End | Seek::GaveUp => {
-            match days {
-                Days::MonthDay { day, every } if day >= 29 => diags.push(Diagnostic::warning(
-                    "freq_interval",
-                    day,
-                    format!(
-                        "day {day} never occurs in the months this schedule selects (every {every} month(s) from {}) within its active dates: it never fires",
-                        start.format("%B %Y")
-                    ),
-                )),
-                _ => diags.push(Diagnostic::warning(
-                    "active_end_date",
-                    s.active_end_date,
-                    "no due day between active_start_date and active_end_date: the schedule never fires",
-                )),
-            }
-            (None, diags)
-        }
+        Seek::Day(_) => None,
+        Seek::End | Seek::GaveUp => Some(match plan.days {
+            Days::MonthDay { day, every } if day >= 29 => Diagnostic::warning(
+                "freq_interval",
+                day,
+                format!(
+                    "day {day} never occurs in the months this schedule selects (every {every} month(s) from {}) within its active dates: it never fires",
+                    start.format("%B %Y")
+                ),
+            ),
+            _ => Diagnostic::warning(
+                "active_end_date",
+                s.active_end_date,
+                "no due day between active_start_date and active_end_date: the schedule never fires",
+            ),
+        }),
     }
 }
 

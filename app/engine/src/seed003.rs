@@ -260,51 +260,89 @@ pub(crate) fn csv_numbers(
     Some(out)
 }
 
+/// The checked job, or `None` when it cannot be forecast (invalid or disabled), plus
+/// everything found along the way.
 fn analyze(j: &Seed003Job) -> (Option<Plan>, Vec<Diagnostic>) {
     let mut diags = Vec::new();
-    let mut usable = true;
-    if let Ok(Some(false)) = flag_field("IsEnabled", &j.is_enabled, &mut diags) {
+    let usable = check_enabled(j, &mut diags);
+    let schedule_id = int_field("JobScheduleId", &j.job_schedule_id, &mut diags).ok().flatten();
+    let ftype = int_field("FrequencyType", &j.frequency_type, &mut diags);
+    let valid_from = timestamp_field("ValidFrom", &j.valid_from, &mut diags);
+    let last_run = timestamp_field("LastRunOn", &j.last_run_on, &mut diags).ok().flatten();
+    let next_run = timestamp_field("NextRunOn", &j.next_run_on, &mut diags);
+    if schedule_id == Some(-1) || matches!(ftype, Ok(None)) {
+        let plan = run_once(next_run, last_run, &mut diags);
+        return finish(plan, usable, diags);
+    }
+    let Ok(Some(ftype)) = ftype else {
+        return (None, diags);
+    };
+    let every = read_frequency(j, &mut diags);
+    let run_at = read_run_at(j, &mut diags);
+    let columns = DayColumns::read(j, ftype, &mut diags);
+    let days = every.and_then(|every| columns.days(every, &mut diags));
+    columns.warn_unused_relative(&mut diags);
+    let valid_from = required_valid_from(valid_from, &mut diags);
+    let plan = match (days, run_at, valid_from) {
+        (Some(days), Some(run_at), Some(valid_from)) => {
+            Some(Plan::Recurring { days, run_at, valid_from, last_run: last_run.filter(|l| *l >= valid_from) })
+        }
+        _ => None,
+    };
+    if let (Some(plan), Ok(Some(stored))) = (&plan, next_run)
+        && let Some(warning) = stored_next_run_differs(plan, stored)
+    {
+        diags.push(warning);
+    }
+    finish(plan, usable, diags)
+}
+
+/// `IsEnabled`: whether the job is forecast at all (0 = disabled, Info; absent = enabled).
+fn check_enabled(j: &Seed003Job, diags: &mut Vec<Diagnostic>) -> bool {
+    if let Ok(Some(false)) = flag_field("IsEnabled", &j.is_enabled, diags) {
         diags.push(Diagnostic::new(
             Severity::Info,
             Some("IsEnabled"),
             Some("0".into()),
             "the job is disabled: there is no forecast",
         ));
-        usable = false;
+        return false;
     }
-    let schedule_id = int_field("JobScheduleId", &j.job_schedule_id, &mut diags).ok().flatten();
-    let ftype = int_field("FrequencyType", &j.frequency_type, &mut diags);
-    let valid_from = timestamp_field("ValidFrom", &j.valid_from, &mut diags);
-    let last_run = timestamp_field("LastRunOn", &j.last_run_on, &mut diags).ok().flatten();
-    let next_run = timestamp_field("NextRunOn", &j.next_run_on, &mut diags);
-    let run_once = schedule_id == Some(-1) || matches!(ftype, Ok(None));
-    if run_once {
-        let plan = match next_run {
-            Ok(Some(t)) => {
-                if let Some(l) = last_run
-                    && l >= t
-                {
-                    diags.push(Diagnostic::info(format!("the run-once job already ran (LastRunOn {})", fmt_ts(l))));
-                }
-                Some(Plan::Once(t))
+    true
+}
+
+/// A run-once job (no `JobSchedules` row): one run at `NextRunOn`, which it needs (Error
+/// when absent; Info when `LastRunOn` says it already ran).
+fn run_once(
+    next_run: Result<Option<NaiveDateTime>, ()>,
+    last_run: Option<NaiveDateTime>,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Plan> {
+    match next_run {
+        Ok(Some(t)) => {
+            if let Some(l) = last_run
+                && l >= t
+            {
+                diags.push(Diagnostic::info(format!("the run-once job already ran (LastRunOn {})", fmt_ts(l))));
             }
-            Ok(None) => {
-                diags.push(Diagnostic::new(
-                    Severity::Error,
-                    Some("NextRunOn"),
-                    None,
-                    "a run-once job (no JobSchedules row) needs NextRunOn",
-                ));
-                None
-            }
-            Err(()) => None,
-        };
-        return finish(plan, usable, diags);
+            Some(Plan::Once(t))
+        }
+        Ok(None) => {
+            diags.push(Diagnostic::new(
+                Severity::Error,
+                Some("NextRunOn"),
+                None,
+                "a run-once job (no JobSchedules row) needs NextRunOn",
+            ));
+            None
+        }
+        Err(()) => None,
     }
-    let Ok(Some(ftype)) = ftype else {
-        return (None, diags);
-    };
-    let every = match int_field("Frequency", &j.frequency, &mut diags) {
+}
+
+/// `Frequency`: every N days / weeks / months, 1..100 (absent: 1); `None` when invalid.
+fn read_frequency(j: &Seed003Job, diags: &mut Vec<Diagnostic>) -> Option<i64> {
+    match int_field("Frequency", &j.frequency, diags) {
         Ok(None) => Some(1),
         Ok(Some(n)) if (1..=100).contains(&n) => Some(n),
         Ok(Some(n)) => {
@@ -312,8 +350,13 @@ fn analyze(j: &Seed003Job) -> (Option<Plan>, Vec<Diagnostic>) {
             None
         }
         Err(()) => None,
-    };
-    let run_at = match int_field("RunAtInSecondsFromMidnight", &j.run_at, &mut diags) {
+    }
+}
+
+/// `RunAtInSecondsFromMidnight`: 0..86399 (absent: 0), with a Warning above the table's
+/// CHECK (84599); `None` when invalid.
+fn read_run_at(j: &Seed003Job, diags: &mut Vec<Diagnostic>) -> Option<u32> {
+    match int_field("RunAtInSecondsFromMidnight", &j.run_at, diags) {
         Ok(None) => Some(0),
         Ok(Some(n)) if (0..=84_599).contains(&n) => Some(n as u32),
         Ok(Some(n)) if (84_600..=86_399).contains(&n) => {
@@ -329,102 +372,147 @@ fn analyze(j: &Seed003Job) -> (Option<Plan>, Vec<Diagnostic>) {
             None
         }
         Err(()) => None,
-    };
-    let abs =
-        j.absolute_sub_frequency.as_deref().map(str::trim).filter(|s| !s.is_empty() && !s.eq_ignore_ascii_case("null"));
-    let which = int_field("MontlyRelativeSubFrequencyWhich", &j.relative_which, &mut diags).ok().flatten();
-    let what = int_field("MontlyRelativeSubFrequencyWhat", &j.relative_what, &mut diags).ok().flatten();
-    let days = every.and_then(|every| match ftype {
-        1 => {
-            if let Some(a) = abs {
-                diags.push(Diagnostic::warning(
-                    "AbsoluteSubFrequency",
-                    a,
-                    "ignored by daily schedules (the table's CHECK wants it empty)",
-                ));
+    }
+}
+
+/// The columns that pick a recurring job's due days, read.
+struct DayColumns<'j> {
+    /// `FrequencyType`.
+    ftype: i64,
+    /// `AbsoluteSubFrequency`, unless empty or `null`.
+    abs: Option<&'j str>,
+    /// `MontlyRelativeSubFrequencyWhich`.
+    which: Option<i64>,
+    /// `MontlyRelativeSubFrequencyWhat`.
+    what: Option<i64>,
+}
+
+impl<'j> DayColumns<'j> {
+    /// Reads the sub-frequency columns (a corrupt Which or What is an Error, and read as
+    /// absent).
+    fn read(j: &'j Seed003Job, ftype: i64, diags: &mut Vec<Diagnostic>) -> Self {
+        let abs = j
+            .absolute_sub_frequency
+            .as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty() && !s.eq_ignore_ascii_case("null"));
+        let which = int_field("MontlyRelativeSubFrequencyWhich", &j.relative_which, diags).ok().flatten();
+        let what = int_field("MontlyRelativeSubFrequencyWhat", &j.relative_what, diags).ok().flatten();
+        DayColumns { ftype, abs, which, what }
+    }
+
+    /// The due days of every `every`-th day, week or month; `None` when invalid (Errors
+    /// pushed).
+    fn days(&self, every: i64, diags: &mut Vec<Diagnostic>) -> Option<Days> {
+        match self.ftype {
+            1 => {
+                if let Some(a) = self.abs {
+                    diags.push(Diagnostic::warning(
+                        "AbsoluteSubFrequency",
+                        a,
+                        "ignored by daily schedules (the table's CHECK wants it empty)",
+                    ));
+                }
+                Some(Days::EveryNDays(every))
             }
-            Some(Days::EveryNDays(every))
-        }
-        2 => match abs {
-            None => {
-                diags.push(Diagnostic::new(
-                    Severity::Error,
-                    Some("AbsoluteSubFrequency"),
-                    None,
-                    "a weekly schedule needs ISO weekdays (1 = Monday … 7 = Sunday)",
+            2 => match self.abs {
+                None => {
+                    diags.push(Diagnostic::new(
+                        Severity::Error,
+                        Some("AbsoluteSubFrequency"),
+                        None,
+                        "a weekly schedule needs ISO weekdays (1 = Monday … 7 = Sunday)",
+                    ));
+                    None
+                }
+                Some(a) => csv_numbers("AbsoluteSubFrequency", a, 1, 7, "an ISO weekday", diags)
+                    .map(|v| Days::Weekly { every, mask: v.iter().fold(0u8, |m, d| m | (1 << (d - 1))) }),
+            },
+            3 => match self.abs {
+                Some(a) => csv_numbers("AbsoluteSubFrequency", a, 1, 31, "a day of month", diags)
+                    .map(|v| Days::MonthDays { every, mask: v.iter().fold(0u32, |m, d| m | (1 << d)) }),
+                None => self.relative(every, diags),
+            },
+            other => {
+                diags.push(Diagnostic::error(
+                    "FrequencyType",
+                    other,
+                    "must be 1 (daily), 2 (weekly) or 3 (monthly); run-once jobs have no schedule",
                 ));
                 None
             }
-            Some(a) => csv_numbers("AbsoluteSubFrequency", a, 1, 7, "an ISO weekday", &mut diags)
-                .map(|v| Days::Weekly { every, mask: v.iter().fold(0u8, |m, d| m | (1 << (d - 1))) }),
-        },
-        3 => match abs {
-            Some(a) => csv_numbers("AbsoluteSubFrequency", a, 1, 31, "a day of month", &mut diags)
-                .map(|v| Days::MonthDays { every, mask: v.iter().fold(0u32, |m, d| m | (1 << d)) }),
-            None => {
-                let nth = match which {
-                    Some(n @ 1..=5) => Some(n as u32),
-                    Some(n) => {
-                        diags.push(Diagnostic::error(
-                            "MontlyRelativeSubFrequencyWhich",
-                            n,
-                            "must be 1..4 (first … fourth) or 5 (last)",
-                        ));
-                        None
-                    }
-                    None => {
-                        diags.push(Diagnostic::new(
-                            Severity::Error,
-                            Some("MontlyRelativeSubFrequencyWhich"),
-                            None,
-                            "a monthly schedule needs AbsoluteSubFrequency days or a relative Which/What",
-                        ));
-                        None
-                    }
-                };
-                let w = match what {
-                    Some(n @ (1..=7 | -1)) => Some(n as i32),
-                    Some(n) => {
-                        diags.push(Diagnostic::error(
-                            "MontlyRelativeSubFrequencyWhat",
-                            n,
-                            "must be 1..7 (Monday … Sunday) or -1 (day)",
-                        ));
-                        None
-                    }
-                    None => {
-                        diags.push(Diagnostic::new(
-                            Severity::Error,
-                            Some("MontlyRelativeSubFrequencyWhat"),
-                            None,
-                            "a relative monthly schedule needs What: 1..7 (Monday … Sunday) or -1 (day)",
-                        ));
-                        None
-                    }
-                };
-                match (nth, w) {
-                    (Some(nth), Some(what)) => Some(Days::Relative { every, nth, what }),
-                    _ => None,
-                }
-            }
-        },
-        other => {
-            diags.push(Diagnostic::error(
-                "FrequencyType",
-                other,
-                "must be 1 (daily), 2 (weekly) or 3 (monthly); run-once jobs have no schedule",
-            ));
-            None
         }
-    });
-    if ftype != 3 && (which.is_some() || what.is_some()) && matches!(ftype, 1 | 2) {
-        diags.push(Diagnostic::warning(
-            "MontlyRelativeSubFrequencyWhich",
-            which.map(|w| w.to_string()).unwrap_or_default(),
-            "only monthly schedules use the relative columns; ignored",
-        ));
     }
-    let valid_from = match valid_from {
+
+    /// The due days of a relative monthly schedule: Which, then What; `None` when either is
+    /// missing or out of range (Errors pushed).
+    fn relative(&self, every: i64, diags: &mut Vec<Diagnostic>) -> Option<Days> {
+        let nth = match self.which {
+            Some(n @ 1..=5) => Some(n as u32),
+            Some(n) => {
+                diags.push(Diagnostic::error(
+                    "MontlyRelativeSubFrequencyWhich",
+                    n,
+                    "must be 1..4 (first … fourth) or 5 (last)",
+                ));
+                None
+            }
+            None => {
+                diags.push(Diagnostic::new(
+                    Severity::Error,
+                    Some("MontlyRelativeSubFrequencyWhich"),
+                    None,
+                    "a monthly schedule needs AbsoluteSubFrequency days or a relative Which/What",
+                ));
+                None
+            }
+        };
+        let w = match self.what {
+            Some(n @ (1..=7 | -1)) => Some(n as i32),
+            Some(n) => {
+                diags.push(Diagnostic::error(
+                    "MontlyRelativeSubFrequencyWhat",
+                    n,
+                    "must be 1..7 (Monday … Sunday) or -1 (day)",
+                ));
+                None
+            }
+            None => {
+                diags.push(Diagnostic::new(
+                    Severity::Error,
+                    Some("MontlyRelativeSubFrequencyWhat"),
+                    None,
+                    "a relative monthly schedule needs What: 1..7 (Monday … Sunday) or -1 (day)",
+                ));
+                None
+            }
+        };
+        match (nth, w) {
+            (Some(nth), Some(what)) => Some(Days::Relative { every, nth, what }),
+            _ => None,
+        }
+    }
+
+    /// A Warning when a daily or weekly schedule sets the relative columns, which only
+    /// monthly schedules use.
+    fn warn_unused_relative(&self, diags: &mut Vec<Diagnostic>) {
+        let ftype = self.ftype;
+        if ftype != 3 && (self.which.is_some() || self.what.is_some()) && matches!(ftype, 1 | 2) {
+            diags.push(Diagnostic::warning(
+                "MontlyRelativeSubFrequencyWhich",
+                self.which.map(|w| w.to_string()).unwrap_or_default(),
+                "only monthly schedules use the relative columns; ignored",
+            ));
+        }
+    }
+}
+
+/// `ValidFrom` of a recurring job, which the schedule counts from: an Error when missing.
+fn required_valid_from(
+    valid_from: Result<Option<NaiveDateTime>, ()>,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<NaiveDateTime> {
+    match valid_from {
         Ok(Some(v)) => Some(v),
         Ok(None) => {
             diags.push(Diagnostic::new(
@@ -436,30 +524,30 @@ fn analyze(j: &Seed003Job) -> (Option<Plan>, Vec<Diagnostic>) {
             None
         }
         Err(()) => None,
-    };
-    let plan = match (days, run_at, valid_from) {
-        (Some(days), Some(run_at), Some(valid_from)) => {
-            Some(Plan::Recurring { days, run_at, valid_from, last_run: last_run.filter(|l| *l >= valid_from) })
-        }
-        _ => None,
-    };
-    // The stored NextRunOn (the dialog timer) should be the next run after the last one.
-    if let (Some(Plan::Recurring { days, run_at, valid_from, last_run }), Ok(Some(stored))) = (&plan, next_run) {
-        let from = last_run.unwrap_or(*valid_from);
-        let computed = DayWalk::new(days.clone(), from.date(), vec![*run_at], from, from).next();
-        if computed.is_some_and(|c| c != stored) {
-            diags.push(Diagnostic::warning(
-                "NextRunOn",
-                fmt_ts(stored),
-                format!(
-                    "the schedule's next run after {} is {}: the stored next run differs (job restarted or schedule changed?); the forecast follows the schedule",
-                    fmt_ts(from),
-                    computed.map(fmt_ts).unwrap_or_default()
-                ),
-            ));
-        }
     }
-    finish(plan, usable, diags)
+}
+
+/// The stored `NextRunOn` (the dialog timer) should be the next run after the last one: a
+/// Warning when the schedule's next run after `LastRunOn` (or `ValidFrom`) differs.
+fn stored_next_run_differs(plan: &Plan, stored: NaiveDateTime) -> Option<Diagnostic> {
+    let Plan::Recurring { days, run_at, valid_from, last_run } = plan else {
+        return None;
+    };
+    let from = last_run.unwrap_or(*valid_from);
+    let computed = DayWalk::new(days.clone(), from.date(), vec![*run_at], from, from).next();
+    if computed.is_some_and(|c| c != stored) {
+        Some(Diagnostic::warning(
+            "NextRunOn",
+            fmt_ts(stored),
+            format!(
+                "the schedule's next run after {} is {}: the stored next run differs (job restarted or schedule changed?); the forecast follows the schedule",
+                fmt_ts(from),
+                computed.map(fmt_ts).unwrap_or_default()
+            ),
+        ))
+    } else {
+        None
+    }
 }
 
 fn finish(plan: Option<Plan>, usable: bool, diags: Vec<Diagnostic>) -> (Option<Plan>, Vec<Diagnostic>) {

@@ -348,19 +348,59 @@ pub fn parse(text: &str, origin: &str) -> Result<FleetConfig, ConfigError> {
         line: e.span().map_or(1, |s| line_of(text, s)),
         message: e.message().trim().to_owned(),
     })?;
-    let invalid = |span: Range<usize>, instance: Option<&str>, field: &str, value: &dyn fmt::Display, message: &str| {
+    let check = Checker { text, origin };
+    let defaults = check.defaults(raw.defaults.as_ref())?;
+    let mut names = HashSet::new();
+    let mut instances = Vec::new();
+    for spanned in &raw.instance {
+        instances.push(check.instance(spanned, &mut names, defaults)?);
+    }
+    let store = match &raw.store {
+        Some(p) => PathBuf::from(p),
+        None => Path::new(origin).parent().unwrap_or(Path::new(".")).join("sundial-store.sqlite"),
+    };
+    Ok(FleetConfig { origin: origin.to_owned(), store, instances })
+}
+
+/// The poll interval and timeout of an instance that sets none: `[defaults]`, else
+/// [`DEFAULT_POLL`] and [`DEFAULT_TIMEOUT`].
+#[derive(Clone, Copy)]
+struct Defaults {
+    poll: Duration,
+    timeout: Duration,
+}
+
+/// The file being validated: its text (for line numbers) and its name, which every
+/// [`ConfigError::Invalid`] names.
+struct Checker<'a> {
+    text: &'a str,
+    origin: &'a str,
+}
+
+impl Checker<'_> {
+    /// `field = value: message` at `span` (of `instance`, if any).
+    fn invalid(
+        &self,
+        span: Range<usize>,
+        instance: Option<&str>,
+        field: &str,
+        value: &dyn fmt::Display,
+        message: &str,
+    ) -> ConfigError {
         ConfigError::Invalid {
-            origin: origin.to_owned(),
-            line: line_of(text, span),
+            origin: self.origin.to_owned(),
+            line: line_of(self.text, span),
             instance: instance.map(str::to_owned),
             field: field.to_owned(),
             value: value.to_string(),
             message: message.to_owned(),
         }
-    };
-    let duration = |v: &Spanned<String>, instance: Option<&str>, field: &str| {
+    }
+
+    /// A non-zero duration like "30s".
+    fn duration(&self, v: &Spanned<String>, instance: Option<&str>, field: &str) -> Result<Duration, ConfigError> {
         humantime::parse_duration(v.get_ref()).ok().filter(|d| !d.is_zero()).ok_or_else(|| {
-            invalid(
+            self.invalid(
                 v.span(),
                 instance,
                 field,
@@ -368,44 +408,104 @@ pub fn parse(text: &str, origin: &str) -> Result<FleetConfig, ConfigError> {
                 "not a duration like \"30s\", \"5m\" or \"1h\"",
             )
         })
-    };
-
-    let (mut poll, mut timeout) = (DEFAULT_POLL, DEFAULT_TIMEOUT);
-    if let Some(d) = &raw.defaults {
-        if let Some(v) = &d.poll_interval {
-            poll = duration(v, None, "defaults.poll_interval")?;
-        }
-        if let Some(v) = &d.timeout {
-            timeout = duration(v, None, "defaults.timeout")?;
-        }
     }
 
-    let mut names = HashSet::new();
-    let mut instances = Vec::new();
-    for spanned in &raw.instance {
+    /// `[defaults]`: poll interval, then timeout.
+    fn defaults(&self, raw: Option<&RawDefaults>) -> Result<Defaults, ConfigError> {
+        let mut defaults = Defaults { poll: DEFAULT_POLL, timeout: DEFAULT_TIMEOUT };
+        if let Some(d) = raw {
+            if let Some(v) = &d.poll_interval {
+                defaults.poll = self.duration(v, None, "defaults.poll_interval")?;
+            }
+            if let Some(v) = &d.timeout {
+                defaults.timeout = self.duration(v, None, "defaults.timeout")?;
+            }
+        }
+        Ok(defaults)
+    }
+
+    /// One `[[instance]]`, checked field by field in a fixed order (the first problem is the
+    /// error): name, kind, secrets, port, host or path, time zone, engine, durations.
+    /// `names` holds the names of the instances before it.
+    fn instance(
+        &self,
+        spanned: &Spanned<RawInstance>,
+        names: &mut HashSet<String>,
+        defaults: Defaults,
+    ) -> Result<InstanceConfig, ConfigError> {
         let table_span = spanned.span();
         let r = spanned.get_ref();
-        let name = r.name.get_ref().trim().to_owned();
+        let name = self.name(r, names)?;
         let me = Some(name.as_str());
+        let kind =
+            r.kind.get_ref().parse::<SourceKind>().map_err(|message| {
+                self.invalid(r.kind.span(), me, "kind", &format!("{:?}", r.kind.get_ref()), &message)
+            })?;
+        let secret = self.secret(r, me)?;
+        let port = self.port(r, me)?;
+        self.check_target(r, kind, matches!(secret, SecretSource::UrlEnv(_)), table_span.clone(), me)?;
+        let time_zone = self.time_zone(r, me)?;
+        let engine = self.engine(r, kind, me)?;
+        let stuck_after = r
+            .stuck_after
+            .as_ref()
+            .map(|v| self.duration(v, me, "stuck_after"))
+            .transpose()?
+            .unwrap_or(Duration::from_secs(3600));
+        let poll_interval = r
+            .poll_interval
+            .as_ref()
+            .map(|v| self.duration(v, me, "poll_interval"))
+            .transpose()?
+            .unwrap_or(defaults.poll);
+        let timeout =
+            r.timeout.as_ref().map(|v| self.duration(v, me, "timeout")).transpose()?.unwrap_or(defaults.timeout);
+        Ok(InstanceConfig {
+            name,
+            kind,
+            host: r.host.clone(),
+            port,
+            database: r.database.clone(),
+            user: r.user.clone(),
+            path: r.path.as_ref().map(PathBuf::from),
+            secret,
+            time_zone,
+            poll_interval,
+            timeout,
+            engine,
+            schedule: r.schedule.clone().unwrap_or_else(|| "0 13 * * *".into()),
+            stuck_after,
+            encrypt: r.encrypt.unwrap_or(true),
+            trust_server_certificate: r.trust_server_certificate.unwrap_or(false),
+            tags: r.tags.clone(),
+            line: line_of(self.text, table_span),
+        })
+    }
+
+    /// The instance's name, trimmed: not empty, and not one an earlier instance has (it is
+    /// added to `names`).
+    fn name(&self, r: &RawInstance, names: &mut HashSet<String>) -> Result<String, ConfigError> {
+        let name = r.name.get_ref().trim().to_owned();
         if name.is_empty() {
-            return Err(invalid(r.name.span(), None, "name", &"\"\"", "an instance needs a name"));
+            return Err(self.invalid(r.name.span(), None, "name", &"\"\"", "an instance needs a name"));
         }
         if !names.insert(name.clone()) {
-            return Err(invalid(
+            return Err(self.invalid(
                 r.name.span(),
-                me,
+                Some(name.as_str()),
                 "name",
                 &format!("{name:?}"),
                 "another instance already has this name",
             ));
         }
-        let kind = r
-            .kind
-            .get_ref()
-            .parse::<SourceKind>()
-            .map_err(|message| invalid(r.kind.span(), me, "kind", &format!("{:?}", r.kind.get_ref()), &message))?;
+        Ok(name)
+    }
+
+    /// Where the secret comes from: at most one of password_env, password_file, url_env, and
+    /// never `password` itself.
+    fn secret(&self, r: &RawInstance, me: Option<&str>) -> Result<SecretSource, ConfigError> {
         if let Some(p) = &r.password {
-            return Err(invalid(
+            return Err(self.invalid(
                 p.span(),
                 me,
                 "password",
@@ -423,7 +523,7 @@ pub fn parse(text: &str, origin: &str) -> Result<FleetConfig, ConfigError> {
         .collect();
         if sources.len() > 1 {
             let (field, span, _) = &sources[1];
-            return Err(invalid(
+            return Err(self.invalid(
                 span.clone(),
                 me,
                 field,
@@ -431,52 +531,72 @@ pub fn parse(text: &str, origin: &str) -> Result<FleetConfig, ConfigError> {
                 &format!("only one of password_env, password_file, url_env (also {})", sources[0].0),
             ));
         }
-        let secret = sources.into_iter().next().map_or(SecretSource::None, |(_, _, s)| s);
-        let port = match &r.port {
-            Some(p) => Some(
-                u16::try_from(*p.get_ref())
-                    .ok()
-                    .filter(|p| *p > 0)
-                    .ok_or_else(|| invalid(p.span(), me, "port", p.get_ref(), "not a TCP port (1-65535)"))?,
-            ),
-            None => None,
+        Ok(sources.into_iter().next().map_or(SecretSource::None, |(_, _, s)| s))
+    }
+
+    /// The TCP port, if set: 1..65535.
+    fn port(&self, r: &RawInstance, me: Option<&str>) -> Result<Option<u16>, ConfigError> {
+        let Some(p) = &r.port else {
+            return Ok(None);
         };
-        let has_url = matches!(secret, SecretSource::UrlEnv(_));
+        let port = u16::try_from(*p.get_ref())
+            .ok()
+            .filter(|p| *p > 0)
+            .ok_or_else(|| self.invalid(p.span(), me, "port", p.get_ref(), "not a TCP port (1-65535)"))?;
+        Ok(Some(port))
+    }
+
+    /// Something to connect to: a sqlite_demo instance needs its path; any other kind a host,
+    /// a URL (`has_url`) or a path. `table_span` is the instance's table, which messages point at.
+    fn check_target(
+        &self,
+        r: &RawInstance,
+        kind: SourceKind,
+        has_url: bool,
+        table_span: Range<usize>,
+        me: Option<&str>,
+    ) -> Result<(), ConfigError> {
         match kind {
-            SourceKind::SqliteDemo if r.path.is_none() => {
-                return Err(invalid(
-                    table_span,
-                    me,
-                    "path",
-                    &"(missing)",
-                    "a sqlite_demo instance needs the path of its SQLite file",
-                ));
-            }
-            SourceKind::SqliteDemo => {}
-            _ if r.host.is_none() && r.path.is_none() && !has_url => {
-                return Err(invalid(
-                    table_span,
-                    me,
-                    "host",
-                    &"(missing)",
-                    "needs host (or url_env, or path for tables in SQLite)",
-                ));
-            }
-            _ => {}
+            SourceKind::SqliteDemo if r.path.is_none() => Err(self.invalid(
+                table_span,
+                me,
+                "path",
+                &"(missing)",
+                "a sqlite_demo instance needs the path of its SQLite file",
+            )),
+            SourceKind::SqliteDemo => Ok(()),
+            _ if r.host.is_none() && r.path.is_none() && !has_url => Err(self.invalid(
+                table_span,
+                me,
+                "host",
+                &"(missing)",
+                "needs host (or url_env, or path for tables in SQLite)",
+            )),
+            _ => Ok(()),
         }
-        let time_zone = match &r.time_zone {
-            Some(z) => Some(z.get_ref().parse::<Tz>().map_err(|_| {
-                invalid(
-                    z.span(),
-                    me,
-                    "time_zone",
-                    &format!("{:?}", z.get_ref()),
-                    "not an IANA time zone (e.g. Europe/London)",
-                )
-            })?),
-            None => None,
+    }
+
+    /// The zone that overrides the instance's, if set: an IANA name.
+    fn time_zone(&self, r: &RawInstance, me: Option<&str>) -> Result<Option<Tz>, ConfigError> {
+        let Some(z) = &r.time_zone else {
+            return Ok(None);
         };
-        let engine = match r.engine.as_ref().map(|e| (e, e.get_ref().as_str())) {
+        let tz = z.get_ref().parse::<Tz>().map_err(|_| {
+            self.invalid(
+                z.span(),
+                me,
+                "time_zone",
+                &format!("{:?}", z.get_ref()),
+                "not an IANA time zone (e.g. Europe/London)",
+            )
+        })?;
+        Ok(Some(tz))
+    }
+
+    /// The database a home-grown scheduler's tables live in: as set, else SQLite with a path,
+    /// MySQL for mysql_job_table, SQL Server otherwise.
+    fn engine(&self, r: &RawInstance, kind: SourceKind, me: Option<&str>) -> Result<TablesEngine, ConfigError> {
+        Ok(match r.engine.as_ref().map(|e| (e, e.get_ref().as_str())) {
             None if r.path.is_some() => TablesEngine::Sqlite,
             None if kind == SourceKind::MysqlJobTable => TablesEngine::MySql,
             None => TablesEngine::SqlServer,
@@ -485,7 +605,7 @@ pub fn parse(text: &str, origin: &str) -> Result<FleetConfig, ConfigError> {
             Some((_, "mysql")) => TablesEngine::MySql,
             Some((_, "sqlite")) => TablesEngine::Sqlite,
             Some((e, other)) => {
-                return Err(invalid(
+                return Err(self.invalid(
                     e.span(),
                     me,
                     "engine",
@@ -493,42 +613,8 @@ pub fn parse(text: &str, origin: &str) -> Result<FleetConfig, ConfigError> {
                     "not sqlserver, postgres, mysql or sqlite",
                 ));
             }
-        };
-        let stuck_after = r
-            .stuck_after
-            .as_ref()
-            .map(|v| duration(v, me, "stuck_after"))
-            .transpose()?
-            .unwrap_or(Duration::from_secs(3600));
-        let poll_interval =
-            r.poll_interval.as_ref().map(|v| duration(v, me, "poll_interval")).transpose()?.unwrap_or(poll);
-        let inst_timeout = r.timeout.as_ref().map(|v| duration(v, me, "timeout")).transpose()?.unwrap_or(timeout);
-        instances.push(InstanceConfig {
-            name,
-            kind,
-            host: r.host.clone(),
-            port,
-            database: r.database.clone(),
-            user: r.user.clone(),
-            path: r.path.as_ref().map(PathBuf::from),
-            secret,
-            time_zone,
-            poll_interval,
-            timeout: inst_timeout,
-            engine,
-            schedule: r.schedule.clone().unwrap_or_else(|| "0 13 * * *".into()),
-            stuck_after,
-            encrypt: r.encrypt.unwrap_or(true),
-            trust_server_certificate: r.trust_server_certificate.unwrap_or(false),
-            tags: r.tags.clone(),
-            line: line_of(text, table_span),
-        });
+        })
     }
-    let store = match &raw.store {
-        Some(p) => PathBuf::from(p),
-        None => Path::new(origin).parent().unwrap_or(Path::new(".")).join("sundial-store.sqlite"),
-    };
-    Ok(FleetConfig { origin: origin.to_owned(), store, instances })
 }
 
 /// Read an instance's secret from where the configuration says; `None` when it names none.

@@ -491,9 +491,10 @@ async fn serve_cmd(args: ServeArgs) -> anyhow::Result<()> {
         .await
         .with_context(|| format!("writing the demo database {}", db.display()))?;
     tracing::info!(%summary, "no sources configured: serving the demo");
-    let backend = crate::backend::DemoBackend::open(&db).await?;
+    let demo = crate::demo::fleet(&db).context("configuring the demo")?;
+    let backend = crate::fleet::FleetBackend::start(&demo).await?;
 
-    let state = crate::http::AppState { leptos_options: conf.leptos_options, backend: std::sync::Arc::new(backend) };
+    let state = crate::http::AppState { leptos_options: conf.leptos_options, backend };
     let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| format!("listening on {addr}"))?;
     tracing::info!("serving on http://{addr}");
     println!("Sundial is serving the demo on http://{addr}");

@@ -8,32 +8,26 @@
 //! that says so; the other instances go on being read and served.
 use app::api::ssr::{Backend, BoxFuture, ReportError};
 use app::api::{DiagnosticLine, InstanceStatus, SourceState};
+use app::engine::Window;
 use app::engine::fleet::{self, InstanceInput, InstanceReport};
 use app::engine::log::LogEvent;
 use app::engine::reconcile::Settings;
-use app::engine::{Diagnostic, Window};
 use chrono::{DateTime, Duration as Span, Utc};
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{Mutex, watch};
 
-use crate::config::{FleetConfig, InstanceConfig, SecretSource, SourceKind as Kind, TablesEngine, resolve_secret};
+use crate::config::{FleetConfig, InstanceConfig};
 use crate::sources::snapshots::Store;
-use crate::sources::tables::TablesDb;
-use crate::sources::{msdb, msdb_sqlite, mysql_events, pg_cron, seed001, seed002, seed003, seed004};
+use crate::sources::{self, ReadContext, Source, SourceError, SourceRead};
 
 /// Each read covers the longest window pages offer.
 const READ_DAYS: i64 = 30;
 
-/// One good read of an instance.
+/// One good read of an instance: what the source answered, and when.
 pub struct GoodRead {
-    pub input: InstanceInput,
-    pub notes: Vec<Diagnostic>,
-    /// The source's own log (Primentra's SchedulerLog), mapped; empty for other sources.
-    pub events: Vec<LogEvent>,
-    /// The instance's "now" for this read (the poll time; the demo's own "now").
-    pub now: DateTime<Utc>,
+    pub read: SourceRead,
     /// When the read finished.
     pub at: DateTime<Utc>,
 }
@@ -55,191 +49,32 @@ pub struct PollState {
 /// How long an unreachable stretch is remembered (pages announce those of the last 30 days).
 pub const OUTAGE_DAYS: i64 = 30;
 
-/// Open connections an instance keeps between polls.
-#[derive(Default)]
-struct Conn {
-    pg: Option<sqlx::PgPool>,
-    my: Option<sqlx::MySqlPool>,
-    demo: Option<sqlx::SqlitePool>,
-}
-
-/// What reading one instance needs besides its configuration.
+/// What reading one instance needs: its configuration, its source, Sundial's store.
 struct Reader {
     config: InstanceConfig,
+    source: Box<dyn Source>,
     store: Option<Store>,
-    conn: Mutex<Conn>,
-}
-
-fn secret(config: &InstanceConfig) -> Result<Option<String>, String> {
-    resolve_secret(config).map(|s| s.map(|s| s.expose().to_owned())).map_err(|e| e.to_string())
 }
 
 impl Reader {
-    /// The instance's open pools, opened on first use and kept between polls (pools are
-    /// shared handles: the clones are cheap).
-    async fn pg(&self, conn: &mut Conn) -> Result<sqlx::PgPool, String> {
-        if conn.pg.is_none() {
-            conn.pg = Some(self.pg_pool().await?);
-        }
-        Ok(conn.pg.clone().expect("set above"))
+    fn new(config: &InstanceConfig, store: Option<Store>) -> Reader {
+        Reader { config: config.clone(), source: sources::open(config), store }
     }
 
-    async fn mysql(&self, conn: &mut Conn) -> Result<sqlx::MySqlPool, String> {
-        if conn.my.is_none() {
-            conn.my = Some(self.mysql_pool().await?);
-        }
-        Ok(conn.my.clone().expect("set above"))
-    }
-
-    async fn sqlite(&self, conn: &mut Conn) -> Result<sqlx::SqlitePool, String> {
-        if conn.demo.is_none() {
-            let path = self.config.path.clone().unwrap_or_default();
-            conn.demo = Some(msdb_sqlite::open_read_only(&path).await.map_err(|e| e.to_string())?);
-        }
-        Ok(conn.demo.clone().expect("set above"))
-    }
-
-    async fn pg_pool(&self) -> Result<sqlx::PgPool, String> {
-        let c = &self.config;
-        match &c.secret {
-            SecretSource::UrlEnv(_) => pg_cron::connect_read_only(&secret(c)?.unwrap_or_default(), c.timeout).await,
-            _ => {
-                let mut o = sqlx::postgres::PgConnectOptions::new()
-                    .host(c.host.as_deref().unwrap_or("localhost"))
-                    .port(c.port.unwrap_or(5432))
-                    .database(c.database.as_deref().unwrap_or("postgres"));
-                if let Some(u) = &c.user {
-                    o = o.username(u);
-                }
-                if let Some(p) = secret(c)? {
-                    o = o.password(&p);
-                }
-                pg_cron::connect_read_only_with(o, c.timeout).await
-            }
-        }
-        .map_err(|e| e.to_string())
-    }
-
-    async fn mysql_pool(&self) -> Result<sqlx::MySqlPool, String> {
-        let c = &self.config;
-        match &c.secret {
-            SecretSource::UrlEnv(_) => {
-                mysql_events::connect_read_only(&secret(c)?.unwrap_or_default(), c.timeout).await
-            }
-            _ => {
-                let mut o = sqlx::mysql::MySqlConnectOptions::new()
-                    .host(c.host.as_deref().unwrap_or("localhost"))
-                    .port(c.port.unwrap_or(3306));
-                if let Some(d) = &c.database {
-                    o = o.database(d);
-                }
-                if let Some(u) = &c.user {
-                    o = o.username(u);
-                }
-                if let Some(p) = secret(c)? {
-                    o = o.password(&p);
-                }
-                mysql_events::connect_read_only_with(o, c.timeout).await
-            }
-        }
-        .map_err(|e| e.to_string())
-    }
-
-    fn mssql_target(&self) -> Result<msdb::Target, String> {
-        let c = &self.config;
-        Ok(msdb::Target {
-            host: c.host.clone().unwrap_or_else(|| "localhost".into()),
-            port: c.port.unwrap_or(1433),
-            user: c.user.clone().unwrap_or_default(),
-            password: secret(c)?.unwrap_or_default(),
-            encryption: if c.encrypt {
-                tiberius::EncryptionLevel::Required
-            } else {
-                tiberius::EncryptionLevel::NotSupported
-            },
-            trust_cert: c.trust_server_certificate,
-        })
-    }
-
-    /// One read, unbounded in time (the caller bounds it). Errors are safe to show.
-    async fn read(&self, polled_at: DateTime<Utc>) -> Result<GoodRead, String> {
-        let c = &self.config;
-        let window = Window::ending_at(polled_at, Span::days(READ_DAYS));
-        let mut conn = self.conn.lock().await;
-        match c.kind {
-            Kind::PgCron => {
-                let pool = &self.pg(&mut conn).await?;
-                let (mut input, notes) =
-                    pg_cron::read_instance(pool, &c.name, window).await.map_err(|e| e.to_string())?;
-                if let Some(tz) = c.time_zone {
-                    input.tz = tz.into();
-                }
-                if let Some(store) = &self.store {
-                    pg_cron::apply_watch(&mut input, store, polled_at).await.map_err(|e| e.to_string())?;
-                }
-                Ok(GoodRead { input, notes, events: Vec::new(), now: polled_at, at: Utc::now() })
-            }
-            Kind::MysqlEvents => {
-                let pool = &self.mysql(&mut conn).await?;
-                let store = self.store.as_ref().ok_or("Sundial's store is not open")?;
-                let (input, notes) = mysql_events::read_instance(pool, store, &c.name, c.time_zone, window, polled_at)
-                    .await
-                    .map_err(|e| e.to_string())?;
-                Ok(GoodRead { input, notes, events: Vec::new(), now: polled_at, at: Utc::now() })
-            }
-            Kind::Mssql => {
-                let target = self.mssql_target()?;
-                // A TDS connection per poll: nothing stays open on a production server.
-                let mut client = msdb::connect(&target, c.timeout).await.map_err(|e| e.to_string())?;
-                let (input, notes) = msdb::read_instance(&mut client, &c.name, c.time_zone, window, polled_at)
-                    .await
-                    .map_err(|e| e.to_string())?;
-                Ok(GoodRead { input, notes, events: Vec::new(), now: polled_at, at: Utc::now() })
-            }
-            Kind::SqliteDemo => {
-                let pool = &self.sqlite(&mut conn).await?;
-                let meta = msdb_sqlite::read_meta(pool).await.map_err(|e| e.to_string())?;
-                let window = Window::ending_at(meta.now, Span::days(READ_DAYS));
-                let mut input = msdb_sqlite::read_instance(pool, window).await.map_err(|e| e.to_string())?;
-                input.name = c.name.clone();
-                Ok(GoodRead { input, notes: Vec::new(), events: Vec::new(), now: meta.now, at: Utc::now() })
-            }
-            Kind::JobActivity | Kind::MysqlJobTable | Kind::ServiceBroker | Kind::Primentra => {
-                let mut db = match c.engine {
-                    TablesEngine::Sqlite => TablesDb::Sqlite(self.sqlite(&mut conn).await?),
-                    TablesEngine::Postgres => TablesDb::Postgres(self.pg(&mut conn).await?),
-                    TablesEngine::MySql => TablesDb::MySql(self.mysql(&mut conn).await?),
-                    TablesEngine::SqlServer => TablesDb::SqlServer(
-                        msdb::connect(&self.mssql_target()?, c.timeout).await.map_err(|e| e.to_string())?,
-                    ),
-                };
-                let tz = c.time_zone.unwrap_or(chrono_tz::UTC);
-                let mut events = Vec::new();
-                let (input, notes) = match c.kind {
-                    Kind::JobActivity => {
-                        let stuck = Span::from_std(c.stuck_after).unwrap_or(Span::hours(1));
-                        seed001::read_instance(&mut db, &c.name, tz, &c.schedule, stuck, window, polled_at)
-                            .await
-                            .map_err(|e| e.to_string())
-                    }
-                    Kind::MysqlJobTable => {
-                        let store = self.store.as_ref().ok_or("Sundial's store is not open")?;
-                        seed002::read_instance(&mut db, store, &c.name, tz, window, polled_at)
-                            .await
-                            .map_err(|e| e.to_string())
-                    }
-                    Kind::ServiceBroker => {
-                        seed003::read_instance(&mut db, &c.name, tz, window, polled_at).await.map_err(|e| e.to_string())
-                    }
-                    _ => seed004::read_instance(&mut db, &c.name, tz, window, polled_at)
-                        .await
-                        .map_err(|e| e.to_string())
-                        .map(|(i, n, e)| {
-                            events = e;
-                            (i, n)
-                        }),
-                }?;
-                Ok(GoodRead { input, notes, events, now: polled_at, at: Utc::now() })
+    /// One read bounded by the instance's timeout; a read that hung leaves no connection
+    /// behind to be reused.
+    async fn read(&self, polled_at: DateTime<Utc>) -> Result<GoodRead, SourceError> {
+        let cx = ReadContext {
+            config: &self.config,
+            window: Window::ending_at(polled_at, Span::days(READ_DAYS)),
+            now: polled_at,
+            store: self.store.as_ref(),
+        };
+        match tokio::time::timeout(self.config.timeout, sources::read(self.source.as_ref(), cx)).await {
+            Ok(read) => Ok(GoodRead { read: read?, at: Utc::now() }),
+            Err(_) => {
+                self.source.reset().await;
+                Err(SourceError::Timeout(self.config.timeout))
             }
         }
     }
@@ -261,16 +96,9 @@ impl Instance {
     async fn poll(&self) {
         let c = &self.reader.config;
         let polled_at = Utc::now();
-        let result = match tokio::time::timeout(c.timeout, self.reader.read(polled_at)).await {
-            Ok(r) => r,
-            Err(_) => {
-                // A connection that hung is not reused.
-                *self.reader.conn.lock().await = Conn::default();
-                Err(format!("no answer within {}", humantime::format_duration(c.timeout)))
-            }
-        };
+        let result = self.reader.read(polled_at).await.map_err(|e| e.to_string());
         match &result {
-            Ok(r) => tracing::info!(instance = %c.name, jobs = r.input.jobs.len(), "read"),
+            Ok(r) => tracing::info!(instance = %c.name, jobs = r.read.input.jobs.len(), "read"),
             Err(e) => tracing::warn!(instance = %c.name, error = %e, "read failed"),
         }
         self.state.send_modify(|s| {
@@ -309,12 +137,14 @@ impl Instance {
     fn status(&self, s: &PollState) -> InstanceStatus {
         let c = &self.reader.config;
         let good = s.good.as_deref();
-        let tz = good.map(|g| g.input.tz).unwrap_or(chrono_tz::UTC.into());
+        let tz = good.map(|g| g.read.input.tz).unwrap_or(chrono_tz::UTC.into());
+        // A frozen read (the demo's file) never changes: nothing to refresh, never stale.
+        let live = !good.is_some_and(|g| g.read.frozen);
         let fmt = |t: DateTime<Utc>| app::api::ssr::point(t, tz);
         InstanceStatus {
             name: c.name.clone(),
             kind: c.kind.name().to_owned(),
-            tz: good.map(|g| g.input.tz.name().to_owned()),
+            tz: good.map(|g| g.read.input.tz.name().to_owned()),
             state: match (&s.error, s.attempts) {
                 (_, 0) => SourceState::Waiting,
                 (Some(_), _) => SourceState::Unreachable,
@@ -322,7 +152,7 @@ impl Instance {
             },
             last_good: good.map(|g| fmt(g.at)),
             last_attempt: s.last_attempt.map(fmt),
-            poll_secs: Some(c.poll_interval.as_secs().max(1)),
+            poll_secs: live.then(|| c.poll_interval.as_secs().max(1)),
             outages: s
                 .outages
                 .iter()
@@ -333,14 +163,15 @@ impl Instance {
                 })
                 .collect(),
             // The one place pages learn how old their data is: the server's clock.
-            age_secs: good.map(|g| (Utc::now() - g.at).num_seconds().max(0)),
+            age_secs: good.filter(|_| live).map(|g| (Utc::now() - g.at).num_seconds().max(0)),
             error: s.error.clone(),
             notes: good
                 .map(|g| {
-                    g.notes.iter().map(|d| DiagnosticLine { severity: d.severity, text: d.message.clone() }).collect()
+                    let notes = g.read.notes.iter();
+                    notes.map(|d| DiagnosticLine { severity: d.severity, text: d.message.clone() }).collect()
                 })
                 .unwrap_or_default(),
-            jobs: good.map(|g| g.input.jobs.len()),
+            jobs: good.map(|g| g.read.input.jobs.len()),
             tags: c.tags.iter().map(|(k, v)| format!("{k}={v}")).collect(),
         }
     }
@@ -356,9 +187,7 @@ impl FleetBackend {
     /// Start one poller per instance (each reads at once, then every `poll_interval`).
     pub async fn start(config: &FleetConfig) -> anyhow::Result<Arc<FleetBackend>> {
         use anyhow::Context;
-        let needs_store =
-            config.instances.iter().any(|i| matches!(i.kind, Kind::MysqlEvents | Kind::MysqlJobTable | Kind::PgCron));
-        let store = if needs_store {
+        let store = if config.instances.iter().any(|i| sources::needs_store(i.kind)) {
             Some(
                 Store::open(&config.store)
                     .await
@@ -372,7 +201,7 @@ impl FleetBackend {
             .iter()
             .map(|c| {
                 Arc::new(Instance {
-                    reader: Reader { config: c.clone(), store: store.clone(), conn: Mutex::new(Conn::default()) },
+                    reader: Reader::new(c, store.clone()),
                     state: watch::channel(PollState::default()).0,
                     reports: Mutex::new(HashMap::new()),
                 })
@@ -413,7 +242,7 @@ impl Backend for FleetBackend {
     fn source_log(&self, instance: Option<&str>) -> BoxFuture<'_, Vec<LogEvent>> {
         let found = self.find(instance).cloned();
         Box::pin(async move {
-            found.and_then(|i| i.state.borrow().good.as_ref().map(|g| g.events.clone())).unwrap_or_default()
+            found.and_then(|i| i.state.borrow().good.as_ref().map(|g| g.read.events.clone())).unwrap_or_default()
         })
     }
 
@@ -457,8 +286,9 @@ impl Backend for FleetBackend {
             {
                 return Ok(report.clone());
             }
-            let window = Window::ending_at(good.now, Span::days(i64::from(days)));
-            let report = Arc::new(fleet::analyze(&within(&good.input, window), window, good.now, &self.settings));
+            let (input, now) = (&good.read.input, good.read.now);
+            let window = Window::ending_at(now, Span::days(i64::from(days)));
+            let report = Arc::new(fleet::analyze(&within(input, window), window, now, &self.settings));
             reports.insert(days, (good.at, report.clone()));
             Ok(report)
         })
@@ -467,19 +297,16 @@ impl Backend for FleetBackend {
 
 /// `check-config`: read each instance once, as serving would, and say what Sundial sees.
 pub async fn probe(config: &FleetConfig) -> Vec<(String, Result<String, String>)> {
-    let store =
-        if config.instances.iter().any(|i| matches!(i.kind, Kind::MysqlEvents | Kind::MysqlJobTable | Kind::PgCron)) {
-            Store::open(&config.store).await.ok()
-        } else {
-            None
-        };
+    let store = if config.instances.iter().any(|i| sources::needs_store(i.kind)) {
+        Store::open(&config.store).await.ok()
+    } else {
+        None
+    };
     let mut out = Vec::new();
     for c in &config.instances {
-        let reader = Reader { config: c.clone(), store: store.clone(), conn: Mutex::new(Conn::default()) };
-        let result = match tokio::time::timeout(c.timeout, reader.read(Utc::now())).await {
-            Err(_) => Err(format!("no answer within {}", humantime::format_duration(c.timeout))),
-            Ok(Err(e)) => Err(e),
-            Ok(Ok(r)) => {
+        let result = match Reader::new(c, store.clone()).read(Utc::now()).await {
+            Err(e) => Err(e.to_string()),
+            Ok(GoodRead { read: r, .. }) => {
                 let runs: usize = r.input.jobs.iter().map(|j| j.runs.len()).sum();
                 let mut text = format!(
                     "{} jobs, {} runs in the last {READ_DAYS} days, zone {}",

@@ -1,6 +1,5 @@
 //! The `sundial` binary's library: CLI, HTTP, sources, the demo.
 #![recursion_limit = "256"]
-pub mod backend;
 pub mod cli;
 pub mod config;
 pub mod demo;

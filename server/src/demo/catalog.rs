@@ -2,7 +2,7 @@
 //! steps, the kind of work it does (which sets its durations and failure rate), how it fails,
 //! and its schedules: real `sysschedules` rows, by index into the schedule list (ids are index + 1).
 use super::{DISABLED_JOB, LONG_RUN_JOB, MANUAL_JOB, RERUN_JOB, RETRY_JOB, STARTUP_JOB, TRIMMED_JOB};
-use crate::sources::msdb_sqlite::CategoryRow;
+use crate::sources::msdb_rows::CategoryRow;
 use app::engine::AgentSchedule;
 use rand::Rng;
 use rand::rngs::SmallRng;

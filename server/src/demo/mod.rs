@@ -10,15 +10,15 @@
 //! the instance lives through what Sundial exists to show (see [`Scenario`]): an Agent restart
 //! (the service was down ~20 minutes before it) and a two-day "zombie" span in which the Agent
 //! was alive and started nothing at all. The busiest poller's history is trimmed to its last
-//! [`crate::sources::msdb_sqlite::MAX_OUTCOME_ROWS_PER_JOB`] runs, as the Agent's per-job retention would.
+//! [`crate::sources::msdb_rows::MAX_OUTCOME_ROWS_PER_JOB`] runs, as the Agent's per-job retention would.
 //!
 //! Everything is reproducible: the same `now` and seed give the same database. The SQL lives in
-//! [`crate::sources::msdb_sqlite`]; this module only simulates.
+//! [`crate::sources::msdb_rows`]; this module only simulates.
 //!
 //! The module is split by job: `catalog` (what the instance runs), `simulate` (the 60 days,
 //! pure) and `write` (the SQLite file); here are the names and the scenario
 //! they share.
-use crate::sources::msdb_sqlite::{
+use crate::sources::msdb_rows::{
     ActivityRow, CategoryRow, DemoMeta, HistoryRow, JobRow, JobScheduleRow, ScheduleRow, SessionRow, StepRow,
     local_to_utc, utc_to_local,
 };
@@ -28,10 +28,22 @@ use chrono_tz::Tz;
 
 mod catalog;
 mod simulate;
-mod write;
+pub mod write;
 
 pub use simulate::simulate;
 pub use write::{DemoSummary, write_demo};
+
+/// The demo served as a fleet of one: its file as a `sqlite_demo` instance, read as any
+/// configured instance is (the file is a snapshot: pages show it as of the demo's "now").
+pub fn fleet(path: &std::path::Path) -> Result<crate::config::FleetConfig, Box<crate::config::ConfigError>> {
+    let quoted = |s: &str| toml::Value::String(s.to_owned()).to_string();
+    let text = format!(
+        "[[instance]]\nname = {}\nkind = \"sqlite_demo\"\npath = {}\npoll_interval = \"1h\"\ntags = {{ environment = \"demo\" }}\n",
+        quoted(INSTANCE),
+        quoted(&path.to_string_lossy()),
+    );
+    crate::config::parse(&text, "the built-in demo").map_err(Box::new)
+}
 
 /// The demo instance's name (msdb `@@SERVERNAME`, `sysjobhistory.server`).
 pub const INSTANCE: &str = "SQLPROD01";

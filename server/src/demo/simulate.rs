@@ -6,7 +6,7 @@
 //! activity.
 use super::catalog::{JobSpec, Kind, ScheduleSpec, catalog, categories};
 use super::{Demo, INSTANCE, LONG_RUN_JOB, MANUAL_JOB, RERUN_JOB, RETRY_JOB, Scenario, TRIMMED_JOB, scenario, tz};
-use crate::sources::msdb_sqlite::{
+use crate::sources::msdb_rows::{
     self, ActivityRow, DemoMeta, HistoryRow, JobRow, JobScheduleRow, ScheduleRow, SessionRow, StepRow, date_int,
     encode_duration, local_to_utc, time_int, utc_to_local,
 };
@@ -117,7 +117,7 @@ impl Ctx {
     /// `hhmmss` local, `days_ago` days before `now`.
     fn local_day(&self, days_ago: i64, hhmmss: i64) -> DateTime<Utc> {
         let d = self.local(self.now - Duration::days(days_ago)).date();
-        local_to_utc(d.and_time(msdb_sqlite::parse_time_int(hhmmss).expect("valid time")), self.tz)
+        local_to_utc(d.and_time(msdb_rows::parse_time_int(hhmmss).expect("valid time")), self.tz)
     }
 
     /// When the one-off job and its schedule were created: 3 h 17 min before the job ran.
@@ -592,7 +592,7 @@ fn retained_history(job_specs: &[JobSpec], record: &Record, order: &[usize], ins
         runs.iter().filter(|r| r.job == trimmed && r.outcome_row.is_some()).map(|r| r.start).collect();
     kept_starts.sort();
     let cutoff =
-        kept_starts.len().checked_sub(msdb_sqlite::MAX_OUTCOME_ROWS_PER_JOB as usize).map(|skip| kept_starts[skip]);
+        kept_starts.len().checked_sub(msdb_rows::MAX_OUTCOME_ROWS_PER_JOB as usize).map(|skip| kept_starts[skip]);
 
     let mut history: Vec<HistoryRow> = Vec::with_capacity(pending.len());
     for &i in order {

@@ -3,7 +3,7 @@
 //! Every query is in the `Q_*` constants (and [`history_sql`]) below, one comment each; each is
 //! a plain SELECT, bounded: history only for the window's dates, never `SELECT *` of
 //! sysjobhistory. Values come back as lenient cells and go through the same mapping as the
-//! SQLite demo ([`msdb_sqlite::assemble`]), so a corrupt row is a diagnostic on its job.
+//! SQLite demo ([`msdb_rows::assemble`]), so a corrupt row is a diagnostic on its job.
 //! `uniqueidentifier` and `datetime` columns are converted to text in the T-SQL itself
 //! (`CONVERT(nvarchar(36), job_id)`, style 126 for dates): the result does not depend on a
 //! driver's date handling, and the TDS test server declares exactly those types.
@@ -12,7 +12,7 @@
 //! connection asks for `ApplicationIntent=ReadOnly`; Sundial never sends anything but SELECTs
 //! and one read-only procedure (`sp_get_sqlagent_properties`, where permitted).
 use app::engine::fleet::InstanceInput;
-use app::engine::{Diagnostic, Severity, Window};
+use app::engine::{Diagnostic, Window};
 use chrono::{DateTime, NaiveDateTime, Utc};
 use chrono_tz::Tz;
 use std::collections::HashMap;
@@ -21,40 +21,37 @@ use tiberius::{AuthMethod, Client, ColumnData, Config, EncryptionLevel, FromSql}
 use tokio::net::TcpStream;
 use tokio_util::compat::{Compat, TokioAsyncWriteCompatExt};
 
-use super::msdb_sqlite::{
+use super::msdb_rows::{
     self, Cell, HorizonRead, JobRead, MsdbRows, OutcomeRead, RunningRead, ScheduleRead, SessionRead, date_int,
-    parse_datetime, utc_to_local,
+    decode_duration, local_to_utc, parse_date_int, parse_datetime, parse_time_int, utc_to_local,
 };
+use super::{BoxFuture, ReadContext, ReportedNext, Source, SourceError, SourceRead, connect};
 
-/// What can go wrong reading msdb. Messages name the object and the missing permission, never
-/// the password.
-#[derive(Debug, thiserror::Error)]
-pub enum Error {
-    /// The server could not be reached or refused the login.
-    #[error("cannot connect to SQL Server: {0}")]
-    Connect(String),
-    /// The login lacks a permission.
-    #[error("permission denied reading {object}: the login needs {grant}")]
-    Permission { object: &'static str, grant: &'static str },
-    /// Any other failure of a query.
-    #[error("reading {object} failed: {message}")]
-    Query { object: &'static str, message: String },
+/// SQL Server Agent as a [`Source`]: a TDS connection per poll (nothing stays open on a
+/// production server).
+pub struct Msdb;
+
+impl Source for Msdb {
+    fn read<'a>(&'a self, cx: ReadContext<'a>) -> BoxFuture<'a, Result<SourceRead, SourceError>> {
+        Box::pin(async move {
+            let mut client = connect::mssql(cx.config).await?;
+            read_instance(&mut client, &cx.config.name, cx.config.time_zone, cx.window, cx.now).await
+        })
+    }
 }
 
 /// The grant that reads everything here.
 pub const GRANT: &str = "a user in msdb with SQLAgentReaderRole and db_datareader";
 
-fn query_error(object: &'static str, e: tiberius::error::Error) -> Error {
+fn query_error(object: &'static str, e: tiberius::error::Error) -> SourceError {
     match e {
         // 229: SELECT permission denied; 208: invalid object (no access to msdb's views);
         // 916: the login cannot access msdb; 15247/2812: no EXECUTE on the procedure.
         tiberius::error::Error::Server(t) if matches!(t.code(), 229 | 208 | 916 | 15247 | 2812 | 297) => {
-            Error::Permission { object, grant: GRANT }
+            SourceError::permission(object, GRANT)
         }
-        tiberius::error::Error::Server(t) => {
-            Error::Query { object, message: format!("error {}: {}", t.code(), t.message()) }
-        }
-        _ => Error::Query { object, message: "the connection failed".to_owned() },
+        tiberius::error::Error::Server(t) => SourceError::query(object, format!("error {}: {}", t.code(), t.message())),
+        _ => SourceError::query(object, "the connection failed"),
     }
 }
 
@@ -74,7 +71,7 @@ pub struct Target {
 pub type MsdbClient = Client<Compat<TcpStream>>;
 
 /// Connect to msdb with `ApplicationIntent=ReadOnly`, within `timeout`.
-pub async fn connect(t: &Target, timeout: Duration) -> Result<MsdbClient, Error> {
+pub async fn connect(t: &Target, timeout: Duration) -> Result<MsdbClient, SourceError> {
     let mut config = Config::new();
     config.host(&t.host);
     config.port(t.port);
@@ -87,16 +84,21 @@ pub async fn connect(t: &Target, timeout: Duration) -> Result<MsdbClient, Error>
     }
     config.authentication(AuthMethod::sql_server(&t.user, &t.password));
     let go = async {
-        let tcp = TcpStream::connect(config.get_addr())
-            .await
-            .map_err(|_| Error::Connect("the server is unreachable".into()))?;
+        let tcp = TcpStream::connect(config.get_addr()).await.map_err(|_| SourceError::Unreachable {
+            server: "SQL Server",
+            detail: "the server is unreachable".into(),
+        })?;
         tcp.set_nodelay(true).ok();
         Client::connect(config, tcp.compat_write()).await.map_err(|e| match e {
-            tiberius::error::Error::Server(t) => Error::Connect(format!("error {}: {}", t.code(), t.message())),
-            _ => Error::Connect("the login failed".into()),
+            // 18456: login failed; 4060: cannot open the database.
+            tiberius::error::Error::Server(t) => SourceError::Authentication {
+                server: "SQL Server",
+                detail: format!("error {}: {}", t.code(), t.message()),
+            },
+            _ => SourceError::Unreachable { server: "SQL Server", detail: "the login failed".into() },
         })
     };
-    tokio::time::timeout(timeout, go).await.map_err(|_| Error::Connect(format!("no answer within {timeout:?}")))?
+    tokio::time::timeout(timeout, go).await.map_err(|_| SourceError::Timeout(timeout))?
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -186,7 +188,11 @@ fn cell(data: &ColumnData<'static>) -> Cell {
 }
 
 /// Run one query; each row as column name → cell.
-async fn rows(client: &mut MsdbClient, object: &'static str, sql: &str) -> Result<Vec<HashMap<String, Cell>>, Error> {
+async fn rows(
+    client: &mut MsdbClient,
+    object: &'static str,
+    sql: &str,
+) -> Result<Vec<HashMap<String, Cell>>, SourceError> {
     let stream = client.simple_query(sql).await.map_err(|e| query_error(object, e))?;
     let rows = stream.into_first_result().await.map_err(|e| query_error(object, e))?;
     Ok(rows
@@ -204,7 +210,7 @@ fn take(r: &mut HashMap<String, Cell>, name: &str) -> Cell {
 
 /// The instance's zone: the override, else CURRENT_TIMEZONE_ID() mapped to IANA, else the
 /// offset as a fixed zone (with a warning: daylight saving is then unknown).
-async fn zone(client: &mut MsdbClient, over: Option<Tz>, notes: &mut Vec<Diagnostic>) -> Result<Tz, Error> {
+async fn zone(client: &mut MsdbClient, over: Option<Tz>, notes: &mut Vec<Diagnostic>) -> Result<Tz, SourceError> {
     if let Some(tz) = over {
         return Ok(tz);
     }
@@ -247,22 +253,60 @@ async fn zone(client: &mut MsdbClient, over: Option<Tz>, notes: &mut Vec<Diagnos
     Ok(fixed)
 }
 
-/// Everything the engine needs about the instance over `window` (as [`msdb_sqlite::read_instance`]
-/// describes it), plus instance-level findings: the zone, the history retention, and where the
-/// Agent's own `next_scheduled_run_date` disagrees with Sundial's forecast at `now`.
+/// Everything the engine needs about the instance over `window` (as
+/// [`msdb_rows::assemble`] describes it), plus instance-level findings (the zone, the history
+/// retention) and the Agent's own `next_scheduled_run_date` per job, which
+/// [`super::finish`] checks against Sundial's forecast.
 pub async fn read_instance(
     client: &mut MsdbClient,
     name: &str,
     zone_override: Option<Tz>,
     window: Window,
     now: DateTime<Utc>,
-) -> Result<(InstanceInput, Vec<Diagnostic>), Error> {
+) -> Result<SourceRead, SourceError> {
     let mut notes = Vec::new();
     let tz = zone(client, zone_override, &mut notes).await?;
+    let (job_rows, owners) = read_jobs(client).await?;
+    let schedule_rows = read_schedules(client).await?;
+    let horizon_rows = read_horizons(client).await?;
+    let first = date_int(utc_to_local(window.start, tz).date());
+    let last = date_int(utc_to_local(window.end, tz).date());
+    let steps = read_failed_steps(client, first, last).await?;
+    let outcome_rows = read_outcomes(client, first, last, &steps).await?;
+    let (running_rows, agent_next) = read_activity(client).await?;
+    let session_rows: Vec<SessionRead> = rows(client, "msdb.dbo.syssessions", Q_SESSIONS)
+        .await?
+        .into_iter()
+        .map(|mut r| SessionRead { agent_start_date: take(&mut r, "agent_start_date") })
+        .collect();
+    notes.extend(retention(client).await);
 
-    let job_rows = rows(client, "msdb.dbo.sysjobs", Q_JOBS).await?;
+    let msdb = MsdbRows { job_rows, schedule_rows, horizon_rows, outcome_rows, running_rows, session_rows };
+    let mut input: InstanceInput = msdb_rows::assemble(name, tz, window, &msdb);
+    input.agent_starts.sort();
+    for job in &mut input.jobs {
+        if let Some(owner) = owners.get(&job.id) {
+            job.category = format!("{} / {owner}", job.category);
+        }
+    }
+    let mut read = SourceRead::new(input, notes, now);
+    read.reported_next = agent_next
+        .into_iter()
+        .map(|(job_id, at)| ReportedNext {
+            job_id,
+            at: local_to_utc(at, tz),
+            column: "next_scheduled_run_date",
+            raw: at.format("%Y-%m-%d %H:%M:%S").to_string(),
+        })
+        .collect();
+    Ok(read)
+}
+
+/// Every job, and each job's owner by id (shown with its category).
+async fn read_jobs(client: &mut MsdbClient) -> Result<(Vec<JobRead>, HashMap<String, String>), SourceError> {
     let mut owners: HashMap<String, String> = HashMap::new();
-    let job_rows: Vec<JobRead> = job_rows
+    let jobs = rows(client, "msdb.dbo.sysjobs", Q_JOBS)
+        .await?
         .into_iter()
         .map(|mut r| {
             let job_id = take(&mut r, "job_id");
@@ -277,7 +321,12 @@ pub async fn read_instance(
             }
         })
         .collect();
-    let schedule_rows: Vec<ScheduleRead> = rows(client, "msdb.dbo.sysschedules", Q_SCHEDULES)
+    Ok((jobs, owners))
+}
+
+/// Every job's schedules.
+async fn read_schedules(client: &mut MsdbClient) -> Result<Vec<ScheduleRead>, SourceError> {
+    Ok(rows(client, "msdb.dbo.sysschedules", Q_SCHEDULES)
         .await?
         .into_iter()
         .map(|mut r| ScheduleRead {
@@ -296,8 +345,12 @@ pub async fn read_instance(
             active_start_time: take(&mut r, "active_start_time"),
             active_end_time: take(&mut r, "active_end_time"),
         })
-        .collect();
-    let horizon_rows: Vec<HorizonRead> = rows(client, "msdb.dbo.sysjobhistory", Q_HORIZON)
+        .collect())
+}
+
+/// Per job, its oldest kept outcome row and whether it keeps the per-job cap.
+async fn read_horizons(client: &mut MsdbClient) -> Result<Vec<HorizonRead>, SourceError> {
+    Ok(rows(client, "msdb.dbo.sysjobhistory", Q_HORIZON)
         .await?
         .into_iter()
         .map(|mut r| HorizonRead {
@@ -307,15 +360,17 @@ pub async fn read_instance(
             oldest_time: take(&mut r, "oldest_time"),
             at_cap: take(&mut r, "at_cap"),
         })
-        .collect();
-    let first = date_int(utc_to_local(window.start, tz).date());
-    let last = date_int(utc_to_local(window.end, tz).date());
-    let steps: Vec<StepRow> = rows(client, "msdb.dbo.sysjobhistory", &failed_steps_sql(first, last))
+        .collect())
+}
+
+/// The step rows that did not succeed on the local dates `first..=last` (`yyyymmdd`).
+async fn read_failed_steps(client: &mut MsdbClient, first: i64, last: i64) -> Result<Vec<StepRow>, SourceError> {
+    Ok(rows(client, "msdb.dbo.sysjobhistory", &failed_steps_sql(first, last))
         .await?
         .into_iter()
         .filter_map(|mut r| {
-            let date = take(&mut r, "run_date").int().ok().flatten().and_then(msdb_sqlite::parse_date_int)?;
-            let time = take(&mut r, "run_time").int().ok().flatten().and_then(msdb_sqlite::parse_time_int)?;
+            let date = take(&mut r, "run_date").int().ok().flatten().and_then(parse_date_int)?;
+            let time = take(&mut r, "run_time").int().ok().flatten().and_then(parse_time_int)?;
             Some(StepRow {
                 job_id: take(&mut r, "job_id").text()?,
                 step_id: take(&mut r, "step_id").int().ok().flatten().unwrap_or(0),
@@ -326,8 +381,18 @@ pub async fn read_instance(
                 message: take(&mut r, "message").text().unwrap_or_default(),
             })
         })
-        .collect();
-    let outcome_rows: Vec<OutcomeRead> = rows(client, "msdb.dbo.sysjobhistory", &history_sql(first, last))
+        .collect())
+}
+
+/// The outcome rows on the local dates `first..=last`, each message extended with what its
+/// failed steps said.
+async fn read_outcomes(
+    client: &mut MsdbClient,
+    first: i64,
+    last: i64,
+    steps: &[StepRow],
+) -> Result<Vec<OutcomeRead>, SourceError> {
+    Ok(rows(client, "msdb.dbo.sysjobhistory", &history_sql(first, last))
         .await?
         .into_iter()
         .map(|mut r| {
@@ -340,31 +405,33 @@ pub async fn read_instance(
                 run_duration: take(&mut r, "run_duration"),
                 message: take(&mut r, "message"),
             };
-            // The steps of this run: rows of its job from its start to its end.
-            let start = o
-                .run_date
-                .int()
-                .ok()
-                .flatten()
-                .and_then(msdb_sqlite::parse_date_int)
-                .zip(o.run_time.int().ok().flatten().and_then(msdb_sqlite::parse_time_int));
-            let secs =
-                o.run_duration.int().ok().flatten().and_then(|d| msdb_sqlite::decode_duration(d).ok()).unwrap_or(0);
-            if let (Some((d, t)), Some(job)) = (start, o.job_id.text()) {
-                let from = d.and_time(t);
-                let to = from + chrono::TimeDelta::seconds(secs);
-                let mine: Vec<&StepRow> =
-                    steps.iter().filter(|s| s.job_id == job && s.at >= from && s.at <= to).collect();
-                if !mine.is_empty() {
-                    o.message = Cell::Text(with_steps(&o.message.text().unwrap_or_default(), &mine));
-                }
+            let mine = steps_of(&o, steps);
+            if !mine.is_empty() {
+                o.message = Cell::Text(with_steps(&o.message.text().unwrap_or_default(), &mine));
             }
             o
         })
-        .collect();
+        .collect())
+}
+
+/// The steps of one run: rows of its job from its start to its end.
+fn steps_of<'s>(o: &OutcomeRead, steps: &'s [StepRow]) -> Vec<&'s StepRow> {
+    let int = |c: &Cell| c.int().ok().flatten();
+    let start = int(&o.run_date).and_then(parse_date_int).zip(int(&o.run_time).and_then(parse_time_int));
+    let secs = int(&o.run_duration).and_then(|d| decode_duration(d).ok()).unwrap_or(0);
+    let (Some((d, t)), Some(job)) = (start, o.job_id.text()) else { return Vec::new() };
+    let from = d.and_time(t);
+    let to = from + chrono::TimeDelta::seconds(secs);
+    steps.iter().filter(|s| s.job_id == job && s.at >= from && s.at <= to).collect()
+}
+
+/// The runs executing now in the latest Agent session, and the Agent's own next run per job.
+async fn read_activity(
+    client: &mut MsdbClient,
+) -> Result<(Vec<RunningRead>, Vec<(String, NaiveDateTime)>), SourceError> {
     let mut activity = rows(client, "msdb.dbo.sysjobactivity", Q_ACTIVITY).await?;
     let mut agent_next: Vec<(String, NaiveDateTime)> = Vec::new();
-    let running_rows: Vec<RunningRead> = activity
+    let running = activity
         .iter_mut()
         .filter_map(|r| {
             let job_id = take(r, "job_id");
@@ -382,65 +449,23 @@ pub async fn read_instance(
             })
         })
         .collect();
-    let session_rows: Vec<SessionRead> = rows(client, "msdb.dbo.syssessions", Q_SESSIONS)
-        .await?
-        .into_iter()
-        .map(|mut r| SessionRead { agent_start_date: take(&mut r, "agent_start_date") })
-        .collect();
+    Ok((running, agent_next))
+}
+
+/// What the history retention settings say, or that this login cannot read them.
+async fn retention(client: &mut MsdbClient) -> Option<Diagnostic> {
     match rows(client, "sp_get_sqlagent_properties", Q_RETENTION).await {
         Ok(mut r) => {
-            if let Some(mut r) = r.pop() {
-                let max = take(&mut r, "jobhistory_max_rows").int().ok().flatten();
-                let per_job = take(&mut r, "jobhistory_max_rows_per_job").int().ok().flatten();
-                if let (Some(max), Some(per_job)) = (max, per_job) {
-                    notes.push(Diagnostic::info(format!(
-                        "msdb keeps at most {max} job history rows, {per_job} per job: older runs are unknown, not missed"
-                    )));
-                }
-            }
+            let mut r = r.pop()?;
+            let max = take(&mut r, "jobhistory_max_rows").int().ok().flatten()?;
+            let per_job = take(&mut r, "jobhistory_max_rows_per_job").int().ok().flatten()?;
+            Some(Diagnostic::info(format!(
+                "msdb keeps at most {max} job history rows, {per_job} per job: older runs are unknown, not missed"
+            )))
         }
-        Err(_) => notes.push(Diagnostic::info(
+        Err(_) => Some(Diagnostic::info(
             "the history retention settings are not readable by this login (sp_get_sqlagent_properties); \
              Sundial infers each job's history horizon from its oldest row instead",
         )),
     }
-
-    let msdb = MsdbRows { job_rows, schedule_rows, horizon_rows, outcome_rows, running_rows, session_rows };
-    let mut input = msdb_sqlite::assemble(name, tz, window, &msdb);
-    input.agent_starts.sort();
-
-    // The Agent's next run against Sundial's: a disagreement is itself a signal.
-    for job in &mut input.jobs {
-        if let Some(owner) = owners.get(&job.id) {
-            job.category = format!("{} / {owner}", job.category);
-        }
-        let Some((_, agent)) = agent_next.iter().find(|(id, _)| *id == job.id) else { continue };
-        let agent = msdb_sqlite::local_to_utc(*agent, tz);
-        let ours = job
-            .schedules
-            .iter()
-            .filter(|s| s.enabled && job.enabled)
-            .filter_map(|s| {
-                app::engine::next_after(s.id, &s.schedule, tz.into(), now, 1).occurrences.into_iter().next()
-            })
-            .map(|o| o.at)
-            .min();
-        if agent >= now && ours.is_none_or(|o| (o - agent).num_seconds().abs() > 60) {
-            let shown = |t: Option<DateTime<Utc>>| {
-                t.map_or("none".to_owned(), |t| utc_to_local(t, tz).format("%Y-%m-%d %H:%M:%S").to_string())
-            };
-            job.diagnostics.push(Diagnostic::new(
-                Severity::Warning,
-                Some("next_scheduled_run_date"),
-                Some(shown(Some(agent))),
-                format!(
-                    "the Agent expects the next run at {}, Sundial's forecast says {}: the Agent's schedule cache may be stale \
-                     (a zombie Agent looks like this) or a schedule changed since the Agent read it",
-                    shown(Some(agent)),
-                    shown(ours)
-                ),
-            ));
-        }
-    }
-    Ok((input, notes))
 }

@@ -18,71 +18,45 @@ use app::engine::mysql_event::MysqlEvent;
 use app::engine::{Diagnostic, Run, RunOutcome, Schedule, Severity, Trigger, Window};
 use chrono::{DateTime, FixedOffset, NaiveDateTime, TimeZone, Utc};
 use chrono_tz::Tz;
-use sqlx::Executor;
 use sqlx::Row;
-use sqlx::mysql::{MySqlConnectOptions, MySqlDatabaseError, MySqlPool, MySqlPoolOptions};
-use std::time::Duration;
+use sqlx::mysql::{MySqlDatabaseError, MySqlPool};
 
-use super::snapshots::{self, Store};
+use super::connect::{self, Kept};
+use super::snapshots::Store;
+use super::{BoxFuture, ReadContext, Source, SourceError, SourceRead};
 
-/// What can go wrong reading events. Messages name the object and the missing grant, never the
-/// connection URL or its password.
-#[derive(Debug, thiserror::Error)]
-pub enum Error {
-    /// The URL is not a MySQL URL.
-    #[error("the connection setting is not a MySQL URL")]
-    BadUrl,
-    /// The server could not be reached or refused the login.
-    #[error("cannot connect to MySQL/MariaDB: {0}")]
-    Connect(String),
-    /// The user lacks a privilege.
-    #[error("permission denied reading {object}: the user needs {grant}")]
-    Permission { object: &'static str, grant: &'static str },
-    /// Any other failure of a query.
-    #[error("reading {object} failed: {message}")]
-    Query { object: &'static str, message: String },
-    /// Sundial's own store failed.
-    #[error(transparent)]
-    Store(#[from] snapshots::Error),
-}
-
-fn query_error(object: &'static str, grant: &'static str, e: sqlx::Error) -> Error {
+fn query_error(object: &'static str, grant: &'static str, e: sqlx::Error) -> SourceError {
     if let sqlx::Error::Database(db) = &e {
         let number = db.try_downcast_ref::<MySqlDatabaseError>().map(|m| m.number());
         return match number {
             // ER_DBACCESS_DENIED, ER_TABLEACCESS_DENIED, ER_SPECIFIC_ACCESS_DENIED, ER_ACCESS_DENIED_NO_PASSWORD
-            Some(1044 | 1142 | 1227 | 1143) => Error::Permission { object, grant },
-            _ => Error::Query { object, message: db.message().to_owned() },
+            Some(1044 | 1142 | 1227 | 1143) => SourceError::permission(object, grant),
+            _ => SourceError::query(object, db.message()),
         };
     }
-    Error::Query { object, message: "the connection failed".to_owned() }
+    SourceError::query(object, "the connection failed")
 }
 
-/// A pool whose every session is `READ ONLY` and in UTC.
-pub async fn connect_read_only(url: &str, timeout: Duration) -> Result<MySqlPool, Error> {
-    let options: MySqlConnectOptions = url.parse().map_err(|_| Error::BadUrl)?;
-    connect_read_only_with(options, timeout).await
+/// MySQL/MariaDB events as a [`Source`]: one pool kept between polls; Sundial's store keeps
+/// the `LAST_EXECUTED` samples the server forgets.
+#[derive(Default)]
+pub struct MysqlEvents {
+    pool: Kept<MySqlPool>,
 }
 
-/// [`connect_read_only`] from options built field by field (host, user, password …).
-pub async fn connect_read_only_with(options: MySqlConnectOptions, timeout: Duration) -> Result<MySqlPool, Error> {
-    let options = options.timezone(Some("+00:00".to_owned()));
-    MySqlPoolOptions::new()
-        .max_connections(2)
-        .acquire_timeout(timeout)
-        .after_connect(|conn, _| {
-            Box::pin(async move {
-                conn.execute("SET SESSION TRANSACTION READ ONLY").await?;
-                Ok(())
-            })
+impl Source for MysqlEvents {
+    fn read<'a>(&'a self, cx: ReadContext<'a>) -> BoxFuture<'a, Result<SourceRead, SourceError>> {
+        Box::pin(async move {
+            let pool = self.pool.get(|| connect::mysql(cx.config)).await?;
+            let c = cx.config;
+            let (input, notes) = read_instance(&pool, cx.store()?, &c.name, c.time_zone, cx.window, cx.now).await?;
+            Ok(SourceRead::new(input, notes, cx.now))
         })
-        .connect_with(options)
-        .await
-        .map_err(|e| match e {
-            sqlx::Error::Database(db) => Error::Connect(db.message().to_owned()),
-            sqlx::Error::PoolTimedOut => Error::Connect(format!("no answer within {timeout:?}")),
-            _ => Error::Connect("the server is unreachable".to_owned()),
-        })
+    }
+
+    fn reset(&self) -> BoxFuture<'_, ()> {
+        Box::pin(self.pool.forget())
+    }
 }
 
 /// An event's zone: `SYSTEM` is the server's; else an IANA name or an offset.
@@ -117,7 +91,7 @@ fn to_utc(local: &str, zone: Zone) -> Option<DateTime<Utc>> {
 
 /// The server's zone for `SYSTEM` events (and for forecasting them): the configured override,
 /// else `@@global.time_zone`, else `@@system_time_zone`, else UTC with a warning.
-async fn server_zone(pool: &MySqlPool, over: Option<Tz>, notes: &mut Vec<Diagnostic>) -> Result<Tz, Error> {
+async fn server_zone(pool: &MySqlPool, over: Option<Tz>, notes: &mut Vec<Diagnostic>) -> Result<Tz, SourceError> {
     let row =
         sqlx::query("SELECT @@global.time_zone AS tz, @@system_time_zone AS sys, @@global.event_scheduler AS sched")
             .fetch_one(pool)
@@ -176,7 +150,7 @@ async fn executions(pool: &MySqlPool, notes: &mut Vec<Diagnostic>) -> Vec<Execut
         Ok(rows) => rows,
         Err(e) => {
             let why = match query_error("performance_schema", "", e) {
-                Error::Permission { .. } => "this user cannot read performance_schema: grant SELECT ON performance_schema.* to see which executions failed".to_owned(),
+                SourceError::Permission { .. } => "this user cannot read performance_schema: grant SELECT ON performance_schema.* to see which executions failed".to_owned(),
                 other => format!("performance_schema is not readable ({other}): failed executions cannot be told from good ones"),
             };
             notes.push(Diagnostic::info(why));
@@ -217,7 +191,7 @@ pub async fn read_instance(
     zone_override: Option<Tz>,
     window: Window,
     polled_at: DateTime<Utc>,
-) -> Result<(InstanceInput, Vec<Diagnostic>), Error> {
+) -> Result<(InstanceInput, Vec<Diagnostic>), SourceError> {
     let mut notes = Vec::new();
     let tz = server_zone(pool, zone_override, &mut notes).await?;
     // Every event visible to this user; times as text, in each event's own TIME_ZONE.

@@ -9,39 +9,24 @@ use app::engine::fleet::{InstanceInput, JobInput, JobSchedule};
 use app::engine::{Diagnostic, Run, RunOutcome, Schedule, Severity, Trigger, Window, cron::CronSchedule};
 use chrono::{DateTime, Utc};
 use sqlx::Row;
-use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
-use std::time::Duration;
+use sqlx::postgres::PgPool;
 
-/// What can go wrong reading pg_cron. Messages name the object and the missing grant, never
-/// the connection URL or its password.
-#[derive(Debug, thiserror::Error)]
-pub enum Error {
-    /// The URL is not a PostgreSQL URL.
-    #[error("the connection setting is not a PostgreSQL URL")]
-    BadUrl,
-    /// The server could not be reached or refused the login.
-    #[error("cannot connect to PostgreSQL: {0}")]
-    Connect(String),
-    /// The role lacks a privilege.
-    #[error("permission denied reading {object}: the role needs {grant}")]
-    Permission { object: &'static str, grant: &'static str },
-    /// pg_cron is not installed in the database Sundial connected to.
-    #[error("pg_cron is not installed in this database (no cron.job table); connect to cron.database_name")]
-    NotInstalled,
-    /// Any other failure of a query.
-    #[error("reading {object} failed: {message}")]
-    Query { object: &'static str, message: String },
-}
+use super::connect::{self, Kept};
+use super::{BoxFuture, ReadContext, Source, SourceError, SourceRead};
 
-fn query_error(object: &'static str, grant: &'static str, e: sqlx::Error) -> Error {
+fn query_error(object: &'static str, grant: &'static str, e: sqlx::Error) -> SourceError {
     if let sqlx::Error::Database(db) = &e {
-        match db.code().as_deref() {
-            Some("42501") => return Error::Permission { object, grant },
-            Some("42P01") | Some("3F000") => return Error::NotInstalled,
-            _ => return Error::Query { object, message: db.message().to_owned() },
-        }
+        return match db.code().as_deref() {
+            Some("42501") => SourceError::permission(object, grant),
+            Some("42P01") | Some("3F000") => SourceError::Missing {
+                object: "cron.job".into(),
+                hint: ": pg_cron is not installed in this database; connect to the one named by cron.database_name"
+                    .into(),
+            },
+            _ => SourceError::query(object, db.message()),
+        };
     }
-    Error::Query { object, message: "the connection failed".to_owned() }
+    SourceError::query(object, "the connection failed")
 }
 
 /// One server setting; `None` when it does not exist (older pg_cron) or this role may not
@@ -62,20 +47,28 @@ async fn setting(pool: &PgPool, name: &str, notes: &mut Vec<Diagnostic>) -> Opti
     }
 }
 
-/// A pool whose every session is read-only (`default_transaction_read_only = on`).
-pub async fn connect_read_only(url: &str, timeout: Duration) -> Result<PgPool, Error> {
-    let options: PgConnectOptions = url.parse().map_err(|_| Error::BadUrl)?;
-    connect_read_only_with(options, timeout).await
+/// pg_cron as a [`Source`]: one pool kept between polls; with Sundial's store, jobs are judged
+/// only since Sundial could have seen them ([`apply_watch`]).
+#[derive(Default)]
+pub struct PgCron {
+    pool: Kept<PgPool>,
 }
 
-/// [`connect_read_only`] from options built field by field (host, user, password …).
-pub async fn connect_read_only_with(options: PgConnectOptions, timeout: Duration) -> Result<PgPool, Error> {
-    let options = options.options([("default_transaction_read_only", "on")]);
-    PgPoolOptions::new().max_connections(2).acquire_timeout(timeout).connect_with(options).await.map_err(|e| match e {
-        sqlx::Error::Database(db) => Error::Connect(db.message().to_owned()),
-        sqlx::Error::PoolTimedOut => Error::Connect(format!("no answer within {timeout:?}")),
-        _ => Error::Connect("the server is unreachable".to_owned()),
-    })
+impl Source for PgCron {
+    fn read<'a>(&'a self, cx: ReadContext<'a>) -> BoxFuture<'a, Result<SourceRead, SourceError>> {
+        Box::pin(async move {
+            let pool = self.pool.get(|| connect::postgres(cx.config)).await?;
+            let (mut input, notes) = read_instance(&pool, &cx.config.name, cx.window).await?;
+            if let Some(store) = cx.store {
+                apply_watch(&mut input, store, cx.now).await?;
+            }
+            Ok(SourceRead::new(input, notes, cx.now))
+        })
+    }
+
+    fn reset(&self) -> BoxFuture<'_, ()> {
+        Box::pin(self.pool.forget())
+    }
 }
 
 /// The instance's jobs and their runs that started inside `window`; instance-level findings
@@ -84,7 +77,7 @@ pub async fn read_instance(
     pool: &PgPool,
     name: &str,
     window: Window,
-) -> Result<(InstanceInput, Vec<Diagnostic>), Error> {
+) -> Result<(InstanceInput, Vec<Diagnostic>), SourceError> {
     let mut notes = Vec::new();
     let tz_name = setting(pool, "cron.timezone", &mut notes).await;
     let log_run = setting(pool, "cron.log_run", &mut notes).await;

@@ -14,7 +14,9 @@ use chrono::{DateTime, NaiveDateTime, TimeDelta, Utc};
 use chrono_tz::Tz;
 use std::collections::BTreeMap;
 
+use super::connect::TablesConn;
 use super::tables::{self, Col, TablesDb, text};
+use super::{BoxFuture, ReadContext, Source, SourceError, SourceRead};
 
 pub const COLUMNS: &[Col] =
     &[Col::Plain("job_name"), Col::Time("start_execution_date"), Col::Time("stop_execution_date")];
@@ -30,6 +32,29 @@ pub fn tail(db: &TablesDb, window: Window, tz: Tz, stuck_after: TimeDelta) -> St
     )
 }
 
+/// The worker role's `jobactivity` table as a [`Source`]; the schedule and the crash limit
+/// come from the configuration.
+#[derive(Default)]
+pub struct JobActivity {
+    conn: TablesConn,
+}
+
+impl Source for JobActivity {
+    fn read<'a>(&'a self, cx: ReadContext<'a>) -> BoxFuture<'a, Result<SourceRead, SourceError>> {
+        Box::pin(async move {
+            let c = cx.config;
+            let mut db = self.conn.open(c).await?;
+            let tz = c.time_zone.unwrap_or(chrono_tz::UTC);
+            let stuck = TimeDelta::from_std(c.stuck_after).unwrap_or(TimeDelta::hours(1));
+            read_instance(&mut db, &c.name, tz, &c.schedule, stuck, cx.window, cx.now).await
+        })
+    }
+
+    fn reset(&self) -> BoxFuture<'_, ()> {
+        Box::pin(self.conn.forget())
+    }
+}
+
 /// One job per `job_name`, each expected on `schedule` (5-field cron in `tz`), with its runs.
 pub async fn read_instance(
     db: &mut TablesDb,
@@ -39,7 +64,7 @@ pub async fn read_instance(
     stuck_after: TimeDelta,
     window: Window,
     now: DateTime<Utc>,
-) -> Result<(InstanceInput, Vec<Diagnostic>), tables::Error> {
+) -> Result<SourceRead, SourceError> {
     let t = tail(db, window, tz, stuck_after);
     let rows = tables::read(db, "jobactivity", COLUMNS, &t).await?;
     let to_utc = |t: NaiveDateTime| app::engine::tz::local_to_instant(t, tz.into());
@@ -94,5 +119,6 @@ pub async fn read_instance(
             }
         })
         .collect();
-    Ok((InstanceInput { name: name.to_owned(), tz: tz.into(), jobs, agent_starts: Vec::new() }, Vec::new()))
+    let input = InstanceInput { name: name.to_owned(), tz: tz.into(), jobs, agent_starts: Vec::new() };
+    Ok(SourceRead::new(input, Vec::new(), now))
 }

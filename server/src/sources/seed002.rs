@@ -15,8 +15,10 @@ use app::engine::{Diagnostic, Run, RunOutcome, Schedule, Trigger, Window};
 use chrono::{DateTime, NaiveDateTime, Utc};
 use chrono_tz::Tz;
 
+use super::connect::TablesConn;
 use super::snapshots::Store;
 use super::tables::{self, Col, TablesDb, text};
+use super::{BoxFuture, ReadContext, Source, SourceError, SourceRead};
 
 pub const COLUMNS: &[Col] = &[
     Col::Plain("job_id"),
@@ -35,13 +37,25 @@ pub const COLUMNS: &[Col] = &[
     Col::Time("job_runner_last_cycle_finish"),
 ];
 
-/// What can go wrong: the table, or Sundial's store.
-#[derive(Debug, thiserror::Error)]
-pub enum Error {
-    #[error(transparent)]
-    Table(#[from] tables::Error),
-    #[error(transparent)]
-    Store(#[from] super::snapshots::Error),
+/// The MySQL `job` table as a [`Source`]; Sundial's store keeps the cycles the table forgets.
+#[derive(Default)]
+pub struct JobTable {
+    conn: TablesConn,
+}
+
+impl Source for JobTable {
+    fn read<'a>(&'a self, cx: ReadContext<'a>) -> BoxFuture<'a, Result<SourceRead, SourceError>> {
+        Box::pin(async move {
+            let c = cx.config;
+            let mut db = self.conn.open(c).await?;
+            let tz = c.time_zone.unwrap_or(chrono_tz::UTC);
+            read_instance(&mut db, cx.store()?, &c.name, tz, cx.window, cx.now).await
+        })
+    }
+
+    fn reset(&self) -> BoxFuture<'_, ()> {
+        Box::pin(self.conn.forget())
+    }
 }
 
 /// Every job with the cycles Sundial's samples show inside `window`; `polled_at` stamps this
@@ -53,7 +67,7 @@ pub async fn read_instance(
     tz: Tz,
     window: Window,
     polled_at: DateTime<Utc>,
-) -> Result<(InstanceInput, Vec<Diagnostic>), Error> {
+) -> Result<SourceRead, SourceError> {
     let order = format!("ORDER BY {}", tables::column(db, "job_id"));
     let rows = tables::read(db, "job", COLUMNS, &order).await?;
     let to_utc = |t: NaiveDateTime| app::engine::tz::local_to_instant(t, tz.into());
@@ -127,5 +141,6 @@ pub async fn read_instance(
             diagnostics,
         });
     }
-    Ok((InstanceInput { name: name.to_owned(), tz: tz.into(), jobs, agent_starts: Vec::new() }, Vec::new()))
+    let input = InstanceInput { name: name.to_owned(), tz: tz.into(), jobs, agent_starts: Vec::new() };
+    Ok(SourceRead::new(input, Vec::new(), polled_at))
 }

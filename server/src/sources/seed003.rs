@@ -8,12 +8,14 @@
 //! failed runs. Times are read in the instance's zone (the article writes `GETDATE()`).
 use app::engine::fleet::{InstanceInput, JobInput, JobSchedule};
 use app::engine::seed003::Seed003Job;
-use app::engine::{Diagnostic, Run, RunOutcome, Schedule, Severity, Trigger, Window};
+use app::engine::{Diagnostic, Run, RunOutcome, Schedule, Trigger, Window};
 use chrono::{DateTime, NaiveDateTime, Utc};
 use chrono_tz::Tz;
 use std::collections::HashMap;
 
+use super::connect::TablesConn;
 use super::tables::{self, Col, TablesDb, TextRow, text};
+use super::{BoxFuture, ReadContext, ReportedNext, Source, SourceError, SourceRead};
 
 pub const JOB_COLUMNS: &[Col] = &[
     Col::Plain("ID"),
@@ -53,15 +55,35 @@ pub fn error_tail(db: &TablesDb, window: Window, tz: Tz) -> String {
     )
 }
 
-/// Every scheduled job with its last run and the errors inside `window`; `now` is the poll's
-/// time, for the `NextRunOn` cross-check.
+/// The Service Broker scheduler's tables as a [`Source`].
+#[derive(Default)]
+pub struct ServiceBroker {
+    conn: TablesConn,
+}
+
+impl Source for ServiceBroker {
+    fn read<'a>(&'a self, cx: ReadContext<'a>) -> BoxFuture<'a, Result<SourceRead, SourceError>> {
+        Box::pin(async move {
+            let c = cx.config;
+            let mut db = self.conn.open(c).await?;
+            read_instance(&mut db, &c.name, c.time_zone.unwrap_or(chrono_tz::UTC), cx.window, cx.now).await
+        })
+    }
+
+    fn reset(&self) -> BoxFuture<'_, ()> {
+        Box::pin(self.conn.forget())
+    }
+}
+
+/// Every scheduled job with its last run and the errors inside `window`, and each job's
+/// `NextRunOn` for the cross-check ([`super::finish`]); `now` is the poll's time.
 pub async fn read_instance(
     db: &mut TablesDb,
     name: &str,
     tz: Tz,
     window: Window,
     now: DateTime<Utc>,
-) -> Result<(InstanceInput, Vec<Diagnostic>), tables::Error> {
+) -> Result<SourceRead, SourceError> {
     let order = format!("ORDER BY {}", tables::column(db, "ID"));
     let job_rows = tables::read(db, "ScheduledJobs", JOB_COLUMNS, &order).await?;
     let schedule_rows = tables::read(db, "JobSchedules", SCHEDULE_COLUMNS, &order).await?;
@@ -72,6 +94,7 @@ pub async fn read_instance(
     let to_utc = |t: NaiveDateTime| app::engine::tz::local_to_instant(t, tz.into());
 
     let mut jobs = Vec::with_capacity(job_rows.len());
+    let mut reported_next = Vec::new();
     for (i, r) in job_rows.iter().enumerate() {
         let id = text(r, "ID").unwrap_or("?").to_owned();
         let mut diagnostics = Vec::new();
@@ -136,24 +159,14 @@ pub async fn read_instance(
         }
         runs.sort_by_key(|r| r.start);
 
-        // NextRunOn against Sundial's forecast.
-        if enabled && let Some(next) = text(r, "NextRunOn").and_then(tables::wall_clock).map(to_utc) {
-            let ours = app::engine::next_after(i as i64 + 1, &schedule, tz.into(), last.unwrap_or(now).min(now), 1)
-                .occurrences
-                .first()
-                .map(|o| o.at);
-            if next >= now - chrono::TimeDelta::minutes(1) && ours.is_none_or(|o| (o - next).num_seconds().abs() > 60) {
-                diagnostics.push(Diagnostic::new(
-                    Severity::Warning,
-                    Some("NextRunOn"),
-                    text(r, "NextRunOn").map(str::to_owned),
-                    format!(
-                        "the scheduler expects the next run at {}, Sundial's forecast says {}",
-                        next.with_timezone(&tz).format("%Y-%m-%d %H:%M:%S"),
-                        ours.map_or("none".into(), |o| o.with_timezone(&tz).format("%Y-%m-%d %H:%M:%S").to_string())
-                    ),
-                ));
-            }
+        // The scheduler's own next run, checked against Sundial's forecast after the read.
+        if enabled && let Some(next) = text(r, "NextRunOn").and_then(tables::wall_clock) {
+            reported_next.push(ReportedNext {
+                job_id: id.clone(),
+                at: to_utc(next),
+                column: "NextRunOn",
+                raw: text(r, "NextRunOn").unwrap_or_default().to_owned(),
+            });
         }
         jobs.push(JobInput {
             id: id.clone(),
@@ -173,5 +186,6 @@ pub async fn read_instance(
             diagnostics,
         });
     }
-    Ok((InstanceInput { name: name.to_owned(), tz: tz.into(), jobs, agent_starts: Vec::new() }, Vec::new()))
+    let input = InstanceInput { name: name.to_owned(), tz: tz.into(), jobs, agent_starts: Vec::new() };
+    Ok(SourceRead { reported_next, ..SourceRead::new(input, Vec::new(), now) })
 }

@@ -13,7 +13,9 @@ use app::engine::{Diagnostic, Run, RunOutcome, Schedule, Trigger, Window};
 use chrono::{DateTime, TimeDelta, Utc};
 use chrono_tz::Tz;
 
+use super::connect::TablesConn;
 use super::tables::{self, Col, TablesDb, text};
+use super::{BoxFuture, ReadContext, Source, SourceError, SourceRead};
 
 /// The configuration columns Sundial reads.
 pub const CONFIG_COLUMNS: &[Col] = &[
@@ -61,6 +63,26 @@ pub fn log_tail(db: &TablesDb, window: Window) -> String {
     )
 }
 
+/// Primentra's scheduler tables as a [`Source`]; its `SchedulerLog` becomes the log.
+#[derive(Default)]
+pub struct Primentra {
+    conn: TablesConn,
+}
+
+impl Source for Primentra {
+    fn read<'a>(&'a self, cx: ReadContext<'a>) -> BoxFuture<'a, Result<SourceRead, SourceError>> {
+        Box::pin(async move {
+            let c = cx.config;
+            let mut db = self.conn.open(c).await?;
+            read_instance(&mut db, &c.name, c.time_zone.unwrap_or(chrono_tz::UTC), cx.window, cx.now).await
+        })
+    }
+
+    fn reset(&self) -> BoxFuture<'_, ()> {
+        Box::pin(self.conn.forget())
+    }
+}
+
 /// Every configuration and its runs inside `window`, and the log's events mapped onto Sundial's
 /// log kinds (`fired` started, `completed` succeeded, `error` failed, `skipped`, `zombie`);
 /// `now` is the poll's time (an interval schedule that never ran counts from it).
@@ -70,7 +92,7 @@ pub async fn read_instance(
     tz: Tz,
     window: Window,
     now: DateTime<Utc>,
-) -> Result<(InstanceInput, Vec<Diagnostic>, Vec<LogEvent>), tables::Error> {
+) -> Result<SourceRead, SourceError> {
     let configs =
         tables::read(db, "SchedulerConfigurations", CONFIG_COLUMNS, &format!("ORDER BY {}", tables::column(db, "Id")))
             .await?;
@@ -216,5 +238,6 @@ pub async fn read_instance(
             diagnostics,
         });
     }
-    Ok((InstanceInput { name: name.to_owned(), tz: tz.into(), jobs, agent_starts: Vec::new() }, notes, events))
+    let input = InstanceInput { name: name.to_owned(), tz: tz.into(), jobs, agent_starts: Vec::new() };
+    Ok(SourceRead { events, ..SourceRead::new(input, notes, now) })
 }

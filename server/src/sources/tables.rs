@@ -9,6 +9,7 @@
 //! MySQL `SET SESSION TRANSACTION READ ONLY`).
 use std::collections::BTreeMap;
 
+use super::SourceError;
 use super::msdb::MsdbClient;
 
 /// One row: column name → text (None: NULL).
@@ -58,20 +59,6 @@ where
         .collect()
 }
 
-/// What can go wrong reading a table. Messages name the table, never a secret.
-#[derive(Debug, thiserror::Error)]
-pub enum Error {
-    /// The login may not read the table.
-    #[error("permission denied reading {table}: the login needs SELECT on it")]
-    Permission { table: String },
-    /// The table is not there (wrong database or schema).
-    #[error("table {table} does not exist in this database")]
-    Missing { table: String },
-    /// Any other failure.
-    #[error("reading {table} failed: {message}")]
-    Query { table: String, message: String },
-}
-
 fn expr(db: &TablesDb, col: Col) -> String {
     match (db, col) {
         (TablesDb::SqlServer(_), Col::Plain(c)) => format!("CONVERT(nvarchar(4000), {c}) AS {c}"),
@@ -118,18 +105,18 @@ pub fn time_literal(db: &TablesDb, t: chrono::NaiveDateTime) -> String {
     }
 }
 
-fn classify(table: &str, code: Option<&str>, number: Option<u32>, message: String) -> Error {
-    let table = table.to_owned();
+fn classify(table: &str, code: Option<&str>, number: Option<u32>, message: String) -> SourceError {
+    let missing = || SourceError::Missing { object: format!("table {table}"), hint: String::new() };
     match (code, number) {
-        (Some("42501"), _) | (_, Some(229 | 1142 | 1044)) => Error::Permission { table },
-        (Some("42P01"), _) | (_, Some(208 | 1146)) => Error::Missing { table },
-        _ if message.contains("no such table") => Error::Missing { table },
-        _ => Error::Query { table, message },
+        (Some("42501"), _) | (_, Some(229 | 1142 | 1044)) => SourceError::permission(table, "SELECT on it"),
+        (Some("42P01"), _) | (_, Some(208 | 1146)) => missing(),
+        _ if message.contains("no such table") => missing(),
+        _ => SourceError::query(table, message),
     }
 }
 
 /// Every row of `SELECT cols FROM table tail`, as text.
-pub async fn read(db: &mut TablesDb, table: &str, cols: &[Col], tail: &str) -> Result<Vec<TextRow>, Error> {
+pub async fn read(db: &mut TablesDb, table: &str, cols: &[Col], tail: &str) -> Result<Vec<TextRow>, SourceError> {
     // Audited: built from Sundial's constant table and column names and from dates Sundial
     // formats itself (see `select_sql`); no text from outside enters it.
     let sql = select_sql(db, table, cols, tail);
@@ -139,7 +126,7 @@ pub async fn read(db: &mut TablesDb, table: &str, cols: &[Col], tail: &str) -> R
             let number = d.try_downcast_ref::<sqlx::mysql::MySqlDatabaseError>().map(|m| u32::from(m.number()));
             classify(table, d.code().as_deref(), number, d.message().to_owned())
         }
-        _ => Error::Query { table: table.to_owned(), message: "the connection failed".into() },
+        _ => SourceError::query(table, "the connection failed"),
     };
     match db {
         TablesDb::Postgres(pool) => {
@@ -159,7 +146,7 @@ pub async fn read(db: &mut TablesDb, table: &str, cols: &[Col], tail: &str) -> R
                 tiberius::error::Error::Server(t) => {
                     classify(table, None, Some(t.code()), format!("error {}: {}", t.code(), t.message()))
                 }
-                _ => Error::Query { table: table.to_owned(), message: "the connection failed".into() },
+                _ => SourceError::query(table, "the connection failed"),
             };
             let stream = client.simple_query(&sql).await.map_err(tds_err)?;
             let rows = stream.into_first_result().await.map_err(tds_err)?;

@@ -5,7 +5,8 @@ use app::engine::reconcile::{MissCause, Outcome, RunClass, Settings};
 use app::engine::{RunOutcome, Schedule, Trigger, Window};
 use chrono::{DateTime, Duration, Utc};
 use server::demo::{self, DemoSummary};
-use server::sources::msdb_sqlite::{self, HistoryRow};
+use server::sources::msdb_rows::{HistoryRow, MAX_OUTCOME_ROWS_PER_JOB};
+use server::sources::msdb_sqlite;
 use std::collections::{BTreeSet, HashSet};
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::{Path, PathBuf};
@@ -138,7 +139,7 @@ async fn the_demo_reads_back_as_an_instance_a_dba_recognises() {
 
     // The trimmed poller: only its latest 100 outcome rows, and a history horizon to say so.
     let poller = job(&input, demo::TRIMMED_JOB);
-    assert_eq!(poller.runs.len() as i64, msdb_sqlite::MAX_OUTCOME_ROWS_PER_JOB);
+    assert_eq!(poller.runs.len() as i64, MAX_OUTCOME_ROWS_PER_JOB);
     assert_eq!(poller.history_horizon, poller.runs.first().map(|r| r.start));
     for j in input.jobs.iter().filter(|j| j.name != demo::TRIMMED_JOB) {
         assert_eq!(j.history_horizon, None, "{} keeps its whole history", j.name);
@@ -228,7 +229,7 @@ async fn corrupt_rows_become_diagnostics_on_their_job() {
         retries_attempted: 0,
         server: "SQLPROD01".into(),
     };
-    msdb_sqlite::insert_history(
+    server::demo::write::insert_history(
         &pool,
         &[
             row(900_000_001, 9, 20261120, 70000),  // unknown run_status

@@ -62,8 +62,9 @@ async fn mariadb_events_runs_failures_and_a_stopped_scheduler_as_a_least_privile
     let url = |user: &str, pw: &str| format!("mysql://{user}:{pw}@127.0.0.1:{PORT}/");
     let store_dir = tempfile::tempdir().unwrap();
     let store = Store::open(&store_dir.path().join("store.sqlite")).await.unwrap();
-    let pool =
-        mysql_events::connect_read_only(&url("sundial", "reader-pw"), Duration::from_secs(5)).await.expect("connect");
+    let pool = server::sources::connect::mysql_url(&url("sundial", "reader-pw"), Duration::from_secs(5))
+        .await
+        .expect("connect");
     let start = Utc::now() - TimeDelta::seconds(5);
 
     // Three polls, each after the events fired again.
@@ -144,14 +145,16 @@ async fn mariadb_events_runs_failures_and_a_stopped_scheduler_as_a_least_privile
     assert!(again.jobs[1].history_horizon.is_some_and(|h| h >= start), "samples start with Sundial's first poll");
 
     // A user without the EVENT privilege sees nothing, and is told why.
-    let nobody = mysql_events::connect_read_only(&url("nobody", "nobody-pw"), Duration::from_secs(5)).await.unwrap();
+    let nobody =
+        server::sources::connect::mysql_url(&url("nobody", "nobody-pw"), Duration::from_secs(5)).await.unwrap();
     let (input, notes) = mysql_events::read_instance(&nobody, &store, "maria", None, window, later).await.unwrap();
     assert!(input.jobs.is_empty());
     assert!(notes.iter().any(|n| n.message.contains("EVENT privilege")), "{notes:?}");
     assert!(notes.iter().any(|n| n.message.contains("performance_schema")), "{notes:?}");
 
     // Read-only: even a user allowed to write cannot, through Sundial's session.
-    let writer = mysql_events::connect_read_only(&url("writer", "writer-pw"), Duration::from_secs(5)).await.unwrap();
+    let writer =
+        server::sources::connect::mysql_url(&url("writer", "writer-pw"), Duration::from_secs(5)).await.unwrap();
     let e = sqlx::query("INSERT INTO shop.ran VALUES ('sundial', UTC_TIMESTAMP())")
         .execute(&writer)
         .await
@@ -159,7 +162,7 @@ async fn mariadb_events_runs_failures_and_a_stopped_scheduler_as_a_least_privile
     assert!(e.to_string().contains("READ ONLY"), "{e}");
 
     // Unreachable: a clear error, and no password in it.
-    let e = mysql_events::connect_read_only("mysql://sundial:reader-pw@127.0.0.1:1/", Duration::from_secs(2))
+    let e = server::sources::connect::mysql_url("mysql://sundial:reader-pw@127.0.0.1:1/", Duration::from_secs(2))
         .await
         .expect_err("nothing on port 1");
     assert!(!e.to_string().contains("reader-pw"), "{e}");
@@ -168,7 +171,7 @@ async fn mariadb_events_runs_failures_and_a_stopped_scheduler_as_a_least_privile
     let silent = format!("mysql://sundial:reader-pw@127.0.0.1:{}/", silent_port().await);
     let e = ends_by_its_own_timeout(
         "mysql_events::connect_read_only",
-        mysql_events::connect_read_only(&silent, Duration::from_secs(1)),
+        server::sources::connect::mysql_url(&silent, Duration::from_secs(1)),
     )
     .await
     .expect_err("a silent server");
@@ -206,7 +209,7 @@ async fn seed002_job_table_cycles_accumulate_from_sundials_samples() {
     ] {
         sqlx::query(sql).execute(&root).await.unwrap_or_else(|e| panic!("{sql}: {e}"));
     }
-    let pool = mysql_events::connect_read_only(
+    let pool = server::sources::connect::mysql_url(
         &format!("mysql://seeds:seeds-pw@127.0.0.1:{PORT2}/sched"),
         Duration::from_secs(5),
     )
@@ -234,17 +237,18 @@ async fn seed002_job_table_cycles_accumulate_from_sundials_samples() {
             tokio::time::sleep(Duration::from_millis(50)).await; // re-checks the condition
         }
         let w = Window::new(start - TimeDelta::hours(1), Utc::now() + TimeDelta::seconds(1));
-        let (input, _) =
+        let input =
             server::sources::seed002::read_instance(&mut db, &store, "maria-jobs", chrono_tz::UTC, w, Utc::now())
                 .await
-                .expect("read");
+                .expect("read")
+                .input;
         seen_cycles.push(input.jobs[1].runs.len());
     }
     let w = Window::new(start - TimeDelta::hours(1), Utc::now() + TimeDelta::seconds(1));
-    let (input, _) =
-        server::sources::seed002::read_instance(&mut db, &store, "maria-jobs", chrono_tz::UTC, w, Utc::now())
-            .await
-            .unwrap();
+    let input = server::sources::seed002::read_instance(&mut db, &store, "maria-jobs", chrono_tz::UTC, w, Utc::now())
+        .await
+        .unwrap()
+        .input;
     let names: Vec<&str> = input.jobs.iter().map(|j| j.name.as_str()).collect();
     assert_eq!(names, ["etl.every_second", "etl.broken"]);
     let every = &input.jobs[0];
@@ -264,7 +268,7 @@ async fn seed002_job_table_cycles_accumulate_from_sundials_samples() {
         "the stopped job's one cycle is one sample, however often polled: {seen_cycles:?}"
     );
     // Read-only and least privilege: the table is all this user can see.
-    let pool = mysql_events::connect_read_only(
+    let pool = server::sources::connect::mysql_url(
         &format!("mysql://seeds:seeds-pw@127.0.0.1:{PORT2}/sched"),
         Duration::from_secs(5),
     )

@@ -96,7 +96,7 @@ async fn pg_cron_fires_on_sundials_forecast() {
         sqlx::query(sql).execute(&mut db).await.unwrap_or_else(|e| panic!("{sql}: {e}"));
     }
     let reader_url = url.replacen("postgres@", "sundial_real@", 1);
-    let pool = server::sources::pg_cron::connect_read_only(&reader_url, std::time::Duration::from_secs(5))
+    let pool = server::sources::connect::postgres_url(&reader_url, std::time::Duration::from_secs(5))
         .await
         .expect("connect as sundial_real");
     let first = observed.iter().filter_map(|r| r.first()).map(|r| r.start).min().unwrap();

@@ -7,7 +7,8 @@ use app::engine::Window;
 use app::engine::fleet::analyze;
 use app::engine::reconcile::{Outcome, Settings};
 use app::engine::{RunOutcome, Severity};
-use server::sources::pg_cron::{self, Error};
+use server::sources::SourceError as Error;
+use server::sources::pg_cron;
 use sqlx::{Connection, PgConnection};
 use std::time::Duration;
 
@@ -57,7 +58,8 @@ async fn pg_cron_source_reads_jobs_and_runs_as_least_privileged_roles() {
     .unwrap();
 
     let window = Window::new(t("2026-01-01T00:00:00Z"), t("2026-01-02T00:00:00Z"));
-    let pool = pg_cron::connect_read_only(&url("sundial_reader"), Duration::from_secs(5)).await.expect("connect");
+    let pool =
+        server::sources::connect::postgres_url(&url("sundial_reader"), Duration::from_secs(5)).await.expect("connect");
     let (input, notes) = pg_cron::read_instance(&pool, "pg-main", window).await.expect("read");
     assert!(notes.iter().all(|n| n.severity != Severity::Warning), "a BYPASSRLS role sees everything: {notes:?}");
     assert_eq!(input.jobs.iter().map(|j| j.name.as_str()).collect::<Vec<_>>(), ["hourly-etl", "half-hourly-fails"]);
@@ -111,20 +113,23 @@ async fn pg_cron_source_reads_jobs_and_runs_as_least_privileged_roles() {
     assert_eq!(hourly.missed, 1, "the other job is untouched");
 
     // Without BYPASSRLS: only its own jobs (none), and a warning that says why.
-    let pool = pg_cron::connect_read_only(&url("rls_reader"), Duration::from_secs(5)).await.unwrap();
+    let pool = server::sources::connect::postgres_url(&url("rls_reader"), Duration::from_secs(5)).await.unwrap();
     let (input, notes) = pg_cron::read_instance(&pool, "pg-main", window).await.unwrap();
     assert!(input.jobs.is_empty());
     assert!(notes.iter().any(|n| n.severity == Severity::Warning && n.message.contains("BYPASSRLS")), "{notes:?}");
 
     // Without USAGE on the schema: an error naming what to grant.
-    let pool = pg_cron::connect_read_only(&url("no_usage"), Duration::from_secs(5)).await.unwrap();
+    let pool = server::sources::connect::postgres_url(&url("no_usage"), Duration::from_secs(5)).await.unwrap();
     let e = pg_cron::read_instance(&pool, "pg-main", window).await.expect_err("no usage");
     assert!(matches!(e, Error::Permission { .. }), "{e:?}");
     assert!(e.to_string().contains("USAGE on schema cron"), "{e}");
 
     // An unreachable server: a clear error within the timeout, no URL in it.
-    let e = pg_cron::connect_read_only("postgres://sundial_reader:pw@127.0.0.1:1/postgres", Duration::from_secs(2))
-        .await
-        .expect_err("nothing listens on port 1");
+    let e = server::sources::connect::postgres_url(
+        "postgres://sundial_reader:pw@127.0.0.1:1/postgres",
+        Duration::from_secs(2),
+    )
+    .await
+    .expect_err("nothing listens on port 1");
     assert!(!e.to_string().contains("pw"), "{e}");
 }

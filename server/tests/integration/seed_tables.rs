@@ -10,7 +10,7 @@ use app::engine::reconcile::{Outcome, Settings};
 use app::engine::{RunOutcome, Severity, Trigger, Window};
 use chrono::{DateTime, Utc};
 use server::sources::tables::{self, TablesDb};
-use server::sources::{msdb, seed001, seed003, seed004};
+use server::sources::{SourceError, msdb, seed001, seed003, seed004};
 use sqlx::Connection;
 use std::time::Duration;
 
@@ -171,7 +171,8 @@ fn check(seed4: &InstanceInput, seed3: &InstanceInput, notes3: &[app::engine::Di
 
 async fn read_both(db: &mut TablesDb) -> (InstanceInput, InstanceInput, Vec<app::engine::Diagnostic>) {
     let w = window();
-    let (seed4, _, events) = seed004::read_instance(db, "primentra", chrono_tz::UTC, w, w.end).await.expect("seed 004");
+    let read = seed004::read_instance(db, "primentra", chrono_tz::UTC, w, w.end).await.expect("seed 004");
+    let (seed4, events) = (read.input, read.events);
     // The log's five event types map onto Sundial's log, the overlap guard's skip included.
     use app::engine::log::LogKind;
     let kinds: Vec<LogKind> = events.iter().filter(|e| e.job_id == "10").map(|e| e.kind).collect();
@@ -181,11 +182,15 @@ async fn read_both(db: &mut TablesDb) -> (InstanceInput, InstanceInput, Vec<app:
     assert_eq!(kinds.iter().filter(|k| **k == LogKind::Skipped).count(), 1);
     assert_eq!(kinds.iter().filter(|k| **k == LogKind::Zombie).count(), 1);
     assert!(events.iter().any(|e| e.kind == LogKind::Skipped && e.text.contains("already running")), "{events:?}");
-    let (seed3, notes3) = seed003::read_instance(db, "broker", chrono_tz::UTC, w, w.end).await.expect("seed 003");
-    let (seed1, _) =
+    // The NextRunOn cross-check is the one every kind shares, done after the read.
+    let mut read = seed003::read_instance(db, "broker", chrono_tz::UTC, w, w.end).await.expect("seed 003");
+    server::sources::finish(&mut read);
+    let (seed3, notes3) = (read.input, read.notes);
+    let seed1 =
         seed001::read_instance(db, "worker", chrono_tz::UTC, "0 13 * * *", chrono::TimeDelta::minutes(60), w, w.end)
             .await
-            .expect("seed 001");
+            .expect("seed 001")
+            .input;
     check_seed001(&seed1);
     (seed4, seed3, notes3)
 }
@@ -272,7 +277,7 @@ async fn seed_tables_in_sqlite() {
         .await
         .map(|_| ())
         .expect_err("no tables");
-    assert!(matches!(e, tables::Error::Missing { ref table } if table == "SchedulerConfigurations"), "{e:?}");
+    assert!(matches!(&e, SourceError::Missing { object, .. } if object == "table SchedulerConfigurations"), "{e:?}");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -287,17 +292,17 @@ async fn seed_tables_in_postgresql_read_by_a_select_only_role() {
         sqlx::query(sqlx::AssertSqlSafe(sql.clone())).execute(&mut admin).await.unwrap_or_else(|e| panic!("{sql}: {e}"));
     }
     let pool =
-        server::sources::pg_cron::connect_read_only(&pg.pg_url("seeds_reader"), Duration::from_secs(5)).await.unwrap();
+        server::sources::connect::postgres_url(&pg.pg_url("seeds_reader"), Duration::from_secs(5)).await.unwrap();
     let mut db = TablesDb::Postgres(pool.clone());
     let (seed4, seed3, notes3) = read_both(&mut db).await;
     check(&seed4, &seed3, &notes3, "PostgreSQL");
     assert!(sqlx::query(r#"DELETE FROM "SchedulerLog""#).execute(&pool).await.is_err(), "read-only");
-    let pool = server::sources::pg_cron::connect_read_only(&pg.pg_url("nobody"), Duration::from_secs(5)).await.unwrap();
+    let pool = server::sources::connect::postgres_url(&pg.pg_url("nobody"), Duration::from_secs(5)).await.unwrap();
     let e = seed004::read_instance(&mut TablesDb::Postgres(pool), "x", chrono_tz::UTC, window(), window().end)
         .await
         .map(|_| ())
         .expect_err("no grant");
-    assert!(matches!(e, tables::Error::Permission { .. }), "{e:?}");
+    assert!(matches!(e, SourceError::Permission { .. }), "{e:?}");
     assert!(e.to_string().contains("SELECT on it"), "{e}");
 }
 

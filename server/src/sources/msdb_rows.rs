@@ -1,0 +1,709 @@
+//! msdb's row mapping, shared by both msdb readers (SQL Server over TDS in [`super::msdb`], the
+//! demo's SQLite file in [`super::msdb_sqlite`]) and by the demo that writes such a file;
+//! neither reader imports the other.
+//!
+//! msdb's conventions, kept wherever its tables live:
+//!
+//! - dates and times are the instance's **local** wall clock: `run_date` `yyyymmdd` and
+//!   `run_time` `hhmmss` integers in `sysjobhistory`, `datetime` columns as
+//!   `YYYY-MM-DD HH:MM:SS.fff` text;
+//! - `run_duration` is `hhmmss`-encoded (13542 = 1 h 35 min 42 s; past 99 hours the hours
+//!   part just grows);
+//! - every run has a `step_id 0` "(Job outcome)" row plus one row per step attempt.
+//!
+//! Mapping never fails on bad *data*: every value arrives as a lenient [`Cell`], and a corrupt
+//! row (an unknown `run_status`, a NULL where msdb has none, a date that is not one) becomes a
+//! [`Diagnostic`] on its job ([`assemble`]).
+use app::engine::fleet::{InstanceInput, JobInput, JobSchedule};
+use app::engine::{AgentSchedule, Diagnostic, Run, RunOutcome, Schedule, Trigger, Window};
+use chrono::{DateTime, Duration, NaiveDate, NaiveDateTime, NaiveTime, Utc};
+use chrono_tz::Tz;
+use std::collections::HashMap;
+
+/// msdb's default per-job history cap (`jobhistory_max_rows_per_job`), which the demo also
+/// trims to. A job holding this many outcome rows whose oldest one is much newer than the
+/// instance's oldest history looks trimmed: see [`assemble`].
+pub const MAX_OUTCOME_ROWS_PER_JOB: i64 = 100;
+
+/// The text format of msdb `datetime` values (local wall clock, milliseconds).
+const DATETIME_FORMAT: &str = "%Y-%m-%d %H:%M:%S%.3f";
+
+// ---------------------------------------------------------------------------------------------
+// Lenient cells: whatever a column holds, reading it never fails the whole query.
+
+/// One column value read leniently. SQLite columns hold any type, and msdb data from
+/// elsewhere may be damaged; decoding into `Cell` never fails, so a bad value becomes a
+/// diagnostic on its row instead of an error for the whole read.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Cell {
+    Null,
+    Int(i64),
+    Real(f64),
+    Text(String),
+    /// A blob, by length (no msdb column Sundial reads holds one).
+    Blob(usize),
+}
+
+impl Cell {
+    /// The value as an integer: `Ok(None)` for NULL, `Err(shown)` when it is not a whole number.
+    pub fn int(&self) -> Result<Option<i64>, String> {
+        match self {
+            Cell::Null => Ok(None),
+            Cell::Int(i) => Ok(Some(*i)),
+            Cell::Real(f) if f.fract() == 0.0 && f.abs() < 9.0e15 => Ok(Some(*f as i64)),
+            Cell::Text(t) => t.trim().parse::<i64>().map(Some).map_err(|_| self.shown()),
+            _ => Err(self.shown()),
+        }
+    }
+    /// The value as text (numbers printed); `None` for NULL and blobs.
+    pub fn text(&self) -> Option<String> {
+        match self {
+            Cell::Text(t) => Some(t.clone()),
+            Cell::Int(i) => Some(i.to_string()),
+            Cell::Real(f) => Some(f.to_string()),
+            Cell::Null | Cell::Blob(_) => None,
+        }
+    }
+    /// How a diagnostic shows the value.
+    pub fn shown(&self) -> String {
+        match self {
+            Cell::Null => "NULL".into(),
+            Cell::Int(i) => i.to_string(),
+            Cell::Real(f) => f.to_string(),
+            Cell::Text(t) => format!("{t:?}"),
+            Cell::Blob(n) => format!("<blob of {n} bytes>"),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Time helpers (msdb integers and local wall clock)
+
+/// A local wall-clock time in `tz` to an instant, by the engine's rule
+/// ([`app::engine::tz::local_to_instant`]): a time in a fall-back fold is the earlier instant
+/// (the Agent fires once, at the first); a time in a spring-forward gap (which the Agent never
+/// writes into history) is the instant the gap ends.
+pub fn local_to_utc(local: NaiveDateTime, tz: Tz) -> DateTime<Utc> {
+    app::engine::tz::local_to_instant(local, tz.into())
+}
+
+/// An instant as `tz`'s wall clock (never panics).
+pub fn utc_to_local(at: DateTime<Utc>, tz: Tz) -> NaiveDateTime {
+    app::engine::tz::to_local(at, tz.into())
+}
+
+/// msdb `yyyymmdd`.
+pub fn date_int(d: NaiveDate) -> i64 {
+    use chrono::Datelike;
+    i64::from(d.year()) * 10000 + i64::from(d.month()) * 100 + i64::from(d.day())
+}
+
+/// msdb `hhmmss`.
+pub fn time_int(t: NaiveTime) -> i64 {
+    use chrono::Timelike;
+    i64::from(t.hour()) * 10000 + i64::from(t.minute()) * 100 + i64::from(t.second())
+}
+
+/// msdb `yyyymmdd` back to a date; `None` when it is not one.
+pub fn parse_date_int(v: i64) -> Option<NaiveDate> {
+    if !(10000101..=99991231).contains(&v) {
+        return None;
+    }
+    NaiveDate::from_ymd_opt((v / 10000) as i32, ((v / 100) % 100) as u32, (v % 100) as u32)
+}
+
+/// msdb `hhmmss` back to a time; `None` when it is not one.
+pub fn parse_time_int(v: i64) -> Option<NaiveTime> {
+    if !(0..=235959).contains(&v) {
+        return None;
+    }
+    NaiveTime::from_hms_opt((v / 10000) as u32, ((v / 100) % 100) as u32, (v % 100) as u32)
+}
+
+/// Seconds as msdb's `hhmmss`-encoded `run_duration` (hours grow past 99).
+pub fn encode_duration(secs: i64) -> i64 {
+    let s = secs.max(0);
+    (s / 3600) * 10000 + ((s / 60) % 60) * 100 + s % 60
+}
+
+/// msdb `run_duration` back to seconds; `Err` with what is wrong (the seconds are still given
+/// for minute or second parts above 59, which msdb never writes).
+pub fn decode_duration(v: i64) -> Result<i64, (Option<i64>, &'static str)> {
+    if v < 0 {
+        return Err((None, "a duration cannot be negative"));
+    }
+    let (h, m, s) = (v / 10000, (v / 100) % 100, v % 100);
+    let secs = h * 3600 + m * 60 + s;
+    if m > 59 || s > 59 {
+        return Err((Some(secs), "not an hhmmss duration (minutes or seconds above 59)"));
+    }
+    Ok(secs)
+}
+
+pub fn format_datetime(t: NaiveDateTime) -> String {
+    t.format(DATETIME_FORMAT).to_string()
+}
+
+/// msdb `datetime` text back to a wall-clock time (with or without fractions, `T` or space).
+pub fn parse_datetime(s: &str) -> Option<NaiveDateTime> {
+    let s = s.trim();
+    ["%Y-%m-%d %H:%M:%S%.f", "%Y-%m-%dT%H:%M:%S%.f", "%Y-%m-%d %H:%M"]
+        .iter()
+        .find_map(|f| NaiveDateTime::parse_from_str(s, f).ok())
+}
+
+/// Who started a run, from msdb's outcome message: "… The Job was invoked by Schedule 12
+/// (Nightly).  …" is [`Trigger::Schedule`], "… invoked by User DOMAIN\dba.  …" is
+/// [`Trigger::Manual`], anything else named there ("Alert 3 (…)", "Start Sequence 0") is
+/// [`Trigger::Other`]. A message without the phrase (empty, or from a localized server) is
+/// taken as a schedule run whose schedule is unknown.
+pub fn parse_trigger(message: &str) -> Trigger {
+    const PHRASE: &str = "invoked by ";
+    let Some(at) = message.find(PHRASE) else {
+        return Trigger::Schedule(None);
+    };
+    let rest = &message[at + PHRASE.len()..];
+    let what = match rest.find(".  ") {
+        Some(end) => &rest[..end],
+        None => rest.trim_end().trim_end_matches('.'),
+    };
+    if let Some(s) = what.strip_prefix("Schedule ") {
+        let digits: String = s.chars().take_while(char::is_ascii_digit).collect();
+        Trigger::Schedule(digits.parse().ok())
+    } else if what.starts_with("User ") {
+        Trigger::Manual
+    } else {
+        Trigger::Other(what.to_owned())
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// msdb's tables as rows (the demo writes them; the timeline reads sysjobhistory back)
+
+/// Sundial's own `sundial_demo` row: which instance the demo is and the "now" it was simulated for.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DemoMeta {
+    pub name: String,
+    pub tz: Tz,
+    pub now: DateTime<Utc>,
+    pub seed: u64,
+}
+
+/// One `syscategories` row.
+#[derive(Clone, Debug)]
+pub struct CategoryRow {
+    pub category_id: i64,
+    pub name: String,
+}
+
+/// One `sysjobs` row (datetimes are local wall clock).
+#[derive(Clone, Debug)]
+pub struct JobRow {
+    pub job_id: String,
+    pub name: String,
+    pub enabled: bool,
+    pub description: String,
+    pub category_id: i64,
+    pub owner_sid: Vec<u8>,
+    pub notify_level_email: i64,
+    pub date_created: NaiveDateTime,
+    pub date_modified: NaiveDateTime,
+    pub version_number: i64,
+}
+
+/// One `sysjobsteps` row.
+#[derive(Clone, Debug)]
+pub struct StepRow {
+    pub job_id: String,
+    pub step_id: i64,
+    pub step_name: String,
+    pub subsystem: String,
+    pub command: String,
+    pub database_name: Option<String>,
+    /// 1 quit with success, 3 go to the next step.
+    pub on_success_action: i64,
+    /// 2 quit with failure.
+    pub on_fail_action: i64,
+    pub retry_attempts: i64,
+    /// Minutes.
+    pub retry_interval: i64,
+}
+
+/// One `sysschedules` row.
+#[derive(Clone, Debug)]
+pub struct ScheduleRow {
+    pub schedule_id: i64,
+    pub schedule_uid: String,
+    pub name: String,
+    pub owner_sid: Vec<u8>,
+    pub schedule: AgentSchedule,
+    pub date_created: NaiveDateTime,
+}
+
+/// One `sysjobschedules` row; `next_run_date`/`next_run_time` 0 when there is none.
+#[derive(Clone, Debug)]
+pub struct JobScheduleRow {
+    pub job_id: String,
+    pub schedule_id: i64,
+    pub next_run_date: i64,
+    pub next_run_time: i64,
+}
+
+/// One `sysjobhistory` row, as msdb stores it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct HistoryRow {
+    pub instance_id: i64,
+    pub job_id: String,
+    /// 0 for the "(Job outcome)" row.
+    pub step_id: i64,
+    pub step_name: String,
+    pub sql_message_id: i64,
+    pub sql_severity: i64,
+    pub message: String,
+    /// 0 failed, 1 succeeded, 2 retry, 3 canceled, 4 in progress.
+    pub run_status: i64,
+    /// Local `yyyymmdd`.
+    pub run_date: i64,
+    /// Local `hhmmss`.
+    pub run_time: i64,
+    /// `hhmmss`-encoded.
+    pub run_duration: i64,
+    pub retries_attempted: i64,
+    pub server: String,
+}
+
+/// One `syssessions` row.
+#[derive(Clone, Debug)]
+pub struct SessionRow {
+    pub session_id: i64,
+    pub agent_start_date: NaiveDateTime,
+}
+
+/// One `sysjobactivity` row (local datetimes).
+#[derive(Clone, Debug, Default)]
+pub struct ActivityRow {
+    pub session_id: i64,
+    pub job_id: String,
+    pub run_requested_date: Option<NaiveDateTime>,
+    /// msdb's code as text: "1" scheduler, "2" alerter, "3" boot, "4" user.
+    pub run_requested_source: Option<String>,
+    pub start_execution_date: Option<NaiveDateTime>,
+    pub last_executed_step_id: Option<i64>,
+    pub last_executed_step_date: Option<NaiveDateTime>,
+    pub stop_execution_date: Option<NaiveDateTime>,
+    pub job_history_id: Option<i64>,
+    pub next_scheduled_run_date: Option<NaiveDateTime>,
+}
+
+// ---------------------------------------------------------------------------------------------
+// What a reader fetches: every value a lenient cell
+
+#[derive(sqlx::FromRow)]
+pub struct JobRead {
+    pub job_id: Cell,
+    pub name: Cell,
+    pub enabled: Cell,
+    pub category: Cell,
+}
+
+#[derive(sqlx::FromRow)]
+pub struct ScheduleRead {
+    pub job_id: Cell,
+    pub schedule_id: Cell,
+    pub name: Cell,
+    pub enabled: Cell,
+    pub freq_type: Cell,
+    pub freq_interval: Cell,
+    pub freq_subday_type: Cell,
+    pub freq_subday_interval: Cell,
+    pub freq_relative_interval: Cell,
+    pub freq_recurrence_factor: Cell,
+    pub active_start_date: Cell,
+    pub active_end_date: Cell,
+    pub active_start_time: Cell,
+    pub active_end_time: Cell,
+}
+
+#[derive(sqlx::FromRow)]
+pub struct HorizonRead {
+    pub job_id: Cell,
+    pub oldest_id: Cell,
+    pub oldest_date: Cell,
+    pub oldest_time: Cell,
+    pub at_cap: Cell,
+}
+
+#[derive(sqlx::FromRow)]
+pub struct OutcomeRead {
+    pub instance_id: Cell,
+    pub job_id: Cell,
+    pub run_status: Cell,
+    pub run_date: Cell,
+    pub run_time: Cell,
+    pub run_duration: Cell,
+    pub message: Cell,
+}
+
+#[derive(sqlx::FromRow)]
+pub struct RunningRead {
+    pub job_id: Cell,
+    pub start_execution_date: Cell,
+    pub run_requested_source: Cell,
+}
+
+#[derive(sqlx::FromRow)]
+pub struct SessionRead {
+    pub agent_start_date: Cell,
+}
+
+/// An integer msdb never leaves NULL: the value, or a diagnostic naming table, column and row.
+/// `then` says what follows (e.g. "the row is left out").
+fn required_int(cell: &Cell, column: &str, row: &str, then: &str) -> Result<i64, Diagnostic> {
+    match cell.int() {
+        Ok(Some(v)) => Ok(v),
+        Ok(None) => Err(Diagnostic::warning(column, "NULL", format!("{row}: msdb never leaves {column} NULL; {then}"))),
+        Err(shown) => Err(Diagnostic::warning(column, shown, format!("{row}: {column} is not a whole number; {then}"))),
+    }
+}
+
+const LEFT_OUT: &str = "the row is left out";
+
+/// One outcome row as a [`Run`], or why not; warnings that do not drop the row come along.
+fn outcome_to_run(r: &OutcomeRead, tz: Tz) -> (Option<Run>, Vec<Diagnostic>) {
+    let key = match r.instance_id.int() {
+        Ok(Some(id)) => format!("sysjobhistory row instance_id {id}"),
+        _ => format!("sysjobhistory row instance_id {}", r.instance_id.shown()),
+    };
+    let mut diags = Vec::new();
+    let status = match required_int(&r.run_status, "run_status", &key, LEFT_OUT) {
+        Ok(v) => v,
+        Err(d) => return (None, vec![d]),
+    };
+    let Some(outcome) = RunOutcome::from_run_status(status) else {
+        let d = Diagnostic::warning(
+            "run_status",
+            status,
+            format!("{key}: msdb writes run_status 0 to 4 only; the row is left out"),
+        );
+        return (None, vec![d]);
+    };
+    let date = match required_int(&r.run_date, "run_date", &key, LEFT_OUT) {
+        Ok(v) => v,
+        Err(d) => return (None, vec![d]),
+    };
+    let Some(date) = parse_date_int(date) else {
+        let d = Diagnostic::warning("run_date", date, format!("{key}: not a yyyymmdd date; the row is left out"));
+        return (None, vec![d]);
+    };
+    let time = match required_int(&r.run_time, "run_time", &key, LEFT_OUT) {
+        Ok(v) => v,
+        Err(d) => return (None, vec![d]),
+    };
+    let Some(time) = parse_time_int(time) else {
+        let d = Diagnostic::warning("run_time", time, format!("{key}: not an hhmmss time; the row is left out"));
+        return (None, vec![d]);
+    };
+    let duration_secs = match required_int(&r.run_duration, "run_duration", &key, "read as 0s") {
+        Ok(v) => match decode_duration(v) {
+            Ok(s) => s,
+            Err((secs, why)) => {
+                diags.push(Diagnostic::warning(
+                    "run_duration",
+                    v,
+                    format!("{key}: {why}; read as {}s", secs.unwrap_or(0)),
+                ));
+                secs.unwrap_or(0)
+            }
+        },
+        Err(d) => {
+            diags.push(d);
+            0
+        }
+    };
+    let message = r.message.text().unwrap_or_default();
+    let run = Run {
+        start: local_to_utc(date.and_time(time), tz),
+        duration_secs,
+        outcome,
+        trigger: parse_trigger(&message),
+        message,
+    };
+    (Some(run), diags)
+}
+
+fn schedule_from_row(r: &ScheduleRead) -> Result<JobSchedule, Diagnostic> {
+    let id = match r.schedule_id.int() {
+        Ok(Some(id)) => id,
+        _ => {
+            return Err(Diagnostic::error(
+                "schedule_id",
+                r.schedule_id.shown(),
+                "sysjobschedules row without a usable schedule_id; the schedule is left out",
+            ));
+        }
+    };
+    let key = format!("sysschedules row schedule_id {id}");
+    let get = |cell: &Cell, column: &str| -> Result<i64, Diagnostic> {
+        required_int(cell, column, &key, "the schedule is left out").map_err(|mut d| {
+            d.severity = app::engine::Severity::Error;
+            d
+        })
+    };
+    let schedule = AgentSchedule {
+        enabled: get(&r.enabled, "enabled")?,
+        freq_type: get(&r.freq_type, "freq_type")?,
+        freq_interval: get(&r.freq_interval, "freq_interval")?,
+        freq_subday_type: get(&r.freq_subday_type, "freq_subday_type")?,
+        freq_subday_interval: get(&r.freq_subday_interval, "freq_subday_interval")?,
+        freq_relative_interval: get(&r.freq_relative_interval, "freq_relative_interval")?,
+        freq_recurrence_factor: get(&r.freq_recurrence_factor, "freq_recurrence_factor")?,
+        active_start_date: get(&r.active_start_date, "active_start_date")?,
+        active_end_date: get(&r.active_end_date, "active_end_date")?,
+        active_start_time: get(&r.active_start_time, "active_start_time")?,
+        active_end_time: get(&r.active_end_time, "active_end_time")?,
+    };
+    Ok(JobSchedule {
+        id,
+        name: r.name.text().unwrap_or_else(|| format!("schedule {id}")),
+        enabled: schedule.enabled != 0,
+        schedule: Schedule::Agent(schedule),
+    })
+}
+/// msdb's rows as a reader fetched them (from this SQLite file, or over TDS from SQL Server):
+/// every value a lenient [`Cell`], so that [`assemble`] turns bad ones into diagnostics.
+pub struct MsdbRows {
+    /// `sysjobs` with the category name.
+    pub job_rows: Vec<JobRead>,
+    /// `sysjobschedules` joined to `sysschedules`.
+    pub schedule_rows: Vec<ScheduleRead>,
+    /// Per job: its oldest kept outcome row, and whether it keeps the per-job cap of rows.
+    pub horizon_rows: Vec<HorizonRead>,
+    /// `step_id 0` rows whose local `run_date` lies within the window's local dates.
+    pub outcome_rows: Vec<OutcomeRead>,
+    /// `sysjobactivity` rows executing now in the latest session.
+    pub running_rows: Vec<RunningRead>,
+    /// `syssessions`: every Agent start.
+    pub session_rows: Vec<SessionRead>,
+}
+
+/// The engine's view of an instance from msdb's rows:
+///
+/// - every job (by name) with its schedules (`sysjobs`, `syscategories`, `sysjobschedules`,
+///   `sysschedules`);
+/// - the runs of each job whose start falls in the window: the `step_id 0` outcome rows (the
+///   readers fetch those whose local `run_date` lies within the window's local dates, never all
+///   history), plus the runs `sysjobactivity` shows still executing in the latest Agent session
+///   (outcome `InProgress`, duration up to `window.end`);
+/// - `history_horizon`: for a job whose history looks trimmed, the start of its oldest kept
+///   outcome row. A job looks trimmed when it keeps at least [`MAX_OUTCOME_ROWS_PER_JOB`]
+///   outcome rows and its oldest is more than a day newer than the oldest outcome row of any
+///   job on the instance (history of that time survives elsewhere, so this job's was removed);
+/// - `agent_starts` from `syssessions`.
+///
+/// Never fails: corrupt rows become diagnostics on their job; runs they would have been are
+/// left out.
+pub fn assemble(name: &str, tz: Tz, window: Window, rows: &MsdbRows) -> InstanceInput {
+    // Reads every job with its category name (LEFT JOIN: a job whose category is gone still counts).
+    let job_rows: &Vec<JobRead> = &rows.job_rows;
+
+    let mut jobs: Vec<JobInput> = Vec::with_capacity(job_rows.len());
+    let mut index: HashMap<String, usize> = HashMap::new();
+    for r in job_rows {
+        let Some(id) = r.job_id.text() else { continue };
+        let mut diagnostics = Vec::new();
+        let enabled = match r.enabled.int() {
+            Ok(Some(v)) => v != 0,
+            _ => {
+                diagnostics.push(Diagnostic::warning(
+                    "enabled",
+                    r.enabled.shown(),
+                    format!("sysjobs row job_id {id}: enabled is not 0 or 1; taken as enabled"),
+                ));
+                true
+            }
+        };
+        index.insert(id.clone(), jobs.len());
+        jobs.push(JobInput {
+            name: r.name.text().unwrap_or_else(|| id.clone()),
+            id,
+            category: r.category.text().unwrap_or_else(|| "[Uncategorized (Local)]".into()),
+            enabled,
+            schedules: Vec::new(),
+            runs: Vec::new(),
+            history_horizon: None,
+            unobserved: Vec::new(),
+            diagnostics,
+        });
+    }
+
+    // Reads each job's schedules through sysjobschedules (a schedule may serve several jobs).
+    let schedule_rows: &Vec<ScheduleRead> = &rows.schedule_rows;
+    for r in schedule_rows {
+        let Some(&j) = r.job_id.text().and_then(|id| index.get(&id)) else { continue };
+        match schedule_from_row(r) {
+            Ok(s) => jobs[j].schedules.push(s),
+            Err(d) => jobs[j].diagnostics.push(d),
+        }
+    }
+
+    // Reads, per job, its oldest kept outcome row and whether it keeps at least the per-job cap
+    // of outcome rows (index seeks on nc1, LIMIT/OFFSET-bounded: never a scan of all history).
+    let horizon_rows: &Vec<HorizonRead> = &rows.horizon_rows;
+    let mut oldest: Vec<(usize, DateTime<Utc>, bool)> = Vec::new();
+    for r in horizon_rows {
+        let Some(&j) = r.job_id.text().and_then(|id| index.get(&id)) else { continue };
+        if r.oldest_date == Cell::Null {
+            continue; // no history at all
+        }
+        let key = format!("sysjobhistory row instance_id {}", r.oldest_id.shown());
+        let date = r.oldest_date.int().ok().flatten().and_then(parse_date_int);
+        let time = r.oldest_time.int().ok().flatten().and_then(parse_time_int);
+        match (date, time) {
+            (Some(d), Some(t)) => oldest.push((j, local_to_utc(d.and_time(t), tz), r.at_cap != Cell::Null)),
+            (None, _) => jobs[j].diagnostics.push(Diagnostic::warning(
+                "run_date",
+                r.oldest_date.shown(),
+                format!("{key} (the job's oldest outcome row): not a yyyymmdd date; the history horizon is not known"),
+            )),
+            (_, None) => jobs[j].diagnostics.push(Diagnostic::warning(
+                "run_time",
+                r.oldest_time.shown(),
+                format!("{key} (the job's oldest outcome row): not an hhmmss time; the history horizon is not known"),
+            )),
+        }
+    }
+    if let Some(instance_oldest) = oldest.iter().map(|o| o.1).min() {
+        for &(j, at, at_cap) in &oldest {
+            if at_cap && at > instance_oldest + Duration::days(1) {
+                jobs[j].history_horizon = Some(at);
+            }
+        }
+    }
+
+    // Reads the outcome rows (step_id 0) whose local run_date lies within the window's local dates.
+    let outcome_rows: &Vec<OutcomeRead> = &rows.outcome_rows;
+    for r in outcome_rows {
+        let Some(&j) = r.job_id.text().and_then(|id| index.get(&id)) else { continue };
+        let (run, diags) = outcome_to_run(r, tz);
+        jobs[j].diagnostics.extend(diags);
+        if let Some(run) = run.filter(|run| window.contains(run.start)) {
+            jobs[j].runs.push(run);
+        }
+    }
+
+    // Reads the runs executing now: started, not stopped, in the latest Agent session.
+    let running_rows: &Vec<RunningRead> = &rows.running_rows;
+    for r in running_rows {
+        let Some(&j) = r.job_id.text().and_then(|id| index.get(&id)) else { continue };
+        let Some(start) = r.start_execution_date.text().and_then(|t| parse_datetime(&t)) else {
+            jobs[j].diagnostics.push(Diagnostic::warning(
+                "start_execution_date",
+                r.start_execution_date.shown(),
+                "sysjobactivity row of the latest session: not a datetime; the running run is left out",
+            ));
+            continue;
+        };
+        let start = local_to_utc(start, tz);
+        if !window.contains(start) {
+            continue;
+        }
+        let trigger = match r.run_requested_source.text().as_deref().map(str::trim) {
+            Some("1") => Trigger::Schedule(None),
+            Some("4") => Trigger::Manual,
+            Some("2") => Trigger::Other("Alert".into()),
+            Some("3") => Trigger::Other("Agent start".into()),
+            Some(other) => Trigger::Other(format!("run_requested_source {other}")),
+            None => Trigger::Schedule(None),
+        };
+        jobs[j].runs.push(Run {
+            start,
+            duration_secs: (window.end - start).num_seconds().max(0),
+            outcome: RunOutcome::InProgress,
+            trigger,
+            message: String::new(),
+        });
+    }
+    for job in &mut jobs {
+        job.runs.sort_by_key(|r| r.start);
+    }
+
+    // Reads every Agent start (one syssessions row per start of the service).
+    let session_rows: &Vec<SessionRead> = &rows.session_rows;
+    let mut agent_starts: Vec<DateTime<Utc>> = session_rows
+        .iter()
+        .filter_map(|r| r.agent_start_date.text().and_then(|t| parse_datetime(&t)))
+        .map(|t| local_to_utc(t, tz))
+        .collect();
+    agent_starts.sort();
+    if agent_starts.len() < session_rows.len() {
+        tracing::warn!(instance = %name, "syssessions rows with an unreadable agent_start_date were left out");
+    }
+
+    InstanceInput { name: name.to_owned(), tz: tz.into(), jobs, agent_starts }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_round_trip_and_grow_past_99_hours() {
+        assert_eq!(encode_duration(5742), 13542);
+        assert_eq!(decode_duration(13542), Ok(5742));
+        assert_eq!(encode_duration(100 * 3600 + 61), 1000101);
+        assert_eq!(decode_duration(1000101), Ok(100 * 3600 + 61));
+        assert!(decode_duration(170).is_err());
+        assert!(decode_duration(-1).is_err());
+    }
+
+    #[test]
+    fn triggers_come_from_the_message() {
+        let s = "The job succeeded.  The Job was invoked by Schedule 12 (Nightly (main)).  The last step to run was step 1 (Load).";
+        assert_eq!(parse_trigger(s), Trigger::Schedule(Some(12)));
+        let m = "The job failed.  The Job was invoked by User DOMAIN\\dba.  The last step to run was step 2 (x).";
+        assert_eq!(parse_trigger(m), Trigger::Manual);
+        let a = "The job succeeded.  The Job was invoked by Alert 3 (Disk full).  The last step to run was step 1 (x).";
+        assert_eq!(parse_trigger(a), Trigger::Other("Alert 3 (Disk full)".into()));
+        assert_eq!(parse_trigger(""), Trigger::Schedule(None));
+    }
+
+    #[test]
+    fn corrupt_outcome_rows_become_diagnostics() {
+        let row = |status: Cell, date: Cell| OutcomeRead {
+            instance_id: Cell::Int(7),
+            job_id: Cell::Text("X".into()),
+            run_status: status,
+            run_date: date,
+            run_time: Cell::Int(101500),
+            run_duration: Cell::Int(130),
+            message: Cell::Null,
+        };
+        let tz: Tz = "America/New_York".parse().unwrap();
+        let (run, d) = outcome_to_run(&row(Cell::Int(1), Cell::Int(20240105)), tz);
+        let run = run.expect("a good row reads");
+        assert_eq!(run.duration_secs, 90);
+        assert_eq!(run.start.to_rfc3339(), "2024-01-05T15:15:00+00:00");
+        assert!(d.is_empty());
+        for (status, date, field) in [
+            (Cell::Int(9), Cell::Int(20240105), "run_status"),
+            (Cell::Null, Cell::Int(20240105), "run_status"),
+            (Cell::Int(1), Cell::Int(20231345), "run_date"),
+            (Cell::Int(1), Cell::Text("soon".into()), "run_date"),
+        ] {
+            let (run, d) = outcome_to_run(&row(status, date), tz);
+            assert!(run.is_none());
+            assert_eq!(d.len(), 1);
+            assert_eq!(d[0].field.as_deref(), Some(field));
+            assert!(d[0].message.contains("instance_id 7"), "{}", d[0]);
+        }
+    }
+
+    #[test]
+    fn local_times_in_a_fold_read_as_the_earlier_instant() {
+        let tz: Tz = "America/New_York".parse().unwrap();
+        let fold = NaiveDate::from_ymd_opt(2024, 11, 3).unwrap().and_hms_opt(1, 30, 0).unwrap();
+        assert_eq!(local_to_utc(fold, tz).to_rfc3339(), "2024-11-03T05:30:00+00:00");
+        let gap = NaiveDate::from_ymd_opt(2024, 3, 10).unwrap().and_hms_opt(2, 30, 0).unwrap();
+        assert_eq!(local_to_utc(gap, tz).to_rfc3339(), "2024-03-10T07:00:00+00:00");
+    }
+}

@@ -632,124 +632,13 @@ pub fn timeline_data(
     // A gap wider than 0.3% of the window breaks a stretch.
     let max_gap = ((window.end - window.start).num_milliseconds() / 300).max(1);
 
-    let all_runs: Vec<RunView> =
-        job.runs.iter().enumerate().map(|(i, r)| run_view(r, job.reconciliation.runs.get(i), tz)).collect();
-    let all_occurrences: Vec<(OccurrenceView, Option<usize>)> = job
-        .forecast
-        .occurrences
-        .iter()
-        .enumerate()
-        .map(|(i, o)| {
-            let outcome = job.reconciliation.outcomes.get(i);
-            let served_by = match outcome {
-                Some(Outcome::OnTime { run } | Outcome::Late { run, .. }) => Some(*run).filter(|r| *r < all_runs.len()),
-                _ => None,
-            };
-            (occurrence_view(o.at, outcome, &job.runs, job.history_horizon, tz, scheduler), served_by)
-        })
-        .collect();
-
-    // The table: occurrences with their runs, then the runs nobody claims; newest first.
-    let mut claimed = vec![false; all_runs.len()];
-    let mut lines: Vec<TableLine> = Vec::with_capacity(all_occurrences.len());
-    for (o, run) in &all_occurrences {
-        if let Some(r) = run {
-            claimed[*r] = true;
-        }
-        // Consecutive misses with one cause are one line ("290 runs missed from … to …").
-        if o.mark == Mark::Missed
-            && let Some(last) =
-                lines.last_mut().filter(|l| l.expected == Some(Mark::Missed) && l.cause == o.cause && l.note == o.note)
-        {
-            let c = &mut last.collapsed;
-            if !c.is_collapsed() {
-                *c = Collapsed { count: 1, members: vec![last.at.clone()] };
-            }
-            c.count += 1;
-            if c.members.len() < MEMBERS_SHOWN {
-                c.members.push(o.at.clone());
-            }
-            last.at = o.at.clone();
-            continue;
-        }
-        lines.push(TableLine {
-            at: o.at.clone(),
-            expected: Some(o.mark),
-            cause: o.cause,
-            note: o.note.clone(),
-            run: run.map(|r| all_runs[r].clone()),
-            collapsed: Collapsed::single(),
-        });
-    }
-    for (r, taken) in all_runs.iter().zip(&claimed) {
-        if !taken {
-            lines.push(TableLine {
-                at: r.start.clone(),
-                expected: None,
-                cause: None,
-                note: String::new(),
-                run: Some(r.clone()),
-                collapsed: Collapsed::single(),
-            });
-        }
-    }
-    lines.sort_by_key(|l| std::cmp::Reverse(l.at.ms));
-    let mut routine_seen = 0;
-    lines.retain(|l| {
-        if !routine_line(l) {
-            return true;
-        }
-        routine_seen += 1;
-        routine_seen <= ROUTINE_LINES
-    });
-    let hidden_lines = routine_seen.saturating_sub(ROUTINE_LINES);
-
-    // The chart: problems one by one; routine marks and runs of dense jobs as stretches.
+    let all_runs = run_views(job, tz);
+    let all_occurrences = occurrence_views(job, all_runs.len(), tz, scheduler);
+    let (lines, hidden_lines) = table_lines(&all_occurrences, &all_runs);
     let expected_count = all_occurrences.len();
     let run_count = all_runs.len();
-    let dense = expected_count > DETAIL_LIMIT;
-    let mut occurrences = Vec::new();
-    let mut occurrence_spans: Vec<MarkSpan> = Vec::new();
-    for (o, _) in all_occurrences {
-        if dense && matches!(o.mark, Mark::OnTime | Mark::Upcoming | Mark::Unknown) {
-            match occurrence_spans.last_mut() {
-                Some(last) if last.mark == o.mark && o.at.ms - last.end.ms <= max_gap => {
-                    last.end = o.at;
-                    last.count += 1;
-                }
-                _ => occurrence_spans.push(MarkSpan { start: o.at.clone(), end: o.at, mark: o.mark, count: 1 }),
-            }
-        } else {
-            occurrences.push(o);
-        }
-    }
-    let dense = run_count > DETAIL_LIMIT;
-    let mut runs = Vec::new();
-    let mut run_spans: Vec<RunSpan> = Vec::new();
-    for mut r in all_runs {
-        if r.outcome == RunOutcome::Succeeded {
-            r.message.clear();
-        }
-        if dense && r.outcome == RunOutcome::Succeeded && r.kind == RunKind::Scheduled {
-            match run_spans.last_mut() {
-                Some(last) if r.start.ms - last.end_ms <= max_gap => {
-                    if r.end_ms > last.end_ms {
-                        last.end_ms = r.end_ms;
-                        last.end_local = point(DateTime::from_timestamp_millis(r.end_ms).unwrap_or_default(), tz).local;
-                    }
-                    last.count += 1;
-                }
-                _ => run_spans.push(RunSpan {
-                    end_local: point(DateTime::from_timestamp_millis(r.end_ms).unwrap_or_default(), tz).local,
-                    start: r.start,
-                    end_ms: r.end_ms,
-                    count: 1,
-                }),
-            }
-        } else {
-            runs.push(r);
-        }
-    }
+    let (occurrences, occurrence_spans) = chart_occurrences(all_occurrences, max_gap);
+    let (runs, run_spans) = chart_runs(all_runs, max_gap, tz);
 
     let history_horizon = job.history_horizon.filter(|h| *h > window.start).map(|h| point(h.min(window.end), tz));
     let agent_starts =
@@ -770,4 +659,164 @@ pub fn timeline_data(
         agent_starts,
         ticks: ticks(window, tz),
     })
+}
+
+/// Every run of `job` as pages show it, parallel to `job.runs`.
+fn run_views(job: &JobReport, tz: Tz) -> Vec<RunView> {
+    job.runs.iter().enumerate().map(|(i, r)| run_view(r, job.reconciliation.runs.get(i), tz)).collect()
+}
+
+/// Every occurrence of `job` as pages show it, with the index of the run that served it (on
+/// time or late; below `run_count`), if any.
+fn occurrence_views(
+    job: &JobReport,
+    run_count: usize,
+    tz: Tz,
+    scheduler: &Scheduler,
+) -> Vec<(OccurrenceView, Option<usize>)> {
+    job.forecast
+        .occurrences
+        .iter()
+        .enumerate()
+        .map(|(i, o)| {
+            let outcome = job.reconciliation.outcomes.get(i);
+            let served_by = match outcome {
+                Some(Outcome::OnTime { run } | Outcome::Late { run, .. }) => Some(*run).filter(|r| *r < run_count),
+                _ => None,
+            };
+            (occurrence_view(o.at, outcome, &job.runs, job.history_horizon, tz, scheduler), served_by)
+        })
+        .collect()
+}
+
+/// The table: occurrences with their runs, then the runs nobody claims; newest first, with
+/// the routine lines past the newest [`ROUTINE_LINES`] left out. Also how many were left out.
+fn table_lines(occurrences: &[(OccurrenceView, Option<usize>)], runs: &[RunView]) -> (Vec<TableLine>, usize) {
+    let mut claimed = vec![false; runs.len()];
+    let mut lines: Vec<TableLine> = Vec::with_capacity(occurrences.len());
+    for (o, run) in occurrences {
+        if let Some(r) = run {
+            claimed[*r] = true;
+        }
+        if !merge_miss(&mut lines, o) {
+            lines.push(TableLine {
+                at: o.at.clone(),
+                expected: Some(o.mark),
+                cause: o.cause,
+                note: o.note.clone(),
+                run: run.map(|r| runs[r].clone()),
+                collapsed: Collapsed::single(),
+            });
+        }
+    }
+    for (r, taken) in runs.iter().zip(&claimed) {
+        if !taken {
+            lines.push(TableLine {
+                at: r.start.clone(),
+                expected: None,
+                cause: None,
+                note: String::new(),
+                run: Some(r.clone()),
+                collapsed: Collapsed::single(),
+            });
+        }
+    }
+    lines.sort_by_key(|l| std::cmp::Reverse(l.at.ms));
+    let hidden_lines = keep_newest_routine(&mut lines);
+    (lines, hidden_lines)
+}
+
+/// Consecutive misses with one cause are one line ("290 runs missed from … to …"): folds
+/// the missed occurrence `o` into the last line when that is a miss with the same cause and
+/// note. Whether it did.
+fn merge_miss(lines: &mut [TableLine], o: &OccurrenceView) -> bool {
+    if o.mark != Mark::Missed {
+        return false;
+    }
+    let Some(last) =
+        lines.last_mut().filter(|l| l.expected == Some(Mark::Missed) && l.cause == o.cause && l.note == o.note)
+    else {
+        return false;
+    };
+    let c = &mut last.collapsed;
+    if !c.is_collapsed() {
+        *c = Collapsed { count: 1, members: vec![last.at.clone()] };
+    }
+    c.count += 1;
+    if c.members.len() < MEMBERS_SHOWN {
+        c.members.push(o.at.clone());
+    }
+    last.at = o.at.clone();
+    true
+}
+
+/// Keeps every problem line and the first [`ROUTINE_LINES`] routine lines of `lines`
+/// (newest first); returns how many routine lines it dropped.
+fn keep_newest_routine(lines: &mut Vec<TableLine>) -> usize {
+    let mut routine_seen = 0;
+    lines.retain(|l| {
+        if !routine_line(l) {
+            return true;
+        }
+        routine_seen += 1;
+        routine_seen <= ROUTINE_LINES
+    });
+    routine_seen.saturating_sub(ROUTINE_LINES)
+}
+
+/// The chart's occurrences: problems one by one; for a job of more than [`DETAIL_LIMIT`]
+/// occurrences, routine marks (on time, upcoming, unknown) as stretches, a gap wider than
+/// `max_gap` milliseconds or another mark starting a new one.
+fn chart_occurrences(all: Vec<(OccurrenceView, Option<usize>)>, max_gap: i64) -> (Vec<OccurrenceView>, Vec<MarkSpan>) {
+    let dense = all.len() > DETAIL_LIMIT;
+    let mut occurrences = Vec::new();
+    let mut spans: Vec<MarkSpan> = Vec::new();
+    for (o, _) in all {
+        if dense && matches!(o.mark, Mark::OnTime | Mark::Upcoming | Mark::Unknown) {
+            match spans.last_mut() {
+                Some(last) if last.mark == o.mark && o.at.ms - last.end.ms <= max_gap => {
+                    last.end = o.at;
+                    last.count += 1;
+                }
+                _ => spans.push(MarkSpan { start: o.at.clone(), end: o.at, mark: o.mark, count: 1 }),
+            }
+        } else {
+            occurrences.push(o);
+        }
+    }
+    (occurrences, spans)
+}
+
+/// The chart's runs, succeeded ones without their message: problems and unscheduled runs
+/// one by one; for a job of more than [`DETAIL_LIMIT`] runs, succeeded scheduled runs as
+/// stretches, a gap wider than `max_gap` milliseconds starting a new one.
+fn chart_runs(all: Vec<RunView>, max_gap: i64, tz: Tz) -> (Vec<RunView>, Vec<RunSpan>) {
+    let dense = all.len() > DETAIL_LIMIT;
+    let mut runs = Vec::new();
+    let mut spans: Vec<RunSpan> = Vec::new();
+    for mut r in all {
+        if r.outcome == RunOutcome::Succeeded {
+            r.message.clear();
+        }
+        if dense && r.outcome == RunOutcome::Succeeded && r.kind == RunKind::Scheduled {
+            match spans.last_mut() {
+                Some(last) if r.start.ms - last.end_ms <= max_gap => {
+                    if r.end_ms > last.end_ms {
+                        last.end_ms = r.end_ms;
+                        last.end_local = point(DateTime::from_timestamp_millis(r.end_ms).unwrap_or_default(), tz).local;
+                    }
+                    last.count += 1;
+                }
+                _ => spans.push(RunSpan {
+                    end_local: point(DateTime::from_timestamp_millis(r.end_ms).unwrap_or_default(), tz).local,
+                    start: r.start,
+                    end_ms: r.end_ms,
+                    count: 1,
+                }),
+            }
+        } else {
+            runs.push(r);
+        }
+    }
+    (runs, spans)
 }

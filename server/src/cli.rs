@@ -287,17 +287,17 @@ pub fn schedule_from(args: &ScheduleArg, after: Option<NaiveDateTime>) -> Result
         return parse_row("--mysql-event", j).map(Schedule::MysqlEvent);
     }
     if let Some(j) = &args.mysql_job_table {
-        return parse_row("--mysql-job-table", j).map(Schedule::Seed002);
+        return parse_row("--mysql-job-table", j).map(Schedule::JobTable);
     }
     if let Some(j) = &args.service_broker {
-        return parse_row("--service-broker", j).map(Schedule::Seed003);
+        return parse_row("--service-broker", j).map(Schedule::ServiceBroker);
     }
     if let Some(j) = &args.primentra {
-        let mut c: engine::seed004::SchedulerConfiguration = parse_row("--primentra", j)?;
+        let mut c: engine::primentra::SchedulerConfiguration = parse_row("--primentra", j)?;
         if c.last_run.is_none() && c.now.is_none() {
             c.now = after.map(|a| a.format("%Y-%m-%d %H:%M:%S").to_string());
         }
-        return Ok(Schedule::Seed004(c));
+        return Ok(Schedule::Primentra(c));
     }
     Err("give one of --agent, --cron, --mysql-event, --mysql-job-table, --service-broker, --primentra".into())
 }
@@ -358,7 +358,7 @@ fn describe_cmd(args: DescribeArgs) -> ExitCode {
 /// `describe` for the dialects other than the Agent: the description, then exit 2 with the
 /// first Error (one line) when the schedule is invalid.
 fn describe_dialect(args: DescribeArgs) -> ExitCode {
-    use engine::{cron, mysql_event, seed002, seed003, seed004};
+    use engine::{cron, job_table, mysql_event, primentra, service_broker};
     let schedule = match schedule_from(&args.schedule, None) {
         Ok(s) => s,
         Err(e) => return invalid(e),
@@ -366,9 +366,9 @@ fn describe_dialect(args: DescribeArgs) -> ExitCode {
     let (text, diags) = match &schedule {
         Schedule::Cron(s) => (cron::describe_in(s, args.tz.into()), cron::validate(s)),
         Schedule::MysqlEvent(e) => (mysql_event::describe(e), mysql_event::validate(e, args.tz.into())),
-        Schedule::Seed002(j) => (seed002::describe(j), seed002::validate(j)),
-        Schedule::Seed003(j) => (seed003::describe(j), seed003::validate(j)),
-        Schedule::Seed004(c) => (seed004::describe(c), seed004::validate(c)),
+        Schedule::JobTable(j) => (job_table::describe(j), job_table::validate(j)),
+        Schedule::ServiceBroker(j) => (service_broker::describe(j), service_broker::validate(j)),
+        Schedule::Primentra(c) => (primentra::describe(c), primentra::validate(c)),
         other => (engine::describe(other), Vec::new()),
     };
     println!("{text}");
@@ -380,7 +380,7 @@ fn describe_dialect(args: DescribeArgs) -> ExitCode {
 
 /// `dry-run`: `would_fire: true|false` and `reason: …`.
 fn dry_run_cmd(args: DryRunArgs) -> ExitCode {
-    use engine::seed004::{QueueState, SchedulerConfiguration, dry_run};
+    use engine::primentra::{QueueState, SchedulerConfiguration, dry_run};
     let cfg: SchedulerConfiguration = match parse_row("--primentra", &args.primentra) {
         Ok(c) => c,
         Err(e) => return invalid(e),
@@ -577,7 +577,7 @@ mod tests {
             let b = schedule_of(&[new, json]).unwrap_or_else(|e| panic!("{new}: {e}"));
             assert_eq!(a, b, "{old} and {new}");
         }
-        assert!(matches!(schedule_of(&["--mysql-job-table", job]), Ok(Schedule::Seed002(_))));
+        assert!(matches!(schedule_of(&["--mysql-job-table", job]), Ok(Schedule::JobTable(_))));
         // Still exactly one schedule, whichever spelling names it.
         assert!(schedule_of(&["--seed002", job, "--mysql-job-table", job]).is_err());
     }

@@ -36,7 +36,7 @@ pub fn overlap_policy(s: &Schedule) -> Overlap {
         Schedule::Agent(_) => Overlap::Skip,
         Schedule::Cron(_) => Overlap::Queue,
         Schedule::MysqlEvent(_) => Overlap::Concurrent,
-        Schedule::Seed002(_) | Schedule::Seed003(_) | Schedule::Seed004(_) => Overlap::Queue,
+        Schedule::JobTable(_) | Schedule::ServiceBroker(_) | Schedule::Primentra(_) => Overlap::Queue,
     }
 }
 

@@ -27,13 +27,13 @@ pub mod diagnostic;
 pub mod dialect;
 pub mod edit;
 pub mod fleet;
+pub mod job_table;
 pub mod log;
 pub mod mysql_event;
+pub mod primentra;
 pub mod reconcile;
 pub mod replay;
-pub mod seed002;
-pub mod seed003;
-pub mod seed004;
+pub mod service_broker;
 pub mod tz;
 pub mod vocab;
 pub mod window;
@@ -54,9 +54,9 @@ pub fn forecast(id: ScheduleId, schedule: &Schedule, tz: Zone, window: Window) -
         Schedule::Agent(s) => agent::forecast(id, s, tz, window),
         Schedule::Cron(s) => cron::forecast(id, s, tz, window),
         Schedule::MysqlEvent(s) => mysql_event::forecast(id, s, tz, window),
-        Schedule::Seed002(s) => seed002::forecast(id, s, tz, window),
-        Schedule::Seed003(s) => seed003::forecast(id, s, tz, window),
-        Schedule::Seed004(s) => seed004::forecast(id, s, tz, window),
+        Schedule::JobTable(s) => job_table::forecast(id, s, tz, window),
+        Schedule::ServiceBroker(s) => service_broker::forecast(id, s, tz, window),
+        Schedule::Primentra(s) => primentra::forecast(id, s, tz, window),
     }
 }
 
@@ -66,9 +66,9 @@ pub fn next_after(id: ScheduleId, schedule: &Schedule, tz: Zone, after: DateTime
         Schedule::Agent(s) => agent::next_after(id, s, tz, after, count),
         Schedule::Cron(s) => cron::next_after(id, s, tz, after, count),
         Schedule::MysqlEvent(s) => mysql_event::next_after(id, s, tz, after, count),
-        Schedule::Seed002(s) => seed002::next_after(id, s, tz, after, count),
-        Schedule::Seed003(s) => seed003::next_after(id, s, tz, after, count),
-        Schedule::Seed004(s) => seed004::next_after(id, s, tz, after, count),
+        Schedule::JobTable(s) => job_table::next_after(id, s, tz, after, count),
+        Schedule::ServiceBroker(s) => service_broker::next_after(id, s, tz, after, count),
+        Schedule::Primentra(s) => primentra::next_after(id, s, tz, after, count),
     }
 }
 
@@ -78,9 +78,9 @@ pub fn describe(schedule: &Schedule) -> String {
         Schedule::Agent(s) => describe::agent(s),
         Schedule::Cron(s) => cron::describe(s),
         Schedule::MysqlEvent(s) => mysql_event::describe(s),
-        Schedule::Seed002(s) => seed002::describe(s),
-        Schedule::Seed003(s) => seed003::describe(s),
-        Schedule::Seed004(s) => seed004::describe(s),
+        Schedule::JobTable(s) => job_table::describe(s),
+        Schedule::ServiceBroker(s) => service_broker::describe(s),
+        Schedule::Primentra(s) => primentra::describe(s),
     }
 }
 

@@ -2,7 +2,7 @@
 //! what it should therefore do ([`Occurrence`]s, with the [`Dst`] rule that shaped them) and a
 //! [`Forecast`] of them with its diagnostics. [`Window`](super::Window), [`Run`](super::Run)
 //! and [`Diagnostic`] live in their own modules; `lib.rs` re-exports all of them.
-use super::{AgentSchedule, Diagnostic, Severity, cron, mysql_event, seed002, seed003, seed004};
+use super::{AgentSchedule, Diagnostic, Severity, cron, job_table, mysql_event, primentra, service_broker};
 use chrono::{DateTime, NaiveDateTime, Utc};
 use serde::{Deserialize, Serialize};
 
@@ -19,12 +19,18 @@ pub enum Schedule {
     Cron(cron::CronSchedule),
     /// MySQL / MariaDB: one `information_schema.EVENTS` row (in its TIME_ZONE; SYSTEM = `tz`).
     MysqlEvent(mysql_event::MysqlEvent),
-    /// Seed 002: one row of the MySQL stored-procedure scheduler's `job` table.
-    Seed002(seed002::Seed002Job),
-    /// Seed 003: a Service Broker `ScheduledJobs` row with its `JobSchedules` row.
-    Seed003(seed003::Seed003Job),
-    /// Seed 004: one Primentra `SchedulerConfigurations` row.
-    Seed004(seed004::SchedulerConfiguration),
+    /// The MySQL stored-procedure scheduler (seed 002): one row of its `job` table. Serialized
+    /// `kind = "job_table"`; the first tag, `seed002`, is still read.
+    #[serde(alias = "seed002")]
+    JobTable(job_table::JobTableRow),
+    /// The Service Broker scheduler (seed 003): a `ScheduledJobs` row with its `JobSchedules`
+    /// row (`kind = "service_broker"`, or `seed003`).
+    #[serde(alias = "seed003")]
+    ServiceBroker(service_broker::ServiceBrokerJob),
+    /// Primentra (seed 004): one `SchedulerConfigurations` row (`kind = "primentra"`, or
+    /// `seed004`).
+    #[serde(alias = "seed004")]
+    Primentra(primentra::SchedulerConfiguration),
 }
 
 /// How a daylight-saving transition shaped an occurrence.

@@ -23,15 +23,15 @@ use crate::config::{InstanceConfig, SourceKind};
 
 pub mod connect;
 pub mod error;
+pub mod job_table;
+pub mod jobactivity;
 pub mod msdb;
 pub mod msdb_rows;
 pub mod msdb_sqlite;
 pub mod mysql_events;
 pub mod pg_cron;
-pub mod seed001;
-pub mod seed002;
-pub mod seed003;
-pub mod seed004;
+pub mod primentra;
+pub mod service_broker;
 pub mod snapshots;
 pub mod tables;
 
@@ -119,10 +119,10 @@ pub fn open(config: &InstanceConfig) -> Box<dyn Source> {
         SourceKind::PgCron => Box::new(pg_cron::PgCron::default()),
         SourceKind::MysqlEvents => Box::new(mysql_events::MysqlEvents::default()),
         SourceKind::SqliteDemo => Box::new(msdb_sqlite::DemoFile::default()),
-        SourceKind::JobActivity => Box::new(seed001::JobActivity::default()),
-        SourceKind::MysqlJobTable => Box::new(seed002::JobTable::default()),
-        SourceKind::ServiceBroker => Box::new(seed003::ServiceBroker::default()),
-        SourceKind::Primentra => Box::new(seed004::Primentra::default()),
+        SourceKind::JobActivity => Box::new(jobactivity::JobActivity::default()),
+        SourceKind::MysqlJobTable => Box::new(job_table::JobTable::default()),
+        SourceKind::ServiceBroker => Box::new(service_broker::ServiceBroker::default()),
+        SourceKind::Primentra => Box::new(primentra::Primentra::default()),
     }
 }
 

@@ -238,14 +238,14 @@ async fn seed002_job_table_cycles_accumulate_from_sundials_samples() {
         }
         let w = Window::new(start - TimeDelta::hours(1), Utc::now() + TimeDelta::seconds(1));
         let input =
-            server::sources::seed002::read_instance(&mut db, &store, "maria-jobs", chrono_tz::UTC, w, Utc::now())
+            server::sources::job_table::read_instance(&mut db, &store, "maria-jobs", chrono_tz::UTC, w, Utc::now())
                 .await
                 .expect("read")
                 .input;
         seen_cycles.push(input.jobs[1].runs.len());
     }
     let w = Window::new(start - TimeDelta::hours(1), Utc::now() + TimeDelta::seconds(1));
-    let input = server::sources::seed002::read_instance(&mut db, &store, "maria-jobs", chrono_tz::UTC, w, Utc::now())
+    let input = server::sources::job_table::read_instance(&mut db, &store, "maria-jobs", chrono_tz::UTC, w, Utc::now())
         .await
         .unwrap()
         .input;

@@ -10,7 +10,7 @@ use app::engine::reconcile::{Outcome, Settings};
 use app::engine::{RunOutcome, Severity, Trigger, Window};
 use chrono::{DateTime, Utc};
 use server::sources::tables::{self, TablesDb};
-use server::sources::{SourceError, msdb, seed001, seed003, seed004};
+use server::sources::{SourceError, jobactivity, msdb, primentra, service_broker};
 use sqlx::Connection;
 use std::time::Duration;
 
@@ -171,7 +171,7 @@ fn check(seed4: &InstanceInput, seed3: &InstanceInput, notes3: &[app::engine::Di
 
 async fn read_both(db: &mut TablesDb) -> (InstanceInput, InstanceInput, Vec<app::engine::Diagnostic>) {
     let w = window();
-    let read = seed004::read_instance(db, "primentra", chrono_tz::UTC, w, w.end).await.expect("seed 004");
+    let read = primentra::read_instance(db, "primentra", chrono_tz::UTC, w, w.end).await.expect("seed 004");
     let (seed4, events) = (read.input, read.events);
     // The log's five event types map onto Sundial's log, the overlap guard's skip included.
     use app::engine::log::LogKind;
@@ -183,14 +183,21 @@ async fn read_both(db: &mut TablesDb) -> (InstanceInput, InstanceInput, Vec<app:
     assert_eq!(kinds.iter().filter(|k| **k == LogKind::Zombie).count(), 1);
     assert!(events.iter().any(|e| e.kind == LogKind::Skipped && e.text.contains("already running")), "{events:?}");
     // The NextRunOn cross-check is the one every kind shares, done after the read.
-    let mut read = seed003::read_instance(db, "broker", chrono_tz::UTC, w, w.end).await.expect("seed 003");
+    let mut read = service_broker::read_instance(db, "broker", chrono_tz::UTC, w, w.end).await.expect("seed 003");
     server::sources::finish(&mut read);
     let (seed3, notes3) = (read.input, read.notes);
-    let seed1 =
-        seed001::read_instance(db, "worker", chrono_tz::UTC, "0 13 * * *", chrono::TimeDelta::minutes(60), w, w.end)
-            .await
-            .expect("seed 001")
-            .input;
+    let seed1 = jobactivity::read_instance(
+        db,
+        "worker",
+        chrono_tz::UTC,
+        "0 13 * * *",
+        chrono::TimeDelta::minutes(60),
+        w,
+        w.end,
+    )
+    .await
+    .expect("seed 001")
+    .input;
     check_seed001(&seed1);
     (seed4, seed3, notes3)
 }
@@ -273,7 +280,7 @@ async fn seed_tables_in_sqlite() {
     .await
     .unwrap();
     let mut db = TablesDb::Sqlite(server::sources::msdb_sqlite::open_read_only(&empty).await.unwrap());
-    let e = seed004::read_instance(&mut db, "x", chrono_tz::UTC, window(), window().end)
+    let e = primentra::read_instance(&mut db, "x", chrono_tz::UTC, window(), window().end)
         .await
         .map(|_| ())
         .expect_err("no tables");
@@ -298,7 +305,7 @@ async fn seed_tables_in_postgresql_read_by_a_select_only_role() {
     check(&seed4, &seed3, &notes3, "PostgreSQL");
     assert!(sqlx::query(r#"DELETE FROM "SchedulerLog""#).execute(&pool).await.is_err(), "read-only");
     let pool = server::sources::connect::postgres_url(&pg.pg_url("nobody"), Duration::from_secs(5)).await.unwrap();
-    let e = seed004::read_instance(&mut TablesDb::Postgres(pool), "x", chrono_tz::UTC, window(), window().end)
+    let e = primentra::read_instance(&mut TablesDb::Postgres(pool), "x", chrono_tz::UTC, window(), window().end)
         .await
         .map(|_| ())
         .expect_err("no grant");
@@ -330,34 +337,34 @@ async fn seed_tables_on_sql_server_over_tds() {
     let queries: Vec<(&str, &[tables::Col], String, String)> = vec![
         (
             "SchedulerConfigurations",
-            seed004::CONFIG_COLUMNS,
+            primentra::CONFIG_COLUMNS,
             "ORDER BY Id".into(),
             format!("ORDER BY {}", tables::column(&source, "Id")),
         ),
-        ("SchedulerLog", seed004::LOG_COLUMNS, seed004::log_tail(&db, w), seed004::log_tail(&source, w)),
+        ("SchedulerLog", primentra::LOG_COLUMNS, primentra::log_tail(&db, w), primentra::log_tail(&source, w)),
         (
             "ScheduledJobs",
-            seed003::JOB_COLUMNS,
+            service_broker::JOB_COLUMNS,
             "ORDER BY ID".into(),
             format!("ORDER BY {}", tables::column(&source, "ID")),
         ),
         (
             "JobSchedules",
-            seed003::SCHEDULE_COLUMNS,
+            service_broker::SCHEDULE_COLUMNS,
             "ORDER BY ID".into(),
             format!("ORDER BY {}", tables::column(&source, "ID")),
         ),
         (
             "SchedulingErrors",
-            seed003::ERROR_COLUMNS,
-            seed003::error_tail(&db, w, chrono_tz::UTC),
-            seed003::error_tail(&source, w, chrono_tz::UTC),
+            service_broker::ERROR_COLUMNS,
+            service_broker::error_tail(&db, w, chrono_tz::UTC),
+            service_broker::error_tail(&source, w, chrono_tz::UTC),
         ),
         (
             "jobactivity",
-            seed001::COLUMNS,
-            seed001::tail(&db, w, chrono_tz::UTC, chrono::TimeDelta::minutes(60)),
-            seed001::tail(&source, w, chrono_tz::UTC, chrono::TimeDelta::minutes(60)),
+            jobactivity::COLUMNS,
+            jobactivity::tail(&db, w, chrono_tz::UTC, chrono::TimeDelta::minutes(60)),
+            jobactivity::tail(&source, w, chrono_tz::UTC, chrono::TimeDelta::minutes(60)),
         ),
     ];
     for (table, cols, tds_tail, lite_tail) in queries {

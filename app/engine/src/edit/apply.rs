@@ -22,10 +22,10 @@ use super::super::Schedule;
 use super::super::agent::AgentSchedule;
 use super::super::cron::CronSchedule;
 use super::super::dialect::parse_timestamp;
+use super::super::job_table::JobTableRow;
 use super::super::mysql_event::MysqlEvent;
-use super::super::seed002::Seed002Job;
-use super::super::seed003::Seed003Job;
-use super::super::seed004::SchedulerConfiguration;
+use super::super::primentra::SchedulerConfiguration;
+use super::super::service_broker::ServiceBrokerJob;
 use super::{Dialect, Row, Target};
 use chrono::{NaiveDateTime, Timelike};
 
@@ -113,26 +113,26 @@ fn apply(original: Option<&Schedule>, proposed: &Schedule, target: &Target, cron
             };
             mysql_event(o, p, schema.as_deref(), name.as_deref())
         }
-        (Schedule::Seed002(p), Target::Seed002 { job_id, job_owner, job_name }) => {
+        (Schedule::JobTable(p), Target::JobTable { job_id, job_owner, job_name }) => {
             let o = match original {
-                Some(Schedule::Seed002(o)) => Some(o),
+                Some(Schedule::JobTable(o)) => Some(o),
                 _ => None,
             };
-            seed002(o, p, *job_id, job_owner.as_deref(), job_name.as_deref())
+            job_table(o, p, *job_id, job_owner.as_deref(), job_name.as_deref())
         }
-        (Schedule::Seed003(p), Target::Seed003 { scheduled_job_id, job_schedule_id }) => {
+        (Schedule::ServiceBroker(p), Target::ServiceBroker { scheduled_job_id, job_schedule_id }) => {
             let o = match original {
-                Some(Schedule::Seed003(o)) => Some(o),
+                Some(Schedule::ServiceBroker(o)) => Some(o),
                 _ => None,
             };
-            seed003(o, p, *scheduled_job_id, *job_schedule_id)
+            service_broker(o, p, *scheduled_job_id, *job_schedule_id)
         }
-        (Schedule::Seed004(p), Target::Seed004 { id, entity_id }) => {
+        (Schedule::Primentra(p), Target::Primentra { id, entity_id }) => {
             let o = match original {
-                Some(Schedule::Seed004(o)) => Some(o),
+                Some(Schedule::Primentra(o)) => Some(o),
                 _ => None,
             };
-            seed004(o, p, *id, *entity_id)
+            primentra(o, p, *id, *entity_id)
         }
         // `target` was made to match `proposed` above.
         _ => NO_CHANGE.to_owned(),
@@ -533,14 +533,14 @@ fn mysql_event(o: Option<&MysqlEvent>, p: &MysqlEvent, schema: Option<&str>, nam
 // Seed 002: the job table.
 // ---------------------------------------------------------------------------------------------
 
-fn seed002(
-    o: Option<&Seed002Job>,
-    p: &Seed002Job,
+fn job_table(
+    o: Option<&JobTableRow>,
+    p: &JobTableRow,
     job_id: Option<i64>,
     job_owner: Option<&str>,
     job_name: Option<&str>,
 ) -> String {
-    let col = |name, kind, f: fn(&Seed002Job) -> &Option<String>| Column {
+    let col = |name, kind, f: fn(&JobTableRow) -> &Option<String>| Column {
         name,
         kind,
         sql: Sql::Mysql,
@@ -558,7 +558,7 @@ fn seed002(
     }
     let mut out = Vec::new();
     let own_id = o.and_then(|o| parse_id(o.job_id.as_deref())).or_else(|| parse_id(p.job_id.as_deref()));
-    let own_name = |f: fn(&Seed002Job) -> &Option<String>| o.and_then(|o| f(o).clone()).or_else(|| f(p).clone());
+    let own_name = |f: fn(&JobTableRow) -> &Option<String>| o.and_then(|o| f(o).clone()).or_else(|| f(p).clone());
     let wher = match (job_id, job_owner, job_name) {
         (Some(id), _, _) => format!("job_id = {id}"),
         (None, Some(ow), Some(n)) => format!("job_owner = {} AND job_name = {}", my(ow), my(n)),
@@ -590,13 +590,13 @@ fn seed002(
 // Seed 003: Service Broker's ScheduledJobs + JobSchedules.
 // ---------------------------------------------------------------------------------------------
 
-fn seed003(
-    o: Option<&Seed003Job>,
-    p: &Seed003Job,
+fn service_broker(
+    o: Option<&ServiceBrokerJob>,
+    p: &ServiceBrokerJob,
     scheduled_job_id: Option<i64>,
     job_schedule_id: Option<i64>,
 ) -> String {
-    let int = |name, f: fn(&Seed003Job) -> &Option<String>| Column {
+    let int = |name, f: fn(&ServiceBrokerJob) -> &Option<String>| Column {
         name,
         kind: Kind::Int,
         sql: Sql::Tsql { nvarchar: false },
@@ -660,7 +660,7 @@ fn seed003(
             }
         }
     }
-    let dt = |name, f: fn(&Seed003Job) -> &Option<String>| Column {
+    let dt = |name, f: fn(&ServiceBrokerJob) -> &Option<String>| Column {
         name,
         kind: Kind::Timestamp,
         sql: Sql::Tsql { nvarchar: false },
@@ -692,7 +692,7 @@ fn seed003(
             job_sets.push(s);
         }
     }
-    let enabled = |j: &Seed003Job| match val(Kind::Flag, j.is_enabled.as_deref()) {
+    let enabled = |j: &ServiceBrokerJob| match val(Kind::Flag, j.is_enabled.as_deref()) {
         Val::Flag(b) => Some(b),
         _ => None,
     };
@@ -736,7 +736,7 @@ fn seed003(
 // Seed 004: Primentra's SchedulerConfigurations.
 // ---------------------------------------------------------------------------------------------
 
-fn seed004(
+fn primentra(
     o: Option<&SchedulerConfiguration>,
     p: &SchedulerConfiguration,
     id: Option<i64>,

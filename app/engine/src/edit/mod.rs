@@ -55,18 +55,24 @@ pub enum Dialect {
     MysqlEvent,
     /// Seed 002: the MySQL stored-procedure scheduler's `job` table.
     #[serde(rename = "job_table")]
-    Seed002,
+    JobTable,
     /// Seed 003: the Service Broker scheduler's `ScheduledJobs` + `JobSchedules`.
     #[serde(rename = "service_broker")]
-    Seed003,
+    ServiceBroker,
     /// Seed 004: Primentra's `SchedulerConfigurations`.
     #[serde(rename = "primentra")]
-    Seed004,
+    Primentra,
 }
 
 impl Dialect {
-    pub const ALL: [Dialect; 6] =
-        [Dialect::Agent, Dialect::Cron, Dialect::MysqlEvent, Dialect::Seed002, Dialect::Seed003, Dialect::Seed004];
+    pub const ALL: [Dialect; 6] = [
+        Dialect::Agent,
+        Dialect::Cron,
+        Dialect::MysqlEvent,
+        Dialect::JobTable,
+        Dialect::ServiceBroker,
+        Dialect::Primentra,
+    ];
 
     /// The stable key for URLs: `agent`, `cron`, `mysql_event`, `job_table`, `service_broker`,
     /// `primentra`.
@@ -75,9 +81,9 @@ impl Dialect {
             Dialect::Agent => "agent",
             Dialect::Cron => "cron",
             Dialect::MysqlEvent => "mysql_event",
-            Dialect::Seed002 => "job_table",
-            Dialect::Seed003 => "service_broker",
-            Dialect::Seed004 => "primentra",
+            Dialect::JobTable => "job_table",
+            Dialect::ServiceBroker => "service_broker",
+            Dialect::Primentra => "primentra",
         }
     }
 
@@ -86,9 +92,9 @@ impl Dialect {
     pub fn parse(key: &str) -> Option<Dialect> {
         let k = key.trim().to_ascii_lowercase();
         Dialect::ALL.into_iter().find(|d| d.key() == k).or(match k.as_str() {
-            "seed002" => Some(Dialect::Seed002),
-            "seed003" => Some(Dialect::Seed003),
-            "seed004" => Some(Dialect::Seed004),
+            "seed002" => Some(Dialect::JobTable),
+            "seed003" => Some(Dialect::ServiceBroker),
+            "seed004" => Some(Dialect::Primentra),
             _ => None,
         })
     }
@@ -100,9 +106,9 @@ impl Dialect {
             Dialect::Agent => "SQL Server Agent",
             Dialect::Cron => "pg_cron",
             Dialect::MysqlEvent => "MySQL / MariaDB event",
-            Dialect::Seed002 => "MySQL job table",
-            Dialect::Seed003 => "Service Broker scheduler",
-            Dialect::Seed004 => "Primentra scheduler",
+            Dialect::JobTable => "MySQL job table",
+            Dialect::ServiceBroker => "Service Broker scheduler",
+            Dialect::Primentra => "Primentra scheduler",
         }
     }
 
@@ -112,9 +118,9 @@ impl Dialect {
             Dialect::Agent => "msdb.dbo.sysschedules",
             Dialect::Cron => "cron.job",
             Dialect::MysqlEvent => "information_schema.EVENTS",
-            Dialect::Seed002 => "job",
-            Dialect::Seed003 => "ScheduledJobs joined with JobSchedules",
-            Dialect::Seed004 => "SchedulerConfigurations",
+            Dialect::JobTable => "job",
+            Dialect::ServiceBroker => "ScheduledJobs joined with JobSchedules",
+            Dialect::Primentra => "SchedulerConfigurations",
         }
     }
 
@@ -124,9 +130,9 @@ impl Dialect {
             Schedule::Agent(_) => Dialect::Agent,
             Schedule::Cron(_) => Dialect::Cron,
             Schedule::MysqlEvent(_) => Dialect::MysqlEvent,
-            Schedule::Seed002(_) => Dialect::Seed002,
-            Schedule::Seed003(_) => Dialect::Seed003,
-            Schedule::Seed004(_) => Dialect::Seed004,
+            Schedule::JobTable(_) => Dialect::JobTable,
+            Schedule::ServiceBroker(_) => Dialect::ServiceBroker,
+            Schedule::Primentra(_) => Dialect::Primentra,
         }
     }
 }
@@ -185,7 +191,7 @@ pub enum Target {
     },
     /// `WHERE job_id = …` (preferred) or `WHERE job_owner = … AND job_name = …` (unique).
     #[serde(rename = "job_table")]
-    Seed002 {
+    JobTable {
         #[serde(default)]
         job_id: Option<i64>,
         #[serde(default)]
@@ -195,7 +201,7 @@ pub enum Target {
     },
     /// `ScheduledJobs.ID` and `JobSchedules.ID` (= `ScheduledJobs.JobScheduleId`).
     #[serde(rename = "service_broker")]
-    Seed003 {
+    ServiceBroker {
         #[serde(default)]
         scheduled_job_id: Option<i64>,
         #[serde(default)]
@@ -203,7 +209,7 @@ pub enum Target {
     },
     /// `SchedulerConfigurations.Id` (preferred) or its unique `EntityId`.
     #[serde(rename = "primentra")]
-    Seed004 {
+    Primentra {
         #[serde(default)]
         id: Option<i64>,
         #[serde(default)]
@@ -218,9 +224,9 @@ impl Target {
             Dialect::Agent => Target::Agent { schedule_id: None, name: None },
             Dialect::Cron => Target::Cron { jobid: None, jobname: None },
             Dialect::MysqlEvent => Target::MysqlEvent { schema: None, name: None },
-            Dialect::Seed002 => Target::Seed002 { job_id: None, job_owner: None, job_name: None },
-            Dialect::Seed003 => Target::Seed003 { scheduled_job_id: None, job_schedule_id: None },
-            Dialect::Seed004 => Target::Seed004 { id: None, entity_id: None },
+            Dialect::JobTable => Target::JobTable { job_id: None, job_owner: None, job_name: None },
+            Dialect::ServiceBroker => Target::ServiceBroker { scheduled_job_id: None, job_schedule_id: None },
+            Dialect::Primentra => Target::Primentra { id: None, entity_id: None },
         }
     }
 
@@ -244,9 +250,9 @@ impl Target {
             Target::Agent { .. } => Dialect::Agent,
             Target::Cron { .. } => Dialect::Cron,
             Target::MysqlEvent { .. } => Dialect::MysqlEvent,
-            Target::Seed002 { .. } => Dialect::Seed002,
-            Target::Seed003 { .. } => Dialect::Seed003,
-            Target::Seed004 { .. } => Dialect::Seed004,
+            Target::JobTable { .. } => Dialect::JobTable,
+            Target::ServiceBroker { .. } => Dialect::ServiceBroker,
+            Target::Primentra { .. } => Dialect::Primentra,
         }
     }
 }

@@ -34,10 +34,10 @@
 use super::super::agent::AgentSchedule;
 use super::super::cron::CronSchedule;
 use super::super::dialect::parse_timestamp;
+use super::super::job_table::JobTableRow;
 use super::super::mysql_event::MysqlEvent;
-use super::super::seed002::Seed002Job;
-use super::super::seed003::Seed003Job;
-use super::super::seed004::SchedulerConfiguration;
+use super::super::primentra::SchedulerConfiguration;
+use super::super::service_broker::ServiceBrokerJob;
 use super::super::{Diagnostic, Schedule};
 use super::{Dialect, Target};
 use chrono::{Datelike, NaiveDate, NaiveDateTime, NaiveTime, Timelike};
@@ -205,9 +205,9 @@ fn columns(d: Dialect) -> &'static [Col] {
         Dialect::Agent => AGENT,
         Dialect::Cron => CRON,
         Dialect::MysqlEvent => MYSQL,
-        Dialect::Seed002 => SEED002,
-        Dialect::Seed003 => SEED003,
-        Dialect::Seed004 => SEED004,
+        Dialect::JobTable => SEED002,
+        Dialect::ServiceBroker => SEED003,
+        Dialect::Primentra => SEED004,
     }
 }
 
@@ -500,8 +500,8 @@ pub fn parse_row_full(dialect: Dialect, json: &str) -> Result<Row, Vec<Diagnosti
             let t = Target::MysqlEvent { schema: e.event_schema.clone(), name: e.event_name.clone() };
             (Schedule::MysqlEvent(e), t)
         }
-        Dialect::Seed002 => {
-            let j = Seed002Job {
+        Dialect::JobTable => {
+            let j = JobTableRow {
                 job_id: v.get("job_id"),
                 job_owner: v.get("job_owner"),
                 job_name: v.get("job_name"),
@@ -512,15 +512,15 @@ pub fn parse_row_full(dialect: Dialect, json: &str) -> Result<Row, Vec<Diagnosti
                 job_runner_start: v.get("job_runner_start"),
                 job_runner_last_cycle_start: v.get("job_runner_last_cycle_start"),
             };
-            let t = Target::Seed002 {
+            let t = Target::JobTable {
                 job_id: v.int("job_id"),
                 job_owner: j.job_owner.clone(),
                 job_name: j.job_name.clone(),
             };
-            (Schedule::Seed002(j), t)
+            (Schedule::JobTable(j), t)
         }
-        Dialect::Seed003 => {
-            let j = Seed003Job {
+        Dialect::ServiceBroker => {
+            let j = ServiceBrokerJob {
                 job_name: v.get("JobName"),
                 job_schedule_id: v.get("JobScheduleId"),
                 valid_from: v.get("ValidFrom"),
@@ -534,10 +534,10 @@ pub fn parse_row_full(dialect: Dialect, json: &str) -> Result<Row, Vec<Diagnosti
                 relative_what: v.get("MontlyRelativeSubFrequencyWhat"),
                 run_at: v.get("RunAtInSecondsFromMidnight"),
             };
-            let t = Target::Seed003 { scheduled_job_id: v.int("ID"), job_schedule_id: v.int("JobScheduleId") };
-            (Schedule::Seed003(j), t)
+            let t = Target::ServiceBroker { scheduled_job_id: v.int("ID"), job_schedule_id: v.int("JobScheduleId") };
+            (Schedule::ServiceBroker(j), t)
         }
-        Dialect::Seed004 => {
+        Dialect::Primentra => {
             let c = SchedulerConfiguration {
                 entity_id: v.get("EntityId"),
                 processing_mode: v.get("ProcessingMode"),
@@ -559,8 +559,8 @@ pub fn parse_row_full(dialect: Dialect, json: &str) -> Result<Row, Vec<Diagnosti
                 last_run: v.get("last_run"),
                 now: v.get("now"),
             };
-            let t = Target::Seed004 { id: v.int("Id"), entity_id: v.int("EntityId") };
-            (Schedule::Seed004(c), t)
+            let t = Target::Primentra { id: v.int("Id"), entity_id: v.int("EntityId") };
+            (Schedule::Primentra(c), t)
         }
     };
     Ok(Row { schedule, target, active })
@@ -638,7 +638,7 @@ pub fn to_row(schedule: &Schedule) -> String {
                 put(find(MYSQL, n), s(v));
             }
         }
-        Schedule::Seed002(j) => {
+        Schedule::JobTable(j) => {
             for (n, v) in [
                 ("job_id", &j.job_id),
                 ("job_owner", &j.job_owner),
@@ -653,7 +653,7 @@ pub fn to_row(schedule: &Schedule) -> String {
                 put(find(SEED002, n), s(v));
             }
         }
-        Schedule::Seed003(j) => {
+        Schedule::ServiceBroker(j) => {
             for (n, v) in [
                 ("JobName", &j.job_name),
                 ("JobScheduleId", &j.job_schedule_id),
@@ -671,7 +671,7 @@ pub fn to_row(schedule: &Schedule) -> String {
                 put(find(SEED003, n), s(v));
             }
         }
-        Schedule::Seed004(c) => {
+        Schedule::Primentra(c) => {
             for (n, v) in [
                 ("EntityId", &c.entity_id),
                 ("ProcessingMode", &c.processing_mode),

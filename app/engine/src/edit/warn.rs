@@ -125,7 +125,7 @@ pub fn warnings(
                 w.push(Diagnostic::warning(field, fmt_timestamp(t), msg));
             }
         }
-        Schedule::Seed002(j) => {
+        Schedule::JobTable(j) => {
             let status = j.job_status.as_deref().map(|s| s.trim().to_ascii_uppercase()).unwrap_or_default();
             let why = match status.as_str() {
                 "PAUSED" => Some("the job is PAUSED: every cycle skips its work"),
@@ -148,7 +148,7 @@ pub fn warnings(
                 ));
             }
         }
-        Schedule::Seed003(j) => {
+        Schedule::ServiceBroker(j) => {
             if flag_off(&j.is_enabled) {
                 w.push(Diagnostic::warning("IsEnabled", 0, "the job is disabled: no Service Broker timer runs it"));
             }
@@ -165,7 +165,7 @@ pub fn warnings(
                 ));
             }
         }
-        Schedule::Seed004(c) => {
+        Schedule::Primentra(c) => {
             if flag_off(&c.is_enabled) {
                 w.push(Diagnostic::warning("IsEnabled", 0, "the entity is disabled: the dispatcher skips it"));
             }

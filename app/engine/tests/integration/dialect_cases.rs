@@ -1,4 +1,4 @@
-//! Runs every case in `tests/cases/{cron,mysql_event,seed002,seed003,seed004,dry_run}/*.toml`.
+//! Runs every case in `tests/cases/{cron,mysql_event,job_table,service_broker,primentra,dry_run}/*.toml`.
 //! Adding a case needs no code. One test runs them all, reports every failure with its file
 //! and case, and checks the minimum number of cases per dialect.
 //!
@@ -37,12 +37,12 @@ use chrono::{DateTime, NaiveDateTime, Utc};
 use chrono_tz::Tz;
 use serde::Deserialize;
 use sundial_engine::cron::{self, CronSchedule};
-use sundial_engine::seed004::{self, QueueState, SchedulerConfiguration};
+use sundial_engine::primentra::{self, QueueState, SchedulerConfiguration};
 use sundial_engine::{self as engine, Forecast, Schedule, Severity, Window, Zone, tz};
 
 /// Minimum cases per directory.
 const MINIMUM: &[(&str, usize)] =
-    &[("cron", 25), ("mysql_event", 25), ("seed002", 10), ("seed003", 10), ("seed004", 10), ("dry_run", 15)];
+    &[("cron", 25), ("mysql_event", 25), ("job_table", 10), ("service_broker", 10), ("primentra", 10), ("dry_run", 15)];
 
 #[derive(Deserialize)]
 struct File<C> {
@@ -135,9 +135,9 @@ fn schedule_of(dir: &str, v: toml::Value) -> Result<Schedule, String> {
             other => Schedule::Cron(other.try_into().map_err(e)?),
         },
         "mysql_event" => Schedule::MysqlEvent(v.try_into().map_err(e)?),
-        "seed002" => Schedule::Seed002(v.try_into().map_err(e)?),
-        "seed003" => Schedule::Seed003(v.try_into().map_err(e)?),
-        "seed004" => Schedule::Seed004(v.try_into().map_err(e)?),
+        "job_table" => Schedule::JobTable(v.try_into().map_err(e)?),
+        "service_broker" => Schedule::ServiceBroker(v.try_into().map_err(e)?),
+        "primentra" => Schedule::Primentra(v.try_into().map_err(e)?),
         other => return Err(format!("no dialect for directory {other}")),
     })
 }
@@ -278,7 +278,7 @@ fn run_dry(c: DryCase) -> Vec<String> {
         Ok(n) => n,
         Err(e) => return vec![e],
     };
-    match (seed004::dry_run(&cfg, &state, now), &c.expect_error) {
+    match (primentra::dry_run(&cfg, &state, now), &c.expect_error) {
         (Err(d), Some(field)) => {
             if d.field.as_deref() != Some(field.as_str()) {
                 problems.push(format!("expected an error on {field}, got {d}"));
@@ -428,10 +428,17 @@ fn schedules_round_trip_through_json() {
     let rows = [
         r#"{"kind":"cron","expr":"30 2 * * 0"}"#,
         r#"{"kind":"mysql_event","EVENT_TYPE":"RECURRING","INTERVAL_VALUE":5,"INTERVAL_FIELD":"MINUTE","STARTS":"2026-01-01 00:00:00","TIME_ZONE":"UTC"}"#,
-        r#"{"kind":"seed002","job_schedule_start":"2026-01-01 00:00:00","job_schedule_interval":60}"#,
-        r#"{"kind":"seed003","ValidFrom":"2026-01-01 00:00:00","FrequencyType":1,"IsEnabled":true}"#,
-        r#"{"kind":"seed004","ProcessingMode":"scheduled","ScheduleType":"daily","RunTimes":"06:00"}"#,
+        r#"{"kind":"job_table","job_schedule_start":"2026-01-01 00:00:00","job_schedule_interval":60}"#,
+        r#"{"kind":"service_broker","ValidFrom":"2026-01-01 00:00:00","FrequencyType":1,"IsEnabled":true}"#,
+        r#"{"kind":"primentra","ProcessingMode":"scheduled","ScheduleType":"daily","RunTimes":"06:00"}"#,
     ];
+    // The first tags (after the seeds) still read as the same schedules.
+    for (old, new) in [("seed002", "job_table"), ("seed003", "service_broker"), ("seed004", "primentra")] {
+        let r = rows.iter().find(|r| r.contains(&format!("\"{new}\""))).unwrap();
+        let a: Schedule = serde_json::from_str(r).unwrap();
+        let b: Schedule = serde_json::from_str(&r.replace(new, old)).unwrap_or_else(|e| panic!("{old}: {e}"));
+        assert_eq!(a, b, "{old}");
+    }
     for r in rows {
         let s: Schedule = serde_json::from_str(r).unwrap_or_else(|e| panic!("{r}: {e}"));
         let back: Schedule = serde_json::from_str(&serde_json::to_string(&s).unwrap()).unwrap();

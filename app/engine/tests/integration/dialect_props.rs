@@ -7,10 +7,10 @@ use chrono::{DateTime, Datelike, Duration, NaiveDateTime, Timelike, Utc};
 use chrono_tz::Tz;
 use proptest::prelude::*;
 use sundial_engine::cron::{self, CronSchedule, Plan};
+use sundial_engine::job_table::JobTableRow;
 use sundial_engine::mysql_event::MysqlEvent;
-use sundial_engine::seed002::Seed002Job;
-use sundial_engine::seed003::Seed003Job;
-use sundial_engine::seed004::{self, QueueState, SchedulerConfiguration};
+use sundial_engine::primentra::{self, QueueState, SchedulerConfiguration};
+use sundial_engine::service_broker::ServiceBrokerJob;
 use sundial_engine::{self as engine, Occurrence, Schedule, Window, Zone};
 
 const ZONES: [Tz; 6] = [
@@ -94,19 +94,19 @@ fn mysql_event() -> impl Strategy<Value = MysqlEvent> {
         })
 }
 
-fn seed002() -> impl Strategy<Value = Seed002Job> {
+fn job_table() -> impl Strategy<Value = JobTableRow> {
     (instant(), prop::option::of(instant()), 1i64..100_000, prop::option::of(instant())).prop_map(|(s, f, i, l)| {
-        Seed002Job {
+        JobTableRow {
             job_schedule_start: Some(ts(s)),
             job_schedule_finish: f.map(ts),
             job_schedule_interval: Some(i.to_string()),
             job_runner_last_cycle_start: l.map(ts),
-            ..Seed002Job::default()
+            ..JobTableRow::default()
         }
     })
 }
 
-fn seed003() -> impl Strategy<Value = Seed003Job> {
+fn service_broker() -> impl Strategy<Value = ServiceBrokerJob> {
     let kind = prop_oneof![
         Just((1i64, None, None, None)),
         prop::collection::vec(1i64..=7, 1..4).prop_map(|v| (
@@ -124,7 +124,7 @@ fn seed003() -> impl Strategy<Value = Seed003Job> {
         (1i64..=5, prop_oneof![1i64..=7, Just(-1)]).prop_map(|(w, x)| (3, None, Some(w), Some(x))),
     ];
     (kind, 1i64..=12, 0i64..86_400, instant(), prop::option::of(instant())).prop_map(
-        |((t, abs, w, x), f, at, vf, last)| Seed003Job {
+        |((t, abs, w, x), f, at, vf, last)| ServiceBrokerJob {
             frequency_type: Some(t.to_string()),
             frequency: Some(f.to_string()),
             absolute_sub_frequency: abs,
@@ -133,12 +133,12 @@ fn seed003() -> impl Strategy<Value = Seed003Job> {
             run_at: Some(at.min(84_599).to_string()),
             valid_from: Some(ts(vf)),
             last_run_on: last.map(ts),
-            ..Seed003Job::default()
+            ..ServiceBrokerJob::default()
         },
     )
 }
 
-fn seed004() -> impl Strategy<Value = SchedulerConfiguration> {
+fn primentra() -> impl Strategy<Value = SchedulerConfiguration> {
     let times = prop::collection::vec((0u32..24, 0u32..60), 1..4)
         .prop_map(|v| v.iter().map(|(h, m)| format!("{h:02}:{m:02}")).collect::<Vec<_>>().join(","));
     (
@@ -165,9 +165,9 @@ fn schedule() -> impl Strategy<Value = Schedule> {
     prop_oneof![
         3 => cron_expr().prop_map(|e| Schedule::Cron(CronSchedule::new(e))),
         2 => mysql_event().prop_map(Schedule::MysqlEvent),
-        1 => seed002().prop_map(Schedule::Seed002),
-        2 => seed003().prop_map(Schedule::Seed003),
-        2 => seed004().prop_map(Schedule::Seed004),
+        1 => job_table().prop_map(Schedule::JobTable),
+        2 => service_broker().prop_map(Schedule::ServiceBroker),
+        2 => primentra().prop_map(Schedule::Primentra),
     ]
 }
 
@@ -267,9 +267,9 @@ proptest! {
         let at = if far { DateTime::<Utc>::MAX_UTC - Duration::days(2) } else { at };
         let rows = vec![
             Schedule::MysqlEvent(MysqlEvent { event_type: t(0), execute_at: t(1), interval_value: t(2), interval_field: t(3), starts: t(4), ends: t(5), status: t(6), on_completion: t(7), time_zone: t(8), last_executed: t(9), ..MysqlEvent::default() }),
-            Schedule::Seed002(Seed002Job { job_schedule_start: t(1), job_schedule_finish: t(5), job_schedule_interval: t(10), job_status: t(11), job_runner_start: t(4), job_runner_last_cycle_start: t(12), ..Seed002Job::default() }),
-            Schedule::Seed003(Seed003Job { job_schedule_id: t(13), valid_from: t(1), last_run_on: t(4), next_run_on: t(5), is_enabled: t(14), frequency_type: t(15), frequency: t(10), absolute_sub_frequency: t(11), relative_which: t(12), relative_what: t(13), run_at: t(2), ..Seed003Job::default() }),
-            Schedule::Seed004(SchedulerConfiguration { processing_mode: t(0), schedule_type: t(3), interval_minutes: t(10), run_times: t(2), run_days: t(11), run_days_of_month: t(12), last_run: t(1), now: t(4), is_enabled: t(14), ..SchedulerConfiguration::default() }),
+            Schedule::JobTable(JobTableRow { job_schedule_start: t(1), job_schedule_finish: t(5), job_schedule_interval: t(10), job_status: t(11), job_runner_start: t(4), job_runner_last_cycle_start: t(12), ..JobTableRow::default() }),
+            Schedule::ServiceBroker(ServiceBrokerJob { job_schedule_id: t(13), valid_from: t(1), last_run_on: t(4), next_run_on: t(5), is_enabled: t(14), frequency_type: t(15), frequency: t(10), absolute_sub_frequency: t(11), relative_which: t(12), relative_what: t(13), run_at: t(2), ..ServiceBrokerJob::default() }),
+            Schedule::Primentra(SchedulerConfiguration { processing_mode: t(0), schedule_type: t(3), interval_minutes: t(10), run_times: t(2), run_days: t(11), run_days_of_month: t(12), last_run: t(1), now: t(4), is_enabled: t(14), ..SchedulerConfiguration::default() }),
         ];
         for s in &rows {
             let f = engine::forecast(1, s, z, Window::new(at, at + Duration::days(1)));
@@ -279,6 +279,6 @@ proptest! {
         }
         let cfg = SchedulerConfiguration { processing_mode: t(0), trigger_row_threshold: t(10), trigger_idle_minutes: t(2), trigger_on_new_rows: t(14), trigger_debounce_seconds: t(12), is_running: t(13), run_started_at: t(1), last_trigger_check: t(4), next_scheduled_run: t(5), is_enabled: t(15), ..SchedulerConfiguration::default() };
         let q = QueueState { pending_rows: t(10), oldest_row_age_minutes: t(12), oldest_row_created_at: t(1), last_trigger_check: t(5) };
-        let _ = seed004::dry_run(&cfg, &q, at.naive_utc());
+        let _ = primentra::dry_run(&cfg, &q, at.naive_utc());
     }
 }

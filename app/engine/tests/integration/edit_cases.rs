@@ -398,7 +398,7 @@ fn dialect_keys_are_stable_and_parse_back() {
         assert_eq!(serde_json::to_string(&d).unwrap(), format!("\"{}\"", d.key()));
         assert_eq!(Target::none(d).dialect(), d);
     }
-    assert_eq!(Dialect::parse("seed003"), Some(Dialect::Seed003));
+    assert_eq!(Dialect::parse("seed003"), Some(Dialect::ServiceBroker));
     assert!(Dialect::parse("oracle").is_none());
     assert!("oracle".parse::<Dialect>().unwrap_err().contains("agent, cron"));
 }

@@ -219,7 +219,7 @@ pub fn impact(i: &Impact, zone: Zone) -> String {
 }
 
 /// Primentra's test button: would fire, and why.
-pub fn dry_run(d: Option<&Result<crate::engine::seed004::DryRun, Diagnostic>>) -> String {
+pub fn dry_run(d: Option<&Result<crate::engine::primentra::DryRun, Diagnostic>>) -> String {
     match d {
         None => String::new(),
         Some(Err(e)) => format!(r#"<p class="sim-diag sim-diag-error">{}</p>"#, escape(&e.to_string())),

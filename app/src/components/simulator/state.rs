@@ -22,13 +22,13 @@ pub fn example_row(d: Dialect) -> &'static str {
         Dialect::MysqlEvent => {
             r#"{"EVENT_SCHEMA":"ops","EVENT_NAME":"purge_sessions","EVENT_TYPE":"RECURRING","EXECUTE_AT":null,"INTERVAL_VALUE":"1","INTERVAL_FIELD":"DAY","STARTS":"2026-01-01 02:00:00","ENDS":null,"STATUS":"ENABLED","ON_COMPLETION":"NOT PRESERVE","TIME_ZONE":"SYSTEM"}"#
         }
-        Dialect::Seed002 => {
+        Dialect::JobTable => {
             r#"{"job_id":1,"job_owner":"etl","job_name":"nightly_load","job_schedule_start":"2026-01-01 02:00:00","job_schedule_finish":null,"job_schedule_interval":3600,"job_status":"ENABLED"}"#
         }
-        Dialect::Seed003 => {
+        Dialect::ServiceBroker => {
             r#"{"ID":1,"JobName":"Refresh statistics","JobScheduleId":1,"ValidFrom":"2026-01-01 00:00:00","IsEnabled":1,"FrequencyType":1,"Frequency":1,"RunAtInSecondsFromMidnight":7200}"#
         }
-        Dialect::Seed004 => {
+        Dialect::Primentra => {
             r#"{"Id":1,"EntityId":10,"ProcessingMode":"scheduled","ScheduleType":"interval","IntervalMinutes":60,"IsEnabled":1,"LastCompletedAt":"2026-01-01 00:00:00"}"#
         }
     }
@@ -398,7 +398,7 @@ impl State {
         };
         // Primentra's interval schedules count from the last run, or from now when it never
         // ran: a pasted row has neither column, so the page's now stands in.
-        if let Ok(Row { schedule: Schedule::Seed004(c), .. }) = &mut self.parsed
+        if let Ok(Row { schedule: Schedule::Primentra(c), .. }) = &mut self.parsed
             && c.last_run.is_none()
             && c.now.is_none()
         {
@@ -449,19 +449,19 @@ impl State {
 
     /// A Primentra configuration in triggered mode: would the dispatcher fire now, for the
     /// queue state entered? The same answer as `sundial dry-run` (at the page's now, UTC).
-    pub fn dry_run(&self) -> Option<Result<crate::engine::seed004::DryRun, Diagnostic>> {
-        let Some(Schedule::Seed004(c)) = self.schedule() else { return None };
+    pub fn dry_run(&self) -> Option<Result<crate::engine::primentra::DryRun, Diagnostic>> {
+        let Some(Schedule::Primentra(c)) = self.schedule() else { return None };
         if !c.processing_mode.as_deref().is_some_and(|m| m.trim().eq_ignore_ascii_case("triggered")) {
             return None;
         }
         let opt = |t: &String| Some(t.trim().to_owned()).filter(|t| !t.is_empty());
-        let q = crate::engine::seed004::QueueState {
+        let q = crate::engine::primentra::QueueState {
             pending_rows: opt(&self.queue[0]),
             oldest_row_age_minutes: opt(&self.queue[1]),
             oldest_row_created_at: None,
             last_trigger_check: opt(&self.queue[2]),
         };
-        Some(crate::engine::seed004::dry_run(c, &q, self.now.naive_utc()))
+        Some(crate::engine::primentra::dry_run(c, &q, self.now.naive_utc()))
     }
 
     /// The instance replay (for a job, when the row is valid).
@@ -647,7 +647,7 @@ mod tests {
 
     #[test]
     fn a_triggered_primentra_configuration_answers_the_test_button() {
-        let mut s = State::new(&setup(Dialect::Seed004));
+        let mut s = State::new(&setup(Dialect::Primentra));
         assert!(s.dry_run().is_none(), "scheduled mode: no test button");
         s.edit("col-ProcessingMode", "triggered", false);
         s.edit("col-TriggerRowThreshold", "1000", false);

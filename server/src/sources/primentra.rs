@@ -8,7 +8,7 @@
 //! (`SYSUTCDATETIME()`); schedules (`RunTimes`) are read in the instance's zone.
 use app::engine::fleet::{InstanceInput, JobInput, JobSchedule};
 use app::engine::log::{LogEvent, LogKind};
-use app::engine::seed004::SchedulerConfiguration;
+use app::engine::primentra::SchedulerConfiguration;
 use app::engine::{Diagnostic, Run, RunOutcome, Schedule, Trigger, Window};
 use chrono::{DateTime, TimeDelta, Utc};
 use chrono_tz::Tz;
@@ -230,7 +230,7 @@ pub async fn read_instance(
                 id: i as i64 + 1,
                 name: format!("{mode} {}", c.schedule_type.clone().unwrap_or_default()),
                 enabled,
-                schedule: Schedule::Seed004(c),
+                schedule: Schedule::Primentra(c),
             }],
             runs,
             history_horizon: None,

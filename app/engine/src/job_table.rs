@@ -35,7 +35,7 @@ use serde::{Deserialize, Serialize};
 /// One row of the `job` table (columns Sundial reads; others are ignored).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
-pub struct Seed002Job {
+pub struct JobTableRow {
     #[serde(deserialize_with = "loose")]
     pub job_id: Option<String>,
     #[serde(deserialize_with = "loose")]
@@ -66,7 +66,7 @@ struct Plan {
     last_cycle: Option<NaiveDateTime>,
 }
 
-fn analyze(j: &Seed002Job) -> (Option<Plan>, Vec<Diagnostic>) {
+fn analyze(j: &JobTableRow) -> (Option<Plan>, Vec<Diagnostic>) {
     let mut diags = Vec::new();
     let mut usable = true;
     let status = j.job_status.as_deref().map(|s| s.trim().to_ascii_uppercase()).filter(|s| !s.is_empty());
@@ -160,7 +160,7 @@ fn analyze(j: &Seed002Job) -> (Option<Plan>, Vec<Diagnostic>) {
     }
 }
 
-fn run(id: ScheduleId, j: &Seed002Job, tz: Zone, until: Until) -> Forecast {
+fn run(id: ScheduleId, j: &JobTableRow, tz: Zone, until: Until) -> Forecast {
     let (plan, mut diagnostics) = analyze(j);
     let Some(p) = plan else {
         return Forecast { occurrences: Vec::new(), diagnostics };
@@ -196,21 +196,21 @@ fn run(id: ScheduleId, j: &Seed002Job, tz: Zone, until: Until) -> Forecast {
 }
 
 /// Every cycle start inside `window` (`tz`: the session zone of the DATETIME columns).
-pub fn forecast(id: ScheduleId, j: &Seed002Job, tz: Zone, window: Window) -> Forecast {
+pub fn forecast(id: ScheduleId, j: &JobTableRow, tz: Zone, window: Window) -> Forecast {
     run(id, j, tz, Until::Window(window))
 }
 
 /// The first `count` cycle starts strictly after `after`.
-pub fn next_after(id: ScheduleId, j: &Seed002Job, tz: Zone, after: DateTime<Utc>, count: usize) -> Forecast {
+pub fn next_after(id: ScheduleId, j: &JobTableRow, tz: Zone, after: DateTime<Utc>, count: usize) -> Forecast {
     run(id, j, tz, Until::After(after, count))
 }
 
-pub fn validate(j: &Seed002Job) -> Vec<Diagnostic> {
+pub fn validate(j: &JobTableRow) -> Vec<Diagnostic> {
     analyze(j).1
 }
 
 /// "Every 300 seconds from 2026-01-01 00:00:00 until 2026-12-31 23:59:59".
-pub fn describe(j: &Seed002Job) -> String {
+pub fn describe(j: &JobTableRow) -> String {
     let iv = j.job_schedule_interval.as_deref().map(str::trim).unwrap_or("?");
     let every = match iv.parse::<i64>() {
         Ok(1) => "Every second".to_owned(),

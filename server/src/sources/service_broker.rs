@@ -7,7 +7,7 @@
 //! forecast is a warning (the conversation timer may be lost). Errors in the window show as
 //! failed runs. Times are read in the instance's zone (the article writes `GETDATE()`).
 use app::engine::fleet::{InstanceInput, JobInput, JobSchedule};
-use app::engine::seed003::Seed003Job;
+use app::engine::service_broker::ServiceBrokerJob;
 use app::engine::{Diagnostic, Run, RunOutcome, Schedule, Trigger, Window};
 use chrono::{DateTime, NaiveDateTime, Utc};
 use chrono_tz::Tz;
@@ -111,12 +111,12 @@ pub async fn read_instance(
                 "no JobSchedules row has this ID",
             ));
         }
-        let job: Seed003Job = serde_json::from_value(tables::to_json(&merged)).unwrap_or_else(|e| {
+        let job: ServiceBrokerJob = serde_json::from_value(tables::to_json(&merged)).unwrap_or_else(|e| {
             diagnostics.push(Diagnostic::error("ScheduledJobs", &id, format!("the row cannot be read: {e}")));
-            Seed003Job::default()
+            ServiceBrokerJob::default()
         });
         let enabled = text(r, "IsEnabled").is_some_and(|v| v == "1" || v.eq_ignore_ascii_case("true"));
-        let schedule = Schedule::Seed003(job.clone());
+        let schedule = Schedule::ServiceBroker(job.clone());
 
         let mut runs = Vec::new();
         let last = text(r, "LastRunOn").and_then(tables::wall_clock).map(to_utc);

@@ -34,7 +34,7 @@
 //! and `TriggerDebounceSeconds` elapsed since `LastTriggerCheck`; no check yet counts as
 //! elapsed). Ages are `DATEDIFF` counts: minute (second) boundaries crossed.
 use super::dialect::{Clock, Until, cadence, collect, flag_field, fmt_ts, int_field, loose, timestamp_field};
-use super::seed003::{DayWalk, Days, csv_numbers, never_fires};
+use super::service_broker::{DayWalk, Days, csv_numbers, never_fires};
 use super::{Diagnostic, Forecast, ScheduleId, Severity, Window, Zone};
 use chrono::{DateTime, NaiveDateTime, NaiveTime, TimeDelta, Timelike, Utc};
 use serde::{Deserialize, Serialize};

@@ -10,7 +10,7 @@
 //! failed its last cycle. (`job_runner_cycles` is read but not yet used to count the cycles
 //! between polls.)
 use app::engine::fleet::{InstanceInput, JobInput, JobSchedule};
-use app::engine::seed002::Seed002Job;
+use app::engine::job_table::JobTableRow;
 use app::engine::{Diagnostic, Run, RunOutcome, Schedule, Trigger, Window};
 use chrono::{DateTime, NaiveDateTime, Utc};
 use chrono_tz::Tz;
@@ -77,9 +77,9 @@ pub async fn read_instance(
         let owner = text(r, "job_owner").unwrap_or_default().to_owned();
         let job_name = text(r, "job_name").unwrap_or_default().to_owned();
         let mut diagnostics = Vec::new();
-        let job: Seed002Job = serde_json::from_value(tables::to_json(r)).unwrap_or_else(|e| {
+        let job: JobTableRow = serde_json::from_value(tables::to_json(r)).unwrap_or_else(|e| {
             diagnostics.push(Diagnostic::error("job", &id, format!("the row cannot be read: {e}")));
-            Seed002Job::default()
+            JobTableRow::default()
         });
         let status = text(r, "job_status").unwrap_or_default().to_ascii_uppercase();
         // This poll's sample: the last cycle's start, keyed with the cycle counter so that two
@@ -133,7 +133,7 @@ pub async fn read_instance(
                 id: i as i64 + 1,
                 name: job_name,
                 enabled,
-                schedule: Schedule::Seed002(job),
+                schedule: Schedule::JobTable(job),
             }],
             runs,
             history_horizon: horizon,

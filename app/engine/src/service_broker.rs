@@ -1,7 +1,7 @@
 //! Seed 003: the SQL Server Express scheduler on Service Broker (ScheduledJobs + JobSchedules),
 //! forecast.
 //!
-//! One [`Seed003Job`] is a `ScheduledJobs` row with its `JobSchedules` row flattened into it
+//! One [`ServiceBrokerJob`] is a `ScheduledJobs` row with its `JobSchedules` row flattened into it
 //! (PascalCase column names as in the article; snake_case aliases are accepted).
 //!
 //! # How the article schedules (its `dbo.GetNextRunTime`)
@@ -47,7 +47,7 @@ use serde::{Deserialize, Serialize};
 /// A `ScheduledJobs` row with its `JobSchedules` row (absent for "run once" jobs).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
-pub struct Seed003Job {
+pub struct ServiceBrokerJob {
     #[serde(rename = "JobName", alias = "job_name", deserialize_with = "loose")]
     pub job_name: Option<String>,
     /// -1 for a "run once" job.
@@ -262,7 +262,7 @@ pub(crate) fn csv_numbers(
 
 /// The checked job, or `None` when it cannot be forecast (invalid or disabled), plus
 /// everything found along the way.
-fn analyze(j: &Seed003Job) -> (Option<Plan>, Vec<Diagnostic>) {
+fn analyze(j: &ServiceBrokerJob) -> (Option<Plan>, Vec<Diagnostic>) {
     let mut diags = Vec::new();
     let usable = check_enabled(j, &mut diags);
     let schedule_id = int_field("JobScheduleId", &j.job_schedule_id, &mut diags).ok().flatten();
@@ -298,7 +298,7 @@ fn analyze(j: &Seed003Job) -> (Option<Plan>, Vec<Diagnostic>) {
 }
 
 /// `IsEnabled`: whether the job is forecast at all (0 = disabled, Info; absent = enabled).
-fn check_enabled(j: &Seed003Job, diags: &mut Vec<Diagnostic>) -> bool {
+fn check_enabled(j: &ServiceBrokerJob, diags: &mut Vec<Diagnostic>) -> bool {
     if let Ok(Some(false)) = flag_field("IsEnabled", &j.is_enabled, diags) {
         diags.push(Diagnostic::new(
             Severity::Info,
@@ -341,7 +341,7 @@ fn run_once(
 }
 
 /// `Frequency`: every N days / weeks / months, 1..100 (absent: 1); `None` when invalid.
-fn read_frequency(j: &Seed003Job, diags: &mut Vec<Diagnostic>) -> Option<i64> {
+fn read_frequency(j: &ServiceBrokerJob, diags: &mut Vec<Diagnostic>) -> Option<i64> {
     match int_field("Frequency", &j.frequency, diags) {
         Ok(None) => Some(1),
         Ok(Some(n)) if (1..=100).contains(&n) => Some(n),
@@ -355,7 +355,7 @@ fn read_frequency(j: &Seed003Job, diags: &mut Vec<Diagnostic>) -> Option<i64> {
 
 /// `RunAtInSecondsFromMidnight`: 0..86399 (absent: 0), with a Warning above the table's
 /// CHECK (84599); `None` when invalid.
-fn read_run_at(j: &Seed003Job, diags: &mut Vec<Diagnostic>) -> Option<u32> {
+fn read_run_at(j: &ServiceBrokerJob, diags: &mut Vec<Diagnostic>) -> Option<u32> {
     match int_field("RunAtInSecondsFromMidnight", &j.run_at, diags) {
         Ok(None) => Some(0),
         Ok(Some(n)) if (0..=84_599).contains(&n) => Some(n as u32),
@@ -390,7 +390,7 @@ struct DayColumns<'j> {
 impl<'j> DayColumns<'j> {
     /// Reads the sub-frequency columns (a corrupt Which or What is an Error, and read as
     /// absent).
-    fn read(j: &'j Seed003Job, ftype: i64, diags: &mut Vec<Diagnostic>) -> Self {
+    fn read(j: &'j ServiceBrokerJob, ftype: i64, diags: &mut Vec<Diagnostic>) -> Self {
         let abs = j
             .absolute_sub_frequency
             .as_deref()
@@ -559,7 +559,7 @@ pub(crate) fn never_fires(field: &str, value: &str) -> Diagnostic {
     Diagnostic::warning(field, value, "no due day in 400 years: the schedule never runs")
 }
 
-fn run(id: ScheduleId, j: &Seed003Job, tz: Zone, until: Until) -> Forecast {
+fn run(id: ScheduleId, j: &ServiceBrokerJob, tz: Zone, until: Until) -> Forecast {
     let (plan, mut diagnostics) = analyze(j);
     let Some(plan) = plan else {
         return Forecast { occurrences: Vec::new(), diagnostics };
@@ -588,16 +588,16 @@ fn run(id: ScheduleId, j: &Seed003Job, tz: Zone, until: Until) -> Forecast {
 }
 
 /// Every run inside `window`, reading the times in `tz` (UTC for the article's tables).
-pub fn forecast(id: ScheduleId, j: &Seed003Job, tz: Zone, window: Window) -> Forecast {
+pub fn forecast(id: ScheduleId, j: &ServiceBrokerJob, tz: Zone, window: Window) -> Forecast {
     run(id, j, tz, Until::Window(window))
 }
 
 /// The first `count` runs strictly after `after`.
-pub fn next_after(id: ScheduleId, j: &Seed003Job, tz: Zone, after: DateTime<Utc>, count: usize) -> Forecast {
+pub fn next_after(id: ScheduleId, j: &ServiceBrokerJob, tz: Zone, after: DateTime<Utc>, count: usize) -> Forecast {
     run(id, j, tz, Until::After(after, count))
 }
 
-pub fn validate(j: &Seed003Job) -> Vec<Diagnostic> {
+pub fn validate(j: &ServiceBrokerJob) -> Vec<Diagnostic> {
     analyze(j).1
 }
 
@@ -608,9 +608,9 @@ fn hhmmss(secs: i64) -> String {
 }
 
 /// "Every 2 weeks on Tuesday, Wednesday, Friday, Sunday at 08:00:00 from 2012-05-24 00:00:00".
-pub fn describe(j: &Seed003Job) -> String {
+pub fn describe(j: &ServiceBrokerJob) -> String {
     let mut d = Vec::new();
-    let (plan, _) = analyze(&Seed003Job { is_enabled: None, ..j.clone() });
+    let (plan, _) = analyze(&ServiceBrokerJob { is_enabled: None, ..j.clone() });
     let disabled = matches!(flag_field("IsEnabled", &j.is_enabled, &mut d), Ok(Some(false)));
     let mut s = match plan {
         None => {

@@ -25,6 +25,8 @@ pub enum LogKind {
     Canceled,
     /// A run is still going.
     Running,
+    /// A run started and never finished (crashed).
+    Crashed,
     /// A tick was skipped: the previous run was still going (`skipped`: the overlap guard).
     Skipped,
     /// An expected run that never started (Sundial's finding).
@@ -41,13 +43,14 @@ pub enum LogKind {
 
 impl LogKind {
     /// Every kind, in display order.
-    pub const ALL: [LogKind; 11] = [
+    pub const ALL: [LogKind; 12] = [
         LogKind::Started,
         LogKind::Succeeded,
         LogKind::Failed,
         LogKind::Retry,
         LogKind::Canceled,
         LogKind::Running,
+        LogKind::Crashed,
         LogKind::Skipped,
         LogKind::Missed,
         LogKind::Late,
@@ -63,6 +66,7 @@ impl LogKind {
             LogKind::Retry => "retry",
             LogKind::Canceled => "canceled",
             LogKind::Running => "running",
+            LogKind::Crashed => "crashed",
             LogKind::Skipped => "skipped",
             LogKind::Missed => "missed",
             LogKind::Late => "late",
@@ -89,6 +93,7 @@ impl LogKind {
         matches!(
             self,
             LogKind::Failed
+                | LogKind::Crashed
                 | LogKind::Canceled
                 | LogKind::Skipped
                 | LogKind::Missed
@@ -145,11 +150,13 @@ pub fn derive(report: &InstanceReport, source_events: &[LogEvent]) -> Vec<LogEve
                 if !window.contains(run.start) {
                     continue;
                 }
+                let unknown = run.outcome == RunOutcome::Unknown;
                 out.push(LogEvent {
                     at: run.start,
                     job_id: job.id.clone(),
                     kind: LogKind::Started,
-                    text: String::new(),
+                    // How it ended, the history cannot tell: the start is the one line.
+                    text: if unknown { "how it ended is not known".to_owned() } else { String::new() },
                     members: Vec::new(),
                 });
                 let end = run.end().min(report.now);
@@ -159,6 +166,9 @@ pub fn derive(report: &InstanceReport, source_events: &[LogEvent]) -> Vec<LogEve
                     RunOutcome::Retry => (LogKind::Retry, "retry"),
                     RunOutcome::Canceled => (LogKind::Canceled, "canceled"),
                     RunOutcome::InProgress => (LogKind::Running, "still running"),
+                    RunOutcome::Crashed => (LogKind::Crashed, "crashed: started and never finished"),
+                    RunOutcome::Abandoned => (LogKind::Zombie, "abandoned: released by the scheduler"),
+                    RunOutcome::Unknown => continue,
                 };
                 let at = if run.outcome == RunOutcome::InProgress { run.start } else { end };
                 let text = if run.message.trim().is_empty() {

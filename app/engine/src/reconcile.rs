@@ -69,7 +69,8 @@ use chrono::{DateTime, SecondsFormat, TimeDelta, Utc};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 
-/// How a run ended: msdb `sysjobhistory.run_status` 0..4.
+/// How a run ended, in the schedulers' own words: msdb `sysjobhistory.run_status` 0..4, and
+/// what the home-grown schedulers can say besides.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum RunOutcome {
     Failed,
@@ -77,6 +78,15 @@ pub enum RunOutcome {
     Retry,
     Canceled,
     InProgress,
+    /// Started and never finished: no end was ever written, and the run is past the point
+    /// where it could still be going (the worker role's 60 minutes, a Service Broker step that
+    /// never ended, a `job` table cycle a later cycle overtook).
+    Crashed,
+    /// A run the scheduler itself gave up on and released (Primentra's `zombie`: a batch still
+    /// marked running past its limit, reset so the next one may start).
+    Abandoned,
+    /// It started; how it ended, the history cannot tell.
+    Unknown,
 }
 
 impl RunOutcome {
@@ -90,6 +100,11 @@ impl RunOutcome {
             4 => RunOutcome::InProgress,
             _ => return None,
         })
+    }
+
+    /// A run that ended badly: failed, crashed or abandoned (what failure counts count).
+    pub fn is_failure(self) -> bool {
+        matches!(self, RunOutcome::Failed | RunOutcome::Crashed | RunOutcome::Abandoned)
     }
 }
 

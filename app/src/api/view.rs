@@ -389,8 +389,9 @@ fn row(job: &JobReport, tz: Tz, report_window: Window) -> JobRow {
     let window = report_window;
     let in_window: Vec<&Run> = job.runs.iter().filter(|r| window.contains(r.start)).collect();
     let count = |o: RunOutcome| in_window.iter().filter(|r| r.outcome == o).count();
-    let (failed, retries, canceled) =
-        (count(RunOutcome::Failed), count(RunOutcome::Retry), count(RunOutcome::Canceled));
+    // Crashed and abandoned runs are failures too, in the scheduler's own words.
+    let failed = in_window.iter().filter(|r| r.outcome.is_failure()).count();
+    let (retries, canceled) = (count(RunOutcome::Retry), count(RunOutcome::Canceled));
     // Finished runs, newest first (a retry is a step of a run, not its end).
     let mut finished: Vec<&Run> = in_window
         .iter()
@@ -398,7 +399,7 @@ fn row(job: &JobReport, tz: Tz, report_window: Window) -> JobRow {
         .filter(|r| !matches!(r.outcome, RunOutcome::InProgress | RunOutcome::Retry))
         .collect();
     finished.sort_by_key(|r| std::cmp::Reverse(r.start));
-    let streak = finished.iter().take_while(|r| r.outcome == RunOutcome::Failed).count();
+    let streak = finished.iter().take_while(|r| r.outcome.is_failure()).count();
     let running = in_window.iter().any(|r| r.outcome == RunOutcome::InProgress);
     let state = if streak > 0 {
         JobState::Failing

@@ -11,6 +11,9 @@ pub fn outcome_key(o: RunOutcome) -> &'static str {
         RunOutcome::Retry => "retry",
         RunOutcome::Canceled => "canceled",
         RunOutcome::InProgress => "in-progress",
+        RunOutcome::Crashed => "crashed",
+        RunOutcome::Abandoned => "abandoned",
+        RunOutcome::Unknown => "unknown",
     }
 }
 
@@ -21,6 +24,9 @@ pub fn outcome_label(o: RunOutcome) -> &'static str {
         RunOutcome::Retry => "Retry",
         RunOutcome::Canceled => "Canceled",
         RunOutcome::InProgress => "In progress",
+        RunOutcome::Crashed => "Crashed",
+        RunOutcome::Abandoned => "Abandoned",
+        RunOutcome::Unknown => "Unknown",
     }
 }
 

@@ -229,6 +229,9 @@ pub fn Legend(#[prop(into)] scheduler: Scheduler) -> AnyView {
             <li><span class="sw bar o-retry"></span>"Retry"</li>
             <li><span class="sw bar o-canceled"></span>"Canceled"</li>
             <li><span class="sw bar o-in-progress"></span>"In progress"</li>
+            <li><span class="sw bar o-crashed"></span>"Crashed (never finished)"</li>
+            <li><span class="sw bar o-abandoned"></span>"Abandoned (released by the scheduler)"</li>
+            <li><span class="sw bar o-unknown"></span>"Outcome unknown"</li>
             <li><span class="sw mk mk-ontime"></span>"Expected"</li>
             <li><span class="sw mk mk-missed"></span>"Missed"</li>
             <li><span class="sw mk mk-late"></span>"Late"</li>
@@ -259,6 +262,21 @@ mod tests {
         for s in Scheduler::ALL.into_iter().filter(|s| *s != Scheduler::SqlAgent) {
             let html = legend_html(s.clone());
             assert!(html.contains(s.restart_word()) && !html.contains("Agent"), "{s:?}: {html}");
+        }
+    }
+
+    #[test]
+    fn every_run_outcome_has_its_own_legend_entry_and_color() {
+        use crate::components::badge::{outcome_key, outcome_label};
+        use crate::engine::RunOutcome::*;
+        let html = legend_html(Scheduler::JobActivity);
+        let css = include_str!("../../../style/main.css");
+        for o in [Succeeded, Failed, Retry, Canceled, InProgress, Crashed, Abandoned, Unknown] {
+            let class = format!("o-{}", outcome_key(o));
+            assert!(html.contains(&format!("sw bar {class}")), "{o:?} is in the legend: {html}");
+            assert!(css.contains(&format!(".bar.{class} ")), "{o:?} has a bar color");
+            assert!(css.contains(&format!(".badge.{class} ")), "{o:?} has a badge color");
+            assert!(!outcome_label(o).is_empty());
         }
     }
 }

@@ -387,3 +387,45 @@ fn schedules_that_add_no_run_say_why() {
         ]
     );
 }
+
+/// The schedulers' own words reach the log: a crashed run is its own kind of line, an
+/// abandoned one is the scheduler's zombie release, and a run whose end is unknown is one
+/// start line that says so (no invented end). Each counts where it should: crashed and
+/// abandoned are failures, unknown is not.
+#[test]
+fn crashed_abandoned_and_unknown_runs_keep_their_own_words_in_the_log() {
+    use sundial_engine::log::{LogKind, derive};
+    let now = t("2024-03-01T12:00:00Z");
+    let window = Window::ending_at(now, TimeDelta::hours(6));
+    let with = |at: &str, outcome: RunOutcome| Run { outcome, ..run(t(at), Trigger::Schedule(None)) };
+    let runs = vec![
+        with("2024-03-01T07:00:00Z", RunOutcome::Crashed),
+        with("2024-03-01T08:00:00Z", RunOutcome::Abandoned),
+        with("2024-03-01T09:00:00Z", RunOutcome::Unknown),
+    ];
+    let input = InstanceInput {
+        name: "WORDS".into(),
+        tz: chrono_tz::UTC.into(),
+        jobs: vec![job("W", "Worker", true, Vec::new(), runs)],
+        agent_starts: Vec::new(),
+    };
+    let report = analyze(&input, window, now, &Settings::default());
+    let log = derive(&report, &[]);
+    let lines: Vec<(String, LogKind)> = log.iter().map(|e| (e.at.format("%H:%M:%S").to_string(), e.kind)).collect();
+    assert_eq!(
+        lines,
+        [
+            ("09:00:00".to_string(), LogKind::Started),
+            ("08:00:02".to_string(), LogKind::Zombie),
+            ("08:00:00".to_string(), LogKind::Started),
+            ("07:00:02".to_string(), LogKind::Crashed),
+            ("07:00:00".to_string(), LogKind::Started),
+        ]
+    );
+    assert!(log[0].text.contains("not known"), "{}", log[0].text);
+    assert!(log[1].text.contains("abandoned"), "{}", log[1].text);
+    assert!(log[3].text.contains("crashed"), "{}", log[3].text);
+    assert!(LogKind::Crashed.is_problem());
+    assert!(RunOutcome::Crashed.is_failure() && RunOutcome::Abandoned.is_failure());
+    assert!(!RunOutcome::Unknown.is_failure() && !RunOutcome::InProgress.is_failure());
+}

@@ -161,6 +161,8 @@ fn blank(v: &Option<String>) -> Option<&str> {
     v.as_deref().map(str::trim).filter(|s| !s.is_empty() && !s.eq_ignore_ascii_case("null"))
 }
 
+/// The checked configuration: its plan (or `None` when it cannot or need not be forecast) and
+/// everything found along the way.
 fn analyze(c: &SchedulerConfiguration) -> (Option<Plan>, Vec<Diagnostic>) {
     let mut diags = Vec::new();
     let enabled = flag_field("IsEnabled", &c.is_enabled, &mut diags).ok().flatten().unwrap_or(true);
@@ -173,44 +175,10 @@ fn analyze(c: &SchedulerConfiguration) -> (Option<Plan>, Vec<Diagnostic>) {
             "the dispatcher skips disabled entities: there is no forecast",
         ));
     }
-    match m {
-        Some(Mode::Manual) => {
-            diags.push(Diagnostic::new(
-                Severity::Info,
-                Some("ProcessingMode"),
-                Some("manual".into()),
-                "manual mode: the dispatcher ignores this entity, it runs only when someone clicks Process",
-            ));
-            return (None, diags);
-        }
-        Some(Mode::Triggered) => {
-            diags.push(Diagnostic::new(
-                Severity::Info,
-                Some("ProcessingMode"),
-                Some("triggered".into()),
-                "triggered mode fires on data (row threshold, idle rows, new rows): there is no time forecast; see the dry run",
-            ));
-            return (None, diags);
-        }
-        None => return (None, diags),
-        Some(Mode::Scheduled) => {}
+    if !scheduled(m, &mut diags) {
+        return (None, diags);
     }
-    let kind = blank(&c.schedule_type).map(str::to_ascii_lowercase);
-    let times = || -> Result<Vec<u32>, Diagnostic> {
-        match blank(&c.run_times) {
-            None => Err(Diagnostic::new(
-                Severity::Error,
-                Some("RunTimes"),
-                None,
-                "daily, weekly and monthly schedules need RunTimes (HH:mm,…)",
-            )),
-            Some(v) => {
-                let mut d = Vec::new();
-                run_times(v, &mut d).ok_or_else(|| d.remove(0))
-            }
-        }
-    };
-    let plan = match kind.as_deref() {
+    let plan = match blank(&c.schedule_type).map(str::to_ascii_lowercase).as_deref() {
         None => {
             diags.push(Diagnostic::new(
                 Severity::Error,
@@ -220,89 +188,8 @@ fn analyze(c: &SchedulerConfiguration) -> (Option<Plan>, Vec<Diagnostic>) {
             ));
             None
         }
-        Some("interval") => {
-            let minutes = match int_field("IntervalMinutes", &c.interval_minutes, &mut diags) {
-                Ok(Some(n)) if n >= 1 => Some(n),
-                Ok(Some(n)) => {
-                    diags.push(Diagnostic::error("IntervalMinutes", n, "must be at least 1"));
-                    None
-                }
-                Ok(None) => {
-                    diags.push(Diagnostic::new(
-                        Severity::Error,
-                        Some("IntervalMinutes"),
-                        None,
-                        "an interval schedule needs IntervalMinutes",
-                    ));
-                    None
-                }
-                Err(()) => None,
-            };
-            let last = timestamp_field("last_run", &c.last_run, &mut diags);
-            let now = timestamp_field("now", &c.now, &mut diags);
-            let anchor = match (last, now) {
-                (Ok(Some(l)), _) => Some(l),
-                (Ok(None), Ok(Some(n))) => {
-                    diags.push(Diagnostic::info(format!("never run: the interval counts from now ({})", fmt_ts(n))));
-                    Some(n)
-                }
-                (Ok(None), Ok(None)) => {
-                    diags.push(Diagnostic::new(
-                        Severity::Error,
-                        Some("last_run"),
-                        None,
-                        "an interval schedule counts from the last run, or from now if it never ran: give last_run or now",
-                    ));
-                    None
-                }
-                _ => None,
-            };
-            match (anchor, minutes) {
-                (Some(anchor), Some(minutes)) => Some(Plan::Interval { anchor, minutes }),
-                _ => None,
-            }
-        }
-        Some(k @ ("daily" | "weekly" | "monthly")) => {
-            let t = match times() {
-                Ok(t) => Some(t),
-                Err(d) => {
-                    diags.push(d);
-                    None
-                }
-            };
-            let days = match k {
-                "daily" => Some(Days::All),
-                "weekly" => match blank(&c.run_days) {
-                    None => {
-                        diags.push(Diagnostic::new(
-                            Severity::Error,
-                            Some("RunDays"),
-                            None,
-                            "a weekly schedule needs RunDays (Mon,Tue,…)",
-                        ));
-                        None
-                    }
-                    Some(v) => run_days(v, &mut diags).map(|mask| Days::Weekly { every: 1, mask }),
-                },
-                _ => match blank(&c.run_days_of_month) {
-                    None => {
-                        diags.push(Diagnostic::new(
-                            Severity::Error,
-                            Some("RunDaysOfMonth"),
-                            None,
-                            "a monthly schedule needs RunDaysOfMonth (1,15,…)",
-                        ));
-                        None
-                    }
-                    Some(v) => csv_numbers("RunDaysOfMonth", v, 1, 31, "a day of month", &mut diags)
-                        .map(|ds| Days::MonthDays { every: 1, mask: ds.iter().fold(0u32, |m, d| m | (1 << d)) }),
-                },
-            };
-            match (days, t) {
-                (Some(days), Some(times)) => Some(Plan::Calendar { days, times }),
-                _ => None,
-            }
-        }
+        Some("interval") => interval_plan(c, &mut diags),
+        Some(k @ ("daily" | "weekly" | "monthly")) => calendar_plan(c, k, &mut diags),
         Some(other) => {
             diags.push(Diagnostic::error("ScheduleType", other, "must be interval, daily, weekly or monthly"));
             None
@@ -312,6 +199,151 @@ fn analyze(c: &SchedulerConfiguration) -> (Option<Plan>, Vec<Diagnostic>) {
         return (None, diags);
     }
     (plan, diags)
+}
+
+/// True in scheduled mode; otherwise says why there is no time forecast (an unreadable mode
+/// has already said so).
+fn scheduled(m: Option<Mode>, diags: &mut Vec<Diagnostic>) -> bool {
+    match m {
+        Some(Mode::Manual) => {
+            diags.push(Diagnostic::new(
+                Severity::Info,
+                Some("ProcessingMode"),
+                Some("manual".into()),
+                "manual mode: the dispatcher ignores this entity, it runs only when someone clicks Process",
+            ));
+            false
+        }
+        Some(Mode::Triggered) => {
+            diags.push(Diagnostic::new(
+                Severity::Info,
+                Some("ProcessingMode"),
+                Some("triggered".into()),
+                "triggered mode fires on data (row threshold, idle rows, new rows): there is no time forecast; see the dry run",
+            ));
+            false
+        }
+        None => false,
+        Some(Mode::Scheduled) => true,
+    }
+}
+
+/// An interval schedule: `IntervalMinutes` counted from the last run, or from now.
+fn interval_plan(c: &SchedulerConfiguration, diags: &mut Vec<Diagnostic>) -> Option<Plan> {
+    let minutes = interval_minutes(c, diags);
+    let anchor = interval_anchor(c, diags);
+    match (anchor, minutes) {
+        (Some(anchor), Some(minutes)) => Some(Plan::Interval { anchor, minutes }),
+        _ => None,
+    }
+}
+
+/// `IntervalMinutes`, required and at least 1.
+fn interval_minutes(c: &SchedulerConfiguration, diags: &mut Vec<Diagnostic>) -> Option<i64> {
+    match int_field("IntervalMinutes", &c.interval_minutes, diags) {
+        Ok(Some(n)) if n >= 1 => Some(n),
+        Ok(Some(n)) => {
+            diags.push(Diagnostic::error("IntervalMinutes", n, "must be at least 1"));
+            None
+        }
+        Ok(None) => {
+            diags.push(Diagnostic::new(
+                Severity::Error,
+                Some("IntervalMinutes"),
+                None,
+                "an interval schedule needs IntervalMinutes",
+            ));
+            None
+        }
+        Err(()) => None,
+    }
+}
+
+/// Where an interval counts from: the `last_run` argument, else `now` (never run).
+fn interval_anchor(c: &SchedulerConfiguration, diags: &mut Vec<Diagnostic>) -> Option<NaiveDateTime> {
+    let last = timestamp_field("last_run", &c.last_run, diags);
+    let now = timestamp_field("now", &c.now, diags);
+    match (last, now) {
+        (Ok(Some(l)), _) => Some(l),
+        (Ok(None), Ok(Some(n))) => {
+            diags.push(Diagnostic::info(format!("never run: the interval counts from now ({})", fmt_ts(n))));
+            Some(n)
+        }
+        (Ok(None), Ok(None)) => {
+            diags.push(Diagnostic::new(
+                Severity::Error,
+                Some("last_run"),
+                None,
+                "an interval schedule counts from the last run, or from now if it never ran: give last_run or now",
+            ));
+            None
+        }
+        _ => None,
+    }
+}
+
+/// A daily, weekly or monthly (`kind`) schedule: its days × `RunTimes`.
+fn calendar_plan(c: &SchedulerConfiguration, kind: &str, diags: &mut Vec<Diagnostic>) -> Option<Plan> {
+    let times = match required_run_times(c) {
+        Ok(t) => Some(t),
+        Err(d) => {
+            diags.push(d);
+            None
+        }
+    };
+    let days = calendar_days(c, kind, diags);
+    match (days, times) {
+        (Some(days), Some(times)) => Some(Plan::Calendar { days, times }),
+        _ => None,
+    }
+}
+
+/// `RunTimes`, which every calendar schedule needs; the first problem as the Err.
+fn required_run_times(c: &SchedulerConfiguration) -> Result<Vec<u32>, Diagnostic> {
+    match blank(&c.run_times) {
+        None => Err(Diagnostic::new(
+            Severity::Error,
+            Some("RunTimes"),
+            None,
+            "daily, weekly and monthly schedules need RunTimes (HH:mm,…)",
+        )),
+        Some(v) => {
+            let mut d = Vec::new();
+            run_times(v, &mut d).ok_or_else(|| d.remove(0))
+        }
+    }
+}
+
+/// The days a calendar schedule of `kind` runs on: every day, `RunDays` or `RunDaysOfMonth`.
+fn calendar_days(c: &SchedulerConfiguration, kind: &str, diags: &mut Vec<Diagnostic>) -> Option<Days> {
+    match kind {
+        "daily" => Some(Days::All),
+        "weekly" => match blank(&c.run_days) {
+            None => {
+                diags.push(Diagnostic::new(
+                    Severity::Error,
+                    Some("RunDays"),
+                    None,
+                    "a weekly schedule needs RunDays (Mon,Tue,…)",
+                ));
+                None
+            }
+            Some(v) => run_days(v, diags).map(|mask| Days::Weekly { every: 1, mask }),
+        },
+        _ => match blank(&c.run_days_of_month) {
+            None => {
+                diags.push(Diagnostic::new(
+                    Severity::Error,
+                    Some("RunDaysOfMonth"),
+                    None,
+                    "a monthly schedule needs RunDaysOfMonth (1,15,…)",
+                ));
+                None
+            }
+            Some(v) => csv_numbers("RunDaysOfMonth", v, 1, 31, "a day of month", diags)
+                .map(|ds| Days::MonthDays { every: 1, mask: ds.iter().fold(0u32, |m, d| m | (1 << d)) }),
+        },
+    }
 }
 
 fn run(id: ScheduleId, c: &SchedulerConfiguration, tz: Zone, until: Until) -> Forecast {
@@ -470,154 +502,227 @@ fn datediff(a: NaiveDateTime, b: NaiveDateTime, unit_secs: i64) -> i64 {
 /// Simulate one dispatcher cycle for one entity at `now` (UTC wall clock, like
 /// `SYSUTCDATETIME()`), never firing anything. An Err names the field and value at fault.
 pub fn dry_run(c: &SchedulerConfiguration, q: &QueueState, now: NaiveDateTime) -> Result<DryRun, Diagnostic> {
-    let mut d = Vec::new();
-    let first_err = |d: &mut Vec<Diagnostic>| d.iter().find(|x| x.severity == Severity::Error).cloned();
-    let m = mode(c, &mut d);
-    let enabled = flag_field("IsEnabled", &c.is_enabled, &mut d).ok().flatten().unwrap_or(true);
-    let running = flag_field("IsRunning", &c.is_running, &mut d).ok().flatten().unwrap_or(false);
-    let started = timestamp_field("RunStartedAt", &c.run_started_at, &mut d).ok().flatten();
-    let pending = int_field("pending_rows", &q.pending_rows, &mut d).ok().flatten().unwrap_or(0);
-    let created = timestamp_field("oldest_row_created_at", &q.oldest_row_created_at, &mut d).ok().flatten();
-    let age = match int_field("oldest_row_age_minutes", &q.oldest_row_age_minutes, &mut d).ok().flatten() {
-        Some(a) => a,
-        None => created.map(|c| datediff(c, now, 60)).unwrap_or(0),
-    };
-    let threshold = int_field("TriggerRowThreshold", &c.trigger_row_threshold, &mut d).ok().flatten();
-    let idle = int_field("TriggerIdleMinutes", &c.trigger_idle_minutes, &mut d).ok().flatten();
-    let on_new = flag_field("TriggerOnNewRows", &c.trigger_on_new_rows, &mut d).ok().flatten().unwrap_or(false);
-    let debounce =
-        int_field("TriggerDebounceSeconds", &c.trigger_debounce_seconds, &mut d).ok().flatten().unwrap_or(60);
-    let check = match blank(&q.last_trigger_check) {
-        Some(_) => timestamp_field("last_trigger_check", &q.last_trigger_check, &mut d).ok().flatten(),
-        None => timestamp_field("LastTriggerCheck", &c.last_trigger_check, &mut d).ok().flatten(),
-    };
-    let next = timestamp_field("NextScheduledRun", &c.next_scheduled_run, &mut d).ok().flatten();
-    if pending < 0 {
-        d.push(Diagnostic::error("pending_rows", pending, "must not be negative"));
-    }
-    if let Some(e) = first_err(&mut d) {
-        return Err(e);
-    }
+    let i = DryRunInputs::read(c, q, now)?;
     let mut out = DryRun {
         would_fire: false,
         reason: String::new(),
         trigger_source: None,
-        pending_rows: pending,
-        oldest_row_age: age,
+        pending_rows: i.pending,
+        oldest_row_age: i.age,
         zombie_released: false,
     };
-    let no = |mut o: DryRun, why: String| {
-        o.reason = why;
-        Ok(o)
-    };
-    if !enabled {
-        return no(out, "Entity is disabled (IsEnabled = 0): the dispatcher skips it.".into());
+    if let Some(why) = skipped(&i) {
+        out.reason = why;
+        return Ok(out);
     }
-    let m = m.unwrap_or(Mode::Manual);
-    if m == Mode::Manual {
-        return no(out, "Manual mode: the dispatcher ignores this entity.".into());
-    }
-    // The overlap guard, with the zombie release.
-    let mut prefix = String::new();
-    if running {
-        match started {
-            Some(s) if s < now - TimeDelta::minutes(30) => {
-                out.zombie_released = true;
-                prefix = format!("Zombie batch released (running since {}, over 30 minutes). ", fmt_ts(s));
-            }
-            Some(s) => {
-                return no(out, format!("Batch already running since {} (overlap guard).", fmt_ts(s)));
-            }
-            None => {
-                return no(
-                    out,
-                    "Batch already running (overlap guard); RunStartedAt is NULL, so the 30-minute zombie release never frees it.".into(),
-                );
-            }
+    let prefix = match overlap_guard(i.running, i.started, now) {
+        Guard::Free => String::new(),
+        Guard::Released(s) => {
+            out.zombie_released = true;
+            format!("Zombie batch released (running since {}, over 30 minutes). ", fmt_ts(s))
         }
-    }
-    let fire = |mut o: DryRun, why: String, source: String| {
-        o.would_fire = true;
-        o.reason = format!("{prefix}{why}");
-        o.trigger_source = Some(source);
-        Ok(o)
+        Guard::Blocked(why) => {
+            out.reason = why;
+            return Ok(out);
+        }
     };
-    if m == Mode::Scheduled {
-        return match next {
-            Some(n) if n <= now => {
-                fire(out, format!("Scheduled run due. NextScheduledRun: {}", fmt_ts(n)), "Schedule".into())
-            }
-            Some(n) => {
-                let r = format!("{prefix}Next run not due yet. NextScheduledRun: {}", fmt_ts(n));
-                no(out, r)
-            }
-            None => {
-                let r = format!("{prefix}No NextScheduledRun: the schedule has not been calculated.");
-                no(out, r)
-            }
+    let decision = if i.mode == Some(Mode::Scheduled) { schedule_due(i.next, now) } else { triggered(&i, now) };
+    match decision {
+        Decision::Fire { why, source } => {
+            out.would_fire = true;
+            out.reason = format!("{prefix}{why}");
+            out.trigger_source = Some(source);
+        }
+        Decision::Wait(why) => out.reason = format!("{prefix}{why}"),
+    }
+    Ok(out)
+}
+
+/// What the dry run reads from the configuration and the queue, checked.
+struct DryRunInputs {
+    mode: Option<Mode>,
+    enabled: bool,
+    running: bool,
+    started: Option<NaiveDateTime>,
+    pending: i64,
+    /// The oldest pending row's age, minutes.
+    age: i64,
+    threshold: Option<i64>,
+    idle: Option<i64>,
+    on_new: bool,
+    debounce: i64,
+    /// The last trigger check: the queue's, else the configuration's.
+    check: Option<NaiveDateTime>,
+    next: Option<NaiveDateTime>,
+}
+
+impl DryRunInputs {
+    /// Every column the dispatcher looks at; the first unreadable one (in this order) is the Err.
+    fn read(c: &SchedulerConfiguration, q: &QueueState, now: NaiveDateTime) -> Result<Self, Diagnostic> {
+        let mut d = Vec::new();
+        let mode = mode(c, &mut d);
+        let enabled = flag_field("IsEnabled", &c.is_enabled, &mut d).ok().flatten().unwrap_or(true);
+        let running = flag_field("IsRunning", &c.is_running, &mut d).ok().flatten().unwrap_or(false);
+        let started = timestamp_field("RunStartedAt", &c.run_started_at, &mut d).ok().flatten();
+        let pending = int_field("pending_rows", &q.pending_rows, &mut d).ok().flatten().unwrap_or(0);
+        let created = timestamp_field("oldest_row_created_at", &q.oldest_row_created_at, &mut d).ok().flatten();
+        let age = match int_field("oldest_row_age_minutes", &q.oldest_row_age_minutes, &mut d).ok().flatten() {
+            Some(a) => a,
+            None => created.map(|c| datediff(c, now, 60)).unwrap_or(0),
         };
+        let threshold = int_field("TriggerRowThreshold", &c.trigger_row_threshold, &mut d).ok().flatten();
+        let idle = int_field("TriggerIdleMinutes", &c.trigger_idle_minutes, &mut d).ok().flatten();
+        let on_new = flag_field("TriggerOnNewRows", &c.trigger_on_new_rows, &mut d).ok().flatten().unwrap_or(false);
+        let debounce =
+            int_field("TriggerDebounceSeconds", &c.trigger_debounce_seconds, &mut d).ok().flatten().unwrap_or(60);
+        let check = match blank(&q.last_trigger_check) {
+            Some(_) => timestamp_field("last_trigger_check", &q.last_trigger_check, &mut d).ok().flatten(),
+            None => timestamp_field("LastTriggerCheck", &c.last_trigger_check, &mut d).ok().flatten(),
+        };
+        let next = timestamp_field("NextScheduledRun", &c.next_scheduled_run, &mut d).ok().flatten();
+        if pending < 0 {
+            d.push(Diagnostic::error("pending_rows", pending, "must not be negative"));
+        }
+        if let Some(e) = d.iter().find(|x| x.severity == Severity::Error) {
+            return Err(e.clone());
+        }
+        Ok(DryRunInputs {
+            mode,
+            enabled,
+            running,
+            started,
+            pending,
+            age,
+            threshold,
+            idle,
+            on_new,
+            debounce,
+            check,
+            next,
+        })
     }
-    if threshold.is_none() && idle.is_none() && !on_new {
-        let r = format!("{prefix}No trigger configured (at least one trigger must be configured).");
-        return no(out, r);
+}
+
+/// Why the dispatcher does not look at the entity at all (disabled, manual), if it does not.
+fn skipped(i: &DryRunInputs) -> Option<String> {
+    if !i.enabled {
+        return Some("Entity is disabled (IsEnabled = 0): the dispatcher skips it.".into());
     }
-    if let Some(t) = threshold
+    if i.mode.unwrap_or(Mode::Manual) == Mode::Manual {
+        return Some("Manual mode: the dispatcher ignores this entity.".into());
+    }
+    None
+}
+
+/// What the overlap guard does.
+enum Guard {
+    /// No batch is running.
+    Free,
+    /// A batch running since then (over 30 minutes) is released as a zombie first.
+    Released(NaiveDateTime),
+    /// A batch is running: nothing fires (why).
+    Blocked(String),
+}
+
+/// The overlap guard, with the 30-minute zombie release (never for a NULL `RunStartedAt`).
+fn overlap_guard(running: bool, started: Option<NaiveDateTime>, now: NaiveDateTime) -> Guard {
+    if !running {
+        return Guard::Free;
+    }
+    match started {
+        Some(s) if s < now - TimeDelta::minutes(30) => Guard::Released(s),
+        Some(s) => Guard::Blocked(format!("Batch already running since {} (overlap guard).", fmt_ts(s))),
+        None => Guard::Blocked(
+            "Batch already running (overlap guard); RunStartedAt is NULL, so the 30-minute zombie release never frees it.".into(),
+        ),
+    }
+}
+
+/// The dispatcher's call past the guard (the zombie release, if any, is said before `why`).
+enum Decision {
+    /// It fires: why, and what fired.
+    Fire { why: String, source: String },
+    /// It does not: why.
+    Wait(String),
+}
+
+/// Scheduled mode: fire when `NextScheduledRun` has passed.
+fn schedule_due(next: Option<NaiveDateTime>, now: NaiveDateTime) -> Decision {
+    match next {
+        Some(n) if n <= now => Decision::Fire {
+            why: format!("Scheduled run due. NextScheduledRun: {}", fmt_ts(n)),
+            source: "Schedule".into(),
+        },
+        Some(n) => Decision::Wait(format!("Next run not due yet. NextScheduledRun: {}", fmt_ts(n))),
+        None => Decision::Wait("No NextScheduledRun: the schedule has not been calculated.".into()),
+    }
+}
+
+/// Triggered mode, in priority order: row threshold, idle, new rows (debounced).
+fn triggered(i: &DryRunInputs, now: NaiveDateTime) -> Decision {
+    let (pending, age) = (i.pending, i.age);
+    if i.threshold.is_none() && i.idle.is_none() && !i.on_new {
+        return Decision::Wait("No trigger configured (at least one trigger must be configured).".into());
+    }
+    if let Some(t) = i.threshold
         && pending >= t
     {
-        return fire(
-            out,
-            format!("Row threshold met: {} rows >= threshold {}", thousands(pending), thousands(t)),
-            format!("Trigger: {pending} rows (threshold {t})"),
-        );
+        return Decision::Fire {
+            why: format!("Row threshold met: {} rows >= threshold {}", thousands(pending), thousands(t)),
+            source: format!("Trigger: {pending} rows (threshold {t})"),
+        };
     }
-    if let Some(i) = idle
+    if let Some(idle) = i.idle
         && pending > 0
-        && age >= i
+        && age >= idle
     {
-        return fire(
-            out,
-            format!("Idle timeout met: oldest of {} rows waited {age} minutes >= {i}", thousands(pending)),
-            format!("Trigger: idle {age} min (timeout {i})"),
-        );
+        return Decision::Fire {
+            why: format!("Idle timeout met: oldest of {} rows waited {age} minutes >= {idle}", thousands(pending)),
+            source: format!("Trigger: idle {age} min (timeout {idle})"),
+        };
     }
-    let since = check.map(|c| datediff(c, now, 1));
-    if on_new && pending > 0 {
+    let since = i.check.map(|c| datediff(c, now, 1));
+    if i.on_new && pending > 0 {
         match since {
             None => {
-                return fire(
-                    out,
-                    format!("New rows: {} pending, no trigger check yet", thousands(pending)),
-                    format!("Trigger: {pending} new rows"),
-                );
+                return Decision::Fire {
+                    why: format!("New rows: {} pending, no trigger check yet", thousands(pending)),
+                    source: format!("Trigger: {pending} new rows"),
+                };
             }
-            Some(s) if s >= debounce => {
-                return fire(
-                    out,
-                    format!(
-                        "New rows: {} pending, {s} s since the last trigger check >= debounce {debounce} s",
-                        thousands(pending)
+            Some(s) if s >= i.debounce => {
+                return Decision::Fire {
+                    why: format!(
+                        "New rows: {} pending, {s} s since the last trigger check >= debounce {} s",
+                        thousands(pending),
+                        i.debounce
                     ),
-                    format!("Trigger: {pending} new rows"),
-                );
+                    source: format!("Trigger: {pending} new rows"),
+                };
             }
             Some(_) => {}
         }
     }
-    // Nothing fires: say why, condition by condition.
-    if pending == 0 {
-        let r = format!("{prefix}No pending rows: nothing to process.");
-        return no(out, r);
+    Decision::Wait(no_trigger_met(i, since))
+}
+
+/// Nothing fires in triggered mode: why, condition by condition (`since`: seconds since the
+/// last trigger check).
+fn no_trigger_met(i: &DryRunInputs, since: Option<i64>) -> String {
+    if i.pending == 0 {
+        return "No pending rows: nothing to process.".into();
     }
     let mut why = Vec::new();
-    if let Some(t) = threshold {
-        why.push(format!("{} rows < threshold {}", thousands(pending), thousands(t)));
+    if let Some(t) = i.threshold {
+        why.push(format!("{} rows < threshold {}", thousands(i.pending), thousands(t)));
     }
-    if let Some(i) = idle {
-        why.push(format!("oldest row {age} minutes < idle {i}"));
+    if let Some(idle) = i.idle {
+        why.push(format!("oldest row {} minutes < idle {idle}", i.age));
     }
-    if on_new && let Some(s) = since {
-        why.push(format!("{s} s since the last trigger check < debounce {debounce} s"));
+    if i.on_new
+        && let Some(s) = since
+    {
+        why.push(format!("{s} s since the last trigger check < debounce {} s", i.debounce));
     }
-    let r = format!("{prefix}No trigger condition met: {}.", why.join("; "));
-    no(out, r)
+    format!("No trigger condition met: {}.", why.join("; "))
 }

@@ -245,9 +245,35 @@ fn upper(v: &Option<String>) -> Option<String> {
 /// everything found along the way.
 fn analyze(e: &MysqlEvent, tz: Zone) -> (Option<(Plan, Clock)>, Vec<Diagnostic>) {
     let mut diags = Vec::new();
-    let mut usable = true;
+    let usable = check_status(e, &mut diags);
+    let zone = zone_of(e, tz, &mut diags);
+    let not_preserve = not_preserve(e, &mut diags);
+    let kind = recurring(e, &mut diags);
+    let last = timestamp_field("LAST_EXECUTED", &e.last_executed, &mut diags).ok().flatten();
+    let plan = match kind {
+        Some(false) => once_plan(e, not_preserve, last, &mut diags),
+        Some(true) => every_plan(e, not_preserve, &mut diags),
+        None => None,
+    };
+    if e.time_zone.as_deref().map(str::trim).is_none_or(|z| z.is_empty() || z.eq_ignore_ascii_case("SYSTEM")) {
+        diags.push(Diagnostic::info(format!(
+            "TIME_ZONE is SYSTEM: the event's times are read in {}",
+            zone.map(Clock::name).unwrap_or_default()
+        )));
+    }
+    if diags.iter().any(|d| d.severity == Severity::Error) || !usable {
+        return (None, diags);
+    }
+    match (plan, zone) {
+        (Some(p), Some(z)) => (Some((p, z)), diags),
+        _ => (None, diags),
+    }
+}
+
+/// `STATUS`: false when the event is disabled (here or on this replica), which is an Info.
+fn check_status(e: &MysqlEvent, diags: &mut Vec<Diagnostic>) -> bool {
     match upper(&e.status).as_deref() {
-        None | Some("ENABLED") => {}
+        None | Some("ENABLED") => true,
         Some(s @ ("DISABLED" | "SLAVESIDE_DISABLED")) => {
             let why = if s == "DISABLED" {
                 "the event is disabled: there is no forecast"
@@ -255,22 +281,31 @@ fn analyze(e: &MysqlEvent, tz: Zone) -> (Option<(Plan, Clock)>, Vec<Diagnostic>)
                 "the event is disabled on this replica (it runs on the source): there is no forecast"
             };
             diags.push(Diagnostic::new(Severity::Info, Some("STATUS"), Some(s.to_owned()), why));
-            usable = false;
+            false
         }
         Some(other) => {
             diags.push(Diagnostic::error("STATUS", other, "must be ENABLED, DISABLED or SLAVESIDE_DISABLED"));
+            true
         }
     }
-    let zone = zone_of(e, tz, &mut diags);
-    let not_preserve = match upper(&e.on_completion).as_deref() {
+}
+
+/// `ON_COMPLETION`: true when MySQL drops the event once it has finished.
+fn not_preserve(e: &MysqlEvent, diags: &mut Vec<Diagnostic>) -> bool {
+    match upper(&e.on_completion).as_deref() {
         None | Some("PRESERVE") => false,
         Some("NOT PRESERVE") | Some("NOT_PRESERVE") | Some("DROP") => true,
         Some(other) => {
             diags.push(Diagnostic::error("ON_COMPLETION", other, "must be PRESERVE or NOT PRESERVE"));
             false
         }
-    };
-    let kind = match upper(&e.event_type).as_deref() {
+    }
+}
+
+/// `EVENT_TYPE`: `Some(true)` RECURRING, `Some(false)` ONE TIME; without it, whichever the
+/// row's columns say.
+fn recurring(e: &MysqlEvent, diags: &mut Vec<Diagnostic>) -> Option<bool> {
+    match upper(&e.event_type).as_deref() {
         Some("ONE TIME") | Some("ONE_TIME") | Some("ONETIME") => Some(false),
         Some("RECURRING") => Some(true),
         None if e.interval_value.is_some() => Some(true),
@@ -288,113 +323,109 @@ fn analyze(e: &MysqlEvent, tz: Zone) -> (Option<(Plan, Clock)>, Vec<Diagnostic>)
             diags.push(Diagnostic::error("EVENT_TYPE", other, "must be ONE TIME or RECURRING"));
             None
         }
-    };
-    let last = timestamp_field("LAST_EXECUTED", &e.last_executed, &mut diags).ok().flatten();
-    let plan = match kind {
-        Some(false) => match timestamp_field("EXECUTE_AT", &e.execute_at, &mut diags) {
-            Ok(Some(at)) => {
-                if not_preserve {
-                    diags.push(Diagnostic::new(
-                        Severity::Info,
-                        Some("ON_COMPLETION"),
-                        Some("NOT PRESERVE".into()),
-                        format!(
-                            "the event is dropped after it runs at {}: it then disappears from information_schema",
-                            fmt_ts(at)
-                        ),
-                    ));
-                }
-                if let Some(l) = last {
-                    diags.push(Diagnostic::info(format!(
-                        "the one-time event already ran (LAST_EXECUTED {})",
-                        fmt_ts(l)
-                    )));
-                }
-                Some(Plan::Once(at))
-            }
-            Ok(None) => {
-                diags.push(Diagnostic::new(
-                    Severity::Error,
-                    Some("EXECUTE_AT"),
-                    None,
-                    "a ONE TIME event needs EXECUTE_AT",
-                ));
-                None
-            }
-            Err(()) => None,
-        },
-        Some(true) => {
-            let interval = match (&e.interval_value, &e.interval_field) {
-                (Some(v), Some(f)) => parse_interval(v, f, &mut diags),
-                (None, _) => {
-                    diags.push(Diagnostic::new(
-                        Severity::Error,
-                        Some("INTERVAL_VALUE"),
-                        None,
-                        "a RECURRING event needs INTERVAL_VALUE",
-                    ));
-                    None
-                }
-                (_, None) => {
-                    diags.push(Diagnostic::new(
-                        Severity::Error,
-                        Some("INTERVAL_FIELD"),
-                        None,
-                        "a RECURRING event needs INTERVAL_FIELD",
-                    ));
-                    None
-                }
-            };
-            let starts = match timestamp_field("STARTS", &e.starts, &mut diags) {
-                Ok(Some(s)) => Some(s),
-                Ok(None) => {
-                    diags.push(Diagnostic::new(
-                        Severity::Error,
-                        Some("STARTS"),
-                        None,
-                        "a RECURRING event needs STARTS (MySQL sets it to the creation time)",
-                    ));
-                    None
-                }
-                Err(()) => None,
-            };
-            let ends = timestamp_field("ENDS", &e.ends, &mut diags).ok().flatten();
-            if let (Some(s), Some(en)) = (starts, ends)
-                && en < s
-            {
-                diags.push(Diagnostic::error("ENDS", fmt_ts(en), format!("is before STARTS ({})", fmt_ts(s))));
-            }
+    }
+}
+
+/// A ONE TIME event: `EXECUTE_AT`, with what NOT PRESERVE and an earlier run mean for it.
+fn once_plan(
+    e: &MysqlEvent,
+    not_preserve: bool,
+    last: Option<NaiveDateTime>,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Plan> {
+    match timestamp_field("EXECUTE_AT", &e.execute_at, diags) {
+        Ok(Some(at)) => {
             if not_preserve {
-                let when = match ends {
-                    Some(en) => format!("after its last run before ENDS ({})", fmt_ts(en)),
-                    None => "if it ever ends (it has no ENDS, so it recurs forever)".to_owned(),
-                };
                 diags.push(Diagnostic::new(
                     Severity::Info,
                     Some("ON_COMPLETION"),
                     Some("NOT PRESERVE".into()),
-                    format!("the event is dropped {when}: it then disappears from information_schema"),
+                    format!(
+                        "the event is dropped after it runs at {}: it then disappears from information_schema",
+                        fmt_ts(at)
+                    ),
                 ));
             }
-            match (starts, interval) {
-                (Some(starts), Some(interval)) => Some(Plan::Every { starts, ends, interval }),
-                _ => None,
+            if let Some(l) = last {
+                diags.push(Diagnostic::info(format!("the one-time event already ran (LAST_EXECUTED {})", fmt_ts(l))));
             }
+            Some(Plan::Once(at))
         }
-        None => None,
-    };
-    if e.time_zone.as_deref().map(str::trim).is_none_or(|z| z.is_empty() || z.eq_ignore_ascii_case("SYSTEM")) {
-        diags.push(Diagnostic::info(format!(
-            "TIME_ZONE is SYSTEM: the event's times are read in {}",
-            zone.map(Clock::name).unwrap_or_default()
-        )));
+        Ok(None) => {
+            diags.push(Diagnostic::new(Severity::Error, Some("EXECUTE_AT"), None, "a ONE TIME event needs EXECUTE_AT"));
+            None
+        }
+        Err(()) => None,
     }
-    if diags.iter().any(|d| d.severity == Severity::Error) || !usable {
-        return (None, diags);
+}
+
+/// A RECURRING event: its interval, `STARTS` and `ENDS`, with what NOT PRESERVE means for it.
+fn every_plan(e: &MysqlEvent, not_preserve: bool, diags: &mut Vec<Diagnostic>) -> Option<Plan> {
+    let interval = interval_of(e, diags);
+    let starts = starts_of(e, diags);
+    let ends = timestamp_field("ENDS", &e.ends, diags).ok().flatten();
+    if let (Some(s), Some(en)) = (starts, ends)
+        && en < s
+    {
+        diags.push(Diagnostic::error("ENDS", fmt_ts(en), format!("is before STARTS ({})", fmt_ts(s))));
     }
-    match (plan, zone) {
-        (Some(p), Some(z)) => (Some((p, z)), diags),
-        _ => (None, diags),
+    if not_preserve {
+        let when = match ends {
+            Some(en) => format!("after its last run before ENDS ({})", fmt_ts(en)),
+            None => "if it ever ends (it has no ENDS, so it recurs forever)".to_owned(),
+        };
+        diags.push(Diagnostic::new(
+            Severity::Info,
+            Some("ON_COMPLETION"),
+            Some("NOT PRESERVE".into()),
+            format!("the event is dropped {when}: it then disappears from information_schema"),
+        ));
+    }
+    match (starts, interval) {
+        (Some(starts), Some(interval)) => Some(Plan::Every { starts, ends, interval }),
+        _ => None,
+    }
+}
+
+/// `INTERVAL_VALUE` with `INTERVAL_FIELD`, both required for a RECURRING event.
+fn interval_of(e: &MysqlEvent, diags: &mut Vec<Diagnostic>) -> Option<Interval> {
+    match (&e.interval_value, &e.interval_field) {
+        (Some(v), Some(f)) => parse_interval(v, f, diags),
+        (None, _) => {
+            diags.push(Diagnostic::new(
+                Severity::Error,
+                Some("INTERVAL_VALUE"),
+                None,
+                "a RECURRING event needs INTERVAL_VALUE",
+            ));
+            None
+        }
+        (_, None) => {
+            diags.push(Diagnostic::new(
+                Severity::Error,
+                Some("INTERVAL_FIELD"),
+                None,
+                "a RECURRING event needs INTERVAL_FIELD",
+            ));
+            None
+        }
+    }
+}
+
+/// `STARTS`, required for a RECURRING event.
+fn starts_of(e: &MysqlEvent, diags: &mut Vec<Diagnostic>) -> Option<NaiveDateTime> {
+    match timestamp_field("STARTS", &e.starts, diags) {
+        Ok(Some(s)) => Some(s),
+        Ok(None) => {
+            diags.push(Diagnostic::new(
+                Severity::Error,
+                Some("STARTS"),
+                None,
+                "a RECURRING event needs STARTS (MySQL sets it to the creation time)",
+            ));
+            None
+        }
+        Err(()) => None,
     }
 }
 

@@ -59,15 +59,17 @@ where
         .collect()
 }
 
+/// A column as text, named `c`: times with every fractional digit the column keeps
+/// (PostgreSQL and MySQL to the microsecond, SQL Server to its 100 ns).
 fn expr(db: &TablesDb, col: Col) -> String {
     match (db, col) {
         (TablesDb::SqlServer(_), Col::Plain(c)) => format!("CONVERT(nvarchar(4000), {c}) AS {c}"),
-        (TablesDb::SqlServer(_), Col::Time(c)) => format!("REPLACE(CONVERT(nvarchar(23), {c}, 126), 'T', ' ') AS {c}"),
+        (TablesDb::SqlServer(_), Col::Time(c)) => format!("REPLACE(CONVERT(nvarchar(30), {c}, 126), 'T', ' ') AS {c}"),
         (TablesDb::Postgres(_), Col::Plain(c)) => format!("CAST(\"{c}\" AS text) AS \"{c}\""),
-        (TablesDb::Postgres(_), Col::Time(c)) => format!("to_char(\"{c}\", 'YYYY-MM-DD HH24:MI:SS.MS') AS \"{c}\""),
+        (TablesDb::Postgres(_), Col::Time(c)) => format!("to_char(\"{c}\", 'YYYY-MM-DD HH24:MI:SS.US') AS \"{c}\""),
         (TablesDb::Sqlite(_), Col::Plain(c) | Col::Time(c)) => format!("CAST(\"{c}\" AS TEXT) AS \"{c}\""),
         (TablesDb::MySql(_), Col::Plain(c)) => format!("CAST(`{c}` AS CHAR) AS `{c}`"),
-        (TablesDb::MySql(_), Col::Time(c)) => format!("DATE_FORMAT(`{c}`, '%Y-%m-%d %H:%i:%s') AS `{c}`"),
+        (TablesDb::MySql(_), Col::Time(c)) => format!("DATE_FORMAT(`{c}`, '%Y-%m-%d %H:%i:%s.%f') AS `{c}`"),
     }
 }
 
@@ -79,11 +81,90 @@ fn ident(db: &TablesDb, table: &str) -> String {
     }
 }
 
+/// How the database spells a table and its columns, where that can differ from the design's
+/// spelling: PostgreSQL folds unquoted names to lower case (`CREATE TABLE ScheduledJobs`
+/// makes `scheduledjobs`), and MySQL/MariaDB table names follow the file system's case. SQL
+/// Server and SQLite compare names case-insensitively: nothing to resolve there.
+#[derive(Clone, Debug, Default)]
+pub struct Spelling {
+    /// The table's own name; `None`: as the design spells it.
+    pub table: Option<String>,
+    /// The design's column name → the table's (lower-cased key).
+    pub columns: BTreeMap<String, String>,
+}
+
 /// The SELECT [`read`] sends: the columns as text, then `tail` (a WHERE/ORDER BY built by the
-/// caller from numbers and dates Sundial formats itself, never from outside text).
+/// caller from numbers and dates Sundial formats itself, never from outside text). Where the
+/// table spells its names otherwise, an inner SELECT renames them to the design's, so `tail`
+/// and the mapping always use the design's names.
 pub fn select_sql(db: &TablesDb, table: &str, cols: &[Col], tail: &str) -> String {
+    select_sql_spelled(db, table, cols, tail, &Spelling::default())
+}
+
+fn select_sql_spelled(db: &TablesDb, table: &str, cols: &[Col], tail: &str, spelling: &Spelling) -> String {
     let list: Vec<String> = cols.iter().map(|c| expr(db, *c)).collect();
-    format!("SELECT {} FROM {} {tail}", list.join(", "), ident(db, table)).trim_end().to_owned()
+    let renamed = spelling.table.is_some()
+        || cols.iter().any(|c| spelling.columns.get(&c.name().to_lowercase()).is_some_and(|a| a != c.name()));
+    let from = if renamed {
+        let inner: Vec<String> = cols
+            .iter()
+            .map(|c| {
+                let actual = spelling.columns.get(&c.name().to_lowercase()).map_or(c.name(), String::as_str);
+                format!("{} AS {}", column(db, actual), column(db, c.name()))
+            })
+            .collect();
+        let name = spelling.table.as_deref().unwrap_or(table);
+        format!("(SELECT {} FROM {}) AS t", inner.join(", "), ident(db, name))
+    } else {
+        ident(db, table)
+    };
+    format!("SELECT {} FROM {from} {tail}", list.join(", ")).trim_end().to_owned()
+}
+
+/// The table's spelling in `db` (see [`Spelling`]). Best effort: when the catalog shows
+/// nothing (no such table, or no privilege to see it), the design's names are used and the
+/// SELECT itself says what is wrong.
+async fn spelling(db: &TablesDb, table: &str, cols: &[Col]) -> Result<Spelling, SourceError> {
+    // Reads the catalog: every (table, column) whose table name matches case-insensitively.
+    let found: Vec<(String, String)> = match db {
+        TablesDb::Postgres(pool) => sqlx::query_as(
+            "SELECT c.relname::text, a.attname::text FROM pg_catalog.pg_class c \
+             JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid \
+             WHERE lower(c.relname) = lower($1) AND c.relkind IN ('r', 'v', 'm', 'p', 'f') \
+             AND pg_catalog.pg_table_is_visible(c.oid) AND a.attnum > 0 AND NOT a.attisdropped",
+        )
+        .bind(table)
+        .fetch_all(pool)
+        .await
+        .map_err(|_| SourceError::query(table, "the catalog could not be read"))?,
+        TablesDb::MySql(pool) => sqlx::query_as(
+            "SELECT CAST(TABLE_NAME AS CHAR), CAST(COLUMN_NAME AS CHAR) FROM information_schema.COLUMNS \
+             WHERE TABLE_SCHEMA = DATABASE() AND LOWER(TABLE_NAME) = LOWER(?)",
+        )
+        .bind(table)
+        .fetch_all(pool)
+        .await
+        .map_err(|_| SourceError::query(table, "the catalog could not be read"))?,
+        TablesDb::SqlServer(_) | TablesDb::Sqlite(_) => return Ok(Spelling::default()),
+    };
+    // The design's exact spelling wins where both exist (quoted and unquoted tables).
+    let Some(actual) = found.iter().map(|f| &f.0).find(|t| *t == table).or(found.first().map(|f| &f.0)).cloned() else {
+        return Ok(Spelling::default());
+    };
+    let mine: Vec<&String> = found.iter().filter(|f| f.0 == actual).map(|f| &f.1).collect();
+    let mut columns = BTreeMap::new();
+    for c in cols {
+        let name = c.name();
+        let Some(a) = mine.iter().find(|a| a.as_str() == name).or(mine.iter().find(|a| a.eq_ignore_ascii_case(name)))
+        else {
+            return Err(SourceError::Missing {
+                object: format!("column {name} of table {actual}"),
+                hint: " (the scheduler's design has it; an older or altered table?)".into(),
+            });
+        };
+        columns.insert(name.to_lowercase(), (*a).clone());
+    }
+    Ok(Spelling { table: (actual != table).then_some(actual), columns })
 }
 
 /// A quoted column name in `db`'s dialect, for the caller's `tail`.
@@ -119,7 +200,8 @@ fn classify(table: &str, code: Option<&str>, number: Option<u32>, message: Strin
 pub async fn read(db: &mut TablesDb, table: &str, cols: &[Col], tail: &str) -> Result<Vec<TextRow>, SourceError> {
     // Audited: built from Sundial's constant table and column names and from dates Sundial
     // formats itself (see `select_sql`); no text from outside enters it.
-    let sql = select_sql(db, table, cols, tail);
+    let spelled = spelling(db, table, cols).await?;
+    let sql = select_sql_spelled(db, table, cols, tail, &spelled);
     let names: Vec<&str> = cols.iter().map(|c| c.name()).collect();
     let sqlx_err = |e: sqlx::Error| match &e {
         sqlx::Error::Database(d) => {

@@ -19,3 +19,4 @@ mod mysql_events_real;
 mod pg_cron_real;
 mod pg_cron_source;
 mod seed_tables;
+mod table_text;

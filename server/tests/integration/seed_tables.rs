@@ -313,6 +313,31 @@ async fn seed_tables_in_postgresql_read_by_a_select_only_role() {
     assert!(e.to_string().contains("SELECT on it"), "{e}");
 }
 
+/// The designs' DDL run as written, without quotes: PostgreSQL folds every name to lower case
+/// (`ScheduledJobs` becomes `scheduledjobs`, `NextRunOn` becomes `nextrunon`). Sundial finds
+/// the tables and columns the way PostgreSQL does and reads the same facts.
+#[tokio::test(flavor = "multi_thread")]
+async fn seed_tables_created_without_quotes_in_postgresql_read_the_same() {
+    let pg = TestServer::postgres("sundial-seeds-folded-", port::SEEDS_PG_FOLDED);
+    let mut admin = sqlx::PgConnection::connect(&pg.pg_url("postgres")).await.unwrap();
+    let unquoted = |sql: String| sql.replace('"', "");
+    for sql in ddl(true).into_iter().chain(rows(true)).map(unquoted).chain([
+        "CREATE ROLE seeds_reader LOGIN".to_owned(),
+        "GRANT SELECT ON SchedulerConfigurations, SchedulerLog, ScheduledJobs, JobSchedules, SchedulingErrors, jobactivity TO seeds_reader".to_owned(),
+    ]) {
+        sqlx::query(sqlx::AssertSqlSafe(sql.clone())).execute(&mut admin).await.unwrap_or_else(|e| panic!("{sql}: {e}"));
+    }
+    let folded: Vec<String> = sqlx::query_scalar("SELECT relname::text FROM pg_class WHERE relname = 'scheduledjobs'")
+        .fetch_all(&mut admin)
+        .await
+        .unwrap();
+    assert_eq!(folded, ["scheduledjobs"], "the names really are folded");
+    let pool =
+        server::sources::connect::postgres_url(&pg.pg_url("seeds_reader"), Duration::from_secs(5)).await.unwrap();
+    let (seed4, seed3, notes3) = read_both(&mut TablesDb::Postgres(pool)).await;
+    check(&seed4, &seed3, &notes3, "PostgreSQL, folded names");
+}
+
 #[tokio::test]
 async fn seed_tables_on_sql_server_over_tds() {
     use mssql_mock_tds::{ColumnDefinition, ColumnValue, QueryResponse, Row, SqlDataType};

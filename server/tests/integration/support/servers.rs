@@ -21,6 +21,8 @@ pub mod port {
     pub const FAULT_PG: u16 = 55461;
     pub const FAULT_MARIA: u16 = 55462;
     pub const SEEDS_PG: u16 = 55471;
+    pub const SEEDS_PG_FOLDED: u16 = 55472;
+    pub const TABLES_MARIA: u16 = 55473;
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -20,3 +20,7 @@ mod pg_cron_real;
 mod pg_cron_source;
 mod seed_tables;
 mod table_text;
+mod tables_jobactivity;
+mod tables_job_table;
+mod tables_primentra;
+mod tables_service_broker;

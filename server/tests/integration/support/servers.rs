@@ -23,6 +23,14 @@ pub mod port {
     pub const SEEDS_PG: u16 = 55471;
     pub const SEEDS_PG_FOLDED: u16 = 55472;
     pub const TABLES_MARIA: u16 = 55473;
+    pub const PRIMENTRA_PG: u16 = 55481;
+    pub const PRIMENTRA_MARIA: u16 = 55482;
+    pub const BROKER_PG: u16 = 55485;
+    pub const BROKER_MARIA: u16 = 55486;
+    pub const JOBACTIVITY_PG: u16 = 55489;
+    pub const JOBACTIVITY_MARIA: u16 = 55490;
+    pub const JOB_TABLE_PG: u16 = 55493;
+    pub const JOB_TABLE_MARIA: u16 = 55494;
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -583,135 +583,248 @@ fn diff(current: &[Raw], proposed: &[Raw]) -> (Vec<Raw>, Vec<Raw>) {
 /// What changing `edit`'s schedule does to the instance of `others`, over `window`. See the
 /// module docs for the model.
 pub fn replay(edit: &EditedJob, others: &[OtherJob], window: Window, settings: &Settings) -> Impact {
-    let mut diagnostics = Vec::new();
-    let mut no_history = Vec::new();
     let threshold = settings.band_gap_secs;
-    let frequent = |occ: &[DateTime<Utc>]| median_gap(occ).filter(|g| *g < threshold);
+    let Jobs { moved, still, mut bands, no_history, diagnostics } = Jobs::read(edit, others, window, threshold);
+    let lanes: Vec<Lane> = moved.into_iter().map(|m| Lane::replay(m, threshold, &mut bands)).collect();
+    let other_spans = other_spans(&still);
+    let cur = scenario(&lane_runs(&lanes, false), &other_spans);
+    let prop = scenario(&lane_runs(&lanes, true), &other_spans);
+    let (created_likely, removed_likely) = diff(&cur[0], &prop[0]);
+    let (created_possible, removed_possible) = diff(&cur[1], &prop[1]);
+    let summary = Summary {
+        created_likely: created_likely.len(),
+        created_possible: created_possible.len(),
+        removed_likely: removed_likely.len(),
+        removed_possible: removed_possible.len(),
+        refused_current: refused(&lanes, false, false),
+        refused_proposed: refused(&lanes, true, false),
+        refused_current_p95: refused(&lanes, false, true),
+        refused_proposed_p95: refused(&lanes, true, true),
+    };
+    let names = Names { lanes: &lanes, others };
+    let current = names.pair(&cur[0], &cur[1]);
+    let proposed = names.pair(&prop[0], &prop[1]);
+    let created = names.pair(&created_likely, &created_possible);
+    let removed = names.pair(&removed_likely, &removed_possible);
+    let moved = lanes.into_iter().map(Lane::into_moved).collect();
+    Impact { window, moved, current, proposed, created, removed, bands, no_history, summary, diagnostics }
+}
 
-    // Moved jobs ("lanes"): the edited job, then every job sharing a schedule with it.
-    struct Lane<'a> {
-        name: &'a str,
-        estimate: Option<Estimate>,
-        shared: &'a [ScheduleId],
-        current: Vec<ReplayedRun>,
-        proposed: Vec<ReplayedRun>,
-    }
-    let mut lanes: Vec<Lane> = Vec::new();
-    // Jobs not moved: index into `others`, runs, whether a band.
-    let mut still: Vec<(usize, Vec<ReplayedRun>, bool)> = Vec::new();
-    let mut bands: Vec<Band> = Vec::new();
-    let mut lane_band: Vec<bool> = Vec::new();
+/// The median gap of `occ` when it is under `threshold` seconds: the job is a [`Band`].
+fn frequent(occ: &[DateTime<Utc>], threshold: i64) -> Option<i64> {
+    median_gap(occ).filter(|g| *g < threshold)
+}
 
-    let edit_proposed = clean(&edit.name, "proposed ", &edit.proposed, window, &mut diagnostics);
-    /// A moved job's input: name, estimate, shared schedules, current and proposed occurrences.
-    type MovedInput<'a> = (&'a str, Option<Estimate>, &'a [ScheduleId], Vec<DateTime<Utc>>, Vec<DateTime<Utc>>);
-    let mut moved_inputs: Vec<MovedInput> = Vec::new();
-    check_estimate(&edit.name, edit.estimate, &mut no_history, &mut diagnostics);
-    moved_inputs.push((
-        &edit.name,
-        edit.estimate,
-        &[],
-        clean(&edit.name, "current ", &edit.current, window, &mut diagnostics),
-        edit_proposed.clone(),
-    ));
-    for (k, job) in others.iter().enumerate() {
-        if job.name == edit.name {
-            diagnostics.push(Diagnostic::warning(
-                "others",
-                &job.name,
-                "the edited job is also listed among the other jobs; that entry is ignored",
-            ));
-            continue;
-        }
-        check_estimate(&job.name, job.estimate, &mut no_history, &mut diagnostics);
-        if job.shared_schedules.is_empty() {
-            if job.proposed.is_some() {
-                diagnostics.push(Diagnostic::warning(
-                    "proposed",
+/// A moved job's input: its occurrences in the window, cleaned, as scheduled now and under the
+/// change.
+struct MovedInput<'a> {
+    name: &'a str,
+    estimate: Option<Estimate>,
+    shared: &'a [ScheduleId],
+    current: Vec<DateTime<Utc>>,
+    proposed: Vec<DateTime<Utc>>,
+}
+
+/// A job not moved, replayed: its index in `others`, its runs, whether it is a band.
+struct Still {
+    k: usize,
+    runs: Vec<ReplayedRun>,
+    band: bool,
+}
+
+/// The jobs as read: the moved ones (the edited job first) still to replay, the others
+/// replayed, their bands, and what was found along the way.
+struct Jobs<'a> {
+    moved: Vec<MovedInput<'a>>,
+    still: Vec<Still>,
+    bands: Vec<Band>,
+    no_history: Vec<String>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl<'a> Jobs<'a> {
+    /// Reads the edited job, then every other job in the order given.
+    fn read(edit: &'a EditedJob, others: &'a [OtherJob], window: Window, threshold: i64) -> Self {
+        let mut jobs = Jobs {
+            moved: Vec::new(),
+            still: Vec::new(),
+            bands: Vec::new(),
+            no_history: Vec::new(),
+            diagnostics: Vec::new(),
+        };
+        let edit_proposed = clean(&edit.name, "proposed ", &edit.proposed, window, &mut jobs.diagnostics);
+        check_estimate(&edit.name, edit.estimate, &mut jobs.no_history, &mut jobs.diagnostics);
+        let current = clean(&edit.name, "current ", &edit.current, window, &mut jobs.diagnostics);
+        jobs.moved.push(MovedInput {
+            name: &edit.name,
+            estimate: edit.estimate,
+            shared: &[],
+            current,
+            proposed: edit_proposed.clone(),
+        });
+        for (k, job) in others.iter().enumerate() {
+            if job.name == edit.name {
+                jobs.diagnostics.push(Diagnostic::warning(
+                    "others",
                     &job.name,
-                    "proposed occurrences given for a job that shares no schedule with the edited job; ignored",
+                    "the edited job is also listed among the other jobs; that entry is ignored",
                 ));
+                continue;
             }
-            let occ = clean(&job.name, "", &job.occurrences, window, &mut diagnostics);
-            let (p50, p95) = lengths(job.estimate);
-            let band = frequent(&occ);
-            if let Some(gap) = band {
-                bands.push(Band {
-                    job: job.name.clone(),
-                    moved: false,
-                    median_gap_secs: gap,
-                    in_current: true,
-                    in_proposed: true,
-                    occurrences: occ.len(),
-                    estimate: job.estimate,
-                    pattern: pattern(gap, job.estimate),
-                });
+            check_estimate(&job.name, job.estimate, &mut jobs.no_history, &mut jobs.diagnostics);
+            if job.shared_schedules.is_empty() {
+                jobs.add_still(k, job, window, threshold);
+            } else {
+                jobs.add_moved(job, &edit_proposed, window);
             }
-            still.push((k, walk(&occ, p50, p95), band.is_some()));
-        } else {
-            let current = clean(&job.name, "current ", &job.occurrences, window, &mut diagnostics);
-            let proposed = match &job.proposed {
-                Some(p) => clean(&job.name, "proposed ", p, window, &mut diagnostics),
-                None => edit_proposed.clone(),
-            };
-            moved_inputs.push((&job.name, job.estimate, &job.shared_schedules, current, proposed));
         }
+        jobs
     }
-    for (name, estimate, shared, current, proposed) in moved_inputs {
-        let (p50, p95) = lengths(estimate);
-        let gaps = [frequent(&current), frequent(&proposed)];
+
+    /// A job sharing no schedule with the edited one: replayed as scheduled now.
+    fn add_still(&mut self, k: usize, job: &OtherJob, window: Window, threshold: i64) {
+        if job.proposed.is_some() {
+            self.diagnostics.push(Diagnostic::warning(
+                "proposed",
+                &job.name,
+                "proposed occurrences given for a job that shares no schedule with the edited job; ignored",
+            ));
+        }
+        let occ = clean(&job.name, "", &job.occurrences, window, &mut self.diagnostics);
+        let (p50, p95) = lengths(job.estimate);
+        let band = frequent(&occ, threshold);
+        if let Some(gap) = band {
+            self.bands.push(Band {
+                job: job.name.clone(),
+                moved: false,
+                median_gap_secs: gap,
+                in_current: true,
+                in_proposed: true,
+                occurrences: occ.len(),
+                estimate: job.estimate,
+                pattern: pattern(gap, job.estimate),
+            });
+        }
+        self.still.push(Still { k, runs: walk(&occ, p50, p95), band: band.is_some() });
+    }
+
+    /// A job sharing a schedule with the edited one: it moves too, to its own proposed
+    /// occurrences if given, else to the edited job's.
+    fn add_moved(&mut self, job: &'a OtherJob, edit_proposed: &[DateTime<Utc>], window: Window) {
+        let current = clean(&job.name, "current ", &job.occurrences, window, &mut self.diagnostics);
+        let proposed = match &job.proposed {
+            Some(p) => clean(&job.name, "proposed ", p, window, &mut self.diagnostics),
+            None => edit_proposed.to_vec(),
+        };
+        self.moved.push(MovedInput {
+            name: &job.name,
+            estimate: job.estimate,
+            shared: &job.shared_schedules,
+            current,
+            proposed,
+        });
+    }
+}
+
+/// A moved job replayed ("lane"): the edited job, then every job sharing a schedule with it.
+struct Lane<'a> {
+    name: &'a str,
+    estimate: Option<Estimate>,
+    shared: &'a [ScheduleId],
+    current: Vec<ReplayedRun>,
+    proposed: Vec<ReplayedRun>,
+    /// Frequent in current or proposed: it takes part in no overlap.
+    band: bool,
+}
+
+impl<'a> Lane<'a> {
+    /// Walks both scenarios; a job frequent in either is also listed in `bands`.
+    fn replay(m: MovedInput<'a>, threshold: i64, bands: &mut Vec<Band>) -> Self {
+        let (p50, p95) = lengths(m.estimate);
+        let gaps = [frequent(&m.current, threshold), frequent(&m.proposed, threshold)];
         let band = gaps.iter().flatten().min().copied();
         if let Some(gap) = band {
             bands.push(Band {
-                job: name.to_owned(),
+                job: m.name.to_owned(),
                 moved: true,
                 median_gap_secs: gap,
                 in_current: gaps[0].is_some(),
                 in_proposed: gaps[1].is_some(),
-                occurrences: if gaps[0] == Some(gap) { current.len() } else { proposed.len() },
-                estimate,
-                pattern: pattern(gap, estimate),
+                occurrences: if gaps[0] == Some(gap) { m.current.len() } else { m.proposed.len() },
+                estimate: m.estimate,
+                pattern: pattern(gap, m.estimate),
             });
         }
-        lane_band.push(band.is_some());
-        lanes.push(Lane {
-            name,
-            estimate,
-            shared,
-            current: walk(&current, p50, p95),
-            proposed: walk(&proposed, p50, p95),
-        });
+        Lane {
+            name: m.name,
+            estimate: m.estimate,
+            shared: m.shared,
+            current: walk(&m.current, p50, p95),
+            proposed: walk(&m.proposed, p50, p95),
+            band: band.is_some(),
+        }
     }
 
-    // Other jobs' runs, once for both scenarios, bands left out.
-    let mut other_spans: [Vec<Span>; 2] = [Vec::new(), Vec::new()];
-    for (k, runs, _) in still.iter().filter(|s| !s.2) {
-        spans(runs, *k, false, &mut other_spans[0]);
-        spans(runs, *k, true, &mut other_spans[1]);
+    /// As reported: the lane without its band mark.
+    fn into_moved(self) -> MovedJob {
+        MovedJob {
+            name: self.name.to_owned(),
+            estimate: self.estimate,
+            shared_schedules: self.shared.to_vec(),
+            current: self.current,
+            proposed: self.proposed,
+        }
     }
-    for s in &mut other_spans {
+}
+
+/// Other jobs' runs at p50 and at p95, bands left out, sorted by start: computed once for
+/// both scenarios.
+fn other_spans(still: &[Still]) -> [Vec<Span>; 2] {
+    let mut out: [Vec<Span>; 2] = [Vec::new(), Vec::new()];
+    for s in still.iter().filter(|s| !s.band) {
+        spans(&s.runs, s.k, false, &mut out[0]);
+        spans(&s.runs, s.k, true, &mut out[1]);
+    }
+    for s in &mut out {
         s.sort_by_key(|s| (s.w.start, s.owner));
     }
+    out
+}
 
-    let counted: Vec<usize> = (0..lanes.len()).filter(|l| !lane_band[*l]).collect();
-    let current_runs: Vec<(usize, &[ReplayedRun])> =
-        counted.iter().map(|&l| (l, lanes[l].current.as_slice())).collect();
-    let proposed_runs: Vec<(usize, &[ReplayedRun])> =
-        counted.iter().map(|&l| (l, lanes[l].proposed.as_slice())).collect();
-    let cur = scenario(&current_runs, &other_spans);
-    let prop = scenario(&proposed_runs, &other_spans);
-    let (created_likely, removed_likely) = diff(&cur[0], &prop[0]);
-    let (created_possible, removed_possible) = diff(&cur[1], &prop[1]);
+/// The runs of the lanes that are not bands, current or proposed, by lane.
+fn lane_runs<'l>(lanes: &'l [Lane], proposed: bool) -> Vec<(usize, &'l [ReplayedRun])> {
+    (0..lanes.len())
+        .filter(|l| !lanes[*l].band)
+        .map(|l| (l, if proposed { lanes[l].proposed.as_slice() } else { lanes[l].current.as_slice() }))
+        .collect()
+}
 
-    let named = |raws: &[Raw]| -> Vec<Overlap> {
+/// Occurrences of the moved jobs refused, current or proposed, at p50 or at p95.
+fn refused(lanes: &[Lane], proposed: bool, p95: bool) -> usize {
+    lanes
+        .iter()
+        .flat_map(|l| if proposed { l.proposed.iter() } else { l.current.iter() })
+        .filter(|r| if p95 { r.refused_p95.is_some() } else { r.refused.is_some() })
+        .count()
+}
+
+/// Attaches the jobs' names to raw overlaps.
+struct Names<'n> {
+    lanes: &'n [Lane<'n>],
+    others: &'n [OtherJob],
+}
+
+impl Names<'_> {
+    /// Each raw overlap with the moved job's and its partner's names.
+    fn overlaps(&self, raws: &[Raw]) -> Vec<Overlap> {
         raws.iter()
             .map(|r| {
                 let (other, other_moved) = match r.partner {
-                    Partner::Moved(l) => (lanes[l].name, true),
-                    Partner::Other(k) => (others[k].name.as_str(), false),
+                    Partner::Moved(l) => (self.lanes[l].name, true),
+                    Partner::Other(k) => (self.others[k].name.as_str(), false),
                 };
                 Overlap {
-                    job: lanes[r.lane].name.to_owned(),
+                    job: self.lanes[r.lane].name.to_owned(),
                     run: r.at,
                     other: other.to_owned(),
                     other_run: r.partner_at,
@@ -720,39 +833,10 @@ pub fn replay(edit: &EditedJob, others: &[OtherJob], window: Window, settings: &
                 }
             })
             .collect()
-    };
-    let pair = |likely: &[Raw], possible: &[Raw]| Overlaps { likely: named(likely), possible: named(possible) };
+    }
 
-    let refused = |proposed: bool, p95: bool| -> usize {
-        lanes
-            .iter()
-            .flat_map(|l| if proposed { l.proposed.iter() } else { l.current.iter() })
-            .filter(|r| if p95 { r.refused_p95.is_some() } else { r.refused.is_some() })
-            .count()
-    };
-    let summary = Summary {
-        created_likely: created_likely.len(),
-        created_possible: created_possible.len(),
-        removed_likely: removed_likely.len(),
-        removed_possible: removed_possible.len(),
-        refused_current: refused(false, false),
-        refused_proposed: refused(true, false),
-        refused_current_p95: refused(false, true),
-        refused_proposed_p95: refused(true, true),
-    };
-    let current = pair(&cur[0], &cur[1]);
-    let proposed = pair(&prop[0], &prop[1]);
-    let created = pair(&created_likely, &created_possible);
-    let removed = pair(&removed_likely, &removed_possible);
-    let moved = lanes
-        .into_iter()
-        .map(|l| MovedJob {
-            name: l.name.to_owned(),
-            estimate: l.estimate,
-            shared_schedules: l.shared.to_vec(),
-            current: l.current,
-            proposed: l.proposed,
-        })
-        .collect();
-    Impact { window, moved, current, proposed, created, removed, bands, no_history, summary, diagnostics }
+    /// Likely and possible overlaps, named.
+    fn pair(&self, likely: &[Raw], possible: &[Raw]) -> Overlaps {
+        Overlaps { likely: self.overlaps(likely), possible: self.overlaps(possible) }
+    }
 }

@@ -6,9 +6,13 @@
 //! `now_local`, the current wall-clock time in the zone the schedule's times are read in (the
 //! `tz` its forecast uses). The one exact case is a MySQL event whose `TIME_ZONE` is a fixed
 //! offset (`+05:30`, `+00:00`, `UTC`): its times are compared with `now` moved by that offset.
-use super::super::agent::{date_from_int, time_from_int};
+use super::super::agent::{AgentSchedule, date_from_int, time_from_int};
 use super::super::cron::{Plan, parse};
 use super::super::dialect::parse_timestamp;
+use super::super::job_table::JobTableRow;
+use super::super::mysql_event::MysqlEvent;
+use super::super::primentra::SchedulerConfiguration;
+use super::super::service_broker::ServiceBrokerJob;
 use super::super::{Diagnostic, Schedule, Severity};
 use super::row::{Row, fmt_timestamp};
 use chrono::{DateTime, NaiveDateTime, TimeDelta, Utc};
@@ -42,142 +46,12 @@ pub fn warnings(
 ) -> Vec<Diagnostic> {
     let mut w = Vec::new();
     match schedule {
-        Schedule::Agent(a) => {
-            if a.enabled == 0 {
-                w.push(Diagnostic::warning(
-                    "enabled",
-                    0,
-                    "the schedule is disabled: it starts no job until it is enabled again",
-                ));
-            }
-            if a.freq_type == 1 {
-                if let (Some(d), Some(t)) = (date_from_int(a.active_start_date), time_from_int(a.active_start_time))
-                    && d.and_time(t) < now_local
-                {
-                    w.push(Diagnostic::warning(
-                        "active_start_date",
-                        a.active_start_date,
-                        format!(
-                            "runs once, at {}, which is already past: it will not run again",
-                            fmt_timestamp(d.and_time(t))
-                        ),
-                    ));
-                }
-            } else if a.active_end_date != 99991231
-                && let (Some(d), Some(start), Some(end)) = (
-                    date_from_int(a.active_end_date),
-                    time_from_int(a.active_start_time),
-                    time_from_int(a.active_end_time),
-                )
-            {
-                // The last moment the end date's runs can reach.
-                let repeating = matches!(a.freq_subday_type, 2 | 4 | 8);
-                let last = if !repeating {
-                    d.and_time(start)
-                } else if end < start {
-                    d.and_time(end) + TimeDelta::days(1)
-                } else {
-                    d.and_time(end)
-                };
-                if last < now_local {
-                    w.push(Diagnostic::warning(
-                        "active_end_date",
-                        a.active_end_date,
-                        format!("the schedule ended on {}: it will not run again", d.format("%Y-%m-%d")),
-                    ));
-                }
-            }
-        }
+        Schedule::Agent(a) => agent(a, now_local, &mut w),
         Schedule::Cron(c) => cron(&c.expr, pg_cron_version, &mut w),
-        Schedule::MysqlEvent(e) => {
-            let up = |v: &Option<String>| v.as_deref().map(|s| s.trim().to_ascii_uppercase()).filter(|s| !s.is_empty());
-            match up(&e.status).as_deref() {
-                Some("DISABLED") => w.push(Diagnostic::warning(
-                    "STATUS",
-                    "DISABLED",
-                    "the event is disabled: it does not run until it is enabled again",
-                )),
-                Some("SLAVESIDE_DISABLED") => w.push(Diagnostic::warning(
-                    "STATUS",
-                    "SLAVESIDE_DISABLED",
-                    "disabled on this replica: it runs on the source server, not here",
-                )),
-                _ => {}
-            }
-            let now_event = match fixed_offset(e.time_zone.as_deref()) {
-                Some(secs) => now.naive_utc() + TimeDelta::seconds(secs),
-                None => now_local,
-            };
-            let recurring = match up(&e.event_type).as_deref() {
-                Some("RECURRING") => true,
-                Some(_) => false,
-                None => e.interval_value.is_some(),
-            };
-            let (field, v) = if recurring { ("ENDS", &e.ends) } else { ("EXECUTE_AT", &e.execute_at) };
-            if let Some(t) = v.as_deref().and_then(parse_timestamp)
-                && t < now_event
-            {
-                let msg = if recurring {
-                    format!("ENDS {} has passed: the event will not run again", fmt_timestamp(t))
-                } else {
-                    format!("runs once, at {}, which is already past: it will not run again", fmt_timestamp(t))
-                };
-                w.push(Diagnostic::warning(field, fmt_timestamp(t), msg));
-            }
-        }
-        Schedule::JobTable(j) => {
-            let status = j.job_status.as_deref().map(|s| s.trim().to_ascii_uppercase()).unwrap_or_default();
-            let why = match status.as_str() {
-                "PAUSED" => Some("the job is PAUSED: every cycle skips its work"),
-                "DISABLED" => Some("the job is DISABLED: job$run will not start it"),
-                "ABORTED" => Some("the job was ABORTED: its runner stopped"),
-                "FINISHED" => Some("the job is FINISHED: its runner stopped"),
-                "ERROR" => Some("the job is in ERROR: its runner stopped after a failure"),
-                _ => None,
-            };
-            if let Some(why) = why {
-                w.push(Diagnostic::warning("job_status", &status, why));
-            }
-            if let Some(t) = j.job_schedule_finish.as_deref().and_then(parse_timestamp)
-                && t < now_local
-            {
-                w.push(Diagnostic::warning(
-                    "job_schedule_finish",
-                    fmt_timestamp(t),
-                    "the job's schedule has finished: the runner will not cycle again",
-                ));
-            }
-        }
-        Schedule::ServiceBroker(j) => {
-            if flag_off(&j.is_enabled) {
-                w.push(Diagnostic::warning("IsEnabled", 0, "the job is disabled: no Service Broker timer runs it"));
-            }
-            let run_once = j.job_schedule_id.as_deref().map(str::trim) == Some("-1")
-                || j.frequency_type.as_deref().is_none_or(|s| s.trim().is_empty());
-            if run_once
-                && let Some(t) = j.next_run_on.as_deref().and_then(parse_timestamp)
-                && t < now_local
-            {
-                w.push(Diagnostic::warning(
-                    "NextRunOn",
-                    fmt_timestamp(t),
-                    "a run-once job whose run is already past: it will not run again",
-                ));
-            }
-        }
-        Schedule::Primentra(c) => {
-            if flag_off(&c.is_enabled) {
-                w.push(Diagnostic::warning("IsEnabled", 0, "the entity is disabled: the dispatcher skips it"));
-            }
-            let mode = c.processing_mode.as_deref().map(|s| s.trim().to_ascii_lowercase()).filter(|s| !s.is_empty());
-            if mode.as_deref().is_none_or(|m| m == "manual") {
-                w.push(Diagnostic::warning(
-                    "ProcessingMode",
-                    mode.as_deref().unwrap_or("manual (default)"),
-                    "manual: the dispatcher never starts it, only someone clicking Process",
-                ));
-            }
-        }
+        Schedule::MysqlEvent(e) => mysql_event(e, now, now_local, &mut w),
+        Schedule::JobTable(j) => job_table(j, now_local, &mut w),
+        Schedule::ServiceBroker(j) => service_broker(j, now_local, &mut w),
+        Schedule::Primentra(c) => primentra(c, &mut w),
     }
     w
 }
@@ -203,6 +77,146 @@ pub fn row_warnings(
 
 fn flag_off(v: &Option<String>) -> bool {
     matches!(v.as_deref().map(|s| s.trim().to_ascii_lowercase()).as_deref(), Some("0" | "false"))
+}
+
+/// Agent: disabled, a once schedule already past, or an end date already past.
+fn agent(a: &AgentSchedule, now_local: NaiveDateTime, w: &mut Vec<Diagnostic>) {
+    if a.enabled == 0 {
+        w.push(Diagnostic::warning(
+            "enabled",
+            0,
+            "the schedule is disabled: it starts no job until it is enabled again",
+        ));
+    }
+    if a.freq_type == 1 {
+        if let (Some(d), Some(t)) = (date_from_int(a.active_start_date), time_from_int(a.active_start_time))
+            && d.and_time(t) < now_local
+        {
+            w.push(Diagnostic::warning(
+                "active_start_date",
+                a.active_start_date,
+                format!("runs once, at {}, which is already past: it will not run again", fmt_timestamp(d.and_time(t))),
+            ));
+        }
+    } else if a.active_end_date != 99991231
+        && let (Some(d), Some(start), Some(end)) =
+            (date_from_int(a.active_end_date), time_from_int(a.active_start_time), time_from_int(a.active_end_time))
+    {
+        // The last moment the end date's runs can reach.
+        let repeating = matches!(a.freq_subday_type, 2 | 4 | 8);
+        let last = if !repeating {
+            d.and_time(start)
+        } else if end < start {
+            d.and_time(end) + TimeDelta::days(1)
+        } else {
+            d.and_time(end)
+        };
+        if last < now_local {
+            w.push(Diagnostic::warning(
+                "active_end_date",
+                a.active_end_date,
+                format!("the schedule ended on {}: it will not run again", d.format("%Y-%m-%d")),
+            ));
+        }
+    }
+}
+
+/// MySQL event: disabled (here or on this replica), or its ENDS or one-time EXECUTE_AT past
+/// (on the event's own clock when its TIME_ZONE is a fixed offset).
+fn mysql_event(e: &MysqlEvent, now: DateTime<Utc>, now_local: NaiveDateTime, w: &mut Vec<Diagnostic>) {
+    let up = |v: &Option<String>| v.as_deref().map(|s| s.trim().to_ascii_uppercase()).filter(|s| !s.is_empty());
+    match up(&e.status).as_deref() {
+        Some("DISABLED") => w.push(Diagnostic::warning(
+            "STATUS",
+            "DISABLED",
+            "the event is disabled: it does not run until it is enabled again",
+        )),
+        Some("SLAVESIDE_DISABLED") => w.push(Diagnostic::warning(
+            "STATUS",
+            "SLAVESIDE_DISABLED",
+            "disabled on this replica: it runs on the source server, not here",
+        )),
+        _ => {}
+    }
+    let now_event = match fixed_offset(e.time_zone.as_deref()) {
+        Some(secs) => now.naive_utc() + TimeDelta::seconds(secs),
+        None => now_local,
+    };
+    let recurring = match up(&e.event_type).as_deref() {
+        Some("RECURRING") => true,
+        Some(_) => false,
+        None => e.interval_value.is_some(),
+    };
+    let (field, v) = if recurring { ("ENDS", &e.ends) } else { ("EXECUTE_AT", &e.execute_at) };
+    if let Some(t) = v.as_deref().and_then(parse_timestamp)
+        && t < now_event
+    {
+        let msg = if recurring {
+            format!("ENDS {} has passed: the event will not run again", fmt_timestamp(t))
+        } else {
+            format!("runs once, at {}, which is already past: it will not run again", fmt_timestamp(t))
+        };
+        w.push(Diagnostic::warning(field, fmt_timestamp(t), msg));
+    }
+}
+
+/// Job table: a `job_status` that stops the runner or its work, or `job_schedule_finish` past.
+fn job_table(j: &JobTableRow, now_local: NaiveDateTime, w: &mut Vec<Diagnostic>) {
+    let status = j.job_status.as_deref().map(|s| s.trim().to_ascii_uppercase()).unwrap_or_default();
+    let why = match status.as_str() {
+        "PAUSED" => Some("the job is PAUSED: every cycle skips its work"),
+        "DISABLED" => Some("the job is DISABLED: job$run will not start it"),
+        "ABORTED" => Some("the job was ABORTED: its runner stopped"),
+        "FINISHED" => Some("the job is FINISHED: its runner stopped"),
+        "ERROR" => Some("the job is in ERROR: its runner stopped after a failure"),
+        _ => None,
+    };
+    if let Some(why) = why {
+        w.push(Diagnostic::warning("job_status", &status, why));
+    }
+    if let Some(t) = j.job_schedule_finish.as_deref().and_then(parse_timestamp)
+        && t < now_local
+    {
+        w.push(Diagnostic::warning(
+            "job_schedule_finish",
+            fmt_timestamp(t),
+            "the job's schedule has finished: the runner will not cycle again",
+        ));
+    }
+}
+
+/// Service Broker: disabled, or a run-once job whose `NextRunOn` is past.
+fn service_broker(j: &ServiceBrokerJob, now_local: NaiveDateTime, w: &mut Vec<Diagnostic>) {
+    if flag_off(&j.is_enabled) {
+        w.push(Diagnostic::warning("IsEnabled", 0, "the job is disabled: no Service Broker timer runs it"));
+    }
+    let run_once = j.job_schedule_id.as_deref().map(str::trim) == Some("-1")
+        || j.frequency_type.as_deref().is_none_or(|s| s.trim().is_empty());
+    if run_once
+        && let Some(t) = j.next_run_on.as_deref().and_then(parse_timestamp)
+        && t < now_local
+    {
+        w.push(Diagnostic::warning(
+            "NextRunOn",
+            fmt_timestamp(t),
+            "a run-once job whose run is already past: it will not run again",
+        ));
+    }
+}
+
+/// Primentra: disabled, or manual (the column's default).
+fn primentra(c: &SchedulerConfiguration, w: &mut Vec<Diagnostic>) {
+    if flag_off(&c.is_enabled) {
+        w.push(Diagnostic::warning("IsEnabled", 0, "the entity is disabled: the dispatcher skips it"));
+    }
+    let mode = c.processing_mode.as_deref().map(|s| s.trim().to_ascii_lowercase()).filter(|s| !s.is_empty());
+    if mode.as_deref().is_none_or(|m| m == "manual") {
+        w.push(Diagnostic::warning(
+            "ProcessingMode",
+            mode.as_deref().unwrap_or("manual (default)"),
+            "manual: the dispatcher never starts it, only someone clicking Process",
+        ));
+    }
 }
 
 /// Seconds east of UTC for a MySQL `TIME_ZONE` that is a fixed offset (`+05:30`, `-03:00`,

@@ -9,7 +9,7 @@
 //! - **interval**: `IntervalMinutes` after the last run, or after *now* when it never ran.
 //!   Both are arguments here (`last_run`, `now` — not columns, not the clock). Each next run
 //!   counts from the previous one, so the forecast is `(last_run or now) + k × IntervalMinutes`,
-//!   k ≥ 1, in absolute time.
+//!   k ≥ 1, in absolute time, from the anchor's whole second (a fractional second is dropped).
 //! - **daily**: every `RunTimes` (CSV of `HH:mm`) every day.
 //! - **weekly**: `RunDays` (`Mon,Tue,…`; full names accepted) × `RunTimes`.
 //! - **monthly**: `RunDaysOfMonth` (`1,15,…`) × `RunTimes`; a day the month lacks is skipped
@@ -36,7 +36,7 @@
 use super::dialect::{Clock, Until, cadence, collect, flag_field, fmt_ts, int_field, loose, timestamp_field};
 use super::service_broker::{DayWalk, Days, csv_numbers, never_fires};
 use super::{Diagnostic, Forecast, ScheduleId, Severity, Window, Zone};
-use chrono::{DateTime, NaiveDateTime, NaiveTime, TimeDelta, Timelike, Utc};
+use chrono::{DateTime, NaiveDateTime, NaiveTime, SubsecRound, TimeDelta, Timelike, Utc};
 use serde::{Deserialize, Serialize};
 
 /// One `SchedulerConfigurations` row, plus the two arguments an interval schedule needs.
@@ -354,7 +354,10 @@ fn run(id: ScheduleId, c: &SchedulerConfiguration, tz: Zone, until: Until) -> Fo
     let zone = Clock::Zone(tz);
     let occurrences = match plan {
         Plan::Interval { anchor, minutes } => {
-            let a = zone.resolve(anchor).0;
+            // Occurrences fall on whole seconds, counted from the anchor's whole second: with
+            // a fractional last run (08:50:12.5) the first step (09:05:12.5) would lie after
+            // the whole second it stands for (09:05:12) and that occurrence would be skipped.
+            let a = zone.resolve(anchor).0.trunc_subsecs(0);
             let step = minutes.saturating_mul(60);
             match TimeDelta::try_seconds(step).and_then(|d| a.checked_add_signed(d)) {
                 Some(first) => cadence(id, zone, a, step, Some(first), None, &until, &mut diagnostics),

@@ -20,7 +20,8 @@
 //!   relative: `MontlyRelativeSubFrequencyWhich` 1..4 (first … fourth) or 5 (last) of
 //!   `MontlyRelativeSubFrequencyWhat` 1..7 (Monday … Sunday) or -1 (day: the Nth day of the
 //!   month, or its last day).
-//! - **Run once**: no schedule (`JobScheduleId` -1 / no `FrequencyType`): one run at `NextRunOn`.
+//! - **Run once**: no schedule (`JobScheduleId` -1 / no `FrequencyType`): one run at `NextRunOn`
+//!   (at `LastRunOn` once it has run and `NextRunOn` is empty: the scheduler stops the job).
 //!
 //! # Choices
 //!
@@ -311,8 +312,9 @@ fn check_enabled(j: &ServiceBrokerJob, diags: &mut Vec<Diagnostic>) -> bool {
     true
 }
 
-/// A run-once job (no `JobSchedules` row): one run at `NextRunOn`, which it needs (Error
-/// when absent; Info when `LastRunOn` says it already ran).
+/// A run-once job (no `JobSchedules` row): one run at `NextRunOn`, which it needs until it has
+/// run (Error when absent and `LastRunOn` is too; Info when `LastRunOn` says it already ran,
+/// its one run then at `LastRunOn` when `NextRunOn` is empty).
 fn run_once(
     next_run: Result<Option<NaiveDateTime>, ()>,
     last_run: Option<NaiveDateTime>,
@@ -327,12 +329,22 @@ fn run_once(
             }
             Some(Plan::Once(t))
         }
+        // Once it has run, the job is stopped and its NextRunOn may be gone: its one run is
+        // LastRunOn.
+        Ok(None) if last_run.is_some() => {
+            let l = last_run?;
+            diags.push(Diagnostic::info(format!(
+                "the run-once job ran at {} (LastRunOn; NextRunOn is empty): nothing more is expected",
+                fmt_ts(l)
+            )));
+            Some(Plan::Once(l))
+        }
         Ok(None) => {
             diags.push(Diagnostic::new(
                 Severity::Error,
                 Some("NextRunOn"),
                 None,
-                "a run-once job (no JobSchedules row) needs NextRunOn",
+                "a run-once job (no JobSchedules row) that has not run yet needs NextRunOn",
             ));
             None
         }

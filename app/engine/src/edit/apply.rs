@@ -596,40 +596,15 @@ fn service_broker(
     scheduled_job_id: Option<i64>,
     job_schedule_id: Option<i64>,
 ) -> String {
-    let int = |name, f: fn(&ServiceBrokerJob) -> &Option<String>| Column {
-        name,
-        kind: Kind::Int,
-        sql: Sql::Tsql { nvarchar: false },
-        original: o.map(|o| f(o).as_deref()),
-        proposed: f(p).as_deref(),
-    };
-    let schedule_cols = [
-        int("FrequencyType", |j| &j.frequency_type),
-        int("Frequency", |j| &j.frequency),
-        Column {
-            name: "AbsoluteSubFrequency",
-            kind: Kind::Text,
-            sql: Sql::Tsql { nvarchar: false },
-            original: o.map(|o| o.absolute_sub_frequency.as_deref()),
-            proposed: p.absolute_sub_frequency.as_deref(),
-        },
-        int("MontlyRelativeSubFrequencyWhich", |j| &j.relative_which),
-        int("MontlyRelativeSubFrequencyWhat", |j| &j.relative_what),
-        int("RunAtInSecondsFromMidnight", |j| &j.run_at),
-    ];
+    let edit = BrokerEdit { o, p };
+    let schedule_cols = edit.schedule_columns();
     let schedule_sets = changed(&schedule_cols);
-    let recurring_p = p.frequency_type.as_deref().is_some_and(|s| !s.trim().is_empty())
-        && p.job_schedule_id.as_deref().map(str::trim) != Some("-1");
-    let jsid = job_schedule_id
-        .or_else(|| parse_id(p.job_schedule_id.as_deref()))
-        .or_else(|| o.and_then(|o| parse_id(o.job_schedule_id.as_deref())))
-        .filter(|id| *id != -1);
-
+    let recurring_p = edit.recurring();
     let mut out: Vec<String> = Vec::new();
     let mut job_sets: Vec<String> = Vec::new();
     let mut new_schedule_row = false;
     if !schedule_sets.is_empty() && recurring_p {
-        match jsid {
+        match edit.job_schedule_id(job_schedule_id) {
             Some(id) => {
                 out.push(format!(
                     "-- Every job whose JobScheduleId is {id} gets this schedule (JobSchedules rows can be shared)."
@@ -639,68 +614,17 @@ fn service_broker(
             None => {
                 // No JobSchedules row yet (a run-once job becoming recurring): the article's
                 // procedure creates one.
-                let v = |c: &Column| literal(&val(c.kind, c.proposed), c.sql);
-                let mut args = vec!["@JobScheduleId OUT".to_owned()];
-                for (param, c) in [
-                    ("@RunAtInSecondsFromMidnight", &schedule_cols[5]),
-                    ("@FrequencyType", &schedule_cols[0]),
-                    ("@Frequency", &schedule_cols[1]),
-                    ("@AbsoluteSubFrequency", &schedule_cols[2]),
-                    ("@MontlyRelativeSubFrequencyWhich", &schedule_cols[3]),
-                    ("@MontlyRelativeSubFrequencyWhat", &schedule_cols[4]),
-                ] {
-                    if val(c.kind, c.proposed) != Val::Null {
-                        args.push(format!("{param} = {}", v(c)));
-                    }
-                }
-                out.push("DECLARE @JobScheduleId INT;".to_owned());
-                out.push(format!("EXEC usp_AddJobSchedule {};", args.join(", ")));
+                out.extend(add_job_schedule(&schedule_cols));
                 job_sets.push("JobScheduleId = @JobScheduleId".to_owned());
                 new_schedule_row = true;
             }
         }
     }
-    let dt = |name, f: fn(&ServiceBrokerJob) -> &Option<String>| Column {
-        name,
-        kind: Kind::Timestamp,
-        sql: Sql::Tsql { nvarchar: false },
-        original: o.map(|o| f(o).as_deref()),
-        proposed: f(p).as_deref(),
-    };
-    job_sets.extend(changed(&[
-        Column {
-            name: "JobName",
-            kind: Kind::Text,
-            sql: Sql::Tsql { nvarchar: true },
-            original: o.map(|o| o.job_name.as_deref()),
-            proposed: p.job_name.as_deref(),
-        },
-        dt("ValidFrom", |j| &j.valid_from),
-        dt("NextRunOn", |j| &j.next_run_on),
-    ]));
+    job_sets.extend(edit.job_sets());
     if !new_schedule_row {
-        let want = if recurring_p { p.job_schedule_id.as_deref() } else { Some("-1") };
-        if let Some(s) = changed(&[Column {
-            name: "JobScheduleId",
-            kind: Kind::Int,
-            sql: Sql::Tsql { nvarchar: false },
-            original: o.map(|o| o.job_schedule_id.as_deref()),
-            proposed: want,
-        }])
-        .pop()
-        {
-            job_sets.push(s);
-        }
+        job_sets.extend(edit.job_schedule_id_set(recurring_p));
     }
-    let enabled = |j: &ServiceBrokerJob| match val(Kind::Flag, j.is_enabled.as_deref()) {
-        Val::Flag(b) => Some(b),
-        _ => None,
-    };
-    let toggle = match (o.map(enabled), enabled(p)) {
-        (Some(before), Some(after)) if before != Some(after) => Some(after),
-        (None, Some(after)) => Some(after),
-        _ => None,
-    };
+    let toggle = edit.toggle();
     if out.is_empty() && job_sets.is_empty() && toggle.is_none() {
         return NO_CHANGE.to_owned();
     }
@@ -716,20 +640,148 @@ fn service_broker(
     if !job_sets.is_empty() {
         out.push(format!("UPDATE ScheduledJobs SET {} WHERE ID = {id};", job_sets.join(", ")));
     }
-    match toggle {
-        Some(false) => out.push(format!("EXEC usp_StopScheduledJob {id}; -- ends the job's timer and disables it")),
-        Some(true) => out.push(format!("EXEC usp_StartScheduledJob {id}; -- enables the job and sets its timer")),
-        None => {
-            let retimed = !schedule_sets.is_empty()
-                || job_sets.iter().any(|s| s.starts_with("ValidFrom ") || s.starts_with("JobScheduleId "));
-            if retimed && enabled(p) != Some(false) {
-                out.push(format!(
-                    "-- The timer already set keeps its time: the new schedule counts from the next run. To re-arm it now: EXEC usp_StopScheduledJob {id}; EXEC usp_StartScheduledJob {id};"
-                ));
-            }
+    let retimed = !schedule_sets.is_empty()
+        || job_sets.iter().any(|s| s.starts_with("ValidFrom ") || s.starts_with("JobScheduleId "));
+    out.extend(timer_statement(&id, toggle, retimed && broker_enabled(p) != Some(false)));
+    out.join("\n")
+}
+
+/// A Service Broker edit: the original job (if known) and the proposed one.
+#[derive(Clone, Copy)]
+struct BrokerEdit<'a> {
+    o: Option<&'a ServiceBrokerJob>,
+    p: &'a ServiceBrokerJob,
+}
+
+impl<'a> BrokerEdit<'a> {
+    /// The `JobSchedules` columns: FrequencyType, Frequency, AbsoluteSubFrequency, the two
+    /// relative parts, RunAtInSecondsFromMidnight.
+    fn schedule_columns(self) -> [Column<'a>; 6] {
+        let BrokerEdit { o, p } = self;
+        let int = |name, f: fn(&ServiceBrokerJob) -> &Option<String>| Column {
+            name,
+            kind: Kind::Int,
+            sql: Sql::Tsql { nvarchar: false },
+            original: o.map(|o| f(o).as_deref()),
+            proposed: f(p).as_deref(),
+        };
+        [
+            int("FrequencyType", |j| &j.frequency_type),
+            int("Frequency", |j| &j.frequency),
+            Column {
+                name: "AbsoluteSubFrequency",
+                kind: Kind::Text,
+                sql: Sql::Tsql { nvarchar: false },
+                original: o.map(|o| o.absolute_sub_frequency.as_deref()),
+                proposed: p.absolute_sub_frequency.as_deref(),
+            },
+            int("MontlyRelativeSubFrequencyWhich", |j| &j.relative_which),
+            int("MontlyRelativeSubFrequencyWhat", |j| &j.relative_what),
+            int("RunAtInSecondsFromMidnight", |j| &j.run_at),
+        ]
+    }
+
+    /// True when the proposed job recurs (a FrequencyType, and not the run-once JobScheduleId -1).
+    fn recurring(self) -> bool {
+        self.p.frequency_type.as_deref().is_some_and(|s| !s.trim().is_empty())
+            && self.p.job_schedule_id.as_deref().map(str::trim) != Some("-1")
+    }
+
+    /// The `JobSchedules` row to update: the target's, else the proposed or original job's
+    /// (never -1, which means run once).
+    fn job_schedule_id(self, target: Option<i64>) -> Option<i64> {
+        target
+            .or_else(|| parse_id(self.p.job_schedule_id.as_deref()))
+            .or_else(|| self.o.and_then(|o| parse_id(o.job_schedule_id.as_deref())))
+            .filter(|id| *id != -1)
+    }
+
+    /// The changed `ScheduledJobs` columns besides `JobScheduleId`: JobName, ValidFrom, NextRunOn.
+    fn job_sets(self) -> Vec<String> {
+        let BrokerEdit { o, p } = self;
+        let dt = |name, f: fn(&ServiceBrokerJob) -> &Option<String>| Column {
+            name,
+            kind: Kind::Timestamp,
+            sql: Sql::Tsql { nvarchar: false },
+            original: o.map(|o| f(o).as_deref()),
+            proposed: f(p).as_deref(),
+        };
+        changed(&[
+            Column {
+                name: "JobName",
+                kind: Kind::Text,
+                sql: Sql::Tsql { nvarchar: true },
+                original: o.map(|o| o.job_name.as_deref()),
+                proposed: p.job_name.as_deref(),
+            },
+            dt("ValidFrom", |j| &j.valid_from),
+            dt("NextRunOn", |j| &j.next_run_on),
+        ])
+    }
+
+    /// `JobScheduleId = …` when it changes: the proposed id for a recurring job, -1 for a
+    /// run-once one.
+    fn job_schedule_id_set(self, recurring: bool) -> Option<String> {
+        let want = if recurring { self.p.job_schedule_id.as_deref() } else { Some("-1") };
+        changed(&[Column {
+            name: "JobScheduleId",
+            kind: Kind::Int,
+            sql: Sql::Tsql { nvarchar: false },
+            original: self.o.map(|o| o.job_schedule_id.as_deref()),
+            proposed: want,
+        }])
+        .pop()
+    }
+
+    /// `IsEnabled` as proposed, when it changes (or is known, without an original).
+    fn toggle(self) -> Option<bool> {
+        match (self.o.map(broker_enabled), broker_enabled(self.p)) {
+            (Some(before), Some(after)) if before != Some(after) => Some(after),
+            (None, Some(after)) => Some(after),
+            _ => None,
         }
     }
-    out.join("\n")
+}
+
+/// A job's `IsEnabled` flag, when readable.
+fn broker_enabled(j: &ServiceBrokerJob) -> Option<bool> {
+    match val(Kind::Flag, j.is_enabled.as_deref()) {
+        Val::Flag(b) => Some(b),
+        _ => None,
+    }
+}
+
+/// The article's `usp_AddJobSchedule`, creating a `JobSchedules` row with the proposed values
+/// that are set (its id in `@JobScheduleId`).
+fn add_job_schedule(schedule_cols: &[Column; 6]) -> [String; 2] {
+    let v = |c: &Column| literal(&val(c.kind, c.proposed), c.sql);
+    let mut args = vec!["@JobScheduleId OUT".to_owned()];
+    for (param, c) in [
+        ("@RunAtInSecondsFromMidnight", &schedule_cols[5]),
+        ("@FrequencyType", &schedule_cols[0]),
+        ("@Frequency", &schedule_cols[1]),
+        ("@AbsoluteSubFrequency", &schedule_cols[2]),
+        ("@MontlyRelativeSubFrequencyWhich", &schedule_cols[3]),
+        ("@MontlyRelativeSubFrequencyWhat", &schedule_cols[4]),
+    ] {
+        if val(c.kind, c.proposed) != Val::Null {
+            args.push(format!("{param} = {}", v(c)));
+        }
+    }
+    ["DECLARE @JobScheduleId INT;".to_owned(), format!("EXEC usp_AddJobSchedule {};", args.join(", "))]
+}
+
+/// What happens to the job's Service Broker timer: stopped or started with `IsEnabled`
+/// (`toggle`), else, when the schedule was `retimed` on an enabled job, how to re-arm it.
+fn timer_statement(id: &str, toggle: Option<bool>, retimed: bool) -> Option<String> {
+    match toggle {
+        Some(false) => Some(format!("EXEC usp_StopScheduledJob {id}; -- ends the job's timer and disables it")),
+        Some(true) => Some(format!("EXEC usp_StartScheduledJob {id}; -- enables the job and sets its timer")),
+        None if retimed => Some(format!(
+            "-- The timer already set keeps its time: the new schedule counts from the next run. To re-arm it now: EXEC usp_StopScheduledJob {id}; EXEC usp_StartScheduledJob {id};"
+        )),
+        None => None,
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -22,9 +22,22 @@
 //! name = "primentra"
 //! kind = "primentra"               # the home-grown schedulers' tables: in SQL Server (default), or
 //! engine = "postgres"              # engine = "postgres" | "mysql" | "sqlite" (with path = "…")
-//! # jobactivity also takes schedule = "0 13 * * *" and stuck_after = "60m"
 //! tags = { environment = "prod" }
+//!
+//! [[instance]]
+//! name = "worker"
+//! kind = "jobactivity"             # one table, many jobs: each listed with its own schedule
+//! engine = "sqlserver"
+//! stuck_after = "60m"              # a run not stopped after this long crashed (default 60m)
+//! [[instance.job]]
+//! name = "TestJob"                 # compared case-insensitively, as SQL Azure does
+//! schedule = "0 13 * * *"          # 5-field cron in time_zone
+//! enabled = true                   # default true; stuck_after may be set per job too
 //! ```
+//!
+//! A `jobactivity` instance without `[[instance.job]]` expects every job in its table on the
+//! instance's `schedule` (default `0 13 * * *`); with them, a job in the table but not listed
+//! is shown as unconfigured (its runs, nothing expected).
 //!
 //! The home-grown schedulers' kinds were first spelled after the seeds describing them:
 //! `seed001` (now `jobactivity`), `seed002` (`mysql_job_table`), `seed003` (`service_broker`),
@@ -260,6 +273,9 @@ pub struct InstanceConfig {
     pub schedule: String,
     /// jobactivity: a run not stopped after this long crashed; default 60 minutes.
     pub stuck_after: Duration,
+    /// jobactivity: the jobs of its table with their own schedules (`[[instance.job]]`);
+    /// empty: every job follows `schedule`.
+    pub jobs: Vec<JobConfig>,
     /// SQL Server: encrypt the connection (TLS); default true.
     pub encrypt: bool,
     /// SQL Server: skip the certificate check; default false.
@@ -325,6 +341,31 @@ struct RawInstance {
     trust_server_certificate: Option<bool>,
     #[serde(default)]
     tags: BTreeMap<String, String>,
+    /// jobactivity: the jobs of its table, each with its own schedule.
+    #[serde(default)]
+    job: Vec<Spanned<RawJob>>,
+}
+
+/// One `[[instance.job]]` of a jobactivity instance.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawJob {
+    name: Spanned<String>,
+    schedule: Option<Spanned<String>>,
+    enabled: Option<bool>,
+    stuck_after: Option<Spanned<String>>,
+}
+
+/// One job of a jobactivity instance, as configured.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JobConfig {
+    /// As written; matched to the table's `job_name` case-insensitively.
+    pub name: String,
+    /// 5-field cron in the instance's zone.
+    pub schedule: String,
+    pub enabled: bool,
+    /// A run not stopped after this long crashed.
+    pub stuck_after: Duration,
 }
 
 const DEFAULT_POLL: Duration = Duration::from_secs(60);
@@ -460,6 +501,7 @@ impl Checker<'_> {
             .unwrap_or(defaults.poll);
         let timeout =
             r.timeout.as_ref().map(|v| self.duration(v, me, "timeout")).transpose()?.unwrap_or(defaults.timeout);
+        let jobs = self.jobs(r, kind, stuck_after, me)?;
         Ok(InstanceConfig {
             name,
             kind,
@@ -475,11 +517,62 @@ impl Checker<'_> {
             engine,
             schedule: r.schedule.clone().unwrap_or_else(|| "0 13 * * *".into()),
             stuck_after,
+            jobs,
             encrypt: r.encrypt.unwrap_or(true),
             trust_server_certificate: r.trust_server_certificate.unwrap_or(false),
             tags: r.tags.clone(),
             line: line_of(self.text, table_span),
         })
+    }
+
+    /// A jobactivity instance's `[[instance.job]]`s: each named once (case-insensitively), its
+    /// schedule a 5-field cron expression Sundial can forecast.
+    fn jobs(
+        &self,
+        r: &RawInstance,
+        kind: SourceKind,
+        stuck_after: Duration,
+        me: Option<&str>,
+    ) -> Result<Vec<JobConfig>, ConfigError> {
+        let mut seen = HashSet::new();
+        let mut out = Vec::with_capacity(r.job.len());
+        for j in &r.job {
+            let raw = j.get_ref();
+            let name = raw.name.get_ref().trim().to_owned();
+            let field = |f: &str| format!("job[{}].{f}", out.len());
+            if kind != SourceKind::JobActivity {
+                return Err(self.invalid(j.span(), me, "job", &format!("{name:?}"), "jobs are listed only for kind = \"jobactivity\" (the other kinds read their jobs from the scheduler)"));
+            }
+            if name.is_empty() || !seen.insert(name.to_lowercase()) {
+                let why = if name.is_empty() {
+                    "a job needs a name"
+                } else {
+                    "another job already has this name (names compare case-insensitively)"
+                };
+                return Err(self.invalid(raw.name.span(), me, &field("name"), &format!("{name:?}"), why));
+            }
+            let schedule = match &raw.schedule {
+                Some(s) => {
+                    let text = s.get_ref().trim().to_owned();
+                    let cron = app::engine::Schedule::Cron(app::engine::cron::CronSchedule::new(text.clone()));
+                    let probe =
+                        app::engine::next_after(0, &cron, chrono_tz::UTC.into(), chrono::DateTime::UNIX_EPOCH, 1);
+                    if let Some(d) = probe.diagnostics.iter().find(|d| d.severity == app::engine::Severity::Error) {
+                        return Err(self.invalid(s.span(), me, &field("schedule"), &format!("{text:?}"), &d.message));
+                    }
+                    text
+                }
+                None => r.schedule.clone().unwrap_or_else(|| "0 13 * * *".into()),
+            };
+            let stuck = raw.stuck_after.as_ref().map(|v| self.duration(v, me, &field("stuck_after"))).transpose()?;
+            out.push(JobConfig {
+                name,
+                schedule,
+                enabled: raw.enabled.unwrap_or(true),
+                stuck_after: stuck.unwrap_or(stuck_after),
+            });
+        }
+        Ok(out)
     }
 
     /// The instance's name, trimmed: not empty, and not one an earlier instance has (it is

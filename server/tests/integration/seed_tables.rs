@@ -186,18 +186,9 @@ async fn read_both(db: &mut TablesDb) -> (InstanceInput, InstanceInput, Vec<app:
     let mut read = service_broker::read_instance(db, "broker", chrono_tz::UTC, w, w.end).await.expect("seed 003");
     server::sources::finish(&mut read);
     let (seed3, notes3) = (read.input, read.notes);
-    let seed1 = jobactivity::read_instance(
-        db,
-        "worker",
-        chrono_tz::UTC,
-        "0 13 * * *",
-        chrono::TimeDelta::minutes(60),
-        w,
-        w.end,
-    )
-    .await
-    .expect("seed 001")
-    .input;
+    let plan = jobactivity::Plan::every_job("0 13 * * *", chrono::TimeDelta::minutes(60));
+    let seed1 =
+        jobactivity::read_instance(db, "worker", chrono_tz::UTC, &plan, w, w.end).await.expect("seed 001").input;
     check_seed001(&seed1);
     (seed4, seed3, notes3)
 }
@@ -212,13 +203,13 @@ fn check_seed001(seed1: &InstanceInput) {
         [
             (t("2026-03-01T13:00:30Z"), RunOutcome::Succeeded),
             (t("2026-03-02T13:00:30Z"), RunOutcome::Succeeded),
-            (t("2026-03-03T13:00:30Z"), RunOutcome::Failed),
+            (t("2026-03-03T13:00:30Z"), RunOutcome::Crashed),
             (t("2026-03-04T13:00:30Z"), RunOutcome::Succeeded),
             (t("2026-03-06T13:00:30Z"), RunOutcome::Succeeded),
             (t("2026-03-07T11:30:00Z"), RunOutcome::InProgress),
         ]
     );
-    assert!(job.runs[2].message.contains("crashed"), "{:?}", job.runs[2]);
+    assert!(job.runs[2].message.contains("never stopped"), "{:?}", job.runs[2]);
     assert_eq!(job.runs[0].duration_secs, 19 * 60 + 30);
     let report = analyze(seed1, w, w.end, &Settings::default());
     let missed: Vec<_> = report.jobs[0]

@@ -1,2 +1,212 @@
-//! The worker role's `jobactivity` as the design creates them, on SQLite, PostgreSQL 15 and MariaDB
-//! 10.11, read by Sundial: the facts each case plants, asserted on every engine.
+//! The worker role's `jobactivity` table as the design creates it, on SQLite, PostgreSQL 15 and
+//! MariaDB 10.11, read by Sundial through the whole path a configured instance takes (the
+//! fleet file, `sources::open`, `sources::read`, the engine): the facts each case plants,
+//! asserted on every engine.
+//!
+//! The week of 2026-03-01 (UTC), "now" 2026-03-07 13:40. `TestJob` runs daily at 13:00 and its
+//! rows spell it three ways (SQL Azure compares names case-insensitively); its run of the 3rd
+//! never stopped (stop time 1900-01-01, SQL Server's zero date) and crashed; the 4th has no row
+//! (missed); the 7th is still going. `Nightly` is listed but disabled. `NeverRan` is listed and
+//! has no row at all. `Orphan` has rows but is not in the configuration.
+use crate::support::servers::{TestServer, port};
+use crate::support::t;
+use app::engine::fleet::{InstanceInput, analyze};
+use app::engine::reconcile::{Outcome, Settings};
+use app::engine::{RunOutcome, Severity, Window};
+use chrono::{DateTime, Utc};
+use server::sources::{self, ReadContext};
+use sqlx::Connection;
+
+fn window() -> Window {
+    Window::new(t("2026-03-01T00:00:00Z"), t("2026-03-08T00:00:00Z"))
+}
+
+fn now() -> DateTime<Utc> {
+    t("2026-03-07T13:40:00Z")
+}
+
+/// The design's table: a run per row, a start, and a stop once it finished.
+fn ddl(ts: &str, id: &str) -> String {
+    format!(
+        "CREATE TABLE jobactivity (job_id {id} NOT NULL, job_name VARCHAR(100) NOT NULL, \
+         start_execution_date {ts} NOT NULL, stop_execution_date {ts} NULL)"
+    )
+}
+
+fn rows() -> Vec<String> {
+    let row = |n: u32, job: &str, start: &str, stop: Option<&str>| {
+        let stop = stop.map_or("NULL".to_owned(), |s| format!("'{s}'"));
+        format!("INSERT INTO jobactivity VALUES ('{n:08}-0000-0000-0000-000000000000', '{job}', '{start}', {stop})")
+    };
+    vec![
+        row(1, "testjob", "2026-03-01 13:00:30", Some("2026-03-01 13:10:00")),
+        row(2, "TESTJOB", "2026-03-02 13:00:30", Some("2026-03-02 13:05:00")),
+        row(3, "TestJob", "2026-03-03 13:00:30", Some("1900-01-01 00:00:00")),
+        row(4, "TestJob", "2026-03-05 13:00:30", Some("2026-03-05 13:02:00")),
+        row(5, "TestJob", "2026-03-06 13:00:30", Some("2026-03-06 13:01:00")),
+        row(6, "TestJob", "2026-03-07 13:00:30", None),
+        row(7, "Nightly", "2026-03-01 02:00:00", Some("2026-03-01 02:30:00")),
+        row(8, "Orphan", "2026-03-03 09:00:00", Some("2026-03-03 09:01:00")),
+    ]
+}
+
+/// The fleet file's instance: where the table is, then the listed jobs.
+fn config(target: &str) -> server::config::InstanceConfig {
+    let text = format!(
+        "[[instance]]\nname = \"worker\"\nkind = \"jobactivity\"\ntime_zone = \"UTC\"\n{target}\n\
+         [[instance.job]]\nname = \"TestJob\"\nschedule = \"0 13 * * *\"\n\
+         [[instance.job]]\nname = \"Nightly\"\nschedule = \"0 2 * * *\"\nenabled = false\n\
+         [[instance.job]]\nname = \"NeverRan\"\nschedule = \"0 6 * * *\"\n"
+    );
+    let mut fleet = server::config::parse(&text, "jobactivity.toml").unwrap_or_else(|e| panic!("{e}"));
+    fleet.instances.remove(0)
+}
+
+async fn read(config: &server::config::InstanceConfig) -> InstanceInput {
+    let source = sources::open(config);
+    let cx = ReadContext { config, window: window(), now: now(), store: None };
+    let read = sources::read(source.as_ref(), cx).await.unwrap_or_else(|e| panic!("{e}"));
+    read.input
+}
+
+fn check(input: &InstanceInput, db: &str) {
+    let names: Vec<&str> = input.jobs.iter().map(|j| j.name.as_str()).collect();
+    assert_eq!(names, ["NeverRan", "Nightly", "Orphan", "TestJob"], "{db}");
+    let report = analyze(input, window(), now(), &Settings::default());
+    let job = |n: &str| report.jobs.iter().find(|j| j.name == n).unwrap();
+
+    // TestJob: every spelling is one job; the zero-date stop crashed; the 4th missed.
+    let test = job("TestJob");
+    let runs: Vec<(DateTime<Utc>, RunOutcome)> = test.runs.iter().map(|r| (r.start, r.outcome)).collect();
+    assert_eq!(
+        runs,
+        [
+            (t("2026-03-01T13:00:30Z"), RunOutcome::Succeeded),
+            (t("2026-03-02T13:00:30Z"), RunOutcome::Succeeded),
+            (t("2026-03-03T13:00:30Z"), RunOutcome::Crashed),
+            (t("2026-03-05T13:00:30Z"), RunOutcome::Succeeded),
+            (t("2026-03-06T13:00:30Z"), RunOutcome::Succeeded),
+            (t("2026-03-07T13:00:30Z"), RunOutcome::InProgress),
+        ],
+        "{db}"
+    );
+    assert_eq!(test.runs[0].duration_secs, 9 * 60 + 30, "{db}");
+    let expected: Vec<DateTime<Utc>> = test.forecast.occurrences.iter().map(|o| o.at).collect();
+    let days: Vec<DateTime<Utc>> = (1..=7).map(|d| t(&format!("2026-03-0{d}T13:00:00Z"))).collect();
+    assert_eq!(expected, days, "{db}: daily at 13:00");
+    let missed: Vec<DateTime<Utc>> = occurrences_where(test, |o| matches!(o, Outcome::Missed { .. }));
+    assert_eq!(missed, [t("2026-03-04T13:00:00Z")], "{db}");
+    assert_eq!(test.next_expected.as_ref().map(|o| o.at), Some(t("2026-03-08T13:00:00Z")), "{db}");
+
+    // Nightly: listed but disabled: its run is shown, nothing is expected.
+    let nightly = job("Nightly");
+    assert!(!nightly.enabled && nightly.forecast.occurrences.is_empty(), "{db}");
+    assert_eq!(nightly.runs.len(), 1, "{db}");
+
+    // NeverRan: listed, no row at all: every day missed.
+    let never = job("NeverRan");
+    assert!(never.runs.is_empty(), "{db}");
+    let missed = occurrences_where(never, |o| matches!(o, Outcome::Missed { .. }));
+    assert_eq!(missed.len(), 7, "{db}: {:?}", never.reconciliation.outcomes);
+
+    // Orphan: in the table, not in the configuration: listed with its run, nothing expected,
+    // and a warning that says how to configure it.
+    let orphan = job("Orphan");
+    assert_eq!(orphan.runs.len(), 1, "{db}");
+    assert!(orphan.forecast.occurrences.is_empty(), "{db}");
+    assert!(
+        orphan
+            .diagnostics
+            .iter()
+            .any(|d| d.severity == Severity::Warning && d.message.contains("not in Sundial's configuration")),
+        "{db}: {:?}",
+        orphan.diagnostics
+    );
+}
+
+fn occurrences_where(job: &app::engine::fleet::JobReport, f: impl Fn(&Outcome) -> bool) -> Vec<DateTime<Utc>> {
+    job.forecast.occurrences.iter().zip(&job.reconciliation.outcomes).filter(|(_, o)| f(o)).map(|(o, _)| o.at).collect()
+}
+
+#[tokio::test]
+async fn jobactivity_in_sqlite() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("worker.sqlite");
+    {
+        let options = sqlx::sqlite::SqliteConnectOptions::new().filename(&path).create_if_missing(true);
+        let mut c = sqlx::SqliteConnection::connect_with(&options).await.unwrap();
+        let garbage = "INSERT INTO jobactivity VALUES ('x', 'TestJob', '2026-03-04 25:00:00', NULL)".to_owned();
+        for sql in [ddl("DATETIME", "CHAR(36)")].into_iter().chain(rows()).chain([garbage]) {
+            sqlx::query(sqlx::AssertSqlSafe(sql.clone()))
+                .execute(&mut c)
+                .await
+                .unwrap_or_else(|e| panic!("{sql}: {e}"));
+        }
+    }
+    let input = read(&config(&format!("path = {:?}", path.display().to_string()))).await;
+    check(&input, "SQLite");
+    // The garbage row is a diagnostic naming its column; the rest of the job still reads.
+    let test = input.jobs.iter().find(|j| j.name == "TestJob").unwrap();
+    assert!(
+        test.diagnostics
+            .iter()
+            .any(|d| d.field.as_deref() == Some("start_execution_date") && d.value.as_deref() == Some("2026-03-04 25:00:00")),
+        "{:?}",
+        test.diagnostics
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn jobactivity_in_postgresql() {
+    let pg = TestServer::postgres("sundial-jobactivity-pg-", port::JOBACTIVITY_PG);
+    let mut admin = sqlx::PgConnection::connect(&pg.pg_url("postgres")).await.unwrap();
+    for sql in [ddl("timestamp(3)", "uuid")].into_iter().chain(rows()).chain([
+        "CREATE ROLE worker_reader LOGIN".to_owned(),
+        "GRANT SELECT ON jobactivity TO worker_reader".to_owned(),
+    ]) {
+        sqlx::query(sqlx::AssertSqlSafe(sql.clone()))
+            .execute(&mut admin)
+            .await
+            .unwrap_or_else(|e| panic!("{sql}: {e}"));
+    }
+    let target = format!(
+        "engine = \"postgres\"\nhost = \"127.0.0.1\"\nport = {}\nuser = \"worker_reader\"\ndatabase = \"postgres\"",
+        port::JOBACTIVITY_PG
+    );
+    check(&read(&config(&target)).await, "PostgreSQL");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn jobactivity_in_mariadb() {
+    let server = TestServer::mariadb("sundial-jobactivity-maria-", port::JOBACTIVITY_MARIA);
+    let root = server.maria_root().await;
+    sqlx::query("CREATE DATABASE worker").execute(&root).await.unwrap();
+    for sql in [ddl("DATETIME(3)", "CHAR(36)")].into_iter().chain(rows()).chain([
+        "CREATE USER worker_reader@'127.0.0.1'".to_owned(),
+        "GRANT SELECT ON worker.jobactivity TO worker_reader@'127.0.0.1'".to_owned(),
+    ]) {
+        let sql = sql.replace("jobactivity", "worker.jobactivity").replace("worker.worker.", "worker.");
+        sqlx::query(sqlx::AssertSqlSafe(sql.clone())).execute(&root).await.unwrap_or_else(|e| panic!("{sql}: {e}"));
+    }
+    let target = format!(
+        "engine = \"mysql\"\nhost = \"127.0.0.1\"\nport = {}\nuser = \"worker_reader\"\ndatabase = \"worker\"",
+        port::JOBACTIVITY_MARIA
+    );
+    check(&read(&config(&target)).await, "MariaDB");
+}
+
+/// A job listed twice (in any case), a schedule Sundial cannot read, and jobs on another kind
+/// are configuration errors naming the field.
+#[test]
+fn the_job_list_is_checked() {
+    let bad = |jobs: &str, kind: &str| {
+        let text = format!("[[instance]]\nname = \"w\"\nkind = \"{kind}\"\npath = \"/x\"\nengine = \"sqlite\"\n{jobs}");
+        server::config::parse(&text, "w.toml").map(|_| ()).unwrap_err().to_string()
+    };
+    let e = bad("[[instance.job]]\nname = \"A\"\n[[instance.job]]\nname = \"a\"\n", "jobactivity");
+    assert!(e.contains("job[1].name") && e.contains("case-insensitively"), "{e}");
+    let e = bad("[[instance.job]]\nname = \"A\"\nschedule = \"every day\"\n", "jobactivity");
+    assert!(e.contains("job[0].schedule") && e.contains("every day"), "{e}");
+    let e = bad("[[instance.job]]\nname = \"A\"\n", "primentra");
+    assert!(e.contains("jobactivity"), "{e}");
+}

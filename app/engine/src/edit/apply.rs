@@ -427,88 +427,22 @@ fn event_time(v: &Option<String>) -> String {
 }
 
 fn mysql_event(o: Option<&MysqlEvent>, p: &MysqlEvent, schema: Option<&str>, name: Option<&str>) -> String {
-    let mut notes: Vec<String> = Vec::new();
-    let mut clauses: Vec<String> = Vec::new();
+    let mut alter = AlterEvent::default();
     let schedule_changed = o.is_none_or(|o| event_schedule(o) != event_schedule(p));
     if schedule_changed {
-        if recurring(p) {
-            let value = p.interval_value.as_deref().map(|v| v.trim().trim_matches('\'')).filter(|v| !v.is_empty());
-            let value = match value {
-                Some(v) if v.bytes().all(|b| b.is_ascii_digit()) => v.to_owned(),
-                Some(v) => my(v),
-                None => {
-                    notes.push("-- Fill in the interval (INTERVAL_VALUE) before running.".to_owned());
-                    "<interval>".to_owned()
-                }
-            };
-            let unit = match upper(&p.interval_field) {
-                Some(u) if UNITS.contains(&u.as_str()) => u,
-                Some(u) => {
-                    notes.push(format!(
-                        "-- INTERVAL_FIELD '{}' is not a MySQL interval unit: fill in one of {}.",
-                        one_line(&u),
-                        UNITS.join(", ")
-                    ));
-                    "<unit>".to_owned()
-                }
-                None => {
-                    notes.push("-- Fill in the interval's unit (INTERVAL_FIELD) before running.".to_owned());
-                    "<unit>".to_owned()
-                }
-            };
-            let mut c = format!("ON SCHEDULE EVERY {value} {unit}");
-            if p.starts.as_deref().is_some_and(|t| !t.trim().is_empty()) {
-                c.push_str(&format!(" STARTS {}", event_time(&p.starts)));
-            }
-            if p.ends.as_deref().is_some_and(|t| !t.trim().is_empty()) {
-                c.push_str(&format!(" ENDS {}", event_time(&p.ends)));
-            }
-            clauses.push(c);
-        } else {
-            clauses.push(format!("ON SCHEDULE AT {}", event_time(&p.execute_at)));
-        }
+        alter.schedule(p);
     }
-    let completion = upper(&p.on_completion);
-    if completion.is_some() && o.is_none_or(|o| upper(&o.on_completion) != completion) {
-        match completion.as_deref() {
-            Some("PRESERVE") => clauses.push("ON COMPLETION PRESERVE".to_owned()),
-            Some("NOT PRESERVE") => clauses.push("ON COMPLETION NOT PRESERVE".to_owned()),
-            Some(other) => notes.push(format!(
-                "-- ON_COMPLETION '{}' is neither PRESERVE nor NOT PRESERVE: left as it is.",
-                one_line(other)
-            )),
-            None => {}
-        }
-    }
+    alter.completion(o, p);
     // Which event: the target, else the original's own name, else the proposed one's.
     let pick = |t: Option<&str>, f: fn(&MysqlEvent) -> &Option<String>| -> Option<String> {
         t.map(str::to_owned).or_else(|| o.and_then(|o| f(o).clone())).or_else(|| f(p).clone()).filter(|s| !s.is_empty())
     };
     let schema = pick(schema, |e| &e.event_schema);
     let name = pick(name, |e| &e.event_name);
-    if let (Some(n), Some(new)) = (&name, p.event_name.as_ref().filter(|s| !s.is_empty()))
-        && n != new
-    {
-        let to = match &schema {
-            Some(s) => format!("{}.{}", my_ident(s), my_ident(new)),
-            None => my_ident(new),
-        };
-        clauses.push(format!("RENAME TO {to}"));
-    }
+    alter.rename(p, schema.as_deref(), name.as_deref());
     // After RENAME TO: ALTER EVENT's clauses come in a fixed order.
-    let status = upper(&p.status);
-    if status.is_some() && o.is_none_or(|o| upper(&o.status) != status) {
-        match status.as_deref() {
-            Some("ENABLED") => clauses.push("ENABLE".to_owned()),
-            Some("DISABLED") => clauses.push("DISABLE".to_owned()),
-            Some("SLAVESIDE_DISABLED") => clauses.push("DISABLE ON SLAVE".to_owned()),
-            Some(other) => notes.push(format!(
-                "-- STATUS '{}' is not ENABLED, DISABLED or SLAVESIDE_DISABLED: left as it is.",
-                one_line(other)
-            )),
-            None => {}
-        }
-    }
+    alter.status(o, p);
+    let AlterEvent { mut notes, clauses } = alter;
     if clauses.is_empty() {
         notes.push(NO_CHANGE.to_owned());
         return notes.join("\n");
@@ -527,6 +461,113 @@ fn mysql_event(o: Option<&MysqlEvent>, p: &MysqlEvent, schema: Option<&str>, nam
     }
     out.push(format!("ALTER EVENT {event} {};", clauses.join(" ")));
     out.join("\n")
+}
+
+/// An `ALTER EVENT` being written: its clauses in the statement's order, and the notes for the
+/// DBA that go before it.
+#[derive(Default)]
+struct AlterEvent {
+    notes: Vec<String>,
+    clauses: Vec<String>,
+}
+
+impl AlterEvent {
+    /// `ON SCHEDULE EVERY … [STARTS …] [ENDS …]` or `ON SCHEDULE AT …`, as proposed.
+    fn schedule(&mut self, p: &MysqlEvent) {
+        if recurring(p) {
+            let value = self.interval_value(p);
+            let unit = self.interval_unit(p);
+            let mut c = format!("ON SCHEDULE EVERY {value} {unit}");
+            if p.starts.as_deref().is_some_and(|t| !t.trim().is_empty()) {
+                c.push_str(&format!(" STARTS {}", event_time(&p.starts)));
+            }
+            if p.ends.as_deref().is_some_and(|t| !t.trim().is_empty()) {
+                c.push_str(&format!(" ENDS {}", event_time(&p.ends)));
+            }
+            self.clauses.push(c);
+        } else {
+            self.clauses.push(format!("ON SCHEDULE AT {}", event_time(&p.execute_at)));
+        }
+    }
+
+    /// `INTERVAL_VALUE` as written after EVERY: bare digits, else quoted; a placeholder when
+    /// missing.
+    fn interval_value(&mut self, p: &MysqlEvent) -> String {
+        let value = p.interval_value.as_deref().map(|v| v.trim().trim_matches('\'')).filter(|v| !v.is_empty());
+        match value {
+            Some(v) if v.bytes().all(|b| b.is_ascii_digit()) => v.to_owned(),
+            Some(v) => my(v),
+            None => {
+                self.notes.push("-- Fill in the interval (INTERVAL_VALUE) before running.".to_owned());
+                "<interval>".to_owned()
+            }
+        }
+    }
+
+    /// `INTERVAL_FIELD` when it is a MySQL unit; a placeholder otherwise.
+    fn interval_unit(&mut self, p: &MysqlEvent) -> String {
+        match upper(&p.interval_field) {
+            Some(u) if UNITS.contains(&u.as_str()) => u,
+            Some(u) => {
+                self.notes.push(format!(
+                    "-- INTERVAL_FIELD '{}' is not a MySQL interval unit: fill in one of {}.",
+                    one_line(&u),
+                    UNITS.join(", ")
+                ));
+                "<unit>".to_owned()
+            }
+            None => {
+                self.notes.push("-- Fill in the interval's unit (INTERVAL_FIELD) before running.".to_owned());
+                "<unit>".to_owned()
+            }
+        }
+    }
+
+    /// `ON COMPLETION [NOT] PRESERVE` when it changes.
+    fn completion(&mut self, o: Option<&MysqlEvent>, p: &MysqlEvent) {
+        let completion = upper(&p.on_completion);
+        if completion.is_some() && o.is_none_or(|o| upper(&o.on_completion) != completion) {
+            match completion.as_deref() {
+                Some("PRESERVE") => self.clauses.push("ON COMPLETION PRESERVE".to_owned()),
+                Some("NOT PRESERVE") => self.clauses.push("ON COMPLETION NOT PRESERVE".to_owned()),
+                Some(other) => self.notes.push(format!(
+                    "-- ON_COMPLETION '{}' is neither PRESERVE nor NOT PRESERVE: left as it is.",
+                    one_line(other)
+                )),
+                None => {}
+            }
+        }
+    }
+
+    /// `RENAME TO …` when the proposed name differs from the event's (`name`, in `schema`).
+    fn rename(&mut self, p: &MysqlEvent, schema: Option<&str>, name: Option<&str>) {
+        if let (Some(n), Some(new)) = (name, p.event_name.as_ref().filter(|s| !s.is_empty()))
+            && n != new
+        {
+            let to = match schema {
+                Some(s) => format!("{}.{}", my_ident(s), my_ident(new)),
+                None => my_ident(new),
+            };
+            self.clauses.push(format!("RENAME TO {to}"));
+        }
+    }
+
+    /// `ENABLE`, `DISABLE` or `DISABLE ON SLAVE` when `STATUS` changes.
+    fn status(&mut self, o: Option<&MysqlEvent>, p: &MysqlEvent) {
+        let status = upper(&p.status);
+        if status.is_some() && o.is_none_or(|o| upper(&o.status) != status) {
+            match status.as_deref() {
+                Some("ENABLED") => self.clauses.push("ENABLE".to_owned()),
+                Some("DISABLED") => self.clauses.push("DISABLE".to_owned()),
+                Some("SLAVESIDE_DISABLED") => self.clauses.push("DISABLE ON SLAVE".to_owned()),
+                Some(other) => self.notes.push(format!(
+                    "-- STATUS '{}' is not ENABLED, DISABLED or SLAVESIDE_DISABLED: left as it is.",
+                    one_line(other)
+                )),
+                None => {}
+            }
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -117,6 +117,25 @@ pub struct InstanceReport {
     pub context: InstanceContext,
 }
 
+/// The instance as it was at `at`: runs that started at or after it had not happened yet (they
+/// are left out), and a run that ended after it was then still going ([`RunOutcome::InProgress`],
+/// its seconds so far). Agent starts after `at` are left out too. With `now = at`,
+/// [`analyze`] then answers "what was wrong at `at`?": occurrences after it are upcoming.
+pub fn as_of(input: &InstanceInput, at: DateTime<Utc>) -> InstanceInput {
+    let mut out = input.clone();
+    for job in &mut out.jobs {
+        job.runs.retain(|r| r.start < at);
+        for r in &mut job.runs {
+            if r.end() > at {
+                r.outcome = crate::RunOutcome::InProgress;
+                r.duration_secs = (at - r.start).num_seconds().max(0);
+            }
+        }
+    }
+    out.agent_starts.retain(|s| *s < at);
+    out
+}
+
 /// Forecast every job over `window`, find zombie spans across the instance, reconcile each job.
 ///
 /// `runs` of each [`JobReport`] are the job's runs as given, so that

@@ -429,3 +429,43 @@ fn crashed_abandoned_and_unknown_runs_keep_their_own_words_in_the_log() {
     assert!(RunOutcome::Crashed.is_failure() && RunOutcome::Abandoned.is_failure());
     assert!(!RunOutcome::Unknown.is_failure() && !RunOutcome::InProgress.is_failure());
 }
+
+/// "What was wrong at 10:30?": the instance as it was then. The 11:00 run had not happened,
+/// the 10:00 run that ended at 10:45 was still going, the 11:00 occurrence was upcoming and the
+/// 09:00 one (no run) was already missed.
+#[test]
+fn as_of_shows_the_instance_as_it_was_at_that_moment() {
+    use sundial_engine::fleet::as_of;
+    let hourly = JobSchedule {
+        id: 1,
+        name: "hourly".into(),
+        enabled: true,
+        schedule: Schedule::Agent(AgentSchedule {
+            freq_type: 4,
+            freq_interval: 1,
+            freq_subday_type: 8,
+            freq_subday_interval: 1,
+            ..AgentSchedule::default()
+        }),
+    };
+    let long = Run { duration_secs: 45 * 60, ..run(t("2024-03-01T10:00:01Z"), Trigger::Schedule(Some(1))) };
+    let later = run(t("2024-03-01T11:00:01Z"), Trigger::Schedule(Some(1)));
+    let input = InstanceInput {
+        name: "ASOF".into(),
+        tz: chrono_tz::UTC.into(),
+        jobs: vec![job("H", "Hourly", true, vec![hourly], vec![long, later])],
+        agent_starts: vec![t("2024-03-01T08:00:00Z"), t("2024-03-01T11:30:00Z")],
+    };
+    let at = t("2024-03-01T10:30:00Z");
+    let then = as_of(&input, at);
+    assert_eq!(then.agent_starts, [t("2024-03-01T08:00:00Z")]);
+    let runs = &then.jobs[0].runs;
+    assert_eq!(runs.len(), 1, "the 11:00 run had not started");
+    assert_eq!((runs[0].outcome, runs[0].duration_secs), (RunOutcome::InProgress, 29 * 60 + 59));
+    let window = Window::new(t("2024-03-01T09:00:00Z"), t("2024-03-01T12:00:00Z"));
+    let report = analyze(&then, window, at, &Settings::default());
+    let outcomes = &report.jobs[0].reconciliation.outcomes;
+    assert!(matches!(outcomes[0], Outcome::Missed { .. }), "{outcomes:?}");
+    assert!(matches!(outcomes[1], Outcome::OnTime { .. }), "{outcomes:?}");
+    assert_eq!(outcomes[2..], [Outcome::Upcoming], "11:00 was still ahead");
+}

@@ -503,143 +503,202 @@ pub struct MsdbRows {
 /// Never fails: corrupt rows become diagnostics on their job; runs they would have been are
 /// left out.
 pub fn assemble(name: &str, tz: Tz, window: Window, rows: &MsdbRows) -> InstanceInput {
-    // Reads every job with its category name (LEFT JOIN: a job whose category is gone still counts).
-    let job_rows: &Vec<JobRead> = &rows.job_rows;
-
-    let mut jobs: Vec<JobInput> = Vec::with_capacity(job_rows.len());
-    let mut index: HashMap<String, usize> = HashMap::new();
-    for r in job_rows {
-        let Some(id) = r.job_id.text() else { continue };
-        let mut diagnostics = Vec::new();
-        let enabled = match r.enabled.int() {
-            Ok(Some(v)) => v != 0,
-            _ => {
-                diagnostics.push(Diagnostic::warning(
-                    "enabled",
-                    r.enabled.shown(),
-                    format!("sysjobs row job_id {id}: enabled is not 0 or 1; taken as enabled"),
-                ));
-                true
-            }
-        };
-        index.insert(id.clone(), jobs.len());
-        jobs.push(JobInput {
-            name: r.name.text().unwrap_or_else(|| id.clone()),
-            id,
-            category: r.category.text().unwrap_or_else(|| "[Uncategorized (Local)]".into()),
-            enabled,
-            schedules: Vec::new(),
-            runs: Vec::new(),
-            history_horizon: None,
-            unobserved: Vec::new(),
-            diagnostics,
-        });
-    }
-
-    // Reads each job's schedules through sysjobschedules (a schedule may serve several jobs).
-    let schedule_rows: &Vec<ScheduleRead> = &rows.schedule_rows;
-    for r in schedule_rows {
-        let Some(&j) = r.job_id.text().and_then(|id| index.get(&id)) else { continue };
-        match schedule_from_row(r) {
-            Ok(s) => jobs[j].schedules.push(s),
-            Err(d) => jobs[j].diagnostics.push(d),
-        }
-    }
-
-    // Reads, per job, its oldest kept outcome row and whether it keeps at least the per-job cap
-    // of outcome rows (index seeks on nc1, LIMIT/OFFSET-bounded: never a scan of all history).
-    let horizon_rows: &Vec<HorizonRead> = &rows.horizon_rows;
-    let mut oldest: Vec<(usize, DateTime<Utc>, bool)> = Vec::new();
-    for r in horizon_rows {
-        let Some(&j) = r.job_id.text().and_then(|id| index.get(&id)) else { continue };
-        if r.oldest_date == Cell::Null {
-            continue; // no history at all
-        }
-        let key = format!("sysjobhistory row instance_id {}", r.oldest_id.shown());
-        let date = r.oldest_date.int().ok().flatten().and_then(parse_date_int);
-        let time = r.oldest_time.int().ok().flatten().and_then(parse_time_int);
-        match (date, time) {
-            (Some(d), Some(t)) => oldest.push((j, local_to_utc(d.and_time(t), tz), r.at_cap != Cell::Null)),
-            (None, _) => jobs[j].diagnostics.push(Diagnostic::warning(
-                "run_date",
-                r.oldest_date.shown(),
-                format!("{key} (the job's oldest outcome row): not a yyyymmdd date; the history horizon is not known"),
-            )),
-            (_, None) => jobs[j].diagnostics.push(Diagnostic::warning(
-                "run_time",
-                r.oldest_time.shown(),
-                format!("{key} (the job's oldest outcome row): not an hhmmss time; the history horizon is not known"),
-            )),
-        }
-    }
-    if let Some(instance_oldest) = oldest.iter().map(|o| o.1).min() {
-        for &(j, at, at_cap) in &oldest {
-            if at_cap && at > instance_oldest + Duration::days(1) {
-                jobs[j].history_horizon = Some(at);
-            }
-        }
-    }
-
-    // Reads the outcome rows (step_id 0) whose local run_date lies within the window's local dates.
-    let outcome_rows: &Vec<OutcomeRead> = &rows.outcome_rows;
-    for r in outcome_rows {
-        let Some(&j) = r.job_id.text().and_then(|id| index.get(&id)) else { continue };
-        let (run, diags) = outcome_to_run(r, tz);
-        jobs[j].diagnostics.extend(diags);
-        if let Some(run) = run.filter(|run| window.contains(run.start)) {
-            jobs[j].runs.push(run);
-        }
-    }
-
-    // Reads the runs executing now: started, not stopped, in the latest Agent session.
-    let running_rows: &Vec<RunningRead> = &rows.running_rows;
-    for r in running_rows {
-        let Some(&j) = r.job_id.text().and_then(|id| index.get(&id)) else { continue };
-        let Some(start) = r.start_execution_date.text().and_then(|t| parse_datetime(&t)) else {
-            jobs[j].diagnostics.push(Diagnostic::warning(
-                "start_execution_date",
-                r.start_execution_date.shown(),
-                "sysjobactivity row of the latest session: not a datetime; the running run is left out",
-            ));
-            continue;
-        };
-        let start = local_to_utc(start, tz);
-        if !window.contains(start) {
-            continue;
-        }
-        let trigger = match r.run_requested_source.text().as_deref().map(str::trim) {
-            Some("1") => Trigger::Schedule(None),
-            Some("4") => Trigger::Manual,
-            Some("2") => Trigger::Other("Alert".into()),
-            Some("3") => Trigger::Other("Agent start".into()),
-            Some(other) => Trigger::Other(format!("run_requested_source {other}")),
-            None => Trigger::Schedule(None),
-        };
-        jobs[j].runs.push(Run {
-            start,
-            duration_secs: (window.end - start).num_seconds().max(0),
-            outcome: RunOutcome::InProgress,
-            trigger,
-            message: String::new(),
-        });
-    }
+    let mut jobs = Jobs::from_rows(&rows.job_rows);
+    jobs.add_schedules(&rows.schedule_rows);
+    jobs.add_horizons(&rows.horizon_rows, tz);
+    jobs.add_outcomes(&rows.outcome_rows, tz, window);
+    jobs.add_running(&rows.running_rows, tz, window);
+    let mut jobs = jobs.jobs;
     for job in &mut jobs {
         job.runs.sort_by_key(|r| r.start);
     }
+    let agent_starts = agent_starts(name, &rows.session_rows, tz);
+    InstanceInput { name: name.to_owned(), tz: tz.into(), jobs, agent_starts }
+}
 
-    // Reads every Agent start (one syssessions row per start of the service).
-    let session_rows: &Vec<SessionRead> = &rows.session_rows;
-    let mut agent_starts: Vec<DateTime<Utc>> = session_rows
+/// The instance's jobs as they are assembled, and where each `job_id` sits among them.
+struct Jobs {
+    jobs: Vec<JobInput>,
+    index: HashMap<String, usize>,
+}
+
+impl Jobs {
+    /// Every job with its category name (LEFT JOIN: a job whose category is gone still counts);
+    /// a row without a `job_id` is skipped.
+    fn from_rows(job_rows: &[JobRead]) -> Self {
+        let mut jobs = Jobs { jobs: Vec::with_capacity(job_rows.len()), index: HashMap::new() };
+        for r in job_rows {
+            let Some(id) = r.job_id.text() else { continue };
+            jobs.index.insert(id.clone(), jobs.jobs.len());
+            jobs.jobs.push(job_from_row(r, id));
+        }
+        jobs
+    }
+
+    /// The job a row's `job_id` names, if it is one of them.
+    fn find(&self, job_id: &Cell) -> Option<usize> {
+        job_id.text().and_then(|id| self.index.get(&id)).copied()
+    }
+
+    /// Each job's schedules through sysjobschedules (a schedule may serve several jobs).
+    fn add_schedules(&mut self, schedule_rows: &[ScheduleRead]) {
+        for r in schedule_rows {
+            let Some(j) = self.find(&r.job_id) else { continue };
+            match schedule_from_row(r) {
+                Ok(s) => self.jobs[j].schedules.push(s),
+                Err(d) => self.jobs[j].diagnostics.push(d),
+            }
+        }
+    }
+
+    /// `history_horizon` from each job's oldest kept outcome row and whether it keeps at least
+    /// the per-job cap of outcome rows (the readers use index seeks on nc1, LIMIT/OFFSET-bounded:
+    /// never a scan of all history): set where the job looks trimmed (see [`assemble`]).
+    fn add_horizons(&mut self, horizon_rows: &[HorizonRead], tz: Tz) {
+        let mut oldest: Vec<(usize, DateTime<Utc>, bool)> = Vec::new();
+        for r in horizon_rows {
+            let Some(j) = self.find(&r.job_id) else { continue };
+            if r.oldest_date == Cell::Null {
+                continue; // no history at all
+            }
+            match oldest_kept(r, tz) {
+                Ok(at) => oldest.push((j, at, r.at_cap != Cell::Null)),
+                Err(d) => self.jobs[j].diagnostics.push(d),
+            }
+        }
+        if let Some(instance_oldest) = oldest.iter().map(|o| o.1).min() {
+            for &(j, at, at_cap) in &oldest {
+                if at_cap && at > instance_oldest + Duration::days(1) {
+                    self.jobs[j].history_horizon = Some(at);
+                }
+            }
+        }
+    }
+
+    /// The runs of the outcome rows (step_id 0; the readers fetch those whose local run_date
+    /// lies within the window's local dates) that start inside the window.
+    fn add_outcomes(&mut self, outcome_rows: &[OutcomeRead], tz: Tz, window: Window) {
+        for r in outcome_rows {
+            let Some(j) = self.find(&r.job_id) else { continue };
+            let (run, diags) = outcome_to_run(r, tz);
+            self.jobs[j].diagnostics.extend(diags);
+            if let Some(run) = run.filter(|run| window.contains(run.start)) {
+                self.jobs[j].runs.push(run);
+            }
+        }
+    }
+
+    /// The runs executing now (started, not stopped, in the latest Agent session) that started
+    /// inside the window.
+    fn add_running(&mut self, running_rows: &[RunningRead], tz: Tz, window: Window) {
+        for r in running_rows {
+            let Some(j) = self.find(&r.job_id) else { continue };
+            match running_run(r, tz, window) {
+                Ok(Some(run)) => self.jobs[j].runs.push(run),
+                Ok(None) => {}
+                Err(d) => self.jobs[j].diagnostics.push(d),
+            }
+        }
+    }
+}
+
+/// One `sysjobs` row as a job with no schedules or runs yet (an unreadable `enabled` is taken
+/// as enabled, with a warning).
+fn job_from_row(r: &JobRead, id: String) -> JobInput {
+    let mut diagnostics = Vec::new();
+    let enabled = match r.enabled.int() {
+        Ok(Some(v)) => v != 0,
+        _ => {
+            diagnostics.push(Diagnostic::warning(
+                "enabled",
+                r.enabled.shown(),
+                format!("sysjobs row job_id {id}: enabled is not 0 or 1; taken as enabled"),
+            ));
+            true
+        }
+    };
+    JobInput {
+        name: r.name.text().unwrap_or_else(|| id.clone()),
+        id,
+        category: r.category.text().unwrap_or_else(|| "[Uncategorized (Local)]".into()),
+        enabled,
+        schedules: Vec::new(),
+        runs: Vec::new(),
+        history_horizon: None,
+        unobserved: Vec::new(),
+        diagnostics,
+    }
+}
+
+/// The start of a job's oldest kept outcome row, or why it is not known.
+fn oldest_kept(r: &HorizonRead, tz: Tz) -> Result<DateTime<Utc>, Diagnostic> {
+    let key = format!("sysjobhistory row instance_id {}", r.oldest_id.shown());
+    let date = r.oldest_date.int().ok().flatten().and_then(parse_date_int);
+    let time = r.oldest_time.int().ok().flatten().and_then(parse_time_int);
+    match (date, time) {
+        (Some(d), Some(t)) => Ok(local_to_utc(d.and_time(t), tz)),
+        (None, _) => Err(Diagnostic::warning(
+            "run_date",
+            r.oldest_date.shown(),
+            format!("{key} (the job's oldest outcome row): not a yyyymmdd date; the history horizon is not known"),
+        )),
+        (_, None) => Err(Diagnostic::warning(
+            "run_time",
+            r.oldest_time.shown(),
+            format!("{key} (the job's oldest outcome row): not an hhmmss time; the history horizon is not known"),
+        )),
+    }
+}
+
+/// A run executing now as an in-progress [`Run`] lasting up to `window.end`; `None` when it
+/// started outside the window, an Err when its start is unreadable.
+fn running_run(r: &RunningRead, tz: Tz, window: Window) -> Result<Option<Run>, Diagnostic> {
+    let Some(start) = r.start_execution_date.text().and_then(|t| parse_datetime(&t)) else {
+        return Err(Diagnostic::warning(
+            "start_execution_date",
+            r.start_execution_date.shown(),
+            "sysjobactivity row of the latest session: not a datetime; the running run is left out",
+        ));
+    };
+    let start = local_to_utc(start, tz);
+    if !window.contains(start) {
+        return Ok(None);
+    }
+    Ok(Some(Run {
+        start,
+        duration_secs: (window.end - start).num_seconds().max(0),
+        outcome: RunOutcome::InProgress,
+        trigger: requested_by(&r.run_requested_source),
+        message: String::new(),
+    }))
+}
+
+/// Who asked for a running run (`run_requested_source`: 1 scheduler, 2 alerter, 3 boot,
+/// 4 user); unknown is taken as the scheduler.
+fn requested_by(source: &Cell) -> Trigger {
+    match source.text().as_deref().map(str::trim) {
+        Some("1") => Trigger::Schedule(None),
+        Some("4") => Trigger::Manual,
+        Some("2") => Trigger::Other("Alert".into()),
+        Some("3") => Trigger::Other("Agent start".into()),
+        Some(other) => Trigger::Other(format!("run_requested_source {other}")),
+        None => Trigger::Schedule(None),
+    }
+}
+
+/// Every Agent start (one syssessions row per start of the service), in order; unreadable ones
+/// are left out with a log line.
+fn agent_starts(name: &str, session_rows: &[SessionRead], tz: Tz) -> Vec<DateTime<Utc>> {
+    let mut starts: Vec<DateTime<Utc>> = session_rows
         .iter()
         .filter_map(|r| r.agent_start_date.text().and_then(|t| parse_datetime(&t)))
         .map(|t| local_to_utc(t, tz))
         .collect();
-    agent_starts.sort();
-    if agent_starts.len() < session_rows.len() {
+    starts.sort();
+    if starts.len() < session_rows.len() {
         tracing::warn!(instance = %name, "syssessions rows with an unreadable agent_start_date were left out");
     }
-
-    InstanceInput { name: name.to_owned(), tz: tz.into(), jobs, agent_starts }
+    starts
 }
 
 #[cfg(test)]

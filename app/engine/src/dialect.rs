@@ -3,7 +3,7 @@
 //! Diagnostic naming its column), and turning wall-clock times or a fixed cadence into
 //! occurrences (`Clock`, `Until`, `collect`, `cadence`), capped at [`MAX_OCCURRENCES`].
 //!
-//! The dialects (`cron`, `mysql_event`, `seed002`, `seed003`, `seed004`) import from here;
+//! The dialects (`cron`, `mysql_event`, `job_table`, `service_broker`, `primentra`) import from here;
 //! `cron` re-exports the public items under their former `cron::` paths.
 use super::{Diagnostic, Dst, Occurrence, Schedule, ScheduleId, Severity, Window, Zone, tz};
 use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, TimeDelta, Utc};

@@ -88,7 +88,7 @@ impl Dialect {
     }
 
     /// The dialect of a [`key`](Dialect::key) (any case, surrounding blanks ignored). The
-    /// `kind` tags of [`Schedule`]'s serde form (`seed002` …) are accepted too.
+    /// `kind` tags of [`Schedule`]'s serde form, and their first spellings (`seed002` …), are accepted too.
     pub fn parse(key: &str) -> Option<Dialect> {
         let k = key.trim().to_ascii_lowercase();
         Dialect::ALL.into_iter().find(|d| d.key() == k).or(match k.as_str() {

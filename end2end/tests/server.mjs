@@ -30,7 +30,7 @@ export async function startSundial(bin) {
       LEPTOS_SITE_ROOT: process.env.LEPTOS_SITE_ROOT || path.join(REPO_DIR, 'target', 'site'),
       LEPTOS_OUTPUT_NAME: 'sundial',
       SUNDIAL_DEMO_DB: path.join(dir, 'demo.sqlite'),
-      SUNDIAL_DEMO_NOW: DEMO_NOW,
+      SUNDIAL_NOW: DEMO_NOW,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

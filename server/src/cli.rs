@@ -76,9 +76,11 @@ pub struct ServeArgs {
     /// Where to write the demo database.
     #[arg(long, env = "SUNDIAL_DEMO_DB")]
     pub demo_db: Option<PathBuf>,
-    /// The demo's "now" (UTC, e.g. 2026-11-22T12:00:00Z); default: the current minute.
-    #[arg(long, env = "SUNDIAL_DEMO_NOW", value_parser = parse_utc)]
-    pub demo_now: Option<DateTime<Utc>>,
+    /// A fixed "now" (UTC, e.g. 2026-11-22T12:00:00Z): the demo is simulated for it, and a
+    /// configured fleet is read and judged as of it (postmortems, reproducible pages);
+    /// default: the clock (the demo: the current minute).
+    #[arg(long, visible_alias = "demo-now", env = "SUNDIAL_NOW", value_parser = parse_utc)]
+    pub now: Option<DateTime<Utc>>,
     /// The demo's random seed.
     #[arg(long, env = "SUNDIAL_DEMO_SEED", default_value_t = 42)]
     pub demo_seed: u64,
@@ -471,7 +473,7 @@ async fn serve_cmd(args: ServeArgs) -> anyhow::Result<()> {
 
     if let Some(path) = &args.config {
         let config = crate::config::load(path)?;
-        let backend = crate::fleet::FleetBackend::start(&config).await?;
+        let backend = crate::fleet::FleetBackend::start_at(&config, args.now).await?;
         tracing::info!(instances = config.instances.len(), config = %path.display(), "serving the configured fleet");
         let state = crate::http::AppState { leptos_options: conf.leptos_options, backend };
         let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| format!("listening on {addr}"))?;
@@ -486,7 +488,7 @@ async fn serve_cmd(args: ServeArgs) -> anyhow::Result<()> {
     }
 
     let db = args.demo_db.unwrap_or_else(|| std::env::temp_dir().join("sundial-demo.sqlite"));
-    let now = args.demo_now.unwrap_or_else(current_minute);
+    let now = args.now.unwrap_or_else(current_minute);
     let summary = crate::demo::write_demo(&db, now, args.demo_seed)
         .await
         .with_context(|| format!("writing the demo database {}", db.display()))?;

@@ -6,7 +6,7 @@
 //! poll. A read that fails or times out marks the instance unreachable with its error and the
 //! time of its last good read, and its pages go on showing that last good read under a banner
 //! that says so; the other instances go on being read and served.
-use app::api::ssr::{Backend, BoxFuture, ReportError};
+use app::api::ssr::{Backend, BoxFuture, ReportError, Snapshot};
 use app::api::{DiagnosticLine, InstanceStatus, SourceState};
 use app::engine::Window;
 use app::engine::fleet::{self, InstanceInput, InstanceReport};
@@ -54,11 +54,13 @@ struct Reader {
     config: InstanceConfig,
     source: Box<dyn Source>,
     store: Option<Store>,
+    /// A fixed "now" for every read (`serve --now`); `None`: the clock.
+    fixed_now: Option<DateTime<Utc>>,
 }
 
 impl Reader {
-    fn new(config: &InstanceConfig, store: Option<Store>) -> Reader {
-        Reader { config: config.clone(), source: sources::open(config), store }
+    fn new(config: &InstanceConfig, store: Option<Store>, fixed_now: Option<DateTime<Utc>>) -> Reader {
+        Reader { config: config.clone(), source: sources::open(config), store, fixed_now }
     }
 
     /// One read bounded by the instance's timeout; a read that hung leaves no connection
@@ -89,13 +91,15 @@ struct Instance {
     state: watch::Sender<PollState>,
     /// Reports per window length, for the read they came from (`GoodRead::at`).
     reports: Mutex<HashMap<u32, CachedReport>>,
+    /// The last good read as a [`Snapshot`], for the read it came from.
+    snapshot: Mutex<Option<(DateTime<Utc>, Arc<Snapshot>)>>,
 }
 
 impl Instance {
     /// Read once within the timeout and record how it went.
     async fn poll(&self) {
         let c = &self.reader.config;
-        let polled_at = Utc::now();
+        let polled_at = self.reader.fixed_now.unwrap_or_else(Utc::now);
         let result = self.reader.read(polled_at).await.map_err(|e| e.to_string());
         match &result {
             Ok(r) => tracing::info!(instance = %c.name, jobs = r.read.input.jobs.len(), "read"),
@@ -186,6 +190,12 @@ pub struct FleetBackend {
 impl FleetBackend {
     /// Start one poller per instance (each reads at once, then every `poll_interval`).
     pub async fn start(config: &FleetConfig) -> anyhow::Result<Arc<FleetBackend>> {
+        FleetBackend::start_at(config, None).await
+    }
+
+    /// [`FleetBackend::start`] with a fixed "now" for every read (`None`: the clock): the
+    /// fleet is read and judged as of that moment.
+    pub async fn start_at(config: &FleetConfig, now: Option<DateTime<Utc>>) -> anyhow::Result<Arc<FleetBackend>> {
         use anyhow::Context;
         let store = if config.instances.iter().any(|i| sources::needs_store(i.kind)) {
             Some(
@@ -201,9 +211,10 @@ impl FleetBackend {
             .iter()
             .map(|c| {
                 Arc::new(Instance {
-                    reader: Reader::new(c, store.clone()),
+                    reader: Reader::new(c, store.clone(), now),
                     state: watch::channel(PollState::default()).0,
                     reports: Mutex::new(HashMap::new()),
+                    snapshot: Mutex::new(None),
                 })
             })
             .collect();
@@ -243,6 +254,37 @@ impl Backend for FleetBackend {
         let found = self.find(instance).cloned();
         Box::pin(async move {
             found.and_then(|i| i.state.borrow().good.as_ref().map(|g| g.read.events.clone())).unwrap_or_default()
+        })
+    }
+
+    fn snapshot(&self, instance: &str) -> BoxFuture<'_, Result<Arc<Snapshot>, ReportError>> {
+        let found = self.find(Some(instance)).cloned();
+        Box::pin(async move {
+            let i = found.ok_or(ReportError::UnknownInstance)?;
+            let state = i.settled().await;
+            let Some(good) = state.good else {
+                let reason = state.error.unwrap_or_else(|| "it has not been read yet".to_owned());
+                return Err(ReportError::Unavailable {
+                    instance: i.reader.config.name.clone(),
+                    reason,
+                    last_good: None,
+                });
+            };
+            let mut cached = i.snapshot.lock().await;
+            if let Some((at, snapshot)) = cached.as_ref()
+                && *at == good.at
+            {
+                return Ok(snapshot.clone());
+            }
+            let r = &good.read;
+            let snapshot = Arc::new(Snapshot {
+                input: r.input.clone(),
+                now: r.now,
+                covers: Window::ending_at(r.now, Span::days(READ_DAYS)),
+                events: r.events.clone(),
+            });
+            *cached = Some((good.at, snapshot.clone()));
+            Ok(snapshot)
         })
     }
 
@@ -304,7 +346,7 @@ pub async fn probe(config: &FleetConfig) -> Vec<(String, Result<String, String>)
     };
     let mut out = Vec::new();
     for c in &config.instances {
-        let result = match Reader::new(c, store.clone()).read(Utc::now()).await {
+        let result = match Reader::new(c, store.clone(), None).read(Utc::now()).await {
             Err(e) => Err(e.to_string()),
             Ok(GoodRead { read: r, .. }) => {
                 let runs: usize = r.input.jobs.iter().map(|j| j.runs.len()).sum();

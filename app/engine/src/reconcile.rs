@@ -171,7 +171,7 @@ pub enum Outcome {
 }
 
 /// What reconciliation concluded about one observed run.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum RunClass {
     /// It is the run of the occurrence at this index.
     Expected { occurrence: usize },

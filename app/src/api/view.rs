@@ -50,6 +50,23 @@ pub trait Backend: Send + Sync + 'static {
     fn source_log(&self, _instance: Option<&str>) -> BoxFuture<'_, Vec<crate::engine::log::LogEvent>> {
         Box::pin(async { Vec::new() })
     }
+    /// The instance's last good read as the engine takes it, for reports over any window and
+    /// at any moment (the JSON API). A backend that serves only its fixed windows has none.
+    fn snapshot(&self, _instance: &str) -> BoxFuture<'_, Result<Arc<Snapshot>, ReportError>> {
+        Box::pin(async { Err(ReportError::UnknownInstance) })
+    }
+}
+
+/// One good read of an instance, as the engine takes it.
+#[derive(Clone, Debug)]
+pub struct Snapshot {
+    pub input: crate::engine::fleet::InstanceInput,
+    /// The instance's "now" for the read.
+    pub now: DateTime<Utc>,
+    /// The stretch the read covers: runs that started before its start were not read.
+    pub covers: Window,
+    /// The source's own log, if it keeps one.
+    pub events: Vec<crate::engine::log::LogEvent>,
 }
 
 /// Put in leptos context by the server.

@@ -62,10 +62,10 @@ impl From<ApiError> for Error {
     }
 }
 
-/// `{"error": "<kind>", "message": "<Display>"}` with the variant's status.
+/// `{"error": "<Display>", "kind": "<kind>"}` with the variant's status.
 impl IntoResponse for Error {
     fn into_response(self) -> Response {
-        let body = serde_json::json!({ "error": self.kind(), "message": self.to_string() });
+        let body = serde_json::json!({ "error": self.to_string(), "kind": self.kind() });
         (self.status_code(), Json(body)).into_response()
     }
 }

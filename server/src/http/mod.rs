@@ -5,19 +5,22 @@
 //! - `GET /api/health`: `{"status":"ok"}`.
 //! - `GET /api/jobs?days=N&instance=NAME`: the jobs list as JSON (N = 1, 7 or 30; default
 //!   7; the first instance when none is named).
-//! - `GET /api/instances`: every configured instance, its state, last good read and error.
+//! - The JSON API ([`api`]): `GET /api/instances`, `/api/instances/{instance}/jobs`,
+//!   `/api/instances/{instance}/jobs/{job}/timeline`, `/api/log`, and its OpenAPI 3 document
+//!   at `/api/openapi.json`.
 //! - `POST /prefs` (form: `zone`, `theme`, `back`): remember the zone or theme choice in a
 //!   cookie and go back (303) to the page the reader was on (a path on this site only).
 //! - anything else: a file under the site root (`/pkg/…`, `/favicon.svg`), else the
 //!   not-found page.
 //!
 //! Every response is gzip-compressed when the client asks, and traced.
+pub mod api;
 pub mod error;
 
 pub use error::Error;
 
 use app::api::ssr::{Backend, BackendHandle};
-use app::api::{FleetData, JobsData, parse_days};
+use app::api::{JobsData, parse_days};
 use axum::extract::{FromRef, Query, State};
 use axum::routing::{get, post};
 use axum::{Json, Router};
@@ -55,8 +58,8 @@ pub fn router(state: AppState) -> Router {
     Router::new()
         .route("/api/health", get(health))
         .route("/api/jobs", get(jobs))
-        .route("/api/instances", get(instances))
         .route("/prefs", post(prefs))
+        .merge(api::routes())
         .leptos_routes_with_context(&state, routes, context.clone(), shell)
         .fallback(leptos_axum::file_and_error_handler_with_context::<AppState, _>(context, app::shell))
         .layer(CompressionLayer::new())
@@ -80,11 +83,6 @@ async fn jobs(
     let mut data = app::api::ssr::jobs_data(&report, days);
     app::api::ssr::decorate(state.backend.as_ref(), &mut data.instance).await;
     Ok(Json(data))
-}
-
-/// `GET /api/instances`: every instance and how reading it goes.
-async fn instances(State(state): State<AppState>) -> Json<FleetData> {
-    Json(FleetData { instances: state.backend.instances().await })
 }
 
 /// The form the zone and theme switches post.

@@ -152,8 +152,8 @@ async fn other_windows_are_a_bad_request() {
     let a = get("/api/jobs?days=5").await;
     assert_eq!(a.status, StatusCode::BAD_REQUEST);
     let v: serde_json::Value = serde_json::from_slice(&a.body).unwrap();
-    assert_eq!(v["error"], "bad_request");
-    assert_eq!(v["message"], "bad request: days must be 1, 7 or 30");
+    assert_eq!(v["kind"], "bad_request");
+    assert_eq!(v["error"], "bad request: days must be 1, 7 or 30");
 }
 
 #[tokio::test]

@@ -8,6 +8,7 @@
 //! or changes the working directory.
 mod support;
 
+mod api;
 mod cli;
 mod cli_dialects;
 mod config;
@@ -20,7 +21,7 @@ mod pg_cron_real;
 mod pg_cron_source;
 mod seed_tables;
 mod table_text;
-mod tables_jobactivity;
 mod tables_job_table;
+mod tables_jobactivity;
 mod tables_primentra;
 mod tables_service_broker;

@@ -150,7 +150,8 @@ async fn jobactivity_in_sqlite() {
     assert!(
         test.diagnostics
             .iter()
-            .any(|d| d.field.as_deref() == Some("start_execution_date") && d.value.as_deref() == Some("2026-03-04 25:00:00")),
+            .any(|d| d.field.as_deref() == Some("start_execution_date")
+                && d.value.as_deref() == Some("2026-03-04 25:00:00")),
         "{:?}",
         test.diagnostics
     );

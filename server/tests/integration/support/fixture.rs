@@ -162,7 +162,7 @@ fn job(spec: JobSpec, window: Window, plan: impl Fn(DateTime<Utc>) -> Plan, extr
         new_index[*old] = new;
     }
     let runs: Vec<Run> = order.iter().map(|i| runs[*i].clone()).collect();
-    let classes: Vec<RunClass> = order.iter().map(|i| classes[*i].clone()).collect();
+    let classes: Vec<RunClass> = order.iter().map(|i| classes[*i]).collect();
     let outcomes: Vec<Outcome> = outcomes
         .into_iter()
         .map(|o| match o {

@@ -1,0 +1,320 @@
+//! The JSON API, for scripts, postmortems and the pages' "JSON" links; its OpenAPI 3 document,
+//! generated from these handlers and the types in [`wire`], is served at `/api/openapi.json`.
+//!
+//! Every report takes `from` and `to` (RFC 3339; default: the 7 days before `as_of`) and
+//! `as_of` (default: the instance's last read): the view as it was at that moment. A window
+//! reaches back as far as the instance's last read does. Errors are `{"error": "…", "kind":
+//! "…"}` with their status: 400 names the parameter and what it got, 404 what was not found.
+use app::api::ssr::{Backend, ReportError, Snapshot};
+use app::engine::Window;
+use app::engine::log::LogKind;
+use axum::Json;
+use axum::Router;
+use axum::extract::{Path, Query, State};
+use axum::routing::get;
+use chrono::{DateTime, Duration, FixedOffset, Utc};
+use serde::Deserialize;
+use std::sync::Arc;
+use utoipa::{IntoParams, OpenApi};
+
+use super::{AppState, Error};
+
+pub mod build;
+pub mod wire;
+
+/// The API's routes (under `/api`).
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/api/openapi.json", get(openapi))
+        .route("/api/instances", get(instances))
+        .route("/api/instances/{instance}/jobs", get(jobs))
+        .route("/api/instances/{instance}/jobs/{job}/timeline", get(timeline))
+        .route("/api/log", get(log))
+}
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "Sundial",
+        description = "When database jobs should have run, when they did, and what went wrong in between."
+    ),
+    paths(instances, jobs, timeline, log),
+    components(schemas(
+        wire::ErrorBody,
+        wire::Instances,
+        wire::Instance,
+        wire::Outage,
+        wire::Jobs,
+        wire::Job,
+        wire::ScheduleInfo,
+        wire::Counts,
+        wire::Timeline,
+        wire::JobRef,
+        wire::Occurrence,
+        wire::Run,
+        wire::Diagnostic,
+        wire::Log,
+        wire::Event,
+    ))
+)]
+pub struct ApiDoc;
+
+/// `GET /api/openapi.json`: this API's OpenAPI 3 document.
+async fn openapi() -> Json<utoipa::openapi::OpenApi> {
+    Json(ApiDoc::openapi())
+}
+
+/// The window and the moment of a report.
+#[derive(Deserialize, IntoParams, Default)]
+#[into_params(parameter_in = Query)]
+pub struct WindowQuery {
+    /// Start of the window (RFC 3339); default: 7 days before `to`.
+    from: Option<String>,
+    /// End of the window (RFC 3339, exclusive); default: `as_of`.
+    to: Option<String>,
+    /// The moment the view is as of (RFC 3339); default: the instance's last read.
+    as_of: Option<String>,
+}
+
+/// The longest window a report covers.
+const MAX_WINDOW_DAYS: i64 = 62;
+/// The window when none is given.
+const DEFAULT_WINDOW_DAYS: i64 = 7;
+
+fn bad(what: String) -> Error {
+    Error::BadRequest { what }
+}
+
+/// An RFC 3339 instant named `name`, if given.
+fn instant(name: &str, v: Option<&str>) -> Result<Option<DateTime<Utc>>, Error> {
+    v.filter(|s| !s.is_empty())
+        .map(|s| {
+            DateTime::parse_from_rfc3339(s.trim()).map(|t| t.to_utc()).map_err(|_| {
+                bad(format!("{name} must be an RFC 3339 instant such as 2026-11-22T03:00:00Z (got {s:?})"))
+            })
+        })
+        .transpose()
+}
+
+impl WindowQuery {
+    /// The window and moment asked for, checked against what the read of `instance` covers.
+    fn resolve(&self, snapshot: &Snapshot, instance: &str) -> Result<(Window, DateTime<Utc>), Error> {
+        let shown = |t: DateTime<Utc>| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+        let as_of = instant("as_of", self.as_of.as_deref())?.unwrap_or(snapshot.now);
+        if as_of > snapshot.now {
+            return Err(bad(format!(
+                "as_of={} is after the last read of {instance} ({}): Sundial cannot know later",
+                shown(as_of),
+                shown(snapshot.now)
+            )));
+        }
+        let to = instant("to", self.to.as_deref())?.unwrap_or(as_of);
+        let from = match instant("from", self.from.as_deref())? {
+            Some(from) => from,
+            None => (to - Duration::days(DEFAULT_WINDOW_DAYS)).max(snapshot.covers.start).min(to),
+        };
+        if from >= to {
+            return Err(bad(format!("from={} must be before to={}", shown(from), shown(to))));
+        }
+        if to - from > Duration::days(MAX_WINDOW_DAYS) {
+            return Err(bad(format!(
+                "the window from {} to {} is longer than {MAX_WINDOW_DAYS} days",
+                shown(from),
+                shown(to)
+            )));
+        }
+        if from < snapshot.covers.start {
+            return Err(bad(format!(
+                "from={} is before the oldest run Sundial has read of {instance} (from {})",
+                shown(from),
+                shown(snapshot.covers.start)
+            )));
+        }
+        Ok((Window::new(from, to), as_of))
+    }
+}
+
+/// The snapshot of `instance`, or the error that says why there is none.
+async fn snapshot_of(backend: &dyn Backend, instance: &str) -> Result<Arc<Snapshot>, Error> {
+    backend.snapshot(instance).await.map_err(|e| match e {
+        ReportError::UnknownInstance => Error::NotFound { what: format!("instance {instance:?}") },
+        other => app::api::ApiError::from(other).into(),
+    })
+}
+
+/// Every configured instance and how reading it goes.
+#[utoipa::path(get, path = "/api/instances", responses((status = 200, body = wire::Instances)))]
+async fn instances(State(state): State<AppState>) -> Json<wire::Instances> {
+    let at = |p: &app::api::TimePoint| {
+        let off = FixedOffset::east_opt(p.off).unwrap_or(FixedOffset::east_opt(0).expect("UTC"));
+        DateTime::from_timestamp_millis(p.ms).map(|t| t.with_timezone(&off))
+    };
+    let instances = state
+        .backend
+        .instances()
+        .await
+        .into_iter()
+        .map(|i| wire::Instance {
+            time_zone: i.tz.clone(),
+            state: format!("{:?}", i.state),
+            last_good: i.last_good.as_ref().and_then(at),
+            last_attempt: i.last_attempt.as_ref().and_then(at),
+            error: i.error.clone(),
+            poll_secs: i.poll_secs,
+            jobs: i.jobs,
+            outages: i
+                .outages
+                .iter()
+                .filter_map(|o| {
+                    Some(wire::Outage {
+                        start: at(&o.start)?,
+                        end: o.end.as_ref().and_then(at),
+                        error: o.error.clone(),
+                    })
+                })
+                .collect(),
+            tags: i.tags.clone(),
+            name: i.name,
+            kind: i.kind,
+        })
+        .collect();
+    Json(wire::Instances { instances })
+}
+
+/// Every job of an instance over the window: its schedules, counts by outcome, next run.
+#[utoipa::path(
+    get,
+    path = "/api/instances/{instance}/jobs",
+    params(("instance" = String, Path, description = "The instance's name"), WindowQuery),
+    responses(
+        (status = 200, body = wire::Jobs),
+        (status = 400, body = wire::ErrorBody, description = "A parameter is wrong; the error names it"),
+        (status = 404, body = wire::ErrorBody, description = "No such instance"),
+        (status = 503, body = wire::ErrorBody, description = "The instance has not been read")
+    )
+)]
+async fn jobs(
+    State(state): State<AppState>,
+    Path(instance): Path<String>,
+    Query(q): Query<WindowQuery>,
+) -> Result<Json<wire::Jobs>, Error> {
+    let snapshot = snapshot_of(state.backend.as_ref(), &instance).await?;
+    let (window, as_of) = q.resolve(&snapshot, &instance)?;
+    let report = build::report(&snapshot, window, as_of);
+    Ok(Json(wire::Jobs {
+        span: build::span(&report, window, as_of),
+        jobs: report.jobs.iter().map(build::job).collect(),
+    }))
+}
+
+/// One job's expected occurrences and actual runs over the window, each occurrence with its
+/// outcome and, when missed, its cause.
+#[utoipa::path(
+    get,
+    path = "/api/instances/{instance}/jobs/{job}/timeline",
+    params(
+        ("instance" = String, Path, description = "The instance's name"),
+        ("job" = String, Path, description = "The job's `id`, as `/jobs` lists it"),
+        WindowQuery
+    ),
+    responses(
+        (status = 200, body = wire::Timeline),
+        (status = 400, body = wire::ErrorBody, description = "A parameter is wrong; the error names it"),
+        (status = 404, body = wire::ErrorBody, description = "No such instance or job"),
+        (status = 503, body = wire::ErrorBody, description = "The instance has not been read")
+    )
+)]
+async fn timeline(
+    State(state): State<AppState>,
+    Path((instance, job)): Path<(String, String)>,
+    Query(q): Query<WindowQuery>,
+) -> Result<Json<wire::Timeline>, Error> {
+    let snapshot = snapshot_of(state.backend.as_ref(), &instance).await?;
+    let (window, as_of) = q.resolve(&snapshot, &instance)?;
+    let report = build::report(&snapshot, window, as_of);
+    let j = report
+        .jobs
+        .iter()
+        .find(|j| j.id == job)
+        .ok_or_else(|| Error::NotFound { what: format!("job {job:?} of instance {instance:?}") })?;
+    Ok(Json(build::timeline(&report, j, window, as_of)))
+}
+
+/// The log's filters and page.
+#[derive(Deserialize, IntoParams, Default)]
+#[into_params(parameter_in = Query)]
+pub struct LogQuery {
+    /// One instance; default: the whole fleet.
+    instance: Option<String>,
+    /// One job (its `id`; with `instance`).
+    job: Option<String>,
+    /// One kind of event (`failed`, `missed`, …).
+    kind: Option<String>,
+    /// Events per page: 1 to 1000; default 100.
+    limit: Option<String>,
+    /// Where the page starts: a previous answer's `next_cursor`.
+    cursor: Option<String>,
+    /// As for the reports (default window: the 7 days before `as_of`).
+    from: Option<String>,
+    to: Option<String>,
+    as_of: Option<String>,
+}
+
+/// The scheduler log across the fleet (or one instance), newest first, filtered and paged: no
+/// cap hides a line.
+#[utoipa::path(
+    get,
+    path = "/api/log",
+    params(LogQuery),
+    responses(
+        (status = 200, body = wire::Log),
+        (status = 400, body = wire::ErrorBody, description = "A parameter is wrong; the error names it"),
+        (status = 404, body = wire::ErrorBody, description = "No such instance")
+    )
+)]
+async fn log(State(state): State<AppState>, Query(q): Query<LogQuery>) -> Result<Json<wire::Log>, Error> {
+    let limit = match q.limit.as_deref() {
+        None | Some("") => 100,
+        Some(s) => s
+            .parse::<usize>()
+            .ok()
+            .filter(|n| (1..=1000).contains(n))
+            .ok_or_else(|| bad(format!("limit must be a whole number from 1 to 1000 (got {s:?})")))?,
+    };
+    let start = match q.cursor.as_deref() {
+        None | Some("") => 0,
+        Some(s) => {
+            s.parse::<usize>().map_err(|_| bad(format!("cursor must be a next_cursor this API gave (got {s:?})")))?
+        }
+    };
+    let kind = match q.kind.as_deref().filter(|k| !k.is_empty()) {
+        None => None,
+        Some(k) => Some(LogKind::from_key(k).ok_or_else(|| {
+            let kinds: Vec<&str> = LogKind::ALL.iter().map(|k| k.key()).collect();
+            bad(format!("kind must be one of {} (got {k:?})", kinds.join(", ")))
+        })?),
+    };
+    let names: Vec<String> = match q.instance.as_deref().filter(|i| !i.is_empty()) {
+        Some(i) => vec![i.to_owned()],
+        None => state.backend.instances().await.into_iter().map(|i| i.name).collect(),
+    };
+    let window = WindowQuery { from: q.from.clone(), to: q.to.clone(), as_of: q.as_of.clone() };
+    let mut events = Vec::new();
+    for name in &names {
+        let snapshot = match snapshot_of(state.backend.as_ref(), name).await {
+            Ok(s) => s,
+            // Across the fleet an instance not read yet has no lines; asked for by name, it is an error.
+            Err(e) if q.instance.is_some() => return Err(e),
+            Err(_) => continue,
+        };
+        let (w, as_of) = window.resolve(&snapshot, name)?;
+        let report = build::report(&snapshot, w, as_of);
+        events.extend(build::events(&report, &snapshot.events));
+    }
+    events.retain(|e| q.job.as_deref().is_none_or(|j| e.job_id == j) && kind.is_none_or(|k| e.kind == k.key()));
+    events.sort_by(|a, b| b.at.cmp(&a.at).then_with(|| a.instance.cmp(&b.instance)));
+    let end = (start + limit).min(events.len());
+    let next_cursor = (end < events.len()).then(|| end.to_string());
+    let page = events.into_iter().skip(start).take(limit).collect();
+    Ok(Json(wire::Log { events: page, next_cursor }))
+}

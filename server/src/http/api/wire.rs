@@ -1,0 +1,226 @@
+//! What the JSON API answers: plain serde types with their OpenAPI schemas, apart from the code
+//! that builds them (`build.rs`). Instants are RFC 3339 in UTC unless a field says otherwise.
+use chrono::{DateTime, FixedOffset, Utc};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+/// An error: what was wrong, in words naming the parameter or the thing not found.
+#[derive(Serialize, ToSchema)]
+pub struct ErrorBody {
+    /// e.g. `from must be an RFC 3339 instant (got "yesterday")`, `job not found`.
+    pub error: String,
+    /// `bad_request`, `not_found`, `source_unavailable` or `internal`.
+    pub kind: String,
+}
+
+/// `GET /api/instances`.
+#[derive(Serialize, ToSchema)]
+pub struct Instances {
+    pub instances: Vec<Instance>,
+}
+
+/// One configured instance and how reading it goes.
+#[derive(Serialize, ToSchema)]
+pub struct Instance {
+    pub name: String,
+    /// The source kind (`mssql`, `pg_cron`, `mysql_events`, `jobactivity`, `mysql_job_table`,
+    /// `service_broker`, `primentra`, `sqlite_demo`).
+    pub kind: String,
+    /// The instance's IANA zone, once it has been read.
+    pub time_zone: Option<String>,
+    /// `Ok` (the last read succeeded), `Unreachable` (it failed; older data may still be
+    /// served) or `Waiting` (not read yet).
+    pub state: String,
+    /// When the last good read finished (in the instance's offset).
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub last_good: Option<DateTime<FixedOffset>>,
+    /// When the last read was tried.
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub last_attempt: Option<DateTime<FixedOffset>>,
+    /// Why the last read failed; never a secret.
+    pub error: Option<String>,
+    /// Seconds between reads; absent for a fixed snapshot (the demo).
+    pub poll_secs: Option<u64>,
+    /// Jobs in the last good read.
+    pub jobs: Option<usize>,
+    /// Stretches in which the instance could not be read, newest last.
+    pub outages: Vec<Outage>,
+    pub tags: Vec<String>,
+}
+
+/// A stretch in which an instance could not be read.
+#[derive(Serialize, ToSchema)]
+pub struct Outage {
+    #[schema(value_type = String, format = DateTime)]
+    pub start: DateTime<FixedOffset>,
+    /// Absent while it lasts.
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub end: Option<DateTime<FixedOffset>>,
+    pub error: String,
+}
+
+/// The window and moment a report is for.
+#[derive(Serialize, ToSchema)]
+pub struct Span {
+    /// The instance's name.
+    pub instance: String,
+    /// Its IANA zone (schedules are in it).
+    pub time_zone: String,
+    #[schema(value_type = String, format = DateTime)]
+    pub from: DateTime<Utc>,
+    #[schema(value_type = String, format = DateTime)]
+    pub to: DateTime<Utc>,
+    /// The moment the view is as of: later runs had not happened, later occurrences are
+    /// `upcoming`.
+    #[schema(value_type = String, format = DateTime)]
+    pub as_of: DateTime<Utc>,
+}
+
+/// `GET /api/instances/{instance}/jobs`.
+#[derive(Serialize, ToSchema)]
+pub struct Jobs {
+    #[serde(flatten)]
+    pub span: Span,
+    pub jobs: Vec<Job>,
+}
+
+/// One job over the window.
+#[derive(Serialize, ToSchema)]
+pub struct Job {
+    /// The path segment of its timeline.
+    pub id: String,
+    pub name: String,
+    pub category: String,
+    pub enabled: bool,
+    pub schedules: Vec<ScheduleInfo>,
+    pub counts: Counts,
+    /// The next expected run after `as_of`.
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub next_run: Option<DateTime<Utc>>,
+}
+
+/// One of a job's schedules, described as SSMS would.
+#[derive(Serialize, ToSchema)]
+pub struct ScheduleInfo {
+    pub id: i64,
+    pub name: String,
+    pub enabled: bool,
+    pub description: String,
+}
+
+/// How the window went: occurrences by outcome, runs by outcome.
+#[derive(Serialize, ToSchema, Default)]
+pub struct Counts {
+    pub on_time: usize,
+    pub late: usize,
+    pub missed: usize,
+    /// Skipped: the previous run was still going.
+    pub skipped: usize,
+    /// History cannot tell (purged, or not observed).
+    pub unknown: usize,
+    pub upcoming: usize,
+    pub runs: usize,
+    pub succeeded: usize,
+    pub failed: usize,
+    pub retry: usize,
+    pub canceled: usize,
+    pub in_progress: usize,
+    pub crashed: usize,
+    pub abandoned: usize,
+    pub outcome_unknown: usize,
+}
+
+/// `GET /api/instances/{instance}/jobs/{job}/timeline`.
+#[derive(Serialize, ToSchema)]
+pub struct Timeline {
+    #[serde(flatten)]
+    pub span: Span,
+    pub job: JobRef,
+    pub occurrences: Vec<Occurrence>,
+    pub runs: Vec<Run>,
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub next_run: Option<DateTime<Utc>>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct JobRef {
+    pub id: String,
+    pub name: String,
+}
+
+/// One run the schedules asked for, and what became of it.
+#[derive(Serialize, ToSchema)]
+pub struct Occurrence {
+    #[schema(value_type = String, format = DateTime)]
+    pub expected_at: DateTime<Utc>,
+    pub schedule_id: i64,
+    /// `on_time`, `late`, `missed`, `skipped` (the previous run was still going), `unknown`
+    /// (history cannot tell) or `upcoming`.
+    pub outcome: String,
+    /// Why it was missed: `no_run`, `scheduler_zombie` or `scheduler_down`.
+    pub cause: Option<String>,
+    /// A sentence on the cause.
+    pub explanation: Option<String>,
+    /// The index in `runs` of the run that answered it.
+    pub run: Option<usize>,
+    /// How late it started, in seconds.
+    pub delay_secs: Option<i64>,
+}
+
+/// One run that happened.
+#[derive(Serialize, ToSchema)]
+pub struct Run {
+    #[schema(value_type = String, format = DateTime)]
+    pub started_at: DateTime<Utc>,
+    /// Absent while it is going.
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub ended_at: Option<DateTime<Utc>>,
+    pub duration_secs: i64,
+    /// `succeeded`, `failed`, `retry`, `canceled`, `in_progress`, `crashed`, `abandoned` or
+    /// `unknown`.
+    pub outcome: String,
+    /// `schedule`, `manual` or what else started it.
+    pub trigger: String,
+    /// `expected` (it answered an occurrence), `manual` or `unscheduled`.
+    pub class: String,
+    pub message: String,
+    /// What the scheduler said of its steps (failed steps, retries), in its words.
+    pub steps: Vec<String>,
+}
+
+/// A problem Sundial met reading or judging the job.
+#[derive(Serialize, ToSchema)]
+pub struct Diagnostic {
+    /// `info`, `warning` or `error`.
+    pub severity: String,
+    pub field: Option<String>,
+    pub value: Option<String>,
+    pub message: String,
+}
+
+/// `GET /api/log`.
+#[derive(Serialize, ToSchema)]
+pub struct Log {
+    pub events: Vec<Event>,
+    /// Pass as `cursor` for the next page; absent on the last page.
+    pub next_cursor: Option<String>,
+}
+
+/// One line of the scheduler log, newest first.
+#[derive(Serialize, ToSchema)]
+pub struct Event {
+    #[schema(value_type = String, format = DateTime)]
+    pub at: DateTime<Utc>,
+    pub instance: String,
+    /// Empty for an instance-wide event (a scheduler start, a zombie stretch).
+    pub job_id: String,
+    pub job: Option<String>,
+    /// `started`, `succeeded`, `failed`, `retry`, `canceled`, `running`, `crashed`, `skipped`,
+    /// `missed`, `late`, `zombie` or `agent-start`.
+    pub kind: String,
+    pub text: String,
+    /// For a line standing for several occurrences (consecutive misses): each of them.
+    #[schema(value_type = Vec<String>)]
+    pub members: Vec<DateTime<Utc>>,
+}

@@ -1,21 +1,41 @@
-//! Primentra's staging scheduler (seed 004): `SchedulerConfigurations` and `SchedulerLog`,
-//! from SQL Server, PostgreSQL or SQLite (see [`super::tables`]).
+//! Primentra's staging scheduler: `Entities`, `SchedulerConfigurations` and `SchedulerLog`,
+//! from SQL Server, PostgreSQL, MySQL/MariaDB or SQLite (see [`super::tables`]).
 //!
-//! Each configuration row is a job (its entity); the log is its history: `fired` starts a
-//! run, and the next `completed` (with `DurationMs`), `error` or `zombie` (a batch stuck past
-//! 30 minutes and force-released) ends it. `skipped` (the overlap guard) starts nothing;
-//! Sundial shows the tick as skipped because the run was still going. Log times are UTC
-//! (`SYSUTCDATETIME()`); schedules (`RunTimes`) are read in the instance's zone.
+//! The dispatcher picks up a configuration through `INNER JOIN Entities ON Entities.Id =
+//! EntityId`, so a configuration is a job only when its entity exists; the job is named by the
+//! entity's `Name` and keyed by its `EntityId`. A configuration whose entity is gone (or
+//! whose `EntityId` is NULL) is never dispatched: it is an orphan, said once in the instance's
+//! notes, not a job expecting runs. When `Entities` cannot be read (missing, no grant) the
+//! read goes on with jobs named by their `EntityId`, and a note says orphans cannot be told.
+//!
+//! The log is the history: `fired` starts a run, and the entity's next `completed` (with
+//! `DurationMs`: succeeded), `error` (failed) or `zombie` (a batch stuck past 30 minutes, force-
+//! released by the dispatcher: abandoned) ends it. The dispatcher calls the batch procedure
+//! inside its cycle, so a batch's end follows its `fired`; an `error` with no run open is the
+//! dispatcher's own (its CATCH logs no batch: a trigger evaluation or a schedule calculation
+//! that failed), a line in the log and not a run — unless it carries its batch (`BatchId` or
+//! `DurationMs`) and the batch started before the rows read. A `fired` while a run is still
+//! open means that run never logged its end: crashed. `skipped` (the overlap guard) starts
+//! nothing; Sundial shows the tick as skipped because the run was still going. Every log row
+//! is a line of the log, orphans' included.
+//!
+//! Log times are UTC (`SYSUTCDATETIME()`), and so is `NextScheduledRun` (checked against the
+//! forecast by [`super::finish`]); schedules (`RunTimes`) are read in the instance's zone.
+use std::collections::BTreeMap;
+
 use app::engine::fleet::{InstanceInput, JobInput, JobSchedule};
 use app::engine::log::{LogEvent, LogKind};
 use app::engine::primentra::SchedulerConfiguration;
-use app::engine::{Diagnostic, Run, RunOutcome, Schedule, Trigger, Window};
+use app::engine::{Diagnostic, Run, RunOutcome, Schedule, ScheduleId, Severity, Trigger, Window};
 use chrono::{DateTime, TimeDelta, Utc};
 use chrono_tz::Tz;
 
 use super::connect::TablesConn;
-use super::tables::{self, Col, TablesDb, text};
-use super::{BoxFuture, ReadContext, Source, SourceError, SourceRead};
+use super::tables::{self, Col, TablesDb, TextRow, text};
+use super::{BoxFuture, ReadContext, ReportedNext, Source, SourceError, SourceRead};
+
+/// The entity columns Sundial reads (the design's dispatcher joins on `Id` and shows `Name`).
+pub const ENTITY_COLUMNS: &[Col] = &[Col::Plain("Id"), Col::Plain("Name")];
 
 /// The configuration columns Sundial reads.
 pub const CONFIG_COLUMNS: &[Col] = &[
@@ -48,8 +68,15 @@ pub const LOG_COLUMNS: &[Col] = &[
     Col::Plain("EventType"),
     Col::Plain("TriggerSource"),
     Col::Plain("Message"),
+    Col::Plain("RowsQueued"),
     Col::Plain("DurationMs"),
+    Col::Plain("BatchId"),
 ];
+
+/// The tail that reads a table in `Id` order (entities, configurations).
+pub fn by_id(db: &TablesDb) -> String {
+    format!("ORDER BY {}", tables::column(db, "Id"))
+}
 
 /// The log query's tail: events from a day before the window (a run that started then may end
 /// inside it) to its end.
@@ -83,9 +110,11 @@ impl Source for Primentra {
     }
 }
 
-/// Every configuration and its runs inside `window`, and the log's events mapped onto Sundial's
-/// log kinds (`fired` started, `completed` succeeded, `error` failed, `skipped`, `zombie`);
-/// `now` is the poll's time (an interval schedule that never ran counts from it).
+/// Every configuration whose entity exists, as a job with its runs inside `window`; orphaned
+/// configurations as notes; the log's events mapped onto Sundial's log kinds (`fired` started,
+/// `completed` succeeded, `error` failed, `skipped`, `zombie`); `NextScheduledRun` as the
+/// scheduler's own next run. `now` is the poll's time (an interval schedule that never ran
+/// counts from it).
 pub async fn read_instance(
     db: &mut TablesDb,
     name: &str,
@@ -93,151 +122,346 @@ pub async fn read_instance(
     window: Window,
     now: DateTime<Utc>,
 ) -> Result<SourceRead, SourceError> {
-    let configs =
-        tables::read(db, "SchedulerConfigurations", CONFIG_COLUMNS, &format!("ORDER BY {}", tables::column(db, "Id")))
-            .await?;
-    let tail = log_tail(db, window);
-    let log = tables::read(db, "SchedulerLog", LOG_COLUMNS, &tail).await?;
+    let configs = tables::read(db, "SchedulerConfigurations", CONFIG_COLUMNS, &by_id(db)).await?;
     let mut notes = Vec::new();
+    let entities = read_entities(db, &mut notes).await?;
+    let log = tables::read(db, "SchedulerLog", LOG_COLUMNS, &log_tail(db, window)).await?;
     if configs.is_empty() {
         notes.push(Diagnostic::info("SchedulerConfigurations has no rows"));
+    }
+    let mut by_entity: BTreeMap<&str, Vec<&TextRow>> = BTreeMap::new();
+    for e in &log {
+        by_entity.entry(text(e, "EntityId").unwrap_or("")).or_default().push(e);
     }
 
     let mut events = Vec::new();
     let mut jobs = Vec::with_capacity(configs.len());
+    let mut reported_next = Vec::new();
     for (i, r) in configs.iter().enumerate() {
-        let mut diagnostics = Vec::new();
-        let entity = text(r, "EntityId").or(text(r, "Id")).unwrap_or("?").to_owned();
-        let mut c: SchedulerConfiguration = match serde_json::from_value(tables::to_json(r)) {
-            Ok(c) => c,
-            Err(e) => {
-                diagnostics.push(Diagnostic::error(
-                    "SchedulerConfigurations",
-                    &entity,
-                    format!("the row cannot be read: {e}"),
-                ));
-                SchedulerConfiguration::default()
+        let entity = match owner(r, entities.as_ref()) {
+            Ok(entity) => entity,
+            Err(orphan) => {
+                notes.push(orphan);
+                continue;
             }
         };
-        c.now = Some(now.naive_utc().format("%Y-%m-%d %H:%M:%S").to_string());
-        // Interval schedules count from the last run: the last `fired` in the log, else the
-        // last completion the row remembers.
-        let fired_last = log
-            .iter()
-            .filter(|e| {
-                text(e, "EntityId") == Some(entity.as_str())
-                    && text(e, "EventType").is_some_and(|t| t.eq_ignore_ascii_case("fired"))
-            })
-            .filter_map(|e| text(e, "EventTime"))
-            .next_back()
-            .map(str::to_owned);
-        c.last_run = fired_last.or_else(|| c.last_completed_at.clone());
-        let mode = c.processing_mode.clone().unwrap_or_else(|| "manual".into());
-        let enabled = text(r, "IsEnabled").is_none_or(|v| v != "0" && !v.eq_ignore_ascii_case("false"));
+        let rows = by_entity.remove(entity.id.as_str()).unwrap_or_default();
+        let schedule_id = i as ScheduleId + 1;
+        let history = History::of(&entity.id, &rows, schedule_id, window, now);
+        events.extend(history.events);
+        let (job, next) = job(r, entity, schedule_id, history.runs, history.diagnostics, history.last_scheduled, now);
+        jobs.push(job);
+        reported_next.extend(next);
+    }
+    // The log of entities that are no job (orphans, deleted configurations) still shows.
+    for (entity, rows) in by_entity {
+        let history = History::of(entity, &rows, 0, window, now);
+        events.extend(history.events);
+        notes.extend(history.diagnostics);
+    }
+    events.sort_by_key(|e| e.at);
+    let input = InstanceInput { name: name.to_owned(), tz: tz.into(), jobs, agent_starts: Vec::new() };
+    Ok(SourceRead { events, reported_next, ..SourceRead::new(input, notes, now) })
+}
 
-        // The log: fired … completed | error | zombie.
-        let mut runs: Vec<Run> = Vec::new();
-        let mut open: Option<usize> = None;
-        for e in log.iter().filter(|e| text(e, "EntityId") == Some(entity.as_str())) {
-            let Some(at) = text(e, "EventTime").and_then(tables::wall_clock).map(|t| t.and_utc()) else {
-                diagnostics.push(Diagnostic::warning(
-                    "EventTime",
-                    text(e, "EventTime").unwrap_or("NULL"),
-                    "SchedulerLog row without a readable time; left out",
-                ));
-                continue;
-            };
-            let message = text(e, "Message").unwrap_or_default().to_owned();
-            let ms: Option<i64> = text(e, "DurationMs").and_then(|d| d.parse().ok());
-            let kind = text(e, "EventType").unwrap_or_default().to_ascii_lowercase();
-            if let Some(k) = LogKind::from_primentra(&kind).filter(|_| window.contains(at)) {
-                let source = text(e, "TriggerSource").map(|t| format!("[{t}] ")).unwrap_or_default();
-                let took = ms.map(|m| format!(" ({} s)", m / 1000)).unwrap_or_default();
-                events.push(LogEvent {
-                    at,
-                    job_id: entity.clone(),
-                    kind: k,
-                    text: format!("{kind}: {source}{message}{took}").trim().to_owned(),
-                    members: Vec::new(),
-                });
-            }
-            let close = |runs: &mut Vec<Run>, open: &mut Option<usize>, outcome: RunOutcome, message: String| {
-                let idx = match open.take() {
-                    Some(i) => i,
-                    None => {
-                        // An end without its start (the start is older than the read): from the duration.
-                        let start = at - TimeDelta::milliseconds(ms.unwrap_or(0));
-                        runs.push(Run {
-                            start,
-                            duration_secs: 0,
-                            outcome,
-                            trigger: Trigger::Schedule(None),
-                            message: String::new(),
-                        });
-                        runs.len() - 1
-                    }
-                };
-                let run = &mut runs[idx];
-                run.duration_secs = ms.map_or((at - run.start).num_seconds(), |m| m / 1000).max(0);
-                run.outcome = outcome;
-                run.message = message;
-            };
-            match kind.as_str() {
-                "fired" => {
-                    if let Some(prev) = open.take() {
-                        runs[prev].message = "fired again before this run was logged as ended".into();
-                    }
-                    let trigger = match text(e, "TriggerSource") {
-                        None => Trigger::Schedule(Some(i as i64 + 1)),
-                        Some(s) if s.eq_ignore_ascii_case("schedule") || s.eq_ignore_ascii_case("scheduled") => {
-                            Trigger::Schedule(Some(i as i64 + 1))
-                        }
-                        Some(s) if s.eq_ignore_ascii_case("manual") => Trigger::Manual,
-                        Some(s) => Trigger::Other(s.to_owned()),
-                    };
-                    runs.push(Run {
-                        start: at,
-                        duration_secs: (now - at).num_seconds().max(0),
-                        outcome: RunOutcome::InProgress,
-                        trigger,
-                        message,
-                    });
-                    open = Some(runs.len() - 1);
-                }
-                "completed" => close(&mut runs, &mut open, RunOutcome::Succeeded, message),
-                "error" => close(&mut runs, &mut open, RunOutcome::Failed, message),
-                "zombie" => close(
-                    &mut runs,
-                    &mut open,
-                    RunOutcome::Failed,
-                    format!("released as a zombie (stuck over 30 minutes): {message}"),
+/// `Entities` as `Id` → `Name`; `None`, with a note, when the table cannot be read (missing, or
+/// no SELECT on it): the read goes on without names.
+async fn read_entities(
+    db: &mut TablesDb,
+    notes: &mut Vec<Diagnostic>,
+) -> Result<Option<BTreeMap<String, Option<String>>>, SourceError> {
+    match tables::read(db, "Entities", ENTITY_COLUMNS, &by_id(db)).await {
+        Ok(rows) => Ok(Some(
+            rows.iter()
+                .filter_map(|r| text(r, "Id").map(|id| (id.to_owned(), text(r, "Name").map(str::to_owned))))
+                .collect(),
+        )),
+        Err(e @ (SourceError::Missing { .. } | SourceError::Permission { .. })) => {
+            notes.push(Diagnostic::new(
+                Severity::Warning,
+                Some("Entities"),
+                None,
+                format!(
+                    "{e}: jobs are named by their EntityId, and a configuration whose entity is gone cannot be told"
                 ),
-                "skipped" => {}
-                other => diagnostics.push(Diagnostic::warning(
-                    "EventType",
-                    other,
-                    "not one of fired, skipped, error, completed, zombie; left out",
+            ));
+            Ok(None)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// The entity a configuration belongs to.
+struct Entity {
+    /// `EntityId` as text: the job's id.
+    id: String,
+    name: String,
+}
+
+/// The entity of configuration row `r`, or the note saying it is an orphan (no `EntityId`, or
+/// no `Entities` row with it: the dispatcher's `INNER JOIN` never picks it up). Without
+/// `entities` (unreadable) every configuration with an `EntityId` is taken as owned.
+fn owner(r: &TextRow, entities: Option<&BTreeMap<String, Option<String>>>) -> Result<Entity, Diagnostic> {
+    let config = text(r, "Id").unwrap_or("?");
+    let Some(id) = text(r, "EntityId") else {
+        return Err(Diagnostic::warning(
+            "EntityId",
+            "NULL",
+            format!(
+                "SchedulerConfigurations row {config} belongs to no entity: an orphaned configuration, never dispatched \
+                 (the dispatcher skips a NULL EntityId); not shown as a job"
+            ),
+        ));
+    };
+    let name = match entities {
+        None => None,
+        Some(known) => match known.get(id) {
+            Some(name) => name.clone(),
+            None => {
+                return Err(Diagnostic::warning(
+                    "EntityId",
+                    id,
+                    format!(
+                        "SchedulerConfigurations row {config}: no Entities row has Id {id}, the entity is gone: an \
+                         orphaned configuration, never dispatched (the dispatcher joins Entities); not shown as a job"
+                    ),
+                ));
+            }
+        },
+    };
+    Ok(Entity { id: id.to_owned(), name: name.unwrap_or_else(|| format!("Entity {id}")) })
+}
+
+/// The job of configuration row `r` (whose entity is `entity`), and the scheduler's own next
+/// run when it is a scheduled, enabled one.
+fn job(
+    r: &TextRow,
+    entity: Entity,
+    schedule_id: ScheduleId,
+    runs: Vec<Run>,
+    mut diagnostics: Vec<Diagnostic>,
+    last_scheduled: Option<String>,
+    now: DateTime<Utc>,
+) -> (JobInput, Option<ReportedNext>) {
+    let mut c: SchedulerConfiguration = match serde_json::from_value(tables::to_json(r)) {
+        Ok(c) => c,
+        Err(e) => {
+            diagnostics.push(Diagnostic::error(
+                "SchedulerConfigurations",
+                &entity.id,
+                format!("the row cannot be read: {e}"),
+            ));
+            SchedulerConfiguration::default()
+        }
+    };
+    c.now = Some(now.naive_utc().format("%Y-%m-%d %H:%M:%S").to_string());
+    // Interval schedules count from the last run the schedule fired (the log's last `fired` by
+    // the schedule), else from the last completion the row remembers.
+    c.last_run = last_scheduled.or_else(|| c.last_completed_at.clone());
+    let mode = c.processing_mode.clone().unwrap_or_else(|| "manual".into());
+    let enabled = text(r, "IsEnabled").is_none_or(|v| v != "0" && !v.eq_ignore_ascii_case("false"));
+    let next = (enabled && mode.trim().eq_ignore_ascii_case("scheduled"))
+        .then(|| text(r, "NextScheduledRun"))
+        .flatten()
+        .and_then(|raw| {
+            tables::wall_clock(raw).map(|at| ReportedNext {
+                job_id: entity.id.clone(),
+                at: at.and_utc(),
+                column: "NextScheduledRun",
+                raw: raw.to_owned(),
+            })
+        });
+    let job = JobInput {
+        id: entity.id,
+        name: entity.name,
+        category: format!("Primentra / {mode}"),
+        enabled,
+        schedules: vec![JobSchedule {
+            id: schedule_id,
+            name: format!("{mode} {}", c.schedule_type.clone().unwrap_or_default()).trim().to_owned(),
+            enabled,
+            schedule: Schedule::Primentra(c),
+        }],
+        runs,
+        history_horizon: None,
+        unobserved: Vec::new(),
+        diagnostics,
+    };
+    (job, next)
+}
+
+/// One entity's log rows, read: its runs (those starting in the window), its log lines (those
+/// in the window), what was odd, and the last time its schedule fired.
+struct History {
+    runs: Vec<Run>,
+    events: Vec<LogEvent>,
+    diagnostics: Vec<Diagnostic>,
+    /// `EventTime` of the last `fired` by the schedule, as the table wrote it.
+    last_scheduled: Option<String>,
+}
+
+/// One log row, read.
+struct Event<'a> {
+    at: DateTime<Utc>,
+    /// `EventType`, lower case.
+    kind: String,
+    source: Option<&'a str>,
+    message: String,
+    ms: Option<i64>,
+    batch: Option<&'a str>,
+    rows: Option<&'a str>,
+}
+
+impl<'a> Event<'a> {
+    /// Row `e`, or the diagnostic saying why it is left out.
+    fn read(e: &'a TextRow) -> Result<Event<'a>, Diagnostic> {
+        let Some(at) = text(e, "EventTime").and_then(tables::wall_clock).map(|t| t.and_utc()) else {
+            return Err(Diagnostic::warning(
+                "EventTime",
+                text(e, "EventTime").unwrap_or("NULL"),
+                "SchedulerLog row without a readable time; left out",
+            ));
+        };
+        Ok(Event {
+            at,
+            kind: text(e, "EventType").unwrap_or_default().to_ascii_lowercase(),
+            source: text(e, "TriggerSource"),
+            message: text(e, "Message").unwrap_or_default().to_owned(),
+            ms: text(e, "DurationMs").and_then(|d| d.parse().ok()),
+            batch: text(e, "BatchId"),
+            rows: text(e, "RowsQueued"),
+        })
+    }
+
+    /// The batch's own logging wrote it (a batch id or a duration), not the dispatcher's CATCH.
+    fn has_batch(&self) -> bool {
+        self.batch.is_some() || self.ms.is_some()
+    }
+
+    /// Who started a `fired` run.
+    fn trigger(&self, schedule: ScheduleId) -> Trigger {
+        match self.source {
+            None => Trigger::Schedule(Some(schedule)),
+            Some(s) if s.eq_ignore_ascii_case("schedule") || s.eq_ignore_ascii_case("scheduled") => {
+                Trigger::Schedule(Some(schedule))
+            }
+            Some(s) if s.eq_ignore_ascii_case("manual") => Trigger::Manual,
+            Some(s) => Trigger::Other(s.to_owned()),
+        }
+    }
+}
+
+impl History {
+    /// Entity `entity`'s log `rows` (in time order); `schedule` is its configuration's schedule.
+    fn of(entity: &str, rows: &[&TextRow], schedule: ScheduleId, window: Window, now: DateTime<Utc>) -> History {
+        let mut h = History { runs: Vec::new(), events: Vec::new(), diagnostics: Vec::new(), last_scheduled: None };
+        // The run whose end the log has not said yet.
+        let mut open: Option<usize> = None;
+        for row in rows {
+            let e = match Event::read(row) {
+                Ok(e) => e,
+                Err(d) => {
+                    h.diagnostics.push(d);
+                    continue;
+                }
+            };
+            let ended = match e.kind.as_str() {
+                "fired" => {
+                    h.fire(&e, schedule, now, &mut open);
+                    if matches!(e.trigger(schedule), Trigger::Schedule(_)) {
+                        h.last_scheduled = text(row, "EventTime").map(str::to_owned);
+                    }
+                    None
+                }
+                "completed" => Some(h.end(&e, &mut open, RunOutcome::Succeeded, e.message.clone())),
+                "error" if open.is_none() && !e.has_batch() => None,
+                "error" => Some(h.end(&e, &mut open, RunOutcome::Failed, e.message.clone())),
+                "zombie" if open.is_none() => None,
+                "zombie" => Some(h.end(
+                    &e,
+                    &mut open,
+                    RunOutcome::Abandoned,
+                    format!("released as a zombie by the dispatcher (stuck over 30 minutes): {}", e.message),
                 )),
+                "skipped" => None,
+                other => {
+                    h.diagnostics.push(Diagnostic::warning(
+                        "EventType",
+                        other,
+                        "not one of fired, skipped, error, completed, zombie; left out",
+                    ));
+                    continue;
+                }
+            };
+            if window.contains(e.at) {
+                h.events.push(line(entity, &e, ended));
             }
         }
-        runs.retain(|r| window.contains(r.start));
-        jobs.push(JobInput {
-            id: entity.clone(),
-            name: format!("Entity {entity}"),
-            category: format!("Primentra / {mode}"),
-            enabled,
-            schedules: vec![JobSchedule {
-                id: i as i64 + 1,
-                name: format!("{mode} {}", c.schedule_type.clone().unwrap_or_default()),
-                enabled,
-                schedule: Schedule::Primentra(c),
-            }],
-            runs,
-            history_horizon: None,
-            unobserved: Vec::new(),
-            diagnostics,
-        });
+        h.runs.retain(|r| window.contains(r.start));
+        h
     }
-    let input = InstanceInput { name: name.to_owned(), tz: tz.into(), jobs, agent_starts: Vec::new() };
-    Ok(SourceRead { events, ..SourceRead::new(input, notes, now) })
+
+    /// A `fired`: a run starts. One still open never logged its end: it crashed.
+    fn fire(&mut self, e: &Event, schedule: ScheduleId, now: DateTime<Utc>, open: &mut Option<usize>) {
+        if let Some(prev) = open.take() {
+            let run = &mut self.runs[prev];
+            run.outcome = RunOutcome::Crashed;
+            run.duration_secs = (e.at - run.start).num_seconds().max(0);
+            run.message = "never logged an end: fired again before it was logged as ended".into();
+        }
+        self.runs.push(Run {
+            start: e.at,
+            duration_secs: (now - e.at).num_seconds().max(0),
+            outcome: RunOutcome::InProgress,
+            trigger: e.trigger(schedule),
+            message: e.message.clone(),
+        });
+        *open = Some(self.runs.len() - 1);
+    }
+
+    /// An end (`completed`, `error` or `zombie`): of the open run, else of a batch that started
+    /// before the rows read (its start from `DurationMs`, when the row has one). Returns whether
+    /// it ended a run.
+    fn end(&mut self, e: &Event, open: &mut Option<usize>, outcome: RunOutcome, message: String) -> bool {
+        let idx = match (open.take(), e.ms) {
+            (Some(i), _) => i,
+            (None, Some(ms)) => {
+                self.runs.push(Run {
+                    start: e.at - TimeDelta::milliseconds(ms),
+                    duration_secs: 0,
+                    outcome,
+                    trigger: Trigger::Schedule(None),
+                    message: String::new(),
+                });
+                self.runs.len() - 1
+            }
+            (None, None) => return false,
+        };
+        let run = &mut self.runs[idx];
+        run.duration_secs = e.ms.map_or((e.at - run.start).num_seconds(), |m| m / 1000).max(0);
+        run.outcome = outcome;
+        run.message = message;
+        true
+    }
+}
+
+/// The log line of event `e` of `entity`; `ended`: whether it ended a run (`None`: not an end).
+fn line(entity: &str, e: &Event, ended: Option<bool>) -> LogEvent {
+    let kind = LogKind::from_primentra(&e.kind).unwrap_or(LogKind::Failed);
+    let what = match (e.kind.as_str(), ended) {
+        ("error", None) => "error (the dispatcher's, no batch)".to_owned(),
+        ("zombie", None) => "zombie (no batch started in the log read)".to_owned(),
+        (k, _) => k.to_owned(),
+    };
+    let source = e.source.map(|t| format!("[{t}] ")).unwrap_or_default();
+    let batch = e.batch.map(|b| format!(" (batch {b})")).unwrap_or_default();
+    let rows = e.rows.map(|n| format!(" ({n} rows)")).unwrap_or_default();
+    let took = e.ms.map(|m| format!(" ({} s)", m / 1000)).unwrap_or_default();
+    LogEvent {
+        at: e.at,
+        job_id: entity.to_owned(),
+        kind,
+        text: format!("{what}: {source}{}{rows}{took}{batch}", e.message).trim().to_owned(),
+        members: Vec::new(),
+    }
 }

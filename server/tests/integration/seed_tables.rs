@@ -22,6 +22,7 @@ fn window() -> Window {
 fn ddl(pg: bool) -> Vec<String> {
     let (ts, bit) = if pg { ("TIMESTAMP", "BOOLEAN") } else { ("DATETIME", "INTEGER") };
     vec![
+        r#"CREATE TABLE "Entities" ("Id" INT PRIMARY KEY, "Name" VARCHAR(200) NOT NULL)"#.to_owned(),
         format!(
             r#"CREATE TABLE "SchedulerConfigurations" ("Id" INT PRIMARY KEY, "EntityId" INT, "ProcessingMode" VARCHAR(20) NOT NULL,
             "ScheduleType" VARCHAR(20), "IntervalMinutes" INT, "RunTimes" VARCHAR(200), "RunDays" VARCHAR(100), "RunDaysOfMonth" VARCHAR(100),
@@ -54,6 +55,7 @@ fn ddl(pg: bool) -> Vec<String> {
 fn rows(pg: bool) -> Vec<String> {
     let (y, n) = if pg { ("true", "false") } else { ("1", "0") };
     let mut v = vec![
+        r#"INSERT INTO "Entities" VALUES (10, 'Orders'), (11, 'Customers')"#.to_owned(),
         format!(r#"INSERT INTO "SchedulerConfigurations" VALUES (1, 10, 'scheduled', 'daily', NULL, '02:00', NULL, NULL, {n}, NULL, NULL, 60, {y}, '2026-03-07 02:00:04', 'Schedule', '2026-03-08 02:00:00', '2026-03-05 02:36:00', NULL, {y})"#),
         format!(r#"INSERT INTO "SchedulerConfigurations" VALUES (2, 11, 'manual', NULL, NULL, NULL, NULL, NULL, {n}, NULL, NULL, 60, {n}, NULL, NULL, NULL, '2026-03-04 10:00:30', NULL, {y})"#),
         format!(r#"INSERT INTO "ScheduledJobs" VALUES (1, 1, 'Nightly ETL', '2026-01-01 00:00:00', '2026-03-07 01:00:00', '2026-03-08 01:00:00', {y})"#),
@@ -114,7 +116,7 @@ fn check(seed4: &InstanceInput, seed3: &InstanceInput, notes3: &[app::engine::Di
             (t("2026-03-02T02:00:05Z"), RunOutcome::Succeeded),
             (t("2026-03-03T02:00:05Z"), RunOutcome::Failed),
             (t("2026-03-04T02:00:05Z"), RunOutcome::Succeeded),
-            (t("2026-03-06T02:00:05Z"), RunOutcome::Failed),
+            (t("2026-03-06T02:00:05Z"), RunOutcome::Abandoned),
             (t("2026-03-07T02:00:04Z"), RunOutcome::InProgress),
         ],
         "{db}"
@@ -284,7 +286,7 @@ async fn seed_tables_in_postgresql_read_by_a_select_only_role() {
     let mut admin = sqlx::PgConnection::connect(&pg.pg_url("postgres")).await.unwrap();
     for sql in ddl(true).into_iter().chain(rows(true)).chain([
         "CREATE ROLE seeds_reader LOGIN".to_owned(),
-        r#"GRANT SELECT ON "SchedulerConfigurations", "SchedulerLog", "ScheduledJobs", "JobSchedules", "SchedulingErrors", "jobactivity" TO seeds_reader"#.to_owned(),
+        r#"GRANT SELECT ON "Entities", "SchedulerConfigurations", "SchedulerLog", "ScheduledJobs", "JobSchedules", "SchedulingErrors", "jobactivity" TO seeds_reader"#.to_owned(),
         "CREATE ROLE nobody LOGIN".to_owned(),
     ]) {
         sqlx::query(sqlx::AssertSqlSafe(sql.clone())).execute(&mut admin).await.unwrap_or_else(|e| panic!("{sql}: {e}"));
@@ -314,7 +316,7 @@ async fn seed_tables_created_without_quotes_in_postgresql_read_the_same() {
     let unquoted = |sql: String| sql.replace('"', "");
     for sql in ddl(true).into_iter().chain(rows(true)).map(unquoted).chain([
         "CREATE ROLE seeds_reader LOGIN".to_owned(),
-        "GRANT SELECT ON SchedulerConfigurations, SchedulerLog, ScheduledJobs, JobSchedules, SchedulingErrors, jobactivity TO seeds_reader".to_owned(),
+        "GRANT SELECT ON Entities, SchedulerConfigurations, SchedulerLog, ScheduledJobs, JobSchedules, SchedulingErrors, jobactivity TO seeds_reader".to_owned(),
     ]) {
         sqlx::query(sqlx::AssertSqlSafe(sql.clone())).execute(&mut admin).await.unwrap_or_else(|e| panic!("{sql}: {e}"));
     }
@@ -351,6 +353,7 @@ async fn seed_tables_on_sql_server_over_tds() {
     let mut source = TablesDb::Sqlite(server::sources::msdb_sqlite::open_read_only(&path).await.unwrap());
     let w = window();
     let queries: Vec<(&str, &[tables::Col], String, String)> = vec![
+        ("Entities", primentra::ENTITY_COLUMNS, "ORDER BY Id".into(), primentra::by_id(&source)),
         (
             "SchedulerConfigurations",
             primentra::CONFIG_COLUMNS,

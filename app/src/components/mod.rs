@@ -34,6 +34,27 @@ pub fn job_href(instance: Option<&str>, job_id: &str, days: u32) -> String {
     format!("/jobs/{}?days={days}{}", encode_segment(job_id), instance_query(instance))
 }
 
+/// The JSON API's URL for what a page shows: `path` (after `/api/`, `{i}` standing for the
+/// instance's encoded name) over the page's window, so a script or a postmortem gets the same
+/// data the page was built from.
+pub fn api_href(path: &str, head: &crate::api::InstanceHead) -> String {
+    let at = |p: &crate::api::TimePoint| {
+        chrono::DateTime::from_timestamp_millis(p.ms)
+            .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+            .unwrap_or_default()
+    };
+    let path = path.replace("{i}", &encode_segment(&head.name));
+    let sep = if path.contains('?') { '&' } else { '?' };
+    format!("/api/{path}{sep}from={}&to={}", at(&head.window_start), at(&head.window_end))
+}
+
+/// A link to [`api_href`]: the page's data as JSON.
+#[leptos::component]
+pub fn JsonLink(href: String) -> impl leptos::IntoView {
+    use leptos::prelude::*;
+    view! { <a class="json-link" href=href rel="alternate" type="application/json" data-testid="json-link" title="This page's data from the JSON API">"JSON"</a> }
+}
+
 /// `&instance=NAME` for links of a page opened for a named instance; empty otherwise.
 pub fn instance_query(instance: Option<&str>) -> String {
     instance.filter(|i| !i.is_empty()).map(|i| format!("&instance={}", encode_segment(i))).unwrap_or_default()

@@ -342,6 +342,7 @@ fn JobsView(data: JobsData, sort: Memo<(SortKey, Dir)>, show: Memo<Show>) -> Any
                         format!("{}?days={d}&sort={}&dir={}{}{}", base(), key.key(), dir.key(), show_q(), iq2)
                     }
                 />
+                <crate::components::JsonLink href=crate::components::api_href("instances/{i}/jobs", &data.instance)/>
             </div>
             <p class="summary" data-testid="jobs-summary">
                 {plural(total, "job", "jobs")}

@@ -160,6 +160,7 @@ fn log_view(d: LogData, instance: Option<String>) -> impl IntoView {
             <div class="toolbar">
                 <h1>"Scheduler log"</h1>
                 <WindowLinks current=days href=move |n| format!("/log?days={n}{problems_q}{iq2}")/>
+                <crate::components::JsonLink href=crate::components::api_href("log?instance={i}", &d.instance)/>
             </div>
             <p class="summary" data-testid="log-summary" data-lines=lines_total data-events=events_total>
                 {if events_total == lines_total {

@@ -219,6 +219,10 @@ fn TimelineView(data: TimelineData, pending: ReadSignal<bool>) -> AnyView {
             {(!job.diagnostics.is_empty()).then(|| view! { <ul class="diagnostics">{diagnostics}</ul> })}
             <div class="toolbar">
                 <WindowLinks current=days href=move |d| job_href(instance.as_deref(), &id, d)/>
+                <crate::components::JsonLink href=crate::components::api_href(
+                    &format!("instances/{{i}}/jobs/{}/timeline", crate::components::encode_segment(&job.id)),
+                    &data.instance,
+                )/>
                 <Legend scheduler=data.instance.scheduler.clone()/>
             </div>
             <TimelineChart data=data.clone()/>

@@ -156,6 +156,21 @@ async fn the_api_answers_for_any_window_and_any_moment() {
         cursor = format!("&cursor={}", v["next_cursor"].as_str().expect("more pages"));
     }
     assert_eq!(small, all[..150], "pages of 50 are the same lines");
+    // The pages link to the JSON they are built from: the same jobs over the same window.
+    for (page, key) in [("/?days=7", "jobs"), ("/log?days=7", "events")] {
+        let (status, html) = get(&state, page).await;
+        assert_eq!(status, StatusCode::OK);
+        let tag = html.split("data-testid=\"json-link\"").next().unwrap_or_default();
+        let href = tag.rsplit("href=\"").next().and_then(|h| h.split('"').next()).unwrap_or_default();
+        let href = href.replace("&amp;", "&");
+        assert!(href.starts_with("/api/"), "{page} links its JSON: {href:?}");
+        let v = ok(&state, &href).await;
+        assert!(!v[key].as_array().unwrap().is_empty(), "{href}");
+        if key == "jobs" {
+            assert_eq!(at(&v["from"]), t(NOW) - Duration::days(7), "{href}");
+            assert_eq!(v["jobs"].as_array().unwrap().len(), jobs.len(), "{href}");
+        }
+    }
     let failed = ok(&state, "/api/log?kind=failed&limit=1000").await;
     let failed = failed["events"].as_array().unwrap();
     assert!(!failed.is_empty() && failed.iter().all(|e| e["kind"] == "failed"), "{failed:?}");

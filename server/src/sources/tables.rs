@@ -91,6 +91,9 @@ pub struct Spelling {
     pub table: Option<String>,
     /// The design's column name → the table's (lower-cased key).
     pub columns: BTreeMap<String, String>,
+    /// Columns (the design's names, lower-cased) of MySQL's `BIT` type, which read as bytes
+    /// unless made a number first.
+    pub bits: std::collections::BTreeSet<String>,
 }
 
 /// The SELECT [`read`] sends: the columns as text, then `tail` (a WHERE/ORDER BY built by the
@@ -102,7 +105,16 @@ pub fn select_sql(db: &TablesDb, table: &str, cols: &[Col], tail: &str) -> Strin
 }
 
 fn select_sql_spelled(db: &TablesDb, table: &str, cols: &[Col], tail: &str, spelling: &Spelling) -> String {
-    let list: Vec<String> = cols.iter().map(|c| expr(db, *c)).collect();
+    let list: Vec<String> = cols
+        .iter()
+        .map(|c| match (db, c) {
+            // BIT(1) as text is the byte 0x01; as a number first, it is "1".
+            (TablesDb::MySql(_), Col::Plain(n)) if spelling.bits.contains(&n.to_lowercase()) => {
+                format!("CAST(`{n}` + 0 AS CHAR) AS `{n}`")
+            }
+            _ => expr(db, *c),
+        })
+        .collect();
     let renamed = spelling.table.is_some()
         || cols.iter().any(|c| spelling.columns.get(&c.name().to_lowercase()).is_some_and(|a| a != c.name()));
     let from = if renamed {
@@ -126,9 +138,9 @@ fn select_sql_spelled(db: &TablesDb, table: &str, cols: &[Col], tail: &str, spel
 /// SELECT itself says what is wrong.
 async fn spelling(db: &TablesDb, table: &str, cols: &[Col]) -> Result<Spelling, SourceError> {
     // Reads the catalog: every (table, column) whose table name matches case-insensitively.
-    let found: Vec<(String, String)> = match db {
+    let found: Vec<(String, String, String)> = match db {
         TablesDb::Postgres(pool) => sqlx::query_as(
-            "SELECT c.relname::text, a.attname::text FROM pg_catalog.pg_class c \
+            "SELECT c.relname::text, a.attname::text, format_type(a.atttypid, NULL) FROM pg_catalog.pg_class c \
              JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid \
              WHERE lower(c.relname) = lower($1) AND c.relkind IN ('r', 'v', 'm', 'p', 'f') \
              AND pg_catalog.pg_table_is_visible(c.oid) AND a.attnum > 0 AND NOT a.attisdropped",
@@ -138,7 +150,7 @@ async fn spelling(db: &TablesDb, table: &str, cols: &[Col]) -> Result<Spelling, 
         .await
         .map_err(|_| SourceError::query(table, "the catalog could not be read"))?,
         TablesDb::MySql(pool) => sqlx::query_as(
-            "SELECT CAST(TABLE_NAME AS CHAR), CAST(COLUMN_NAME AS CHAR) FROM information_schema.COLUMNS \
+            "SELECT CAST(TABLE_NAME AS CHAR), CAST(COLUMN_NAME AS CHAR), CAST(DATA_TYPE AS CHAR) FROM information_schema.COLUMNS \
              WHERE TABLE_SCHEMA = DATABASE() AND LOWER(TABLE_NAME) = LOWER(?)",
         )
         .bind(table)
@@ -152,6 +164,11 @@ async fn spelling(db: &TablesDb, table: &str, cols: &[Col]) -> Result<Spelling, 
         return Ok(Spelling::default());
     };
     let mine: Vec<&String> = found.iter().filter(|f| f.0 == actual).map(|f| &f.1).collect();
+    let is_bit = |column: &str| {
+        matches!(db, TablesDb::MySql(_))
+            && found.iter().any(|f| f.0 == actual && f.1 == column && f.2.eq_ignore_ascii_case("bit"))
+    };
+    let mut bits = std::collections::BTreeSet::new();
     let mut columns = BTreeMap::new();
     for c in cols {
         let name = c.name();
@@ -162,9 +179,12 @@ async fn spelling(db: &TablesDb, table: &str, cols: &[Col]) -> Result<Spelling, 
                 hint: " (the scheduler's design has it; an older or altered table?)".into(),
             });
         };
+        if is_bit(a) {
+            bits.insert(name.to_lowercase());
+        }
         columns.insert(name.to_lowercase(), (*a).clone());
     }
-    Ok(Spelling { table: (actual != table).then_some(actual), columns })
+    Ok(Spelling { table: (actual != table).then_some(actual), columns, bits })
 }
 
 /// A quoted column name in `db`'s dialect, for the caller's `tail`.

@@ -13,8 +13,8 @@ async fn mariadb_times_keep_their_fraction_and_names_resolve_by_case() {
     let root = server.maria_root().await;
     for sql in [
         "CREATE DATABASE sched",
-        "CREATE TABLE sched.Job (job_id INT NOT NULL, Job_Name VARCHAR(50), started DATETIME(6), finished DATETIME(3), plain DATETIME)",
-        "INSERT INTO sched.Job VALUES (1, 'load', '2026-03-01 10:00:00.123456', '2026-03-01 10:00:01.250', '2026-03-01 10:00:02')",
+        "CREATE TABLE sched.Job (job_id INT NOT NULL, Job_Name VARCHAR(50), started DATETIME(6), finished DATETIME(3), plain DATETIME, flag BIT(1))",
+        "INSERT INTO sched.Job VALUES (1, 'load', '2026-03-01 10:00:00.123456', '2026-03-01 10:00:01.250', '2026-03-01 10:00:02', b'1')",
         "CREATE USER reader@'127.0.0.1' IDENTIFIED BY 'reader-pw'",
         "GRANT SELECT ON sched.Job TO reader@'127.0.0.1'",
     ] {
@@ -22,8 +22,14 @@ async fn mariadb_times_keep_their_fraction_and_names_resolve_by_case() {
     }
     let url = format!("mysql://reader:reader-pw@127.0.0.1:{}/sched", port::TABLES_MARIA);
     let mut db = TablesDb::MySql(server::sources::connect::mysql_url(&url, Duration::from_secs(5)).await.unwrap());
-    let cols =
-        [Col::Plain("job_id"), Col::Plain("job_name"), Col::Time("started"), Col::Time("finished"), Col::Time("plain")];
+    let cols = [
+        Col::Plain("job_id"),
+        Col::Plain("job_name"),
+        Col::Time("started"),
+        Col::Time("finished"),
+        Col::Time("plain"),
+        Col::Plain("flag"),
+    ];
     let tail = format!(
         "WHERE {} >= {} ORDER BY {}",
         tables::column(&db, "started"),
@@ -39,6 +45,7 @@ async fn mariadb_times_keep_their_fraction_and_names_resolve_by_case() {
     assert_eq!(at("started"), "10:00:00.123456", "DATETIME(6) keeps its microseconds");
     assert_eq!(at("finished"), "10:00:01.250", "DATETIME(3) keeps its milliseconds");
     assert_eq!(at("plain"), "10:00:02", "DATETIME has none");
+    assert_eq!(text(r, "flag"), Some("1"), "BIT(1) reads as a number, not the byte 0x01");
 
     let e = tables::read(&mut db, "job", &[Col::Plain("job_id"), Col::Plain("job_owner")], "")
         .await

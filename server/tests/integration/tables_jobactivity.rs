@@ -58,7 +58,7 @@ fn config(target: &str) -> server::config::InstanceConfig {
          [[instance.job]]\nname = \"Nightly\"\nschedule = \"0 2 * * *\"\nenabled = false\n\
          [[instance.job]]\nname = \"NeverRan\"\nschedule = \"0 6 * * *\"\n"
     );
-    let mut fleet = server::config::parse(&text, "jobactivity.toml").unwrap_or_else(|e| panic!("{e}"));
+    let fleet = server::config::parse(&text, "jobactivity.toml").unwrap_or_else(|e| panic!("{e}"));
     fleet.instances.remove(0)
 }
 
@@ -143,8 +143,10 @@ async fn jobactivity_in_sqlite() {
                 .unwrap_or_else(|e| panic!("{sql}: {e}"));
         }
     }
-    let input = read(&config(&format!("path = {:?}", path.display().to_string()))).await;
+    let target = format!("path = {:?}", path.display().to_string());
+    let input = read(&config(&target)).await;
     check(&input, "SQLite");
+    through_the_api(&target).await;
     // The garbage row is a diagnostic naming its column; the rest of the job still reads.
     let test = input.jobs.iter().find(|j| j.name == "TestJob").unwrap();
     assert!(
@@ -210,4 +212,57 @@ fn the_job_list_is_checked() {
     assert!(e.contains("job[0].schedule") && e.contains("every day"), "{e}");
     let e = bad("[[instance.job]]\nname = \"A\"\n", "primentra");
     assert!(e.contains("jobactivity"), "{e}");
+}
+
+/// The same facts as the JSON API answers them, from a fleet served as of "now" (`serve
+/// --now`): the fleet file, the poller, the API's window and moment.
+async fn through_the_api(target: &str) {
+    use crate::support::web::{get, state};
+    use axum::http::StatusCode;
+    let fleet = server::config::parse(
+        &format!(
+            "[[instance]]\nname = \"worker\"\nkind = \"jobactivity\"\ntime_zone = \"UTC\"\n{target}\n\
+             [[instance.job]]\nname = \"TestJob\"\nschedule = \"0 13 * * *\"\n"
+        ),
+        "jobactivity.toml",
+    )
+    .unwrap();
+    let backend = server::fleet::FleetBackend::start_at(&fleet, Some(now())).await.unwrap();
+    let state = state(backend);
+    let uri = "/api/instances/worker/jobs/TestJob/timeline?from=2026-03-01T00:00:00Z&to=2026-03-08T00:00:00Z";
+    let (status, body) = get(&state, uri).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let runs: Vec<(&str, &str)> = v["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["started_at"].as_str().unwrap(), r["outcome"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        runs,
+        [
+            ("2026-03-01T13:00:30Z", "succeeded"),
+            ("2026-03-02T13:00:30Z", "succeeded"),
+            ("2026-03-03T13:00:30Z", "crashed"),
+            ("2026-03-05T13:00:30Z", "succeeded"),
+            ("2026-03-06T13:00:30Z", "succeeded"),
+            ("2026-03-07T13:00:30Z", "in_progress"),
+        ]
+    );
+    let missed: Vec<(&str, &str)> = v["occurrences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["outcome"] == "missed")
+        .map(|o| (o["expected_at"].as_str().unwrap(), o["cause"].as_str().unwrap()))
+        .collect();
+    assert_eq!(missed, [("2026-03-04T13:00:00Z", "no_run")]);
+    assert_eq!(v["occurrences"].as_array().unwrap().len(), 7);
+    assert_eq!(v["next_run"], "2026-03-08T13:00:00Z");
+    // As of the 3rd at 13:30, that run was still going and the 4th was ahead.
+    let (_, body) = get(&state, &format!("{uri}&as_of=2026-03-03T13:30:00Z")).await;
+    let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(v["runs"].as_array().unwrap().last().unwrap()["outcome"], "in_progress");
+    assert!(v["occurrences"].as_array().unwrap().iter().skip(3).all(|o| o["outcome"] == "upcoming"), "{v}");
 }

@@ -58,7 +58,7 @@ fn config(target: &str) -> server::config::InstanceConfig {
          [[instance.job]]\nname = \"Nightly\"\nschedule = \"0 2 * * *\"\nenabled = false\n\
          [[instance.job]]\nname = \"NeverRan\"\nschedule = \"0 6 * * *\"\n"
     );
-    let fleet = server::config::parse(&text, "jobactivity.toml").unwrap_or_else(|e| panic!("{e}"));
+    let mut fleet = server::config::parse(&text, "jobactivity.toml").unwrap_or_else(|e| panic!("{e}"));
     fleet.instances.remove(0)
 }
 

@@ -26,6 +26,22 @@ fn job(id: &str, name: &str, enabled: bool, schedules: Vec<JobSchedule>, runs: V
     }
 }
 
+/// Hourly at :00, every day (schedule 1).
+fn hourly_at_00() -> JobSchedule {
+    JobSchedule {
+        id: 1,
+        name: "hourly".into(),
+        enabled: true,
+        schedule: Schedule::Agent(AgentSchedule {
+            freq_type: 4,
+            freq_interval: 1,
+            freq_subday_type: 8,
+            freq_subday_interval: 1,
+            ..AgentSchedule::default()
+        }),
+    }
+}
+
 /// Daily at `hhmmss`.
 fn daily(id: i64, hhmmss: i64) -> JobSchedule {
     JobSchedule {
@@ -283,18 +299,7 @@ fn the_log_has_runs_findings_and_a_sources_own_events_newest_first() {
     let now = t("2024-03-01T12:00:00Z");
     let window = Window::ending_at(now, TimeDelta::hours(3));
     // Hourly at :00 from 09:00; 10:00 ran and failed; 11:00 never ran; the Agent restarted at 11:30.
-    let hourly = JobSchedule {
-        id: 1,
-        name: "hourly".into(),
-        enabled: true,
-        schedule: Schedule::Agent(AgentSchedule {
-            freq_type: 4,
-            freq_interval: 1,
-            freq_subday_type: 8,
-            freq_subday_interval: 1,
-            ..AgentSchedule::default()
-        }),
-    };
+    let hourly = hourly_at_00();
     let ok = run(t("2024-03-01T09:00:02Z"), Trigger::Schedule(Some(1)));
     let failed = Run {
         outcome: RunOutcome::Failed,
@@ -436,18 +441,7 @@ fn crashed_abandoned_and_unknown_runs_keep_their_own_words_in_the_log() {
 #[test]
 fn as_of_shows_the_instance_as_it_was_at_that_moment() {
     use sundial_engine::fleet::as_of;
-    let hourly = JobSchedule {
-        id: 1,
-        name: "hourly".into(),
-        enabled: true,
-        schedule: Schedule::Agent(AgentSchedule {
-            freq_type: 4,
-            freq_interval: 1,
-            freq_subday_type: 8,
-            freq_subday_interval: 1,
-            ..AgentSchedule::default()
-        }),
-    };
+    let hourly = hourly_at_00();
     let long = Run { duration_secs: 45 * 60, ..run(t("2024-03-01T10:00:01Z"), Trigger::Schedule(Some(1))) };
     let later = run(t("2024-03-01T11:00:01Z"), Trigger::Schedule(Some(1)));
     let input = InstanceInput {

@@ -511,6 +511,7 @@ pub fn parse_row_full(dialect: Dialect, json: &str) -> Result<Row, Vec<Diagnosti
                 job_status: v.get("job_status"),
                 job_runner_start: v.get("job_runner_start"),
                 job_runner_last_cycle_start: v.get("job_runner_last_cycle_start"),
+                ..JobTableRow::default()
             };
             let t = Target::JobTable {
                 job_id: v.int("job_id"),

@@ -146,61 +146,160 @@ pub fn as_of(input: &InstanceInput, at: DateTime<Utc>) -> InstanceInput {
 /// See the [module docs](self) for the order of work.
 pub fn analyze(input: &InstanceInput, window: Window, now: DateTime<Utc>, settings: &Settings) -> InstanceReport {
     let tz = input.tz;
+    let mut ctx = InstanceContext {
+        zombie_periods: Vec::new(),
+        agent_starts: sorted_agent_starts(input),
+        all_run_starts: sorted_run_starts(input),
+    };
+    // 1. Forecast.
+    let prepared: Vec<Prepared> = input.jobs.iter().map(|job| Prepared::new(job, tz, window)).collect();
+    // 2. Due occurrences, from a first reconciliation without zombie periods.
+    let due = due_instants(&prepared, window, now, &ctx, settings);
+    // 3. Zombie periods.
+    ctx.zombie_periods = instance_zombie_periods(&due, &ctx, window, now, settings);
+    // 4. Reconcile and summarise.
+    let mut jobs: Vec<JobReport> = prepared.into_iter().map(|p| p.report(tz, window, now, &ctx, settings)).collect();
+    jobs.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.id.cmp(&b.id)));
+
+    InstanceReport { name: input.name.clone(), tz, window, now, jobs, context: ctx }
+}
+
+/// The instance's Agent starts, sorted.
+fn sorted_agent_starts(input: &InstanceInput) -> Vec<DateTime<Utc>> {
     let mut agent_starts = input.agent_starts.clone();
     agent_starts.sort_unstable();
+    agent_starts
+}
+
+/// The start of every run of every job (disabled jobs' too), sorted.
+fn sorted_run_starts(input: &InstanceInput) -> Vec<DateTime<Utc>> {
     let mut all_run_starts: Vec<DateTime<Utc>> =
         input.jobs.iter().flat_map(|j| j.runs.iter().map(|r| r.start)).collect();
     all_run_starts.sort_unstable();
+    all_run_starts
+}
 
-    // 1. Forecast.
-    struct Prepared<'a> {
-        job: &'a JobInput,
-        enabled_schedules: Vec<(ScheduleId, Schedule)>,
-        forecast: Forecast,
-        extra: Vec<Diagnostic>,
+/// Step 1 for one job: the schedules that count, their forecast, and the flags' diagnostics.
+struct Prepared<'a> {
+    job: &'a JobInput,
+    enabled_schedules: Vec<(ScheduleId, Schedule)>,
+    forecast: Forecast,
+    /// Schedule flag diagnostics (disabled job, enabled flags that disagree).
+    extra: Vec<Diagnostic>,
+}
+
+impl<'a> Prepared<'a> {
+    /// Forecast `job` over `window` from its enabled schedules.
+    fn new(job: &'a JobInput, tz: Zone, window: Window) -> Self {
+        let (enabled_schedules, extra) = enabled_schedules(job);
+        let forecast = super::forecast_job(&enabled_schedules, tz, window);
+        Prepared { job, enabled_schedules, forecast, extra }
     }
-    let mut prepared: Vec<Prepared> = input
-        .jobs
-        .iter()
-        .map(|job| {
-            let mut extra = Vec::new();
-            let mut enabled_schedules = Vec::new();
-            if job.enabled {
-                for js in &job.schedules {
-                    let row_enabled = match &js.schedule {
-                        Schedule::Agent(a) => a.enabled != 0,
-                        // Other dialects carry no separate per-row flag here.
-                        _ => js.enabled,
-                    };
-                    if row_enabled != js.enabled {
-                        extra.push(Diagnostic::warning(
-                            "enabled",
-                            format!("{} / {}", js.enabled, row_enabled),
-                            format!(
-                                "schedule {} ({}) is enabled in one place and disabled in another; taken as disabled",
-                                js.id, js.name
-                            ),
-                        ));
-                    }
-                    if js.enabled && row_enabled {
-                        enabled_schedules.push((js.id, js.schedule.clone()));
-                    }
-                }
-            } else {
-                extra.push(Diagnostic::info("the job is disabled: no runs are expected"));
-            }
-            let forecast = super::forecast_job(&enabled_schedules, tz, window);
-            Prepared { job, enabled_schedules, forecast, extra }
-        })
-        .collect();
 
-    // 2. Due occurrences, from a first reconciliation without zombie periods.
-    let mut ctx = InstanceContext { zombie_periods: Vec::new(), agent_starts, all_run_starts };
+    /// The job's forecast reconciled with its runs under `ctx`, misses in unobserved spans
+    /// made unknown.
+    fn reconcile(
+        &self,
+        window: Window,
+        now: DateTime<Utc>,
+        ctx: &InstanceContext,
+        settings: &Settings,
+    ) -> Reconciliation {
+        let occurrences = &self.forecast.occurrences;
+        let job = self.job;
+        let mut r = reconcile(occurrences, &job.runs, window, now, job.history_horizon, ctx, settings);
+        unobserved_unknown(&mut r, occurrences, &job.unobserved);
+        r
+    }
+
+    /// Step 4 for one job: the final reconciliation and its summary.
+    fn report(
+        self,
+        tz: Zone,
+        window: Window,
+        now: DateTime<Utc>,
+        ctx: &InstanceContext,
+        settings: &Settings,
+    ) -> JobReport {
+        let job = self.job;
+        let reconciliation = self.reconcile(window, now, ctx, settings);
+        let counts = OutcomeCounts::of(&reconciliation);
+        let last_run = job.runs.iter().filter(|r| r.start < now).max_by_key(|r| r.start).cloned();
+        let next_expected = next_expected(&self.enabled_schedules, tz, now);
+        let mut diagnostics = job.diagnostics.clone();
+        diagnostics.extend(self.extra);
+        diagnostics.extend(self.forecast.diagnostics.iter().cloned());
+        diagnostics.extend(reconciliation.diagnostics.iter().cloned());
+        JobReport {
+            id: job.id.clone(),
+            name: job.name.clone(),
+            category: job.category.clone(),
+            enabled: job.enabled,
+            schedules: job.schedules.clone(),
+            descriptions: job.schedules.iter().map(|s| super::describe(&s.schedule)).collect(),
+            schedule_notes: job
+                .schedules
+                .iter()
+                .map(|s| schedule_note(job.enabled, s, &self.enabled_schedules, &self.forecast, tz, now))
+                .collect(),
+            forecast: self.forecast,
+            runs: job.runs.clone(),
+            reconciliation,
+            history_horizon: job.history_horizon,
+            last_run,
+            next_expected,
+            missed: counts.missed,
+            late: counts.late,
+            skipped: counts.skipped,
+            diagnostics,
+        }
+    }
+}
+
+/// The schedules of `job` that count (the job and both enabled flags say so), with a
+/// diagnostic for a disabled job and for each schedule whose flags disagree.
+fn enabled_schedules(job: &JobInput) -> (Vec<(ScheduleId, Schedule)>, Vec<Diagnostic>) {
+    let mut extra = Vec::new();
+    let mut enabled_schedules = Vec::new();
+    if !job.enabled {
+        extra.push(Diagnostic::info("the job is disabled: no runs are expected"));
+        return (enabled_schedules, extra);
+    }
+    for js in &job.schedules {
+        let row_enabled = match &js.schedule {
+            Schedule::Agent(a) => a.enabled != 0,
+            // Other dialects carry no separate per-row flag here.
+            _ => js.enabled,
+        };
+        if row_enabled != js.enabled {
+            extra.push(Diagnostic::warning(
+                "enabled",
+                format!("{} / {}", js.enabled, row_enabled),
+                format!(
+                    "schedule {} ({}) is enabled in one place and disabled in another; taken as disabled",
+                    js.id, js.name
+                ),
+            ));
+        }
+        if js.enabled && row_enabled {
+            enabled_schedules.push((js.id, js.schedule.clone()));
+        }
+    }
+    (enabled_schedules, extra)
+}
+
+/// Step 2: the instants at which the instance had something due (on time, late or missed in
+/// a reconciliation under `ctx`), sorted; one job's occurrences at one instant count once.
+fn due_instants(
+    prepared: &[Prepared],
+    window: Window,
+    now: DateTime<Utc>,
+    ctx: &InstanceContext,
+    settings: &Settings,
+) -> Vec<DateTime<Utc>> {
     let mut due: Vec<DateTime<Utc>> = Vec::new();
-    for p in &prepared {
-        let mut first =
-            reconcile(&p.forecast.occurrences, &p.job.runs, window, now, p.job.history_horizon, &ctx, settings);
-        unobserved_unknown(&mut first, &p.forecast.occurrences, &p.job.unobserved);
+    for p in prepared {
+        let first = p.reconcile(window, now, ctx, settings);
         let mut instants: Vec<DateTime<Utc>> = p
             .forecast
             .occurrences
@@ -214,72 +313,51 @@ pub fn analyze(input: &InstanceInput, window: Window, now: DateTime<Utc>, settin
         due.extend(instants);
     }
     due.sort_unstable();
+    due
+}
 
-    // 3. Zombie periods.
-    ctx.zombie_periods = zombie_periods(&due, &ctx.all_run_starts, window, now, settings.zombie_min_due);
-    // A short silence that an Agent restart ends is the Agent being down, not a zombie.
-    let restarts = &ctx.agent_starts;
-    ctx.zombie_periods.retain(|p| !ended_by_restart(p, restarts));
+/// Step 3: [`zombie_periods`] over `due` and every run start, less the short silences an
+/// Agent restart ends (the Agent being down, not a zombie).
+fn instance_zombie_periods(
+    due: &[DateTime<Utc>],
+    ctx: &InstanceContext,
+    window: Window,
+    now: DateTime<Utc>,
+    settings: &Settings,
+) -> Vec<Window> {
+    let mut periods = zombie_periods(due, &ctx.all_run_starts, window, now, settings.zombie_min_due);
+    periods.retain(|p| !ended_by_restart(p, &ctx.agent_starts));
+    periods
+}
 
-    // 4. Reconcile and summarise.
-    let mut jobs: Vec<JobReport> = prepared
-        .drain(..)
-        .map(|p| {
-            let job = p.job;
-            let mut reconciliation =
-                reconcile(&p.forecast.occurrences, &job.runs, window, now, job.history_horizon, &ctx, settings);
-            unobserved_unknown(&mut reconciliation, &p.forecast.occurrences, &job.unobserved);
-            let mut missed = 0;
-            let mut late = 0;
-            let mut skipped = 0;
-            for o in &reconciliation.outcomes {
-                match o {
-                    Outcome::Missed { .. } => missed += 1,
-                    Outcome::Late { .. } => late += 1,
-                    Outcome::SkippedRunning { .. } => skipped += 1,
-                    _ => {}
-                }
+/// How many of a reconciliation's outcomes are missed, late and skipped.
+struct OutcomeCounts {
+    missed: usize,
+    late: usize,
+    skipped: usize,
+}
+
+impl OutcomeCounts {
+    fn of(reconciliation: &Reconciliation) -> Self {
+        let mut counts = OutcomeCounts { missed: 0, late: 0, skipped: 0 };
+        for o in &reconciliation.outcomes {
+            match o {
+                Outcome::Missed { .. } => counts.missed += 1,
+                Outcome::Late { .. } => counts.late += 1,
+                Outcome::SkippedRunning { .. } => counts.skipped += 1,
+                _ => {}
             }
-            let last_run = job.runs.iter().filter(|r| r.start < now).max_by_key(|r| r.start).cloned();
-            let next_expected = p
-                .enabled_schedules
-                .iter()
-                .filter_map(|(id, s)| {
-                    super::next_after(*id, s, tz, now, 1).occurrences.into_iter().find(|o| o.at > now)
-                })
-                .min_by(|a, b| a.at.cmp(&b.at).then(a.schedule.cmp(&b.schedule)));
-            let mut diagnostics = job.diagnostics.clone();
-            diagnostics.extend(p.extra);
-            diagnostics.extend(p.forecast.diagnostics.iter().cloned());
-            diagnostics.extend(reconciliation.diagnostics.iter().cloned());
-            JobReport {
-                id: job.id.clone(),
-                name: job.name.clone(),
-                category: job.category.clone(),
-                enabled: job.enabled,
-                schedules: job.schedules.clone(),
-                descriptions: job.schedules.iter().map(|s| super::describe(&s.schedule)).collect(),
-                schedule_notes: job
-                    .schedules
-                    .iter()
-                    .map(|s| schedule_note(job.enabled, s, &p.enabled_schedules, &p.forecast, tz, now))
-                    .collect(),
-                forecast: p.forecast,
-                runs: job.runs.clone(),
-                reconciliation,
-                history_horizon: job.history_horizon,
-                last_run,
-                next_expected,
-                missed,
-                late,
-                skipped,
-                diagnostics,
-            }
-        })
-        .collect();
-    jobs.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.id.cmp(&b.id)));
+        }
+        counts
+    }
+}
 
-    InstanceReport { name: input.name.clone(), tz, window, now, jobs, context: ctx }
+/// The first occurrence strictly after `now` over `enabled` (ties: the lower schedule id).
+fn next_expected(enabled: &[(ScheduleId, Schedule)], tz: Zone, now: DateTime<Utc>) -> Option<Occurrence> {
+    enabled
+        .iter()
+        .filter_map(|(id, s)| super::next_after(*id, s, tz, now, 1).occurrences.into_iter().find(|o| o.at > now))
+        .min_by(|a, b| a.at.cmp(&b.at).then(a.schedule.cmp(&b.schedule)))
 }
 
 /// Why `js` adds no occurrence to the window; `None` when it adds at least one.

@@ -5,7 +5,7 @@
 //! skipped) are always there, consecutive misses of one job with one cause as one line.
 //!
 //! Paged on the server by cursor: no cap hides a line; the counts are over the whole filter.
-use crate::api::{self, LogData, LogLine, LogQuery, count_text, parse_days};
+use crate::api::{self, KindCount, LogData, LogLine, LogQuery, count_text, parse_days};
 use crate::components::{CollapsedMisses, ErrorPanel, Header, Time, WindowLinks, instance_query, job_href};
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -87,122 +87,225 @@ fn line_row(l: LogLine, days: u32, instance: Option<&str>, scheduler: &api::Sche
 
 fn log_view(d: LogData, instance: Option<String>) -> impl IntoView {
     let days = d.instance.days;
-    let iq = instance_query(instance.as_deref());
-    let problems_q = if d.problems_only { "&problems=1" } else { "" };
-    let limit_q = if d.limit == api::LOG_LINES { String::new() } else { format!("&limit={}", d.limit) };
-    let kind_q = d.kind.as_ref().map(|k| format!("&kind={k}")).unwrap_or_default();
+    let links = LogLinks::new(&d, instance.as_deref());
+    let pager = Pager::new(&d, &links);
     let title = format!("{} · log · Sundial", d.instance.name);
-    let lines_total: usize = d.counts.iter().map(|c| c.lines).sum();
-    let events_total: usize = d.counts.iter().map(|c| c.events).sum();
-    let window_text = if days == 1 { "day".to_string() } else { format!("{days} days") };
-    // Filter chips: every kind under the problems filter, with its lines (and events when a
-    // line stands for several).
-    let all_kinds_href = format!("/log?days={days}{problems_q}{limit_q}{iq}");
-    let chips = d
-        .counts
-        .iter()
-        .map(|c| {
-            let active = d.kind.as_deref() == Some(c.kind.as_str());
-            let href = format!("/log?days={days}{problems_q}&kind={}{limit_q}{iq}", c.kind);
-            let text = if c.events == c.lines {
-                format!("{} {}", kind_label(&d.instance.scheduler, &c.kind), count_text(c.lines))
-            } else {
-                format!(
-                    "{} {} ({} lines)",
-                    kind_label(&d.instance.scheduler, &c.kind),
-                    count_text(c.events),
-                    count_text(c.lines)
-                )
-            };
-            view! {
-                <a
-                    href=href
-                    class=format!("kind-filter badge log-badge log-{}{}", c.kind, if active { " active" } else { "" })
-                    aria-current=active.then_some("page")
-                    data-kind=c.kind.clone()
-                    data-lines=c.lines
-                    data-events=c.events
-                    data-testid="kind-filter"
-                >
-                    {text}
-                </a>
-                " "
-            }
-        })
-        .collect_view();
-    let all_href = format!("/log?days={days}{kind_q}{limit_q}{iq}");
-    let problems_href = format!("/log?days={days}&problems=1{kind_q}{limit_q}{iq}");
-    let iq2 = iq.clone();
-    let from = d.offset + 1;
-    let to = d.offset + d.lines.len();
-    let newest_href = (d.cursor.is_some()).then(|| format!("/log?days={days}{problems_q}{kind_q}{limit_q}{iq}"));
-    let older_href =
-        d.next_cursor.as_ref().map(|c| format!("/log?days={days}{problems_q}{kind_q}{limit_q}{iq}&cursor={c}"));
-    let empty = d.lines.is_empty();
+    let summary = summary(&d);
+    let problems_filter = problems_filter(d.problems_only, &links);
+    let kind_filters = kind_filters(&d, &links);
     let scheduler = d.instance.scheduler.clone();
-    let rows =
-        d.lines.into_iter().map(|l| line_row(l, days, instance.as_deref(), &scheduler).into_any()).collect_view();
-    let pager = move || {
-        view! {
-            <nav class="pager" aria-label="Log pages" data-testid="pager">
-                <span class="pager-range" data-testid="pager-range" data-from=from data-to=to data-total=d.total>
-                    {if to == 0 { "no lines".to_string() } else { format!("lines {from}–{to} of {}, newest first", count_text(d.total)) }}
-                </span>
-                {newest_href.clone().map(|h| view! { " · " <a href=h class="pager-link" data-testid="pager-newest">"Newest"</a> })}
-                {older_href.clone().map(|h| view! { " · " <a href=h class="pager-link" rel="next" data-testid="pager-older">"Older →"</a> })}
-            </nav>
-        }
-    };
+    let table = lines_table(d.lines, days, instance.as_deref(), &scheduler);
     view! {
         <Title text=title/>
         <Header instance=d.instance.clone()/>
         <div class="page">
             <div class="toolbar">
                 <h1>"Scheduler log"</h1>
-                <WindowLinks current=days href=move |n| format!("/log?days={n}{problems_q}{iq2}")/>
+                <WindowLinks current=days href=links.window_href()/>
                 <crate::components::JsonLink href=crate::components::api_href("log?instance={i}", &d.instance)/>
             </div>
-            <p class="summary" data-testid="log-summary" data-lines=lines_total data-events=events_total>
-                {if events_total == lines_total {
-                    format!("{} events in the last {window_text}", count_text(events_total))
-                } else {
-                    format!("{} events in {} lines in the last {window_text}", count_text(events_total), count_text(lines_total))
-                }}
-                {(d.problems_only).then_some(" (problems only)")}
-                " · "
-                <Time t=d.instance.window_start.clone()/>
-                " to "
-                <Time t=d.instance.window_end.clone()/>
-            </p>
-            <nav class="filters" aria-label="Log filter">
-                <a href=all_href class=if d.problems_only { "filter" } else { "filter active" } aria-current=(!d.problems_only).then_some("page") data-testid="everything">"Everything"</a>
-                <a href=problems_href class=if d.problems_only { "filter active" } else { "filter" } aria-current=d.problems_only.then_some("page") data-testid="problems-only">"Problems only"</a>
-            </nav>
-            <nav class="kind-filters" aria-label="Event kinds">
-                <a href=all_kinds_href class=if d.kind.is_none() { "kind-filter active" } else { "kind-filter" } aria-current=d.kind.is_none().then_some("page") data-testid="kind-all">"every kind"</a>
-                " "
-                {chips}
-            </nav>
-            {pager()}
-            {if empty {
-                view! { <p class="empty">"No line matches this filter in this window. Choose a longer window or another kind."</p> }.into_any()
-            } else {
-                view! {
-                    <table class="jobs log" data-testid="log-table">
-                        <thead>
-                            <tr>
-                                <th scope="col" class="col-time">"Time"</th>
-                                <th scope="col">"Job"</th>
-                                <th scope="col">"Event"</th>
-                                <th scope="col">"What happened"</th>
-                            </tr>
-                        </thead>
-                        <tbody>{rows}</tbody>
-                    </table>
-                }
-                    .into_any()
-            }}
-            {pager()}
+            {summary}
+            {problems_filter}
+            {kind_filters}
+            {pager.view()}
+            {table}
+            {pager.view()}
         </div>
     }
+}
+
+/// The query every log link carries, part by part (each empty when at its default), and the
+/// links built from it: each link sets one part and keeps the others.
+struct LogLinks {
+    days: u32,
+    problems_q: &'static str,
+    kind_q: String,
+    limit_q: String,
+    iq: String,
+}
+
+impl LogLinks {
+    fn new(d: &LogData, instance: Option<&str>) -> Self {
+        LogLinks {
+            days: d.instance.days,
+            problems_q: if d.problems_only { "&problems=1" } else { "" },
+            kind_q: d.kind.as_ref().map(|k| format!("&kind={k}")).unwrap_or_default(),
+            limit_q: if d.limit == api::LOG_LINES { String::new() } else { format!("&limit={}", d.limit) },
+            iq: instance_query(instance),
+        }
+    }
+
+    /// Every kind, under the problems filter.
+    fn all_kinds(&self) -> String {
+        let LogLinks { days, problems_q, limit_q, iq, .. } = self;
+        format!("/log?days={days}{problems_q}{limit_q}{iq}")
+    }
+
+    /// One kind, under the problems filter.
+    fn kind(&self, kind: &str) -> String {
+        let LogLinks { days, problems_q, limit_q, iq, .. } = self;
+        format!("/log?days={days}{problems_q}&kind={kind}{limit_q}{iq}")
+    }
+
+    /// Every line, of the kind chosen.
+    fn everything(&self) -> String {
+        let LogLinks { days, kind_q, limit_q, iq, .. } = self;
+        format!("/log?days={days}{kind_q}{limit_q}{iq}")
+    }
+
+    /// Problems only, of the kind chosen.
+    fn problems_only(&self) -> String {
+        let LogLinks { days, kind_q, limit_q, iq, .. } = self;
+        format!("/log?days={days}&problems=1{kind_q}{limit_q}{iq}")
+    }
+
+    /// The newest page under this filter.
+    fn newest(&self) -> String {
+        let LogLinks { days, problems_q, kind_q, limit_q, iq } = self;
+        format!("/log?days={days}{problems_q}{kind_q}{limit_q}{iq}")
+    }
+
+    /// The page under this filter that starts at `cursor`.
+    fn at_cursor(&self, cursor: &str) -> String {
+        format!("{}&cursor={cursor}", self.newest())
+    }
+
+    /// Another window, under the problems filter (the kind and the page size are dropped).
+    fn window_href(&self) -> impl Fn(u32) -> String + Clone + Send + Sync + use<> {
+        let (problems_q, iq) = (self.problems_q, self.iq.clone());
+        move |n| format!("/log?days={n}{problems_q}{iq}")
+    }
+}
+
+/// The line under the toolbar: how many events (in how many lines) in which window.
+fn summary(d: &LogData) -> impl IntoView + use<> {
+    let days = d.instance.days;
+    let lines_total: usize = d.counts.iter().map(|c| c.lines).sum();
+    let events_total: usize = d.counts.iter().map(|c| c.events).sum();
+    let window_text = if days == 1 { "day".to_string() } else { format!("{days} days") };
+    view! {
+        <p class="summary" data-testid="log-summary" data-lines=lines_total data-events=events_total>
+            {if events_total == lines_total {
+                format!("{} events in the last {window_text}", count_text(events_total))
+            } else {
+                format!("{} events in {} lines in the last {window_text}", count_text(events_total), count_text(lines_total))
+            }}
+            {(d.problems_only).then_some(" (problems only)")}
+            " · "
+            <Time t=d.instance.window_start.clone()/>
+            " to "
+            <Time t=d.instance.window_end.clone()/>
+        </p>
+    }
+}
+
+/// Everything or problems only, each keeping the kind chosen.
+fn problems_filter(problems_only: bool, links: &LogLinks) -> impl IntoView + use<> {
+    let all_href = links.everything();
+    let problems_href = links.problems_only();
+    view! {
+        <nav class="filters" aria-label="Log filter">
+            <a href=all_href class=if problems_only { "filter" } else { "filter active" } aria-current=(!problems_only).then_some("page") data-testid="everything">"Everything"</a>
+            <a href=problems_href class=if problems_only { "filter active" } else { "filter" } aria-current=problems_only.then_some("page") data-testid="problems-only">"Problems only"</a>
+        </nav>
+    }
+}
+
+/// Filter chips: every kind, then each kind under the problems filter, with its lines (and
+/// events when a line stands for several).
+fn kind_filters(d: &LogData, links: &LogLinks) -> impl IntoView + use<> {
+    let all_kinds_href = links.all_kinds();
+    let chips = d
+        .counts
+        .iter()
+        .map(|c| kind_chip(c, d.kind.as_deref() == Some(c.kind.as_str()), &d.instance.scheduler, links))
+        .collect_view();
+    view! {
+        <nav class="kind-filters" aria-label="Event kinds">
+            <a href=all_kinds_href class=if d.kind.is_none() { "kind-filter active" } else { "kind-filter" } aria-current=d.kind.is_none().then_some("page") data-testid="kind-all">"every kind"</a>
+            " "
+            {chips}
+        </nav>
+    }
+}
+
+/// One kind's chip, `active` when it is the kind chosen.
+fn kind_chip(c: &KindCount, active: bool, scheduler: &api::Scheduler, links: &LogLinks) -> impl IntoView + use<> {
+    let href = links.kind(&c.kind);
+    let text = if c.events == c.lines {
+        format!("{} {}", kind_label(scheduler, &c.kind), count_text(c.lines))
+    } else {
+        format!("{} {} ({} lines)", kind_label(scheduler, &c.kind), count_text(c.events), count_text(c.lines))
+    };
+    view! {
+        <a
+            href=href
+            class=format!("kind-filter badge log-badge log-{}{}", c.kind, if active { " active" } else { "" })
+            aria-current=active.then_some("page")
+            data-kind=c.kind.clone()
+            data-lines=c.lines
+            data-events=c.events
+            data-testid="kind-filter"
+        >
+            {text}
+        </a>
+        " "
+    }
+}
+
+/// The pager above and below the lines: which lines these are, with links to the newest page
+/// and the next older one.
+struct Pager {
+    from: usize,
+    to: usize,
+    total: usize,
+    newest_href: Option<String>,
+    older_href: Option<String>,
+}
+
+impl Pager {
+    fn new(d: &LogData, links: &LogLinks) -> Self {
+        Pager {
+            from: d.offset + 1,
+            to: d.offset + d.lines.len(),
+            total: d.total,
+            newest_href: d.cursor.is_some().then(|| links.newest()),
+            older_href: d.next_cursor.as_ref().map(|c| links.at_cursor(c)),
+        }
+    }
+
+    fn view(&self) -> impl IntoView + use<> {
+        let Pager { from, to, total, .. } = *self;
+        view! {
+            <nav class="pager" aria-label="Log pages" data-testid="pager">
+                <span class="pager-range" data-testid="pager-range" data-from=from data-to=to data-total=total>
+                    {if to == 0 { "no lines".to_string() } else { format!("lines {from}–{to} of {}, newest first", count_text(total)) }}
+                </span>
+                {self.newest_href.clone().map(|h| view! { " · " <a href=h class="pager-link" data-testid="pager-newest">"Newest"</a> })}
+                {self.older_href.clone().map(|h| view! { " · " <a href=h class="pager-link" rel="next" data-testid="pager-older">"Older →"</a> })}
+            </nav>
+        }
+    }
+}
+
+/// The page's lines as a table, or a note when none matches.
+fn lines_table(lines: Vec<LogLine>, days: u32, instance: Option<&str>, scheduler: &api::Scheduler) -> AnyView {
+    if lines.is_empty() {
+        return view! { <p class="empty">"No line matches this filter in this window. Choose a longer window or another kind."</p> }.into_any();
+    }
+    let rows = lines.into_iter().map(|l| line_row(l, days, instance, scheduler).into_any()).collect_view();
+    view! {
+        <table class="jobs log" data-testid="log-table">
+            <thead>
+                <tr>
+                    <th scope="col" class="col-time">"Time"</th>
+                    <th scope="col">"Job"</th>
+                    <th scope="col">"Event"</th>
+                    <th scope="col">"What happened"</th>
+                </tr>
+            </thead>
+            <tbody>{rows}</tbody>
+        </table>
+    }
+    .into_any()
 }

@@ -1,23 +1,24 @@
-//! The MySQL stored-procedure scheduler (seed 002): its `job` table, read-only, plus
-//! Sundial's own samples of each job's last cycle.
+//! The MySQL stored-procedure scheduler's `job` table, read-only, and Sundial's samples of its
+//! rows, from which past cycles are rebuilt.
 //!
-//! The table keeps no history: only the current status, the runner's start and finish, its
-//! cycle count and the last cycle's start and finish. Sundial records them at every poll in
-//! its [`Store`] (like MySQL events' `LAST_EXECUTED`), so cycles accumulate from the first
-//! poll on. Between two polls only the last cycle shows: the stretch from a poll that still
-//! saw cycle k to the next sampled cycle is unobserved (a missing cycle there is unknown, not
-//! missed), while polls that saw the same last cycle prove nothing ran. A job in status ERROR
-//! failed its last cycle. (`job_runner_cycles` is read but not yet used to count the cycles
-//! between polls.)
+//! The table keeps no history: only the current runner's status, start and finish, its cycle
+//! counter and the last cycle's start and finish. At every poll Sundial records each row's
+//! state in its [`Store`] (one sample per state, with the first and last poll that saw it), and
+//! `job_table::reconstruct` (in the engine, where the rules are) rebuilds the cycles from
+//! them: the counter says how many cycles ran between two samples, the runner's start and the
+//! interval say when; what cannot be placed is unobserved, never missed. A cycle still
+//! unfinished after the instance's `stuck_after` (default 60 minutes; the design has no
+//! timeout) is taken as crashed. The samples' anchors go into the row
+//! ([`JobTableRow::cycle_anchors`]) so that the forecast follows each runner's cadence.
 use app::engine::fleet::{InstanceInput, JobInput, JobSchedule};
-use app::engine::job_table::JobTableRow;
-use app::engine::{Diagnostic, Run, RunOutcome, Schedule, Trigger, Window};
-use chrono::{DateTime, NaiveDateTime, Utc};
+use app::engine::job_table::{self, CycleSample, JobTableRow};
+use app::engine::{Diagnostic, Schedule, Window};
+use chrono::{DateTime, NaiveDateTime, TimeDelta, Utc};
 use chrono_tz::Tz;
 
 use super::connect::TablesConn;
 use super::snapshots::Store;
-use super::tables::{self, Col, TablesDb, text};
+use super::tables::{self, Col, TablesDb, TextRow, text};
 use super::{BoxFuture, ReadContext, Source, SourceError, SourceRead};
 
 pub const COLUMNS: &[Col] = &[
@@ -49,7 +50,8 @@ impl Source for JobTable {
             let c = cx.config;
             let mut db = self.conn.open(c).await?;
             let tz = c.time_zone.unwrap_or(chrono_tz::UTC);
-            read_instance(&mut db, cx.store()?, &c.name, tz, cx.window, cx.now).await
+            let stuck_after = TimeDelta::from_std(c.stuck_after).unwrap_or(DEFAULT_STUCK_AFTER);
+            read_instance(&mut db, cx.store()?, &c.name, tz, cx.window, cx.now, stuck_after).await
         })
     }
 
@@ -58,8 +60,12 @@ impl Source for JobTable {
     }
 }
 
+/// A cycle not finished after this long is taken as crashed, unless the instance says otherwise.
+pub const DEFAULT_STUCK_AFTER: TimeDelta = TimeDelta::minutes(60);
+
 /// Every job with the cycles Sundial's samples show inside `window`; `polled_at` stamps this
-/// poll's sample. `tz` is the session zone the DATETIME columns were written in.
+/// poll's sample (and is "now"). `tz` is the session zone the DATETIME columns were written in;
+/// a cycle not finished after `stuck_after` is taken as crashed.
 pub async fn read_instance(
     db: &mut TablesDb,
     store: &Store,
@@ -67,58 +73,33 @@ pub async fn read_instance(
     tz: Tz,
     window: Window,
     polled_at: DateTime<Utc>,
+    stuck_after: TimeDelta,
 ) -> Result<SourceRead, SourceError> {
     let order = format!("ORDER BY {}", tables::column(db, "job_id"));
     let rows = tables::read(db, "job", COLUMNS, &order).await?;
     let to_utc = |t: NaiveDateTime| app::engine::tz::local_to_instant(t, tz.into());
     let mut jobs = Vec::with_capacity(rows.len());
     for (i, r) in rows.iter().enumerate() {
+        let schedule_id = i as i64 + 1;
         let id = text(r, "job_id").unwrap_or("?").to_owned();
         let owner = text(r, "job_owner").unwrap_or_default().to_owned();
         let job_name = text(r, "job_name").unwrap_or_default().to_owned();
         let mut diagnostics = Vec::new();
-        let job: JobTableRow = serde_json::from_value(tables::to_json(r)).unwrap_or_else(|e| {
+        let mut job: JobTableRow = serde_json::from_value(tables::to_json(r)).unwrap_or_else(|e| {
             diagnostics.push(Diagnostic::error("job", &id, format!("the row cannot be read: {e}")));
             JobTableRow::default()
         });
         let status = text(r, "job_status").unwrap_or_default().to_ascii_uppercase();
-        // This poll's sample: the last cycle's start, keyed with the cycle counter so that two
-        // polls of the same cycle are one sample.
+        // This poll's sample, then every sample the window needs.
         let key = format!("job {id}");
-        let last = text(r, "job_runner_last_cycle_start").and_then(tables::wall_clock).map(to_utc);
-        store.record(name, &key, last, polled_at).await?;
-        let seen = store.samples(name, &key, window.start).await?;
-        let last_finish = text(r, "job_runner_last_cycle_finish").and_then(tables::wall_clock).map(to_utc);
-        let mut runs: Vec<Run> = seen
-            .samples
-            .iter()
-            .filter(|(at, _)| window.contains(*at))
-            .map(|(at, _)| Run {
-                start: *at,
-                duration_secs: 0,
-                outcome: RunOutcome::Succeeded,
-                trigger: Trigger::Schedule(Some(i as i64 + 1)),
-                message: String::new(),
-            })
-            .collect();
-        if let (Some(run), Some(last)) = (runs.last_mut(), last)
-            && run.start == last
-        {
-            if let Some(f) = last_finish.filter(|f| *f >= last) {
-                run.duration_secs = (f - last).num_seconds();
-            }
-            match status.as_str() {
-                "ERROR" => {
-                    run.outcome = RunOutcome::Failed;
-                    run.message = "the job procedure failed; the runner stopped (status ERROR)".into();
-                }
-                "RUNNING" if last_finish.is_none_or(|f| f < last) => run.outcome = RunOutcome::InProgress,
-                _ => {}
-            }
-        }
-        let unobserved = seen.unobserved();
-        let horizon = seen.horizon();
-        let enabled = matches!(status.as_str(), "ENABLED" | "RUNNING" | "SLEEPING" | "RESUMED");
+        store.record_job(name, &key, &sample_of(r, &to_utc, polled_at), polled_at).await?;
+        let samples = store.job_samples(name, &key, window.start).await?;
+        let (first, watched) = store.job_first(name, &key).await?;
+        let horizon = first.map(|f| f.known_since()).into_iter().chain(watched).min();
+        let history = job_table::reconstruct(&samples, schedule_id, window, stuck_after, polled_at);
+        job.cycle_anchors = history.anchors;
+        diagnostics.extend(history.diagnostics);
+        let enabled = status != "DISABLED";
         jobs.push(JobInput {
             id: id.clone(),
             name: if owner.is_empty() { job_name.clone() } else { format!("{owner}.{job_name}") },
@@ -130,17 +111,36 @@ pub async fn read_instance(
             ),
             enabled,
             schedules: vec![JobSchedule {
-                id: i as i64 + 1,
+                id: schedule_id,
                 name: job_name,
                 enabled,
                 schedule: Schedule::JobTable(job),
             }],
-            runs,
+            runs: history.runs,
             history_horizon: horizon,
-            unobserved,
+            unobserved: history.unobserved,
             diagnostics,
         });
     }
     let input = InstanceInput { name: name.to_owned(), tz: tz.into(), jobs, agent_starts: Vec::new() };
     Ok(SourceRead::new(input, Vec::new(), polled_at))
+}
+
+/// The row's state as a sample (a value that does not read is unknown here: the engine's
+/// diagnostics name it).
+fn sample_of(r: &TextRow, to_utc: &dyn Fn(NaiveDateTime) -> DateTime<Utc>, polled_at: DateTime<Utc>) -> CycleSample {
+    let time = |c: &str| text(r, c).and_then(tables::wall_clock).map(to_utc);
+    let int = |c: &str| text(r, c).and_then(|v| v.parse::<i64>().ok());
+    CycleSample {
+        first_seen: polled_at,
+        seen_until: polled_at,
+        status: text(r, "job_status").map(str::to_ascii_uppercase),
+        interval: int("job_schedule_interval"),
+        schedule_start: time("job_schedule_start"),
+        runner_start: time("job_runner_start"),
+        runner_finish: time("job_runner_finish"),
+        cycles: int("job_runner_cycles"),
+        last_start: time("job_runner_last_cycle_start"),
+        last_finish: time("job_runner_last_cycle_finish"),
+    }
 }

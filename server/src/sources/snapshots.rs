@@ -1,7 +1,23 @@
 //! Sundial's own store: the one database Sundial writes (a SQLite file of its own, never a
 //! source). It keeps what a source forgets: the `LAST_EXECUTED` of every MySQL/MariaDB event,
-//! sampled at each poll, so that runs accumulate over time although MySQL keeps no run history.
+//! sampled at each poll, so that runs accumulate over time although MySQL keeps no run history;
+//! and each state of a MySQL `job` table row ([`JobSample`]: status, runner, cycle counter, last
+//! cycle), one row per state with the first and last poll that saw it, from which
+//! `job_table::reconstruct` rebuilds the cycles.
+//!
+//! The file's `user_version` is its schema's: 0 (event samples only, also job rows' last cycle
+//! starts under keys `job …`), 1 (adds `job_sample`; the old job keys' samples are copied into
+//! it as states without a counter). Opening migrates; older files stay readable.
+use app::engine::job_table::CycleSample as JobSample;
 use chrono::{DateTime, Utc};
+
+/// The columns of `job_sample` that make a [`JobSample`], for `SELECT`s (a literal: no outside text).
+macro_rules! sample_columns {
+    () => {
+        "first_seen, seen_until, status, interval_secs, schedule_start, runner_start, runner_finish, cycles, \
+         last_start, last_finish"
+    };
+}
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions};
 use std::path::Path;
 
@@ -64,6 +80,7 @@ impl Store {
             .connect_with(options)
             .await
             .map_err(|e| Error::Open { path: path.display().to_string(), message: e.to_string() })?;
+        let open_err = |e: sqlx::Error| Error::Open { path: path.display().to_string(), message: e.to_string() };
         for sql in [
             // One row per event Sundial has seen: when it first saw it.
             "CREATE TABLE IF NOT EXISTS event_watch (instance TEXT NOT NULL, event TEXT NOT NULL, \
@@ -73,11 +90,9 @@ impl Store {
              last_executed INTEGER NOT NULL, seen_until INTEGER NOT NULL, \
              PRIMARY KEY (instance, event, last_executed))",
         ] {
-            sqlx::query(sql)
-                .execute(&pool)
-                .await
-                .map_err(|e| Error::Open { path: path.display().to_string(), message: e.to_string() })?;
+            sqlx::query(sql).execute(&pool).await.map_err(open_err)?;
         }
+        migrate(&pool).await.map_err(open_err)?;
         Ok(Store { pool })
     }
 
@@ -141,4 +156,191 @@ impl Store {
             samples: rows.into_iter().map(|(a, b)| (ts(a), ts(b))).collect(),
         })
     }
+
+    /// Record one poll of one `job` table row: it exists at `polled_at` (the job's first poll
+    /// is kept, as for events), and its state is `state` (polls ignored). The same state as the
+    /// last one recorded extends it; another starts a new sample. A poll older than the last
+    /// sample's first is ignored.
+    pub async fn record_job(
+        &self,
+        instance: &str,
+        job: &str,
+        state: &JobSample,
+        polled_at: DateTime<Utc>,
+    ) -> Result<(), Error> {
+        let mut tx = self.pool.begin().await.map_err(query)?;
+        sqlx::query("INSERT OR IGNORE INTO event_watch (instance, event, first_seen) VALUES (?, ?, ?)")
+            .bind(instance)
+            .bind(job)
+            .bind(polled_at.timestamp())
+            .execute(&mut *tx)
+            .await
+            .map_err(query)?;
+        let latest = sqlx::query_as::<_, SampleRow>(concat!(
+            "SELECT ",
+            sample_columns!(),
+            " FROM job_sample WHERE instance = ? AND job = ? ORDER BY first_seen DESC LIMIT 1"
+        ))
+        .bind(instance)
+        .bind(job)
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(query)?
+        .map(SampleRow::sample);
+        let at = micros(polled_at);
+        match latest {
+            Some(l) if micros(l.first_seen) > at => {}
+            Some(l) if l.same_state(state) => {
+                sqlx::query(
+                    "UPDATE job_sample SET seen_until = max(seen_until, ?) WHERE instance = ? AND job = ? AND first_seen = ?",
+                )
+                .bind(at)
+                .bind(instance)
+                .bind(job)
+                .bind(micros(l.first_seen))
+                .execute(&mut *tx)
+                .await
+                .map_err(query)?;
+            }
+            _ => {
+                sqlx::query(
+                    "INSERT OR REPLACE INTO job_sample (instance, job, first_seen, seen_until, status, interval_secs, \
+                     schedule_start, runner_start, runner_finish, cycles, last_start, last_finish) \
+                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                )
+                .bind(instance)
+                .bind(job)
+                .bind(at)
+                .bind(at)
+                .bind(state.status.as_deref())
+                .bind(state.interval)
+                .bind(state.schedule_start.map(micros))
+                .bind(state.runner_start.map(micros))
+                .bind(state.runner_finish.map(micros))
+                .bind(state.cycles)
+                .bind(state.last_start.map(micros))
+                .bind(state.last_finish.map(micros))
+                .execute(&mut *tx)
+                .await
+                .map_err(query)?;
+            }
+        }
+        tx.commit().await.map_err(query)
+    }
+
+    /// The samples of one job that were still seen at or after `since`, and the one before
+    /// them (the runner they continue), oldest first.
+    pub async fn job_samples(&self, instance: &str, job: &str, since: DateTime<Utc>) -> Result<Vec<JobSample>, Error> {
+        let rows: Vec<SampleRow> = sqlx::query_as(concat!(
+            "SELECT ",
+            sample_columns!(),
+            " FROM job_sample WHERE instance = ?1 AND job = ?2 AND first_seen >= coalesce((SELECT max(first_seen) \
+             FROM job_sample WHERE instance = ?1 AND job = ?2 AND seen_until < ?3), 0) ORDER BY first_seen"
+        ))
+        .bind(instance)
+        .bind(job)
+        .bind(micros(since))
+        .fetch_all(&self.pool)
+        .await
+        .map_err(query)?;
+        Ok(rows.into_iter().map(SampleRow::sample).collect())
+    }
+
+    /// The first sample of one job, and the first poll that saw the job (which may be older:
+    /// samples from before the store kept states are gone).
+    pub async fn job_first(
+        &self,
+        instance: &str,
+        job: &str,
+    ) -> Result<(Option<JobSample>, Option<DateTime<Utc>>), Error> {
+        let first = sqlx::query_as::<_, SampleRow>(concat!(
+            "SELECT ",
+            sample_columns!(),
+            " FROM job_sample WHERE instance = ? AND job = ? ORDER BY first_seen LIMIT 1"
+        ))
+        .bind(instance)
+        .bind(job)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(query)?
+        .map(SampleRow::sample);
+        let watched: Option<i64> =
+            sqlx::query_scalar("SELECT first_seen FROM event_watch WHERE instance = ? AND event = ?")
+                .bind(instance)
+                .bind(job)
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(query)?;
+        Ok((first, watched.and_then(|s| DateTime::from_timestamp(s, 0))))
+    }
+}
+
+/// The schema's version this code writes (the file's `user_version`).
+const SCHEMA_VERSION: i64 = 1;
+
+/// Bring an older file up to [`SCHEMA_VERSION`], in one transaction.
+async fn migrate(pool: &SqlitePool) -> Result<(), sqlx::Error> {
+    let mut tx = pool.begin().await?;
+    let version: i64 = sqlx::query_scalar("PRAGMA user_version").fetch_one(&mut *tx).await?;
+    if version < 1 {
+        // Each state of a `job` table row (times in microseconds since the epoch, UTC), with
+        // the first and last poll that saw it.
+        sqlx::query(
+            "CREATE TABLE IF NOT EXISTS job_sample (instance TEXT NOT NULL, job TEXT NOT NULL, \
+             first_seen INTEGER NOT NULL, seen_until INTEGER NOT NULL, status TEXT, interval_secs INTEGER, \
+             schedule_start INTEGER, runner_start INTEGER, runner_finish INTEGER, cycles INTEGER, \
+             last_start INTEGER, last_finish INTEGER, PRIMARY KEY (instance, job, first_seen))",
+        )
+        .execute(&mut *tx)
+        .await?;
+        // Version 0 kept a job's last cycle starts as event samples (`job …`), each with the last
+        // poll that saw it: a state without a counter, first seen (as far as is known) then.
+        sqlx::query(
+            "INSERT OR IGNORE INTO job_sample (instance, job, first_seen, seen_until, last_start) \
+             SELECT instance, event, seen_until * 1000000, seen_until * 1000000, last_executed * 1000000 \
+             FROM event_sample WHERE event LIKE 'job %'",
+        )
+        .execute(&mut *tx)
+        .await?;
+    }
+    if version < SCHEMA_VERSION {
+        sqlx::query(sqlx::AssertSqlSafe(format!("PRAGMA user_version = {SCHEMA_VERSION}"))).execute(&mut *tx).await?;
+    }
+    tx.commit().await
+}
+
+#[derive(sqlx::FromRow)]
+struct SampleRow {
+    first_seen: i64,
+    seen_until: i64,
+    status: Option<String>,
+    interval_secs: Option<i64>,
+    schedule_start: Option<i64>,
+    runner_start: Option<i64>,
+    runner_finish: Option<i64>,
+    cycles: Option<i64>,
+    last_start: Option<i64>,
+    last_finish: Option<i64>,
+}
+
+impl SampleRow {
+    fn sample(self) -> JobSample {
+        let t = |v: i64| DateTime::from_timestamp_micros(v).unwrap_or_default();
+        JobSample {
+            first_seen: t(self.first_seen),
+            seen_until: t(self.seen_until),
+            status: self.status,
+            interval: self.interval_secs,
+            schedule_start: self.schedule_start.map(t),
+            runner_start: self.runner_start.map(t),
+            runner_finish: self.runner_finish.map(t),
+            cycles: self.cycles,
+            last_start: self.last_start.map(t),
+            last_finish: self.last_finish.map(t),
+        }
+    }
+}
+
+fn micros(t: DateTime<Utc>) -> i64 {
+    t.timestamp_micros()
 }

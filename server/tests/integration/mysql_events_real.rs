@@ -185,6 +185,7 @@ async fn mariadb_events_runs_failures_and_a_stopped_scheduler_as_a_least_privile
 #[tokio::test(flavor = "multi_thread")]
 async fn seed002_job_table_cycles_accumulate_from_sundials_samples() {
     const PORT2: u16 = port::MARIA_SEED002;
+    const STUCK: TimeDelta = server::sources::job_table::DEFAULT_STUCK_AFTER;
     let server = TestServer::mariadb("sundial-seed002-", PORT2);
     let root = server.maria_root().await;
     for sql in [
@@ -199,8 +200,9 @@ async fn seed002_job_table_cycles_accumulate_from_sundials_samples() {
         "INSERT INTO sched.job (job_owner, job_name, job_procedure_schema, job_procedure_name, job_schedule_start, job_schedule_interval, job_status, job_runner_start, job_runner_cycles) \
          VALUES ('etl', 'every_second', 'sched', 'p_load', UTC_TIMESTAMP() - INTERVAL 1 SECOND, 1, 'RUNNING', UTC_TIMESTAMP(), 0), \
                 ('etl', 'broken', 'sched', 'p_broken', '2026-01-01 00:00:00', 3600, 'ERROR', '2026-01-01 00:00:00', 5)",
-        // The stopped job's last cycle is well in the past.
-        "UPDATE sched.job SET job_runner_last_cycle_start = UTC_TIMESTAMP() - INTERVAL 10 MINUTE, job_runner_last_cycle_finish = UTC_TIMESTAMP() - INTERVAL 9 MINUTE WHERE job_name = 'broken'",
+        // The stopped job's last cycle, well in the past, failed: its finish never written, the runner's end a minute later.
+        "UPDATE sched.job SET job_runner_last_cycle_start = UTC_TIMESTAMP() - INTERVAL 10 MINUTE, job_runner_last_cycle_finish = UTC_TIMESTAMP() - INTERVAL 70 MINUTE, \
+         job_runner_finish = UTC_TIMESTAMP() - INTERVAL 9 MINUTE WHERE job_name = 'broken'",
         // The runner: one cycle a second.
         "CREATE EVENT sched.runner ON SCHEDULE EVERY 1 SECOND DO UPDATE sched.job SET job_runner_cycles = job_runner_cycles + 1, \
          job_runner_last_cycle_start = UTC_TIMESTAMP(), job_runner_last_cycle_finish = UTC_TIMESTAMP() WHERE job_name = 'every_second'",
@@ -237,18 +239,26 @@ async fn seed002_job_table_cycles_accumulate_from_sundials_samples() {
             tokio::time::sleep(Duration::from_millis(50)).await; // re-checks the condition
         }
         let w = Window::new(start - TimeDelta::hours(1), Utc::now() + TimeDelta::seconds(1));
-        let input =
-            server::sources::job_table::read_instance(&mut db, &store, "maria-jobs", chrono_tz::UTC, w, Utc::now())
-                .await
-                .expect("read")
-                .input;
+        let input = server::sources::job_table::read_instance(
+            &mut db,
+            &store,
+            "maria-jobs",
+            chrono_tz::UTC,
+            w,
+            Utc::now(),
+            STUCK,
+        )
+        .await
+        .expect("read")
+        .input;
         seen_cycles.push(input.jobs[1].runs.len());
     }
     let w = Window::new(start - TimeDelta::hours(1), Utc::now() + TimeDelta::seconds(1));
-    let input = server::sources::job_table::read_instance(&mut db, &store, "maria-jobs", chrono_tz::UTC, w, Utc::now())
-        .await
-        .unwrap()
-        .input;
+    let input =
+        server::sources::job_table::read_instance(&mut db, &store, "maria-jobs", chrono_tz::UTC, w, Utc::now(), STUCK)
+            .await
+            .unwrap()
+            .input;
     let names: Vec<&str> = input.jobs.iter().map(|j| j.name.as_str()).collect();
     assert_eq!(names, ["etl.every_second", "etl.broken"]);
     let every = &input.jobs[0];
@@ -259,7 +269,7 @@ async fn seed002_job_table_cycles_accumulate_from_sundials_samples() {
         "samples start with the first poll"
     );
     let broken = &input.jobs[1];
-    assert!(!broken.enabled, "status ERROR expects nothing");
+    assert!(broken.enabled, "status ERROR: a forecast up to the failed cycle");
     assert_eq!(broken.runs.len(), 1);
     assert_eq!(broken.runs[0].outcome, RunOutcome::Failed);
     assert_eq!(broken.runs[0].duration_secs, 60);

@@ -22,7 +22,7 @@ use sqlx::Row;
 use sqlx::mysql::{MySqlDatabaseError, MySqlPool};
 
 use super::connect::{self, Kept};
-use super::snapshots::Store;
+use super::snapshots::{EventSamples, Store};
 use super::{BoxFuture, ReadContext, Source, SourceError, SourceRead};
 
 fn query_error(object: &'static str, grant: &'static str, e: sqlx::Error) -> SourceError {
@@ -194,125 +194,189 @@ pub async fn read_instance(
 ) -> Result<(InstanceInput, Vec<Diagnostic>), SourceError> {
     let mut notes = Vec::new();
     let tz = server_zone(pool, zone_override, &mut notes).await?;
-    // Every event visible to this user; times as text, in each event's own TIME_ZONE.
-    let rows = sqlx::query(
-        "SELECT EVENT_SCHEMA AS s, EVENT_NAME AS n, DEFINER AS d, TIME_ZONE AS tz, EVENT_TYPE AS ty, \
-         CAST(EXECUTE_AT AS CHAR) AS at, CAST(INTERVAL_VALUE AS CHAR) AS iv, INTERVAL_FIELD AS f, \
-         CAST(STARTS AS CHAR) AS starts, CAST(ENDS AS CHAR) AS ends, STATUS AS st, ON_COMPLETION AS oc, \
-         CAST(LAST_EXECUTED AS CHAR) AS le \
-         FROM information_schema.EVENTS ORDER BY EVENT_SCHEMA, EVENT_NAME",
-    )
-    .fetch_all(pool)
-    .await
-    .map_err(|e| query_error("information_schema.EVENTS", "the EVENT privilege on the events' schemas", e))?;
-    if rows.is_empty() {
-        notes.push(Diagnostic::new(
-            Severity::Warning,
-            Some("EVENT"),
-            None,
-            "no events are visible: information_schema.EVENTS lists only events in schemas where this user has the \
-             EVENT privilege (GRANT EVENT ON shop.* TO …); either there are none or the grant is missing",
-        ));
+    let events = events(pool).await?;
+    if events.is_empty() {
+        notes.push(no_events_note());
     }
     let executions = executions(pool, &mut notes).await;
 
-    let text =
-        |r: &sqlx::mysql::MySqlRow, c: &str| -> Option<String> { r.try_get::<Option<String>, _>(c).ok().flatten() };
-    let mut jobs = Vec::with_capacity(rows.len());
-    for (i, r) in rows.iter().enumerate() {
-        let id = i as i64 + 1;
-        let schema = text(r, "s").unwrap_or_default();
-        let ev_name = text(r, "n").unwrap_or_default();
-        let key = format!("{schema}.{ev_name}");
-        let event = MysqlEvent {
-            event_schema: Some(schema.clone()),
-            event_name: Some(ev_name.clone()),
-            event_type: text(r, "ty"),
-            execute_at: text(r, "at"),
-            interval_value: text(r, "iv"),
-            interval_field: text(r, "f"),
-            starts: text(r, "starts"),
-            ends: text(r, "ends"),
-            status: text(r, "st"),
-            on_completion: text(r, "oc"),
-            time_zone: text(r, "tz"),
-            last_executed: text(r, "le"),
-        };
+    let mut jobs = Vec::with_capacity(events.len());
+    for (i, row) in events.into_iter().enumerate() {
         let mut diagnostics = Vec::new();
-        let zone_text = event.time_zone.clone().unwrap_or_else(|| "SYSTEM".into());
-        let zone =
-            if zone_text.eq_ignore_ascii_case("SYSTEM") { Some(Zone::Named(tz)) } else { parse_zone(&zone_text) };
-        let last = match (&event.last_executed, zone) {
-            (None, _) => None,
-            (Some(le), Some(z)) => to_utc(le, z).or_else(|| {
-                diagnostics.push(Diagnostic::warning(
-                    "LAST_EXECUTED",
-                    le,
-                    "not a time Sundial can read; this poll's sample is lost",
-                ));
-                None
-            }),
-            (Some(le), None) => {
-                diagnostics.push(Diagnostic::warning(
-                    "TIME_ZONE",
-                    &zone_text,
-                    format!("unknown zone; LAST_EXECUTED {le} not sampled"),
-                ));
-                None
-            }
-        };
+        let last = last_executed(&row.event, tz, &mut diagnostics);
+        let key = row.key();
         store.record(name, &key, last, polled_at).await?;
         let seen = store.samples(name, &key, window.start).await?;
+        jobs.push(row.into_job(i as i64 + 1, &executions, &seen, window, diagnostics));
+    }
+    Ok((InstanceInput { name: name.to_owned(), tz: tz.into(), jobs, agent_starts: Vec::new() }, notes))
+}
 
-        // Runs: performance_schema's executions where it still has them (every execution,
-        // with its outcome); before its oldest one, one run per distinct LAST_EXECUTED.
-        let mut runs: Vec<Run> = executions
-            .iter()
-            .filter(|x| x.schema == schema && x.name == ev_name && window.contains(x.start))
-            .map(|x| Run {
-                start: x.start,
-                duration_secs: x.secs,
-                outcome: if x.error.is_some() { RunOutcome::Failed } else { RunOutcome::Succeeded },
-                trigger: Trigger::Schedule(Some(id)),
-                message: x.error.clone().unwrap_or_default(),
-            })
-            .collect();
-        let covered_from = runs.iter().map(|r| r.start - chrono::TimeDelta::seconds(SAME_EXECUTION_SECS)).min();
-        runs.extend(
-            seen.samples.iter().filter(|(at, _)| window.contains(*at) && covered_from.is_none_or(|c| *at < c)).map(
-                |(at, _)| Run {
-                    start: *at,
-                    duration_secs: 0,
-                    outcome: RunOutcome::Succeeded,
-                    trigger: Trigger::Schedule(Some(id)),
-                    message: String::new(),
-                },
-            ),
-        );
-        runs.sort_by_key(|r| r.start);
+/// Every event visible to this user; times as text, in each event's own TIME_ZONE.
+const Q_EVENTS: &str = "SELECT EVENT_SCHEMA AS s, EVENT_NAME AS n, DEFINER AS d, TIME_ZONE AS tz, EVENT_TYPE AS ty, \
+     CAST(EXECUTE_AT AS CHAR) AS at, CAST(INTERVAL_VALUE AS CHAR) AS iv, INTERVAL_FIELD AS f, \
+     CAST(STARTS AS CHAR) AS starts, CAST(ENDS AS CHAR) AS ends, STATUS AS st, ON_COMPLETION AS oc, \
+     CAST(LAST_EXECUTED AS CHAR) AS le \
+     FROM information_schema.EVENTS ORDER BY EVENT_SCHEMA, EVENT_NAME";
 
+/// The rows of [`Q_EVENTS`], in its order.
+async fn events(pool: &MySqlPool) -> Result<Vec<EventRow>, SourceError> {
+    let rows = sqlx::query(Q_EVENTS)
+        .fetch_all(pool)
+        .await
+        .map_err(|e| query_error("information_schema.EVENTS", "the EVENT privilege on the events' schemas", e))?;
+    Ok(rows.iter().map(|r| EventRow::from_columns(|c| r.try_get::<Option<String>, _>(c).ok().flatten())).collect())
+}
+
+/// The instance's warning when [`Q_EVENTS`] returns nothing.
+fn no_events_note() -> Diagnostic {
+    Diagnostic::new(
+        Severity::Warning,
+        Some("EVENT"),
+        None,
+        "no events are visible: information_schema.EVENTS lists only events in schemas where this user has the \
+         EVENT privilege (GRANT EVENT ON shop.* TO …); either there are none or the grant is missing",
+    )
+}
+
+/// One row of [`Q_EVENTS`]: the event as the engine reads it, and what names it.
+struct EventRow {
+    schema: String,
+    name: String,
+    definer: String,
+    event: MysqlEvent,
+}
+
+impl EventRow {
+    /// The row from its columns by alias (`None` for NULL or unreadable).
+    fn from_columns(text: impl Fn(&str) -> Option<String>) -> Self {
+        let schema = text("s").unwrap_or_default();
+        let name = text("n").unwrap_or_default();
+        let event = MysqlEvent {
+            event_schema: Some(schema.clone()),
+            event_name: Some(name.clone()),
+            event_type: text("ty"),
+            execute_at: text("at"),
+            interval_value: text("iv"),
+            interval_field: text("f"),
+            starts: text("starts"),
+            ends: text("ends"),
+            status: text("st"),
+            on_completion: text("oc"),
+            time_zone: text("tz"),
+            last_executed: text("le"),
+        };
+        EventRow { schema, name, definer: text("d").unwrap_or_default(), event }
+    }
+
+    /// The event's key in Sundial's store, and its job's id and name: `schema.name`.
+    fn key(&self) -> String {
+        format!("{}.{}", self.schema, self.name)
+    }
+
+    /// The event as a job: schedule `id`, its runs in `window` from `executions` and the
+    /// samples `seen`, its history horizon and unobserved spans from the samples.
+    /// `diagnostics` are this poll's so far; a note on the horizon follows them.
+    fn into_job(
+        self,
+        id: i64,
+        executions: &[Execution],
+        seen: &EventSamples,
+        window: Window,
+        mut diagnostics: Vec<Diagnostic>,
+    ) -> JobInput {
+        let key = self.key();
+        let runs = event_runs(&self.schema, &self.name, id, executions, seen, window);
         // Between a poll that still saw sample k and sample k+1: only the last execution shows.
         let unobserved = seen.unobserved();
         let horizon = seen.horizon();
-        if let Some(h) = horizon.filter(|h| *h > window.start) {
-            diagnostics.push(Diagnostic::info(format!(
-                "MySQL keeps no run history: Sundial's own samples of LAST_EXECUTED start at {} UTC; earlier runs are unknown",
-                h.format("%Y-%m-%d %H:%M:%S")
-            )));
-        }
-        let enabled = event.status.as_deref().is_some_and(|s| s.eq_ignore_ascii_case("ENABLED"));
-        let definer = text(r, "d").unwrap_or_default();
-        jobs.push(JobInput {
+        diagnostics.extend(horizon_note(horizon, window));
+        let enabled = self.event.status.as_deref().is_some_and(|s| s.eq_ignore_ascii_case("ENABLED"));
+        JobInput {
             id: key.clone(),
             name: key,
-            category: format!("{schema} / {definer}"),
+            category: format!("{} / {}", self.schema, self.definer),
             enabled,
-            schedules: vec![JobSchedule { id, name: ev_name, enabled, schedule: Schedule::MysqlEvent(event) }],
+            schedules: vec![JobSchedule { id, name: self.name, enabled, schedule: Schedule::MysqlEvent(self.event) }],
             runs,
             history_horizon: horizon,
             unobserved,
             diagnostics,
-        });
+        }
     }
-    Ok((InstanceInput { name: name.to_owned(), tz: tz.into(), jobs, agent_starts: Vec::new() }, notes))
+}
+
+/// The instant of the event's `LAST_EXECUTED`, read in its TIME_ZONE (`SYSTEM`: the server's
+/// `tz`); `None` when never executed, or with a warning when unreadable (this poll's sample is
+/// then lost).
+fn last_executed(event: &MysqlEvent, tz: Tz, diagnostics: &mut Vec<Diagnostic>) -> Option<DateTime<Utc>> {
+    let zone_text = event.time_zone.clone().unwrap_or_else(|| "SYSTEM".into());
+    let zone = if zone_text.eq_ignore_ascii_case("SYSTEM") { Some(Zone::Named(tz)) } else { parse_zone(&zone_text) };
+    match (&event.last_executed, zone) {
+        (None, _) => None,
+        (Some(le), Some(z)) => to_utc(le, z).or_else(|| {
+            diagnostics.push(Diagnostic::warning(
+                "LAST_EXECUTED",
+                le,
+                "not a time Sundial can read; this poll's sample is lost",
+            ));
+            None
+        }),
+        (Some(le), None) => {
+            diagnostics.push(Diagnostic::warning(
+                "TIME_ZONE",
+                &zone_text,
+                format!("unknown zone; LAST_EXECUTED {le} not sampled"),
+            ));
+            None
+        }
+    }
+}
+
+/// One event's runs in `window`, by start: performance_schema's executions where it still has
+/// them (every execution, with its outcome); before its oldest one, one run per distinct
+/// LAST_EXECUTED sample.
+fn event_runs(
+    schema: &str,
+    name: &str,
+    id: i64,
+    executions: &[Execution],
+    seen: &EventSamples,
+    window: Window,
+) -> Vec<Run> {
+    let mut runs: Vec<Run> = executions
+        .iter()
+        .filter(|x| x.schema == schema && x.name == name && window.contains(x.start))
+        .map(|x| Run {
+            start: x.start,
+            duration_secs: x.secs,
+            outcome: if x.error.is_some() { RunOutcome::Failed } else { RunOutcome::Succeeded },
+            trigger: Trigger::Schedule(Some(id)),
+            message: x.error.clone().unwrap_or_default(),
+        })
+        .collect();
+    let covered_from = runs.iter().map(|r| r.start - chrono::TimeDelta::seconds(SAME_EXECUTION_SECS)).min();
+    runs.extend(
+        seen.samples.iter().filter(|(at, _)| window.contains(*at) && covered_from.is_none_or(|c| *at < c)).map(
+            |(at, _)| Run {
+                start: *at,
+                duration_secs: 0,
+                outcome: RunOutcome::Succeeded,
+                trigger: Trigger::Schedule(Some(id)),
+                message: String::new(),
+            },
+        ),
+    );
+    runs.sort_by_key(|r| r.start);
+    runs
+}
+
+/// An info when Sundial's samples start inside the window: runs before them are unknown.
+fn horizon_note(horizon: Option<DateTime<Utc>>, window: Window) -> Option<Diagnostic> {
+    horizon.filter(|h| *h > window.start).map(|h| {
+        Diagnostic::info(format!(
+            "MySQL keeps no run history: Sundial's own samples of LAST_EXECUTED start at {} UTC; earlier runs are unknown",
+            h.format("%Y-%m-%d %H:%M:%S")
+        ))
+    })
 }

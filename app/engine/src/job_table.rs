@@ -577,6 +577,9 @@ struct Ctx<'a> {
     out: &'a mut History,
     /// Cycles not placed, with the first stretch they lie in.
     unplaced: (i64, Option<Window>),
+    /// Cycles placed so far, and whether the cap cut some off.
+    placed: usize,
+    capped: bool,
 }
 
 impl Ctx<'_> {
@@ -624,7 +627,8 @@ pub fn reconstruct(
         }
     }
     let mut out = History::default();
-    let mut cx = Ctx { schedule, stuck_after, now, window, out: &mut out, unplaced: (0, None) };
+    let mut cx =
+        Ctx { schedule, stuck_after, now, window, out: &mut out, unplaced: (0, None), placed: 0, capped: false };
     for (i, samples) in runners.iter().enumerate() {
         let next = runners.get(i + 1).map(|n| n[0]);
         let counted = samples[0].runner_start.is_some() && samples.iter().all(|s| s.started().is_some());
@@ -646,6 +650,13 @@ pub fn reconstruct(
                 ts(w.start),
                 ts(w.end)
             ),
+        ));
+    }
+    if cx.capped {
+        cx.out.diagnostics.push(Diagnostic::warning(
+            "job_runner_cycles",
+            super::dialect::MAX_OCCURRENCES,
+            "more cycles in the window than Sundial places: the rest are left out",
         ));
     }
     out.runs.sort_by_key(|r| r.start);
@@ -716,28 +727,40 @@ fn runner(samples: &[&CycleSample], next: Option<&CycleSample>, cx: &mut Ctx) {
         let ((ia, ta), (ib, tb)) = (w[0], w[1]);
         let k = ib - ia;
         let interval = known[&ib].interval.filter(|i| *i >= 1 && known[&ia].interval.is_none_or(|a| a == *i));
-        let fits = interval.is_some_and(|i| (tb - ta - secs(k.saturating_mul(i))).abs() <= tolerance(k));
-        let held = known[&ia].finish.or(known[&ia].running_until).is_some_and(|f| f + tolerance(1) >= tb);
+        let fits = interval.is_some_and(|i| {
+            let want = k.checked_mul(i).and_then(TimeDelta::try_seconds);
+            want.and_then(|w| (tb - ta).checked_sub(&w)).is_some_and(|d| d.abs() <= tolerance(k))
+        });
+        let held = known[&ia].finish.or(known[&ia].running_until).is_some_and(|f| plus(f, tolerance(1)) >= tb);
         let chained = fits || (k == 1 && held);
         let kind = if chained { AnchorKind::Chain } else { AnchorKind::Fresh };
         cx.out.anchors.push(Anchor { at: tb, kind, interval });
         if fits && k >= 2 {
-            let step = (tb - ta) / i32::try_from(k).unwrap_or(i32::MAX);
-            for j in 1..k {
-                let at = plus(ta, step * i32::try_from(j).unwrap_or(i32::MAX));
-                // Only what the window needs: the runner may be years old.
-                if at < cx.window.start - secs(1) || at >= cx.window.end {
+            // Evenly between the two (the few seconds the runner drifts spread over the gap), and
+            // only those the window needs: the runner may be years old.
+            let gap = (tb - ta).num_milliseconds();
+            let at =
+                |j: i64| plus(ta, TimeDelta::milliseconds(((i128::from(gap) * i128::from(j)) / i128::from(k)) as i64));
+            let per = (gap / k).max(1);
+            let from = ((cx.window.start - ta).num_milliseconds() / per - 1).clamp(1, k);
+            let to = ((cx.window.end - ta).num_milliseconds() / per + 1).clamp(1, k);
+            for j in from..to {
+                let t = at(j);
+                if t < plus(cx.window.start, secs(-1)) || t >= cx.window.end {
                     continue;
                 }
+                if cx.placed >= super::dialect::MAX_OCCURRENCES {
+                    cx.capped = true;
+                    break;
+                }
+                cx.placed += 1;
                 let why = format!(
-                    "placed by the cycle counter (job_runner_cycles): cycle {} of the runner started {}, between \
-                     the cycles Sundial saw at {} and {}; its start is estimated from the interval",
-                    ia + j + 1,
-                    ts(samples[0].runner_start.unwrap_or(first_cycle)),
+                    "placed by the cycle counter (job_runner_cycles), between the cycles seen at {} and {}; its start \
+                     is estimated from the interval",
                     ts(ta),
                     ts(tb)
                 );
-                placed.push((ia + j, at, why));
+                placed.push((ia + j, t, why));
             }
         } else if !chained {
             cx.unobserved(ta, tb);
@@ -991,7 +1014,30 @@ mod tests {
             ..sample("2026-03-02T00:30:00Z", "2026-03-02T00:30:00Z")
         };
         let huge = CycleSample { cycles: Some(i64::MAX), interval: Some(i64::MAX), ..weird.clone() };
-        let h = reconstruct(&[weird, huge], 1, day(), secs(3600), t("2026-03-02T05:30:00Z"));
-        assert!(h.runs.len() <= 2);
+        let far = CycleSample { runner_start: Some(DateTime::<Utc>::MIN_UTC), ..weird.clone() };
+        let h = reconstruct(&[weird, huge, far], 1, day(), secs(3600), t("2026-03-02T05:30:00Z"));
+        assert!(h.runs.len() <= 3);
+    }
+
+    #[test]
+    fn a_runner_decades_old_places_only_the_window() {
+        let old = CycleSample {
+            interval: Some(60),
+            runner_start: Some(t("1996-03-02T00:00:00Z")),
+            cycles: Some(15_778_080),
+            last_start: Some(t("2026-03-02T00:00:00Z")),
+            last_finish: Some(t("2026-03-02T00:00:30Z")),
+            ..sample("2026-03-02T00:01:00Z", "2026-03-02T00:01:00Z")
+        };
+        let new = CycleSample {
+            cycles: Some(15_778_080 + 1440),
+            last_start: Some(t("2026-03-03T00:00:00Z")),
+            last_finish: Some(t("2026-03-03T00:00:30Z")),
+            ..old.clone()
+        };
+        let h = reconstruct(&[old, new], 1, day(), secs(3600), t("2026-03-03T00:01:00Z"));
+        assert_eq!(h.runs.len(), 1440, "a day of minutes");
+        assert!(h.runs.iter().all(|r| day().contains(r.start) && r.outcome == RunOutcome::Succeeded));
+        assert!(h.runs.windows(2).all(|w| w[1].start - w[0].start == secs(60)));
     }
 }

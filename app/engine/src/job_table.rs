@@ -1020,6 +1020,52 @@ mod tests {
     }
 
     #[test]
+    fn a_pause_seen_between_cycles_stops_the_cadence_until_the_next_cycle() {
+        let before = CycleSample {
+            cycles: Some(3),
+            last_start: Some(t("2026-03-02T02:00:00Z")),
+            last_finish: Some(t("2026-03-02T02:01:00Z")),
+            ..sample("2026-03-02T02:30:00Z", "2026-03-02T02:30:00Z")
+        };
+        let paused = CycleSample { status: Some("PAUSED".into()), ..before.clone() };
+        let paused =
+            CycleSample { first_seen: t("2026-03-02T04:30:00Z"), seen_until: t("2026-03-02T04:30:00Z"), ..paused };
+        let resumed = CycleSample {
+            status: Some("RUNNING".into()),
+            last_start: Some(t("2026-03-02T05:00:00Z")),
+            ..sample("2026-03-02T05:10:00Z", "2026-03-02T05:10:00Z")
+        };
+        let resumed = CycleSample { cycles: Some(3), last_finish: Some(t("2026-03-02T02:01:00Z")), ..resumed };
+        let h = reconstruct(&[before, paused, resumed], 1, day(), secs(3600), t("2026-03-02T05:10:00Z"));
+        let s = RunOutcome::Succeeded;
+        assert_eq!(
+            starts(&h),
+            [("00:00".into(), s), ("01:00".into(), s), ("02:00".into(), s), ("05:00".into(), RunOutcome::InProgress)]
+        );
+        let kinds: Vec<(String, AnchorKind)> =
+            h.anchors.iter().map(|a| (a.at.format("%H:%M").to_string(), a.kind)).collect();
+        assert_eq!(
+            kinds,
+            [
+                ("00:00".into(), AnchorKind::Fresh),
+                ("02:00".into(), AnchorKind::Stop),
+                ("05:00".into(), AnchorKind::Fresh)
+            ]
+        );
+        // The forecast from them: nothing due while paused.
+        let row = JobTableRow {
+            job_schedule_start: Some("2026-03-02 00:00:00".into()),
+            job_schedule_interval: Some("3600".into()),
+            job_status: Some("RUNNING".into()),
+            cycle_anchors: h.anchors,
+            ..JobTableRow::default()
+        };
+        let f = forecast(1, &row, Zone::UTC, Window::new(t("2026-03-02T00:00:00Z"), t("2026-03-02T07:00:00Z")));
+        let due: Vec<String> = f.occurrences.iter().map(|o| o.at.format("%H:%M").to_string()).collect();
+        assert_eq!(due, ["00:00", "01:00", "02:00", "05:00", "06:00"]);
+    }
+
+    #[test]
     fn a_runner_decades_old_places_only_the_window() {
         let old = CycleSample {
             interval: Some(60),

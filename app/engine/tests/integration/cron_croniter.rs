@@ -1,5 +1,5 @@
 //! Cross-check against an implementation nobody here wrote: Sundial's pg_cron forecasts
-//! against croniter (PyPI, installed by `.ci/install-deps`) on generated expressions, 20 next
+//! against croniter (PyPI, installed into `.venv` by `.ci/install-deps`) on generated expressions, 20 next
 //! runs each, all in UTC.
 //!
 //! The generator stays inside the semantics both share:
@@ -110,7 +110,10 @@ fn sundial_agrees_with_croniter() {
     let cases: Vec<(String, NaiveDateTime)> = (0..EXPRESSIONS).map(|_| (expression(&mut r), start(&mut r))).collect();
 
     let script = crate::support::file("croniter_next.py");
-    let mut child = Command::new("python3")
+    // croniter lives in the repository's .venv (`.ci/install-deps`); any python3 with it will do.
+    let venv = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.venv/bin/python3");
+    let python = if venv.exists() { venv } else { std::path::PathBuf::from("python3") };
+    let mut child = Command::new(python)
         .arg(script)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -14,9 +14,9 @@ use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqlitePool, SqlitePoolOptions};
 use tokio::sync::Mutex;
 
-use super::SourceError;
 use super::msdb::{self, MsdbClient};
 use super::tables::TablesDb;
+use super::{BoxFuture, ReadContext, Source, SourceError, SourceRead};
 use crate::config::{InstanceConfig, SecretSource, TablesEngine, resolve_secret};
 
 /// A connection (pool) opened on first use and kept between polls; [`Kept::forget`] drops it
@@ -211,5 +211,34 @@ impl TablesConn {
         self.pg.forget().await;
         self.my.forget().await;
         self.lite.forget().await;
+    }
+}
+
+/// How one read of a home-grown scheduler's tables goes, given the database they are in.
+pub type TablesRead = for<'a> fn(&'a mut TablesDb, ReadContext<'a>) -> BoxFuture<'a, Result<SourceRead, SourceError>>;
+
+/// A home-grown scheduler's tables as a [`Source`]: the connections kept between polls, and
+/// the kind's own read (`jobactivity::read`, `job_table::read`, …).
+pub struct TablesSource {
+    conn: TablesConn,
+    read: TablesRead,
+}
+
+impl TablesSource {
+    pub fn new(read: TablesRead) -> TablesSource {
+        TablesSource { conn: TablesConn::default(), read }
+    }
+}
+
+impl Source for TablesSource {
+    fn read<'a>(&'a self, cx: ReadContext<'a>) -> BoxFuture<'a, Result<SourceRead, SourceError>> {
+        Box::pin(async move {
+            let mut db = self.conn.open(cx.config).await?;
+            (self.read)(&mut db, cx).await
+        })
+    }
+
+    fn reset(&self) -> BoxFuture<'_, ()> {
+        Box::pin(self.conn.forget())
     }
 }

@@ -16,10 +16,9 @@ use app::engine::{Diagnostic, Schedule, Window};
 use chrono::{DateTime, NaiveDateTime, TimeDelta, Utc};
 use chrono_tz::Tz;
 
-use super::connect::TablesConn;
 use super::snapshots::Store;
 use super::tables::{self, Col, TablesDb, TextRow, text};
-use super::{BoxFuture, ReadContext, Source, SourceError, SourceRead};
+use super::{BoxFuture, ReadContext, SourceError, SourceRead};
 
 pub const COLUMNS: &[Col] = &[
     Col::Plain("job_id"),
@@ -38,26 +37,15 @@ pub const COLUMNS: &[Col] = &[
     Col::Time("job_runner_last_cycle_finish"),
 ];
 
-/// The MySQL `job` table as a [`Source`]; Sundial's store keeps the cycles the table forgets.
-#[derive(Default)]
-pub struct JobTable {
-    conn: TablesConn,
-}
-
-impl Source for JobTable {
-    fn read<'a>(&'a self, cx: ReadContext<'a>) -> BoxFuture<'a, Result<SourceRead, SourceError>> {
-        Box::pin(async move {
-            let c = cx.config;
-            let mut db = self.conn.open(c).await?;
-            let tz = c.time_zone.unwrap_or(chrono_tz::UTC);
-            let stuck_after = TimeDelta::from_std(c.stuck_after).unwrap_or(DEFAULT_STUCK_AFTER);
-            read_instance(&mut db, cx.store()?, &c.name, tz, cx.window, cx.now, stuck_after).await
-        })
-    }
-
-    fn reset(&self) -> BoxFuture<'_, ()> {
-        Box::pin(self.conn.forget())
-    }
+/// One read of the MySQL `job` table (the kind's read for [`super::connect::TablesSource`]);
+/// Sundial's store keeps the cycles the table forgets.
+pub fn read<'a>(db: &'a mut TablesDb, cx: ReadContext<'a>) -> BoxFuture<'a, Result<SourceRead, SourceError>> {
+    let c = cx.config;
+    Box::pin(async move {
+        let tz = c.time_zone.unwrap_or(chrono_tz::UTC);
+        let stuck_after = TimeDelta::from_std(c.stuck_after).unwrap_or(DEFAULT_STUCK_AFTER);
+        read_instance(db, cx.store()?, &c.name, tz, cx.window, cx.now, stuck_after).await
+    })
 }
 
 /// A cycle not finished after this long is taken as crashed, unless the instance says otherwise.

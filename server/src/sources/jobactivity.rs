@@ -20,9 +20,8 @@ use std::collections::BTreeMap;
 
 use crate::config::InstanceConfig;
 
-use super::connect::TablesConn;
 use super::tables::{self, Col, TablesDb, text};
-use super::{BoxFuture, ReadContext, Source, SourceError, SourceRead};
+use super::{BoxFuture, ReadContext, SourceError, SourceRead};
 
 pub const COLUMNS: &[Col] =
     &[Col::Plain("job_name"), Col::Time("start_execution_date"), Col::Time("stop_execution_date")];
@@ -92,26 +91,15 @@ impl Plan {
     }
 }
 
-/// The worker role's `jobactivity` table as a [`Source`]; the jobs' schedules and crash limits
-/// come from the configuration.
-#[derive(Default)]
-pub struct JobActivity {
-    conn: TablesConn,
-}
-
-impl Source for JobActivity {
-    fn read<'a>(&'a self, cx: ReadContext<'a>) -> BoxFuture<'a, Result<SourceRead, SourceError>> {
-        Box::pin(async move {
-            let c = cx.config;
-            let mut db = self.conn.open(c).await?;
-            let tz = c.time_zone.unwrap_or(chrono_tz::UTC);
-            read_instance(&mut db, &c.name, tz, &Plan::of(c), cx.window, cx.now).await
-        })
-    }
-
-    fn reset(&self) -> BoxFuture<'_, ()> {
-        Box::pin(self.conn.forget())
-    }
+/// One read of the worker role's `jobactivity` table (the kind's read for
+/// [`super::connect::TablesSource`]); the jobs' schedules and crash limits come from the
+/// configuration.
+pub fn read<'a>(db: &'a mut TablesDb, cx: ReadContext<'a>) -> BoxFuture<'a, Result<SourceRead, SourceError>> {
+    let c = cx.config;
+    Box::pin(async move {
+        let tz = c.time_zone.unwrap_or(chrono_tz::UTC);
+        read_instance(db, &c.name, tz, &Plan::of(c), cx.window, cx.now).await
+    })
 }
 
 /// One job as the read builds it: its name as shown, its runs, its findings.

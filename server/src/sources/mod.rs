@@ -8,8 +8,9 @@
 //! once, after reading, by [`finish`]: the zone override and the cross-check of the scheduler's
 //! own next run against Sundial's forecast.
 //!
-//! Adding a kind: a file here implementing [`Source`], a [`SourceKind`] variant and a line in
-//! [`open`].
+//! Adding a kind: a file here implementing [`Source`] (or, for a scheduler that keeps its state
+//! in plain tables, a `read` function that [`connect::TablesSource`] runs over the kept
+//! connection), a [`SourceKind`] variant and a line in [`open`].
 //!
 //! `snapshots` is Sundial's own store, the one database Sundial writes.
 use app::engine::fleet::InstanceInput;
@@ -35,6 +36,7 @@ pub mod service_broker;
 pub mod snapshots;
 pub mod tables;
 
+use connect::TablesSource;
 pub use error::SourceError;
 use snapshots::Store;
 
@@ -119,10 +121,10 @@ pub fn open(config: &InstanceConfig) -> Box<dyn Source> {
         SourceKind::PgCron => Box::new(pg_cron::PgCron::default()),
         SourceKind::MysqlEvents => Box::new(mysql_events::MysqlEvents::default()),
         SourceKind::SqliteDemo => Box::new(msdb_sqlite::DemoFile::default()),
-        SourceKind::JobActivity => Box::new(jobactivity::JobActivity::default()),
-        SourceKind::MysqlJobTable => Box::new(job_table::JobTable::default()),
-        SourceKind::ServiceBroker => Box::new(service_broker::ServiceBroker::default()),
-        SourceKind::Primentra => Box::new(primentra::Primentra::default()),
+        SourceKind::JobActivity => Box::new(TablesSource::new(jobactivity::read)),
+        SourceKind::MysqlJobTable => Box::new(TablesSource::new(job_table::read)),
+        SourceKind::ServiceBroker => Box::new(TablesSource::new(service_broker::read)),
+        SourceKind::Primentra => Box::new(TablesSource::new(primentra::read)),
     }
 }
 

@@ -30,9 +30,8 @@ use app::engine::{Diagnostic, Run, RunOutcome, Schedule, ScheduleId, Severity, T
 use chrono::{DateTime, TimeDelta, Utc};
 use chrono_tz::Tz;
 
-use super::connect::TablesConn;
 use super::tables::{self, Col, TablesDb, TextRow, text};
-use super::{BoxFuture, ReadContext, ReportedNext, Source, SourceError, SourceRead};
+use super::{BoxFuture, ReadContext, ReportedNext, SourceError, SourceRead};
 
 /// The entity columns Sundial reads (the design's dispatcher joins on `Id` and shows `Name`).
 pub const ENTITY_COLUMNS: &[Col] = &[Col::Plain("Id"), Col::Plain("Name")];
@@ -90,24 +89,11 @@ pub fn log_tail(db: &TablesDb, window: Window) -> String {
     )
 }
 
-/// Primentra's scheduler tables as a [`Source`]; its `SchedulerLog` becomes the log.
-#[derive(Default)]
-pub struct Primentra {
-    conn: TablesConn,
-}
-
-impl Source for Primentra {
-    fn read<'a>(&'a self, cx: ReadContext<'a>) -> BoxFuture<'a, Result<SourceRead, SourceError>> {
-        Box::pin(async move {
-            let c = cx.config;
-            let mut db = self.conn.open(c).await?;
-            read_instance(&mut db, &c.name, c.time_zone.unwrap_or(chrono_tz::UTC), cx.window, cx.now).await
-        })
-    }
-
-    fn reset(&self) -> BoxFuture<'_, ()> {
-        Box::pin(self.conn.forget())
-    }
+/// One read of Primentra's scheduler tables (the kind's read for
+/// [`super::connect::TablesSource`]); its `SchedulerLog` becomes the log.
+pub fn read<'a>(db: &'a mut TablesDb, cx: ReadContext<'a>) -> BoxFuture<'a, Result<SourceRead, SourceError>> {
+    let c = cx.config;
+    Box::pin(async move { read_instance(db, &c.name, c.time_zone.unwrap_or(chrono_tz::UTC), cx.window, cx.now).await })
 }
 
 /// Every configuration whose entity exists, as a job with its runs inside `window`; orphaned

@@ -49,9 +49,8 @@ use chrono::{DateTime, TimeDelta, Utc};
 use chrono_tz::Tz;
 use std::collections::HashMap;
 
-use super::connect::TablesConn;
 use super::tables::{self, Col, TablesDb, TextRow, text};
-use super::{BoxFuture, ReadContext, ReportedNext, Source, SourceError, SourceRead};
+use super::{BoxFuture, ReadContext, ReportedNext, SourceError, SourceRead};
 
 pub const JOB_COLUMNS: &[Col] = &[
     Col::Plain("ID"),
@@ -108,24 +107,11 @@ pub fn error_tail(db: &TablesDb, window: Window, tz: Tz) -> String {
     )
 }
 
-/// The Service Broker scheduler's tables as a [`Source`].
-#[derive(Default)]
-pub struct ServiceBroker {
-    conn: TablesConn,
-}
-
-impl Source for ServiceBroker {
-    fn read<'a>(&'a self, cx: ReadContext<'a>) -> BoxFuture<'a, Result<SourceRead, SourceError>> {
-        Box::pin(async move {
-            let c = cx.config;
-            let mut db = self.conn.open(c).await?;
-            read_instance(&mut db, &c.name, c.time_zone.unwrap_or(chrono_tz::UTC), cx.window, cx.now).await
-        })
-    }
-
-    fn reset(&self) -> BoxFuture<'_, ()> {
-        Box::pin(self.conn.forget())
-    }
+/// One read of the Service Broker scheduler's tables (the kind's read for
+/// [`super::connect::TablesSource`]).
+pub fn read<'a>(db: &'a mut TablesDb, cx: ReadContext<'a>) -> BoxFuture<'a, Result<SourceRead, SourceError>> {
+    let c = cx.config;
+    Box::pin(async move { read_instance(db, &c.name, c.time_zone.unwrap_or(chrono_tz::UTC), cx.window, cx.now).await })
 }
 
 /// Every scheduled job with the runs its tables still show inside `window` (see the module

@@ -28,7 +28,8 @@
 //! name = "worker"
 //! kind = "jobactivity"             # one table, many jobs: each listed with its own schedule
 //! engine = "sqlserver"
-//! stuck_after = "60m"              # a run not stopped after this long crashed (default 60m)
+//! stuck_after = "60m"              # a run not stopped after this long crashed (default 60m;
+//!                                  # mysql_job_table takes it too, for a cycle never finished)
 //! [[instance.job]]
 //! name = "TestJob"                 # compared case-insensitively, as SQL Azure does
 //! schedule = "0 13 * * *"          # 5-field cron in time_zone
@@ -271,7 +272,8 @@ pub struct InstanceConfig {
     pub engine: TablesEngine,
     /// jobactivity: the schedule the worker follows (5-field cron); default `0 13 * * *`.
     pub schedule: String,
-    /// jobactivity: a run not stopped after this long crashed; default 60 minutes.
+    /// jobactivity and mysql_job_table: a run (a cycle) not finished after this long crashed;
+    /// default 60 minutes.
     pub stuck_after: Duration,
     /// jobactivity: the jobs of its table with their own schedules (`[[instance.job]]`);
     /// empty: every job follows `schedule`.
@@ -333,7 +335,8 @@ struct RawInstance {
     engine: Option<Spanned<String>>,
     /// jobactivity: the job's schedule (5-field cron, in time_zone); default "0 13 * * *".
     schedule: Option<String>,
-    /// jobactivity: a run started and not stopped after this long has crashed; default "60m".
+    /// jobactivity, mysql_job_table: a run started and not finished after this long has crashed;
+    /// default "60m".
     stuck_after: Option<Spanned<String>>,
     /// SQL Server: encrypt the connection (default true; false only for a server without TLS).
     encrypt: Option<bool>,

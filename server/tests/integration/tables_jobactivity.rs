@@ -217,22 +217,14 @@ fn the_job_list_is_checked() {
 /// The same facts as the JSON API answers them, from a fleet served as of "now" (`serve
 /// --now`): the fleet file, the poller, the API's window and moment.
 async fn through_the_api(target: &str) {
-    use crate::support::web::{get, state};
-    use axum::http::StatusCode;
-    let fleet = server::config::parse(
-        &format!(
-            "[[instance]]\nname = \"worker\"\nkind = \"jobactivity\"\ntime_zone = \"UTC\"\n{target}\n\
-             [[instance.job]]\nname = \"TestJob\"\nschedule = \"0 13 * * *\"\n"
-        ),
-        "jobactivity.toml",
-    )
-    .unwrap();
-    let backend = server::fleet::FleetBackend::start_at(&fleet, Some(now())).await.unwrap();
-    let state = state(backend);
+    use crate::support::web::{api, fleet_as_of};
+    let toml = format!(
+        "[[instance]]\nname = \"worker\"\nkind = \"jobactivity\"\ntime_zone = \"UTC\"\n{target}\n\
+         [[instance.job]]\nname = \"TestJob\"\nschedule = \"0 13 * * *\"\n"
+    );
+    let state = fleet_as_of(&toml, now()).await;
     let uri = "/api/instances/worker/jobs/TestJob/timeline?from=2026-03-01T00:00:00Z&to=2026-03-08T00:00:00Z";
-    let (status, body) = get(&state, uri).await;
-    assert_eq!(status, StatusCode::OK, "{body}");
-    let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let v = api(&state, uri).await;
     let runs: Vec<(&str, &str)> = v["runs"]
         .as_array()
         .unwrap()
@@ -261,8 +253,7 @@ async fn through_the_api(target: &str) {
     assert_eq!(v["occurrences"].as_array().unwrap().len(), 7);
     assert_eq!(v["next_run"], "2026-03-08T13:00:00Z");
     // As of the 3rd at 13:30, that run was still going and the 4th was ahead.
-    let (_, body) = get(&state, &format!("{uri}&as_of=2026-03-03T13:30:00Z")).await;
-    let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let v = api(&state, &format!("{uri}&as_of=2026-03-03T13:30:00Z")).await;
     assert_eq!(v["runs"].as_array().unwrap().last().unwrap()["outcome"], "in_progress");
     assert!(v["occurrences"].as_array().unwrap().iter().skip(3).all(|o| o["outcome"] == "upcoming"), "{v}");
 }

@@ -59,3 +59,22 @@ pub async fn get(state: &AppState, uri: &str) -> (StatusCode, String) {
     let a = send(state.clone(), Request::get(uri).body(Body::empty()).expect("a request")).await;
     (a.status, a.text())
 }
+
+/// A server over the fleet `toml` describes, read and judged as of `now` (`serve --now`), once
+/// its first reads are done: for asserting a source's facts through the JSON API.
+pub async fn fleet_as_of(toml: &str, now: chrono::DateTime<chrono::Utc>) -> AppState {
+    let fleet = server::config::parse(toml, "fleet.toml").unwrap_or_else(|e| panic!("{e}"));
+    let backend = server::fleet::FleetBackend::start_at(&fleet, Some(now)).await.expect("the fleet starts");
+    for i in &fleet.instances {
+        // Waits for the first read; an unreadable instance is the caller's to assert.
+        let _ = app::api::ssr::Backend::snapshot(backend.as_ref(), &i.name).await;
+    }
+    state(backend)
+}
+
+/// `GET uri` of the JSON API, which must answer 200: its JSON.
+pub async fn api(state: &AppState, uri: &str) -> serde_json::Value {
+    let (status, body) = get(state, uri).await;
+    assert_eq!(status, axum::http::StatusCode::OK, "{uri}: {body}");
+    serde_json::from_str(&body).unwrap_or_else(|e| panic!("{uri}: not JSON ({e}): {body}"))
+}

@@ -1,7 +1,8 @@
 //! The MySQL `job` table as the design creates it, on MariaDB 10.11 (its home), PostgreSQL 15
 //! and SQLite (types translated), read by Sundial through `job_table::read_instance` at six
 //! polls with one `snapshots::Store`, the table updated between polls as the runners would:
-//! the facts each case plants, asserted on every engine.
+//! the facts each case plants, asserted on every engine; on SQLite, the key ones again through
+//! the JSON API of a fleet served over the same file and store as of the last poll.
 //!
 //! 2026-03-02 (UTC), polls at 02:40, 06:20, 10:05, 10:25, 10:30 and 12:30; the window is the
 //! day.
@@ -568,6 +569,146 @@ async fn job_table_in_sqlite() {
     assert!(names_column(&input, "job_schedule_start", "yesterday"), "SQLite");
     drop(store);
     check(&read_again(&mut db, &store_path).await, "SQLite, the store opened again");
+    through_the_api(&path, &store_path).await;
+}
+
+/// "HH:MM" of an instant the API wrote, which must be on 2026-03-02, in UTC, on the minute.
+fn clock(v: &serde_json::Value) -> String {
+    let s = v.as_str().unwrap_or_else(|| panic!("not an instant: {v}"));
+    assert!(s.starts_with("2026-03-02T") && s.ends_with(":00Z") && s.len() == 20, "{s}");
+    s[11..16].to_owned()
+}
+
+/// A timeline's runs: start, outcome.
+fn api_runs(v: &serde_json::Value) -> Vec<(String, String)> {
+    let runs = v["runs"].as_array().unwrap_or_else(|| panic!("no runs: {v}"));
+    runs.iter().map(|r| (clock(&r["started_at"]), r["outcome"].as_str().unwrap().to_owned())).collect()
+}
+
+/// A timeline's occurrences with what became of them, in the words of [`occurrences`] (a miss
+/// names the API's cause).
+fn api_occurrences(v: &serde_json::Value) -> Vec<(String, String)> {
+    let runs = v["runs"].as_array().unwrap();
+    let run = |o: &serde_json::Value| {
+        let i = o["run"].as_u64().unwrap_or_else(|| panic!("no run: {o}"));
+        clock(&runs[i as usize]["started_at"])
+    };
+    let occurrences = v["occurrences"].as_array().unwrap_or_else(|| panic!("no occurrences: {v}"));
+    occurrences
+        .iter()
+        .map(|o| {
+            let what = match (o["outcome"].as_str().unwrap(), &o["cause"]) {
+                ("on_time", serde_json::Value::Null) => format!("ran {}", run(o)),
+                ("late", serde_json::Value::Null) => format!("late {} +{}s", run(o), o["delay_secs"]),
+                ("skipped", serde_json::Value::Null) => format!("skipped: {} still ran", run(o)),
+                ("missed", cause) => format!("missed: {}", cause.as_str().unwrap_or_else(|| panic!("no cause: {o}"))),
+                (other, serde_json::Value::Null) => other.to_owned(),
+                _ => panic!("a cause on an occurrence not missed: {o}"),
+            };
+            (clock(&o["expected_at"]), what)
+        })
+        .collect()
+}
+
+/// The facts [`check`] asserts of `etl.hourly`, `etl.overrun`, `etl.crashed` and `etl.stuck`,
+/// as the JSON API answers them: the same table file and the same store served as a configured
+/// fleet as of the last poll (`serve --now`), whose own read is one more sample of the same
+/// states at the same moment.
+async fn through_the_api(path: &std::path::Path, store: &std::path::Path) {
+    use crate::support::web::{api, fleet_as_of};
+    let toml = format!(
+        "store = {:?}\n[[instance]]\nname = \"jobs\"\nkind = \"mysql_job_table\"\nengine = \"sqlite\"\n\
+         path = {:?}\ntime_zone = \"UTC\"\n",
+        store.display().to_string(),
+        path.display().to_string()
+    );
+    let state = fleet_as_of(&toml, at("12:30")).await;
+    let span = "from=2026-03-02T00:00:00Z&to=2026-03-03T00:00:00Z&as_of=2026-03-02T12:30:00Z";
+
+    // The job list: every row, by name, each with its next run.
+    let v = api(&state, &format!("/api/instances/jobs/jobs?{span}")).await;
+    let listed: Vec<(&str, &str)> = v["jobs"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no jobs: {v}"))
+        .iter()
+        .map(|j| (j["name"].as_str().unwrap(), j["id"].as_str().unwrap()))
+        .collect();
+    let mut want: Vec<(String, String)> =
+        jobs().iter().map(|j| (format!("etl.{}", j.name), j.id.to_string())).collect();
+    want.sort();
+    let want: Vec<(&str, &str)> = want.iter().map(|(n, i)| (n.as_str(), i.as_str())).collect();
+    assert_eq!(listed, want, "the API's job list");
+    let listed = |name: &str| v["jobs"].as_array().unwrap().iter().find(|j| j["name"] == name).unwrap();
+    let next = |name: &str| listed(name)["next_run"].as_str().map(str::to_owned);
+    assert_eq!(next("etl.hourly").as_deref(), Some("2026-03-02T13:00:00Z"), "the API: hourly");
+    assert_eq!(next("etl.overrun").as_deref(), Some("2026-03-02T12:37:00Z"), "the API: overrun");
+    assert_eq!(next("etl.crashed").as_deref(), Some("2026-03-02T13:00:00Z"), "the API: crashed");
+    assert_eq!(next("etl.broken"), None, "the API: broken");
+    let counts = &listed("etl.overrun")["counts"];
+    assert_eq!((&counts["skipped"], &counts["late"], &counts["missed"]), (&1.into(), &1.into(), &0.into()), "{counts}");
+    assert_eq!(listed("etl.crashed")["counts"]["missed"], 0, "the API: never missed where nobody can tell");
+
+    let timeline = |id: u32| {
+        let state = state.clone();
+        async move { api(&state, &format!("/api/instances/jobs/jobs/{id}/timeline?{span}")).await }
+    };
+    let succeeded = |t: String| (t, "succeeded".to_owned());
+
+    // hourly: every cycle since 00:00 (twelve never sampled but counted), 12:00 going.
+    let v = timeline(1).await;
+    assert_eq!(v["job"]["name"], "etl.hourly", "{v}");
+    let mut want: Vec<(String, String)> = (0..12).map(|h| succeeded(format!("{h:02}:00"))).collect();
+    want.push(("12:00".into(), "in_progress".into()));
+    assert_eq!(api_runs(&v), want, "the API: hourly");
+    let mut want = each("00:00", "13:00", 60, ran);
+    want.extend(each("13:00", "24:00", 60, is("upcoming")));
+    assert_eq!(api_occurrences(&v), want, "the API: hourly");
+    assert_eq!(v["next_run"], "2026-03-02T13:00:00Z", "the API: hourly");
+
+    // overrun: 10:10 skipped while the first cycle ran, 10:20 late at 10:27, the cadence on
+    // from there.
+    let v = timeline(2).await;
+    assert_eq!(v["job"]["name"], "etl.overrun", "{v}");
+    let mut want = vec![succeeded("10:00".into()), succeeded("10:27".into())];
+    want.extend(each("10:37", "12:30", 10, |_| String::new()).into_iter().map(|(t, _)| succeeded(t)));
+    assert_eq!(api_runs(&v), want, "the API: overrun");
+    let mut want = vec![
+        ("10:00".to_owned(), "ran 10:00".to_owned()),
+        ("10:10".into(), "skipped: 10:00 still ran".into()),
+        ("10:20".into(), "late 10:27 +420s".into()),
+    ];
+    want.extend(each("10:37", "12:30", 10, ran));
+    want.extend(each("12:37", "24:00", 10, is("upcoming")));
+    assert_eq!(api_occurrences(&v), want, "the API: overrun");
+    assert_eq!(v["next_run"], "2026-03-02T12:37:00Z", "the API: overrun");
+
+    // stuck: in progress, then crashed after an hour; the hours since missed, for no run.
+    let v = timeline(6).await;
+    assert_eq!(v["job"]["name"], "etl.stuck", "{v}");
+    let want = [succeeded("00:00".into()), succeeded("01:00".into()), ("02:00".into(), "crashed".into())];
+    assert_eq!(api_runs(&v), want, "the API: stuck");
+    let mut want = each("00:00", "03:00", 60, ran);
+    want.extend(each("03:00", "13:00", 60, is("missed: no_run")));
+    want.extend(each("13:00", "24:00", 60, is("upcoming")));
+    assert_eq!(api_occurrences(&v), want, "the API: stuck");
+
+    // crashed: 02:30 never finished, its runner replaced at 06:00; between, unknown. Its cycle
+    // of 12:30 started at the very moment of the read, which saw it going: as of that moment
+    // (the API's default `as_of`, the read's own), it has started and answers 12:30, as the
+    // read itself and the pages say.
+    let v = timeline(5).await;
+    assert_eq!(v["job"]["name"], "etl.crashed", "{v}");
+    let mut want: Vec<(String, String)> = ["01:00", "01:30", "02:00"].map(|t| succeeded(t.into())).into();
+    want.push(("02:30".into(), "crashed".into()));
+    want.extend(each("06:00", "12:30", 30, |_| String::new()).into_iter().map(|(t, _)| succeeded(t)));
+    want.push(("12:30".into(), "in_progress".into()));
+    assert_eq!(api_runs(&v), want, "the API: crashed");
+    let mut want = each("01:00", "03:00", 30, ran);
+    want.extend(each("03:00", "06:00", 30, is("unknown")));
+    want.extend(each("06:00", "13:00", 30, ran));
+    want.extend(each("13:00", "24:00", 30, is("upcoming")));
+    assert_eq!(api_occurrences(&v), want, "the API: crashed");
+    assert_eq!(v["next_run"], "2026-03-02T13:00:00Z", "the API: crashed");
 }
 
 #[tokio::test(flavor = "multi_thread")]

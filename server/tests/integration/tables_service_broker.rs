@@ -502,6 +502,147 @@ async fn service_broker_tables_in_sqlite() {
     let mut db = TablesDb::Sqlite(pool.clone());
     check(&read(&mut db).await, "SQLite");
     assert!(sqlx::query("DELETE FROM SchedulingErrors").execute(&pool).await.is_err(), "read-only");
+    through_the_api(&path).await;
+}
+
+/// The same facts as the JSON API answers them, from the SQLite file served as a configured
+/// fleet as of "now" (`serve --now`): the fleet file, `sources::open`, the poller, the API's
+/// window. A fleet reads 30 days back from now, and the API refuses a `from` before that, so
+/// its window opens at noon on the 1st, not at midnight: only "unknown" occurrences fall in
+/// that half day, and no run.
+async fn through_the_api(path: &std::path::Path) {
+    use crate::support::web::{api, fleet_as_of};
+    let toml = format!(
+        "[[instance]]\nname = \"broker\"\nkind = \"service_broker\"\nengine = \"sqlite\"\npath = {:?}\n\
+         time_zone = \"UTC\"\n",
+        path.display().to_string()
+    );
+    let state = fleet_as_of(&toml, now()).await;
+    let span = "from=2026-03-01T12:00:00Z&to=2026-03-31T12:00:00Z";
+    let at = |v: &serde_json::Value| t(v.as_str().unwrap_or_else(|| panic!("an instant: {v}")));
+    let list = |v: &serde_json::Value| v.as_array().unwrap_or_else(|| panic!("a list: {v}")).clone();
+
+    // Every job, the garbage one too: its next run and its misses (the five of the report).
+    let v = api(&state, &format!("/api/instances/broker/jobs?{span}")).await;
+    let mut jobs: Vec<(String, Option<DateTime<Utc>>, u64)> = list(&v["jobs"])
+        .iter()
+        .map(|j| {
+            let next = (!j["next_run"].is_null()).then(|| at(&j["next_run"]));
+            (j["name"].as_str().unwrap().to_owned(), next, j["counts"]["missed"].as_u64().unwrap())
+        })
+        .collect();
+    jobs.sort();
+    let none: Option<DateTime<Utc>> = None;
+    let want = [
+        ("Archive", Some(t("2026-04-01T11:00:00Z")), 0),
+        ("Broken schedule", none, 0),
+        ("Nightly load", Some(t("2026-04-01T01:00:00Z")), 0),
+        ("One-off fix", none, 0),
+        ("Planned migration", Some(t("2026-04-02T22:00:00Z")), 0),
+        ("Purge", none, 0),
+        ("Rebuild indexes", none, 0),
+        ("Stats refresh", Some(t("2026-04-01T04:00:00Z")), 4),
+        ("Weekly report", Some(t("2026-04-02T06:00:00Z")), 1),
+    ]
+    .map(|(n, next, missed)| (n.to_owned(), next, missed));
+    assert_eq!(jobs, want, "{v}");
+
+    // Each job's runs: when each started, how it ended, how long it took.
+    let timeline = async |id: &str| api(&state, &format!("/api/instances/broker/jobs/{id}/timeline?{span}")).await;
+    let runs = |v: &serde_json::Value| -> Vec<(DateTime<Utc>, String, i64)> {
+        list(&v["runs"])
+            .iter()
+            .map(|r| {
+                (at(&r["started_at"]), r["outcome"].as_str().unwrap().to_owned(), r["duration_secs"].as_i64().unwrap())
+            })
+            .collect()
+    };
+    for (id, want) in [
+        ("1", vec![("2026-03-31T01:00:00.250Z", "succeeded", 53)]),
+        ("2", vec![("2026-03-23T06:00:00Z", "succeeded", 333), ("2026-03-26T06:00:00Z", "crashed", 31)]),
+        ("3", vec![("2026-03-30T11:00:00Z", "succeeded", 25), ("2026-03-31T11:00:00Z", "in_progress", 3600)]),
+        ("4", vec![("2026-03-19T02:00:00Z", "succeeded", 3), ("2026-03-20T02:00:00Z", "failed", 3)]),
+        ("5", vec![("2026-03-22T03:00:00Z", "succeeded", 600), ("2026-03-29T03:00:00Z", "failed", 60)]),
+        ("6", vec![("2026-03-24T05:00:00Z", "succeeded", 0)]),
+        ("7", vec![("2026-03-10T09:01:00Z", "succeeded", 1)]),
+        ("8", vec![("2026-03-27T04:00:00Z", "succeeded", 60)]),
+        ("9", vec![]),
+    ] {
+        let v = timeline(id).await;
+        let want: Vec<(DateTime<Utc>, String, i64)> = want.iter().map(|&(s, o, d)| (t(s), o.to_owned(), d)).collect();
+        assert_eq!(runs(&v), want, "job {id}: {v}");
+    }
+
+    // Each occurrence: when it was expected, what became of it, and why when missed.
+    let occurrences = |v: &serde_json::Value| -> Vec<(DateTime<Utc>, String, Option<String>)> {
+        list(&v["occurrences"])
+            .iter()
+            .map(|o| {
+                (
+                    at(&o["expected_at"]),
+                    o["outcome"].as_str().unwrap().to_owned(),
+                    o["cause"].as_str().map(str::to_owned),
+                )
+            })
+            .collect()
+    };
+    let occ = |at: &str, outcome: &str, cause: Option<&str>| (t(at), outcome.to_owned(), cause.map(str::to_owned));
+    // Weekly report: nothing known before its last run; the crash left no timer, so the next
+    // occurrence never ran.
+    let v = timeline("2").await;
+    let mut weekly: Vec<_> =
+        [2, 5, 9, 12, 16, 19].iter().map(|d| occ(&format!("2026-03-{d:02}T06:00:00Z"), "unknown", None)).collect();
+    weekly.extend([
+        occ("2026-03-23T06:00:00Z", "on_time", None),
+        occ("2026-03-26T06:00:00Z", "on_time", None),
+        occ("2026-03-30T06:00:00Z", "missed", Some("no_run")),
+    ]);
+    assert_eq!(occurrences(&v), weekly, "{v}");
+    assert_eq!(at(&v["next_run"]), t("2026-04-02T06:00:00Z"), "{v}");
+    // Stats refresh: its timer was lost; every day since the 27th missed.
+    let v = timeline("8").await;
+    let mut stats: Vec<_> = (2..=26).map(|d| occ(&format!("2026-03-{d:02}T04:00:00Z"), "unknown", None)).collect();
+    stats.push(occ("2026-03-27T04:00:00Z", "on_time", None));
+    stats.extend((28..=31).map(|d| occ(&format!("2026-03-{d:02}T04:00:00Z"), "missed", Some("no_run"))));
+    assert_eq!(occurrences(&v), stats, "{v}");
+    assert_eq!(at(&v["next_run"]), t("2026-04-01T04:00:00Z"), "{v}");
+    // Nightly load: on time the one night its last run tells of.
+    let v = timeline("1").await;
+    let known: Vec<_> = occurrences(&v).into_iter().filter(|o| o.1 != "unknown").collect();
+    assert_eq!(known, [occ("2026-03-31T01:00:00Z", "on_time", None)], "{v}");
+
+    // The log: each retried attempt a retry line, each error that ended a run (or had no run:
+    // the old deadlock, the job that is gone) a failure; nothing from February.
+    let log = async |kind: &str| {
+        let v = api(&state, &format!("/api/log?instance=broker&kind={kind}&{span}")).await;
+        list(&v["events"])
+    };
+    let lines = |events: &[serde_json::Value]| -> Vec<(DateTime<Utc>, String)> {
+        events.iter().map(|e| (at(&e["at"]), e["job_id"].as_str().unwrap().to_owned())).collect()
+    };
+    let line = |s: &str, job: &str| (t(s), job.to_owned());
+    let retries = log("retry").await;
+    assert_eq!(
+        lines(&retries),
+        [line("2026-03-31T11:00:06Z", "3"), line("2026-03-31T01:00:20Z", "1"), line("2026-03-29T03:00:30Z", "5")],
+        "{retries:?}"
+    );
+    assert!(retries[1]["text"].as_str().unwrap().contains("error 1205"), "{retries:?}");
+    let failed = log("failed").await;
+    assert_eq!(
+        lines(&failed),
+        [
+            line("2026-03-29T03:01:00Z", "5"),
+            line("2026-03-20T02:00:03.250Z", "4"),
+            line("2026-03-15T12:00:00Z", ""),
+            line("2026-03-12T01:00:18Z", "1"),
+        ],
+        "{failed:?}"
+    );
+    let text = |e: &serde_json::Value| e["text"].as_str().unwrap().to_owned();
+    assert!(text(&failed[1]).contains("547") && text(&failed[1]).contains("delete old rows"), "{failed:?}");
+    assert!(text(&failed[2]).contains("job 99") && text(&failed[2]).contains("NO JOB STEPS"), "{failed:?}");
+    assert_eq!(lines(&log("crashed").await), [line("2026-03-26T06:00:31Z", "2")]);
 }
 
 /// SQLite's columns take any text: times that are not times become diagnostics naming their

@@ -510,6 +510,165 @@ async fn primentra_tables_in_sqlite() {
     let pool = server::sources::msdb_sqlite::open_read_only(&path).await.unwrap();
     assert!(sqlx::query("DELETE FROM SchedulerLog").execute(&pool).await.is_err(), "read-only");
     check(&read(&mut TablesDb::Sqlite(pool)).await, "SQLite");
+    through_the_api(&path).await;
+}
+
+/// The same facts as the JSON API answers them, from the SQLite file served as a configured
+/// fleet as of "now" (`serve --now`): the fleet file, `sources::open`, the poller, the API's
+/// window. A fleet reads 30 days back from now, and the API refuses a `from` before that, so
+/// its window opens at noon on the 1st, not at midnight: the night of the 1st (its occurrence
+/// and its run) is outside it; everything else is as `check` has it.
+async fn through_the_api(path: &std::path::Path) {
+    use crate::support::web::{api, fleet_as_of};
+    let toml = format!(
+        "[[instance]]\nname = \"primentra\"\nkind = \"primentra\"\nengine = \"sqlite\"\npath = {:?}\n\
+         time_zone = \"UTC\"\n",
+        path.display().to_string()
+    );
+    let state = fleet_as_of(&toml, now()).await;
+    let span = "from=2026-03-01T12:00:00Z&to=2026-03-31T12:00:00Z";
+    let at = |v: &serde_json::Value| t(v.as_str().unwrap_or_else(|| panic!("an instant: {v}")));
+    let list = |v: &serde_json::Value| v.as_array().unwrap_or_else(|| panic!("a list: {v}")).clone();
+    let str_of = |v: &serde_json::Value| v.as_str().unwrap_or_else(|| panic!("a string: {v}")).to_owned();
+
+    // Jobs are the entities; neither orphaned configuration (entity 99, no entity) is a job.
+    let v = api(&state, &format!("/api/instances/primentra/jobs?{span}")).await;
+    let mut jobs: Vec<(String, String, Option<DateTime<Utc>>)> = list(&v["jobs"])
+        .iter()
+        .map(|j| (str_of(&j["id"]), str_of(&j["name"]), (!j["next_run"].is_null()).then(|| at(&j["next_run"]))))
+        .collect();
+    jobs.sort();
+    let none: Option<DateTime<Utc>> = None;
+    let want = [
+        ("10", "Orders", Some(t("2026-04-01T02:00:00Z"))),
+        ("11", "Customers", Some(t("2026-03-31T12:15:30Z"))),
+        ("12", "Suppliers", none),
+        ("13", "Products", none),
+        ("14", "Prices", none),
+    ]
+    .map(|(id, name, next)| (id.to_owned(), name.to_owned(), next));
+    assert_eq!(jobs, want, "{v}");
+
+    let timeline = async |id: &str| api(&state, &format!("/api/instances/primentra/jobs/{id}/timeline?{span}")).await;
+    let runs = |v: &serde_json::Value| -> Vec<(DateTime<Utc>, String)> {
+        list(&v["runs"]).iter().map(|r| (at(&r["started_at"]), str_of(&r["outcome"]))).collect()
+    };
+    let run = |s: &str, outcome: &str| (t(s), outcome.to_owned());
+    let occurrences = |v: &serde_json::Value| -> Vec<(DateTime<Utc>, String, Option<String>)> {
+        list(&v["occurrences"])
+            .iter()
+            .map(|o| (at(&o["expected_at"]), str_of(&o["outcome"]), o["cause"].as_str().map(str::to_owned)))
+            .collect()
+    };
+    let night = |d: u32, at: &str| format!("2026-03-{d:02}T{at}Z");
+
+    // Orders: every night expected; the 5th and the 25th missed; the 12th failed, the 18th
+    // abandoned (until the release) then run again at once, outside the schedule.
+    let v = timeline("10").await;
+    let mut want = Vec::new();
+    for d in (2..=31).filter(|d| ![5, 25].contains(d)) {
+        match d {
+            12 => want.push(run(&night(d, "02:00:05"), "failed")),
+            18 => {
+                want.push(run(&night(d, "02:00:05"), "abandoned"));
+                want.push(run(&night(d, "02:31:05.500"), "succeeded"));
+            }
+            31 => want.push(run(&night(d, "02:00:04.250"), "succeeded")),
+            _ => want.push(run(&night(d, "02:00:05"), "succeeded")),
+        }
+    }
+    assert_eq!(runs(&v), want, "{v}");
+    let orders = list(&v["runs"]);
+    assert_eq!(orders[15]["duration_secs"], 31 * 60, "{v}");
+    assert_eq!(orders[16]["class"], "unscheduled", "{v}");
+    let want: Vec<(DateTime<Utc>, String, Option<String>)> = (2..=31)
+        .map(|d| match d {
+            5 | 25 => (t(&night(d, "02:00:00")), "missed".to_owned(), Some("no_run".to_owned())),
+            _ => (t(&night(d, "02:00:00")), "on_time".to_owned(), None),
+        })
+        .collect();
+    assert_eq!(occurrences(&v), want, "{v}");
+    assert_eq!(at(&v["next_run"]), t("2026-04-01T02:00:00Z"), "{v}");
+
+    // Customers: every 30 minutes from the last run (11:15:30.750): 11:45:30 missed.
+    let v = timeline("11").await;
+    assert_eq!(
+        runs(&v),
+        [
+            run("2026-03-31T10:15:30.250Z", "succeeded"),
+            run("2026-03-31T10:45:30.500Z", "succeeded"),
+            run("2026-03-31T11:15:30.750Z", "succeeded"),
+        ],
+        "{v}"
+    );
+    assert_eq!(occurrences(&v), [(t("2026-03-31T11:45:30Z"), "missed".to_owned(), Some("no_run".to_owned()))], "{v}");
+    assert_eq!(at(&v["next_run"]), t("2026-03-31T12:15:30Z"), "{v}");
+
+    // Suppliers: two batches by trigger, nothing expected; the dispatcher's errors are no runs.
+    let v = timeline("12").await;
+    assert_eq!(runs(&v), [run("2026-03-03T14:22:00Z", "succeeded"), run("2026-03-20T09:10:00Z", "succeeded")]);
+    assert_eq!(v["runs"][0]["trigger"], "Trigger: 612 rows (threshold 500)", "{v}");
+    assert!(occurrences(&v).is_empty() && v["next_run"].is_null(), "{v}");
+
+    // Products: by hand; the batch that never logged an end crashed when the next one fired.
+    let v = timeline("13").await;
+    assert_eq!(
+        runs(&v),
+        [
+            run("2026-03-10T16:00:00Z", "succeeded"),
+            run("2026-03-22T08:00:00Z", "crashed"),
+            run("2026-03-22T08:40:00Z", "succeeded"),
+        ],
+        "{v}"
+    );
+    assert_eq!(v["runs"][1]["duration_secs"], 40 * 60, "{v}");
+    assert!(list(&v["runs"]).iter().all(|r| r["trigger"] == "manual" && r["class"] == "manual"), "{v}");
+    assert!(occurrences(&v).is_empty(), "{v}");
+
+    // Prices: the garbage configuration, an error naming its column; nothing expected.
+    let v = timeline("14").await;
+    assert!(
+        list(&v["diagnostics"])
+            .iter()
+            .any(|d| d["severity"] == "error" && d["field"] == "RunTimes" && d["value"] == "6am"),
+        "{v}"
+    );
+    assert!(occurrences(&v).is_empty() && runs(&v).is_empty(), "{v}");
+
+    // The log: the release a zombie line, the overlap guard's skips, the failed batch and
+    // the dispatcher's own errors failures; the deleted entity's batch has lines, and no job.
+    let log = async |filter: &str| {
+        let v = api(&state, &format!("/api/log?instance=primentra&{filter}&{span}")).await;
+        assert!(v["next_cursor"].is_null(), "{v}");
+        list(&v["events"])
+    };
+    let lines = |events: &[serde_json::Value]| -> Vec<(DateTime<Utc>, String)> {
+        events.iter().map(|e| (at(&e["at"]), str_of(&e["job_id"]))).collect()
+    };
+    let line = |s: &str, job: &str| (t(s), job.to_owned());
+    assert_eq!(lines(&log("kind=zombie").await), [line("2026-03-18T02:31:05Z", "10")]);
+    assert_eq!(
+        lines(&log("kind=skipped").await),
+        [line("2026-03-18T02:30:05Z", "10"), line("2026-03-18T02:15:05Z", "10"), line("2026-03-18T02:01:05Z", "10")]
+    );
+    let failed = log("kind=failed").await;
+    assert_eq!(
+        lines(&failed),
+        [
+            line("2026-03-25T02:00:04Z", "10"),
+            line("2026-03-14T09:02:00Z", "12"),
+            line("2026-03-14T09:01:00Z", "12"),
+            line("2026-03-14T09:00:00Z", "12"),
+            line("2026-03-12T02:00:09Z", "10"),
+        ],
+        "{failed:?}"
+    );
+    let dispatcher = |e: &serde_json::Value| str_of(&e["text"]).contains("the dispatcher's, no batch");
+    assert_eq!(failed.iter().filter(|e| dispatcher(e)).count(), 4, "{failed:?}");
+    assert!(str_of(&failed[4]["text"]).contains("Conversion failed"), "{failed:?}");
+    let orphan = log("job=99").await;
+    assert_eq!(orphan.len(), 2, "{orphan:?}");
+    assert!(orphan.iter().all(|e| e["job"].is_null()), "{orphan:?}");
 }
 
 #[tokio::test(flavor = "multi_thread")]

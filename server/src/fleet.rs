@@ -68,7 +68,9 @@ impl Reader {
     async fn read(&self, polled_at: DateTime<Utc>) -> Result<GoodRead, SourceError> {
         let cx = ReadContext {
             config: &self.config,
-            window: Window::ending_at(polled_at, Span::days(READ_DAYS)),
+            // Half-open, so it ends just after now: a run that starts at the poll's very
+            // instant is read (with a fixed `--now` that instant is common).
+            window: Window::new(polled_at - Span::days(READ_DAYS), polled_at + Span::milliseconds(1)),
             now: polled_at,
             store: self.store.as_ref(),
         };

@@ -117,22 +117,25 @@ pub struct InstanceReport {
     pub context: InstanceContext,
 }
 
-/// The instance as it was at `at`: runs that started at or after it had not happened yet (they
-/// are left out), and a run that ended after it was then still going ([`RunOutcome::InProgress`],
-/// its seconds so far). Agent starts after `at` are left out too. With `now = at`,
+/// The instance as it was at `at`: runs that started after it had not happened yet (they are
+/// left out; one that started at `at` itself had), and a run that ended after it was then still
+/// going ([`RunOutcome::InProgress`], its seconds so far, no end message yet). Agent starts
+/// after `at` are left out too. With `now = at`,
 /// [`analyze`] then answers "what was wrong at `at`?": occurrences after it are upcoming.
 pub fn as_of(input: &InstanceInput, at: DateTime<Utc>) -> InstanceInput {
     let mut out = input.clone();
     for job in &mut out.jobs {
-        job.runs.retain(|r| r.start < at);
+        job.runs.retain(|r| r.start <= at);
         for r in &mut job.runs {
             if r.end() > at {
                 r.outcome = crate::RunOutcome::InProgress;
                 r.duration_secs = (at - r.start).num_seconds().max(0);
+                // Its end's words were not written yet.
+                r.message.clear();
             }
         }
     }
-    out.agent_starts.retain(|s| *s < at);
+    out.agent_starts.retain(|s| *s <= at);
     out
 }
 

@@ -54,7 +54,9 @@ impl Source for DemoFile {
         Box::pin(async move {
             let pool = self.pool.get(|| connect::sqlite_of(cx.config)).await?;
             let meta = read_meta(&pool).await?;
-            let window = Window::ending_at(meta.now, cx.window.duration());
+            // The window asked for, moved to the file's own "now".
+            let shift = meta.now - cx.now;
+            let window = Window::new(cx.window.start + shift, cx.window.end + shift);
             let input = read_instance(&pool, window).await?;
             let note = Diagnostic::info(format!(
                 "a demo database: a simulated SQL Server Agent ({}), as of {} UTC",

@@ -463,3 +463,21 @@ fn as_of_shows_the_instance_as_it_was_at_that_moment() {
     assert!(matches!(outcomes[1], Outcome::OnTime { .. }), "{outcomes:?}");
     assert_eq!(outcomes[2..], [Outcome::Upcoming], "11:00 was still ahead");
 }
+
+/// A run that started at the very moment asked about had started then: as of its own start it
+/// is in progress, and its occurrence is not upcoming.
+#[test]
+fn as_of_keeps_a_run_that_started_at_that_moment() {
+    use sundial_engine::fleet::as_of;
+    let at = t("2024-03-01T12:30:00Z");
+    let started = Run { duration_secs: 600, ..run(at, Trigger::Schedule(Some(1))) };
+    let input = InstanceInput {
+        name: "EDGE".into(),
+        tz: chrono_tz::UTC.into(),
+        jobs: vec![job("H", "Hourly", true, vec![hourly_at_00()], vec![started])],
+        agent_starts: vec![at],
+    };
+    let then = as_of(&input, at);
+    assert_eq!(then.agent_starts, [at]);
+    assert_eq!((then.jobs[0].runs[0].outcome, then.jobs[0].runs[0].duration_secs), (RunOutcome::InProgress, 0));
+}

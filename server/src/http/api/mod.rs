@@ -3,7 +3,8 @@
 //!
 //! Every report takes `from` and `to` (RFC 3339; default: the 7 days before `as_of`) and
 //! `as_of` (default: the instance's last read): the view as it was at that moment. A window
-//! reaches back as far as the instance's last read does. Errors are `{"error": "…", "kind":
+//! reaches back as far as the instance's last read does (30 days; Sundial's own history store
+//! will reach further), and is at most [`MAX_WINDOW_DAYS`] long. Errors are `{"error": "…", "kind":
 //! "…"}` with their status: 400 names the parameter and what it got, 404 what was not found.
 use app::api::ssr::{Backend, ReportError, Snapshot};
 use app::engine::Window;

@@ -591,7 +591,14 @@ impl Ctx<'_> {
     }
 
     fn run(&self, start: DateTime<Utc>, secs: i64, outcome: RunOutcome, message: String) -> Run {
-        Run { start, duration_secs: secs.max(0), outcome, trigger: Trigger::Schedule(Some(self.schedule)), message }
+        Run {
+            start,
+            duration_secs: secs.max(0),
+            outcome,
+            trigger: Trigger::Schedule(Some(self.schedule)),
+            message,
+            steps: Vec::new(),
+        }
     }
 
     fn unobserved(&mut self, from: DateTime<Utc>, to: DateTime<Utc>) {

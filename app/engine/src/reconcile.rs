@@ -129,6 +129,10 @@ pub struct Run {
     pub trigger: Trigger,
     /// The source's own message (sysjobhistory.message), possibly empty.
     pub message: String,
+    /// What the scheduler says of the run's steps, one line each in its words (a failed step
+    /// and its message, retries, the steps done); empty where the source keeps no steps.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<String>,
 }
 
 impl Run {

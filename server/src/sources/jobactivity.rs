@@ -185,7 +185,7 @@ fn run_of(
         ),
         None => (RunOutcome::InProgress, (now - start).num_seconds().max(0), String::new()),
     };
-    Ok(Run { start, duration_secs: secs, outcome, trigger: Trigger::Schedule(Some(1)), message })
+    Ok(Run { start, duration_secs: secs, outcome, trigger: Trigger::Schedule(Some(1)), message, steps: Vec::new() })
 }
 
 /// 1900-01-02 00:00:00 UTC in seconds: a stop time before it is SQL Server's zero date.

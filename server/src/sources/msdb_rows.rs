@@ -427,6 +427,7 @@ fn outcome_to_run(r: &OutcomeRead, tz: Tz) -> (Option<Run>, Vec<Diagnostic>) {
         outcome,
         trigger: parse_trigger(&message),
         message,
+        steps: Vec::new(),
     };
     (Some(run), diags)
 }
@@ -670,6 +671,7 @@ fn running_run(r: &RunningRead, tz: Tz, window: Window) -> Result<Option<Run>, D
         outcome: RunOutcome::InProgress,
         trigger: requested_by(&r.run_requested_source),
         message: String::new(),
+        steps: Vec::new(),
     }))
 }
 

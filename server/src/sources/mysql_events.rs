@@ -353,6 +353,7 @@ fn event_runs(
             outcome: if x.error.is_some() { RunOutcome::Failed } else { RunOutcome::Succeeded },
             trigger: Trigger::Schedule(Some(id)),
             message: x.error.clone().unwrap_or_default(),
+            steps: Vec::new(),
         })
         .collect();
     let covered_from = runs.iter().map(|r| r.start - chrono::TimeDelta::seconds(SAME_EXECUTION_SECS)).min();
@@ -364,6 +365,7 @@ fn event_runs(
                 outcome: RunOutcome::Succeeded,
                 trigger: Trigger::Schedule(Some(id)),
                 message: String::new(),
+                steps: Vec::new(),
             },
         ),
     );

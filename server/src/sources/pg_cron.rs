@@ -182,6 +182,7 @@ pub async fn read_instance(
             outcome,
             trigger: Trigger::Schedule(Some(jobid)),
             message: row.try_get::<Option<String>, _>("return_message").ok().flatten().unwrap_or_default(),
+            steps: Vec::new(),
         });
     }
     Ok((InstanceInput { name: name.to_owned(), tz: tz.into(), jobs: out, agent_starts: Vec::new() }, notes))

@@ -401,6 +401,7 @@ impl History {
             outcome: RunOutcome::InProgress,
             trigger: e.trigger(schedule),
             message: e.message.clone(),
+            steps: Vec::new(),
         });
         *open = Some(self.runs.len() - 1);
     }
@@ -418,6 +419,7 @@ impl History {
                     outcome,
                     trigger: Trigger::Schedule(None),
                     message: String::new(),
+                    steps: Vec::new(),
                 });
                 self.runs.len() - 1
             }

@@ -560,6 +560,7 @@ fn rebuild(f: &JobFacts, span: &Span, steps: &[&Step], errors: &[&ErrorRow], now
         outcome,
         trigger: Trigger::Schedule(Some(f.schedule_id)),
         message: message(outcome, steps, &done, &attempts, fatal),
+        steps: step_lines(&done, &attempts),
     };
     out.events.extend(run_events(&f.id, &run, end.min(now)));
     for a in &attempts {
@@ -602,6 +603,14 @@ fn may_still_run(f: &JobFacts, start: DateTime<Utc>, now: DateTime<Utc>) -> bool
     let day = start + TimeDelta::seconds(STILL_RUNNING_MAX_SECS);
     let limit = f.scheduled_after(start).map_or(day, |n| n.min(day));
     now < limit
+}
+
+/// The run's steps, one line each: every step done (with its time), every attempt retried.
+fn step_lines(done: &[&Step], attempts: &[Attempt]) -> Vec<String> {
+    let done = done.iter().map(|s| format!("done: {}", s.done()));
+    let retried =
+        attempts.iter().filter(|a| a.verdict == Verdict::Retried).map(|a| format!("retried after {}", a.describe()));
+    done.chain(retried).collect()
 }
 
 /// The run's message: how it ended, its steps, its retries.

@@ -9,7 +9,7 @@ fn t(s: &str) -> DateTime<Utc> {
 }
 
 fn run(start: DateTime<Utc>, trigger: Trigger) -> Run {
-    Run { start, duration_secs: 2, outcome: RunOutcome::Succeeded, trigger, message: String::new() }
+    Run { start, duration_secs: 2, outcome: RunOutcome::Succeeded, trigger, message: String::new(), steps: Vec::new() }
 }
 
 fn job(id: &str, name: &str, enabled: bool, schedules: Vec<JobSchedule>, runs: Vec<Run>) -> JobInput {

@@ -200,7 +200,14 @@ fn parse_run(spec: &RunSpec, c: &Clock) -> Result<Run, String> {
         ("other", None) => Trigger::Other("Alert 1 (test)".into()),
         (other, id) => return Err(format!("bad trigger {other:?} (schedule {id:?})")),
     };
-    Ok(Run { start: c.at(&spec.start)?, duration_secs: spec.duration, outcome, trigger, message: String::new() })
+    Ok(Run {
+        start: c.at(&spec.start)?,
+        duration_secs: spec.duration,
+        outcome,
+        trigger,
+        message: String::new(),
+        steps: Vec::new(),
+    })
 }
 
 /// Invariants every reconciliation keeps, whatever the case expects.

@@ -58,6 +58,7 @@ fn run() -> impl Strategy<Value = Run> {
         outcome,
         trigger,
         message: String::new(),
+        steps: Vec::new(),
     })
 }
 

@@ -107,8 +107,14 @@ pub fn timeline(report: &InstanceReport, j: &JobReport, window: Window, as_of: D
         .enumerate()
         .map(|(i, r)| {
             let going = r.outcome == RunOutcome::InProgress;
-            let mut parts = r.message.split(" | ");
-            let message = parts.next().unwrap_or_default().to_owned();
+            // The source's step lines; else what its message says of them after " | " (msdb's).
+            let (message, steps) = if r.steps.is_empty() {
+                let mut parts = r.message.split(" | ");
+                let message = parts.next().unwrap_or_default().to_owned();
+                (message, parts.map(str::to_owned).collect())
+            } else {
+                (r.message.clone(), r.steps.clone())
+            };
             wire::Run {
                 started_at: r.start,
                 ended_at: (!going).then(|| r.end()),
@@ -126,7 +132,7 @@ pub fn timeline(report: &InstanceReport, j: &JobReport, window: Window, as_of: D
                 }
                 .into(),
                 message,
-                steps: parts.map(str::to_owned).collect(),
+                steps,
             }
         })
         .collect();

@@ -138,6 +138,7 @@ fn job(spec: JobSpec, window: Window, plan: impl Fn(DateTime<Utc>) -> Plan, extr
                     outcome: if still_running { RunOutcome::InProgress } else { outcome },
                     trigger: Trigger::Schedule(Some(1)),
                     message: message.to_string(),
+                    steps: Vec::new(),
                 };
                 runs.push(run);
                 classes.push(RunClass::Expected { occurrence: outcomes.len() });
@@ -325,6 +326,7 @@ pub fn report(days: u32) -> InstanceReport {
             outcome: RunOutcome::Succeeded,
             trigger: Trigger::Manual,
             message: "The job succeeded. The Job was invoked by User DOMAIN\\dba.".into(),
+            steps: Vec::new(),
         }],
     );
     let jobs = vec![full, log, orders, purge, cleanup];

@@ -150,6 +150,8 @@ async fn the_api_answers_for_any_window_and_any_moment() {
         }
     }
     assert!(all.len() > 1000, "more lines than one page: {}", all.len());
+    let last = ok(&state, &format!("/api/log?instance=SQLPROD01&limit=1000&cursor={}", all.len() - 1)).await;
+    assert!(last.get("next_cursor").is_none(), "no next_cursor on the last page: {last}");
     let distinct: HashSet<String> = all.iter().map(|e| e.to_string()).collect();
     assert_eq!(distinct.len(), all.len(), "no line twice");
     assert!(all.windows(2).all(|w| at(&w[0]["at"]) >= at(&w[1]["at"])), "newest first");

@@ -204,6 +204,7 @@ pub struct Diagnostic {
 pub struct Log {
     pub events: Vec<Event>,
     /// Pass as `cursor` for the next page; absent on the last page.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
 }
 

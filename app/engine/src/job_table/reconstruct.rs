@@ -230,6 +230,26 @@ pub fn reconstruct(
 
 /// One runner's cycles, indexed by its counter.
 fn runner(samples: &[&CycleSample], next: Option<&CycleSample>, cx: &mut Ctx) {
+    let (mut known, stop, started) = known_cycles(samples, cx);
+    let last = samples[samples.len() - 1];
+    first_cycle(samples, &mut known, started, stop, cx);
+    let placed = place_between(&known, started, cx);
+    if let Some(at) = stop {
+        cx.out.anchors.push(Anchor { at, kind: AnchorKind::Stop, interval: last.interval });
+    }
+    push_runs(&known, started, placed, last, next, cx);
+    // A live runner replaced by a new one: what it did after the last poll that saw it is unknown.
+    if let Some(next) = next
+        && !last.ended()
+        && !last.stops()
+    {
+        cx.unobserved(last.seen_until, next.first_cycle().unwrap_or(next.first_seen));
+    }
+}
+
+/// What the samples say of each cycle by its index (`job_runner_cycles - 1`), where the runner
+/// stopped, and how many cycles it started; a pause seen between cycles is an anchor.
+fn known_cycles(samples: &[&CycleSample], cx: &mut Ctx) -> (BTreeMap<i64, Known>, Option<DateTime<Utc>>, i64) {
     let mut known: BTreeMap<i64, Known> = BTreeMap::new();
     let mut stop: Option<DateTime<Utc>> = None;
     let mut started = 0;
@@ -267,7 +287,17 @@ fn runner(samples: &[&CycleSample], next: Option<&CycleSample>, cx: &mut Ctx) {
             cx.out.anchors.push(Anchor { at: ls, kind: AnchorKind::Stop, interval: s.interval });
         }
     }
-    let last = samples[samples.len() - 1];
+    (known, stop, started)
+}
+
+/// The runner's first cycle: due when it starts cycling (unless it stopped before).
+fn first_cycle(
+    samples: &[&CycleSample],
+    known: &mut BTreeMap<i64, Known>,
+    started: i64,
+    stop: Option<DateTime<Utc>>,
+    cx: &mut Ctx,
+) {
     let first_cycle = samples[0].first_cycle().unwrap_or(samples[0].first_seen);
     // The first cycle is due when the runner starts cycling.
     let zero = known.entry(0).or_default();
@@ -283,7 +313,11 @@ fn runner(samples: &[&CycleSample], next: Option<&CycleSample>, cx: &mut Ctx) {
         let at = known.get(&0).and_then(|k| k.start).unwrap_or(first_cycle);
         cx.out.anchors.push(Anchor { at, kind: AnchorKind::Fresh, interval: samples[0].interval });
     }
-    // Place the cycles between known starts.
+}
+
+/// The cycles between two known starts: chained anchors, and the counted cycles placed evenly
+/// where the gap is whole intervals (else the stretch is unobserved).
+fn place_between(known: &BTreeMap<i64, Known>, started: i64, cx: &mut Ctx) -> Vec<(i64, DateTime<Utc>, String)> {
     let points: Vec<(i64, DateTime<Utc>)> =
         known.iter().filter(|(i, _)| **i < started).filter_map(|(i, k)| k.start.map(|s| (*i, s))).collect();
     let mut placed: Vec<(i64, DateTime<Utc>, String)> = Vec::new();
@@ -334,9 +368,18 @@ fn runner(samples: &[&CycleSample], next: Option<&CycleSample>, cx: &mut Ctx) {
             }
         }
     }
-    if let Some(at) = stop {
-        cx.out.anchors.push(Anchor { at, kind: AnchorKind::Stop, interval: last.interval });
-    }
+    placed
+}
+
+/// The runs: the placed cycles, then every cycle whose start is known, with its outcome.
+fn push_runs(
+    known: &BTreeMap<i64, Known>,
+    started: i64,
+    placed: Vec<(i64, DateTime<Utc>, String)>,
+    last: &CycleSample,
+    next: Option<&CycleSample>,
+    cx: &mut Ctx,
+) {
     for (idx, at, why) in placed {
         let k = known.get(&idx);
         let finish = k.and_then(|k| k.finish);
@@ -365,13 +408,6 @@ fn runner(samples: &[&CycleSample], next: Option<&CycleSample>, cx: &mut Ctx) {
         };
         let run = cx.run(start, secs, outcome, message);
         cx.push(run);
-    }
-    // A live runner replaced by a new one: what it did after the last poll that saw it is unknown.
-    if let Some(next) = next
-        && !last.ended()
-        && !last.stops()
-    {
-        cx.unobserved(last.seen_until, next.first_cycle().unwrap_or(next.first_seen));
     }
 }
 

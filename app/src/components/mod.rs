@@ -34,6 +34,17 @@ pub fn job_href(instance: Option<&str>, job_id: &str, days: u32) -> String {
     format!("/jobs/{}?days={days}{}", encode_segment(job_id), instance_query(instance))
 }
 
+/// The deep link to a job's timeline at a moment (`at`, an instant): the timeline opens on a
+/// window holding `at` and marks it. Triage rows, alerts and log lines all link this way.
+pub fn job_at_href(instance: Option<&str>, job_id: &str, at: chrono::DateTime<chrono::Utc>) -> String {
+    format!(
+        "/jobs/{}?at={}{}",
+        encode_segment(job_id),
+        at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        instance_query(instance)
+    )
+}
+
 /// The JSON API's URL for what a page shows: `path` (after `/api/`, `{i}` standing for the
 /// instance's encoded name) over the page's window, so a script or a postmortem gets the same
 /// data the page was built from.

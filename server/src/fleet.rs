@@ -7,11 +7,12 @@
 //! time of its last good read, and its pages go on showing that last good read under a banner
 //! that says so; the other instances go on being read and served.
 use app::api::ssr::{Backend, BoxFuture, ReportError, Snapshot};
-use app::api::{DiagnosticLine, InstanceStatus, SourceState};
+use app::api::{AckForm, ApiError, DiagnosticLine, InstanceStatus, SourceState, TriageData};
 use app::engine::Window;
 use app::engine::fleet::{self, InstanceInput, InstanceReport};
 use app::engine::log::LogEvent;
 use app::engine::reconcile::Settings;
+use app::engine::triage::{self, ProblemKind, Reading, TriageSettings};
 use chrono::{DateTime, Duration as Span, Utc};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -21,6 +22,7 @@ use tokio::sync::{Mutex, watch};
 use crate::config::{FleetConfig, InstanceConfig};
 use crate::sources::snapshots::Store;
 use crate::sources::{self, ReadContext, Source, SourceError, SourceRead};
+use crate::triage::{Judged, Keeper};
 
 /// Each read covers the longest window pages offer.
 const READ_DAYS: i64 = 30;
@@ -187,6 +189,26 @@ impl Instance {
 pub struct FleetBackend {
     instances: Vec<Arc<Instance>>,
     settings: Settings,
+    triage_settings: TriageSettings,
+    keeper: Keeper,
+    /// The fleet's problems, for the reads and the moment they were judged from.
+    judged: Mutex<Option<(JudgeKey, Arc<FleetProblems>)>>,
+    fixed_now: Option<DateTime<Utc>>,
+}
+
+/// What a judgement depends on: each instance's last good read and whether its last attempt
+/// failed, and the moment (to the [`JUDGE_EVERY_SECS`]), since reads grow stale.
+type JudgeKey = (Vec<(Option<DateTime<Utc>>, bool)>, i64);
+
+/// How long one judgement of the fleet serves when no read changed.
+const JUDGE_EVERY_SECS: i64 = 15;
+
+/// The fleet's problems now (see [`crate::triage`]), ranked worst first.
+pub struct FleetProblems {
+    pub judged: Vec<Judged>,
+    /// Instances configured, instances whose jobs were judged, jobs judged.
+    pub counts: (usize, usize, usize),
+    pub at: DateTime<Utc>,
 }
 
 impl FleetBackend {
@@ -199,15 +221,20 @@ impl FleetBackend {
     /// fleet is read and judged as of that moment.
     pub async fn start_at(config: &FleetConfig, now: Option<DateTime<Utc>>) -> anyhow::Result<Arc<FleetBackend>> {
         use anyhow::Context;
-        let store = if config.instances.iter().any(|i| sources::needs_store(i.kind)) {
-            Some(
-                Store::open(&config.store)
-                    .await
-                    .with_context(|| format!("opening Sundial's store {}", config.store.display()))?,
-            )
-        } else {
-            None
+        // The store is needed by some kinds; triage keeps acknowledgements in it, and does
+        // without (in memory, saying so) when it cannot be opened and no kind needs it.
+        let store = match Store::open(&config.store).await {
+            Ok(store) => Ok(store),
+            Err(e) if config.instances.iter().any(|i| sources::needs_store(i.kind)) => {
+                return Err(e).with_context(|| format!("opening Sundial's store {}", config.store.display()));
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "Sundial's store cannot be opened: acknowledgements are kept in memory only");
+                Err(format!("Sundial's store cannot be opened ({e}): acknowledgements last until Sundial stops"))
+            }
         };
+        let keeper = Keeper::open(store.as_ref().map_err(Clone::clone)).await;
+        let store = store.ok();
         let instances: Vec<Arc<Instance>> = config
             .instances
             .iter()
@@ -231,7 +258,74 @@ impl FleetBackend {
                 }
             });
         }
-        Ok(Arc::new(FleetBackend { instances, settings: Settings::default() }))
+        Ok(Arc::new(FleetBackend {
+            instances,
+            settings: Settings::default(),
+            triage_settings: TriageSettings::default(),
+            keeper,
+            judged: Mutex::new(None),
+            fixed_now: now,
+        }))
+    }
+
+    /// The fleet's "now": the fixed one (`serve --now`), else the clock.
+    fn now(&self) -> DateTime<Utc> {
+        self.fixed_now.unwrap_or_else(Utc::now)
+    }
+
+    /// Every problem of the fleet now, ranked (judged once per change of reads and every
+    /// [`JUDGE_EVERY_SECS`], shared by every page, the API, the metrics and the alerts).
+    pub async fn problems(&self) -> Arc<FleetProblems> {
+        let clock = Utc::now();
+        let states: Vec<PollState> = self.instances.iter().map(|i| i.state.borrow().clone()).collect();
+        let key: JudgeKey = (
+            states.iter().map(|s| (s.good.as_ref().map(|g| g.at), s.error.is_some())).collect(),
+            clock.timestamp() / JUDGE_EVERY_SECS,
+        );
+        let mut cached = self.judged.lock().await;
+        if let Some((k, p)) = cached.as_ref()
+            && *k == key
+        {
+            return p.clone();
+        }
+        let mut problems = Vec::new();
+        let mut judged_instances = std::collections::HashSet::new();
+        let mut jobs = 0;
+        for (i, s) in self.instances.iter().zip(&states) {
+            let name = &i.reader.config.name;
+            let good = s.good.as_deref();
+            let report = match good {
+                Some(_) => self.report(Some(name), 30).await.ok(),
+                None => None,
+            };
+            let failing = s.error.as_deref().map(|e| {
+                let open = s.outages.last().filter(|o| o.1.is_none()).map(|o| o.0);
+                (open.or(s.last_attempt).unwrap_or(clock), e)
+            });
+            let reading = Reading {
+                instance: name,
+                report: report.as_deref(),
+                notes: good.map(|g| g.read.notes.as_slice()).unwrap_or_default(),
+                failing,
+                read_at: good.map(|g| g.at),
+                poll_secs: good.filter(|g| !g.read.frozen).map(|_| i.reader.config.poll_interval.as_secs().max(1)),
+            };
+            let found = triage::instance_problems(&reading, clock, &self.triage_settings);
+            if let Some(r) = &report
+                && !found.iter().any(|p| p.kind == ProblemKind::Stale)
+            {
+                judged_instances.insert(name.clone());
+                jobs += r.jobs.len();
+            }
+            let tz = good.map(|g| g.read.input.tz).unwrap_or(chrono_tz::UTC.into());
+            problems.extend(found.into_iter().map(|p| (p, tz)));
+        }
+        let mut judged = self.keeper.observe(problems, &judged_instances, self.now()).await;
+        triage::rank_by(&mut judged, |j| (&j.problem, j.problem.since.unwrap_or(j.first_seen)));
+        let fleet =
+            Arc::new(FleetProblems { judged, counts: (self.instances.len(), judged_instances.len(), jobs), at: clock });
+        *cached = Some((key, fleet.clone()));
+        fleet
     }
 
     fn find(&self, name: Option<&str>) -> Option<&Arc<Instance>> {
@@ -252,6 +346,20 @@ fn within(input: &InstanceInput, window: Window) -> InstanceInput {
 }
 
 impl Backend for FleetBackend {
+    fn triage(&self) -> BoxFuture<'_, TriageData> {
+        Box::pin(async move {
+            let fleet = self.problems().await;
+            self.keeper.data(&fleet.judged, self.now(), fleet.counts)
+        })
+    }
+
+    fn acknowledge(&self, form: AckForm) -> BoxFuture<'_, Result<(), ApiError>> {
+        Box::pin(async move {
+            let fleet = self.problems().await;
+            self.keeper.acknowledge(&form, &fleet.judged, self.now()).await
+        })
+    }
+
     fn source_log(&self, instance: Option<&str>) -> BoxFuture<'_, Vec<LogEvent>> {
         let found = self.find(instance).cloned();
         Box::pin(async move {

@@ -6,3 +6,4 @@ pub mod demo;
 pub mod fleet;
 pub mod http;
 pub mod sources;
+pub mod triage;

@@ -18,12 +18,14 @@ use serde::{Deserialize, Serialize};
 
 pub mod server_fns;
 pub mod simulate;
+pub mod triage;
 #[cfg(feature = "ssr")]
 pub mod view;
 pub mod wire;
 
 pub use server_fns::*;
 pub use simulate::{SimQuery, fetch_zone_rules, simulate_setup};
+pub use triage::{AckForm, AckInfo, ProblemRow, TriageData};
 /// The server-side mapping under its former name: `crate::api::ssr::…` paths keep working.
 #[cfg(feature = "ssr")]
 pub use view as ssr;

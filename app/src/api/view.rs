@@ -55,6 +55,14 @@ pub trait Backend: Send + Sync + 'static {
     fn snapshot(&self, _instance: &str) -> BoxFuture<'_, Result<Arc<Snapshot>, ReportError>> {
         Box::pin(async { Err(ReportError::UnknownInstance) })
     }
+    /// Every problem now across the fleet, worst first (see [`crate::api::triage`]).
+    fn triage(&self) -> BoxFuture<'_, super::TriageData> {
+        Box::pin(async { super::TriageData::default() })
+    }
+    /// Acknowledge or silence one episode of a problem (kept in Sundial's store).
+    fn acknowledge(&self, _form: super::AckForm) -> BoxFuture<'_, Result<(), ApiError>> {
+        Box::pin(async { Err(ApiError::BadRequest("acknowledging is not available here".into())) })
+    }
 }
 
 /// One good read of an instance, as the engine takes it.

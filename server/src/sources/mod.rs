@@ -15,7 +15,7 @@
 //! `snapshots` is Sundial's own store, the one database Sundial writes.
 use app::engine::fleet::InstanceInput;
 use app::engine::log::LogEvent;
-use app::engine::{Diagnostic, Severity, Window};
+use app::engine::{Diagnostic, Window};
 use chrono::{DateTime, Utc};
 use std::future::Future;
 use std::pin::Pin;
@@ -170,17 +170,11 @@ pub fn finish(read: &mut SourceRead) {
         if ours.is_some_and(|o| (o - reported.at).num_seconds().abs() <= NEXT_RUN_SLACK_SECS) {
             continue;
         }
-        job.diagnostics.push(Diagnostic::new(
-            Severity::Warning,
-            Some(reported.column),
-            Some(reported.raw.clone()),
-            format!(
-                "the scheduler expects the next run at {} ({}), Sundial's forecast says {}: the scheduler's schedule \
-                 cache may be stale (a zombie scheduler looks like this) or a schedule changed since it was read",
-                shown(Some(reported.at)),
-                reported.column,
-                shown(ours)
-            ),
+        job.diagnostics.push(app::engine::triage::next_run_disagrees(
+            reported.column,
+            &reported.raw,
+            &shown(Some(reported.at)),
+            &shown(ours),
         ));
     }
 }

@@ -71,6 +71,12 @@ pub struct Store {
 }
 
 impl Store {
+    /// The store's connections, for the other parts of Sundial that keep state in it
+    /// (triage's acknowledgements, alerts sent).
+    pub fn pool(&self) -> &SqlitePool {
+        &self.pool
+    }
+
     /// Open the store at `path`, creating the file and its tables when missing.
     pub async fn open(path: &Path) -> Result<Store, Error> {
         let options =

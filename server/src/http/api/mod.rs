@@ -21,6 +21,7 @@ use utoipa::{IntoParams, OpenApi};
 use super::{AppState, Error};
 
 pub mod build;
+pub mod triage;
 pub mod wire;
 
 /// The API's routes (under `/api`).
@@ -31,6 +32,7 @@ pub fn routes() -> Router<AppState> {
         .route("/api/instances/{instance}/jobs", get(jobs))
         .route("/api/instances/{instance}/jobs/{job}/timeline", get(timeline))
         .route("/api/log", get(log))
+        .route("/api/triage", get(triage::triage))
 }
 
 #[derive(OpenApi)]
@@ -39,7 +41,7 @@ pub fn routes() -> Router<AppState> {
         title = "Sundial",
         description = "When database jobs should have run, when they did, and what went wrong in between."
     ),
-    paths(instances, jobs, timeline, log),
+    paths(instances, jobs, timeline, log, triage::triage),
     components(schemas(
         wire::ErrorBody,
         wire::Instances,
@@ -56,6 +58,9 @@ pub fn routes() -> Router<AppState> {
         wire::Diagnostic,
         wire::Log,
         wire::Event,
+        triage::Triage,
+        triage::Problem,
+        triage::Acknowledged,
     ))
 )]
 pub struct ApiDoc;

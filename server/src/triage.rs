@@ -1,0 +1,279 @@
+//! What is wrong now across the fleet, remembered: when Sundial first saw each problem (an
+//! *episode*, which ends when the problem resolves) and who acknowledged or silenced it, with
+//! their note, in Sundial's store so a restart forgets neither.
+//!
+//! The problems themselves are the engine's ([`app::engine::triage`]), judged from each
+//! instance's last good read; [`crate::fleet::FleetBackend`] asks [`Keeper::observe`] after
+//! judging and [`Keeper::rows`] to show them.
+use app::api::ApiError;
+use app::api::triage::ProblemSeverity;
+use app::api::triage::{Ack, AckForm, ProblemRow, TriageData, row, silence_secs};
+use app::engine::Zone;
+use app::engine::triage::Problem;
+use chrono::{DateTime, TimeDelta, Utc};
+use sqlx::SqlitePool;
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use crate::sources::snapshots::Store;
+
+/// One problem judged now, with the zone of its instance.
+#[derive(Clone, Debug)]
+pub struct Judged {
+    pub problem: Problem,
+    pub tz: Zone,
+    /// When Sundial first saw this episode.
+    pub first_seen: DateTime<Utc>,
+}
+
+/// The open problems' first sightings and the acknowledgements, in memory and in the store.
+pub struct Keeper {
+    store: Option<SqlitePool>,
+    /// Why there is no store (shown on the triage page).
+    store_note: Option<String>,
+    state: Mutex<State>,
+}
+
+#[derive(Clone, Debug)]
+struct Open {
+    instance: String,
+    of_job: bool,
+    first_seen: DateTime<Utc>,
+}
+
+#[derive(Default)]
+struct State {
+    /// Open problems: key → (instance, a job's problem, first seen).
+    open: HashMap<String, Open>,
+    acks: HashMap<String, Ack>,
+}
+
+const SCHEMA: [&str; 2] = [
+    "CREATE TABLE IF NOT EXISTS triage_open (key TEXT PRIMARY KEY, instance TEXT NOT NULL, of_job INTEGER NOT NULL, \
+     first_seen INTEGER NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS triage_ack (key TEXT PRIMARY KEY, episode INTEGER NOT NULL, severity TEXT NOT NULL, \
+     count INTEGER NOT NULL, until INTEGER, note TEXT NOT NULL, by TEXT NOT NULL, at INTEGER NOT NULL)",
+];
+
+fn ms(t: DateTime<Utc>) -> i64 {
+    t.timestamp_millis()
+}
+
+fn from_ms(v: i64) -> DateTime<Utc> {
+    DateTime::from_timestamp_millis(v).unwrap_or(DateTime::<Utc>::MIN_UTC)
+}
+
+fn severity(raw: &str) -> ProblemSeverity {
+    match raw {
+        "critical" => ProblemSeverity::Critical,
+        "error" => ProblemSeverity::Error,
+        "warning" => ProblemSeverity::Warning,
+        _ => ProblemSeverity::Info,
+    }
+}
+
+impl Keeper {
+    /// A keeper over Sundial's store (`None`, with the reason: kept in memory only).
+    pub async fn open(store: Result<&Store, String>) -> Keeper {
+        let mut keeper = Keeper { store: None, store_note: None, state: Mutex::new(State::default()) };
+        let pool = match store {
+            Ok(s) => s.pool().clone(),
+            Err(why) => {
+                keeper.store_note = Some(why);
+                return keeper;
+            }
+        };
+        match Keeper::load(&pool).await {
+            Ok(state) => {
+                keeper.state = Mutex::new(state);
+                keeper.store = Some(pool);
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "triage: Sundial's store cannot be used; acknowledgements are kept in memory");
+                keeper.store_note = Some(format!("Sundial's store cannot be used ({e})"));
+            }
+        }
+        keeper
+    }
+
+    async fn load(pool: &SqlitePool) -> Result<State, sqlx::Error> {
+        use sqlx::Row;
+        for sql in SCHEMA {
+            sqlx::query(sql).execute(pool).await?;
+        }
+        let mut state = State::default();
+        for r in sqlx::query("SELECT key, instance, of_job, first_seen FROM triage_open").fetch_all(pool).await? {
+            let open = Open {
+                instance: r.try_get("instance")?,
+                of_job: r.try_get::<i64, _>("of_job")? != 0,
+                first_seen: from_ms(r.try_get("first_seen")?),
+            };
+            state.open.insert(r.try_get("key")?, open);
+        }
+        let acks = sqlx::query("SELECT key, episode, severity, count, until, note, by, at FROM triage_ack");
+        for r in acks.fetch_all(pool).await? {
+            let ack = Ack {
+                key: r.try_get("key")?,
+                episode: from_ms(r.try_get("episode")?),
+                severity: severity(r.try_get::<String, _>("severity")?.as_str()),
+                count: r.try_get::<i64, _>("count")?.max(0) as usize,
+                until: r.try_get::<Option<i64>, _>("until")?.map(from_ms),
+                note: r.try_get("note")?,
+                by: r.try_get("by")?,
+                at: from_ms(r.try_get("at")?),
+            };
+            state.acks.insert(ack.key.clone(), ack);
+        }
+        Ok(state)
+    }
+
+    /// Record what is open now: a new key starts an episode at `now`; a key no longer open
+    /// ends its episode (and its acknowledgement with it), but only where it could have been
+    /// seen: a job's problem ends only when its instance's jobs were judged (`judged` names
+    /// them; an unreachable or stale instance's jobs are not known to be fine). Returns each
+    /// problem with the start of its episode, in the order given.
+    pub async fn observe(
+        &self,
+        problems: Vec<(Problem, Zone)>,
+        judged: &std::collections::HashSet<String>,
+        now: DateTime<Utc>,
+    ) -> Vec<Judged> {
+        let (added, ended, out) = {
+            let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+            let mut added = Vec::new();
+            let out: Vec<Judged> = problems
+                .into_iter()
+                .map(|(problem, tz)| {
+                    let key = problem.key();
+                    let open = state.open.entry(key.clone()).or_insert_with(|| {
+                        let open =
+                            Open { instance: problem.instance.clone(), of_job: problem.job.is_some(), first_seen: now };
+                        added.push((key, open.clone()));
+                        open
+                    });
+                    Judged { first_seen: open.first_seen, problem, tz }
+                })
+                .collect();
+            let current: std::collections::HashSet<String> = out.iter().map(|j| j.problem.key()).collect();
+            let mut ended = Vec::new();
+            state.open.retain(|k, o| {
+                let keep = current.contains(k) || (o.of_job && !judged.contains(&o.instance));
+                if !keep {
+                    ended.push(k.clone());
+                }
+                keep
+            });
+            for k in &ended {
+                state.acks.remove(k);
+            }
+            (added, ended, out)
+        };
+        if let Some(pool) = &self.store
+            && (!added.is_empty() || !ended.is_empty())
+            && let Err(e) = Keeper::save_open(pool, &added, &ended).await
+        {
+            tracing::warn!(error = %e, "triage: could not record open problems in Sundial's store");
+        }
+        out
+    }
+
+    async fn save_open(pool: &SqlitePool, added: &[(String, Open)], ended: &[String]) -> Result<(), sqlx::Error> {
+        let mut tx = pool.begin().await?;
+        for (key, open) in added {
+            sqlx::query("INSERT OR IGNORE INTO triage_open (key, instance, of_job, first_seen) VALUES (?, ?, ?, ?)")
+                .bind(key)
+                .bind(&open.instance)
+                .bind(i64::from(open.of_job))
+                .bind(ms(open.first_seen))
+                .execute(&mut *tx)
+                .await?;
+        }
+        for key in ended {
+            sqlx::query("DELETE FROM triage_open WHERE key = ?").bind(key).execute(&mut *tx).await?;
+            sqlx::query("DELETE FROM triage_ack WHERE key = ?").bind(key).execute(&mut *tx).await?;
+        }
+        tx.commit().await
+    }
+
+    /// The triage list: problems open and not acknowledged first, then the acknowledged.
+    pub fn rows(&self, judged: &[Judged], now: DateTime<Utc>) -> (Vec<ProblemRow>, Vec<ProblemRow>) {
+        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let mut open = Vec::new();
+        let mut acknowledged = Vec::new();
+        for j in judged {
+            let ack = state.acks.get(&j.problem.key());
+            let r = row(&j.problem, j.first_seen, j.tz, ack, now);
+            match &r.ack {
+                Some(a) if a.lapsed.is_none() => acknowledged.push(r),
+                _ => open.push(r),
+            }
+        }
+        (open, acknowledged)
+    }
+
+    /// Whether this problem's episode is acknowledged (or silenced) and it still holds.
+    pub fn is_acknowledged(&self, j: &Judged, now: DateTime<Utc>) -> bool {
+        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state
+            .acks
+            .get(&j.problem.key())
+            .is_some_and(|a| a.episode == j.first_seen && a.lapsed(&j.problem, now).is_none())
+    }
+
+    /// Acknowledge or silence an open problem's episode, as it is now.
+    pub async fn acknowledge(&self, form: &AckForm, judged: &[Judged], now: DateTime<Utc>) -> Result<(), ApiError> {
+        let silence = silence_secs(&form.silence).map_err(ApiError::BadRequest)?;
+        let Some(j) = judged.iter().find(|j| j.problem.key() == form.key && ms(j.first_seen) == form.episode_ms) else {
+            return Err(ApiError::NotFound { what: "open problem (it may have resolved meanwhile)".into() });
+        };
+        let clip = |s: &str, n: usize| s.trim().chars().take(n).collect::<String>();
+        let ack = Ack {
+            key: form.key.clone(),
+            episode: j.first_seen,
+            severity: j.problem.severity,
+            count: j.problem.count,
+            until: silence.map(|s| now + TimeDelta::seconds(s)),
+            note: clip(&form.note, 500),
+            by: match clip(&form.by, 80) {
+                b if b.is_empty() => "someone".to_owned(),
+                b => b,
+            },
+            at: now,
+        };
+        if let Some(pool) = &self.store {
+            sqlx::query(
+                "INSERT OR REPLACE INTO triage_ack (key, episode, severity, count, until, note, by, at) \
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            )
+            .bind(&ack.key)
+            .bind(ms(ack.episode))
+            .bind(ack.severity.key())
+            .bind(ack.count as i64)
+            .bind(ack.until.map(ms))
+            .bind(&ack.note)
+            .bind(&ack.by)
+            .bind(ms(ack.at))
+            .execute(pool)
+            .await
+            .map_err(|e| {
+                tracing::warn!(error = %e, "triage: could not keep an acknowledgement");
+                ApiError::Transport("the acknowledgement could not be kept in Sundial's store".into())
+            })?;
+        }
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).acks.insert(ack.key.clone(), ack);
+        Ok(())
+    }
+
+    /// The whole list as pages and the API receive it.
+    pub fn data(&self, judged: &[Judged], now: DateTime<Utc>, counts: (usize, usize, usize)) -> TriageData {
+        let (problems, acknowledged) = self.rows(judged, now);
+        TriageData {
+            problems,
+            acknowledged,
+            instances: counts.0,
+            judged: counts.1,
+            jobs: counts.2,
+            store_note: self.store_note.clone(),
+        }
+    }
+}

@@ -11,6 +11,16 @@ pub async fn fleet() -> Result<FleetData, ApiError> {
     Ok(view::fleet().await)
 }
 
+/// Every problem now across the fleet, worst first, and the acknowledged ones.
+#[server(prefix = "/api/fn", endpoint = "triage")]
+pub async fn triage() -> Result<super::TriageData, ApiError> {
+    use leptos::prelude::use_context;
+    match use_context::<view::BackendHandle>() {
+        Some(view::BackendHandle(backend)) => Ok(backend.triage().await),
+        None => Err(ApiError::Transport("the server is not set up".into())),
+    }
+}
+
 /// The jobs list of `instance` (`None`: the first configured) over the `days`-long window
 /// ending at the instance's "now".
 #[server(prefix = "/api/fn", endpoint = "jobs")]

@@ -12,6 +12,7 @@ use leptos_router::hooks::use_location;
 enum View {
     Jobs,
     Fleet,
+    Triage,
     Log,
     Simulate,
     Other,
@@ -22,6 +23,8 @@ fn current_view(path: &str) -> View {
         View::Jobs
     } else if path.starts_with("/fleet") {
         View::Fleet
+    } else if path.starts_with("/triage") {
+        View::Triage
     } else if path.starts_with("/log") {
         View::Log
     } else if path.starts_with("/simulate") {
@@ -55,6 +58,7 @@ pub fn Header(#[prop(optional)] instance: Option<InstanceHead>) -> AnyView {
             </a>
             <nav class="primary-nav" aria-label="Views">
                 {link(View::Jobs, format!("/?days={days}{iq}"), "Jobs")}
+                {link(View::Triage, "/triage".to_string(), "Triage")}
                 {link(View::Fleet, "/fleet".to_string(), "Fleet")}
                 {instance.is_some().then(|| link(View::Log, format!("/log?days={days}{iq}"), "Log"))}
                 {link(View::Simulate, "/simulate".to_string(), "Simulate")}

@@ -5,16 +5,26 @@ use crate::api::duration_text;
 use crate::api::{self, DiagnosticLine, FleetData, InstanceStatus, SourceState};
 use crate::components::{ErrorPanel, Header, Time, encode_segment};
 use crate::engine::Severity;
+use crate::routes::triage::TriagePanel;
 use leptos::prelude::*;
 use leptos_meta::Title;
 
 #[component]
 pub fn FleetPage() -> impl IntoView {
     let data = Resource::new(|| (), |_| api::fleet());
+    let triage = Resource::new(|| (), |_| api::triage());
     view! {
         <Title text="Fleet · Sundial"/>
         <Header/>
         <div class="page">
+            <Transition fallback=|| view! { <p class="loading">"Judging the fleet…"</p> }>
+                {move || Suspend::new(async move {
+                    match triage.await {
+                        Ok(d) => view! { <TriagePanel data=d back="/fleet".to_owned()/> }.into_any(),
+                        Err(e) => view! { <ErrorPanel err=e/> }.into_any(),
+                    }
+                })}
+            </Transition>
             <Transition fallback=|| view! { <p class="loading">"Loading the fleet…"</p> }>
                 {move || Suspend::new(async move {
                     match data.await {

@@ -5,3 +5,4 @@ pub mod log;
 pub mod not_found;
 pub mod simulate;
 pub mod timeline;
+pub mod triage;

@@ -10,6 +10,8 @@
 //!   at `/api/openapi.json`.
 //! - `POST /prefs` (form: `zone`, `theme`, `back`): remember the zone or theme choice in a
 //!   cookie and go back (303) to the page the reader was on (a path on this site only).
+//! - `POST /triage/ack` (form: [`app::api::AckForm`]): acknowledge or silence a problem's
+//!   episode, kept in Sundial's store; back (303) to the page, with `ack_error` when it failed.
 //! - anything else: a file under the site root (`/pkg/…`, `/favicon.svg`), else the
 //!   not-found page.
 //!
@@ -59,6 +61,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/health", get(health))
         .route("/api/jobs", get(jobs))
         .route("/prefs", post(prefs))
+        .route("/triage/ack", post(acknowledge))
         .merge(api::routes())
         .leptos_routes_with_context(&state, routes, context.clone(), shell)
         .fallback(leptos_axum::file_and_error_handler_with_context::<AppState, _>(context, app::shell))
@@ -85,6 +88,31 @@ async fn jobs(
     Ok(Json(data))
 }
 
+/// A path on this site to go back to, else `/`.
+fn back_path(back: Option<String>) -> String {
+    back.filter(|b| b.starts_with('/') && !b.starts_with("//") && !b.contains('\\')).unwrap_or_else(|| "/".into())
+}
+
+/// `POST /triage/ack`: acknowledge or silence, then back to the page (303); an error (the
+/// problem resolved meanwhile, a silence not offered) goes back as `ack_error`.
+async fn acknowledge(
+    State(state): State<AppState>,
+    axum::Form(form): axum::Form<app::api::AckForm>,
+) -> axum::response::Response {
+    use axum::http::{StatusCode, header};
+    use axum::response::IntoResponse;
+    let back = back_path(Some(form.back.clone()));
+    let to = match state.backend.acknowledge(form).await {
+        Ok(()) => back,
+        Err(e) => {
+            let sep = if back.contains('?') { '&' } else { '?' };
+            let msg = app::components::encode_segment(&e.to_string());
+            format!("{back}{sep}ack_error={msg}")
+        }
+    };
+    (StatusCode::SEE_OTHER, [(header::LOCATION, to)]).into_response()
+}
+
 /// The form the zone and theme switches post.
 #[derive(serde::Deserialize)]
 struct PrefsForm {
@@ -106,10 +134,7 @@ async fn prefs(axum::Form(form): axum::Form<PrefsForm>) -> axum::response::Respo
     if let Some(t) = form.theme.as_deref().and_then(Theme::parse) {
         cookies.push((THEME_COOKIE, t.key()));
     }
-    let back = form
-        .back
-        .filter(|b| b.starts_with('/') && !b.starts_with("//") && !b.contains('\\'))
-        .unwrap_or_else(|| "/".into());
+    let back = back_path(form.back);
     let mut res = (StatusCode::SEE_OTHER, [(header::LOCATION, back)]).into_response();
     for (name, value) in cookies {
         let c = cookie::Cookie::build((name, value))

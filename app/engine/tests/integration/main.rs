@@ -13,5 +13,6 @@ mod edit_cases;
 mod fleet;
 mod reconcile_cases;
 mod reconcile_props;
+mod triage;
 mod replay;
 mod zone_rules;

@@ -1,0 +1,267 @@
+//! `triage::instance_problems` on small instances: each kind of problem from the facts that
+//! make it, what hides job problems (a stale read, a zombie), and the ranking.
+use chrono::{DateTime, TimeDelta, Utc};
+use sundial_engine::fleet::{InstanceInput, InstanceReport, JobInput, JobSchedule, analyze};
+use sundial_engine::reconcile::Settings;
+use sundial_engine::triage::{self, Problem, ProblemKind, ProblemSeverity, Reading, TriageSettings};
+use sundial_engine::{AgentSchedule, Diagnostic, Run, RunOutcome, Schedule, Trigger, Window};
+
+fn t(s: &str) -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339(s).unwrap().to_utc()
+}
+
+const NOW: &str = "2026-11-20T12:00:00Z";
+
+fn run(start: DateTime<Utc>, secs: i64, outcome: RunOutcome) -> Run {
+    Run {
+        start,
+        duration_secs: secs,
+        outcome,
+        trigger: Trigger::Schedule(Some(1)),
+        message: String::new(),
+        steps: Vec::new(),
+    }
+}
+
+fn hourly() -> JobSchedule {
+    JobSchedule {
+        id: 1,
+        name: "hourly".into(),
+        enabled: true,
+        schedule: Schedule::Agent(AgentSchedule {
+            freq_type: 4,
+            freq_interval: 1,
+            freq_subday_type: 8,
+            freq_subday_interval: 1,
+            ..AgentSchedule::default()
+        }),
+    }
+}
+
+fn job(id: &str, runs: Vec<Run>) -> JobInput {
+    JobInput {
+        id: id.into(),
+        name: format!("Job {id}"),
+        category: String::new(),
+        enabled: true,
+        schedules: vec![hourly()],
+        runs,
+        history_horizon: None,
+        unobserved: Vec::new(),
+        diagnostics: Vec::new(),
+    }
+}
+
+/// Hourly runs at :00 from `from` hours ago up to (not including) `until` hours ago.
+fn hourly_runs(from: i64, until: i64, secs: i64, outcome: RunOutcome) -> Vec<Run> {
+    let now = t(NOW);
+    (until + 1..=from).rev().map(|h| run(now - TimeDelta::hours(h), secs, outcome)).collect()
+}
+
+fn report(jobs: Vec<JobInput>) -> InstanceReport {
+    let now = t(NOW);
+    let input = InstanceInput { name: "SQL1".into(), tz: chrono_tz::UTC.into(), jobs, agent_starts: Vec::new() };
+    analyze(&input, Window::ending_at(now, TimeDelta::days(7)), now, &Settings::default())
+}
+
+fn judge(report: &InstanceReport) -> Vec<Problem> {
+    let reading = Reading {
+        instance: "SQL1",
+        report: Some(report),
+        notes: &[],
+        failing: None,
+        read_at: Some(t(NOW)),
+        poll_secs: Some(60),
+    };
+    let mut p = triage::instance_problems(&reading, t(NOW), &TriageSettings::default());
+    triage::rank_by(&mut p, |p| (p, p.since.unwrap_or(t(NOW))));
+    p
+}
+
+fn kinds(p: &[Problem]) -> Vec<(ProblemKind, Option<&str>)> {
+    p.iter().map(|p| (p.kind, p.job.as_ref().map(|j| j.0.as_str()))).collect()
+}
+
+#[test]
+fn a_job_that_runs_every_hour_has_no_problem() {
+    let r = report(vec![job("ok", hourly_runs(72, 0, 60, RunOutcome::Succeeded))]);
+    assert_eq!(kinds(&judge(&r)), vec![]);
+}
+
+#[test]
+fn the_last_three_hours_missed_are_one_problem_counting_three_with_the_first_as_since() {
+    // Runs until 3 hours ago; the 09:00, 10:00 and 11:00 runs never happened (12:00 is
+    // within the grace of now).
+    let r = report(vec![job("late", hourly_runs(72, 3, 60, RunOutcome::Succeeded))]);
+    let p = judge(&r);
+    assert_eq!(kinds(&p), vec![(ProblemKind::Missed, Some("late"))]);
+    assert_eq!(p[0].count, 3);
+    assert_eq!(p[0].since, Some(t("2026-11-20T09:00:00Z")));
+    assert_eq!(p[0].at, t("2026-11-20T11:00:00Z"));
+    assert_eq!(p[0].severity, ProblemSeverity::Error);
+    assert!(p[0].evidence.contains("3 runs in a row"), "{}", p[0].evidence);
+    assert!(p[0].evidence.contains("last success 2026-11-20 08:00 UTC"), "{}", p[0].evidence);
+}
+
+#[test]
+fn a_failed_last_run_names_its_step_and_message_and_a_success_after_clears_it() {
+    let mut runs = hourly_runs(72, 1, 60, RunOutcome::Succeeded);
+    let mut bad = run(t("2026-11-20T11:00:00Z"), 30, RunOutcome::Failed);
+    bad.steps = vec!["Step 1 (Extract) succeeded".into(), "Step 2 (Load) failed: deadlock victim".into()];
+    bad.message = "The job failed.".into();
+    runs.push(bad.clone());
+    let p = judge(&report(vec![job("etl", runs.clone())]));
+    assert_eq!(kinds(&p), vec![(ProblemKind::Failed, Some("etl"))]);
+    assert!(p[0].evidence.contains("Step 2 (Load) failed: deadlock victim"), "{}", p[0].evidence);
+    assert!(p[0].evidence.contains("The job failed."), "{}", p[0].evidence);
+    assert_eq!(p[0].since, Some(bad.start));
+
+    // The 12:00 run succeeded: nothing is wrong any more.
+    runs.push(run(t("2026-11-20T12:00:00Z"), 60, RunOutcome::Succeeded));
+    assert_eq!(kinds(&judge(&report(vec![job("etl", runs)]))), vec![]);
+}
+
+#[test]
+fn three_days_of_failures_only_is_no_success_not_a_failed_row() {
+    let mut runs = hourly_runs(100, 75, 60, RunOutcome::Succeeded);
+    runs.extend(hourly_runs(75, 0, 60, RunOutcome::Failed));
+    let p = judge(&report(vec![job("dead", runs)]));
+    assert_eq!(kinds(&p), vec![(ProblemKind::NoSuccess, Some("dead"))]);
+    assert_eq!(p[0].count, 75);
+    assert!(p[0].evidence.contains("75 failures in a row"), "{}", p[0].evidence);
+}
+
+#[test]
+fn a_run_going_three_times_its_usual_length_runs_long() {
+    let mut runs = hourly_runs(48, 1, 600, RunOutcome::Succeeded);
+    runs.push(run(t("2026-11-20T11:00:00Z"), 1800, RunOutcome::InProgress));
+    let p = judge(&report(vec![job("slow", runs)]));
+    assert_eq!(kinds(&p), vec![(ProblemKind::RunningLong, Some("slow"))]);
+    assert_eq!(p[0].severity, ProblemSeverity::Warning);
+    assert!(p[0].evidence.contains("running for 30 min 0 s"), "{}", p[0].evidence);
+    assert!(p[0].evidence.contains("usually 10 min 0 s (p50)"), "{}", p[0].evidence);
+}
+
+#[test]
+fn a_success_in_a_tenth_of_the_usual_time_is_too_short() {
+    let mut runs = hourly_runs(48, 1, 3000, RunOutcome::Succeeded);
+    runs.push(run(t("2026-11-20T11:00:00Z"), 300, RunOutcome::Succeeded));
+    let p = judge(&report(vec![job("quick", runs)]));
+    assert_eq!(kinds(&p), vec![(ProblemKind::TooShort, Some("quick"))]);
+    assert_eq!(p[0].severity, ProblemSeverity::Info);
+}
+
+#[test]
+fn a_stale_read_hides_every_job_problem_and_says_why() {
+    let r = report(vec![job("late", hourly_runs(72, 3, 60, RunOutcome::Succeeded))]);
+    let reading = Reading {
+        instance: "SQL1",
+        report: Some(&r),
+        notes: &[],
+        failing: None,
+        read_at: Some(t(NOW)),
+        poll_secs: Some(60),
+    };
+    let later = t(NOW) + TimeDelta::minutes(10);
+    let p = triage::instance_problems(&reading, later, &TriageSettings::default());
+    assert_eq!(kinds(&p), vec![(ProblemKind::Stale, None)]);
+    assert!(p[0].evidence.contains("10 min 0 s old"), "{}", p[0].evidence);
+    // A frozen snapshot (no poll interval) is never stale.
+    let frozen = Reading { poll_secs: None, ..reading };
+    assert_eq!(kinds(&triage::instance_problems(&frozen, later, &TriageSettings::default())).len(), 1);
+}
+
+#[test]
+fn an_unreachable_instance_is_critical_and_its_recent_read_is_still_judged() {
+    let r = report(vec![job("late", hourly_runs(72, 3, 60, RunOutcome::Succeeded))]);
+    let reading = Reading {
+        instance: "SQL1",
+        report: Some(&r),
+        notes: &[],
+        failing: Some((t("2026-11-20T11:59:00Z"), "connection refused")),
+        read_at: Some(t("2026-11-20T11:58:00Z")),
+        poll_secs: Some(60),
+    };
+    let mut p = triage::instance_problems(&reading, t(NOW), &TriageSettings::default());
+    triage::rank_by(&mut p, |p| (p, p.since.unwrap_or(t(NOW))));
+    assert_eq!(kinds(&p), vec![(ProblemKind::Unreachable, None), (ProblemKind::Missed, Some("late"))]);
+    assert_eq!(p[0].severity, ProblemSeverity::Critical);
+    assert!(p[0].evidence.contains("connection refused"), "{}", p[0].evidence);
+    // Never read at all: only the instance's problem.
+    let never = Reading { report: None, read_at: None, ..reading };
+    assert_eq!(
+        kinds(&triage::instance_problems(&never, t(NOW), &TriageSettings::default())),
+        vec![(ProblemKind::Unreachable, None)]
+    );
+}
+
+#[test]
+fn a_zombie_now_is_one_critical_row_counting_the_starved_jobs_instead_of_one_row_each() {
+    // Every job stopped 5 hours ago: the scheduler is alive (no restart) and starts nothing.
+    let jobs: Vec<JobInput> =
+        (0..3).map(|i| job(&format!("j{i}"), hourly_runs(72, 5, 60, RunOutcome::Succeeded))).collect();
+    let p = judge(&report(jobs));
+    assert_eq!(kinds(&p), vec![(ProblemKind::Zombie, None)]);
+    assert_eq!(p[0].count, 3);
+    assert!(p[0].evidence.contains("of 3 jobs were due"), "{}", p[0].evidence);
+}
+
+#[test]
+fn a_scheduler_reported_off_is_critical() {
+    let r = report(vec![job("ok", hourly_runs(72, 0, 60, RunOutcome::Succeeded))]);
+    let notes = [Diagnostic::error("event_scheduler", "OFF", "the event scheduler is not running")];
+    let reading = Reading {
+        instance: "SQL1",
+        report: Some(&r),
+        notes: &notes,
+        failing: None,
+        read_at: Some(t(NOW)),
+        poll_secs: None,
+    };
+    let p = triage::instance_problems(&reading, t(NOW), &TriageSettings::default());
+    assert_eq!(kinds(&p), vec![(ProblemKind::SchedulerStopped, None)]);
+}
+
+#[test]
+fn the_schedulers_own_next_run_disagreeing_is_a_warning() {
+    let mut j = job("ok", hourly_runs(72, 0, 60, RunOutcome::Succeeded));
+    j.diagnostics.push(triage::next_run_disagrees(
+        "next_run_date",
+        "20261121",
+        "2026-11-21 00:00:00",
+        "2026-11-20 13:00:00",
+    ));
+    let p = judge(&report(vec![j]));
+    assert_eq!(kinds(&p), vec![(ProblemKind::NextRunDisagrees, Some("ok"))]);
+}
+
+#[test]
+fn history_the_scheduler_trimmed_is_unknown_never_missed() {
+    let mut j = job("trimmed", hourly_runs(2, 0, 60, RunOutcome::Succeeded));
+    j.history_horizon = Some(t(NOW) - TimeDelta::hours(2));
+    assert_eq!(kinds(&judge(&report(vec![j]))), vec![]);
+}
+
+#[test]
+fn ranking_is_worst_first_then_oldest() {
+    let mut failing = hourly_runs(72, 1, 60, RunOutcome::Succeeded);
+    failing.push(run(t("2026-11-20T11:00:00Z"), 30, RunOutcome::Failed));
+    let mut slow = hourly_runs(48, 1, 600, RunOutcome::Succeeded);
+    slow.push(run(t("2026-11-20T11:00:00Z"), 1800, RunOutcome::InProgress));
+    let jobs = vec![
+        slow.clone().into_iter().collect::<Vec<_>>(),
+        failing,
+        hourly_runs(72, 3, 60, RunOutcome::Succeeded), // missed since 09:00: older than the failure
+    ];
+    let jobs = jobs.into_iter().enumerate().map(|(i, r)| job(&format!("j{i}"), r)).collect();
+    let p = judge(&report(jobs));
+    assert_eq!(
+        kinds(&p),
+        vec![
+            (ProblemKind::Missed, Some("j2")),
+            (ProblemKind::Failed, Some("j1")),
+            (ProblemKind::RunningLong, Some("j0")),
+        ]
+    );
+    assert!(p.windows(2).all(|w| w[0].severity <= w[1].severity));
+}

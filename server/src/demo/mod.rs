@@ -37,8 +37,12 @@ pub use write::{DemoSummary, write_demo};
 /// configured instance is (the file is a snapshot: pages show it as of the demo's "now").
 pub fn fleet(path: &std::path::Path) -> Result<crate::config::FleetConfig, Box<crate::config::ConfigError>> {
     let quoted = |s: &str| toml::Value::String(s.to_owned()).to_string();
+    // Sundial's own store (triage's acknowledgements) beside the demo's file, not in the
+    // working directory.
+    let store = path.with_file_name("sundial-store.sqlite");
     let text = format!(
-        "[[instance]]\nname = {}\nkind = \"sqlite_demo\"\npath = {}\npoll_interval = \"1h\"\ntags = {{ environment = \"demo\" }}\n",
+        "store = {}\n[[instance]]\nname = {}\nkind = \"sqlite_demo\"\npath = {}\npoll_interval = \"1h\"\ntags = {{ environment = \"demo\" }}\n",
+        quoted(&store.to_string_lossy()),
         quoted(INSTANCE),
         quoted(&path.to_string_lossy()),
     );

@@ -25,3 +25,4 @@ mod tables_job_table;
 mod tables_jobactivity;
 mod tables_primentra;
 mod tables_service_broker;
+mod triage;

@@ -63,7 +63,14 @@ pub async fn get(state: &AppState, uri: &str) -> (StatusCode, String) {
 /// A server over the fleet `toml` describes, read and judged as of `now` (`serve --now`), once
 /// its first reads are done: for asserting a source's facts through the JSON API.
 pub async fn fleet_as_of(toml: &str, now: chrono::DateTime<chrono::Utc>) -> AppState {
-    let fleet = server::config::parse(toml, "fleet.toml").unwrap_or_else(|e| panic!("{e}"));
+    // Sundial's own store in a directory of the test's own, unless the fleet names one.
+    let toml = if toml.lines().any(|l| l.trim_start().starts_with("store")) {
+        toml.to_owned()
+    } else {
+        let dir = Box::leak(Box::new(tempfile::tempdir().expect("a temporary directory")));
+        format!("store = {:?}\n{toml}", dir.path().join("store.sqlite").to_string_lossy())
+    };
+    let fleet = server::config::parse(&toml, "fleet.toml").unwrap_or_else(|e| panic!("{e}"));
     let backend = server::fleet::FleetBackend::start_at(&fleet, Some(now)).await.expect("the fleet starts");
     for i in &fleet.instances {
         // Waits for the first read; an unreadable instance is the caller's to assert.

@@ -1,0 +1,142 @@
+//! The triage list over a fleet (the demo's SQLPROD01 and an instance that cannot be read),
+//! through `GET /api/triage`, the page, and acknowledging with `POST /triage/ack`: what is
+//! acknowledged is kept in Sundial's store, survives a restart, and leaves when resolved.
+use crate::support::t;
+use crate::support::web::{self, api, get, send};
+use axum::body::Body;
+use axum::http::{Request, StatusCode, header};
+use serde_json::Value;
+use server::demo;
+use server::http::AppState;
+
+const NOW: &str = "2026-11-22T12:00:00Z";
+
+/// The demo's file, and a fleet file naming it and a file that does not exist.
+async fn fleet_toml(dir: &tempfile::TempDir) -> String {
+    let path = dir.path().join("demo.sqlite");
+    demo::write_demo(&path, t(NOW), 42).await.expect("the demo is written");
+    format!(
+        "store = {:?}\n[[instance]]\nname = \"SQLPROD01\"\nkind = \"sqlite_demo\"\npath = {:?}\n\n\
+         [[instance]]\nname = \"GONE\"\nkind = \"sqlite_demo\"\npath = {:?}\n",
+        dir.path().join("store.sqlite").to_string_lossy(),
+        path.to_string_lossy(),
+        dir.path().join("missing.sqlite").to_string_lossy(),
+    )
+}
+
+fn problems(v: &Value) -> &Vec<Value> {
+    v["problems"].as_array().expect("problems")
+}
+
+async fn post_ack(state: &AppState, form: &str) -> (StatusCode, String) {
+    let req = Request::post("/triage/ack")
+        .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+        .body(Body::from(form.to_owned()))
+        .unwrap();
+    let a = send(state.clone(), req).await;
+    let to = a.headers.get(header::LOCATION).map(|v| v.to_str().unwrap().to_owned()).unwrap_or_default();
+    (a.status, to)
+}
+
+#[tokio::test]
+async fn the_fleets_problems_rank_worst_first_each_with_evidence_and_a_link() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = web::fleet_as_of(&fleet_toml(&dir).await, t(NOW)).await;
+    let v = api(&state, "/api/triage").await;
+    let p = problems(&v);
+    assert!(!p.is_empty(), "{v}");
+    // The unreadable instance first: critical, instance-wide, its error in the evidence.
+    assert_eq!(p[0]["kind"], "unreachable", "{v}");
+    assert_eq!(p[0]["severity"], "critical");
+    assert_eq!(p[0]["instance"], "GONE");
+    assert!(p[0]["job"].is_null());
+    assert!(!p[0]["evidence"].as_str().unwrap().is_empty());
+    assert_eq!(v["instances"], 2);
+    assert_eq!(v["judged_instances"], 1);
+    let rank = |s: &str| ["critical", "error", "warning", "info"].iter().position(|x| *x == s).unwrap();
+    let ranks: Vec<usize> = p.iter().map(|x| rank(x["severity"].as_str().unwrap())).collect();
+    assert!(ranks.windows(2).all(|w| w[0] <= w[1]), "worst first: {ranks:?}");
+    for x in p {
+        let kind = x["kind"].as_str().unwrap();
+        assert!(
+            [
+                "unreachable",
+                "scheduler_stopped",
+                "zombie",
+                "missed",
+                "failed",
+                "running_long",
+                "too_short",
+                "no_success",
+                "next_run_disagrees",
+                "stale"
+            ]
+            .contains(&kind)
+        );
+        assert!(x["since"].as_str().is_some_and(|s| chrono::DateTime::parse_from_rfc3339(s).is_ok()), "{x}");
+        let link = x["link"].as_str().unwrap();
+        if let Some(job) = x["job_id"].as_str() {
+            assert!(link.starts_with(&format!("/jobs/{}", app::components::encode_segment(job))), "{link}");
+            assert!(link.contains("at=") && link.contains("instance="), "{link}");
+        }
+    }
+    // The page lists the same rows, in the same order, with a word beside each icon.
+    let (status, html) = get(&state, "/triage").await;
+    assert_eq!(status, StatusCode::OK);
+    let first = html.find("data-testid=\"problem\"").expect("a problem row");
+    assert!(html[first..].contains("data-kind=\"unreachable\""));
+    assert!(html.contains(">unreachable<") || html.contains(" unreachable<"), "the word beside the icon");
+    // The fleet page carries the same panel on top.
+    let (_, fleet) = get(&state, "/fleet").await;
+    assert!(fleet.find("data-testid=\"triage\"").unwrap() < fleet.find("data-testid=\"fleet-table\"").unwrap());
+}
+
+#[tokio::test]
+async fn an_acknowledgement_is_shown_with_its_note_survives_a_restart_and_bad_forms_say_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let toml = fleet_toml(&dir).await;
+    let state = web::fleet_as_of(&toml, t(NOW)).await;
+    let v = api(&state, "/api/triage").await;
+    let gone = problems(&v).iter().find(|x| x["instance"] == "GONE").unwrap().clone();
+    assert!(gone["acknowledged"].is_null());
+    let page = get(&state, "/triage").await.1;
+    let key = "unreachable|GONE";
+    let episode = {
+        let i = page.find(&format!("value=\"{key}\"")).expect("the form names the problem");
+        let rest = &page[i..];
+        let j = rest.find("name=\"episode_ms\" value=\"").unwrap() + "name=\"episode_ms\" value=\"".len();
+        rest[j..j + rest[j..].find('"').unwrap()].to_owned()
+    };
+
+    // A silence not offered, and a problem that is not open: back to the page, saying why.
+    let (status, to) =
+        post_ack(&state, &format!("key=unreachable%7CGONE&episode_ms={episode}&note=x&silence=5y&back=/triage")).await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    assert!(to.starts_with("/triage?ack_error=") && to.contains("silence"), "{to}");
+    let (_, to) = post_ack(&state, "key=missed%7CGONE%7Cx&episode_ms=1&note=x&back=/triage").await;
+    assert!(to.contains("ack_error=") && to.contains("not%20found"), "{to}");
+    // An outside address is never where the form goes back to.
+    let (_, to) =
+        post_ack(&state, &format!("key=unreachable%7CGONE&episode_ms={episode}&note=x&back=//evil.example")).await;
+    assert_eq!(to, "/");
+
+    let form = format!(
+        "key=unreachable%7CGONE&episode_ms={episode}&by=Ana&note=host+retired%2C+ticket+42&silence=&back=/triage"
+    );
+    let (status, to) = post_ack(&state, &form).await;
+    assert_eq!((status, to.as_str()), (StatusCode::SEE_OTHER, "/triage"));
+    let check = |v: &Value| {
+        let gone = problems(v).iter().find(|x| x["instance"] == "GONE").unwrap();
+        assert_eq!(gone["acknowledged"]["by"], "Ana", "{gone}");
+        assert_eq!(gone["acknowledged"]["note"], "host retired, ticket 42");
+        assert!(gone["acknowledged"]["until"].is_null());
+    };
+    check(&api(&state, "/api/triage").await);
+    let page = get(&state, "/triage").await.1;
+    assert!(page.contains("Acknowledged by Ana") && page.contains("host retired, ticket 42"));
+
+    // Sundial restarts over the same store: the episode and its acknowledgement are kept.
+    drop(state);
+    let again = web::fleet_as_of(&toml, t(NOW)).await;
+    check(&api(&again, "/api/triage").await);
+}

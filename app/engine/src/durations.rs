@@ -57,11 +57,19 @@ pub struct DurationFlags {
     pub short_factor: f64,
     /// Fewer completed runs than this flag nothing. Default 5.
     pub min_samples: usize,
+    /// A job whose p50 is under this many seconds is never too short (a 28-second job done
+    /// in 4 is noise, a 50-minute one done in 15 is not). Default 120.
+    #[serde(default = "default_short_min_secs")]
+    pub short_min_secs: i64,
+}
+
+fn default_short_min_secs() -> i64 {
+    120
 }
 
 impl Default for DurationFlags {
     fn default() -> Self {
-        DurationFlags { long_factor: 1.5, short_factor: 0.25, min_samples: 5 }
+        DurationFlags { long_factor: 1.5, short_factor: 0.25, min_samples: 5, short_min_secs: default_short_min_secs() }
     }
 }
 
@@ -75,8 +83,8 @@ pub enum DurationFlag {
 }
 
 /// A run longer than p95 × long_factor, or a completed successful run shorter than
-/// p50 × short_factor, judged against `stats` (of the window); `None` with fewer than
-/// `min_samples` completed runs.
+/// p50 × short_factor (of a job whose p50 is at least `short_min_secs`), judged against
+/// `stats` (of the window); `None` with fewer than `min_samples` completed runs.
 pub fn flag(run: &Run, stats: &DurationStats, flags: &DurationFlags) -> Option<DurationFlag> {
     if stats.count < flags.min_samples.max(1) {
         return None;
@@ -85,7 +93,10 @@ pub fn flag(run: &Run, stats: &DurationStats, flags: &DurationFlags) -> Option<D
     if secs > stats.p95 as f64 * flags.long_factor && run.duration_secs > stats.p95 {
         return Some(DurationFlag::Long { p95: stats.p95 });
     }
-    if run.outcome == RunOutcome::Succeeded && secs < stats.p50 as f64 * flags.short_factor {
+    if run.outcome == RunOutcome::Succeeded
+        && stats.p50 >= flags.short_min_secs
+        && secs < stats.p50 as f64 * flags.short_factor
+    {
         return Some(DurationFlag::Short { p50: stats.p50 });
     }
     None

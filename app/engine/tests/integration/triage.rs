@@ -265,3 +265,10 @@ fn ranking_is_worst_first_then_oldest() {
     );
     assert!(p.windows(2).all(|w| w[0].severity <= w[1].severity));
 }
+
+#[test]
+fn a_job_that_usually_takes_seconds_is_never_too_short() {
+    let mut runs = hourly_runs(48, 1, 28, RunOutcome::Succeeded);
+    runs.push(run(t("2026-11-20T11:00:00Z"), 4, RunOutcome::Succeeded));
+    assert_eq!(kinds(&judge(&report(vec![job("tiny", runs)]))), vec![]);
+}

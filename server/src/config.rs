@@ -3,6 +3,12 @@
 //! ```toml
 //! store = "/var/lib/sundial/store.sqlite"   # Sundial's own store; default: beside this file
 //!
+//! [triage]                         # what counts as a problem (all optional; these are the defaults)
+//! no_success_after = "2d"          # a job whose runs only failed this long: "no success"
+//! long_factor = 1.5                # a run going past p95 × this: "running long"
+//! short_factor = 0.25              # a success under p50 × this (p50 ≥ 2 min): "too short"
+//! stale_polls = 3                  # a read older than this many poll intervals: "stale"
+//!
 //! [defaults]
 //! poll_interval = "60s"
 //! timeout = "10s"
@@ -292,8 +298,11 @@ pub struct InstanceConfig {
 pub struct FleetConfig {
     /// Where it came from (a path, for messages).
     pub origin: String,
-    /// Sundial's own store: the one database Sundial writes (samples MySQL forgets).
+    /// Sundial's own store: the one database Sundial writes (samples MySQL forgets, triage's
+    /// acknowledgements).
     pub store: PathBuf,
+    /// What counts as a problem (`[triage]`).
+    pub triage: app::engine::triage::TriageSettings,
     pub instances: Vec<InstanceConfig>,
 }
 
@@ -303,8 +312,18 @@ struct RawFile {
     /// Sundial's own store (MySQL event samples); default: beside the configuration file.
     store: Option<String>,
     defaults: Option<RawDefaults>,
+    triage: Option<RawTriage>,
     #[serde(default)]
     instance: Vec<Spanned<RawInstance>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTriage {
+    no_success_after: Option<Spanned<String>>,
+    long_factor: Option<Spanned<f64>>,
+    short_factor: Option<Spanned<f64>>,
+    stale_polls: Option<Spanned<i64>>,
 }
 
 #[derive(Deserialize)]
@@ -394,6 +413,7 @@ pub fn parse(text: &str, origin: &str) -> Result<FleetConfig, ConfigError> {
     })?;
     let check = Checker { text, origin };
     let defaults = check.defaults(raw.defaults.as_ref())?;
+    let triage = check.triage(raw.triage.as_ref())?;
     let mut names = HashSet::new();
     let mut instances = Vec::new();
     for spanned in &raw.instance {
@@ -403,7 +423,7 @@ pub fn parse(text: &str, origin: &str) -> Result<FleetConfig, ConfigError> {
         Some(p) => PathBuf::from(p),
         None => Path::new(origin).parent().unwrap_or(Path::new(".")).join("sundial-store.sqlite"),
     };
-    Ok(FleetConfig { origin: origin.to_owned(), store, instances })
+    Ok(FleetConfig { origin: origin.to_owned(), store, triage, instances })
 }
 
 /// The poll interval and timeout of an instance that sets none: `[defaults]`, else
@@ -466,6 +486,43 @@ impl Checker<'_> {
             }
         }
         Ok(defaults)
+    }
+
+    /// `[triage]`: each knob within what makes sense, else the field, its value and why.
+    fn triage(&self, raw: Option<&RawTriage>) -> Result<app::engine::triage::TriageSettings, ConfigError> {
+        let mut t = app::engine::triage::TriageSettings::default();
+        let Some(raw) = raw else { return Ok(t) };
+        if let Some(v) = &raw.no_success_after {
+            let d = self.duration(v, None, "triage.no_success_after")?;
+            t.no_success_days = (d.as_secs() / 86_400) as i64;
+            if d.as_secs() % 86_400 != 0 || t.no_success_days == 0 {
+                return Err(self.invalid(
+                    v.span(),
+                    None,
+                    "triage.no_success_after",
+                    &format!("{:?}", v.get_ref()),
+                    "must be whole days, such as \"2d\"",
+                ));
+            }
+        }
+        let factor = |v: &Spanned<f64>, field: &str, ok: fn(f64) -> bool, what: &str| {
+            let x = *v.get_ref();
+            if x.is_finite() && ok(x) { Ok(x) } else { Err(self.invalid(v.span(), None, field, &x, what)) }
+        };
+        if let Some(v) = &raw.long_factor {
+            t.durations.long_factor = factor(v, "triage.long_factor", |x| x >= 1.0, "must be at least 1 (× p95)")?;
+        }
+        if let Some(v) = &raw.short_factor {
+            t.durations.short_factor =
+                factor(v, "triage.short_factor", |x| x > 0.0 && x < 1.0, "must be between 0 and 1 (× p50)")?;
+        }
+        if let Some(v) = &raw.stale_polls {
+            let n = *v.get_ref();
+            t.stale_polls = u32::try_from(n).ok().filter(|n| (1..=1000).contains(n)).ok_or_else(|| {
+                self.invalid(v.span(), None, "triage.stale_polls", &n, "must be a whole number from 1 to 1000")
+            })?;
+        }
+        Ok(t)
     }
 
     /// One `[[instance]]`, checked field by field in a fixed order (the first problem is the

@@ -261,7 +261,7 @@ impl FleetBackend {
         Ok(Arc::new(FleetBackend {
             instances,
             settings: Settings::default(),
-            triage_settings: TriageSettings::default(),
+            triage_settings: config.triage.clone(),
             keeper,
             judged: Mutex::new(None),
             fixed_now: now,

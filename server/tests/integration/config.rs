@@ -58,6 +58,20 @@ fn a_good_file_reads_as_written() {
 }
 
 #[test]
+fn triage_knobs_read_as_written_and_default_when_absent() {
+    let c = config::parse(
+        "[triage]\nno_success_after = \"3d\"\nlong_factor = 2.5\nshort_factor = 0.1\nstale_polls = 5\n",
+        "fleet.toml",
+    )
+    .unwrap();
+    assert_eq!(c.triage.no_success_days, 3);
+    assert_eq!((c.triage.durations.long_factor, c.triage.durations.short_factor), (2.5, 0.1));
+    assert_eq!(c.triage.stale_polls, 5);
+    let d = config::parse("", "fleet.toml").unwrap();
+    assert_eq!(d.triage, app::engine::triage::TriageSettings::default());
+}
+
+#[test]
 fn bad_files_name_file_line_and_field() {
     let cases: &[(&str, &str, &[&str])] = &[
         ("syntax", "[[instance]]\nname = \"x\nkind = \"mssql\"\n", &["fleet.toml:2:"]),
@@ -103,6 +117,23 @@ fn bad_files_name_file_line_and_field() {
         ),
         ("no host", "[[instance]]\nname = \"a\"\nkind = \"mssql\"\n", &["fleet.toml:1:", "host"]),
         ("demo without path", "[[instance]]\nname = \"d\"\nkind = \"sqlite_demo\"\n", &["fleet.toml:1:", "path"]),
+        (
+            "triage: long factor under 1",
+            "[triage]\nlong_factor = 0.5\n",
+            &["fleet.toml:2:", "triage.long_factor", "0.5", "at least 1"],
+        ),
+        (
+            "triage: short factor of 2",
+            "[triage]\nshort_factor = 2.0\n",
+            &["fleet.toml:2:", "triage.short_factor", "between 0 and 1"],
+        ),
+        (
+            "triage: days in hours",
+            "[triage]\n\nno_success_after = \"36h\"\n",
+            &["fleet.toml:3:", "no_success_after", "whole days"],
+        ),
+        ("triage: stale polls 0", "[triage]\nstale_polls = 0\n", &["fleet.toml:2:", "stale_polls", "1 to 1000"]),
+        ("triage: unknown knob", "[triage]\nlong_factr = 2.0\n", &["fleet.toml:2:", "long_factr"]),
     ];
     let mut failures = Vec::new();
     for (name, text, wants) in cases {

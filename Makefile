@@ -6,7 +6,7 @@ export PATH := $(HOME)/.cargo/bin:$(PATH)
 export LEPTOS_SITE_ROOT := target/site
 export LEPTOS_OUTPUT_NAME := sundial
 
-.PHONY: run test setup build unit engine-wasm lint e2e wasm-size bench clean-demo
+.PHONY: run test setup build unit engine-wasm lint e2e wasm-size bench load clean-demo
 
 setup:
 	@.ci/install-deps
@@ -43,3 +43,8 @@ test: lint unit e2e wasm-size
 
 bench: setup
 	cargo bench -p sundial-engine --bench engine
+
+# Pages under load on loopback: 50 copies of the demo instance (2,050 jobs), 50 clients (wrk),
+# p50/p95/p99 and errors per page. Figures, not a test.
+load: build
+	end2end/load/run.sh 50 50 15

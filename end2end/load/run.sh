@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Page load under concurrent clients, on loopback (issue 13's performance goal): a fleet of
+# INSTANCES copies of the demo instance (41 jobs each; 50 → 2,050 jobs) read from one demo file,
+# served by the release binary as of a fixed now; wrk (Debian's) drives CLIENTS connections for
+# SECONDS against each page and prints p50/p95/p99 and errors. Nothing here is a test: it
+# prints figures (see README, "Measuring").
+#   end2end/load/run.sh [INSTANCES] [CLIENTS] [SECONDS]
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+instances=${1:-50}
+clients=${2:-50}
+seconds=${3:-15}
+bin=${SUNDIAL_BIN:-$repo/target/release/sundial}
+now=2026-11-22T12:00:00Z
+command -v wrk >/dev/null || { echo "wrk is missing: make setup installs it (apt-get install wrk)" >&2; exit 1; }
+[ -x "$bin" ] || { echo "no release binary at $bin: run make build" >&2; exit 1; }
+
+dir=$(mktemp -d)
+trap 'kill "$pid" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$dir"' EXIT
+"$bin" demo --out "$dir/demo.sqlite" --now "$now" >/dev/null
+{
+  echo "store = \"$dir/store.sqlite\""
+  for i in $(seq -w 1 "$instances"); do
+    printf '[[instance]]\nname = "SQL%s"\nkind = "sqlite_demo"\npath = "%s"\npoll_interval = "1h"\n\n' "$i" "$dir/demo.sqlite"
+  done
+} > "$dir/fleet.toml"
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+LEPTOS_SITE_ROOT="$repo/target/site" LEPTOS_OUTPUT_NAME=sundial RUST_LOG=warn \
+  "$bin" serve --config "$dir/fleet.toml" --now "$now" --addr "127.0.0.1:$port" >"$dir/out.log" 2>&1 &
+pid=$!
+url="http://127.0.0.1:$port"
+for _ in $(seq 1 600); do curl -sf "$url/api/health" >/dev/null && break; sleep 0.1; done
+jobs=$(curl -sf "$url/api/triage" | python3 -c 'import json,sys; v=json.load(sys.stdin); print(v["judged_jobs"], "jobs judged on", v["judged_instances"], "instances,", len(v["problems"]), "problems")')
+echo "fleet: $instances instances; $jobs"
+for page in /triage /fleet /api/triage "/?days=7&instance=SQL01"; do
+  curl -sf -o /dev/null "$url$page"  # the first request judges the fleet; the figures are for pages served from it
+  printf '%-28s ' "$page"
+  wrk -t2 -c"$clients" -d"${seconds}s" -s "$here/percentiles.lua" "$url$page" | tail -n 1
+done

@@ -189,3 +189,75 @@ mod build {
         }
     }
 }
+
+#[cfg(all(test, feature = "ssr"))]
+mod tests {
+    use super::*;
+    use crate::engine::triage::Problem;
+    use chrono::{DateTime, TimeDelta, Utc};
+
+    fn t(s: &str) -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339(s).unwrap().to_utc()
+    }
+
+    fn missed(count: usize) -> Problem {
+        Problem {
+            kind: ProblemKind::Missed,
+            severity: ProblemSeverity::Error,
+            instance: "SQL1".into(),
+            job: Some(("j1".into(), "Backup".into())),
+            since: Some(t("2026-11-20T09:00:00Z")),
+            at: t("2026-11-20T11:00:00Z"),
+            evidence: "…".into(),
+            count,
+        }
+    }
+
+    fn ack(until: Option<DateTime<Utc>>) -> Ack {
+        Ack {
+            key: missed(2).key(),
+            episode: t("2026-11-20T09:05:00Z"),
+            severity: ProblemSeverity::Error,
+            count: 2,
+            until,
+            note: "restoring the share".into(),
+            by: "Ana".into(),
+            at: t("2026-11-20T10:00:00Z"),
+        }
+    }
+
+    #[test]
+    fn an_acknowledgement_holds_until_the_problem_gets_worse_or_the_silence_ends() {
+        let now = t("2026-11-20T12:00:00Z");
+        assert_eq!(ack(None).lapsed(&missed(2), now), None);
+        assert_eq!(ack(None).lapsed(&missed(1), now), None, "better is not worse");
+        let worse = ack(None).lapsed(&missed(3), now).unwrap();
+        assert!(worse.contains("worse") && worse.contains('3'), "{worse}");
+        let mut critical = missed(2);
+        critical.severity = ProblemSeverity::Critical;
+        assert!(ack(None).lapsed(&critical, now).unwrap().contains("critical now"));
+        assert_eq!(ack(Some(now + TimeDelta::hours(1))).lapsed(&missed(2), now), None);
+        assert_eq!(ack(Some(now)).lapsed(&missed(2), now).as_deref(), Some("the silence ended"));
+    }
+
+    #[test]
+    fn a_row_shows_only_the_acknowledgement_of_its_own_episode_and_links_the_moment() {
+        let now = t("2026-11-20T12:00:00Z");
+        let tz = crate::engine::Zone::from(chrono_tz::UTC);
+        let a = ack(None);
+        let r = row(&missed(2), a.episode, tz, Some(&a), now);
+        assert_eq!(r.ack.as_ref().map(|a| a.note.as_str()), Some("restoring the share"));
+        assert_eq!(r.link, "/jobs/j1?at=2026-11-20T11:00:00Z&instance=SQL1");
+        assert_eq!(r.since.ms, t("2026-11-20T09:00:00Z").timestamp_millis());
+        // A new episode (it resolved and came back): the old acknowledgement is not its.
+        let r = row(&missed(2), t("2026-11-21T00:00:00Z"), tz, Some(&a), now);
+        assert_eq!(r.ack, None);
+    }
+
+    #[test]
+    fn only_the_offered_silences_are_taken() {
+        assert_eq!(silence_secs(""), Ok(None));
+        assert_eq!(silence_secs("4h"), Ok(Some(4 * 3600)));
+        assert!(silence_secs("forever").unwrap_err().contains("forever"));
+    }
+}

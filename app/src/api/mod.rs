@@ -16,6 +16,7 @@ use leptos::server_fn::codec::JsonEncoding;
 use leptos::server_fn::error::{FromServerFnError, ServerFnErrorErr};
 use serde::{Deserialize, Serialize};
 
+pub mod instance_timeline;
 pub mod server_fns;
 pub mod simulate;
 pub mod triage;

@@ -87,7 +87,7 @@ pub async fn triage(State(state): State<AppState>) -> Json<Triage> {
     let data = state.backend.triage().await;
     let mut rows: Vec<ProblemRow> = data.problems.into_iter().chain(data.acknowledged).collect();
     // Worst first across both lists, as the engine ranks.
-    rows.sort_by(|a, b| (a.severity, a.since.ms).cmp(&(b.severity, b.since.ms)));
+    rows.sort_by_key(|r| (r.severity, r.since.ms));
     Json(Triage {
         problems: rows.into_iter().map(problem).collect(),
         instances: data.instances,

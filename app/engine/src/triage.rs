@@ -388,12 +388,21 @@ fn job_problems(
     if let Some(run) = job.runs.last().filter(|r| r.outcome == RunOutcome::InProgress)
         && let Some(DurationFlag::Long { p95 }) = durations::flag(run, &stats, &settings.durations)
     {
+        let finish = if run.duration_secs < stats.max {
+            format!(
+                "if it ends like its longest run ({}), it finishes at {}",
+                span(stats.max),
+                utc(run.start + TimeDelta::seconds(stats.max))
+            )
+        } else {
+            format!("longer than any run in the window (the longest took {}): no finish to expect", span(stats.max))
+        };
         push(
             ProblemKind::RunningLong,
             Some(run.start),
             run.start,
             format!(
-                "running for {} since {}: usually {} (p50), {} at p95 over {} runs; its usual finish has passed",
+                "running for {} since {}: usually {} (p50), {} at p95 over {} runs; {finish}",
                 span(run.duration_secs),
                 utc(run.start),
                 span(stats.p50),

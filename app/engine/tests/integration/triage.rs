@@ -140,6 +140,7 @@ fn a_run_going_three_times_its_usual_length_runs_long() {
     assert_eq!(p[0].severity, ProblemSeverity::Warning);
     assert!(p[0].evidence.contains("running for 30 min 0 s"), "{}", p[0].evidence);
     assert!(p[0].evidence.contains("usually 10 min 0 s (p50)"), "{}", p[0].evidence);
+    assert!(p[0].evidence.contains("longer than any run in the window"), "{}", p[0].evidence);
 }
 
 #[test]
@@ -271,4 +272,14 @@ fn a_job_that_usually_takes_seconds_is_never_too_short() {
     let mut runs = hourly_runs(48, 1, 28, RunOutcome::Succeeded);
     runs.push(run(t("2026-11-20T11:00:00Z"), 4, RunOutcome::Succeeded));
     assert_eq!(kinds(&judge(&report(vec![job("tiny", runs)]))), vec![]);
+}
+
+#[test]
+fn a_long_run_shorter_than_the_longest_one_expects_its_finish_by_then() {
+    let mut runs = hourly_runs(30, 2, 600, RunOutcome::Succeeded);
+    runs.push(run(t("2026-11-20T10:00:00Z"), 3000, RunOutcome::Succeeded));
+    runs.push(run(t("2026-11-20T11:00:00Z"), 1800, RunOutcome::InProgress));
+    let p = judge(&report(vec![job("slow", runs)]));
+    assert_eq!(kinds(&p), vec![(ProblemKind::RunningLong, Some("slow"))]);
+    assert!(p[0].evidence.contains("it finishes at 2026-11-20 11:50 UTC"), "{}", p[0].evidence);
 }

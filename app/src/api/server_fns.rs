@@ -54,3 +54,27 @@ pub async fn job_timeline(instance: Option<String>, job_id: String, days: u32) -
     data.instance = head;
     Ok(data)
 }
+
+/// The instance timeline of `instance` at the view `from`–`to` (RFC 3339; absent: the last
+/// 24 hours and the next 6 around the instance's now; made valid: one hour to 30 days, inside
+/// what the last read covers and the week ahead).
+#[server(prefix = "/api/fn", endpoint = "instance_timeline")]
+pub async fn instance_timeline(
+    instance: Option<String>,
+    from: Option<String>,
+    to: Option<String>,
+) -> Result<super::instance_timeline::InstanceTimelineData, ApiError> {
+    super::instance_timeline::load(instance.as_deref(), from.as_deref(), to.as_deref(), true).await
+}
+
+/// The instance timeline's chart at another view, as the markup the page shows: what the
+/// timeline's island fetches after a zoom or a pan.
+#[server(prefix = "/api/fn", endpoint = "instance_timeline_chart")]
+pub async fn instance_timeline_chart(
+    instance: Option<String>,
+    from: Option<String>,
+    to: Option<String>,
+) -> Result<String, ApiError> {
+    let data = super::instance_timeline::load(instance.as_deref(), from.as_deref(), to.as_deref(), false).await?;
+    Ok(crate::components::instance_chart::chart_html(&data, instance.as_deref()))
+}

@@ -14,6 +14,7 @@ enum View {
     Fleet,
     Triage,
     Log,
+    Timeline,
     Simulate,
     Other,
 }
@@ -27,6 +28,8 @@ fn current_view(path: &str) -> View {
         View::Triage
     } else if path.starts_with("/log") {
         View::Log
+    } else if path.starts_with("/timeline") {
+        View::Timeline
     } else if path.starts_with("/simulate") {
         View::Simulate
     } else {
@@ -61,6 +64,7 @@ pub fn Header(#[prop(optional)] instance: Option<InstanceHead>) -> AnyView {
                 {link(View::Triage, "/triage".to_string(), "Triage")}
                 {link(View::Fleet, "/fleet".to_string(), "Fleet")}
                 {instance.is_some().then(|| link(View::Log, format!("/log?days={days}{iq}"), "Log"))}
+                {link(View::Timeline, format!("/timeline{}", iq.replacen('&', "?", 1)), "Timeline")}
                 {link(View::Simulate, "/simulate".to_string(), "Simulate")}
             </nav>
             {instance

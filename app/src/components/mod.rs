@@ -3,6 +3,7 @@ pub mod badge;
 pub mod chart;
 pub mod collapsed;
 pub mod header;
+pub mod instance_chart;
 pub mod refresh;
 pub mod simulator;
 pub mod status;

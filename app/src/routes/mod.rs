@@ -1,5 +1,6 @@
 //! One file per page.
 pub mod fleet;
+pub mod instance_timeline;
 pub mod jobs;
 pub mod log;
 pub mod not_found;

@@ -1,0 +1,757 @@
+//! The instance timeline's chart: the markup (written on the server as one string, like the
+//! simulator's result regions) and the island that zooms and pans it in the browser.
+//!
+//! The chart is two SVGs sharing one time axis: the concurrency strip and the plot, a row per
+//! job. Their user unit on x is the second, counted from the start of what is drawn; a zoom or
+//! a pan in the browser changes only their `viewBox` (`preserveAspectRatio="none"`, strokes
+//! `non-scaling-stroke`) and the position of a few dozen labels: no element is rebuilt while
+//! the reader zooms. Once the reader pauses, the island writes the view into the URL
+//! (`history.replaceState`) and, when the view differs from the one drawn, fetches the chart
+//! for it (a server function answering this same markup) and swaps it in. Without JavaScript
+//! the zoom and pan controls are links to the page at another view.
+//!
+//! Routine items (on-time and upcoming occurrences, succeeded scheduled runs) are drawn as one
+//! `<path>` per kind and row; every other item is its own `<a>` to the job at that moment,
+//! with a `<title>`. A click on a routine path opens the job at the moment under the pointer.
+#[cfg(feature = "ssr")]
+pub use markup::chart_html;
+
+#[cfg(feature = "ssr")]
+mod markup {
+    use crate::api::instance_timeline::{
+        ChartItem, ChartRow, InstanceTimelineData, ItemKind, PRESETS, ViewWindow, timeline_href,
+    };
+    use crate::api::{Mark, RunKind, TimePoint, count_text};
+    use crate::components::{Time, job_at_href, job_href, outcome_key};
+    use leptos::prelude::*;
+    use std::fmt::Write;
+
+    /// Row height, CSS pixels (the names list uses the same, in the stylesheet).
+    pub const ROW_H: i64 = 22;
+    /// The concurrency strip's height.
+    pub const STRIP_H: i64 = 30;
+
+    /// Escape text for HTML text and attribute values.
+    fn esc(s: &str) -> String {
+        let mut out = String::with_capacity(s.len());
+        for c in s.chars() {
+            match c {
+                '&' => out.push_str("&amp;"),
+                '<' => out.push_str("&lt;"),
+                '>' => out.push_str("&gt;"),
+                '"' => out.push_str("&quot;"),
+                '\'' => out.push_str("&#39;"),
+                c => out.push(c),
+            }
+        }
+        out
+    }
+
+    /// A `<time>` as [`Time`] renders it, under the page's zone choice.
+    fn time(t: &TimePoint) -> String {
+        let t = t.clone();
+        Owner::new().with(|| {
+            if use_context::<crate::components::time::Prefs>().is_none() {
+                crate::components::time::provide_prefs();
+            }
+            view! { <Time t=t/> }.to_html()
+        })
+    }
+
+    /// Where `ms` falls in the view, in percent.
+    fn pct(ms: i64, v: ViewWindow) -> f64 {
+        (ms - v.start) as f64 / v.span().max(1) as f64 * 100.0
+    }
+
+    /// The chart for `d`: what the page shows inside `#itl-root`, and what the island fetches
+    /// after a zoom or a pan. `instance` is the page's `?instance=` (links keep it).
+    pub fn chart_html(d: &InstanceTimelineData, instance: Option<&str>) -> String {
+        let v = d.view;
+        let origin = d.drawn.start;
+        let x = |ms: i64| (ms - origin).div_euclid(1000);
+        let rows_h = (d.rows.len() as i64).max(1) * ROW_H;
+        let name = d.instance.name.as_str();
+        let mut h = String::with_capacity(64 * 1024);
+        let _ = write!(
+            h,
+            r#"<div id="itl-chart" class="itl-chart" data-testid="itl-chart" data-view0="{}" data-view1="{}" data-origin="{origin}" data-min="{}" data-max="{}" data-now="{}" data-instance="{}">"#,
+            v.start,
+            v.end,
+            d.bounds.min,
+            d.bounds.max,
+            d.now_ms,
+            esc(name)
+        );
+        controls(&mut h, d, instance);
+        let _ = write!(
+            h,
+            r#"<p class="itl-caption" data-testid="itl-caption">{} – {} <span class="muted">· ticks in {}</span></p>"#,
+            time(&d.instance.window_start),
+            time(&d.instance.window_end),
+            esc(&d.tick_zone)
+        );
+
+        // The sticky head: the concurrency strip and the axis.
+        let _ = write!(
+            h,
+            r#"<div class="itl-head"><div class="itl-corner" title="How many runs of any jobs went at once">Runs at once<br><small data-testid="itl-peak">up to {}</small></div><div class="itl-top"><div class="itl-axis" aria-hidden="true">"#,
+            d.peak
+        );
+        for t in &d.ticks {
+            pin(&mut h, if t.major { "itl-tick major" } else { "itl-tick" }, t.ms, None, v, &esc(&t.label), "");
+        }
+        let scheduler = &d.instance.scheduler;
+        for z in &d.zombies {
+            pin(&mut h, "itl-flag itl-flag-zombie", z.start.ms, Some(z.end.ms), v, "Zombie", &esc(&z.title));
+        }
+        for r in &d.restarts {
+            let title = format!("{} started {}", scheduler.label(), r.zoned());
+            pin(
+                &mut h,
+                "itl-flag itl-flag-restart",
+                r.ms,
+                None,
+                v,
+                &format!("↻ {}", scheduler.restart_word()),
+                &esc(&title),
+            );
+        }
+        pin(&mut h, "itl-flag itl-flag-now", d.now_ms, None, v, "now", "");
+        h.push_str("</div>");
+        let _ = write!(
+            h,
+            r#"<svg class="itl-strip" data-h="{STRIP_H}" viewBox="{} 0 {} {STRIP_H}" preserveAspectRatio="none" role="img" aria-label="Runs going at once across the instance, up to {}" data-testid="itl-strip">"#,
+            x(v.start),
+            v.span() / 1000,
+            d.peak
+        );
+        strip(&mut h, d, &x);
+        h.push_str("</svg></div></div>");
+
+        // The rows: names, then the plot.
+        h.push_str(r#"<div class="itl-body"><ol class="itl-names" data-testid="itl-names">"#);
+        for row in &d.rows {
+            let _ = write!(
+                h,
+                r#"<li data-job="{}"><a href="{}" title="{}" data-testid="itl-job">{}</a>{}</li>"#,
+                esc(&row.id),
+                esc(&job_href(instance, &row.id, d.instance.days)),
+                esc(&row_title(row)),
+                esc(&row.name),
+                if row.enabled { "" } else { r#" <span class="tag tag-disabled">disabled</span>"# }
+            );
+        }
+        if d.rows.is_empty() {
+            h.push_str(r#"<li class="muted">No jobs on this instance.</li>"#);
+        }
+        h.push_str("</ol>");
+        let _ = write!(
+            h,
+            r#"<svg class="itl-plot" data-h="{rows_h}" viewBox="{} 0 {} {rows_h}" preserveAspectRatio="none" style="height:{rows_h}px" aria-label="{} jobs of {} on one time axis" data-testid="itl-plot">"#,
+            x(v.start),
+            v.span() / 1000,
+            d.rows.len(),
+            esc(name)
+        );
+        let (x0, x1) = (x(d.drawn.start), x(d.drawn.end));
+        // Background: every other row, what lies ahead of now, the ticks' lines, zombie spans.
+        let mut zebra = String::new();
+        for i in (1..d.rows.len()).step_by(2) {
+            let _ = write!(zebra, "M{x0} {}H{x1}v{ROW_H}H{x0}z", i as i64 * ROW_H);
+        }
+        let _ = write!(h, r#"<path class="itl-zebra" d="{zebra}"/>"#);
+        if d.now_ms < d.drawn.end {
+            let n = x(d.now_ms.max(d.drawn.start));
+            let _ = write!(h, r#"<rect class="itl-future" x="{n}" y="0" width="{}" height="{rows_h}"/>"#, x1 - n);
+        }
+        let (mut minor, mut major) = (String::new(), String::new());
+        for t in &d.ticks {
+            let _ = write!(if t.major { &mut major } else { &mut minor }, "M{} 0V{rows_h}", x(t.ms));
+        }
+        let _ = write!(h, r#"<path class="itl-grid" d="{minor}"/><path class="itl-grid major" d="{major}"/>"#);
+        for z in &d.zombies {
+            let (a, b) = (x(z.start.ms.max(d.drawn.start)), x(z.end.ms.min(d.drawn.end)));
+            let _ = write!(
+                h,
+                r#"<rect class="itl-zombie" x="{a}" y="0" width="{}" height="{rows_h}" data-testid="zombie-band" data-start="{}" data-end="{}"><title>{}</title></rect>"#,
+                b - a,
+                z.start.ms,
+                z.end.ms,
+                esc(&z.title)
+            );
+        }
+        for (i, row) in d.rows.iter().enumerate() {
+            draw_row(&mut h, row, i as i64 * ROW_H, name, &x);
+        }
+        let mut restarts = String::new();
+        for r in &d.restarts {
+            let _ = write!(restarts, "M{} 0V{rows_h}", x(r.ms));
+        }
+        let _ = write!(h, r#"<path class="itl-restart" d="{restarts}" data-testid="agent-restart"/>"#);
+        if (d.drawn.start..d.drawn.end).contains(&d.now_ms) {
+            let _ = write!(h, r#"<path class="itl-now" d="M{} 0V{rows_h}" data-testid="itl-now"/>"#, x(d.now_ms));
+        }
+        h.push_str("</svg></div></div>");
+        h
+    }
+
+    fn row_title(row: &ChartRow) -> String {
+        let mut t = format!("{}: {} expected, {} runs", row.name, count_text(row.expected), count_text(row.runs));
+        if row.missed > 0 {
+            let _ = write!(t, ", {} missed", count_text(row.missed));
+        }
+        if row.failed > 0 {
+            let _ = write!(t, ", {} failed", count_text(row.failed));
+        }
+        t.push_str(" (drawn here)");
+        t
+    }
+
+    /// A label over the axis at `ms` (a band's from `ms` to `end`), placed for the view `v`;
+    /// the island moves it as the view changes.
+    fn pin(h: &mut String, class: &str, ms: i64, end: Option<i64>, v: ViewWindow, label: &str, title: &str) {
+        let p = pct(ms, v);
+        let shown = match end {
+            Some(e) => e > v.start && ms < v.end,
+            None => (0.0..=100.0).contains(&p),
+        };
+        let _ = write!(
+            h,
+            r#"<span class="{class}" data-ms="{ms}"{} style="left:{:.2}%"{}{}>{label}</span>"#,
+            end.map(|e| format!(r#" data-end="{e}""#)).unwrap_or_default(),
+            p.max(0.0),
+            if shown { "" } else { " hidden" },
+            if title.is_empty() { String::new() } else { format!(r#" title="{title}""#) }
+        );
+    }
+
+    /// The no-JavaScript zoom and pan: links to the page at other views; the island handles
+    /// them in place (`data-act`, `data-span`).
+    fn controls(h: &mut String, d: &InstanceTimelineData, instance: Option<&str>) {
+        let (v, b) = (d.view, d.bounds);
+        let link = |h: &mut String, act: &str, to: ViewWindow, label: &str, title: &str| {
+            let _ = write!(
+                h,
+                r#"<a class="itl-btn" href="{}" data-act="{act}" title="{title}" data-testid="itl-{act}">{label}</a>"#,
+                esc(&timeline_href(instance, to)),
+            );
+        };
+        h.push_str(r#"<nav class="itl-controls" aria-label="Zoom and pan">"#);
+        link(h, "earlier", v.pan(-0.5, b), "← Earlier", "Half a view earlier (key ←)");
+        link(h, "out", v.zoom(2.0, 0.5, b), "− Zoom out", "Twice as long (key −)");
+        link(h, "in", v.zoom(0.5, 0.5, b), "+ Zoom in", "Half as long (key +)");
+        link(h, "later", v.pan(0.5, b), "Later →", "Half a view later (key →)");
+        link(h, "now", ViewWindow::around(d.now_ms, b), "Now", "The last 24 hours and the next 6 (key Home)");
+        h.push_str(r#"<span class="itl-presets" role="group" aria-label="Show">"#);
+        for (span, label) in PRESETS {
+            let current = if v.span() == span { r#" aria-current="true""# } else { "" };
+            let _ = write!(
+                h,
+                r#"<a class="itl-btn" href="{}" data-span="{span}"{current}>{label}</a>"#,
+                esc(&timeline_href(instance, v.with_span(span, b))),
+            );
+        }
+        h.push_str("</span></nav>");
+    }
+
+    /// The concurrency strip: the runs going at once, and above one (overlaps) in its own
+    /// color.
+    fn strip(h: &mut String, d: &InstanceTimelineData, x: &impl Fn(i64) -> i64) {
+        let peak = d.peak.max(1) as f64;
+        let y = |level: u32| STRIP_H as f64 - (level as f64 / peak) * (STRIP_H as f64 - 2.0);
+        let area = |only_overlap: bool| {
+            let mut p = format!("M{} {STRIP_H}", x(d.drawn.start));
+            for s in &d.concurrency {
+                let level = if only_overlap && s.level < 2 { 0 } else { s.level };
+                let _ = write!(p, "H{}V{:.1}", x(s.start_ms), y(level));
+            }
+            let _ = write!(p, "H{}V{STRIP_H}Z", x(d.drawn.end));
+            p
+        };
+        let _ = write!(
+            h,
+            r#"<path class="itl-conc" d="{}"/><path class="itl-conc-over" d="{}"/>"#,
+            area(false),
+            area(true)
+        );
+        for z in &d.zombies {
+            let (a, b) = (x(z.start.ms.max(d.drawn.start)), x(z.end.ms.min(d.drawn.end)));
+            let _ = write!(h, r#"<rect class="itl-zombie" x="{a}" y="0" width="{}" height="{STRIP_H}"/>"#, b - a);
+        }
+        if (d.drawn.start..d.drawn.end).contains(&d.now_ms) {
+            let _ = write!(h, r#"<path class="itl-now" d="M{} 0V{STRIP_H}"/>"#, x(d.now_ms));
+        }
+    }
+
+    /// CSS class suffix of an item.
+    fn key(kind: ItemKind) -> &'static str {
+        match kind {
+            ItemKind::Occurrence { mark } => mark.key(),
+            ItemKind::Run { outcome, .. } => outcome_key(outcome),
+        }
+    }
+
+    /// One job's row at `y`: routine items as one path per kind, the others one by one.
+    fn draw_row(h: &mut String, row: &ChartRow, y: i64, instance: &str, x: &impl Fn(i64) -> i64) {
+        let _ = write!(
+            h,
+            r#"<g class="itl-row" data-job="{}" transform="translate(0 {y})"><title>{}</title>"#,
+            esc(&row.id),
+            esc(&row_title(row))
+        );
+        // Routine paths: ticks and stretches of on-time and upcoming occurrences, bars of
+        // succeeded scheduled runs.
+        let mut paths: Vec<(String, String)> = Vec::new();
+        let mut add = |class: String, d: String| match paths.iter_mut().find(|(c, _)| *c == class) {
+            Some((_, p)) => p.push_str(&d),
+            None => paths.push((class, d)),
+        };
+        for it in row.items.iter().filter(|i| i.kind.routine() && !i.overlap) {
+            let (a, w) = (x(it.start_ms), (x(it.end_ms) - x(it.start_ms)).max(0));
+            match it.kind {
+                ItemKind::Occurrence { mark } if it.count == 1 => {
+                    add(format!("itl-k {}", mark.key()), format!("M{a} 2v8"))
+                }
+                ItemKind::Occurrence { mark } => add(format!("itl-s {}", mark.key()), format!("M{a} 3h{w}v6h-{w}z")),
+                ItemKind::Run { .. } => add(format!("itl-b {}", key(it.kind)), format!("M{a} 12h{w}v8h-{w}z")),
+            }
+        }
+        for (class, d) in paths {
+            let _ = write!(h, r#"<path class="{class} itl-r" d="{d}"/>"#);
+        }
+        for it in row.items.iter().filter(|i| !i.kind.routine() || i.overlap) {
+            item(h, row, it, instance, x);
+        }
+        h.push_str("</g>");
+    }
+
+    /// An item of its own: a link to the job at its (first) moment, with its tooltip.
+    fn item(h: &mut String, row: &ChartRow, it: &ChartItem, instance: &str, x: &impl Fn(i64) -> i64) {
+        let at = chrono::DateTime::from_timestamp_millis(it.first.ms).unwrap_or_default();
+        let href = job_at_href(Some(instance), &row.id, at);
+        let (a, w) = (x(it.start_ms), (x(it.end_ms) - x(it.start_ms)).max(0));
+        let k = key(it.kind);
+        let _ = write!(h, r#"<a href="{}"><title>{}</title>"#, esc(&href), esc(&it.title));
+        let testid = match it.kind {
+            ItemKind::Occurrence { .. } => format!("{k}-marker"),
+            ItemKind::Run { .. } => "run-bar".to_owned(),
+        };
+        let ov = if it.overlap { " itl-ov" } else { "" };
+        match it.kind {
+            ItemKind::Occurrence { mark: Mark::Unknown } if it.count == 1 => {
+                let _ = write!(h, r#"<path class="itl-k unknown" d="M{a} 3v6" data-testid="{testid}"/>"#);
+            }
+            ItemKind::Occurrence { mark } if it.count == 1 => {
+                let _ = write!(h, r#"<path class="itl-m {k}" d="M{a} 6h0" data-testid="{testid}"/>"#);
+                if mark == Mark::Missed {
+                    let _ = write!(h, r#"<path class="itl-m missed-in" d="M{a} 6h0"/>"#);
+                }
+            }
+            ItemKind::Occurrence { .. } => {
+                let _ = write!(
+                    h,
+                    r#"<rect class="itl-ms {k}" x="{a}" y="1" width="{w}" height="10" data-testid="{testid}" data-count="{}"/>"#,
+                    it.count
+                );
+            }
+            ItemKind::Run { kind, .. } => {
+                let extra = if kind == RunKind::Scheduled { "" } else { " itl-extra" };
+                let _ = write!(
+                    h,
+                    r#"<rect class="itl-b {k}{ov}{extra}" x="{a}" y="12" width="{w}" height="8" data-testid="{testid}" data-outcome="{k}" data-count="{}"{}/>"#,
+                    it.count,
+                    if it.overlap { r#" data-overlap="true""# } else { "" }
+                );
+            }
+        }
+        h.push_str("</a>");
+    }
+}
+
+use leptos::prelude::*;
+
+/// The island: renders nothing; in the browser it attaches to `#itl-root` (the chart the
+/// server rendered) and zooms and pans it.
+#[island]
+pub fn InstanceChartLive() -> impl IntoView {
+    #[cfg(feature = "hydrate")]
+    live::attach();
+}
+
+#[cfg(feature = "hydrate")]
+mod live {
+    use crate::api::instance_timeline::{Bounds, PAN_STEP, ViewWindow, ZOOM_STEP, timeline_href, url_instant};
+    use leptos::prelude::{document, window};
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    use wasm_bindgen::JsCast;
+    use wasm_bindgen::closure::Closure;
+    use web_sys::{Element, Event, HtmlElement, KeyboardEvent, MouseEvent, PointerEvent, WheelEvent};
+
+    /// What the island knows: the view now, the view and origin of the markup drawn, the
+    /// bounds, and the elements it moves.
+    struct Live {
+        root: Element,
+        view: ViewWindow,
+        drawn_for: ViewWindow,
+        origin: i64,
+        bounds: Bounds,
+        now: i64,
+        instance: String,
+        /// SVGs (their height) and labels (`data-ms`, `data-end`).
+        boxes: Vec<(Element, String)>,
+        pins: Vec<(Element, i64, Option<i64>)>,
+        drag: Option<Drag>,
+        eat_click: bool,
+        frame: bool,
+        settle: Option<leptos::prelude::TimeoutHandle>,
+        seq: u32,
+    }
+
+    struct Drag {
+        x0: f64,
+        view0: ViewWindow,
+        width: f64,
+        id: i32,
+        moved: bool,
+    }
+
+    type Shared = Rc<RefCell<Live>>;
+
+    fn num(el: &Element, name: &str) -> Option<i64> {
+        el.get_attribute(name)?.parse().ok()
+    }
+
+    /// Read what the markup says (after the first render and after each swap).
+    fn read(st: &mut Live) {
+        let Ok(Some(chart)) = st.root.query_selector("#itl-chart") else { return };
+        let (Some(v0), Some(v1), Some(origin), Some(min), Some(max), Some(now)) = (
+            num(&chart, "data-view0"),
+            num(&chart, "data-view1"),
+            num(&chart, "data-origin"),
+            num(&chart, "data-min"),
+            num(&chart, "data-max"),
+            num(&chart, "data-now"),
+        ) else {
+            return;
+        };
+        st.view = ViewWindow { start: v0, end: v1 };
+        st.drawn_for = st.view;
+        st.origin = origin;
+        st.bounds = Bounds { min, max };
+        st.now = now;
+        st.instance = chart.get_attribute("data-instance").unwrap_or_default();
+        st.boxes.clear();
+        st.pins.clear();
+        if let Ok(list) = chart.query_selector_all("svg[data-h]") {
+            for i in 0..list.length() {
+                if let Some(el) = list.item(i).and_then(|n| n.dyn_into::<Element>().ok()) {
+                    let h = el.get_attribute("data-h").unwrap_or_default();
+                    st.boxes.push((el, h));
+                }
+            }
+        }
+        if let Ok(list) = chart.query_selector_all("[data-ms]") {
+            for i in 0..list.length() {
+                if let Some(el) = list.item(i).and_then(|n| n.dyn_into::<Element>().ok())
+                    && let Some(ms) = num(&el, "data-ms")
+                {
+                    let end = num(&el, "data-end");
+                    st.pins.push((el, ms, end));
+                }
+            }
+        }
+    }
+
+    /// Attach to `#itl-root`.
+    pub fn attach() {
+        let Some(root) = document().get_element_by_id("itl-root") else { return };
+        let empty = ViewWindow { start: 0, end: 1 };
+        let mut live = Live {
+            root: root.clone(),
+            view: empty,
+            drawn_for: empty,
+            origin: 0,
+            bounds: Bounds { min: 0, max: 1 },
+            now: 0,
+            instance: String::new(),
+            boxes: Vec::new(),
+            pins: Vec::new(),
+            drag: None,
+            eat_click: false,
+            frame: false,
+            settle: None,
+            seq: 0,
+        };
+        read(&mut live);
+        let st: Shared = Rc::new(RefCell::new(live));
+        listen(&root, &st, "pointerdown", false, |st, ev| on_down(st, ev.unchecked_ref()));
+        listen(&root, &st, "pointermove", false, |st, ev| on_move(st, ev.unchecked_ref()));
+        listen(&root, &st, "pointerup", false, on_up);
+        listen(&root, &st, "pointercancel", false, on_up);
+        listen(&root, &st, "click", true, |st, ev| on_click(st, ev.unchecked_ref()));
+        listen(&root, &st, "wheel", false, |st, ev| on_wheel(st, ev.unchecked_ref()));
+        listen(&root, &st, "keydown", false, |st, ev| on_key(st, ev.unchecked_ref()));
+        let _ = root.set_attribute("data-ready", "true");
+    }
+
+    fn listen(root: &Element, st: &Shared, kind: &str, capture: bool, f: fn(&Shared, &Event)) {
+        let st = st.clone();
+        let cb = Closure::<dyn FnMut(Event)>::new(move |ev: Event| f(&st, &ev));
+        let opts = web_sys::AddEventListenerOptions::new();
+        opts.set_capture(capture);
+        // The wheel zooms over the axis: it must be able to cancel the page's scroll.
+        opts.set_passive(false);
+        let _ = root.add_event_listener_with_callback_and_add_event_listener_options(
+            kind,
+            cb.as_ref().unchecked_ref(),
+            &opts,
+        );
+        cb.forget();
+    }
+
+    fn closest(ev: &Event, selector: &str) -> Option<Element> {
+        ev.target()?.dyn_into::<Element>().ok()?.closest(selector).ok()?
+    }
+
+    /// The plot's left edge and width on screen.
+    fn plot_box(st: &Live) -> (f64, f64) {
+        match st.root.query_selector(".itl-plot") {
+            Ok(Some(p)) => {
+                let r = p.get_bounding_client_rect();
+                (r.left(), r.width().max(1.0))
+            }
+            _ => (0.0, 1.0),
+        }
+    }
+
+    /// Show `v`: on the next frame, and in the URL (and the chart fetched) once the reader
+    /// pauses.
+    fn set_view(shared: &Shared, v: ViewWindow) {
+        let mut st = shared.borrow_mut();
+        if v == st.view {
+            return;
+        }
+        st.view = v;
+        st.seq = st.seq.wrapping_add(1);
+        if !st.frame {
+            st.frame = true;
+            let s = shared.clone();
+            leptos::prelude::request_animation_frame(move || draw(&s));
+        }
+        if let Some(h) = st.settle.take() {
+            h.clear();
+        }
+        let s = shared.clone();
+        st.settle =
+            leptos::prelude::set_timeout_with_handle(move || settle(&s), std::time::Duration::from_millis(350)).ok();
+    }
+
+    /// Move the drawing to the view: the SVGs' viewBox and the labels.
+    fn draw(shared: &Shared) {
+        let mut st = shared.borrow_mut();
+        st.frame = false;
+        let v = st.view;
+        let span = v.span().max(1) as f64;
+        let x = (v.start - st.origin) as f64 / 1000.0;
+        for (el, h) in &st.boxes {
+            let _ = el.set_attribute("viewBox", &format!("{x:.1} 0 {:.1} {h}", span / 1000.0));
+        }
+        for (el, ms, end) in &st.pins {
+            let p = (*ms - v.start) as f64 / span * 100.0;
+            let shown = match end {
+                Some(e) => *e > v.start && *ms < v.end,
+                None => (0.0..=100.0).contains(&p),
+            };
+            if shown {
+                let _ = el.set_attribute("style", &format!("left:{:.2}%", p.max(0.0)));
+                let _ = el.remove_attribute("hidden");
+            } else {
+                let _ = el.set_attribute("hidden", "");
+            }
+        }
+    }
+
+    /// The reader paused: the URL, the zone and theme forms' way back, and the chart drawn
+    /// for this view.
+    fn settle(shared: &Shared) {
+        let (href, view, seq, instance) = {
+            let mut st = shared.borrow_mut();
+            st.settle = None;
+            let instance = Some(st.instance.clone()).filter(|i| !i.is_empty());
+            (timeline_href(instance.as_deref(), st.view), st.view, st.seq, instance)
+        };
+        if let Ok(h) = window().history() {
+            let _ = h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&href));
+        }
+        if let Ok(list) = document().query_selector_all("input[name=back]") {
+            for i in 0..list.length() {
+                if let Some(el) = list.item(i).and_then(|n| n.dyn_into::<web_sys::HtmlInputElement>().ok()) {
+                    el.set_value(&href);
+                }
+            }
+        }
+        if shared.borrow().drawn_for == view {
+            return;
+        }
+        let shared = shared.clone();
+        leptos::task::spawn_local(async move {
+            let got = crate::api::instance_timeline_chart(
+                instance,
+                Some(url_instant(view.start)),
+                Some(url_instant(view.end)),
+            )
+            .await;
+            match got {
+                Ok(html) => {
+                    let mut st = shared.borrow_mut();
+                    if st.seq != seq {
+                        return;
+                    }
+                    // Keep the keyboard where it was: the same control, else the chart.
+                    let active = document().active_element();
+                    let inside = active.as_ref().is_some_and(|a| st.root.contains(Some(a)));
+                    let act = active.as_ref().and_then(|a| a.get_attribute("data-act"));
+                    st.root.set_inner_html(&html);
+                    read(&mut st);
+                    if inside {
+                        let again =
+                            act.and_then(|a| st.root.query_selector(&format!("[data-act=\"{a}\"]")).ok().flatten());
+                        let target = again.unwrap_or_else(|| st.root.clone());
+                        if let Some(el) = target.dyn_ref::<HtmlElement>() {
+                            let _ = el.focus();
+                        }
+                    }
+                    drop(st);
+                    draw(&shared);
+                }
+                // The page itself at that view, then.
+                Err(_) => {
+                    let _ = window().location().replace(&href);
+                }
+            }
+        });
+    }
+
+    fn on_down(shared: &Shared, ev: &PointerEvent) {
+        let mut st = shared.borrow_mut();
+        st.eat_click = false;
+        if ev.button() != 0 || closest(ev, ".itl-plot, .itl-top").is_none() {
+            return;
+        }
+        let (_, width) = plot_box(&st);
+        let view0 = st.view;
+        st.drag = Some(Drag { x0: ev.client_x() as f64, view0, width, id: ev.pointer_id(), moved: false });
+    }
+
+    fn on_move(shared: &Shared, ev: &PointerEvent) {
+        let v = {
+            let mut st = shared.borrow_mut();
+            let root = st.root.clone();
+            let bounds = st.bounds;
+            let Some(d) = st.drag.as_mut() else { return };
+            let dx = ev.client_x() as f64 - d.x0;
+            if !d.moved && dx.abs() > 4.0 {
+                d.moved = true;
+                let _ = root.set_pointer_capture(d.id);
+                let _ = root.set_attribute("data-dragging", "true");
+            }
+            if !d.moved {
+                return;
+            }
+            d.view0.shift(-(dx / d.width * d.view0.span() as f64).round() as i64, bounds)
+        };
+        set_view(shared, v);
+    }
+
+    fn on_up(shared: &Shared, _: &Event) {
+        let mut st = shared.borrow_mut();
+        if let Some(d) = st.drag.take()
+            && d.moved
+        {
+            st.eat_click = true;
+            let _ = st.root.release_pointer_capture(d.id);
+            let _ = st.root.remove_attribute("data-dragging");
+        }
+    }
+
+    fn on_click(shared: &Shared, ev: &MouseEvent) {
+        if std::mem::take(&mut shared.borrow_mut().eat_click) {
+            // The end of a drag, not a click.
+            ev.prevent_default();
+            ev.stop_propagation();
+            return;
+        }
+        let (v, b, now) = {
+            let st = shared.borrow();
+            (st.view, st.bounds, st.now)
+        };
+        let to = if let Some(a) = closest(ev, "[data-act]") {
+            match a.get_attribute("data-act").as_deref() {
+                Some("earlier") => v.pan(-0.5, b),
+                Some("later") => v.pan(0.5, b),
+                Some("in") => v.zoom(0.5, 0.5, b),
+                Some("out") => v.zoom(2.0, 0.5, b),
+                _ => ViewWindow::around(now, b),
+            }
+        } else if let Some(span) = closest(ev, "[data-span]").and_then(|a| num(&a, "data-span")) {
+            v.with_span(span, b)
+        } else if closest(ev, ".itl-r").is_some()
+            && let Some(job) = closest(ev, "[data-job]").and_then(|g| g.get_attribute("data-job"))
+        {
+            // A routine run or occurrence: the job at the moment under the pointer.
+            let st = shared.borrow();
+            let (left, width) = plot_box(&st);
+            let at = v.start + ((ev.client_x() as f64 - left) / width * v.span() as f64) as i64;
+            let at = chrono::DateTime::from_timestamp_millis(at / 1000 * 1000).unwrap_or_default();
+            let instance = Some(st.instance.as_str()).filter(|i| !i.is_empty());
+            let _ = window().location().set_href(&crate::components::job_at_href(instance, &job, at));
+            return;
+        } else {
+            return;
+        };
+        ev.prevent_default();
+        set_view(shared, to);
+    }
+
+    fn on_wheel(shared: &Shared, ev: &WheelEvent) {
+        let (v, b, left, width) = {
+            let st = shared.borrow();
+            let (left, width) = plot_box(&st);
+            (st.view, st.bounds, left, width)
+        };
+        let unit = if ev.delta_mode() == 0 { 1.0 } else { 16.0 };
+        let (dx, dy) = (ev.delta_x() * unit, ev.delta_y() * unit);
+        let to = if dx.abs() > dy.abs() {
+            v.shift((dx / width * v.span() as f64).round() as i64, b)
+        } else if closest(ev, ".itl-top").is_some() || ev.ctrl_key() || ev.meta_key() {
+            let anchor = (ev.client_x() as f64 - left) / width;
+            v.zoom((dy * 0.002).exp(), anchor, b)
+        } else {
+            return;
+        };
+        ev.prevent_default();
+        set_view(shared, to);
+    }
+
+    fn on_key(shared: &Shared, ev: &KeyboardEvent) {
+        if ev.ctrl_key() || ev.meta_key() || ev.alt_key() {
+            return;
+        }
+        let (v, b, now) = {
+            let st = shared.borrow();
+            (st.view, st.bounds, st.now)
+        };
+        let far = if ev.shift_key() { 4.0 } else { 1.0 };
+        let to = match ev.key().as_str() {
+            "+" | "=" => v.zoom(1.0 / ZOOM_STEP, 0.5, b),
+            "-" | "_" => v.zoom(ZOOM_STEP, 0.5, b),
+            "ArrowLeft" => v.pan(-PAN_STEP * far, b),
+            "ArrowRight" => v.pan(PAN_STEP * far, b),
+            "Home" => ViewWindow::around(now, b),
+            _ => return,
+        };
+        ev.prevent_default();
+        set_view(shared, to);
+    }
+}

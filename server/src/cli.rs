@@ -475,6 +475,11 @@ async fn serve_cmd(args: ServeArgs) -> anyhow::Result<()> {
         let config = crate::config::load(path)?;
         let backend = crate::fleet::FleetBackend::start_at(&config, args.now).await?;
         tracing::info!(instances = config.instances.len(), config = %path.display(), "serving the configured fleet");
+        let public_url = config.public_url.clone().unwrap_or_else(|| format!("http://{addr}"));
+        let retry = crate::alerts::send::Retry::default();
+        if let Some(alerter) = crate::alerts::Alerter::start(backend.clone(), &config, &public_url, retry).await? {
+            alerter.spawn(args.now);
+        }
         let state = crate::http::AppState { leptos_options: conf.leptos_options, backend };
         let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| format!("listening on {addr}"))?;
         println!("Sundial is serving {} instance(s) on http://{addr}", config.instances.len());

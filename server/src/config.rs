@@ -50,6 +50,8 @@
 //! `seed001` (now `jobactivity`), `seed002` (`mysql_job_table`), `seed003` (`service_broker`),
 //! `seed004` (`primentra`). The old spellings are still accepted.
 //!
+//! Webhooks (`[[alert]]`) and the address their links point to (`public_url`): see [`alerts`].
+//!
 //! Secrets are never in the file: `password = "…"` is refused. They are read from the named
 //! environment variable or file only when a connection needs them, and print as `***`.
 //! Every error names the file, the line and the field.
@@ -64,6 +66,9 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use toml::Spanned;
+
+mod alerts;
+pub use alerts::{AlertConfig, AlertFormat, AlertTarget, resolve_alert_url};
 
 /// What can be wrong with a configuration. Messages name the file, line and field, never a
 /// secret's value.
@@ -304,11 +309,19 @@ pub struct FleetConfig {
     /// What counts as a problem (`[triage]`).
     pub triage: app::engine::triage::TriageSettings,
     pub instances: Vec<InstanceConfig>,
+    /// Where alerts' links point (`public_url`, no trailing slash); `None`: `http://<bind address>`.
+    pub public_url: Option<String>,
+    /// Webhooks (`[[alert]]`, see [`alerts`]).
+    pub alerts: Vec<AlertConfig>,
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawFile {
+    /// Where alerts' links point.
+    public_url: Option<Spanned<String>>,
+    #[serde(default)]
+    alert: Vec<Spanned<alerts::RawAlert>>,
     /// Sundial's own store (MySQL event samples); default: beside the configuration file.
     store: Option<String>,
     defaults: Option<RawDefaults>,
@@ -423,7 +436,9 @@ pub fn parse(text: &str, origin: &str) -> Result<FleetConfig, ConfigError> {
         Some(p) => PathBuf::from(p),
         None => Path::new(origin).parent().unwrap_or(Path::new(".")).join("sundial-store.sqlite"),
     };
-    Ok(FleetConfig { origin: origin.to_owned(), store, triage, instances })
+    let public_url = check.public_url(raw.public_url.as_ref())?;
+    let alerts = check.alerts(&raw.alert)?;
+    Ok(FleetConfig { origin: origin.to_owned(), store, triage, instances, public_url, alerts })
 }
 
 /// The poll interval and timeout of an instance that sets none: `[defaults]`, else

@@ -209,6 +209,9 @@ pub struct FleetProblems {
     /// Instances configured, instances whose jobs were judged, jobs judged.
     pub counts: (usize, usize, usize),
     pub at: DateTime<Utc>,
+    /// The instances whose jobs were judged (read, not stale): a job's problem missing from
+    /// `judged` has ended only there.
+    pub judged_instances: std::collections::HashSet<String>,
 }
 
 impl FleetBackend {
@@ -322,10 +325,20 @@ impl FleetBackend {
         }
         let mut judged = self.keeper.observe(problems, &judged_instances, self.now()).await;
         triage::rank_by(&mut judged, |j| (&j.problem, j.problem.since.unwrap_or(j.first_seen)));
-        let fleet =
-            Arc::new(FleetProblems { judged, counts: (self.instances.len(), judged_instances.len(), jobs), at: clock });
+        let counts = (self.instances.len(), judged_instances.len(), jobs);
+        let fleet = Arc::new(FleetProblems { judged, counts, at: clock, judged_instances });
         *cached = Some((key, fleet.clone()));
         fleet
+    }
+
+    /// The acknowledgements and episodes (alerts ask whether one holds).
+    pub fn keeper(&self) -> &Keeper {
+        &self.keeper
+    }
+
+    /// How reading `instance` goes, as it changes (tests wait on it for a read).
+    pub fn poll_state(&self, instance: &str) -> Option<watch::Receiver<PollState>> {
+        self.find(Some(instance)).map(|i| i.state.subscribe())
     }
 
     fn find(&self, name: Option<&str>) -> Option<&Arc<Instance>> {

@@ -8,6 +8,7 @@
 //! - The JSON API ([`api`]): `GET /api/instances`, `/api/instances/{instance}/jobs`,
 //!   `/api/instances/{instance}/jobs/{job}/timeline`, `/api/log`, and its OpenAPI 3 document
 //!   at `/api/openapi.json`.
+//! - `GET /metrics`: the fleet for Prometheus ([`metrics`]).
 //! - `POST /prefs` (form: `zone`, `theme`, `back`): remember the zone or theme choice in a
 //!   cookie and go back (303) to the page the reader was on (a path on this site only).
 //! - `POST /triage/ack` (form: [`app::api::AckForm`]): acknowledge or silence a problem's
@@ -18,6 +19,7 @@
 //! Every response is gzip-compressed when the client asks, and traced.
 pub mod api;
 pub mod error;
+pub mod metrics;
 
 pub use error::Error;
 
@@ -60,6 +62,7 @@ pub fn router(state: AppState) -> Router {
     Router::new()
         .route("/api/health", get(health))
         .route("/api/jobs", get(jobs))
+        .route("/metrics", get(metrics::metrics))
         .route("/prefs", post(prefs))
         .route("/triage/ack", post(acknowledge))
         .merge(api::routes())

@@ -1,0 +1,390 @@
+//! What to send, decided from plain data: the problems open now, what was already sent to a
+//! target, the moment, and the target's settings give the messages to send and what will then
+//! have been sent. No clock, no I/O: the same inputs always give the same messages.
+//!
+//! The rules, per target:
+//! - **Alert**: a problem at least as bad as `min_severity`, not acknowledged, open for at
+//!   least `grace` since Sundial first saw its episode, and not yet alerted for this episode.
+//!   One alert per episode: what was sent is remembered (keyed by problem key and episode),
+//!   and Sundial's store keeps it across restarts.
+//! - **Recovery**: an alerted episode that ended (its problem is gone, or came back as a new
+//!   episode), with the largest count seen. A job's problem that is merely out of sight (its
+//!   instance could not be judged: unreachable, stale, not read yet) has not ended.
+//! - **Reminder**: when an alerted episode, still open and not acknowledged, was last sent
+//!   `remind` ago or more, one message lists every such episode (and their clocks restart).
+//!
+//! Many problems at once (a fleet starting broken) are grouped: more than [`MAX_SEPARATE`]
+//! alerts or recoveries of one decision go as one message each, listing them all.
+use app::engine::triage::{ProblemKind, ProblemSeverity};
+use chrono::{DateTime, TimeDelta, Utc};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashSet};
+
+/// More alerts (or recoveries) than this in one decision go as one message.
+pub const MAX_SEPARATE: usize = 10;
+
+/// One open problem as alerts see it (built from the fleet's judgement; see `alerts::open`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Open {
+    /// The problem's stable identity (kind, instance, job).
+    pub key: String,
+    /// When Sundial first saw this episode.
+    pub episode: DateTime<Utc>,
+    pub kind: ProblemKind,
+    pub severity: ProblemSeverity,
+    pub instance: String,
+    /// The job's name; `None` for an instance-wide problem.
+    pub job: Option<String>,
+    /// Since when it is wrong, RFC 3339 in the instance's zone.
+    pub since: String,
+    pub evidence: String,
+    /// Runs missed in a row, failures in a row, jobs starved; 1 otherwise.
+    pub count: usize,
+    /// The evidence's absolute link (the job's timeline at that moment).
+    pub link: String,
+    /// Someone acknowledged or silenced this episode, and that still holds.
+    pub acknowledged: bool,
+}
+
+impl Open {
+    /// `[MISSED] SQLPROD01 / ETL - Nightly Load`.
+    pub fn subject(&self) -> String {
+        format!("[{}] {}", self.kind.subject(), self.place())
+    }
+
+    /// `SQLPROD01 / ETL - Nightly Load`, or the instance alone.
+    pub fn place(&self) -> String {
+        match &self.job {
+            Some(job) => format!("{} / {job}", self.instance),
+            None => self.instance.clone(),
+        }
+    }
+}
+
+/// An episode that was alerted.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sent {
+    pub episode: DateTime<Utc>,
+    pub alerted_at: DateTime<Utc>,
+    /// When it was last sent (the alert or a reminder).
+    pub reminded_at: DateTime<Utc>,
+    /// The largest count seen in the episode.
+    pub max_count: usize,
+    /// How it looked when last seen (the recovery says it).
+    pub last: Open,
+}
+
+/// What was sent to one target, by problem key.
+pub type SentState = BTreeMap<String, Sent>;
+
+/// A target's rules.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Settings {
+    pub grace: TimeDelta,
+    /// `None`: never remind.
+    pub remind: Option<TimeDelta>,
+    pub min_severity: ProblemSeverity,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MessageKind {
+    Alert,
+    Reminder,
+    Resolved,
+}
+
+/// One problem in a message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Item {
+    pub problem: Open,
+    /// The largest count seen in the episode.
+    pub max_count: usize,
+}
+
+/// One message to send.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Message {
+    pub kind: MessageKind,
+    /// Worst first.
+    pub items: Vec<Item>,
+    /// When it was decided.
+    pub at: DateTime<Utc>,
+}
+
+impl Message {
+    /// The subject line: the kind of problem in capitals, where it is.
+    pub fn subject(&self) -> String {
+        let words = |items: &[Item]| {
+            let mut by_kind: Vec<(&str, usize)> = Vec::new();
+            for i in items {
+                let word = i.problem.kind.subject();
+                match by_kind.iter_mut().find(|(w, _)| *w == word) {
+                    Some((_, n)) => *n += 1,
+                    None => by_kind.push((word, 1)),
+                }
+            }
+            by_kind.iter().map(|(w, n)| format!("{w} ×{n}")).collect::<Vec<_>>().join(", ")
+        };
+        match (self.kind, self.items.as_slice()) {
+            (MessageKind::Alert, [one]) => one.problem.subject(),
+            (MessageKind::Resolved, [one]) => {
+                format!("[RESOLVED {}] {}", one.problem.kind.subject(), one.problem.place())
+            }
+            (MessageKind::Alert, items) => format!("{} new problems: {}", items.len(), words(items)),
+            (MessageKind::Resolved, items) => format!("[RESOLVED] {} problems: {}", items.len(), words(items)),
+            (MessageKind::Reminder, [one]) => format!("[STILL OPEN] {}", one.problem.subject()),
+            (MessageKind::Reminder, items) => format!("[STILL OPEN] {} problems: {}", items.len(), words(items)),
+        }
+    }
+}
+
+/// How many of what an episode counted, in words (`3 runs missed`); `None` when it counts
+/// nothing worth saying (1 of a kind that counts nothing).
+pub fn count_words(kind: ProblemKind, n: usize) -> Option<String> {
+    let s = |one: &str, many: &str| if n == 1 { format!("1 {one}") } else { format!("{n} {many}") };
+    match kind {
+        ProblemKind::Missed => Some(s("run missed", "runs missed")),
+        ProblemKind::Failed | ProblemKind::NoSuccess => Some(s("failure in a row", "failures in a row")),
+        ProblemKind::Zombie => Some(s("job starved", "jobs starved")),
+        _ => None,
+    }
+}
+
+/// Whether a problem is at least as bad as `min` (severities order worst first).
+fn bad_enough(p: &Open, min: ProblemSeverity) -> bool {
+    p.severity <= min
+}
+
+/// The messages to send to one target now, and what will have been sent then.
+///
+/// `open`: every problem open now, worst first; `judged`: the instances whose jobs were
+/// judged now (a job's problem missing from `open` ended only if its instance is there).
+pub fn decide(
+    open: &[Open],
+    judged: &HashSet<String>,
+    sent: &SentState,
+    settings: &Settings,
+    now: DateTime<Utc>,
+) -> (Vec<Message>, SentState) {
+    let by_key: BTreeMap<&str, &Open> = open.iter().map(|o| (o.key.as_str(), o)).collect();
+    let mut next = SentState::new();
+    let mut resolved = Vec::new();
+    for (key, s) in sent {
+        match by_key.get(key.as_str()) {
+            Some(o) if o.episode == s.episode => {
+                let mut s = s.clone();
+                s.max_count = s.max_count.max(o.count);
+                s.last = (*o).clone();
+                next.insert(key.clone(), s);
+            }
+            // Out of sight, not ended: its instance's jobs could not be judged now.
+            None if s.last.job.is_some() && !judged.contains(&s.last.instance) => {
+                next.insert(key.clone(), s.clone());
+            }
+            // Gone, or back as a new episode: this one ended.
+            _ => resolved.push(Item { problem: s.last.clone(), max_count: s.max_count }),
+        }
+    }
+    let mut alerts = Vec::new();
+    for o in open {
+        let due = bad_enough(o, settings.min_severity)
+            && !o.acknowledged
+            && !next.contains_key(&o.key)
+            && now - o.episode >= settings.grace;
+        if due {
+            let s = Sent { episode: o.episode, alerted_at: now, reminded_at: now, max_count: o.count, last: o.clone() };
+            next.insert(o.key.clone(), s);
+            alerts.push(Item { problem: o.clone(), max_count: o.count });
+        }
+    }
+    let mut reminder = Vec::new();
+    if let Some(every) = settings.remind {
+        let still: Vec<&Open> = open
+            .iter()
+            .filter(|o| !o.acknowledged && next.get(&o.key).is_some_and(|s| s.episode == o.episode))
+            .collect();
+        let due = still.iter().any(|o| next.get(&o.key).is_some_and(|s| now - s.reminded_at >= every));
+        if due {
+            for o in still {
+                if let Some(s) = next.get_mut(&o.key) {
+                    s.reminded_at = now;
+                    reminder.push(Item { problem: o.clone(), max_count: s.max_count });
+                }
+            }
+        }
+    }
+    let mut messages = Vec::new();
+    let mut push = |kind: MessageKind, items: Vec<Item>| {
+        if items.len() > MAX_SEPARATE {
+            messages.push(Message { kind, items, at: now });
+        } else {
+            messages.extend(items.into_iter().map(|i| Message { kind, items: vec![i], at: now }));
+        }
+    };
+    push(MessageKind::Resolved, resolved);
+    push(MessageKind::Alert, alerts);
+    if !reminder.is_empty() {
+        messages.push(Message { kind: MessageKind::Reminder, items: reminder, at: now });
+    }
+    (messages, next)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(s: &str) -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339(s).unwrap().to_utc()
+    }
+
+    fn missed(count: usize, episode: &str) -> Open {
+        Open {
+            key: "missed|SQL1|j1".into(),
+            episode: t(episode),
+            kind: ProblemKind::Missed,
+            severity: ProblemSeverity::Error,
+            instance: "SQL1".into(),
+            job: Some("ETL - Nightly Load".into()),
+            since: "2026-11-22T07:00:00-05:00".into(),
+            evidence: "the run due 2026-11-22 12:00 UTC missed".into(),
+            count,
+            link: "http://sundial/jobs/j1?at=2026-11-22T12:00:00Z&instance=SQL1".into(),
+            acknowledged: false,
+        }
+    }
+
+    fn settings() -> Settings {
+        Settings {
+            grace: TimeDelta::minutes(5),
+            remind: Some(TimeDelta::hours(4)),
+            min_severity: ProblemSeverity::Error,
+        }
+    }
+
+    fn judged() -> HashSet<String> {
+        HashSet::from(["SQL1".to_owned()])
+    }
+
+    const EP: &str = "2026-11-22T12:00:00Z";
+
+    #[test]
+    fn one_alert_after_the_grace_then_nothing_until_it_resolves_once() {
+        let open = [missed(1, EP)];
+        let s = settings();
+        let (m, sent) = decide(&open, &judged(), &SentState::new(), &s, t("2026-11-22T12:04:59Z"));
+        assert!(m.is_empty() && sent.is_empty(), "within the grace: {m:?}");
+        let (m, sent) = decide(&open, &judged(), &sent, &s, t("2026-11-22T12:05:00Z"));
+        assert_eq!(m.len(), 1);
+        assert_eq!(m[0].kind, MessageKind::Alert);
+        assert_eq!(m[0].subject(), "[MISSED] SQL1 / ETL - Nightly Load");
+        // Later polls, the count growing: no second alert; the largest count is kept.
+        let (m, sent) = decide(&[missed(3, EP)], &judged(), &sent, &s, t("2026-11-22T13:00:00Z"));
+        assert!(m.is_empty(), "{m:?}");
+        let (m, sent) = decide(&[missed(1, EP)], &judged(), &sent, &s, t("2026-11-22T13:01:00Z"));
+        assert!(m.is_empty(), "{m:?}");
+        let (m, sent) = decide(&[], &judged(), &sent, &s, t("2026-11-22T14:00:00Z"));
+        assert_eq!(m.len(), 1, "{m:?}");
+        assert_eq!(m[0].kind, MessageKind::Resolved);
+        assert_eq!(m[0].items[0].max_count, 3, "the largest count seen");
+        assert_eq!(m[0].subject(), "[RESOLVED MISSED] SQL1 / ETL - Nightly Load");
+        assert!(sent.is_empty());
+        let (m, _) = decide(&[], &judged(), &sent, &s, t("2026-11-22T15:00:00Z"));
+        assert!(m.is_empty(), "one recovery: {m:?}");
+    }
+
+    #[test]
+    fn a_problem_resolved_within_the_grace_says_nothing() {
+        let s = settings();
+        let (_, sent) = decide(&[missed(1, EP)], &judged(), &SentState::new(), &s, t("2026-11-22T12:01:00Z"));
+        let (m, sent) = decide(&[], &judged(), &sent, &s, t("2026-11-22T12:06:00Z"));
+        assert!(m.is_empty() && sent.is_empty(), "{m:?}");
+    }
+
+    #[test]
+    fn a_jobs_problem_out_of_sight_has_not_ended() {
+        let s = settings();
+        let (_, sent) = decide(&[missed(1, EP)], &judged(), &SentState::new(), &s, t("2026-11-22T12:10:00Z"));
+        // The instance became unreachable: its jobs are not judged; no recovery.
+        let (m, kept) = decide(&[], &HashSet::new(), &sent, &s, t("2026-11-22T12:20:00Z"));
+        assert!(m.is_empty(), "{m:?}");
+        assert_eq!(kept, sent);
+    }
+
+    #[test]
+    fn a_new_episode_of_the_same_problem_resolves_the_old_and_alerts_after_its_grace() {
+        let s = settings();
+        let (_, sent) = decide(&[missed(2, EP)], &judged(), &SentState::new(), &s, t("2026-11-22T12:10:00Z"));
+        let again = [missed(1, "2026-11-22T13:00:00Z")];
+        let (m, sent) = decide(&again, &judged(), &sent, &s, t("2026-11-22T13:01:00Z"));
+        assert_eq!(m.iter().map(|m| m.kind).collect::<Vec<_>>(), [MessageKind::Resolved]);
+        let (m, _) = decide(&again, &judged(), &sent, &s, t("2026-11-22T13:05:00Z"));
+        assert_eq!(m.iter().map(|m| m.kind).collect::<Vec<_>>(), [MessageKind::Alert]);
+    }
+
+    #[test]
+    fn reminders_list_what_is_still_open_and_not_acknowledged() {
+        let s = settings();
+        let mut other = missed(1, EP);
+        other.key = "failed|SQL1|j2".into();
+        other.kind = ProblemKind::Failed;
+        other.job = Some("Backup".into());
+        let open = [missed(1, EP), other.clone()];
+        let (m, sent) = decide(&open, &judged(), &SentState::new(), &s, t("2026-11-22T12:05:00Z"));
+        assert_eq!(m.len(), 2);
+        let (m, _) = decide(&open, &judged(), &sent, &s, t("2026-11-22T16:04:59Z"));
+        assert!(m.is_empty(), "not yet: {m:?}");
+        let mut acked = other.clone();
+        acked.acknowledged = true;
+        let (m, sent) = decide(&[missed(1, EP), acked.clone()], &judged(), &sent, &s, t("2026-11-22T16:05:00Z"));
+        assert_eq!(m.len(), 1, "{m:?}");
+        assert_eq!(m[0].kind, MessageKind::Reminder);
+        assert_eq!(m[0].items.len(), 1, "the acknowledged one is not reminded");
+        assert_eq!(m[0].subject(), "[STILL OPEN] [MISSED] SQL1 / ETL - Nightly Load");
+        let (m, _) = decide(&[missed(1, EP), acked], &judged(), &sent, &s, t("2026-11-22T17:00:00Z"));
+        assert!(m.is_empty(), "its clock restarted: {m:?}");
+        let never = Settings { remind: None, ..s };
+        let (m, _) = decide(&open, &judged(), &sent, &never, t("2026-11-23T12:00:00Z"));
+        assert!(m.is_empty(), "remind = 0: {m:?}");
+    }
+
+    #[test]
+    fn acknowledged_and_mild_problems_do_not_alert() {
+        let s = settings();
+        let mut acked = missed(1, EP);
+        acked.acknowledged = true;
+        let mut mild = missed(1, EP);
+        mild.key = "too_short|SQL1|j1".into();
+        mild.kind = ProblemKind::TooShort;
+        mild.severity = ProblemSeverity::Info;
+        let (m, sent) = decide(&[acked, mild.clone()], &judged(), &SentState::new(), &s, t("2026-11-23T00:00:00Z"));
+        assert!(m.is_empty() && sent.is_empty(), "{m:?}");
+        let all = Settings { min_severity: ProblemSeverity::Info, ..s };
+        let (m, _) = decide(&[mild], &judged(), &SentState::new(), &all, t("2026-11-23T00:00:00Z"));
+        assert_eq!(m[0].subject(), "[SHORT] SQL1 / ETL - Nightly Load");
+    }
+
+    #[test]
+    fn a_storm_is_one_message() {
+        let s = settings();
+        let open: Vec<Open> = (0..25)
+            .map(|n| {
+                let mut o = missed(1, EP);
+                o.key = format!("missed|SQL1|j{n}");
+                o
+            })
+            .collect();
+        let (m, sent) = decide(&open, &judged(), &SentState::new(), &s, t("2026-11-22T13:00:00Z"));
+        assert_eq!(m.len(), 1);
+        assert_eq!(m[0].items.len(), 25);
+        assert_eq!(m[0].subject(), "25 new problems: MISSED ×25");
+        assert_eq!(sent.len(), 25);
+    }
+
+    #[test]
+    fn counts_in_words() {
+        assert_eq!(count_words(ProblemKind::Missed, 1).as_deref(), Some("1 run missed"));
+        assert_eq!(count_words(ProblemKind::Missed, 4).as_deref(), Some("4 runs missed"));
+        assert_eq!(count_words(ProblemKind::Stale, 1), None);
+    }
+}

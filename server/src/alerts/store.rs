@@ -1,0 +1,169 @@
+//! What alerts keep in Sundial's store, so a restart neither repeats nor loses a message: per
+//! target, the episodes alerted (`alert_sent`, the decision's [`SentState`]) and the messages
+//! decided but not yet delivered (`alert_outbox`, at most [`OUTBOX_MAX`] per target: the
+//! oldest go first when a target stays down).
+//!
+//! Without a store (it could not be opened) both live in memory only, and Sundial says so.
+use super::decide::{Sent, SentState};
+use chrono::{DateTime, Utc};
+use sqlx::{Row, SqlitePool};
+use std::collections::HashMap;
+
+/// At most this many undelivered messages are kept per target.
+pub const OUTBOX_MAX: usize = 100;
+
+const SCHEMA: [&str; 2] = [
+    "CREATE TABLE IF NOT EXISTS alert_sent (target TEXT NOT NULL, key TEXT NOT NULL, episode INTEGER NOT NULL, \
+     alerted_at INTEGER NOT NULL, reminded_at INTEGER NOT NULL, max_count INTEGER NOT NULL, last TEXT NOT NULL, \
+     PRIMARY KEY (target, key))",
+    "CREATE TABLE IF NOT EXISTS alert_outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, target TEXT NOT NULL, \
+     subject TEXT NOT NULL, body TEXT NOT NULL, queued_at INTEGER NOT NULL)",
+];
+
+/// A message waiting for delivery.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Queued {
+    /// Its row in the outbox (a running number without a store).
+    pub id: i64,
+    pub subject: String,
+    pub body: String,
+}
+
+/// The alerts' part of Sundial's store.
+pub struct AlertStore {
+    pool: Option<SqlitePool>,
+    /// Ids for messages when there is no store.
+    next_id: std::sync::atomic::AtomicI64,
+}
+
+fn ms(t: DateTime<Utc>) -> i64 {
+    t.timestamp_millis()
+}
+
+fn from_ms(v: i64) -> DateTime<Utc> {
+    DateTime::from_timestamp_millis(v).unwrap_or(DateTime::<Utc>::MIN_UTC)
+}
+
+impl AlertStore {
+    /// Over Sundial's store (`None`: in memory only).
+    pub fn new(pool: Option<SqlitePool>) -> AlertStore {
+        AlertStore { pool, next_id: std::sync::atomic::AtomicI64::new(1) }
+    }
+
+    pub fn is_persistent(&self) -> bool {
+        self.pool.is_some()
+    }
+
+    /// What was sent and what waits, per target. A row that cannot be read (written by a
+    /// newer Sundial, damaged) is skipped with a warning, not fatal.
+    pub async fn load(&self) -> Result<(HashMap<String, SentState>, HashMap<String, Vec<Queued>>), sqlx::Error> {
+        let mut sent: HashMap<String, SentState> = HashMap::new();
+        let mut outbox: HashMap<String, Vec<Queued>> = HashMap::new();
+        let Some(pool) = &self.pool else { return Ok((sent, outbox)) };
+        for sql in SCHEMA {
+            sqlx::query(sql).execute(pool).await?;
+        }
+        let rows = sqlx::query("SELECT target, key, episode, alerted_at, reminded_at, max_count, last FROM alert_sent")
+            .fetch_all(pool)
+            .await?;
+        for r in rows {
+            let (target, key): (String, String) = (r.try_get("target")?, r.try_get("key")?);
+            let last = match serde_json::from_str(r.try_get::<&str, _>("last")?) {
+                Ok(last) => last,
+                Err(e) => {
+                    tracing::warn!(alert = %target, %key, error = %e, "alerts: a sent record cannot be read; skipped");
+                    continue;
+                }
+            };
+            let s = Sent {
+                episode: from_ms(r.try_get("episode")?),
+                alerted_at: from_ms(r.try_get("alerted_at")?),
+                reminded_at: from_ms(r.try_get("reminded_at")?),
+                max_count: r.try_get::<i64, _>("max_count")?.max(0) as usize,
+                last,
+            };
+            sent.entry(target).or_default().insert(key, s);
+        }
+        let rows =
+            sqlx::query("SELECT id, target, subject, body FROM alert_outbox ORDER BY id").fetch_all(pool).await?;
+        for r in rows {
+            let q = Queued { id: r.try_get("id")?, subject: r.try_get("subject")?, body: r.try_get("body")? };
+            outbox.entry(r.try_get("target")?).or_default().push(q);
+        }
+        Ok((sent, outbox))
+    }
+
+    /// Record one decision for `target` in one transaction: what has been sent (`sent`, when it
+    /// changed) and the messages to deliver; the outbox keeps the newest [`OUTBOX_MAX`].
+    /// Returns the messages with their ids.
+    pub async fn commit(
+        &self,
+        target: &str,
+        sent: Option<&SentState>,
+        messages: Vec<(String, String)>,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<Queued>, sqlx::Error> {
+        let Some(pool) = &self.pool else {
+            use std::sync::atomic::Ordering;
+            let queued = messages.into_iter().map(|(subject, body)| Queued {
+                id: self.next_id.fetch_add(1, Ordering::Relaxed),
+                subject,
+                body,
+            });
+            return Ok(queued.collect());
+        };
+        let mut tx = pool.begin().await?;
+        if let Some(sent) = sent {
+            sqlx::query("DELETE FROM alert_sent WHERE target = ?").bind(target).execute(&mut *tx).await?;
+            for (key, s) in sent {
+                let last = serde_json::to_string(&s.last).map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
+                sqlx::query(
+                    "INSERT INTO alert_sent (target, key, episode, alerted_at, reminded_at, max_count, last) \
+                     VALUES (?, ?, ?, ?, ?, ?, ?)",
+                )
+                .bind(target)
+                .bind(key)
+                .bind(ms(s.episode))
+                .bind(ms(s.alerted_at))
+                .bind(ms(s.reminded_at))
+                .bind(s.max_count as i64)
+                .bind(last)
+                .execute(&mut *tx)
+                .await?;
+            }
+        }
+        let mut queued = Vec::with_capacity(messages.len());
+        for (subject, body) in messages {
+            let id = sqlx::query(
+                "INSERT INTO alert_outbox (target, subject, body, queued_at) VALUES (?, ?, ?, ?) RETURNING id",
+            )
+            .bind(target)
+            .bind(&subject)
+            .bind(&body)
+            .bind(ms(now))
+            .fetch_one(&mut *tx)
+            .await?
+            .try_get("id")?;
+            queued.push(Queued { id, subject, body });
+        }
+        sqlx::query(
+            "DELETE FROM alert_outbox WHERE target = ? AND id NOT IN \
+             (SELECT id FROM alert_outbox WHERE target = ? ORDER BY id DESC LIMIT ?)",
+        )
+        .bind(target)
+        .bind(target)
+        .bind(OUTBOX_MAX as i64)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(queued)
+    }
+
+    /// A message was delivered (or dropped): it leaves the outbox.
+    pub async fn done(&self, id: i64) -> Result<(), sqlx::Error> {
+        if let Some(pool) = &self.pool {
+            sqlx::query("DELETE FROM alert_outbox WHERE id = ?").bind(id).execute(pool).await?;
+        }
+        Ok(())
+    }
+}

@@ -32,15 +32,16 @@ pub async fn jobs(instance: Option<String>, days: u32) -> Result<JobsData, ApiEr
     Ok(data)
 }
 
-/// One page of the scheduler log of `instance` over the `days`-long window.
+/// One page of the scheduler log of `instance` (`None`: every instance of the fleet, merged)
+/// over the `days`-long window, under the filters of `query` (see [`view::fleet_log`]).
 #[server(prefix = "/api/fn", endpoint = "instance_log")]
 pub async fn instance_log(instance: Option<String>, days: u32, query: LogQuery) -> Result<LogData, ApiError> {
+    use leptos::prelude::use_context;
     let days = check_days(days)?;
-    let report = view::report(instance.as_deref(), days).await?;
-    let events = view::source_log(instance.as_deref()).await;
-    let mut data = view::log_data(&report, &events, days, &query)?;
-    view::decorate_here(&mut data.instance).await;
-    Ok(data)
+    let Some(view::BackendHandle(backend)) = use_context::<view::BackendHandle>() else {
+        return Err(ApiError::Transport("the server is not set up".into()));
+    };
+    Ok(view::fleet_log(backend.as_ref(), instance.as_deref(), days, &query).await?.page())
 }
 
 /// One job's timeline over the `days`-long window ending at the instance's "now".

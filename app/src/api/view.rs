@@ -12,6 +12,9 @@ use std::{future::Future, pin::Pin, sync::Arc};
 
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
+mod log;
+pub use log::{FleetLog, fleet_log, job_matches, parse_moment};
+
 /// Why a backend has no report. Both texts are shown to users, so a backend puts only
 /// safe words in them (what failed, which grant is missing) and logs the rest itself.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -122,100 +125,6 @@ fn per_report<T>(
         cache.remove(0);
     }
     v
-}
-
-/// The derived log of a report (and the source's own events), once per report.
-fn derived_log(report: &Arc<InstanceReport>, events: &[LogEvent]) -> Arc<Vec<LogEvent>> {
-    static CACHE: std::sync::OnceLock<ReportCache<Vec<LogEvent>>> = std::sync::OnceLock::new();
-    per_report(&CACHE, report, events.len(), || crate::engine::log::derive(report, events))
-}
-
-/// A log cursor: lines at or before `ms`, after skipping `skip` lines at exactly `ms`.
-fn parse_cursor(raw: &str) -> Result<(i64, usize), ApiError> {
-    let bad = || {
-        ApiError::BadRequest(format!("cursor must look like 1763812800000~0 (from a page's next link), not {raw:?}"))
-    };
-    let (ms, skip) = raw.split_once('~').ok_or_else(bad)?;
-    Ok((ms.trim().parse().map_err(|_| bad())?, skip.trim().parse().map_err(|_| bad())?))
-}
-
-/// One page of the log: [`crate::engine::log::derive`] (cached per report), filtered,
-/// counted, paged by cursor, made wire-ready. No line is ever out of reach: every page
-/// links the next, and the counts are over the whole filter.
-pub fn log_data(
-    report: &Arc<InstanceReport>,
-    events: &[LogEvent],
-    days: u32,
-    q: &LogQuery,
-) -> Result<LogData, ApiError> {
-    let all = derived_log(report, events);
-    let limit = q.limit.unwrap_or(LOG_LINES);
-    if limit == 0 || limit > LOG_LIMIT_MAX {
-        return Err(ApiError::BadRequest(format!("limit must be between 1 and {LOG_LIMIT_MAX}, not {limit}")));
-    }
-    let kind = q.kind.as_deref().filter(|k| !k.is_empty());
-    if let Some(k) = kind
-        && !crate::engine::log::LogKind::ALL.iter().any(|x| x.key() == k)
-    {
-        return Err(ApiError::BadRequest(format!(
-            "kind must be one of {}, not {k:?}",
-            crate::engine::log::LogKind::ALL.map(|x| x.key()).join(", ")
-        )));
-    }
-    let under_problems: Vec<&LogEvent> = all.iter().filter(|e| !q.problems_only || e.kind.is_problem()).collect();
-    let mut counts: std::collections::BTreeMap<crate::engine::log::LogKind, (usize, usize)> = Default::default();
-    for e in &under_problems {
-        let c = counts.entry(e.kind).or_default();
-        c.0 += 1;
-        c.1 += e.count();
-    }
-    let kept: Vec<&LogEvent> = under_problems.into_iter().filter(|e| kind.is_none_or(|k| e.kind.key() == k)).collect();
-    let start = match q.cursor.as_deref().filter(|c| !c.is_empty()) {
-        None => 0,
-        Some(c) => {
-            let (ms, skip) = parse_cursor(c)?;
-            let first = kept.partition_point(|e| e.at.timestamp_millis() > ms);
-            let same = kept[first..].iter().take_while(|e| e.at.timestamp_millis() == ms).count();
-            first + skip.min(same)
-        }
-    };
-    let end = (start + limit).min(kept.len());
-    let next_cursor = (end < kept.len()).then(|| {
-        let ms = kept[end].at.timestamp_millis();
-        let skip = kept[..end].iter().rev().take_while(|e| e.at.timestamp_millis() == ms).count();
-        format!("{ms}~{skip}")
-    });
-    let names: std::collections::HashMap<&str, &str> =
-        report.jobs.iter().map(|j| (j.id.as_str(), j.name.as_str())).collect();
-    let lines = kept[start..end]
-        .iter()
-        .map(|e| LogLine {
-            at: point(e.at, report.tz),
-            job_id: e.job_id.clone(),
-            job_name: names.get(e.job_id.as_str()).map(|n| n.to_string()).unwrap_or_default(),
-            kind: e.kind,
-            text: e.text.clone(),
-            collapsed: Collapsed {
-                count: e.count(),
-                members: e.members.iter().take(MEMBERS_SHOWN).map(|t| point(*t, report.tz)).collect(),
-            },
-        })
-        .collect();
-    Ok(LogData {
-        instance: head(report, days),
-        problems_only: q.problems_only,
-        kind: kind.map(str::to_owned),
-        lines,
-        cursor: q.cursor.clone().filter(|c| !c.is_empty()),
-        next_cursor,
-        total: kept.len(),
-        offset: start,
-        counts: counts
-            .into_iter()
-            .map(|(k, (lines, events))| KindCount { kind: k.key().to_owned(), lines, events })
-            .collect(),
-        limit,
-    })
 }
 
 /// The fleet through the [`BackendHandle`] in context.

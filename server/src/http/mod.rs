@@ -8,6 +8,8 @@
 //! - The JSON API ([`api`]): `GET /api/instances`, `/api/instances/{instance}/jobs`,
 //!   `/api/instances/{instance}/jobs/{job}/timeline`, `/api/log`, and its OpenAPI 3 document
 //!   at `/api/openapi.json`.
+//! - `GET /log.csv?…` (the log page's query): every line under the log's filter as CSV
+//!   ([`log_csv`]).
 //! - `GET /metrics`: the fleet for Prometheus ([`metrics`]).
 //! - `POST /prefs` (form: `zone`, `theme`, `back`): remember the zone or theme choice in a
 //!   cookie and go back (303) to the page the reader was on (a path on this site only).
@@ -19,6 +21,7 @@
 //! Every response is gzip-compressed when the client asks, and traced.
 pub mod api;
 pub mod error;
+pub mod log_csv;
 pub mod metrics;
 
 pub use error::Error;
@@ -63,6 +66,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/health", get(health))
         .route("/api/jobs", get(jobs))
         .route("/metrics", get(metrics::metrics))
+        .route("/log.csv", get(log_csv::log_csv))
         .route("/prefs", post(prefs))
         .route("/triage/ack", post(acknowledge))
         .merge(api::routes())

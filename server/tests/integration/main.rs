@@ -15,6 +15,7 @@ mod config;
 mod demo;
 mod fleet_faults;
 mod http;
+mod log_fleet;
 mod msdb_tds;
 mod mysql_events_real;
 mod pg_cron_real;

@@ -58,6 +58,7 @@ pub fn routes() -> Router<AppState> {
         wire::Diagnostic,
         wire::Log,
         wire::Event,
+        wire::Unreachable,
         triage::Triage,
         triage::Problem,
         triage::Acknowledged,
@@ -250,24 +251,31 @@ async fn timeline(
 #[derive(Deserialize, IntoParams, Default)]
 #[into_params(parameter_in = Query)]
 pub struct LogQuery {
-    /// One instance; default: the whole fleet.
+    /// One instance; default: every instance of the fleet, merged newest first.
     instance: Option<String>,
-    /// One job (its `id`; with `instance`).
+    /// One job: its `id`, or a part of its name in any case.
     job: Option<String>,
     /// One kind of event (`failed`, `missed`, …).
     kind: Option<String>,
+    /// `1` or `true`: only problems (failed, crashed, canceled, skipped, missed, late,
+    /// zombie) and the scheduler's restarts that often explain them.
+    problems: Option<String>,
     /// Events per page: 1 to 1000; default 100.
     limit: Option<String>,
     /// Where the page starts: a previous answer's `next_cursor`.
     cursor: Option<String>,
-    /// As for the reports (default window: the 7 days before `as_of`).
+    /// As for the reports (default window: the 7 days before `as_of`). Across the fleet, a
+    /// `from` before an instance's oldest read starts that instance's window at its oldest
+    /// read instead of failing the whole answer.
     from: Option<String>,
     to: Option<String>,
     as_of: Option<String>,
 }
 
-/// The scheduler log across the fleet (or one instance), newest first, filtered and paged: no
-/// cap hides a line.
+/// The scheduler log of every instance of the fleet merged newest first (ties: by instance),
+/// or of one instance, filtered and paged: no cap hides a line. `total` and `counts` are over
+/// the whole filter; across the fleet, an instance that cannot be read now is named in
+/// `unreachable`, and its last good read's events are still listed.
 #[utoipa::path(
     get,
     path = "/api/log",
@@ -275,7 +283,8 @@ pub struct LogQuery {
     responses(
         (status = 200, body = wire::Log),
         (status = 400, body = wire::ErrorBody, description = "A parameter is wrong; the error names it"),
-        (status = 404, body = wire::ErrorBody, description = "No such instance")
+        (status = 404, body = wire::ErrorBody, description = "No such instance"),
+        (status = 503, body = wire::ErrorBody, description = "The instance asked for by name has not been read")
     )
 )]
 async fn log(State(state): State<AppState>, Query(q): Query<LogQuery>) -> Result<Json<wire::Log>, Error> {
@@ -300,27 +309,65 @@ async fn log(State(state): State<AppState>, Query(q): Query<LogQuery>) -> Result
             bad(format!("kind must be one of {} (got {k:?})", kinds.join(", ")))
         })?),
     };
-    let names: Vec<String> = match q.instance.as_deref().filter(|i| !i.is_empty()) {
-        Some(i) => vec![i.to_owned()],
-        None => state.backend.instances().await.into_iter().map(|i| i.name).collect(),
+    let problems = match q.problems.as_deref().map(str::trim) {
+        None | Some("" | "0" | "false") => false,
+        Some("1" | "true") => true,
+        Some(s) => return Err(bad(format!("problems must be 1 or true, 0 or false (got {s:?})"))),
     };
-    let window = WindowQuery { from: q.from.clone(), to: q.to.clone(), as_of: q.as_of.clone() };
+    let job = q.job.as_deref().map(str::trim).filter(|j| !j.is_empty());
+    let chosen = q.instance.as_deref().filter(|i| !i.is_empty());
+    let statuses = state.backend.instances().await;
+    let names: Vec<String> = match chosen {
+        Some(i) => vec![i.to_owned()],
+        None => statuses.iter().map(|i| i.name.clone()).collect(),
+    };
     let mut events = Vec::new();
+    let mut unreachable = Vec::new();
     for name in &names {
         let snapshot = match snapshot_of(state.backend.as_ref(), name).await {
             Ok(s) => s,
-            // Across the fleet an instance not read yet has no lines; asked for by name, it is an error.
-            Err(e) if q.instance.is_some() => return Err(e),
-            Err(_) => continue,
+            // Asked for by name, an instance not read is an error; across the fleet, it is named.
+            Err(e) if chosen.is_some() => return Err(e),
+            Err(e) => {
+                let error = match e {
+                    Error::SourceUnavailable { reason, .. } => reason,
+                    other => other.to_string(),
+                };
+                unreachable.push(wire::Unreachable { instance: name.clone(), error, listed: false });
+                continue;
+            }
         };
+        if chosen.is_none()
+            && let Some(s) = statuses.iter().find(|s| &s.name == name && s.state == app::api::SourceState::Unreachable)
+        {
+            let error = s.error.clone().unwrap_or_else(|| "the latest read failed".into());
+            unreachable.push(wire::Unreachable { instance: name.clone(), error, listed: true });
+        }
+        let mut window = WindowQuery { from: q.from.clone(), to: q.to.clone(), as_of: q.as_of.clone() };
+        if chosen.is_none()
+            && let Some(from) = instant("from", q.from.as_deref())?
+            && from < snapshot.covers.start
+        {
+            window.from = Some(snapshot.covers.start.to_rfc3339());
+        }
         let (w, as_of) = window.resolve(&snapshot, name)?;
         let report = build::report(&snapshot, w, as_of);
         events.extend(build::events(&report, &snapshot.events));
     }
-    events.retain(|e| q.job.as_deref().is_none_or(|j| e.job_id == j) && kind.is_none_or(|k| e.kind == k.key()));
+    events.retain(|e| {
+        (!problems || LogKind::from_key(&e.kind).is_some_and(LogKind::is_problem))
+            && job.is_none_or(|j| app::api::ssr::job_matches(j, &e.job_id, e.job.as_deref().unwrap_or_default()))
+    });
+    let mut counts = std::collections::BTreeMap::new();
+    for e in &events {
+        *counts.entry(e.kind.clone()).or_insert(0) += 1;
+    }
+    events.retain(|e| kind.is_none_or(|k| e.kind == k.key()));
+    // Stable: ties keep the instances' name order and each instance's own order.
     events.sort_by(|a, b| b.at.cmp(&a.at).then_with(|| a.instance.cmp(&b.instance)));
-    let end = (start + limit).min(events.len());
-    let next_cursor = (end < events.len()).then(|| end.to_string());
+    let total = events.len();
+    let end = (start + limit).min(total);
+    let next_cursor = (end < total).then(|| end.to_string());
     let page = events.into_iter().skip(start).take(limit).collect();
-    Ok(Json(wire::Log { events: page, next_cursor }))
+    Ok(Json(wire::Log { events: page, next_cursor, total, counts, unreachable }))
 }

@@ -206,6 +206,22 @@ pub struct Log {
     /// Pass as `cursor` for the next page; absent on the last page.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
+    /// Events under the whole filter, every page.
+    pub total: usize,
+    /// Events per kind under every filter but `kind`, every page (`{"failed": 12, …}`).
+    pub counts: std::collections::BTreeMap<String, usize>,
+    /// Across the fleet: the instances that cannot be read now.
+    pub unreachable: Vec<Unreachable>,
+}
+
+/// An instance the fleet-wide log could not read now.
+#[derive(Serialize, ToSchema)]
+pub struct Unreachable {
+    pub instance: String,
+    /// Why (safe to show).
+    pub error: String,
+    /// Whether its last good read's events are in the answer (`false`: it was never read).
+    pub listed: bool,
 }
 
 /// One line of the scheduler log, newest first.

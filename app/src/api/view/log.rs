@@ -1,0 +1,389 @@
+//! The scheduler log across the fleet: each instance's lines ([`crate::engine::log::derive`],
+//! cached per report), filtered by instance, job, kind and time range, merged newest first,
+//! counted over the whole filter, and paged by cursor ([`FleetLog::page`]) or taken whole
+//! for the CSV export ([`FleetLog::all_lines`]).
+//!
+//! The merged order is total and stable: newest first, then by instance name, then each
+//! instance's own order (instance lines, then by job, then kind). A cursor `ms~skip` means
+//! "the lines at or before `ms`, after skipping `skip` lines at exactly `ms`", so the same
+//! cursor works for one instance and for the fleet, and new lines arriving above a page do
+//! not move it.
+use super::*;
+use crate::engine::log::LogKind;
+use chrono::{LocalResult, NaiveDate, NaiveDateTime};
+use std::collections::{BTreeMap, HashMap};
+
+/// The derived log of a report (and the source's own events), once per report.
+fn derived_log(report: &Arc<InstanceReport>, events: &[LogEvent]) -> Arc<Vec<LogEvent>> {
+    static CACHE: std::sync::OnceLock<ReportCache<Vec<LogEvent>>> = std::sync::OnceLock::new();
+    per_report(&CACHE, report, events.len(), || crate::engine::log::derive(report, events))
+}
+
+/// Whether a line of the job `id` named `name` passes the job filter `filter`: its id, or a
+/// part of its name in any case. An instance-wide line (no job) never does.
+pub fn job_matches(filter: &str, id: &str, name: &str) -> bool {
+    let filter = filter.trim();
+    !id.is_empty() && (id == filter || name.to_lowercase().contains(&filter.to_lowercase()))
+}
+
+/// A log cursor: lines at or before `ms`, after skipping `skip` lines at exactly `ms`.
+fn parse_cursor(raw: &str) -> Result<(i64, usize), String> {
+    let bad = || format!("cursor must look like 1763812800000~0 (from a page's next link), not {raw:?}");
+    let (ms, skip) = raw.split_once('~').ok_or_else(bad)?;
+    Ok((ms.trim().parse().map_err(|_| bad())?, skip.trim().parse().map_err(|_| bad())?))
+}
+
+/// The lines per page `raw` asks for.
+fn parse_limit(raw: Option<&str>) -> Result<usize, String> {
+    let Some(raw) = raw.filter(|l| !l.trim().is_empty()) else { return Ok(LOG_LINES) };
+    raw.trim()
+        .parse::<usize>()
+        .ok()
+        .filter(|n| (1..=LOG_LIMIT_MAX).contains(n))
+        .ok_or_else(|| format!("limit must be a number of lines from 1 to {}, not {raw:?}", count_text(LOG_LIMIT_MAX)))
+}
+
+/// An instant of the time range: RFC 3339 with its offset, or a wall-clock time (`T` or a
+/// space between date and time, minutes or seconds; a date alone is its midnight) in `zone`.
+/// A wall-clock time the clocks skipped is an error; one they repeated is the earlier.
+pub fn parse_moment(field: &str, raw: &str, zone: Tz) -> Result<DateTime<Utc>, String> {
+    let s = raw.trim();
+    if let Ok(t) = DateTime::parse_from_rfc3339(s) {
+        return Ok(t.to_utc());
+    }
+    let naive = ["%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M"]
+        .iter()
+        .find_map(|f| NaiveDateTime::parse_from_str(s, f).ok())
+        .or_else(|| NaiveDate::parse_from_str(s, "%Y-%m-%d").ok().map(|d| d.and_time(NaiveTime::MIN)));
+    let Some(naive) = naive else {
+        return Err(format!(
+            "{field} must be a date and time such as 2026-11-20T03:00 (in {}) or an instant such as 2026-11-20T03:00:00Z, not {raw:?}",
+            zone.name()
+        ));
+    };
+    match zone.from_local_datetime(&naive) {
+        LocalResult::Single(t) => Ok(t.to_utc()),
+        LocalResult::Ambiguous(earlier, _) => Ok(earlier.to_utc()),
+        LocalResult::None => Err(format!(
+            "{field}: {s} does not exist in {}, the clocks moved forward over it; choose a time after the change",
+            zone.name()
+        )),
+    }
+}
+
+/// The wall-clock text of `t` in `zone`, as a `datetime-local` field shows it.
+fn field_text(t: DateTime<Utc>, zone: Tz) -> String {
+    let local = t.with_timezone(&zone);
+    if local.format("%S").to_string() == "00" {
+        local.format("%Y-%m-%dT%H:%M").to_string()
+    } else {
+        local.format("%Y-%m-%dT%H:%M:%S").to_string()
+    }
+}
+
+/// `r`'s value, or `None` with its message noted as `field`'s.
+fn checked<T>(invalid: &mut Vec<LogFieldError>, field: &str, r: Result<T, String>) -> Option<T> {
+    r.map_err(|message| invalid.push(LogFieldError { field: field.to_owned(), message })).ok()
+}
+
+/// One instance's lines.
+struct Read {
+    name: String,
+    report: Arc<InstanceReport>,
+    log: Arc<Vec<LogEvent>>,
+    /// Job id → name.
+    names: HashMap<String, String>,
+}
+
+impl Read {
+    fn job_name(&self, id: &str) -> &str {
+        self.names.get(id).map(String::as_str).unwrap_or_default()
+    }
+}
+
+/// The log under a filter, before paging: everything a page, the CSV export and their
+/// counts are made from.
+pub struct FleetLog {
+    /// The page's data but its lines and paging.
+    data: LogData,
+    /// The instances whose lines are listed, by name.
+    reads: Vec<Read>,
+    /// The lines under the whole filter, newest first: (read, line) indices.
+    kept: Vec<(usize, usize)>,
+    /// Where the page starts, when the cursor is valid.
+    cursor: Option<(i64, usize)>,
+}
+
+/// The log of `instance` (`None`: every instance of the fleet) over the `days`-long window
+/// (30 days when a time range is asked: all Sundial keeps), under the filters of `q`. An
+/// unknown instance, or one chosen by name that was never read, is an error; across the
+/// fleet, an instance that cannot be read now gives its last good read's lines and is named
+/// in [`LogInstance::unreachable`]. A filter the URL got wrong is named in
+/// [`LogData::invalid`], and then no line is listed.
+pub async fn fleet_log(
+    backend: &dyn Backend,
+    instance: Option<&str>,
+    days: u32,
+    q: &LogQuery,
+) -> Result<FleetLog, ApiError> {
+    let nonempty = |v: &Option<String>| v.as_deref().map(str::trim).filter(|v| !v.is_empty()).map(str::to_owned);
+    let (from_raw, to_raw) = (nonempty(&q.from), nonempty(&q.to));
+    let days = if from_raw.is_some() || to_raw.is_some() { 30 } else { days };
+    let statuses = backend.instances().await;
+    let instance = instance.map(str::trim).filter(|i| !i.is_empty());
+    let mut instances: Vec<LogInstance> = statuses
+        .iter()
+        .map(|s| LogInstance {
+            name: s.name.clone(),
+            tz: s.tz.clone(),
+            scheduler: Scheduler::of_kind(&s.kind),
+            listed: false,
+            unreachable: None,
+        })
+        .collect();
+    let scope: Vec<&str> = match instance {
+        Some(i) => vec![i],
+        None => statuses.iter().map(|s| s.name.as_str()).collect(),
+    };
+    let mut reads = Vec::new();
+    let mut head_of_chosen = None;
+    for name in scope {
+        let report = match backend.report(Some(name), days).await {
+            Ok(r) => r,
+            Err(e) if instance.is_some() => return Err(e.into()),
+            Err(ReportError::UnknownInstance) => continue,
+            Err(ReportError::Unavailable { reason, .. }) => {
+                if let Some(i) = instances.iter_mut().find(|i| i.name == name) {
+                    i.unreachable = Some(format!(
+                        "{name} cannot be read ({reason}), and Sundial has no earlier read of it: none of its lines is listed"
+                    ));
+                }
+                continue;
+            }
+        };
+        let events = backend.source_log(Some(name)).await;
+        let status = statuses.iter().find(|s| s.name == name);
+        match instances.iter_mut().find(|i| i.name == name) {
+            Some(i) => {
+                i.listed = true;
+                i.tz = Some(report.tz.name().to_owned());
+                i.unreachable = status.and_then(stale_note);
+            }
+            // A backend that lists no such instance but reports it (a single fixed report).
+            None => instances.push(LogInstance {
+                name: name.to_owned(),
+                tz: Some(report.tz.name().to_owned()),
+                scheduler: Scheduler::default(),
+                listed: true,
+                unreachable: None,
+            }),
+        }
+        if instance.is_some() {
+            let mut head = head(&report, days);
+            decorate(backend, &mut head).await;
+            head_of_chosen = Some(head);
+        }
+        reads.push(Read {
+            name: name.to_owned(),
+            log: derived_log(&report, &events),
+            names: report.jobs.iter().map(|j| (j.id.clone(), j.name.clone())).collect(),
+            report,
+        });
+    }
+    reads.sort_by(|a, b| a.name.cmp(&b.name));
+
+    // The zone of the time range's fields: the page's, else the instance's, else the
+    // fleet's when all its instances share one, else UTC.
+    let zones: Vec<Tz> = reads.iter().map(|r| r.report.tz).collect();
+    let range_zone = match nonempty(&q.zone) {
+        Some(z) => Tz::from_name(&z).unwrap_or(Tz::UTC),
+        None => match zones.first() {
+            Some(z) if zones.iter().all(|o| o.name() == z.name()) => *z,
+            _ => Tz::UTC,
+        },
+    };
+
+    let mut invalid = Vec::new();
+    let limit = checked(&mut invalid, "limit", parse_limit(q.limit.as_deref())).unwrap_or(LOG_LINES);
+    let kind = nonempty(&q.kind).and_then(|k| {
+        let known = LogKind::from_key(&k)
+            .ok_or_else(|| format!("kind must be one of {}, not {k:?}", LogKind::ALL.map(|x| x.key()).join(", ")));
+        checked(&mut invalid, "kind", known)
+    });
+    let cursor = nonempty(&q.cursor).and_then(|c| checked(&mut invalid, "cursor", parse_cursor(&c)));
+    let from = from_raw.as_deref().and_then(|f| checked(&mut invalid, "from", parse_moment("from", f, range_zone)));
+    let to = to_raw.as_deref().and_then(|t| checked(&mut invalid, "to", parse_moment("to", t, range_zone)));
+    if let (Some(f), Some(t)) = (from, to)
+        && f >= t
+    {
+        let shown = |t: DateTime<Utc>| field_text(t, range_zone);
+        invalid.push(LogFieldError {
+            field: "to".into(),
+            message: format!("to ({}) must be after from ({}) in {}", shown(t), shown(f), range_zone.name()),
+        });
+    }
+    let job = nonempty(&q.job);
+
+    let mut counts: BTreeMap<LogKind, (usize, usize)> = BTreeMap::new();
+    let mut kept = Vec::new();
+    if invalid.is_empty() {
+        for (ri, r) in reads.iter().enumerate() {
+            for (ei, e) in r.log.iter().enumerate() {
+                if (q.problems_only && !e.kind.is_problem())
+                    || job.as_deref().is_some_and(|j| !job_matches(j, &e.job_id, r.job_name(&e.job_id)))
+                    || from.is_some_and(|f| e.at < f)
+                    || to.is_some_and(|t| e.at >= t)
+                {
+                    continue;
+                }
+                let c = counts.entry(e.kind).or_default();
+                c.0 += 1;
+                c.1 += e.count();
+                if kind.is_none_or(|k| e.kind == k) {
+                    kept.push((ri, ei));
+                }
+            }
+        }
+        // Stable: ties keep the instances' name order and each instance's own order.
+        kept.sort_by_key(|&(ri, ei)| std::cmp::Reverse(reads[ri].log[ei].at));
+    }
+
+    let window_start =
+        reads.iter().min_by_key(|r| r.report.window.start).map(|r| point(r.report.window.start, r.report.tz));
+    let window_end = reads.iter().max_by_key(|r| r.report.window.end).map(|r| point(r.report.window.end, r.report.tz));
+    let mut job_names: Vec<String> = reads.iter().flat_map(|r| r.names.values().cloned()).collect();
+    job_names.sort_by_key(|n| n.to_lowercase());
+    job_names.dedup();
+    let text = |raw: &Option<String>, t: Option<DateTime<Utc>>| match t {
+        Some(t) => field_text(t, range_zone),
+        None => raw.clone().unwrap_or_default(),
+    };
+    let data = LogData {
+        instance: head_of_chosen,
+        instances,
+        days,
+        window_start,
+        window_end,
+        problems_only: q.problems_only,
+        kind: kind.map(|k| k.key().to_owned()),
+        job,
+        from_text: text(&from_raw, from),
+        to_text: text(&to_raw, to),
+        from: from.map(|t| point(t, range_zone)),
+        to: to.map(|t| point(t, range_zone)),
+        range_zone: range_zone.name().to_owned(),
+        invalid,
+        job_names,
+        lines: Vec::new(),
+        cursor: None,
+        next_cursor: None,
+        total: kept.len(),
+        offset: 0,
+        counts: counts
+            .into_iter()
+            .map(|(k, (lines, events))| KindCount { kind: k.key().to_owned(), lines, events })
+            .collect(),
+        limit,
+    };
+    Ok(FleetLog { data, reads, kept, cursor })
+}
+
+impl FleetLog {
+    fn event(&self, (ri, ei): (usize, usize)) -> &LogEvent {
+        &self.reads[ri].log[ei]
+    }
+
+    fn line(&self, at: (usize, usize)) -> LogLine {
+        let r = &self.reads[at.0];
+        let e = self.event(at);
+        let tz = r.report.tz;
+        LogLine {
+            at: point(e.at, tz),
+            instance: r.name.clone(),
+            job_id: e.job_id.clone(),
+            job_name: r.job_name(&e.job_id).to_owned(),
+            kind: e.kind,
+            text: e.text.clone(),
+            collapsed: Collapsed {
+                count: e.count(),
+                members: e.members.iter().take(MEMBERS_SHOWN).map(|t| point(*t, tz)).collect(),
+            },
+        }
+    }
+
+    /// The filter's page: the lines from the cursor on (the newest without one), at most
+    /// `limit` of them, and where the next, older page starts.
+    pub fn page(self) -> LogData {
+        let at = |i: usize| self.event(self.kept[i]).at.timestamp_millis();
+        let start = match self.cursor {
+            None => 0,
+            Some((ms, skip)) => {
+                let first = self.kept.partition_point(|&k| self.event(k).at.timestamp_millis() > ms);
+                let same = (first..self.kept.len()).take_while(|&i| at(i) == ms).count();
+                first + skip.min(same)
+            }
+        };
+        let end = (start + self.data.limit).min(self.kept.len());
+        let next_cursor = (end < self.kept.len()).then(|| {
+            let ms = at(end);
+            let skip = (0..end).rev().take_while(|&i| at(i) == ms).count();
+            format!("{ms}~{skip}")
+        });
+        let lines = self.kept[start..end].iter().map(|&k| self.line(k)).collect();
+        let cursor = self.cursor.map(|(ms, skip)| format!("{ms}~{skip}"));
+        LogData { lines, cursor, next_cursor, offset: start, ..self.data }
+    }
+
+    /// Every line under the filter, newest first (every page of it): the CSV export.
+    pub fn all_lines(&self) -> Vec<LogLine> {
+        self.kept.iter().map(|&k| self.line(k)).collect()
+    }
+
+    /// What the URL got wrong (empty when nothing).
+    pub fn invalid(&self) -> &[LogFieldError] {
+        &self.data.invalid
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_job_filter_is_an_id_or_part_of_a_name_in_any_case() {
+        assert!(job_matches("backup", "7a1f", "DatabaseBackup - FULL"));
+        assert!(job_matches(" 7a1f ", "7a1f", "Other"));
+        assert!(!job_matches("7a1", "7a1f", "Other"), "an id matches whole");
+        assert!(!job_matches("backup", "", ""), "an instance-wide line is no job's");
+    }
+
+    #[test]
+    fn a_moment_is_wall_clock_in_the_zone_or_an_instant_and_a_bad_one_names_its_field() {
+        let ny = Tz::from_name("America/New_York").expect("the tz database");
+        let t = |s: &str| DateTime::parse_from_rfc3339(s).unwrap().to_utc();
+        assert_eq!(parse_moment("from", "2026-11-20T03:00", ny), Ok(t("2026-11-20T08:00:00Z")));
+        assert_eq!(parse_moment("from", "2026-11-20 03:00:30", ny), Ok(t("2026-11-20T08:00:30Z")));
+        assert_eq!(parse_moment("from", "2026-11-20", ny), Ok(t("2026-11-20T05:00:00Z")));
+        assert_eq!(parse_moment("from", "2026-11-20T03:00:00+01:00", ny), Ok(t("2026-11-20T02:00:00Z")));
+        // The fold: the earlier 01:30; the gap: said, with the zone.
+        assert_eq!(parse_moment("to", "2026-11-01T01:30", ny), Ok(t("2026-11-01T05:30:00Z")));
+        let gap = parse_moment("to", "2026-03-08T02:30", ny).unwrap_err();
+        assert!(gap.starts_with("to:") && gap.contains("America/New_York"), "{gap}");
+        let bad = parse_moment("from", "yesterday", ny).unwrap_err();
+        assert!(bad.starts_with("from must be") && bad.contains("\"yesterday\""), "{bad}");
+        assert_eq!(field_text(t("2026-11-20T08:00:00Z"), ny), "2026-11-20T03:00");
+        assert_eq!(field_text(t("2026-11-20T08:00:07Z"), ny), "2026-11-20T03:00:07");
+    }
+
+    #[test]
+    fn limits_and_cursors_say_what_they_must_be() {
+        assert_eq!(parse_limit(None), Ok(LOG_LINES));
+        assert_eq!(parse_limit(Some(" 50 ")), Ok(50));
+        for bad in ["0", "10001", "lots"] {
+            let e = parse_limit(Some(bad)).unwrap_err();
+            assert!(e.starts_with("limit must be") && e.contains(&format!("{bad:?}")), "{e}");
+        }
+        assert_eq!(parse_cursor("1763812800000~2"), Ok((1_763_812_800_000, 2)));
+        assert!(parse_cursor("garbage").unwrap_err().starts_with("cursor must look like"));
+    }
+}

@@ -63,7 +63,7 @@ pub fn Header(#[prop(optional)] instance: Option<InstanceHead>) -> AnyView {
                 {link(View::Jobs, format!("/?days={days}{iq}"), "Jobs")}
                 {link(View::Triage, "/triage".to_string(), "Triage")}
                 {link(View::Fleet, "/fleet".to_string(), "Fleet")}
-                {instance.is_some().then(|| link(View::Log, format!("/log?days={days}{iq}"), "Log"))}
+                {link(View::Log, format!("/log?days={days}{iq}"), "Log")}
                 {link(View::Timeline, format!("/timeline{}", iq.replacen('&', "?", 1)), "Timeline")}
                 {link(View::Simulate, "/simulate".to_string(), "Simulate")}
             </nav>

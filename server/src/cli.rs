@@ -55,7 +55,8 @@ pub enum Command {
     /// would the dispatcher fire now, and why.
     #[command(after_help = "--seed004, the first name of --primentra, is still accepted.")]
     DryRun(DryRunArgs),
-    /// Write the demo database (an msdb-shaped SQLite file).
+    /// Write the demo fleet: SQLPROD01's msdb-shaped SQLite file, the other instances' files
+    /// beside it, and a fleet file that serves them.
     Demo(DemoArgs),
     /// Read a fleet configuration, say what is in it and what is wrong (file, line, field).
     #[command(after_help = KINDS)]
@@ -73,7 +74,8 @@ pub struct ServeArgs {
     /// Where the built site (pkg/, favicon) lives.
     #[arg(long, env = "LEPTOS_SITE_ROOT")]
     pub site_root: Option<String>,
-    /// Where to write the demo database.
+    /// Where to write the demo: SQLPROD01's file (the other instances' files beside it), or a
+    /// directory; default: `sundial-demo/` in the temporary directory.
     #[arg(long, env = "SUNDIAL_DEMO_DB")]
     pub demo_db: Option<PathBuf>,
     /// A fixed "now" (UTC, e.g. 2026-11-22T12:00:00Z): the demo is simulated for it, and a
@@ -165,7 +167,8 @@ pub struct CheckConfigArgs {
 
 #[derive(Args, Debug)]
 pub struct DemoArgs {
-    /// The SQLite file to write (overwritten).
+    /// SQLPROD01's SQLite file (overwritten), the others written beside it; or a directory,
+    /// to write `sundial-demo.sqlite` and the others in it.
     #[arg(long, default_value = "sundial-demo.sqlite")]
     pub out: PathBuf,
     /// The demo's "now" (UTC); default: the current minute.
@@ -448,12 +451,24 @@ fn current_minute() -> DateTime<Utc> {
     Utc::now().duration_trunc(TimeDelta::minutes(1)).unwrap_or_else(|_| Utc::now())
 }
 
+/// Where the demo's first file goes: `out` itself, or `out/sundial-demo.sqlite` when `out` is
+/// a directory (the other files go beside it).
+fn demo_path(out: &std::path::Path) -> PathBuf {
+    if out.is_dir() { out.join("sundial-demo.sqlite") } else { out.to_path_buf() }
+}
+
 async fn demo_cmd(args: DemoArgs) -> anyhow::Result<()> {
     let now = args.now.unwrap_or_else(current_minute);
-    let summary = crate::demo::write_demo(&args.out, now, args.seed)
+    let path = demo_path(&args.out);
+    let summary = crate::demo::write_demo(&path, now, args.seed)
         .await
-        .with_context(|| format!("writing the demo database {}", args.out.display()))?;
+        .with_context(|| format!("writing the demo database {}", path.display()))?;
     println!("{summary}");
+    println!(
+        "serve it with: sundial serve --config {} --now {}",
+        summary.fleet_file.display(),
+        now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+    );
     Ok(())
 }
 
@@ -492,14 +507,25 @@ async fn serve_cmd(args: ServeArgs) -> anyhow::Result<()> {
         return Ok(());
     }
 
-    let db = args.demo_db.unwrap_or_else(|| std::env::temp_dir().join("sundial-demo.sqlite"));
+    // The demo's files in a directory of their own (SUNDIAL_DEMO_DB: SQLPROD01's file, the
+    // others beside it).
+    let db = match args.demo_db {
+        Some(db) => demo_path(&db),
+        None => {
+            let dir = std::env::temp_dir().join("sundial-demo");
+            std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+            dir.join("sundial-demo.sqlite")
+        }
+    };
     let now = args.now.unwrap_or_else(current_minute);
+    let started = std::time::Instant::now();
     let summary = crate::demo::write_demo(&db, now, args.demo_seed)
         .await
         .with_context(|| format!("writing the demo database {}", db.display()))?;
-    tracing::info!(%summary, "no sources configured: serving the demo");
+    tracing::info!(%summary, ms = started.elapsed().as_millis() as u64, "no sources configured: serving the demo");
     let demo = crate::demo::fleet(&db).context("configuring the demo")?;
-    let backend = crate::fleet::FleetBackend::start(&demo).await?;
+    // The files are a snapshot of `now`: every instance is read as of it.
+    let backend = crate::fleet::FleetBackend::start_at(&demo, Some(now)).await?;
 
     let state = crate::http::AppState { leptos_options: conf.leptos_options, backend };
     let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| format!("listening on {addr}"))?;

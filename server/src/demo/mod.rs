@@ -27,26 +27,142 @@ use chrono::{DateTime, Duration, NaiveTime, Utc};
 use chrono_tz::Tz;
 
 mod catalog;
+pub mod eu;
 mod simulate;
+pub mod tables;
 pub mod write;
 
 pub use simulate::simulate;
 pub use write::{DemoSummary, write_demo};
 
-/// The demo served as a fleet of one: its file as a `sqlite_demo` instance, read as any
-/// configured instance is (the file is a snapshot: pages show it as of the demo's "now").
-pub fn fleet(path: &std::path::Path) -> Result<crate::config::FleetConfig, Box<crate::config::ConfigError>> {
-    let quoted = |s: &str| toml::Value::String(s.to_owned()).to_string();
-    // Sundial's own store (triage's acknowledgements) beside the demo's file, not in the
-    // working directory.
-    let store = path.with_file_name("sundial-store.sqlite");
-    let text = format!(
-        "store = {}\n[[instance]]\nname = {}\nkind = \"sqlite_demo\"\npath = {}\npoll_interval = \"1h\"\ntags = {{ environment = \"demo\" }}\n",
-        quoted(&store.to_string_lossy()),
-        quoted(INSTANCE),
-        quoted(&path.to_string_lossy()),
+/// Every instance of the demo fleet, in the order pages list them.
+pub const FLEET: [&str; 9] = [
+    INSTANCE,
+    eu::INSTANCE,
+    UNREACHABLE,
+    PG_CRON_INSTANCE,
+    EVENTS_INSTANCE,
+    JOBACTIVITY_INSTANCE,
+    JOB_TABLE_INSTANCE,
+    SERVICE_BROKER_INSTANCE,
+    PRIMENTRA_INSTANCE,
+];
+/// A SQL Server in Asia/Singapore whose file was never copied: configured, never readable.
+pub const UNREACHABLE: &str = "SQLAPAC01";
+/// pg_cron on PostgreSQL (`cron.timezone` Europe/Berlin).
+pub const PG_CRON_INSTANCE: &str = "pg-analytics";
+/// MariaDB's events, with the event scheduler switched off.
+pub const EVENTS_INSTANCE: &str = "shop-mariadb";
+/// The worker role's `jobactivity` table.
+pub const JOBACTIVITY_INSTANCE: &str = "worker-jobs";
+/// The MySQL stored-procedure runner's `job` table.
+pub const JOB_TABLE_INSTANCE: &str = "job-runner";
+/// The Service Broker scheduler.
+pub const SERVICE_BROKER_INSTANCE: &str = "broker-sched";
+/// Primentra's staging scheduler.
+pub const PRIMENTRA_INSTANCE: &str = "primentra";
+/// The instances whose kind keeps samples in Sundial's store (their samples are the demo's).
+const SAMPLED: [&str; 3] = [PG_CRON_INSTANCE, EVENTS_INSTANCE, JOB_TABLE_INSTANCE];
+
+/// The file of demo instance `name`: SQLPROD01's is `path` itself, every other sits beside it
+/// as `{stem}.{name}.sqlite` (`demo.sqlite` → `demo.SQLEU01.sqlite`).
+pub fn file_of(path: &std::path::Path, name: &str) -> std::path::PathBuf {
+    if name == INSTANCE {
+        return path.to_path_buf();
+    }
+    let stem = path.file_stem().map_or("sundial-demo".into(), |s| s.to_string_lossy());
+    path.with_file_name(format!("{stem}.{name}.sqlite"))
+}
+
+/// Sundial's own store for the demo (triage's acknowledgements, the samples of the kinds that
+/// keep them): beside the demo's files, not in the working directory.
+pub fn store_of(path: &std::path::Path) -> std::path::PathBuf {
+    path.with_file_name("sundial-store.sqlite")
+}
+
+/// The fleet file [`write_demo`] leaves beside the files (`{stem}.fleet.toml`): `sundial serve
+/// --config` it with `--now` the demo's "now" to serve the same fleet.
+pub fn fleet_file_of(path: &std::path::Path) -> std::path::PathBuf {
+    let stem = path.file_stem().map_or("sundial-demo".into(), |s| s.to_string_lossy());
+    path.with_file_name(format!("{stem}.fleet.toml"))
+}
+
+/// The demo fleet's configuration, as a fleet file: every instance of [`FLEET`] over its file
+/// ([`file_of`]), Sundial's store beside them. The files are a snapshot: serve it as of the
+/// demo's "now" (`FleetBackend::start_at`), as `sundial serve` does.
+pub fn fleet_toml(path: &std::path::Path) -> String {
+    let q = |s: &str| toml::Value::String(s.to_owned()).to_string();
+    let file = |name: &str| q(&file_of(path, name).to_string_lossy());
+    let instance = |name: &str, kind: &str, extra: &str| {
+        format!(
+            "\n[[instance]]\nname = {}\nkind = {}\npath = {}\npoll_interval = \"1h\"\n{extra}",
+            q(name),
+            q(kind),
+            file(name)
+        )
+    };
+    let mut text = format!(
+        "# The built-in demo fleet (sundial demo): every file beside this one, as of the demo's \"now\".\n\
+         store = {}\n",
+        q(&store_of(path).to_string_lossy())
     );
-    crate::config::parse(&text, "the built-in demo").map_err(Box::new)
+    let demo = "tags = { environment = \"demo\" }\n";
+    text.push_str(&instance(INSTANCE, "sqlite_demo", demo));
+    text.push_str(&instance(eu::INSTANCE, "sqlite_demo", demo));
+    text.push_str(&instance(
+        UNREACHABLE,
+        "sqlite_demo",
+        "time_zone = \"Asia/Singapore\"\ntimeout = \"5s\"\ntags = { environment = \"demo\" }\n",
+    ));
+    text.push_str(&instance(PG_CRON_INSTANCE, "pg_cron", demo));
+    text.push_str(&instance(EVENTS_INSTANCE, "mysql_events", demo));
+    let mut worker = format!("time_zone = \"UTC\"\n{demo}");
+    worker.push_str(&format!(
+        "[[instance.job]]\nname = {}\nschedule = {}\nstuck_after = \"2h\"\n",
+        q(tables::RUNNING_LONG_JOB),
+        q(tables::RUNNING_LONG_SCHEDULE)
+    ));
+    for (job, schedule) in tables::WORKER_JOBS {
+        worker.push_str(&format!("[[instance.job]]\nname = {}\nschedule = {}\n", q(job), q(schedule)));
+    }
+    text.push_str(&instance(JOBACTIVITY_INSTANCE, "jobactivity", &worker));
+    let utc = format!("time_zone = \"UTC\"\n{demo}");
+    text.push_str(&instance(JOB_TABLE_INSTANCE, "mysql_job_table", &utc));
+    text.push_str(&instance(SERVICE_BROKER_INSTANCE, "service_broker", &utc));
+    text.push_str(&instance(PRIMENTRA_INSTANCE, "primentra", &utc));
+    text
+}
+
+/// The demo served as a fleet: [`fleet_toml`] parsed. Every instance is read as any configured
+/// instance is (the files are a snapshot: serve them as of the demo's "now").
+pub fn fleet(path: &std::path::Path) -> Result<crate::config::FleetConfig, Box<crate::config::ConfigError>> {
+    crate::config::parse(&fleet_toml(path), "the built-in demo").map_err(Box::new)
+}
+
+/// Everything the fleet holds besides SQLPROD01, simulated.
+pub struct Others {
+    pub eu: Demo,
+    /// Each table-based instance's file: its name and tables.
+    pub tables: Vec<(&'static str, Vec<tables::Table>)>,
+    /// MariaDB's `LAST_EXECUTED` samples, for Sundial's store.
+    pub samples: Vec<tables::EventSamples>,
+}
+
+/// The fleet besides SQLPROD01 for `now` and `seed`: pure, reproducible.
+pub fn others(now: DateTime<Utc>, seed: u64) -> Others {
+    let (events, samples) = tables::mysql_events(now);
+    Others {
+        eu: eu::simulate(now, seed),
+        tables: vec![
+            (PG_CRON_INSTANCE, tables::pg_cron(now, seed)),
+            (EVENTS_INSTANCE, events),
+            (JOBACTIVITY_INSTANCE, tables::jobactivity(now, seed)),
+            (JOB_TABLE_INSTANCE, tables::job_table(now)),
+            (SERVICE_BROKER_INSTANCE, tables::service_broker(now)),
+            (PRIMENTRA_INSTANCE, tables::primentra(now, seed)),
+        ],
+        samples,
+    }
 }
 
 /// The demo instance's name (msdb `@@SERVERNAME`, `sysjobhistory.server`).
@@ -114,7 +230,8 @@ fn tz() -> Tz {
 #[derive(Clone, Debug)]
 pub struct Demo {
     pub meta: DemoMeta,
-    pub scenario: Scenario,
+    /// SQLPROD01's story ([`scenario`]); `None` for SQLEU01 (its story is in [`eu`]).
+    pub scenario: Option<Scenario>,
     pub categories: Vec<CategoryRow>,
     pub jobs: Vec<JobRow>,
     pub steps: Vec<StepRow>,

@@ -139,7 +139,7 @@ struct Owners {
     dba: Vec<u8>,
 }
 
-fn guid(rng: &mut SmallRng) -> String {
+pub(super) fn guid(rng: &mut SmallRng) -> String {
     // Version 4 (random) in the third group, variant 10xx in the fourth, as NEWID() makes them.
     let v: u128 = rng.random::<u128>();
     let v = (v & !(0xF_u128 << 76)) | (0x4_u128 << 76);
@@ -148,7 +148,7 @@ fn guid(rng: &mut SmallRng) -> String {
     format!("{}-{}-{}-{}-{}", &h[0..8], &h[8..12], &h[12..16], &h[16..20], &h[20..32])
 }
 
-fn windows_sid(rng: &mut SmallRng) -> Vec<u8> {
+pub(super) fn windows_sid(rng: &mut SmallRng) -> Vec<u8> {
     let mut sid = vec![1, 5, 0, 0, 0, 0, 0, 5, 21, 0, 0, 0];
     sid.extend((0..16).map(|_| rng.random::<u8>()));
     sid
@@ -195,7 +195,7 @@ pub fn simulate(now: DateTime<Utc>, seed: u64) -> Demo {
 
     Demo {
         meta: DemoMeta { name: INSTANCE.into(), tz: ctx.tz, now, seed },
-        scenario: ctx.scenario,
+        scenario: Some(ctx.scenario),
         categories: categories(),
         jobs,
         steps,

@@ -1,11 +1,15 @@
-//! Writing the demo: simulated off the async threads, then written to an msdb-shaped SQLite
-//! file that appears complete or not at all. The writer's SQL lives here, with the demo: the
-//! sources only read (the demo file is read back by [`crate::sources::msdb_sqlite`]).
-use super::{HISTORY_DAYS, INSTANCE, TIME_ZONE, simulate};
+//! Writing the demo fleet: simulated off the async threads, then written to SQLite files that
+//! each appear complete or not at all: two msdb-shaped files (read back by
+//! [`crate::sources::msdb_sqlite`]) and one file of plain tables per other scheduler (read by
+//! its own source, through [`crate::sources::tables`]), and the samples Sundial's own store
+//! would hold. The writer's SQL lives here, with the demo: the sources only read.
+use super::tables::{EventSamples, Table, Val};
+use super::{Demo, HISTORY_DAYS, INSTANCE, TIME_ZONE, simulate};
 use crate::sources::msdb_rows::{
     ActivityRow, CategoryRow, DemoMeta, HistoryRow, JobRow, JobScheduleRow, ScheduleRow, SessionRow, StepRow,
     format_datetime,
 };
+use crate::sources::snapshots::Store;
 use chrono::{DateTime, Utc};
 use sqlx::sqlite::{Sqlite, SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{QueryBuilder, SqlitePool};
@@ -15,39 +19,87 @@ use std::path::{Path, PathBuf};
 /// What `write_demo` wrote.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DemoSummary {
+    /// SQLPROD01's jobs.
     pub jobs: usize,
+    /// SQLPROD01's history rows.
     pub history_rows: usize,
+    /// SQLPROD01's file.
     pub path: PathBuf,
     pub now: DateTime<Utc>,
+    /// The fleet file describing every demo instance (see [`super::fleet`]).
+    pub fleet_file: PathBuf,
+    /// How many instances the fleet file names (one of them unreachable on purpose).
+    pub instances: usize,
 }
 
-/// `demo instance SQLPROD01 (America/New_York): 41 jobs, 98765 history rows, now 2026-11-22T12:00:00Z, in /tmp/x.sqlite`
+/// `demo instance SQLPROD01 (America/New_York): 41 jobs, 98765 history rows, now 2026-11-22T12:00:00Z, in /tmp/x.sqlite; …`
 impl fmt::Display for DemoSummary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "demo instance {INSTANCE} ({TIME_ZONE}): {} jobs, {} history rows, now {}, in {}",
+            "demo instance {INSTANCE} ({TIME_ZONE}): {} jobs, {} history rows, now {}, in {}; the demo fleet \
+             ({} instances, the others' files beside it): {}",
             self.jobs,
             self.history_rows,
             self.now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
-            self.path.display()
+            self.path.display(),
+            self.instances,
+            self.fleet_file.display()
         )
     }
 }
 
-/// Simulate the demo for `now` and `seed` and write it to `path` (an older file there is
-/// replaced; the file appears complete or not at all).
+/// Simulate the demo fleet for `now` and `seed` and write it: SQLPROD01's msdb-shaped file to
+/// `path`, every other instance's file beside it ([`super::file_of`]), the samples Sundial's
+/// store would hold after a month of polling ([`super::store_of`]; only the demo instances'
+/// samples are replaced, acknowledgements stay), and the fleet file ([`super::fleet_file_of`]).
+/// Older files are replaced; each file appears complete or not at all. The unreachable
+/// instance's file is removed, never written.
 pub async fn write_demo(path: &Path, now: DateTime<Utc>, seed: u64) -> anyhow::Result<DemoSummary> {
     use anyhow::Context;
-    // The simulation is CPU work (tens of thousands of occurrences): off the async threads.
-    let demo = tokio::task::spawn_blocking(move || simulate(now, seed)).await.context("simulating the demo")?;
-    let mut partial = path.as_os_str().to_owned();
-    partial.push(".partial");
-    let partial = PathBuf::from(partial);
-    let pool = create(&partial).await.context("creating the demo database")?;
+    // The simulations are CPU work (tens of thousands of occurrences): off the async threads,
+    // SQLPROD01's beside the others'.
+    let prod = tokio::task::spawn_blocking(move || simulate(now, seed));
+    let others = tokio::task::spawn_blocking(move || super::others(now, seed));
+    let demo = prod.await.context("simulating the demo")?;
+    let others = others.await.context("simulating the demo fleet")?;
+    write_msdb(path, &demo, HISTORY_DAYS).await?;
+    write_msdb(&super::file_of(path, super::eu::INSTANCE), &others.eu, super::eu::HISTORY_DAYS).await?;
+    for (name, tables) in &others.tables {
+        let file = super::file_of(path, name);
+        write_tables(&file, tables).await.with_context(|| format!("writing the demo's {name} ({})", file.display()))?;
+    }
+    let gone = super::file_of(path, super::UNREACHABLE);
+    match std::fs::remove_file(&gone) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e).with_context(|| format!("removing {}, which must stay unreadable", gone.display())),
+    }
+    let store = super::store_of(path);
+    seed_store(&store, &others.samples, now)
+        .await
+        .with_context(|| format!("writing the demo's samples into Sundial's store {}", store.display()))?;
+    let fleet_file = super::fleet_file_of(path);
+    std::fs::write(&fleet_file, super::fleet_toml(path))
+        .with_context(|| format!("writing the demo's fleet file {}", fleet_file.display()))?;
+    Ok(DemoSummary {
+        jobs: demo.jobs.len(),
+        history_rows: demo.history.len(),
+        path: path.to_path_buf(),
+        now,
+        fleet_file,
+        instances: super::FLEET.len(),
+    })
+}
+
+/// Write one msdb-shaped file (`history_days` goes into its meta row).
+async fn write_msdb(path: &Path, demo: &Demo, history_days: i64) -> anyhow::Result<()> {
+    use anyhow::Context;
+    let partial = partial_of(path);
+    let pool = create(&partial).await.with_context(|| format!("creating the demo database {}", partial.display()))?;
     let written = async {
         create_schema(&pool).await?;
-        insert_meta(&pool, &demo.meta, HISTORY_DAYS).await?;
+        insert_meta(&pool, &demo.meta, history_days).await?;
         insert_categories(&pool, &demo.categories).await?;
         insert_jobs(&pool, &demo.jobs).await?;
         insert_steps(&pool, &demo.steps).await?;
@@ -62,10 +114,86 @@ pub async fn write_demo(path: &Path, now: DateTime<Utc>, seed: u64) -> anyhow::R
     pool.close().await;
     if let Err(e) = written {
         let _ = std::fs::remove_file(&partial);
-        return Err(e).context("writing the demo tables");
+        return Err(e).with_context(|| format!("writing the demo tables of {}", demo.meta.name));
     }
     std::fs::rename(&partial, path).context("moving the finished demo database into place")?;
-    Ok(DemoSummary { jobs: demo.jobs.len(), history_rows: demo.history.len(), path: path.to_path_buf(), now })
+    Ok(())
+}
+
+fn partial_of(path: &Path) -> PathBuf {
+    let mut partial = path.as_os_str().to_owned();
+    partial.push(".partial");
+    PathBuf::from(partial)
+}
+
+/// Write a file of plain tables (a scheduler's own design, see [`super::tables`]): created
+/// beside, then moved into place.
+pub async fn write_tables(path: &Path, tables: &[Table]) -> Result<(), WriteError> {
+    let partial = partial_of(path);
+    let pool = create(&partial).await?;
+    let written = async {
+        for t in tables {
+            // Creates one of the scheduler's tables, as its design declares it.
+            sqlx::query(sqlx::AssertSqlSafe(t.create)).execute(&pool).await.map_err(sql(t.name, "create"))?;
+            insert_rows(&pool, t).await?;
+        }
+        Ok(())
+    }
+    .await;
+    pool.close().await;
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&partial);
+        return Err(e);
+    }
+    std::fs::rename(&partial, path).map_err(WriteError::Io)
+}
+
+/// Insert a table's rows, in batches, in one transaction.
+async fn insert_rows(pool: &SqlitePool, t: &Table) -> Result<(), WriteError> {
+    // Writes the rows of one of the scheduler's tables (names are Sundial's constants).
+    let head = format!("INSERT INTO \"{}\" ({}) ", t.name, t.columns.join(", "));
+    let mut tx = pool.begin().await.map_err(sql(t.name, "begin writing"))?;
+    for chunk in t.rows.chunks(BATCH) {
+        let mut qb = QueryBuilder::<Sqlite>::new(head.clone());
+        qb.push_values(chunk, |mut b, row| {
+            for v in row {
+                match v {
+                    Val::Null => b.push_bind(None::<String>),
+                    Val::Int(i) => b.push_bind(*i),
+                    Val::Text(s) => b.push_bind(s.clone()),
+                };
+            }
+        });
+        qb.build().execute(&mut *tx).await.map_err(sql(t.name, "insert into"))?;
+    }
+    tx.commit().await.map_err(sql(t.name, "commit"))
+}
+
+/// Sundial's store as a month of polls would have left it for the demo: the samples of the
+/// demo instances (the ones whose kind keeps samples) replaced by `samples`, MariaDB's
+/// `LAST_EXECUTED` as polled every minute. Acknowledgements and everything else stay.
+async fn seed_store(path: &Path, samples: &[EventSamples], now: DateTime<Utc>) -> anyhow::Result<()> {
+    let store = Store::open(path).await?;
+    let pool = store.pool();
+    let mut tx = pool.begin().await?;
+    for instance in super::SAMPLED {
+        for table in ["event_watch", "event_sample", "job_sample"] {
+            // Forgets what an earlier demo (another "now") left for this instance.
+            sqlx::query(sqlx::AssertSqlSafe(format!("DELETE FROM {table} WHERE instance = ?")))
+                .bind(instance)
+                .execute(&mut *tx)
+                .await?;
+        }
+    }
+    tx.commit().await?;
+    for s in samples {
+        store.record(super::EVENTS_INSTANCE, &s.event, None, s.first_seen).await?;
+        for (at, until) in s.samples.iter().filter(|(at, _)| *at <= now) {
+            store.record(super::EVENTS_INSTANCE, &s.event, Some(*at), *until).await?;
+        }
+    }
+    pool.close().await;
+    Ok(())
 }
 
 /// Rows per multi-row `INSERT` (13 columns × 1000 stays far below SQLite's variable limit).

@@ -13,6 +13,14 @@
 //! shows no event without it; it is the only grant MySQL offers for that), and optionally
 //! `SELECT ON performance_schema.*` for failures. Every session is `READ ONLY`, so no
 //! statement through Sundial's pool can change data.
+//!
+//! The same tables can also be read from a SQLite file (an instance with `path = "…"`, as the
+//! built-in demo's MariaDB is): `EVENTS` with `information_schema.EVENTS`' columns (times as
+//! text in each event's `TIME_ZONE`, as MySQL shows them) and `GLOBAL_VARIABLES`
+//! (`VARIABLE_NAME`, `VARIABLE_VALUE`: `time_zone`, `system_time_zone`, `event_scheduler`),
+//! read through [`super::tables`] from a file opened read-only. A file has no
+//! performance_schema: runs come from Sundial's samples only, and a note says failures cannot
+//! be told.
 use app::engine::fleet::{InstanceInput, JobInput, JobSchedule};
 use app::engine::mysql_event::MysqlEvent;
 use app::engine::{Diagnostic, Run, RunOutcome, Schedule, Severity, Trigger, Window};
@@ -20,9 +28,11 @@ use chrono::{DateTime, FixedOffset, NaiveDateTime, TimeZone, Utc};
 use chrono_tz::Tz;
 use sqlx::Row;
 use sqlx::mysql::{MySqlDatabaseError, MySqlPool};
+use sqlx::sqlite::SqlitePool;
 
 use super::connect::{self, Kept};
 use super::snapshots::{EventSamples, Store};
+use super::tables::{self, Col, TablesDb, text};
 use super::{BoxFuture, ReadContext, Source, SourceError, SourceRead};
 
 fn query_error(object: &'static str, grant: &'static str, e: sqlx::Error) -> SourceError {
@@ -37,25 +47,35 @@ fn query_error(object: &'static str, grant: &'static str, e: sqlx::Error) -> Sou
     SourceError::query(object, "the connection failed")
 }
 
-/// MySQL/MariaDB events as a [`Source`]: one pool kept between polls; Sundial's store keeps
-/// the `LAST_EXECUTED` samples the server forgets.
+/// MySQL/MariaDB events as a [`Source`]: one pool kept between polls (MySQL, or a SQLite file
+/// when the instance has a `path`); Sundial's store keeps the `LAST_EXECUTED` samples the
+/// server forgets.
 #[derive(Default)]
 pub struct MysqlEvents {
     pool: Kept<MySqlPool>,
+    file: Kept<SqlitePool>,
 }
 
 impl Source for MysqlEvents {
     fn read<'a>(&'a self, cx: ReadContext<'a>) -> BoxFuture<'a, Result<SourceRead, SourceError>> {
         Box::pin(async move {
-            let pool = self.pool.get(|| connect::mysql(cx.config)).await?;
             let c = cx.config;
-            let (input, notes) = read_instance(&pool, cx.store()?, &c.name, c.time_zone, cx.window, cx.now).await?;
+            let (input, notes) = if c.path.is_some() {
+                let mut db = TablesDb::Sqlite(self.file.get(|| connect::sqlite_of(c)).await?);
+                read_file(&mut db, cx.store()?, &c.name, c.time_zone, cx.window, cx.now).await?
+            } else {
+                let pool = self.pool.get(|| connect::mysql(c)).await?;
+                read_instance(&pool, cx.store()?, &c.name, c.time_zone, cx.window, cx.now).await?
+            };
             Ok(SourceRead::new(input, notes, cx.now))
         })
     }
 
     fn reset(&self) -> BoxFuture<'_, ()> {
-        Box::pin(self.pool.forget())
+        Box::pin(async {
+            self.pool.forget().await;
+            self.file.forget().await;
+        })
     }
 }
 
@@ -89,6 +109,13 @@ fn to_utc(local: &str, zone: Zone) -> Option<DateTime<Utc>> {
     })
 }
 
+/// The server variables Sundial reads: `time_zone`, `system_time_zone`, `event_scheduler`.
+struct Variables {
+    global: String,
+    system: String,
+    scheduler: String,
+}
+
 /// The server's zone for `SYSTEM` events (and for forecasting them): the configured override,
 /// else `@@global.time_zone`, else `@@system_time_zone`, else UTC with a warning.
 async fn server_zone(pool: &MySqlPool, over: Option<Tz>, notes: &mut Vec<Diagnostic>) -> Result<Tz, SourceError> {
@@ -97,9 +124,18 @@ async fn server_zone(pool: &MySqlPool, over: Option<Tz>, notes: &mut Vec<Diagnos
             .fetch_one(pool)
             .await
             .map_err(|e| query_error("server variables", "a login", e))?;
-    let global: String = row.try_get("tz").unwrap_or_default();
-    let system: String = row.try_get("sys").unwrap_or_default();
-    let scheduler: String = row.try_get("sched").unwrap_or_default();
+    let vars = Variables {
+        global: row.try_get("tz").unwrap_or_default(),
+        system: row.try_get("sys").unwrap_or_default(),
+        scheduler: row.try_get("sched").unwrap_or_default(),
+    };
+    Ok(zone_of(&vars, over, notes))
+}
+
+/// The zone the variables give (see [`server_zone`]), with a warning when the event scheduler
+/// is not running.
+fn zone_of(vars: &Variables, over: Option<Tz>, notes: &mut Vec<Diagnostic>) -> Tz {
+    let Variables { global, system, scheduler } = vars;
     if !scheduler.eq_ignore_ascii_case("ON") {
         notes.push(Diagnostic::warning(
             "event_scheduler",
@@ -108,19 +144,19 @@ async fn server_zone(pool: &MySqlPool, over: Option<Tz>, notes: &mut Vec<Diagnos
         ));
     }
     if let Some(tz) = over {
-        return Ok(tz);
+        return tz;
     }
     let named = if global.eq_ignore_ascii_case("SYSTEM") { system.clone() } else { global.clone() };
     match parse_zone(&named) {
-        Some(Zone::Named(tz)) => Ok(tz),
-        Some(Zone::Fixed(off)) if off.local_minus_utc() == 0 => Ok(chrono_tz::UTC),
+        Some(Zone::Named(tz)) => tz,
+        Some(Zone::Fixed(off)) if off.local_minus_utc() == 0 => chrono_tz::UTC,
         _ => {
             notes.push(Diagnostic::warning(
                 "time_zone",
                 &named,
                 "the server's zone is not an IANA name Sundial knows; SYSTEM events are read in UTC (set time_zone for this instance in the configuration)",
             ));
-            Ok(chrono_tz::UTC)
+            chrono_tz::UTC
         }
     }
 }
@@ -199,17 +235,103 @@ pub async fn read_instance(
         notes.push(no_events_note());
     }
     let executions = executions(pool, &mut notes).await;
+    let read = Polled { store, name, tz, window, polled_at };
+    Ok((read.jobs(events, &executions).await?, notes))
+}
 
-    let mut jobs = Vec::with_capacity(events.len());
-    for (i, row) in events.into_iter().enumerate() {
-        let mut diagnostics = Vec::new();
-        let last = last_executed(&row.event, tz, &mut diagnostics);
-        let key = row.key();
-        store.record(name, &key, last, polled_at).await?;
-        let seen = store.samples(name, &key, window.start).await?;
-        jobs.push(row.into_job(i as i64 + 1, &executions, &seen, window, diagnostics));
+/// `EVENTS`' columns in a file, each with its alias in [`Q_EVENTS`].
+const FILE_EVENT_COLUMNS: &[(Col, &str)] = &[
+    (Col::Plain("EVENT_SCHEMA"), "s"),
+    (Col::Plain("EVENT_NAME"), "n"),
+    (Col::Plain("DEFINER"), "d"),
+    (Col::Plain("TIME_ZONE"), "tz"),
+    (Col::Plain("EVENT_TYPE"), "ty"),
+    (Col::Plain("EXECUTE_AT"), "at"),
+    (Col::Plain("INTERVAL_VALUE"), "iv"),
+    (Col::Plain("INTERVAL_FIELD"), "f"),
+    (Col::Plain("STARTS"), "starts"),
+    (Col::Plain("ENDS"), "ends"),
+    (Col::Plain("STATUS"), "st"),
+    (Col::Plain("ON_COMPLETION"), "oc"),
+    (Col::Plain("LAST_EXECUTED"), "le"),
+];
+
+/// [`read_instance`] over the same tables in a SQLite file (see the module docs): `EVENTS`
+/// and `GLOBAL_VARIABLES`.
+pub async fn read_file(
+    db: &mut TablesDb,
+    store: &Store,
+    name: &str,
+    zone_override: Option<Tz>,
+    window: Window,
+    polled_at: DateTime<Utc>,
+) -> Result<(InstanceInput, Vec<Diagnostic>), SourceError> {
+    let mut notes = Vec::new();
+    let variables =
+        tables::read(db, "GLOBAL_VARIABLES", &[Col::Plain("VARIABLE_NAME"), Col::Plain("VARIABLE_VALUE")], "").await?;
+    let variable = |n: &str| {
+        variables
+            .iter()
+            .find(|r| text(r, "VARIABLE_NAME").is_some_and(|v| v.eq_ignore_ascii_case(n)))
+            .and_then(|r| text(r, "VARIABLE_VALUE"))
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let vars = Variables {
+        global: variable("time_zone"),
+        system: variable("system_time_zone"),
+        scheduler: variable("event_scheduler"),
+    };
+    let tz = zone_of(&vars, zone_override, &mut notes);
+    let cols: Vec<Col> = FILE_EVENT_COLUMNS.iter().map(|c| c.0).collect();
+    let order = format!("ORDER BY {}, {}", tables::column(db, "EVENT_SCHEMA"), tables::column(db, "EVENT_NAME"));
+    let rows = tables::read(db, "EVENTS", &cols, &order).await?;
+    let events = rows
+        .iter()
+        .map(|r| {
+            EventRow::from_columns(|alias| {
+                let (col, _) = FILE_EVENT_COLUMNS.iter().find(|c| c.1 == alias)?;
+                text(r, col.name()).map(str::to_owned)
+            })
+        })
+        .collect::<Vec<_>>();
+    if events.is_empty() {
+        notes.push(no_events_note());
     }
-    Ok((InstanceInput { name: name.to_owned(), tz: tz.into(), jobs, agent_starts: Vec::new() }, notes))
+    notes.push(Diagnostic::info(
+        "a file has no performance_schema: runs come from Sundial's samples of LAST_EXECUTED, and failed executions \
+         cannot be told from good ones",
+    ));
+    let read = Polled { store, name, tz, window, polled_at };
+    Ok((read.jobs(events, &[]).await?, notes))
+}
+
+/// One poll of an instance's events: what it records in Sundial's store and reads back.
+#[derive(Clone, Copy)]
+struct Polled<'a> {
+    store: &'a Store,
+    name: &'a str,
+    tz: Tz,
+    window: Window,
+    polled_at: DateTime<Utc>,
+}
+
+impl Polled<'_> {
+    /// Each event as a job: this poll's sample recorded, its runs from the samples and
+    /// `executions`.
+    async fn jobs(&self, events: Vec<EventRow>, executions: &[Execution]) -> Result<InstanceInput, SourceError> {
+        let Polled { store, name, tz, window, polled_at } = *self;
+        let mut jobs = Vec::with_capacity(events.len());
+        for (i, row) in events.into_iter().enumerate() {
+            let mut diagnostics = Vec::new();
+            let last = last_executed(&row.event, tz, &mut diagnostics);
+            let key = row.key();
+            store.record(name, &key, last, polled_at).await?;
+            let seen = store.samples(name, &key, window.start).await?;
+            jobs.push(row.into_job(i as i64 + 1, executions, &seen, window, diagnostics));
+        }
+        Ok(InstanceInput { name: name.to_owned(), tz: tz.into(), jobs, agent_starts: Vec::new() })
+    }
 }
 
 /// Every event visible to this user; times as text, in each event's own TIME_ZONE.

@@ -5,13 +5,22 @@
 //! `username = current_user`; `pg_read_all_data` does not bypass it). Without BYPASSRLS
 //! Sundial sees only its own user's jobs and says so. With `cron.log_run = off` there is no
 //! history: runs are unknown, not missed.
+//!
+//! The same tables can also be read from a SQLite file (an instance with `path = "…"`, as the
+//! built-in demo's pg_cron is): `job` and `job_run_details` with `cron.job`'s and
+//! `cron.job_run_details`' columns (times as UTC text, `YYYY-MM-DD HH:MM:SS[.ffffff]`, an
+//! offset allowed), and `pg_settings` (`name`, `setting`) for `cron.timezone` and
+//! `cron.log_run`, read through [`super::tables`] from a file opened read-only. A file has
+//! no row-level security: every job is seen.
 use app::engine::fleet::{InstanceInput, JobInput, JobSchedule};
 use app::engine::{Diagnostic, Run, RunOutcome, Schedule, Severity, Trigger, Window, cron::CronSchedule};
 use chrono::{DateTime, Utc};
 use sqlx::Row;
 use sqlx::postgres::PgPool;
+use sqlx::sqlite::SqlitePool;
 
 use super::connect::{self, Kept};
+use super::tables::{self, Col, TablesDb, text};
 use super::{BoxFuture, ReadContext, Source, SourceError, SourceRead};
 
 fn query_error(object: &'static str, grant: &'static str, e: sqlx::Error) -> SourceError {
@@ -47,18 +56,25 @@ async fn setting(pool: &PgPool, name: &str, notes: &mut Vec<Diagnostic>) -> Opti
     }
 }
 
-/// pg_cron as a [`Source`]: one pool kept between polls; with Sundial's store, jobs are judged
-/// only since Sundial could have seen them ([`apply_watch`]).
+/// pg_cron as a [`Source`]: one pool kept between polls (PostgreSQL, or a SQLite file when the
+/// instance has a `path`); with Sundial's store, jobs are judged only since Sundial could have
+/// seen them ([`apply_watch`]).
 #[derive(Default)]
 pub struct PgCron {
     pool: Kept<PgPool>,
+    file: Kept<SqlitePool>,
 }
 
 impl Source for PgCron {
     fn read<'a>(&'a self, cx: ReadContext<'a>) -> BoxFuture<'a, Result<SourceRead, SourceError>> {
         Box::pin(async move {
-            let pool = self.pool.get(|| connect::postgres(cx.config)).await?;
-            let (mut input, notes) = read_instance(&pool, &cx.config.name, cx.window).await?;
+            let (mut input, notes) = if cx.config.path.is_some() {
+                let mut db = TablesDb::Sqlite(self.file.get(|| connect::sqlite_of(cx.config)).await?);
+                read_file(&mut db, &cx.config.name, cx.window).await?
+            } else {
+                let pool = self.pool.get(|| connect::postgres(cx.config)).await?;
+                read_instance(&pool, &cx.config.name, cx.window).await?
+            };
             if let Some(store) = cx.store {
                 apply_watch(&mut input, store, cx.now).await?;
             }
@@ -67,8 +83,37 @@ impl Source for PgCron {
     }
 
     fn reset(&self) -> BoxFuture<'_, ()> {
-        Box::pin(self.pool.forget())
+        Box::pin(async {
+            self.pool.forget().await;
+            self.file.forget().await;
+        })
     }
+}
+
+/// One `cron.job` row, from either database.
+struct JobRow {
+    jobid: i64,
+    schedule: Option<String>,
+    active: Option<bool>,
+    jobname: Option<String>,
+    database: Option<String>,
+    username: Option<String>,
+}
+
+/// One `cron.job_run_details` row, from either database; `start` is `None` when unreadable.
+struct RunRow {
+    jobid: i64,
+    status: Option<String>,
+    return_message: Option<String>,
+    start: Option<DateTime<Utc>>,
+    end: Option<DateTime<Utc>>,
+}
+
+/// What the server says about itself: its settings and whether this role sees every row.
+struct Server {
+    tz_name: Option<String>,
+    log_run: Option<String>,
+    sees_all: bool,
 }
 
 /// The instance's jobs and their runs that started inside `window`; instance-level findings
@@ -89,6 +134,151 @@ pub async fn read_instance(
             .map_err(|e| query_error("pg_roles", "LOGIN", e))?
             .flatten()
             .unwrap_or(false);
+
+    // Every job this role can see.
+    let jobs = sqlx::query(
+        "SELECT jobid, schedule, command, database, username, active, jobname::text AS jobname FROM cron.job ORDER BY jobid",
+    )
+    .fetch_all(pool)
+    .await
+    .map_err(|e| query_error("cron.job", "USAGE on schema cron and SELECT on cron.job", e))?;
+    // Runs that started in the window only (never the whole history).
+    let runs = sqlx::query(
+        "SELECT jobid, status, return_message, start_time, end_time FROM cron.job_run_details \
+         WHERE start_time >= $1 AND start_time < $2 ORDER BY start_time",
+    )
+    .bind(window.start)
+    .bind(window.end)
+    .fetch_all(pool)
+    .await
+    .map_err(|e| query_error("cron.job_run_details", "SELECT on cron.job_run_details", e))?;
+    let jobs = jobs
+        .iter()
+        .map(|row| JobRow {
+            jobid: row.try_get("jobid").unwrap_or_default(),
+            schedule: row.try_get("schedule").ok().flatten(),
+            active: row.try_get::<Option<bool>, _>("active").ok().flatten(),
+            jobname: row.try_get("jobname").ok().flatten(),
+            database: row.try_get("database").ok().flatten(),
+            username: row.try_get("username").ok().flatten(),
+        })
+        .collect();
+    let runs = runs
+        .iter()
+        .map(|row| RunRow {
+            jobid: row.try_get("jobid").unwrap_or_default(),
+            status: row.try_get::<Option<String>, _>("status").ok().flatten(),
+            return_message: row.try_get::<Option<String>, _>("return_message").ok().flatten(),
+            start: row.try_get::<DateTime<Utc>, _>("start_time").ok(),
+            end: row.try_get("end_time").ok().flatten(),
+        })
+        .collect();
+    let server = Server { tz_name, log_run, sees_all };
+    Ok(assemble(name, window, &server, notes, jobs, runs))
+}
+
+/// `cron.job`'s columns that Sundial reads, in a file.
+const JOB_COLUMNS: &[Col] = &[
+    Col::Plain("jobid"),
+    Col::Plain("schedule"),
+    Col::Plain("database"),
+    Col::Plain("username"),
+    Col::Plain("active"),
+    Col::Plain("jobname"),
+];
+/// `cron.job_run_details`' columns that Sundial reads, in a file.
+const RUN_COLUMNS: &[Col] = &[
+    Col::Plain("jobid"),
+    Col::Plain("status"),
+    Col::Plain("return_message"),
+    Col::Time("start_time"),
+    Col::Time("end_time"),
+];
+
+/// [`read_instance`] over the same tables in a SQLite file (see the module docs): `job`,
+/// `job_run_details` and `pg_settings`.
+pub async fn read_file(
+    db: &mut TablesDb,
+    name: &str,
+    window: Window,
+) -> Result<(InstanceInput, Vec<Diagnostic>), SourceError> {
+    let settings = tables::read(db, "pg_settings", &[Col::Plain("name"), Col::Plain("setting")], "").await?;
+    let setting = |n: &str| {
+        settings.iter().find(|r| text(r, "name") == Some(n)).map(|r| text(r, "setting").unwrap_or_default().to_owned())
+    };
+    let server = Server { tz_name: setting("cron.timezone"), log_run: setting("cron.log_run"), sees_all: true };
+    let jobs = tables::read(db, "job", JOB_COLUMNS, &format!("ORDER BY {}", tables::column(db, "jobid"))).await?;
+    let start = tables::column(db, "start_time");
+    let tail = format!(
+        "WHERE {start} >= {} AND {start} < {} ORDER BY {start}",
+        tables::time_literal(db, window.start.naive_utc()),
+        tables::time_literal(db, window.end.naive_utc())
+    );
+    let runs = tables::read(db, "job_run_details", RUN_COLUMNS, &tail).await?;
+    let mut notes = Vec::new();
+    let id = |r: &tables::TextRow, notes: &mut Vec<Diagnostic>| {
+        let raw = text(r, "jobid").unwrap_or("NULL");
+        raw.parse::<i64>()
+            .map_err(|_| notes.push(Diagnostic::warning("jobid", raw, "not a job id; the row is left out")))
+    };
+    let jobs = jobs
+        .iter()
+        .filter_map(|r| {
+            Some(JobRow {
+                jobid: id(r, &mut notes).ok()?,
+                schedule: text(r, "schedule").map(str::to_owned),
+                active: text(r, "active").map(|a| !matches!(a.to_ascii_lowercase().as_str(), "0" | "f" | "false")),
+                jobname: text(r, "jobname").map(str::to_owned),
+                database: text(r, "database").map(str::to_owned),
+                username: text(r, "username").map(str::to_owned),
+            })
+        })
+        .collect();
+    let runs = runs
+        .iter()
+        .filter_map(|r| {
+            let start = text(r, "start_time");
+            let parsed = start.and_then(instant);
+            if parsed.is_none() {
+                notes.push(Diagnostic::warning(
+                    "start_time",
+                    start.unwrap_or("NULL"),
+                    "not a time; the run is left out",
+                ));
+            }
+            Some(RunRow {
+                jobid: id(r, &mut notes).ok()?,
+                status: text(r, "status").map(str::to_owned),
+                return_message: text(r, "return_message").map(str::to_owned),
+                start: parsed,
+                end: text(r, "end_time").and_then(instant),
+            })
+        })
+        .collect();
+    Ok(assemble(name, window, &server, notes, jobs, runs))
+}
+
+/// A `timestamptz` as a file holds it: `YYYY-MM-DD HH:MM:SS[.f]`, with an offset (`+00`,
+/// `+00:00`) or without (UTC).
+fn instant(s: &str) -> Option<DateTime<Utc>> {
+    let s = s.trim();
+    ["%Y-%m-%d %H:%M:%S%.f%#z", "%Y-%m-%dT%H:%M:%S%.f%#z"]
+        .iter()
+        .find_map(|f| DateTime::parse_from_str(s, f).ok())
+        .map(|t| t.to_utc())
+        .or_else(|| tables::wall_clock(s).map(|t| t.and_utc()))
+}
+
+/// The rows as the engine's input, with the instance's findings.
+fn assemble(
+    name: &str,
+    window: Window,
+    server: &Server,
+    mut notes: Vec<Diagnostic>,
+    jobs: Vec<JobRow>,
+    runs: Vec<RunRow>,
+) -> (InstanceInput, Vec<Diagnostic>) {
+    let (tz_name, log_run, sees_all) = (&server.tz_name, &server.log_run, server.sees_all);
     let tz = match tz_name.as_deref() {
         None | Some("") => chrono_tz::UTC,
         Some(z) => z.parse().unwrap_or_else(|_| {
@@ -112,37 +302,18 @@ pub async fn read_instance(
         ));
     }
 
-    // Every job this role can see.
-    let jobs = sqlx::query(
-        "SELECT jobid, schedule, command, database, username, active, jobname::text AS jobname FROM cron.job ORDER BY jobid",
-    )
-    .fetch_all(pool)
-    .await
-    .map_err(|e| query_error("cron.job", "USAGE on schema cron and SELECT on cron.job", e))?;
-    // Runs that started in the window only (never the whole history).
-    let runs = sqlx::query(
-        "SELECT jobid, status, return_message, start_time, end_time FROM cron.job_run_details \
-         WHERE start_time >= $1 AND start_time < $2 ORDER BY start_time",
-    )
-    .bind(window.start)
-    .bind(window.end)
-    .fetch_all(pool)
-    .await
-    .map_err(|e| query_error("cron.job_run_details", "SELECT on cron.job_run_details", e))?;
-
     let mut out: Vec<JobInput> = Vec::with_capacity(jobs.len());
-    for row in &jobs {
-        let jobid: i64 = row.try_get("jobid").unwrap_or_default();
-        let schedule: Option<String> = row.try_get("schedule").ok().flatten();
+    for row in jobs {
+        let jobid = row.jobid;
         let mut diagnostics = Vec::new();
-        let schedule = schedule.unwrap_or_else(|| {
+        let schedule = row.schedule.unwrap_or_else(|| {
             diagnostics.push(Diagnostic::error("schedule", "NULL", format!("cron.job {jobid} has no schedule")));
             String::new()
         });
-        let active: bool = row.try_get::<Option<bool>, _>("active").ok().flatten().unwrap_or(true);
-        let jobname: Option<String> = row.try_get("jobname").ok().flatten();
-        let database: String = row.try_get::<Option<String>, _>("database").ok().flatten().unwrap_or_default();
-        let username: String = row.try_get::<Option<String>, _>("username").ok().flatten().unwrap_or_default();
+        let active = row.active.unwrap_or(true);
+        let jobname = row.jobname;
+        let database = row.database.unwrap_or_default();
+        let username = row.username.unwrap_or_default();
         out.push(JobInput {
             id: jobid.to_string(),
             name: jobname.filter(|n| !n.is_empty()).unwrap_or_else(|| format!("job {jobid}")),
@@ -160,12 +331,12 @@ pub async fn read_instance(
             diagnostics,
         });
     }
-    for row in &runs {
-        let jobid: i64 = row.try_get("jobid").unwrap_or_default();
+    for row in runs {
+        let jobid = row.jobid;
         let Some(job) = out.iter_mut().find(|j| j.id == jobid.to_string()) else { continue };
-        let Ok(start) = row.try_get::<DateTime<Utc>, _>("start_time") else { continue };
-        let end: Option<DateTime<Utc>> = row.try_get("end_time").ok().flatten();
-        let status: String = row.try_get::<Option<String>, _>("status").ok().flatten().unwrap_or_default();
+        let Some(start) = row.start else { continue };
+        let end = row.end;
+        let status = row.status.unwrap_or_default();
         let outcome = match status.as_str() {
             "succeeded" => RunOutcome::Succeeded,
             "failed" => RunOutcome::Failed,
@@ -181,11 +352,11 @@ pub async fn read_instance(
             duration_secs: end.map_or(0, |e| (e - start).num_seconds().max(0)),
             outcome,
             trigger: Trigger::Schedule(Some(jobid)),
-            message: row.try_get::<Option<String>, _>("return_message").ok().flatten().unwrap_or_default(),
+            message: row.return_message.unwrap_or_default(),
             steps: Vec::new(),
         });
     }
-    Ok((InstanceInput { name: name.to_owned(), tz: tz.into(), jobs: out, agent_starts: Vec::new() }, notes))
+    (InstanceInput { name: name.to_owned(), tz: tz.into(), jobs: out, agent_starts: Vec::new() }, notes)
 }
 
 /// pg_cron keeps no creation time for a job, so a job created an hour ago would look as if it

@@ -114,7 +114,8 @@ pub struct KindCount {
 /// the page's filters.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LogData {
-    /// The instance chosen (`instance=`), for the page's header; `None`: the whole fleet.
+    /// The instance chosen (`instance=`, or the only one of the fleet), for the page's
+    /// header; `None`: the whole fleet.
     pub instance: Option<InstanceHead>,
     /// Every instance of the fleet, in configuration order (the instance filter's choices),
     /// and how reading each goes.

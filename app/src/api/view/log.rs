@@ -114,7 +114,8 @@ pub struct FleetLog {
     cursor: Option<(i64, usize)>,
 }
 
-/// The log of `instance` (`None`: every instance of the fleet) over the `days`-long window
+/// The log of `instance` (`None`: every instance of the fleet; a fleet of one has that
+/// instance's header, as if chosen) over the `days`-long window
 /// (30 days when a time range is asked: all Sundial keeps), under the filters of `q`. An
 /// unknown instance, or one chosen by name that was never read, is an error; across the
 /// fleet, an instance that cannot be read now gives its last good read's lines and is named
@@ -145,6 +146,8 @@ pub async fn fleet_log(
         Some(i) => vec![i],
         None => statuses.iter().map(|s| s.name.as_str()).collect(),
     };
+    // A fleet of one is that instance's log, with its header (zone, incidents).
+    let headed = instance.is_some() || scope.len() == 1;
     let mut reads = Vec::new();
     let mut head_of_chosen = None;
     for name in scope {
@@ -178,7 +181,7 @@ pub async fn fleet_log(
                 unreachable: None,
             }),
         }
-        if instance.is_some() {
+        if headed {
             let mut head = head(&report, days);
             decorate(backend, &mut head).await;
             head_of_chosen = Some(head);

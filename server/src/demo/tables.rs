@@ -85,6 +85,11 @@ pub const RUNNING_LONG_JOB: &str = "ExportOrdersToErp";
 pub const RUNNING_LONG_SCHEDULE: &str = "*/30 * * * *";
 /// The worker role's other jobs and their schedules (UTC), for the fleet file.
 pub const WORKER_JOBS: [(&str, &str); 2] = [("NightlyInvoiceRun", "0 1 * * *"), ("RefreshFxRates", "15 6-18 * * 1-5")];
+/// The Service Broker job whose last run failed in [`FAILED_BROKER_STEP`] (the scheduler then
+/// stopped it).
+pub const FAILED_BROKER_JOB: &str = "Purge audit trail";
+/// The step it failed in.
+pub const FAILED_BROKER_STEP: &str = "delete old rows";
 /// The Service Broker job whose `NextRunOn` disagrees with its schedule.
 pub const DISAGREEING_JOB: &str = "Refresh exchange rates";
 /// Days of history every file holds (Sundial reads 30).
@@ -558,8 +563,8 @@ pub fn job_table(now: DateTime<Utc>) -> Vec<Table> {
 // The Service Broker scheduler
 
 /// The Service Broker scheduler's tables (UTC, as the design's `GETUTCDATE()` writes them):
-/// three jobs and their latest runs, a month of `SchedulingErrors`, and [`DISAGREEING_JOB`]'s
-/// stale dialog timer.
+/// four jobs and their latest runs, a month of `SchedulingErrors`, [`DISAGREEING_JOB`]'s stale
+/// dialog timer, and [`FAILED_BROKER_JOB`], stopped by the failure of its last run.
 pub fn service_broker(now: DateTime<Utc>) -> Vec<Table> {
     let day_at = |days_ago: i64, secs: i64| {
         let d = (now - Duration::days(days_ago)).date_naive();
@@ -577,12 +582,15 @@ pub fn service_broker(now: DateTime<Utc>) -> Vec<Table> {
         let at = latest(5 * 3600, Duration::minutes(10));
         at - Duration::days(i64::from(at.weekday().num_days_from_monday()))
     };
+    // The purge's run of `purge` failed in its second step; the one before it succeeded.
+    let purge = latest(2 * 3600, Duration::minutes(10));
     let valid_from = day_at(120, 0);
     let schedules = vec![
         vec![1.into(), 1.into(), 1.into(), Val::Null, Val::Null, Val::Null, 3600.into()],
         // Moved from 07:00 (25200) to 06:00 yesterday; the timer still says 07:00.
         vec![2.into(), 1.into(), 1.into(), Val::Null, Val::Null, Val::Null, (6 * 3600).into()],
         vec![3.into(), 2.into(), 1.into(), "1".into(), Val::Null, Val::Null, (5 * 3600).into()],
+        vec![4.into(), 1.into(), 1.into(), Val::Null, Val::Null, Val::Null, (2 * 3600).into()],
     ];
     let jobs = vec![
         vec![
@@ -611,6 +619,16 @@ pub fn service_broker(now: DateTime<Utc>) -> Vec<Table> {
             t(monday),
             t(monday + Duration::days(7)),
             1.into(),
+        ],
+        // The run that failed stopped the job: disabled, no timer.
+        vec![
+            4.into(),
+            4.into(),
+            FAILED_BROKER_JOB.into(),
+            t(valid_from),
+            t(purge - Duration::days(1)),
+            Val::Null,
+            0.into(),
         ],
     ];
     let ms = |x: i64| Duration::milliseconds(x);
@@ -665,16 +683,39 @@ pub fn service_broker(now: DateTime<Utc>) -> Vec<Table> {
             "20".into(),
             t(monday + ms(300_500)),
         ],
+        vec![
+            6.into(),
+            4.into(),
+            "stage".into(),
+            "EXEC audit.StagePurge".into(),
+            0.into(),
+            0.into(),
+            "2".into(),
+            t(purge),
+        ],
+        vec![
+            7.into(),
+            4.into(),
+            FAILED_BROKER_STEP.into(),
+            "EXEC audit.DeleteOldRows".into(),
+            0.into(),
+            0.into(),
+            "1.25".into(),
+            t(purge - Duration::days(1) + ms(2_000)),
+        ],
     ];
     const DEADLOCK: &str = "Transaction (Process ID 61) was deadlocked on lock resources with another process and \
                             has been chosen as the deadlock victim. Rerun the transaction.";
     const ECB: &str = "ECB reference rates not yet published for today (HTTP 404); retrying.";
+    const FK_CONFLICT: &str = "The DELETE statement conflicted with the REFERENCE constraint \"FK_AuditDetail_Audit\". \
+                               The conflict occurred in database \"Ledger\", table \"audit.AuditDetail\".";
     let mut errors = Vec::new();
     for (days_ago, job, step, number, severity, message, secs) in [
         (23, 1, 2, 1205, 13, DEADLOCK, 3600 + 20),
         (17, 2, 3, 50001, 16, ECB, 7 * 3600 + 2),
         (9, 1, 2, 1205, 13, DEADLOCK, 3600 + 18),
         (4, 2, 3, 50001, 16, ECB, 7 * 3600 + 3),
+        (0, 4, 7, 547, 16, FK_CONFLICT, 2 * 3600 + 3),
     ] {
         let id = errors.len() as i64 + 1;
         errors.push(vec![
@@ -686,7 +727,11 @@ pub fn service_broker(now: DateTime<Utc>) -> Vec<Table> {
             message.into(),
             i64::from(severity).into(),
             1.into(),
-            t(day_at(days_ago, secs)),
+            t(if days_ago == 0 {
+                purge + Duration::milliseconds((secs - 2 * 3600) * 1000 + 250)
+            } else {
+                day_at(days_ago, secs)
+            }),
         ]);
     }
     vec![

@@ -57,13 +57,11 @@ impl fmt::Display for DemoSummary {
 /// instance's file is removed, never written.
 pub async fn write_demo(path: &Path, now: DateTime<Utc>, seed: u64) -> anyhow::Result<DemoSummary> {
     use anyhow::Context;
-    // The simulations are CPU work (tens of thousands of occurrences): off the async threads,
-    // SQLPROD01's beside the others'.
+    // The simulations are CPU work (tens of thousands of occurrences): off the async threads.
+    // The other instances are written while SQLPROD01's, the longest, is still simulated.
     let prod = tokio::task::spawn_blocking(move || simulate(now, seed));
     let others = tokio::task::spawn_blocking(move || super::others(now, seed));
-    let demo = prod.await.context("simulating the demo")?;
     let others = others.await.context("simulating the demo fleet")?;
-    write_msdb(path, &demo, HISTORY_DAYS).await?;
     write_msdb(&super::file_of(path, super::eu::INSTANCE), &others.eu, super::eu::HISTORY_DAYS).await?;
     for (name, tables) in &others.tables {
         let file = super::file_of(path, name);
@@ -79,6 +77,8 @@ pub async fn write_demo(path: &Path, now: DateTime<Utc>, seed: u64) -> anyhow::R
     seed_store(&store, &others.samples, now)
         .await
         .with_context(|| format!("writing the demo's samples into Sundial's store {}", store.display()))?;
+    let demo = prod.await.context("simulating the demo")?;
+    write_msdb(path, &demo, HISTORY_DAYS).await?;
     let fleet_file = super::fleet_file_of(path);
     std::fs::write(&fleet_file, super::fleet_toml(path))
         .with_context(|| format!("writing the demo's fleet file {}", fleet_file.display()))?;
@@ -172,6 +172,10 @@ async fn insert_rows(pool: &SqlitePool, t: &Table) -> Result<(), WriteError> {
 /// Sundial's store as a month of polls would have left it for the demo: the samples of the
 /// demo instances (the ones whose kind keeps samples) replaced by `samples`, MariaDB's
 /// `LAST_EXECUTED` as polled every minute. Acknowledgements and everything else stay.
+///
+/// Written in one transaction in the store's own layout (what [`Store::record`] writes one
+/// poll at a time: `event_watch`, `event_sample`, times in Unix seconds), since a month of
+/// polls one transaction each would take seconds.
 async fn seed_store(path: &Path, samples: &[EventSamples], now: DateTime<Utc>) -> anyhow::Result<()> {
     let store = Store::open(path).await?;
     let pool = store.pool();
@@ -185,13 +189,29 @@ async fn seed_store(path: &Path, samples: &[EventSamples], now: DateTime<Utc>) -
                 .await?;
         }
     }
-    tx.commit().await?;
     for s in samples {
-        store.record(super::EVENTS_INSTANCE, &s.event, None, s.first_seen).await?;
-        for (at, until) in s.samples.iter().filter(|(at, _)| *at <= now) {
-            store.record(super::EVENTS_INSTANCE, &s.event, Some(*at), *until).await?;
+        // The first poll that saw the event.
+        sqlx::query("INSERT INTO event_watch (instance, event, first_seen) VALUES (?, ?, ?)")
+            .bind(super::EVENTS_INSTANCE)
+            .bind(&s.event)
+            .bind(s.first_seen.timestamp())
+            .execute(&mut *tx)
+            .await?;
+        let seen: Vec<&(DateTime<Utc>, DateTime<Utc>)> = s.samples.iter().filter(|(at, _)| *at <= now).collect();
+        for chunk in seen.chunks(BATCH) {
+            // Each LAST_EXECUTED seen, with the last poll that still saw it.
+            let mut qb =
+                QueryBuilder::<Sqlite>::new("INSERT INTO event_sample (instance, event, last_executed, seen_until) ");
+            qb.push_values(chunk, |mut b, (at, until)| {
+                b.push_bind(super::EVENTS_INSTANCE)
+                    .push_bind(s.event.clone())
+                    .push_bind(at.timestamp())
+                    .push_bind(until.timestamp());
+            });
+            qb.build().execute(&mut *tx).await?;
         }
     }
+    tx.commit().await?;
     pool.close().await;
     Ok(())
 }

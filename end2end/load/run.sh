@@ -22,7 +22,7 @@ trap 'kill "$pid" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$dir"' 
 {
   echo "store = \"$dir/store.sqlite\""
   for i in $(seq -w 1 "$instances"); do
-    printf '[[instance]]\nname = "SQL%s"\nkind = "sqlite_demo"\npath = "%s"\npoll_interval = "1h"\n\n' "$i" "$dir/demo.sqlite"
+    printf '[[instance]]\nname = "SQL%s"\nkind = "sqlite_demo"\npath = "%s"\npoll_interval = "1h"\ntimeout = "300s"\n\n' "$i" "$dir/demo.sqlite"
   done
 } > "$dir/fleet.toml"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
@@ -31,10 +31,22 @@ LEPTOS_SITE_ROOT="$repo/target/site" LEPTOS_OUTPUT_NAME=sundial RUST_LOG=warn \
 pid=$!
 url="http://127.0.0.1:$port"
 for _ in $(seq 1 600); do curl -sf "$url/api/health" >/dev/null && break; sleep 0.1; done
+# Pages are measured once every instance has been read (reads are the pollers' work, not the
+# pages'): wait until none is still waiting for its first read.
+for _ in $(seq 1 1200); do
+  curl -sf "$url/api/instances" | python3 -c 'import json,sys; sys.exit(any(i["state"]=="Waiting" for i in json.load(sys.stdin)["instances"]))' && break
+  sleep 0.25
+done
 jobs=$(curl -sf "$url/api/triage" | python3 -c 'import json,sys; v=json.load(sys.stdin); print(v["judged_jobs"], "jobs judged on", v["judged_instances"], "instances,", len(v["problems"]), "problems")')
 echo "fleet: $instances instances; $jobs"
+# Served: pages as clients get them (rendered once per change of data, then kept, see
+# server/src/http/page_cache.rs). Rendered: every request a URL of its own, rendered afresh.
 for page in /triage /fleet /api/triage "/?days=7&instance=SQL01"; do
   curl -sf -o /dev/null "$url$page"  # the first request judges the fleet; the figures are for pages served from it
-  printf '%-28s ' "$page"
+  printf 'served   %-26s ' "$page"
   wrk -t2 -c"$clients" -d"${seconds}s" -s "$here/percentiles.lua" "$url$page" | tail -n 1
+done
+for page in /triage /fleet; do
+  printf 'rendered %-26s ' "$page"
+  LOAD_DIR="$here" wrk -t2 -c"$clients" -d"${seconds}s" -s "$here/uncached.lua" "$url$page" | tail -n 1
 done

@@ -359,6 +359,12 @@ fn within(input: &InstanceInput, window: Window) -> InstanceInput {
 }
 
 impl Backend for FleetBackend {
+    fn version(&self) -> Option<u64> {
+        // Every attempt (good or failed) counts, and every change triage keeps.
+        let attempts: u64 = self.instances.iter().map(|i| i.state.borrow().attempts).sum();
+        Some(attempts + self.keeper.generation())
+    }
+
     fn triage(&self) -> BoxFuture<'_, TriageData> {
         Box::pin(async move {
             let fleet = self.problems().await;

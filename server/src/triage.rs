@@ -32,6 +32,8 @@ pub struct Keeper {
     /// Why there is no store (shown on the triage page).
     store_note: Option<String>,
     state: Mutex<State>,
+    /// Changes with every episode started or ended and every acknowledgement.
+    generation: std::sync::atomic::AtomicU64,
 }
 
 #[derive(Clone, Debug)]
@@ -75,7 +77,12 @@ fn severity(raw: &str) -> ProblemSeverity {
 impl Keeper {
     /// A keeper over Sundial's store (`None`, with the reason: kept in memory only).
     pub async fn open(store: Result<&Store, String>) -> Keeper {
-        let mut keeper = Keeper { store: None, store_note: None, state: Mutex::new(State::default()) };
+        let mut keeper = Keeper {
+            store: None,
+            store_note: None,
+            state: Mutex::new(State::default()),
+            generation: Default::default(),
+        };
         let pool = match store {
             Ok(s) => s.pool().clone(),
             Err(why) => {
@@ -168,6 +175,9 @@ impl Keeper {
             }
             (added, ended, out)
         };
+        if !added.is_empty() || !ended.is_empty() {
+            self.generation.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
         if let Some(pool) = &self.store
             && (!added.is_empty() || !ended.is_empty())
             && let Err(e) = Keeper::save_open(pool, &added, &ended).await
@@ -261,7 +271,13 @@ impl Keeper {
             })?;
         }
         self.state.lock().unwrap_or_else(|e| e.into_inner()).acks.insert(ack.key.clone(), ack);
+        self.generation.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Ok(())
+    }
+
+    /// Changes with every episode started or ended and every acknowledgement.
+    pub fn generation(&self) -> u64 {
+        self.generation.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// The whole list as pages and the API receive it.

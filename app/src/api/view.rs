@@ -58,6 +58,11 @@ pub trait Backend: Send + Sync + 'static {
     fn snapshot(&self, _instance: &str) -> BoxFuture<'_, Result<Arc<Snapshot>, ReportError>> {
         Box::pin(async { Err(ReportError::UnknownInstance) })
     }
+    /// A number that changes whenever anything a page shows may have changed (a read, a failed
+    /// read, an acknowledgement); `None`: pages are rendered on every request.
+    fn version(&self) -> Option<u64> {
+        None
+    }
     /// Every problem now across the fleet, worst first (see [`crate::api::triage`]).
     fn triage(&self) -> BoxFuture<'_, super::TriageData> {
         Box::pin(async { super::TriageData::default() })

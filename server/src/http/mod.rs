@@ -18,11 +18,13 @@
 //! - anything else: a file under the site root (`/pkg/…`, `/favicon.svg`), else the
 //!   not-found page.
 //!
-//! Every response is gzip-compressed when the client asks, and traced.
+//! Every response is gzip-compressed when the client asks, and traced; pages rendered are
+//! kept until the data changes ([`page_cache`]).
 pub mod api;
 pub mod error;
 pub mod log_csv;
 pub mod metrics;
+pub mod page_cache;
 
 pub use error::Error;
 
@@ -73,6 +75,10 @@ pub fn router(state: AppState) -> Router {
         .leptos_routes_with_context(&state, routes, context.clone(), shell)
         .fallback(leptos_axum::file_and_error_handler_with_context::<AppState, _>(context, app::shell))
         .layer(CompressionLayer::new())
+        .layer(axum::middleware::from_fn_with_state(
+            (page_cache::PageCache::default(), state.backend.clone()),
+            page_cache::layer,
+        ))
         .layer(TraceLayer::new_for_http())
         .with_state(state)
 }

@@ -140,3 +140,47 @@ async fn an_acknowledgement_is_shown_with_its_note_survives_a_restart_and_bad_fo
     let again = web::fleet_as_of(&toml, t(NOW)).await;
     check(&api(&again, "/api/triage").await);
 }
+
+/// One router serving several requests (as a server does): a page is kept while the data is
+/// unchanged, and an acknowledgement shows at once on the next render.
+#[tokio::test]
+async fn a_kept_page_never_hides_an_acknowledgement() {
+    use http_body_util::BodyExt;
+    use tower::ServiceExt;
+    let dir = tempfile::tempdir().unwrap();
+    let state = web::fleet_as_of(&fleet_toml(&dir).await, t(NOW)).await;
+    let router = server::http::router(state.clone());
+    let fetch = |req: Request<Body>| {
+        let router = router.clone();
+        async move {
+            let res = router.oneshot(req).await.unwrap();
+            let status = res.status();
+            (status, String::from_utf8(res.into_body().collect().await.unwrap().to_bytes().to_vec()).unwrap())
+        }
+    };
+    let (status, first) = fetch(Request::get("/triage").body(Body::empty()).unwrap()).await;
+    assert_eq!(status, StatusCode::OK);
+    // Kept or not, every answer is the same page with its own script nonce.
+    let nonce = |page: &str| {
+        let i = page.find("nonce=\"").expect("a nonce") + "nonce=\"".len();
+        page[i..i + page[i..].find('"').unwrap()].to_owned()
+    };
+    let (_, second) = fetch(Request::get("/triage").body(Body::empty()).unwrap()).await;
+    let (_, third) = fetch(Request::get("/triage").body(Body::empty()).unwrap()).await;
+    assert_ne!(nonce(&second), nonce(&third));
+    assert_eq!(second.replace(&nonce(&second), "N"), third.replace(&nonce(&third), "N"));
+    assert_eq!(first.replace(&nonce(&first), "N"), third.replace(&nonce(&third), "N"));
+    let i = first.find("name=\"episode_ms\" value=\"").unwrap() + "name=\"episode_ms\" value=\"".len();
+    let episode = &first[i..i + first[i..].find('"').unwrap()];
+    let form = format!("key=unreachable%7CGONE&episode_ms={episode}&by=Bo&note=on+it&back=/triage");
+    let (status, _) = fetch(
+        Request::post("/triage/ack")
+            .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+            .body(Body::from(form))
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    let (_, after) = fetch(Request::get("/triage").body(Body::empty()).unwrap()).await;
+    assert!(after.contains("Acknowledged by Bo"), "the acknowledgement shows at once");
+}

@@ -45,7 +45,7 @@ pub struct TargetStatus {
     /// Delivery attempts, failed ones included.
     pub attempts: u64,
     pub failures_in_a_row: u32,
-    /// The waits of the current failure streak (the latest 16).
+    /// The waits of the latest failure streak, still kept once it ended (the latest 16).
     pub waits: Vec<Duration>,
     /// Why the last attempt failed.
     pub last_error: Option<String>,
@@ -155,7 +155,6 @@ impl Sender {
                         s.queued = len;
                         s.attempts += 1;
                         s.failures_in_a_row = 0;
-                        s.waits.clear();
                         match &result {
                             Err(Failure::Rejected(e)) => {
                                 s.dropped += 1;
@@ -181,6 +180,9 @@ impl Sender {
                 let mut wait = Duration::ZERO;
                 self.status.send_modify(|s| {
                     s.attempts += 1;
+                    if s.failures_in_a_row == 0 {
+                        s.waits.clear();
+                    }
                     s.failures_in_a_row += 1;
                     wait = backoff(&self.retry, s.failures_in_a_row);
                     s.waits.push(wait);

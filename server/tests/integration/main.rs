@@ -8,13 +8,16 @@
 //! or changes the working directory.
 mod support;
 
+mod alerts;
 mod api;
 mod cli;
 mod cli_dialects;
 mod config;
 mod demo;
+mod demo_fleet;
 mod fleet_faults;
 mod http;
+mod metrics;
 mod log_fleet;
 mod msdb_tds;
 mod mysql_events_real;

@@ -143,6 +143,7 @@ fn problem_row(p: ProblemRow, back: &str) -> impl IntoView + use<> {
             <div class="problem-head">
                 <span class=format!("problem-kind sev-{sev}") title=format!("{sev}: {label}")>
                     <span aria-hidden="true">{severity_mark(p.severity)} " " {kind_icon(p.kind)}</span>
+                    <span class="problem-sev">{format!("{sev}: ")}</span>
                     " " {label}
                 </span>
                 <span class="problem-where">{where_}</span>

@@ -1,0 +1,121 @@
+// Accessibility: axe-core (from npm) runs in every page, light and dark, with every <details>
+// opened (the acknowledge forms, collapsed misses), and no `serious` or `critical` violation may
+// be found. Each violation is printed with its rule, what it means, and the elements (selector,
+// HTML, axe's own summary); a table of every finding (all impacts) per page and rule goes to
+// test-results/a11y.txt.
+//
+//   cd end2end && SUNDIAL_BIN=../target/release/sundial node --test tests/a11y.test.mjs
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { chromium } from 'playwright-core';
+import {
+  BASE_URL, CHROMIUM, CHROMIUM_ARGS, DEFAULT_BASE_URL, RESULTS_DIR, SUNDIAL_BIN,
+} from '../config.mjs';
+import { startSundial } from './server.mjs';
+
+const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+/** What fails the test; `moderate` and `minor` are reported in a11y.txt only. */
+const FAILING = ['serious', 'critical'];
+const THEMES = ['light', 'dark'];
+
+let base = BASE_URL || DEFAULT_BASE_URL;
+let server = null;
+let browser = null;
+const findings = []; // { page, theme, rule, impact, nodes }
+
+before(async () => {
+  if (!BASE_URL && SUNDIAL_BIN) {
+    server = await startSundial(SUNDIAL_BIN);
+    base = server.url;
+  }
+  fs.mkdirSync(RESULTS_DIR, { recursive: true });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true, timeout: 60_000 });
+});
+
+after(async () => {
+  writeReport();
+  await browser?.close();
+  await server?.stop();
+});
+
+/** A context whose theme cookie is set the way the header's toggle sets it: POST /prefs. */
+async function themed(theme) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: theme });
+  context.setDefaultTimeout(30_000);
+  const res = await context.request.post(`${base}/prefs`, { form: { theme, back: '/' }, maxRedirects: 0 });
+  assert.equal(res.status(), 303, `POST /prefs theme=${theme}`);
+  return context;
+}
+
+/** The pages to check: every route in app/src/lib.rs, with real ids taken from the demo. */
+async function pages() {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(`${base}/?days=7`);
+  const job = await page.locator('[data-testid="job-row"] a.job-link').first().getAttribute('href');
+  const triage = await (await context.request.get(`${base}/api/triage`)).json();
+  const deep = triage.problems.find((p) => p.job_id != null)?.link;
+  await context.close();
+  assert.ok(job?.startsWith('/jobs/'), `a job's page from the jobs list (${job})`);
+  return [
+    ['/', 200],
+    ['/?days=30&show=problems', 200],
+    [job, 200],
+    ...(deep ? [[deep, 200]] : []),
+    ['/fleet', 200],
+    ['/triage', 200],
+    ['/log', 200],
+    ['/simulate', 200],
+    ['/timeline', 200],
+    ['/no-such-page', 404],
+  ];
+}
+
+/** One line per element: where, what, and axe's summary of how to fix it. */
+function describe(v) {
+  const nodes = v.nodes.map((n) => {
+    const summary = (n.failureSummary ?? '').split('\n').map((l) => l.trim()).filter(Boolean).join(' / ');
+    return `      ${n.target.join(' ')}\n        ${n.html.replace(/\s+/g, ' ').slice(0, 200)}\n        ${summary}`;
+  });
+  return `  [${v.impact}] ${v.id}: ${v.help} (${v.nodes.length} element${v.nodes.length === 1 ? '' : 's'})\n    ${v.helpUrl}\n${nodes.join('\n')}`;
+}
+
+function writeReport() {
+  const lines = ['page\ttheme\trule\timpact\telements'];
+  for (const f of findings) lines.push(`${f.page}\t${f.theme}\t${f.rule}\t${f.impact}\t${f.nodes}`);
+  fs.writeFileSync(path.join(RESULTS_DIR, 'a11y.txt'), `${lines.join('\n')}\n`);
+}
+
+test('axe finds no serious or critical violation on any page, light or dark', async (t) => {
+  const routes = await pages();
+  for (const theme of THEMES) {
+    const context = await themed(theme);
+    for (const [url, status] of routes) {
+      await t.test(`${url} (${theme})`, async () => {
+        const page = await context.newPage();
+        const res = await page.goto(`${base}${url}`);
+        assert.equal(res.status(), status, url);
+        await page.locator('body[data-hydrated="true"]').waitFor();
+        assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), theme, 'the theme cookie holds');
+        // What a reader can open, axe checks too.
+        await page.evaluate(() => document.querySelectorAll('details').forEach((d) => { d.open = true; }));
+        await page.evaluate(AXE_SOURCE);
+        const result = await page.evaluate(() => window.axe.run(document, {
+          resultTypes: ['violations'],
+          runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] },
+        }));
+        for (const v of result.violations) {
+          findings.push({ page: url, theme, rule: v.id, impact: v.impact, nodes: v.nodes.length });
+        }
+        const bad = result.violations.filter((v) => FAILING.includes(v.impact));
+        await page.close();
+        assert.ok(bad.length === 0,
+          `${bad.length} serious or critical violation(s) on ${url} (${theme} theme):\n${bad.map(describe).join('\n')}`);
+      });
+    }
+    await context.close();
+  }
+});

@@ -734,6 +734,8 @@ pub fn service_broker(now: DateTime<Utc>) -> Vec<Table> {
             }),
         ]);
     }
+    // The design's `CreatedOn` and `ErrorDate` default to GETUTCDATE(): here nothing defaults
+    // to the clock (the file depends on `now` and the seed only).
     vec![
         Table {
             name: "JobSchedules",
@@ -757,7 +759,7 @@ pub fn service_broker(now: DateTime<Utc>) -> Vec<Table> {
             create: "CREATE TABLE ScheduledJobs (ID INTEGER PRIMARY KEY, JobScheduleId INT NOT NULL, \
                      ConversationHandle UNIQUEIDENTIFIER NULL, JobName NVARCHAR(256) NOT NULL DEFAULT (''), \
                      ValidFrom DATETIME NOT NULL, LastRunOn DATETIME, NextRunOn DATETIME, \
-                     IsEnabled BIT NOT NULL DEFAULT (0), CreatedOn DATETIME NOT NULL DEFAULT (CURRENT_TIMESTAMP))",
+                     IsEnabled BIT NOT NULL DEFAULT (0), CreatedOn DATETIME NULL)",
             columns: &["ID", "JobScheduleId", "JobName", "ValidFrom", "LastRunOn", "NextRunOn", "IsEnabled"],
             rows: jobs,
         },
@@ -767,7 +769,7 @@ pub fn service_broker(now: DateTime<Utc>) -> Vec<Table> {
                      StepName NVARCHAR(256) NOT NULL DEFAULT (''), SqlToRun NVARCHAR NOT NULL, \
                      RetryOnFail BIT NOT NULL DEFAULT (0), RetryOnFailTimes INT NOT NULL DEFAULT (0), \
                      DurationInSeconds DECIMAL(14,4) DEFAULT (0), \
-                     CreatedOn DATETIME NOT NULL DEFAULT (CURRENT_TIMESTAMP), LastExecutedOn DATETIME)",
+                     CreatedOn DATETIME NULL, LastExecutedOn DATETIME)",
             columns: &[
                 "ID",
                 "ScheduledJobId",
@@ -784,7 +786,7 @@ pub fn service_broker(now: DateTime<Utc>) -> Vec<Table> {
             name: "SchedulingErrors",
             create: "CREATE TABLE SchedulingErrors (Id INTEGER PRIMARY KEY, ScheduledJobId INT, \
                      ScheduledJobStepId INT, ErrorLine INT, ErrorNumber INT, ErrorMessage NVARCHAR, ErrorSeverity INT, \
-                     ErrorState INT, ErrorDate DATETIME NOT NULL DEFAULT (CURRENT_TIMESTAMP))",
+                     ErrorState INT, ErrorDate DATETIME NOT NULL)",
             columns: &[
                 "Id",
                 "ScheduledJobId",

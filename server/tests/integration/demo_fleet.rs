@@ -1,0 +1,233 @@
+//! The built-in demo as a fleet, through the JSON API: `write_demo` writes every instance's
+//! file for a fixed "now", the fleet file [`demo::fleet`] describes is served as of that "now"
+//! (as `sundial serve` serves it), and every instance answers, the unreachable one as
+//! unreachable, with each planted trouble where a user would look for it.
+use crate::support::t;
+use crate::support::web::{self, api};
+use chrono::{DateTime, Duration, Utc};
+use serde_json::Value;
+use server::demo::{self, eu, tables};
+use std::path::{Path, PathBuf};
+
+const NOW: &str = "2026-11-22T12:00:00Z";
+
+async fn written(dir: &Path) -> PathBuf {
+    std::fs::create_dir_all(dir).unwrap();
+    let path = dir.join("demo.sqlite");
+    let started = std::time::Instant::now();
+    let summary = demo::write_demo(&path, t(NOW), 42).await.expect("the demo fleet is written");
+    eprintln!("{summary} ({} ms)", started.elapsed().as_millis());
+    path
+}
+
+fn at(v: &Value) -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339(v.as_str().unwrap_or_else(|| panic!("an instant: {v}"))).unwrap().to_utc()
+}
+
+fn enc(s: &str) -> String {
+    s.replace(' ', "%20")
+}
+
+/// The jobs of `instance` over the `days` before now, by name.
+async fn jobs(state: &server::http::AppState, instance: &str, days: i64) -> Vec<Value> {
+    let from = (t(NOW) - Duration::days(days)).format("%Y-%m-%dT%H:%M:%SZ");
+    let v = api(state, &format!("/api/instances/{instance}/jobs?from={from}&to={NOW}")).await;
+    v["jobs"].as_array().unwrap_or_else(|| panic!("{instance}: {v}")).clone()
+}
+
+fn named<'a>(jobs: &'a [Value], name: &str) -> &'a Value {
+    jobs.iter().find(|j| j["name"] == name).unwrap_or_else(|| panic!("{name} in {jobs:?}"))
+}
+
+fn count(job: &Value, what: &str) -> u64 {
+    job["counts"][what].as_u64().unwrap_or_else(|| panic!("counts.{what} of {job}"))
+}
+
+/// The timeline of one job over the day before now.
+async fn timeline(state: &server::http::AppState, instance: &str, job: &Value) -> Value {
+    let id = job["id"].as_str().unwrap();
+    let from = (t(NOW) - Duration::days(1)).format("%Y-%m-%dT%H:%M:%SZ");
+    api(state, &format!("/api/instances/{instance}/jobs/{}/timeline?from={from}", enc(id))).await
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_demo_fleet_serves_every_instance_with_its_planted_trouble() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = written(dir.path()).await;
+    let toml = std::fs::read_to_string(demo::fleet_file_of(&path)).expect("the fleet file is written beside");
+    assert_eq!(demo::fleet(&path).expect("the demo's configuration").instances.len(), demo::FLEET.len());
+    let state = web::fleet_as_of(&toml, t(NOW)).await;
+
+    // Every instance, in order; the one whose file was never copied unreachable, saying why.
+    let v = api(&state, "/api/instances").await;
+    let instances = v["instances"].as_array().unwrap();
+    let names: Vec<&str> = instances.iter().filter_map(|i| i["name"].as_str()).collect();
+    assert_eq!(names, demo::FLEET, "{v}");
+    for i in instances {
+        let name = i["name"].as_str().unwrap();
+        if name == demo::UNREACHABLE {
+            assert_eq!(i["state"], "Unreachable", "{i}");
+            assert!(i["error"].as_str().is_some_and(|e| e.contains("cannot open")), "{i}");
+        } else {
+            assert_eq!(i["state"], "Ok", "{i}");
+            assert!(i["jobs"].as_u64().is_some_and(|n| n >= 3), "{i}");
+        }
+    }
+    let zone = |name: &str| instances.iter().find(|i| i["name"] == name).unwrap()["time_zone"].clone();
+    assert_eq!(zone(demo::INSTANCE), "America/New_York");
+    assert_eq!(zone(eu::INSTANCE), "Europe/London");
+    assert_eq!(zone(demo::PG_CRON_INSTANCE), tables::PG_CRON_ZONE);
+
+    // SQLPROD01 as it always was.
+    assert_eq!(jobs(&state, demo::INSTANCE, 7).await.len(), 41);
+
+    // SQLEU01: the Agent started nothing since 05:40 UTC while runs were due (missed, by the
+    // zombie), and nothing is in progress.
+    let eu_jobs = jobs(&state, eu::INSTANCE, 1).await;
+    let log_backups = named(&eu_jobs, "DatabaseBackup - USER_DATABASES - LOG");
+    let since = eu::zombie_since(t(NOW));
+    let tl = timeline(&state, eu::INSTANCE, log_backups).await;
+    let zombie_misses: Vec<&Value> = tl["occurrences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| at(&o["expected_at"]) >= since && at(&o["expected_at"]) < t(NOW))
+        .collect();
+    assert_eq!(zombie_misses.len(), 25, "every quarter hour from 05:45 since {since}");
+    assert!(zombie_misses.iter().all(|o| o["outcome"] == "missed"), "{zombie_misses:?}");
+    assert!(
+        zombie_misses.iter().all(|o| o["cause"] == "scheduler_zombie"),
+        "missed because the Agent started nothing: {zombie_misses:?}"
+    );
+    // A job that has not succeeded in days: its last four runs failed, in its load step.
+    let week = jobs(&state, eu::INSTANCE, 7).await;
+    let ledger = named(&week, eu::NO_SUCCESS_JOB);
+    assert_eq!((count(ledger, "failed"), count(ledger, "succeeded")), (4, 3), "{ledger}");
+    // The failing job's last run failed in its named step.
+    let crm = named(&week, eu::FAILED_STEP_JOB);
+    let tl = timeline(&state, eu::INSTANCE, crm).await;
+    let last = tl["runs"].as_array().unwrap().last().expect("a run").clone();
+    assert_eq!(last["outcome"], "failed", "{last}");
+    assert!(last["message"].as_str().unwrap().contains(eu::FAILED_STEP), "{last}");
+    // A run that overran: the Agent skipped the two slots after it.
+    assert_eq!(count(named(&week, eu::OVERRUN_JOB), "skipped"), 2);
+    // The poller msdb purged: its older runs are unknown, never missed.
+    let poller = named(&week, eu::TRIMMED_POLLER);
+    assert!(count(poller, "unknown") > 1000, "{poller}");
+    assert_eq!(count(poller, "runs"), 100, "{poller}");
+
+    // pg_cron read from its file, a month of runs in its zone.
+    let pg = jobs(&state, demo::PG_CRON_INSTANCE, 30).await;
+    assert_eq!(pg.len(), 5);
+    let refresh = named(&pg, "refresh-sales-mv");
+    assert!(count(refresh, "runs") > 2800 && count(refresh, "missed") == 0, "{refresh}");
+    assert_eq!(named(&pg, "nightly-vacuum")["next_run"], "2026-11-23T01:30:00Z", "02:30 in Berlin");
+
+    // MariaDB's event scheduler is OFF: said on the instance, and its events missed since.
+    let events = jobs(&state, demo::EVENTS_INSTANCE, 30).await;
+    let carts = named(&events, "shop.purge_abandoned_carts");
+    assert_eq!(count(carts, "missed"), tables::EVENTS_STOPPED_HOURS as u64, "{carts}");
+    assert!(count(carts, "on_time") > 700 && count(carts, "unknown") == 0, "a month of samples: {carts}");
+    let triage = api(&state, "/api/triage").await;
+    let problems = triage["problems"].as_array().unwrap();
+    let has = |kind: &str, instance: &str| problems.iter().any(|p| p["kind"] == kind && p["instance"] == instance);
+    assert!(has("scheduler_stopped", demo::EVENTS_INSTANCE), "{triage}");
+    assert!(has("zombie", eu::INSTANCE), "{triage}");
+    assert!(has("unreachable", demo::UNREACHABLE), "{triage}");
+
+    // The worker role's export runs now, three times as long as usual.
+    let worker = jobs(&state, demo::JOBACTIVITY_INSTANCE, 30).await;
+    let export = named(&worker, tables::RUNNING_LONG_JOB);
+    assert_eq!(count(export, "in_progress"), 1, "{export}");
+    let tl = timeline(&state, demo::JOBACTIVITY_INSTANCE, export).await;
+    let runs = tl["runs"].as_array().unwrap();
+    let now_run = runs.last().unwrap();
+    assert_eq!(now_run["outcome"], "in_progress", "{now_run}");
+    let elapsed = (t(NOW) - at(&now_run["started_at"])).num_seconds();
+    let mut usual: Vec<i64> = runs.iter().filter_map(|r| r["duration_secs"].as_i64()).collect();
+    usual.pop();
+    usual.sort_unstable();
+    let p50 = usual[usual.len() / 2];
+    assert!((2.7..3.3).contains(&(elapsed as f64 / p50 as f64)), "{elapsed} s against a usual {p50} s");
+    assert!(has("running_long", demo::JOBACTIVITY_INSTANCE), "{triage}");
+    assert_eq!(count(named(&worker, "NightlyInvoiceRun"), "crashed"), 1);
+
+    // The runner's sync was restarted 12 days ago: what came before is unknown.
+    let runner = jobs(&state, demo::JOB_TABLE_INSTANCE, 30).await;
+    let prices = named(&runner, "etl.sync_prices");
+    assert!(count(prices, "unknown") > 0 && count(prices, "missed") == 0, "{prices}");
+    assert!(count(named(&runner, "etl.load_orders"), "runs") > 2800);
+
+    // Service Broker: the timer that disagrees with the schedule, and the purge that failed in
+    // a named step (the scheduler stopped it).
+    let broker = jobs(&state, demo::SERVICE_BROKER_INSTANCE, 7).await;
+    let rates = timeline(&state, demo::SERVICE_BROKER_INSTANCE, named(&broker, tables::DISAGREEING_JOB)).await;
+    assert!(
+        rates["diagnostics"].as_array().unwrap().iter().any(|d| d["field"] == "NextRunOn"),
+        "{}",
+        rates["diagnostics"]
+    );
+    assert!(has("next_run_disagrees", demo::SERVICE_BROKER_INSTANCE), "{triage}");
+    let purge = timeline(&state, demo::SERVICE_BROKER_INSTANCE, named(&broker, tables::FAILED_BROKER_JOB)).await;
+    let failed = purge["runs"].as_array().unwrap().last().unwrap();
+    assert_eq!(failed["outcome"], "failed", "{failed}");
+    assert!(failed["message"].as_str().unwrap().contains(tables::FAILED_BROKER_STEP), "{failed}");
+
+    // Primentra: a month of nightly batches, one failed.
+    let primentra = jobs(&state, demo::PRIMENTRA_INSTANCE, 30).await;
+    let orders = named(&primentra, "Orders");
+    assert_eq!((count(orders, "runs"), count(orders, "failed")), (30, 1), "{orders}");
+}
+
+#[tokio::test]
+async fn the_demo_fleet_is_reproducible_and_its_sources_only_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = written(&dir.path().join("a")).await;
+    let b = written(&dir.path().join("b")).await;
+    for name in demo::FLEET.iter().filter(|n| **n != demo::INSTANCE && **n != demo::UNREACHABLE) {
+        let (fa, fb) = (demo::file_of(&a, name), demo::file_of(&b, name));
+        assert_eq!(dump(&fa).await, dump(&fb).await, "{name}: the same now and seed, the same file");
+    }
+    assert!(!demo::file_of(&a, demo::UNREACHABLE).exists(), "the unreachable instance has no file");
+    // Another seed, another history.
+    let c = dir.path().join("c").join("demo.sqlite");
+    std::fs::create_dir_all(c.parent().unwrap()).unwrap();
+    demo::write_demo(&c, t(NOW), 7).await.unwrap();
+    assert_ne!(dump(&demo::file_of(&a, eu::INSTANCE)).await, dump(&demo::file_of(&c, eu::INSTANCE)).await);
+
+    // The files are opened read-only by the sources: a write through such a pool fails.
+    let pool = server::sources::connect::sqlite(&demo::file_of(&a, demo::PG_CRON_INSTANCE)).await.unwrap();
+    let err = sqlx::query("DELETE FROM job_run_details").execute(&pool).await.expect_err("read-only");
+    assert!(err.to_string().to_lowercase().contains("readonly"), "{err}");
+}
+
+/// Every row of every table of a SQLite file, in order, as text.
+async fn dump(path: &Path) -> Vec<String> {
+    use sqlx::Row;
+    let pool = server::sources::connect::sqlite(path).await.unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let names: Vec<String> = sqlx::query_scalar("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        .fetch_all(&pool)
+        .await
+        .unwrap();
+    let mut out = Vec::new();
+    for name in names {
+        let rows = sqlx::query(sqlx::AssertSqlSafe(format!("SELECT * FROM \"{name}\" ORDER BY rowid")))
+            .fetch_all(&pool)
+            .await
+            .unwrap();
+        for r in rows {
+            let cells: Vec<String> = (0..r.len())
+                .map(|i| {
+                    r.try_get::<Option<String>, _>(i)
+                        .ok()
+                        .flatten()
+                        .or_else(|| r.try_get::<Option<i64>, _>(i).ok().flatten().map(|v| v.to_string()))
+                        .unwrap_or_default()
+                })
+                .collect();
+            out.push(format!("{name}: {}", cells.join("|")));
+        }
+    }
+    pool.close().await;
+    out
+}

@@ -15,7 +15,6 @@ mod cli_dialects;
 mod config;
 mod demo;
 mod demo_fleet;
-mod demo_fleet;
 mod fleet_faults;
 mod http;
 mod log_fleet;

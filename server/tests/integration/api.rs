@@ -158,7 +158,7 @@ async fn the_api_answers_for_any_window_and_any_moment() {
     let mut small: Vec<Value> = Vec::new();
     let mut cursor = String::new();
     for _ in 0..3 {
-        let v = ok(&state, &format!("/api/log?limit=50{cursor}")).await;
+        let v = ok(&state, &format!("/api/log?instance=SQLPROD01&limit=50{cursor}")).await;
         small.extend(v["events"].as_array().unwrap().iter().cloned());
         cursor = format!("&cursor={}", v["next_cursor"].as_str().expect("more pages"));
     }

@@ -121,13 +121,16 @@ fn history(now: DateTime<Utc>) -> Window {
 // -------------------------------------------------------------------------------------------
 // pg_cron
 
+/// One pg_cron job of the demo: (jobid, name, schedule, command, seconds a run takes, failure
+/// rate, failure message, success message).
+type PgJob = (i64, &'static str, &'static str, &'static str, (i64, i64), f64, &'static str, &'static str);
+
 /// pg_cron: `cron.job`, a month of `cron.job_run_details` (older rows purged by its own job),
 /// and `pg_settings`.
 pub fn pg_cron(now: DateTime<Utc>, seed: u64) -> Vec<Table> {
     let mut rng = SmallRng::seed_from_u64(seed ^ 0x0070_C407);
     let tz: Tz = PG_CRON_ZONE.parse().expect("an IANA zone");
-    // (jobid, name, schedule, command, seconds, failure rate, failure message, success message)
-    let jobs: [(i64, &str, &str, &str, (i64, i64), f64, &str, &str); 5] = [
+    let jobs: [PgJob; 5] = [
         (
             1,
             "refresh-sales-mv",
@@ -398,6 +401,9 @@ pub fn mysql_events(now: DateTime<Utc>) -> (Vec<Table>, Vec<EventSamples>) {
 // -------------------------------------------------------------------------------------------
 // The worker role's jobactivity
 
+/// One `jobactivity` row: the job, its start, its stop (none: still going, or crashed).
+type WorkerRun = (&'static str, DateTime<Utc>, Option<DateTime<Utc>>);
+
 /// The worker role's `jobactivity` table (UTC): a month of runs of its three jobs; one run of
 /// [`RUNNING_LONG_JOB`] going right now for three times its usual time, one nightly run that
 /// crashed (never stopped) nine days ago.
@@ -410,7 +416,7 @@ pub fn jobactivity(now: DateTime<Utc>, seed: u64) -> Vec<Table> {
     let current = slots.last().copied().unwrap_or(now);
     let started = current + Duration::seconds(4);
     let usual = ((now - started).num_seconds() / 3).max(20);
-    let mut runs: Vec<(&str, DateTime<Utc>, Option<DateTime<Utc>>)> = Vec::new();
+    let mut runs: Vec<WorkerRun> = Vec::new();
     for at in slots {
         let start = at + Duration::seconds(rng.random_range(2..9));
         if at == current {
@@ -806,13 +812,16 @@ pub fn service_broker(now: DateTime<Utc>) -> Vec<Table> {
 // -------------------------------------------------------------------------------------------
 // Primentra
 
+/// One `SchedulerLog` row: (EventTime, EntityId, EventType, TriggerSource, Message, RowsQueued,
+/// DurationMs, BatchId).
+type LogLine = (DateTime<Utc>, i64, &'static str, Option<&'static str>, String, Option<i64>, Option<i64>, Option<i64>);
+
 /// Primentra's tables (UTC): Orders nightly at 02:00 (a month of batches, one failed), Customers
 /// every 60 minutes, Products by hand.
 pub fn primentra(now: DateTime<Utc>, seed: u64) -> Vec<Table> {
     let mut rng = SmallRng::seed_from_u64(seed ^ 0x0091_3E47);
     let t = |x: DateTime<Utc>| Val::from(text_time(x.naive_utc()));
-    let mut log: Vec<(DateTime<Utc>, i64, &str, Option<&str>, String, Option<i64>, Option<i64>, Option<i64>)> =
-        Vec::new();
+    let mut log: Vec<LogLine> = Vec::new();
     let mut batch = 1000;
     let failed_night = (now - Duration::days(8)).date_naive();
     let mut last_orders = None;

@@ -139,7 +139,7 @@ fn zone_of(vars: &Variables, over: Option<Tz>, notes: &mut Vec<Diagnostic>) -> T
     if !scheduler.eq_ignore_ascii_case("ON") {
         notes.push(Diagnostic::warning(
             "event_scheduler",
-            &scheduler,
+            scheduler,
             "the event scheduler is not running on this server: no event fires until it is ON",
         ));
     }

@@ -270,7 +270,8 @@ pub struct InstanceConfig {
     pub port: Option<u16>,
     pub database: Option<String>,
     pub user: Option<String>,
-    /// A SQLite file (sqlite_demo, or a home-grown scheduler's tables in SQLite).
+    /// A SQLite file (sqlite_demo; a home-grown scheduler's tables in SQLite; pg_cron's or the
+    /// MySQL event scheduler's tables in a file, as the built-in demo has them).
     pub path: Option<PathBuf>,
     pub secret: SecretSource,
     /// Overrides the zone the instance reports.

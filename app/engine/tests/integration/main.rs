@@ -9,6 +9,7 @@ mod agent_props;
 mod cron_croniter;
 mod dialect_cases;
 mod dialect_props;
+mod durations;
 mod edit_cases;
 mod fleet;
 mod reconcile_cases;

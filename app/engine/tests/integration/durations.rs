@@ -1,0 +1,313 @@
+//! Duration statistics and flags: the data-driven cases of `tests/cases/durations/*.toml` and
+//! properties on arbitrary runs (proptest).
+//!
+//! A `[[case]]` checks `stats`/`by_weekday` over `runs`, or `flag` of one `run` against given
+//! `stats`:
+//!
+//! ```toml
+//! [[case]]
+//! name = "a run longer than p95 x 1.5 is long"
+//! zone = "Europe/Berlin"      # for weekdays; default UTC
+//! runs = [{ secs = 60, outcome = "succeeded", start = "2024-01-01T02:00:00Z" }]
+//! stats = { count = 20, p50 = 600, p95 = 1000, max = 1400 }   # for `flag`
+//! flags = { long_factor = 1.5, short_factor = 0.25, min_samples = 5 }  # default DurationFlags
+//! run = { secs = 1501 }
+//! [case.expect]
+//! stats = { count = 1, p50 = 60, p95 = 60, max = 60 }   # or "none"
+//! weekdays = ["1:60:60:60", "none", …]                  # Monday first, COUNT:P50:P95:MAX
+//! flag = "long:1000"                                     # "long:P95", "short:P50" or "none"
+//! ```
+//!
+//! `outcome` is one of succeeded, failed, retry, canceled, in_progress, crashed, abandoned,
+//! unknown (default succeeded); `start` defaults to 02:00 UTC on consecutive days from Monday
+//! 2024-01-01.
+use crate::support::cases::{self, CaseFile};
+use crate::support::cases_root;
+use chrono::{DateTime, TimeDelta, Utc};
+use proptest::prelude::*;
+use serde::Deserialize;
+use sundial_engine::durations::{self, DurationFlag, DurationFlags, DurationStats};
+use sundial_engine::{Run, RunOutcome, Trigger, Zone};
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    case: Vec<Case>,
+}
+
+impl CaseFile for File {
+    fn len(&self) -> usize {
+        self.case.len()
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Case {
+    name: String,
+    #[serde(default)]
+    zone: Option<String>,
+    #[serde(default)]
+    runs: Vec<RunSpec>,
+    #[serde(default)]
+    stats: Option<StatsSpec>,
+    #[serde(default)]
+    flags: Option<FlagsSpec>,
+    #[serde(default)]
+    run: Option<RunSpec>,
+    expect: Expect,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RunSpec {
+    secs: i64,
+    #[serde(default)]
+    outcome: Option<String>,
+    #[serde(default)]
+    start: Option<String>,
+}
+
+#[derive(Deserialize, Clone, Copy)]
+#[serde(deny_unknown_fields)]
+struct StatsSpec {
+    count: usize,
+    p50: i64,
+    p95: i64,
+    max: i64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FlagsSpec {
+    long_factor: f64,
+    short_factor: f64,
+    min_samples: usize,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum StatsExpect {
+    None(String),
+    Some(StatsSpec),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Expect {
+    #[serde(default)]
+    stats: Option<StatsExpect>,
+    #[serde(default)]
+    weekdays: Option<Vec<String>>,
+    #[serde(default)]
+    flag: Option<String>,
+}
+
+fn monday() -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339("2024-01-01T02:00:00Z").map(|t| t.to_utc()).unwrap_or_default()
+}
+
+fn outcome(name: &str) -> Result<RunOutcome, String> {
+    Ok(match name {
+        "succeeded" => RunOutcome::Succeeded,
+        "failed" => RunOutcome::Failed,
+        "retry" => RunOutcome::Retry,
+        "canceled" => RunOutcome::Canceled,
+        "in_progress" => RunOutcome::InProgress,
+        "crashed" => RunOutcome::Crashed,
+        "abandoned" => RunOutcome::Abandoned,
+        "unknown" => RunOutcome::Unknown,
+        other => return Err(format!("unknown outcome {other:?}")),
+    })
+}
+
+fn run(spec: &RunSpec, i: usize) -> Result<Run, String> {
+    let start = match &spec.start {
+        Some(s) => DateTime::parse_from_rfc3339(s).map_err(|e| format!("start {s:?}: {e}"))?.to_utc(),
+        None => monday() + TimeDelta::days(i as i64),
+    };
+    Ok(Run {
+        start,
+        duration_secs: spec.secs,
+        outcome: outcome(spec.outcome.as_deref().unwrap_or("succeeded"))?,
+        trigger: Trigger::Schedule(None),
+        message: String::new(),
+        steps: Vec::new(),
+    })
+}
+
+fn stats_text(s: Option<DurationStats>) -> String {
+    match s {
+        None => "none".into(),
+        Some(s) => format!("{}:{}:{}:{}", s.count, s.p50, s.p95, s.max),
+    }
+}
+
+fn flag_text(f: Option<DurationFlag>) -> String {
+    match f {
+        None => "none".into(),
+        Some(DurationFlag::Long { p95 }) => format!("long:{p95}"),
+        Some(DurationFlag::Short { p50 }) => format!("short:{p50}"),
+    }
+}
+
+/// What is wrong with one case; empty when it holds.
+fn check(case: &Case) -> Result<Vec<String>, String> {
+    let runs = case.runs.iter().enumerate().map(|(i, r)| run(r, i)).collect::<Result<Vec<_>, _>>()?;
+    let mut wrong = Vec::new();
+    let mut checked = 0;
+    if let Some(want) = &case.expect.stats {
+        checked += 1;
+        let want = match want {
+            StatsExpect::None(s) if s == "none" => "none".to_string(),
+            StatsExpect::None(s) => return Err(format!("stats: {s:?} is neither \"none\" nor a table")),
+            StatsExpect::Some(s) => format!("{}:{}:{}:{}", s.count, s.p50, s.p95, s.max),
+        };
+        let got = stats_text(durations::stats(&runs));
+        if got != want {
+            wrong.push(format!("stats: want {want}, got {got}"));
+        }
+    }
+    if let Some(want) = &case.expect.weekdays {
+        checked += 1;
+        let name = case.zone.as_deref().unwrap_or("UTC");
+        let zone = Zone::from_name(name).ok_or_else(|| format!("unknown zone {name:?}"))?;
+        let got: Vec<String> = durations::by_weekday(&runs, zone).into_iter().map(stats_text).collect();
+        if &got != want {
+            wrong.push(format!("weekdays: want {want:?}, got {got:?}"));
+        }
+    }
+    if let Some(want) = &case.expect.flag {
+        checked += 1;
+        let s = case.stats.ok_or("flag needs `stats`")?;
+        let stats = DurationStats { count: s.count, p50: s.p50, p95: s.p95, max: s.max };
+        let flags = match &case.flags {
+            Some(f) => DurationFlags {
+                long_factor: f.long_factor,
+                short_factor: f.short_factor,
+                min_samples: f.min_samples,
+                ..DurationFlags::default()
+            },
+            None => DurationFlags::default(),
+        };
+        let r = run(case.run.as_ref().ok_or("flag needs `run`")?, 0)?;
+        let got = flag_text(durations::flag(&r, &stats, &flags));
+        if &got != want {
+            wrong.push(format!("flag: want {want}, got {got}"));
+        }
+    }
+    if checked == 0 {
+        return Err("checks nothing".into());
+    }
+    Ok(wrong)
+}
+
+#[test]
+fn duration_cases() {
+    let (files, mut failures) = cases::load_dir::<File>(&cases_root().join("durations"));
+    let mut count = 0;
+    for (file, f) in &files {
+        for case in &f.case {
+            count += 1;
+            match check(case) {
+                Ok(wrong) => failures.extend(wrong.into_iter().map(|w| format!("{file}: {}: {w}", case.name))),
+                Err(e) => failures.push(format!("{file}: {}: {e}", case.name)),
+            }
+        }
+    }
+    assert!(count > 0, "no duration case ran");
+    assert!(failures.is_empty(), "{} failing:\n{}", failures.len(), failures.join("\n"));
+}
+
+fn any_outcome() -> impl Strategy<Value = RunOutcome> {
+    prop_oneof![
+        6 => Just(RunOutcome::Succeeded),
+        1 => Just(RunOutcome::Failed),
+        1 => Just(RunOutcome::Retry),
+        1 => Just(RunOutcome::Canceled),
+        1 => Just(RunOutcome::InProgress),
+        1 => Just(RunOutcome::Crashed),
+        1 => Just(RunOutcome::Abandoned),
+        1 => Just(RunOutcome::Unknown),
+    ]
+}
+
+fn any_run() -> impl Strategy<Value = Run> {
+    (-400_000i64..400_000, prop_oneof![8 => -10i64..100_000, 1 => Just(i64::MAX), 1 => Just(i64::MIN)], any_outcome())
+        .prop_map(|(offset, secs, outcome)| Run {
+            start: monday() + TimeDelta::seconds(offset),
+            duration_secs: secs,
+            outcome,
+            trigger: Trigger::Schedule(None),
+            message: String::new(),
+            steps: Vec::new(),
+        })
+}
+
+fn any_flags() -> impl Strategy<Value = DurationFlags> {
+    (0.0f64..4.0, 0.0f64..1.0, 0usize..12, 0i64..600).prop_map(|(long, short, min, short_min)| DurationFlags {
+        long_factor: long,
+        short_factor: short,
+        min_samples: min,
+        short_min_secs: short_min,
+    })
+}
+
+proptest! {
+    #[test]
+    fn percentiles_are_ordered_and_happened(runs in proptest::collection::vec(any_run(), 0..60)) {
+        match durations::stats(&runs) {
+            None => prop_assert!(runs.iter().all(|r| !matches!(
+                r.outcome,
+                RunOutcome::Succeeded | RunOutcome::Failed | RunOutcome::Retry | RunOutcome::Canceled
+            ))),
+            Some(s) => {
+                prop_assert!(s.count > 0 && s.count <= runs.len());
+                prop_assert!(0 <= s.p50 && s.p50 <= s.p95 && s.p95 <= s.max, "{s:?}");
+                // Nearest rank: each is a duration that happened.
+                for p in [s.p50, s.p95, s.max] {
+                    prop_assert!(runs.iter().any(|r| r.duration_secs.max(0) == p), "{p} in {s:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn weekdays_partition_the_completed_runs(runs in proptest::collection::vec(any_run(), 0..60)) {
+        let zone = Zone::from_name("America/New_York").unwrap_or(Zone::UTC);
+        let days = durations::by_weekday(&runs, zone);
+        let total: usize = days.iter().flatten().map(|s| s.count).sum();
+        prop_assert_eq!(total, durations::stats(&runs).map_or(0, |s| s.count));
+        let max = durations::stats(&runs).map(|s| s.max);
+        for s in days.iter().flatten() {
+            prop_assert!(s.p50 <= s.p95 && s.p95 <= s.max);
+            prop_assert!(Some(s.max) <= max);
+        }
+    }
+
+    #[test]
+    fn flags_never_fire_below_min_samples(
+        runs in proptest::collection::vec(any_run(), 0..40),
+        run in any_run(),
+        flags in any_flags(),
+    ) {
+        if let Some(stats) = durations::stats(&runs) {
+            let flag = durations::flag(&run, &stats, &flags);
+            if stats.count < flags.min_samples {
+                prop_assert_eq!(flag, None);
+            }
+            match flag {
+                Some(DurationFlag::Long { p95 }) => {
+                    prop_assert_eq!(p95, stats.p95);
+                    prop_assert!(run.duration_secs > stats.p95);
+                }
+                Some(DurationFlag::Short { p50 }) => {
+                    prop_assert_eq!(p50, stats.p50);
+                    prop_assert_eq!(run.outcome, RunOutcome::Succeeded);
+                    prop_assert!(run.duration_secs < stats.p50);
+                }
+                None => {}
+            }
+        }
+    }
+}

@@ -368,7 +368,8 @@ fn job_problems(
                 Some(first_failure),
                 last.start,
                 format!(
-                    "{in_a_row} failures in a row since {}, {since_success}; the last, {}: {why}",
+                    "{} since {}, {since_success}; the last, {}: {why}",
+                    if in_a_row == 1 { "1 failure".to_owned() } else { format!("{in_a_row} failures in a row") },
                     utc(first_failure),
                     utc(last.start)
                 ),
@@ -379,7 +380,11 @@ fn job_problems(
                 ProblemKind::Failed,
                 Some(last.start),
                 last.start,
-                format!("the run of {} failed: {why} ({in_a_row} in a row; {since_success})", utc(last.start)),
+                format!(
+                    "the run of {} failed: {why} ({}{since_success})",
+                    utc(last.start),
+                    if in_a_row > 1 { format!("{in_a_row} in a row; ") } else { String::new() }
+                ),
                 in_a_row,
             );
         }

@@ -142,12 +142,16 @@ async fn mysql_with(options: MySqlConnectOptions, timeout: Duration) -> Result<M
         .map_err(|e| SourceError::connecting("MySQL/MariaDB", e, timeout))
 }
 
-/// A SQLite file opened read-only (`mode=ro`): it must exist.
+/// A SQLite file opened read-only (`mode=ro`): it must exist. The error names no path (pages
+/// show it): "the file `path` in the fleet file", and the log has the path.
 pub async fn sqlite(path: &Path) -> Result<SqlitePool, SourceError> {
     let options = SqliteConnectOptions::new().filename(path).read_only(true).create_if_missing(false);
-    SqlitePoolOptions::new().max_connections(4).connect_with(options).await.map_err(|e| SourceError::Unreachable {
-        server: "SQLite",
-        detail: format!("cannot open {}: {}", path.display(), kind(&e)),
+    SqlitePoolOptions::new().max_connections(4).connect_with(options).await.map_err(|e| {
+        tracing::warn!(path = %path.display(), error = %e, "cannot open a SQLite source");
+        SourceError::Unreachable {
+            server: "SQLite",
+            detail: format!("cannot open the file its `path` names in the fleet file: {}", kind(&e)),
+        }
     })
 }
 

@@ -28,6 +28,8 @@ pub const FUTURE_MS: i64 = 7 * DAY_MS;
 /// [`MERGE_PX`] of it are drawn as one stretch.
 pub const NOMINAL_PX: i64 = 1200;
 pub const MERGE_PX: i64 = 6;
+/// Runs of two jobs sharing at least this long are outlined as overlapping.
+pub const OVERLAP_MIN_MS: i64 = MINUTE_MS;
 /// One zoom step (a key press, a button): the span shrinks or grows by this factor.
 pub const ZOOM_STEP: f64 = 1.5;
 /// One pan step: this fraction of the span.
@@ -187,7 +189,8 @@ pub enum ItemKind {
 
 impl ItemKind {
     /// Routine items (on time, upcoming, succeeded scheduled runs) are many and quiet: drawn
-    /// together, without their own link or tooltip. Every other item is a problem or worth a
+    /// together (those overlapping another job's run outlined), without their own link or
+    /// tooltip. Every other item is a problem or worth a
     /// look (unknown, manual, failed, in progress…): drawn one by one, linked and titled.
     pub fn routine(self) -> bool {
         match self {
@@ -263,7 +266,7 @@ pub struct InstanceTimelineData {
     pub concurrency: Vec<Step>,
     /// The most runs going at once in `drawn`.
     pub peak: u32,
-    /// Runs in `drawn` that overlap a run of another job.
+    /// Runs in `drawn` that overlap a run of another job (by [`OVERLAP_MIN_MS`] or more).
     pub overlapping: usize,
     pub ticks: Vec<Tick>,
     /// The zone the ticks are labelled in.
@@ -385,8 +388,9 @@ mod layout {
     }
 
     /// For each job and each of its runs (parallel to `runs`), the other jobs whose runs it
-    /// overlaps: intervals `[start, end)` that share time, runs of no duration overlapping
-    /// nothing. One sweep in start order over every run of the instance.
+    /// overlaps: intervals `[start, end)` that share at least [`OVERLAP_MIN_MS`] (runs that
+    /// merely start in the same minute are the concurrency strip's, not outlined). One sweep
+    /// in start order over every run of the instance.
     pub fn overlaps(runs: &[Vec<(usize, &Run)>]) -> Vec<Vec<BTreeSet<usize>>> {
         let mut out: Vec<Vec<BTreeSet<usize>>> = runs.iter().map(|r| vec![BTreeSet::new(); r.len()]).collect();
         let mut all: Vec<(i64, i64, usize, usize)> = runs
@@ -403,8 +407,8 @@ mod layout {
         let mut going: Vec<(i64, usize, usize)> = Vec::new();
         for (start, end, j, k) in all {
             going.retain(|(e, _, _)| *e > start);
-            for &(_, oj, ok) in &going {
-                if oj != j {
+            for &(other_end, oj, ok) in &going {
+                if oj != j && other_end.min(end) - start >= OVERLAP_MIN_MS {
                     out[j][k].insert(oj);
                     out[oj][ok].insert(j);
                 }
@@ -641,7 +645,7 @@ mod layout {
             });
         }
         for (item, why) in out.iter_mut().zip(whys) {
-            if item.kind.routine() && !item.overlap {
+            if item.kind.routine() {
                 continue;
             }
             let what = label(item.kind);
@@ -1025,6 +1029,16 @@ mod layout_tests {
         assert_eq!(d.overlapping, 0, "{:?}", d.rows);
         assert!(d.rows.iter().flat_map(|r| &r.items).all(|i| !i.overlap));
         assert_eq!(d.peak, 2, "a's two runs overlap each other (one job: not an overlap between jobs)");
+        // Sharing 30 seconds: the strip counts them, no outline.
+        let r = report(
+            vec![
+                job("a", vec![run("2025-11-22T01:00:00Z", 60, RunOutcome::Succeeded)], vec![]),
+                job("b", vec![run("2025-11-22T01:00:30Z", 60, RunOutcome::Succeeded)], vec![]),
+            ],
+            "2025-11-22T12:00:00Z",
+        );
+        let d = layout(&r, view("2025-11-22T00:00:00Z", "2025-11-22T06:00:00Z"), &Scheduler::SqlAgent, head(&r));
+        assert_eq!((d.overlapping, d.peak), (0, 2));
     }
 
     #[test]

@@ -10,9 +10,10 @@
 //! for it (a server function answering this same markup) and swaps it in. Without JavaScript
 //! the zoom and pan controls are links to the page at another view.
 //!
-//! Routine items (on-time and upcoming occurrences, succeeded scheduled runs) are drawn as one
-//! `<path>` per kind and row; every other item is its own `<a>` to the job at that moment,
-//! with a `<title>`. A click on a routine path opens the job at the moment under the pointer.
+//! Routine items (on-time and upcoming occurrences, succeeded scheduled runs, outlined where
+//! they overlap another job's run) are drawn as one `<path>` per kind and row; every other
+//! item is its own `<a>` to the job at that moment, with a `<title>`. A click on a routine
+//! path opens the job at the moment under the pointer.
 #[cfg(feature = "ssr")]
 pub use markup::chart_html;
 
@@ -306,23 +307,32 @@ mod markup {
             Some((_, p)) => p.push_str(&d),
             None => paths.push((class, d)),
         };
-        for it in row.items.iter().filter(|i| i.kind.routine() && !i.overlap) {
+        for it in row.items.iter().filter(|i| i.kind.routine()) {
             let (a, w) = (x(it.start_ms), (x(it.end_ms) - x(it.start_ms)).max(0));
             match it.kind {
                 ItemKind::Occurrence { mark } if it.count == 1 => {
                     add(format!("itl-k {}", mark.key()), format!("M{a} 2v8"))
                 }
                 ItemKind::Occurrence { mark } => add(format!("itl-s {}", mark.key()), format!("M{a} 3h{w}v6h-{w}z")),
-                ItemKind::Run { .. } => add(format!("itl-b {}", key(it.kind)), format!("M{a} 12h{w}v8h-{w}z")),
+                // Runs sharing time with another job's: outlined.
+                ItemKind::Run { .. } => {
+                    let ov = if it.overlap { " itl-ov" } else { "" };
+                    add(format!("itl-b {}{ov}", key(it.kind)), format!("M{a} 12h{w}v8h-{w}z"))
+                }
             }
         }
         for (class, d) in paths {
             let _ = write!(h, r#"<path class="{class} itl-r" d="{d}"/>"#);
         }
-        for it in row.items.iter().filter(|i| !i.kind.routine() || i.overlap) {
+        for it in row.items.iter().filter(|i| !i.kind.routine()) {
             item(h, row, it, instance, x);
         }
         h.push_str("</g>");
+    }
+
+    /// `data-count` for a stretch of several; nothing for one.
+    fn count_attr(n: usize) -> String {
+        if n > 1 { format!(r#" data-count="{n}""#) } else { String::new() }
     }
 
     /// An item of its own: a link to the job at its (first) moment, with its tooltip.
@@ -350,16 +360,16 @@ mod markup {
             ItemKind::Occurrence { .. } => {
                 let _ = write!(
                     h,
-                    r#"<rect class="itl-ms {k}" x="{a}" y="1" width="{w}" height="10" data-testid="{testid}" data-count="{}"/>"#,
-                    it.count
+                    r#"<rect class="itl-ms {k}" x="{a}" y="1" width="{w}" height="10" data-testid="{testid}"{}/>"#,
+                    count_attr(it.count)
                 );
             }
             ItemKind::Run { kind, .. } => {
                 let extra = if kind == RunKind::Scheduled { "" } else { " itl-extra" };
                 let _ = write!(
                     h,
-                    r#"<rect class="itl-b {k}{ov}{extra}" x="{a}" y="12" width="{w}" height="8" data-testid="{testid}" data-outcome="{k}" data-count="{}"{}/>"#,
-                    it.count,
+                    r#"<rect class="itl-b {k}{ov}{extra}" x="{a}" y="12" width="{w}" height="8" data-testid="{testid}"{}{}/>"#,
+                    count_attr(it.count),
                     if it.overlap { r#" data-overlap="true""# } else { "" }
                 );
             }
@@ -552,19 +562,22 @@ mod live {
         let mut st = shared.borrow_mut();
         st.frame = false;
         let v = st.view;
-        let span = v.span().max(1) as f64;
-        let x = (v.start - st.origin) as f64 / 1000.0;
+        let span = v.span().max(1);
+        // Whole seconds and hundredths of a percent: integer formatting only (float
+        // formatting would weigh kilobytes of WASM).
+        let x = (v.start - st.origin) / 1000;
         for (el, h) in &st.boxes {
-            let _ = el.set_attribute("viewBox", &format!("{x:.1} 0 {:.1} {h}", span / 1000.0));
+            let _ = el.set_attribute("viewBox", &format!("{x} 0 {} {h}", span / 1000));
         }
         for (el, ms, end) in &st.pins {
-            let p = (*ms - v.start) as f64 / span * 100.0;
+            let p = (*ms - v.start).saturating_mul(10_000) / span;
             let shown = match end {
                 Some(e) => *e > v.start && *ms < v.end,
-                None => (0.0..=100.0).contains(&p),
+                None => (0..=10_000).contains(&p),
             };
             if shown {
-                let _ = el.set_attribute("style", &format!("left:{:.2}%", p.max(0.0)));
+                let p = p.max(0);
+                let _ = el.set_attribute("style", &format!("left:{}.{:02}%", p / 100, p % 100));
                 let _ = el.remove_attribute("hidden");
             } else {
                 let _ = el.set_attribute("hidden", "");

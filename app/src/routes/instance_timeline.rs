@@ -69,7 +69,7 @@ fn InstanceTimelineView(data: api::instance_timeline::InstanceTimelineData) -> A
     let label = format!("Instance timeline of {}: {jobs} jobs", head.name);
     let days = head.days;
     let summary = format!(
-        "{jobs} jobs. Runs overlapping a run of another job: {}; up to {} runs at once.",
+        "{jobs} jobs. Runs sharing a minute or more with a run of another job: {}; up to {} runs at once.",
         api::count_text(data.overlapping),
         data.peak
     );
@@ -104,7 +104,7 @@ fn InstanceTimelineView(data: api::instance_timeline::InstanceTimelineData) -> A
             <InstanceChartLive/>
             <Legend scheduler=head.scheduler.clone()/>
             <ul class="legend itl-legend" aria-label="Legend of the instance timeline">
-                <li><span class="sw itl-sw-ov"></span>"Overlaps a run of another job (outlined)"</li>
+                <li><span class="sw itl-sw-ov"></span>"Shares a minute or more with a run of another job (outlined)"</li>
                 <li><span class="sw itl-sw-conc"></span>"Runs at once"</li>
                 <li><span class="sw itl-sw-over"></span>"Two or more at once"</li>
                 <li><span class="sw itl-sw-band"></span>"Many close together: one stretch (hover for how many)"</li>

@@ -45,14 +45,65 @@ pub async fn instance_log(instance: Option<String>, days: u32, query: LogQuery) 
 }
 
 /// One job's timeline over the `days`-long window ending at the instance's "now".
+///
+/// `at` (a deep link's moment, RFC 3339 as [`crate::components::job_at_href`] writes it) is
+/// marked; without `days` the window is the smallest of 1, 7 and 30 days that holds it (30
+/// days, saying so, when none does). An `at` that cannot be read is named in
+/// [`super::AtView::error`], over the `days` (or default) window: the page says so, it does not
+/// fail. The durations are flagged by the default [`crate::engine::durations::DurationFlags`].
 #[server(prefix = "/api/fn", endpoint = "job_timeline")]
-pub async fn job_timeline(instance: Option<String>, job_id: String, days: u32) -> Result<TimelineData, ApiError> {
-    let days = check_days(days)?;
-    let report = view::report(instance.as_deref(), days).await?;
+pub async fn job_timeline(
+    instance: Option<String>,
+    job_id: String,
+    days: Option<u32>,
+    at: Option<String>,
+) -> Result<TimelineData, ApiError> {
+    use crate::engine::durations::DurationFlags;
+    let asked = days.map(check_days).transpose()?;
+    let instance = instance.as_deref();
+    let raw = at.as_deref().map(str::trim).filter(|a| !a.is_empty());
+    let mut report = view::report(instance, asked.unwrap_or(super::DEFAULT_DAYS)).await?;
+    let mut days = asked.unwrap_or(super::DEFAULT_DAYS);
+    let mut moment = None;
+    let mut error = None;
+    let mut chosen = false;
+    if let Some(raw) = raw {
+        match view::parse_at(raw, report.tz) {
+            Err(e) => error = Some(e),
+            Ok(t) => {
+                moment = Some(t);
+                if asked.is_none() {
+                    // Reports are cached per read and window: asking for each costs one
+                    // computation per poll at most.
+                    let mut windows = Vec::new();
+                    for d in super::WINDOW_DAYS {
+                        let r = view::report(instance, d).await?;
+                        let holds = r.window.contains(t);
+                        windows.push((d, r.window));
+                        if holds {
+                            break;
+                        }
+                    }
+                    if let Some((d, _)) = view::window_for(t, &windows) {
+                        days = d;
+                        chosen = true;
+                        report = view::report(instance, d).await?;
+                    }
+                }
+            }
+        }
+    }
     let mut head = view::head(&report, days);
     view::decorate_here(&mut head).await;
-    let mut data = view::timeline_data(&report, &job_id, days, &head.scheduler)?;
+    let flags = DurationFlags::default();
+    let mut data = view::timeline_data(&report, &job_id, days, &head.scheduler, &flags, moment)?;
     data.instance = head;
+    if let Some(a) = data.at.as_mut() {
+        a.chosen = chosen;
+    }
+    if let Some(e) = error {
+        data.at = Some(super::AtView { at: None, error: Some(e), inside: false, line: None, chosen: false });
+    }
     Ok(data)
 }
 

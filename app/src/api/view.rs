@@ -2,6 +2,7 @@
 //! wire types.
 use super::*;
 use crate::engine::Zone as Tz; // the engine's zone, a chrono TimeZone (chrono-tz on the server)
+use crate::engine::durations::{self, DurationFlag, DurationFlags, DurationStats};
 use crate::engine::fleet::{InstanceReport, JobReport};
 use crate::engine::log::LogEvent;
 use crate::engine::reconcile::{MissCause, Outcome, RunClass, Trigger};
@@ -426,7 +427,35 @@ fn shorten(s: &str) -> String {
     }
 }
 
-fn run_view(r: &Run, class: Option<&RunClass>, tz: Tz) -> RunView {
+/// A run's message and its step lines: the source's steps, else what its message says of them
+/// after " | " (msdb's TDS reader keeps the step lines there), as the JSON API splits them.
+fn message_and_steps(r: &Run) -> (&str, Vec<String>) {
+    if !r.steps.is_empty() {
+        return (&r.message, r.steps.clone());
+    }
+    let mut parts = r.message.split(" | ");
+    let message = parts.next().unwrap_or_default();
+    (message, parts.map(|p| p.trim()).filter(|p| !p.is_empty()).map(str::to_owned).collect())
+}
+
+/// A run still going against `stats`: its expected finish (start + p50) while it is not
+/// past p50.
+fn progress(r: &Run, stats: &DurationStats, tz: Tz) -> Progress {
+    let elapsed = r.duration_secs.max(0);
+    let finish = (elapsed < stats.p50)
+        .then(|| chrono::Duration::try_seconds(stats.p50).and_then(|d| r.start.checked_add_signed(d)))
+        .flatten()
+        .map(|t| point(t, tz));
+    Progress { elapsed_secs: elapsed, p50: stats.p50, p95: stats.p95, finish }
+}
+
+fn run_view(
+    r: &Run,
+    class: Option<&RunClass>,
+    tz: Tz,
+    stats: Option<&DurationStats>,
+    flags: &DurationFlags,
+) -> RunView {
     let kind = match (class, &r.trigger) {
         (Some(RunClass::Expected { .. }), _) => RunKind::Scheduled,
         (Some(RunClass::Manual), _) | (None, Trigger::Manual) => RunKind::Manual,
@@ -434,6 +463,7 @@ fn run_view(r: &Run, class: Option<&RunClass>, tz: Tz) -> RunView {
         (None, Trigger::Schedule(_)) => RunKind::Scheduled,
         (None, Trigger::Other(_)) => RunKind::Unscheduled,
     };
+    let (message, steps) = message_and_steps(r);
     RunView {
         start: point(r.start, tz),
         end_ms: r.end().timestamp_millis(),
@@ -442,7 +472,10 @@ fn run_view(r: &Run, class: Option<&RunClass>, tz: Tz) -> RunView {
         outcome: r.outcome,
         kind,
         trigger: trigger_text(&r.trigger),
-        message: shorten(&r.message),
+        message: shorten(message),
+        flag: stats.and_then(|s| durations::flag(r, s, flags)),
+        steps: steps.iter().map(|l| shorten(l)).collect(),
+        progress: stats.filter(|_| r.outcome == RunOutcome::InProgress).map(|s| progress(r, s, tz)),
     }
 }
 
@@ -559,12 +592,16 @@ fn routine_line(l: &TableLine) -> bool {
 }
 
 /// One job's timeline of a report; [`ApiError::NotFound`] for an unknown id.
-/// `scheduler` names what starts the jobs in the causes ([`Scheduler::label`]).
+/// `scheduler` names what starts the jobs in the causes ([`Scheduler::label`]); `flags` says
+/// which durations are flagged; `at`, the moment of a deep link, is marked (the table line
+/// nearest to it kept and pointed at in [`TimelineData::at`]).
 pub fn timeline_data(
     report: &InstanceReport,
     job_id: &str,
     days: u32,
     scheduler: &Scheduler,
+    flags: &DurationFlags,
+    at: Option<DateTime<Utc>>,
 ) -> Result<TimelineData, ApiError> {
     let tz = report.tz;
     let job = report.jobs.iter().find(|j| j.id == job_id).ok_or_else(|| ApiError::NotFound { what: "job".into() })?;
@@ -572,9 +609,24 @@ pub fn timeline_data(
     // A gap wider than 0.3% of the window breaks a stretch.
     let max_gap = ((window.end - window.start).num_milliseconds() / 300).max(1);
 
-    let all_runs = run_views(job, tz);
+    let stats = durations::stats(&job.runs);
+    let all_runs = run_views(job, tz, stats.as_ref(), flags);
+    let durations = DurationsView {
+        window: stats,
+        weekdays: durations::by_weekday(&job.runs, tz).to_vec(),
+        flags: flags.clone(),
+        long: all_runs.iter().filter(|r| matches!(r.flag, Some(DurationFlag::Long { .. }))).count(),
+        short: all_runs.iter().filter(|r| matches!(r.flag, Some(DurationFlag::Short { .. }))).count(),
+    };
     let all_occurrences = occurrence_views(job, all_runs.len(), tz, scheduler);
-    let (lines, hidden_lines) = table_lines(&all_occurrences, &all_runs);
+    let (lines, hidden_lines, at_line) = table_lines(&all_occurrences, &all_runs, at.map(|t| t.timestamp_millis()));
+    let at = at.map(|t| AtView {
+        at: Some(point(t, tz)),
+        error: None,
+        inside: window.contains(t),
+        line: at_line.filter(|_| window.contains(t)),
+        chosen: false,
+    });
     let expected_count = all_occurrences.len();
     let run_count = all_runs.len();
     let (occurrences, occurrence_spans) = chart_occurrences(all_occurrences, max_gap);
@@ -598,12 +650,30 @@ pub fn timeline_data(
         zombies: zombies(report),
         agent_starts,
         ticks: ticks(window, tz),
+        durations,
+        at,
     })
 }
 
-/// Every run of `job` as pages show it, parallel to `job.runs`.
-fn run_views(job: &JobReport, tz: Tz) -> Vec<RunView> {
-    job.runs.iter().enumerate().map(|(i, r)| run_view(r, job.reconciliation.runs.get(i), tz)).collect()
+/// Which of the windows (`(days, window)`, smallest first) a deep link's moment opens on: the
+/// smallest that holds `at`, and whether one does (else the largest, which does not).
+pub fn window_for(at: DateTime<Utc>, windows: &[(u32, Window)]) -> Option<(u32, bool)> {
+    windows
+        .iter()
+        .find(|(_, w)| w.contains(at))
+        .map(|(d, _)| (*d, true))
+        .or_else(|| windows.last().map(|(d, _)| (*d, false)))
+}
+
+/// The link's `at` as the job page reads it: RFC 3339 (as [`crate::components::job_at_href`]
+/// writes it) or a wall-clock time in `tz`; the error names the parameter and what it got.
+pub fn parse_at(raw: &str, tz: Tz) -> Result<DateTime<Utc>, String> {
+    parse_moment("at", raw, tz).map_err(|e| format!("The link's moment cannot be read: {e}."))
+}
+
+/// Every run of `job` as pages show it, parallel to `job.runs`, flagged against `stats`.
+fn run_views(job: &JobReport, tz: Tz, stats: Option<&DurationStats>, flags: &DurationFlags) -> Vec<RunView> {
+    job.runs.iter().enumerate().map(|(i, r)| run_view(r, job.reconciliation.runs.get(i), tz, stats, flags)).collect()
 }
 
 /// Every occurrence of `job` as pages show it, with the index of the run that served it (on
@@ -630,8 +700,13 @@ fn occurrence_views(
 }
 
 /// The table: occurrences with their runs, then the runs nobody claims; newest first, with
-/// the routine lines past the newest [`ROUTINE_LINES`] left out. Also how many were left out.
-fn table_lines(occurrences: &[(OccurrenceView, Option<usize>)], runs: &[RunView]) -> (Vec<TableLine>, usize) {
+/// the routine lines past the newest [`ROUTINE_LINES`] left out. Also how many were left out,
+/// and the index of the line nearest to `at` (milliseconds), which is always kept.
+fn table_lines(
+    occurrences: &[(OccurrenceView, Option<usize>)],
+    runs: &[RunView],
+    at: Option<i64>,
+) -> (Vec<TableLine>, usize, Option<usize>) {
     let mut claimed = vec![false; runs.len()];
     let mut lines: Vec<TableLine> = Vec::with_capacity(occurrences.len());
     for (o, run) in occurrences {
@@ -662,8 +737,28 @@ fn table_lines(occurrences: &[(OccurrenceView, Option<usize>)], runs: &[RunView]
         }
     }
     lines.sort_by_key(|l| std::cmp::Reverse(l.at.ms));
-    let hidden_lines = keep_newest_routine(&mut lines);
-    (lines, hidden_lines)
+    let nearest = at.and_then(|at| nearest_line(&lines, at));
+    let (hidden_lines, nearest) = keep_newest_routine(&mut lines, nearest);
+    (lines, hidden_lines, nearest)
+}
+
+/// How far `at` (milliseconds) is from a line: zero inside a collapsed line's stretch or a
+/// run's time, else to its nearest end.
+fn distance(l: &TableLine, at: i64) -> i64 {
+    let from = l.collapsed.first().map_or(l.at.ms, |f| f.ms.min(l.at.ms));
+    let to = l.run.as_ref().map_or(l.at.ms, |r| r.end_ms.max(l.at.ms));
+    if at < from {
+        from.saturating_sub(at)
+    } else if at > to {
+        at.saturating_sub(to)
+    } else {
+        0
+    }
+}
+
+/// The index of the line of `lines` nearest to `at` (the newer one of a tie).
+fn nearest_line(lines: &[TableLine], at: i64) -> Option<usize> {
+    lines.iter().enumerate().min_by_key(|(_, l)| distance(l, at)).map(|(i, _)| i)
 }
 
 /// Consecutive misses with one cause are one line ("290 runs missed from … to …"): folds
@@ -690,18 +785,34 @@ fn merge_miss(lines: &mut [TableLine], o: &OccurrenceView) -> bool {
     true
 }
 
-/// Keeps every problem line and the first [`ROUTINE_LINES`] routine lines of `lines`
-/// (newest first); returns how many routine lines it dropped.
-fn keep_newest_routine(lines: &mut Vec<TableLine>) -> usize {
+/// Keeps every problem line, the first [`ROUTINE_LINES`] routine lines of `lines` (newest
+/// first) and the line `keep`; returns how many routine lines it dropped, and where `keep` is
+/// now.
+fn keep_newest_routine(lines: &mut Vec<TableLine>, keep: Option<usize>) -> (usize, Option<usize>) {
     let mut routine_seen = 0;
+    let mut dropped = 0;
+    let mut kept_at = None;
+    let mut index = 0;
+    let mut kept = 0;
     lines.retain(|l| {
-        if !routine_line(l) {
-            return true;
+        let i = index;
+        index += 1;
+        let routine = routine_line(l);
+        if routine {
+            routine_seen += 1;
         }
-        routine_seen += 1;
-        routine_seen <= ROUTINE_LINES
+        let stays = !routine || routine_seen <= ROUTINE_LINES || keep == Some(i);
+        if stays {
+            if keep == Some(i) {
+                kept_at = Some(kept);
+            }
+            kept += 1;
+        } else {
+            dropped += 1;
+        }
+        stays
     });
-    routine_seen.saturating_sub(ROUTINE_LINES)
+    (dropped, kept_at)
 }
 
 /// The chart's occurrences: problems one by one; for a job of more than [`DETAIL_LIMIT`]
@@ -738,6 +849,8 @@ fn chart_runs(all: Vec<RunView>, max_gap: i64, tz: Tz) -> (Vec<RunView>, Vec<Run
         if r.outcome == RunOutcome::Succeeded {
             r.message.clear();
         }
+        // The table lists the steps; the chart's bars do not.
+        r.steps.clear();
         if dense && r.outcome == RunOutcome::Succeeded && r.kind == RunKind::Scheduled {
             match spans.last_mut() {
                 Some(last) if r.start.ms - last.end_ms <= max_gap => {
@@ -759,4 +872,134 @@ fn chart_runs(all: Vec<RunView>, max_gap: i64, tz: Tz) -> (Vec<RunView>, Vec<Run
         }
     }
     (runs, spans)
+}
+
+#[cfg(test)]
+mod timeline_tests {
+    //! The job page's wire building: steps, progress, flags, the moment of a deep link.
+    use super::*;
+    use chrono::Duration;
+
+    fn t(s: &str) -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339(s).map(|t| t.to_utc()).unwrap_or_default()
+    }
+
+    fn run(start: &str, secs: i64, outcome: RunOutcome, message: &str) -> Run {
+        Run {
+            start: t(start),
+            duration_secs: secs,
+            outcome,
+            trigger: Trigger::Schedule(Some(1)),
+            message: message.into(),
+            steps: Vec::new(),
+        }
+    }
+
+    fn stats(p50: i64, p95: i64) -> DurationStats {
+        DurationStats { count: 20, p50, p95, max: p95 }
+    }
+
+    #[test]
+    fn steps_come_from_the_source_or_from_msdbs_joined_message() {
+        let mut r = run(
+            "2026-11-20T01:00:00Z",
+            60,
+            RunOutcome::Failed,
+            "The job failed. | Step 1 (Backup) succeeded | Step 2 (Verify) failed: CHECKSUM mismatch",
+        );
+        let v = run_view(&r, None, Tz::UTC, None, &DurationFlags::default());
+        assert_eq!(v.message, "The job failed.");
+        assert_eq!(v.steps, ["Step 1 (Backup) succeeded", "Step 2 (Verify) failed: CHECKSUM mismatch"]);
+        r.steps = vec!["Step 1 done".into()];
+        let v = run_view(&r, None, Tz::UTC, None, &DurationFlags::default());
+        assert_eq!(v.steps, ["Step 1 done"], "the source's own step lines win");
+        assert!(v.message.contains("Step 2"), "and the message stays whole");
+        let plain = run("2026-11-20T01:00:00Z", 60, RunOutcome::Succeeded, "The job succeeded.");
+        assert!(run_view(&plain, None, Tz::UTC, None, &DurationFlags::default()).steps.is_empty());
+    }
+
+    #[test]
+    fn a_run_in_progress_finishes_at_start_plus_p50_until_it_is_past_it() {
+        let flags = DurationFlags::default();
+        let s = stats(600, 900);
+        let going = run("2026-11-20T01:00:00Z", 120, RunOutcome::InProgress, "");
+        let p = run_view(&going, None, Tz::UTC, Some(&s), &flags).progress.expect("progress of a run going");
+        assert_eq!((p.elapsed_secs, p.p50, p.p95), (120, 600, 900));
+        assert_eq!(p.finish.map(|f| f.ms), Some(t("2026-11-20T01:10:00Z").timestamp_millis()));
+        let past = run("2026-11-20T01:00:00Z", 700, RunOutcome::InProgress, "");
+        let v = run_view(&past, None, Tz::UTC, Some(&s), &flags);
+        assert_eq!(
+            v.progress.and_then(|p| p.finish),
+            None,
+            "past p50: no finish, the page says it is past its usual time"
+        );
+        assert_eq!(v.flag, None, "700 s is not past p95 × 1.5");
+        let long = run("2026-11-20T01:00:00Z", 1351, RunOutcome::InProgress, "");
+        assert_eq!(run_view(&long, None, Tz::UTC, Some(&s), &flags).flag, Some(DurationFlag::Long { p95: 900 }));
+        let done = run("2026-11-20T01:00:00Z", 120, RunOutcome::Succeeded, "");
+        let v = run_view(&done, None, Tz::UTC, Some(&s), &flags);
+        assert_eq!(v.progress, None, "only a run still going has progress");
+        assert_eq!(v.flag, Some(DurationFlag::Short { p50: 600 }), "120 s < 600 s × 0.25");
+        assert_eq!(run_view(&going, None, Tz::UTC, None, &flags).progress, None, "no durations, no estimate");
+    }
+
+    #[test]
+    fn a_moment_opens_the_smallest_window_holding_it_or_the_largest() {
+        let now = t("2026-11-22T12:00:00Z");
+        let windows: Vec<(u32, Window)> =
+            [1u32, 7, 30].iter().map(|d| (*d, Window::ending_at(now, Duration::days(i64::from(*d))))).collect();
+        assert_eq!(window_for(now - Duration::hours(3), &windows), Some((1, true)));
+        assert_eq!(window_for(now - Duration::hours(30), &windows), Some((7, true)));
+        assert_eq!(window_for(now - Duration::days(20), &windows), Some((30, true)));
+        assert_eq!(window_for(now - Duration::days(60), &windows), Some((30, false)));
+        assert_eq!(window_for(now, &[]), None);
+    }
+
+    #[test]
+    fn a_malformed_moment_is_named_not_a_failure() {
+        let e = parse_at("yesterday", Tz::UTC).unwrap_err();
+        assert!(e.contains("at must be") && e.contains("\"yesterday\""), "{e}");
+        assert_eq!(parse_at("2026-11-20T03:00:00Z", Tz::UTC), Ok(t("2026-11-20T03:00:00Z")));
+        assert_eq!(parse_at("2026-11-20T04:00:00+01:00", Tz::UTC), Ok(t("2026-11-20T03:00:00Z")));
+    }
+
+    fn line(at: &str, run: Option<RunView>) -> TableLine {
+        TableLine {
+            at: point(t(at), Tz::UTC),
+            expected: Some(Mark::OnTime),
+            cause: None,
+            note: String::new(),
+            run,
+            collapsed: Collapsed::single(),
+        }
+    }
+
+    #[test]
+    fn the_line_nearest_the_moment_is_kept_even_when_routine_lines_are_cut() {
+        let start = t("2026-11-01T00:00:00Z");
+        let occurrences: Vec<(OccurrenceView, Option<usize>)> = (0..100)
+            .map(|h| {
+                let at = start + Duration::hours(h);
+                (OccurrenceView { at: point(at, Tz::UTC), mark: Mark::OnTime, cause: None, note: String::new() }, None)
+            })
+            .collect();
+        let moment = (start + Duration::hours(3) + Duration::minutes(20)).timestamp_millis();
+        let (lines, hidden, at) = table_lines(&occurrences, &[], Some(moment));
+        assert_eq!(lines.len(), ROUTINE_LINES + 1, "the newest routine lines and the moment's");
+        assert_eq!(hidden, 100 - ROUTINE_LINES - 1);
+        let i = at.expect("a line for the moment");
+        assert_eq!(lines[i].at.ms, (start + Duration::hours(3)).timestamp_millis(), "03:00 is nearest to 03:20");
+        let (_, hidden, none) = table_lines(&occurrences, &[], None);
+        assert_eq!((hidden, none), (100 - ROUTINE_LINES, None));
+        // Inside a run's time is nearer than any due time.
+        let r = run_view(
+            &run("2026-11-20T01:00:00Z", 3 * 3600, RunOutcome::Succeeded, ""),
+            None,
+            Tz::UTC,
+            None,
+            &DurationFlags::default(),
+        );
+        let lines = vec![line("2026-11-20T03:30:00Z", None), line("2026-11-20T01:00:00Z", Some(r))];
+        assert_eq!(nearest_line(&lines, t("2026-11-20T03:10:00Z").timestamp_millis()), Some(1));
+    }
 }

@@ -779,7 +779,68 @@ pub struct RunView {
     /// The history message, shortened; empty on the chart for succeeded runs.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub message: String,
+    /// Too long or suspiciously short against the window's durations (see
+    /// [`crate::engine::durations::flag`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flag: Option<crate::engine::durations::DurationFlag>,
+    /// The scheduler's lines about the run's steps, in its words (for a run still going, the
+    /// steps done so far); empty on the chart.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<String>,
+    /// A run still going, against the job's usual durations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub progress: Option<Progress>,
 }
+
+/// A run in progress against the window's durations.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Progress {
+    /// Seconds so far.
+    pub elapsed_secs: i64,
+    pub p50: i64,
+    pub p95: i64,
+    /// Start + p50, while the run is not past p50 yet; `None` once it is past its usual time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finish: Option<TimePoint>,
+}
+
+/// The job's durations over the window: completed runs only, nearest-rank percentiles.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DurationsView {
+    /// Over the whole window; `None` when no run completed in it.
+    pub window: Option<crate::engine::durations::DurationStats>,
+    /// Per weekday of the runs' local start, Monday first (seven entries).
+    pub weekdays: Vec<Option<crate::engine::durations::DurationStats>>,
+    /// What flags a run (the configured factors).
+    pub flags: crate::engine::durations::DurationFlags,
+    /// Runs in the window flagged long, and short.
+    pub long: usize,
+    pub short: usize,
+}
+
+/// The weekdays of [`DurationsView::weekdays`], in its order.
+pub const WEEKDAYS: [&str; 7] = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"];
+
+/// The moment a deep link (`?at=`) asked for, and where the page shows it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AtView {
+    /// The moment; `None` when the link's `at` could not be read (see `error`).
+    pub at: Option<TimePoint>,
+    /// Why the link's `at` could not be read, in words naming it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Whether the window shown holds the moment.
+    pub inside: bool,
+    /// The table line nearest to the moment (an index into [`TimelineData::lines`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    /// The window was chosen to hold the moment (the link named no `days`).
+    #[serde(default)]
+    pub chosen: bool,
+}
+
+/// The fragment (`#moment`) and `id` of the line nearest a deep link's moment.
+pub const MOMENT_ID: &str = "moment";
 
 /// One row of the table under the chart: an expected occurrence (with the run that served
 /// it), or a run no occurrence claims (manual, unscheduled).
@@ -816,7 +877,7 @@ pub struct Tick {
 }
 
 /// One job's timeline: what `/jobs/:id` shows.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TimelineData {
     pub instance: InstanceHead,
     pub job: JobRow,
@@ -842,6 +903,10 @@ pub struct TimelineData {
     pub zombies: Vec<ZombieSpan>,
     pub agent_starts: Vec<TimePoint>,
     pub ticks: Vec<Tick>,
+    pub durations: DurationsView,
+    /// The moment of a deep link (`?at=`), if the page was opened with one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<AtView>,
 }
 
 /// What the log page asks for besides instance and window, as the URL says it (each

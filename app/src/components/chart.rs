@@ -175,6 +175,16 @@ pub fn TimelineChart(data: TimelineData) -> AnyView {
     let markers = occurrences.into_iter().map(|o| marker(o, start, end)).collect_view();
     let mark_spans = data.occurrence_spans.iter().map(|m| mark_span(m, start, end)).collect_view();
     let bars = data.runs.iter().map(|r| run_bar(r, start, end)).collect_view();
+    // A deep link's moment (`?at=`), when the window holds it.
+    let moment = data.at.as_ref().filter(|a| a.inside).and_then(|a| a.at.clone()).map(|t| {
+        let label = format!("Shown at {}", t.zoned());
+        let title = label.clone();
+        view! {
+            <div class="at-marker" style=left(t.ms, start, end) title=title data-testid="at-marker" data-at=t.ms>
+                <span class="at-marker-label" role="img" aria-label=label>"◆"</span>
+            </div>
+        }
+    });
     let run_spans = data.run_spans.iter().map(|r| run_span(r, start, end)).collect_view();
 
     let mut summary = format!(
@@ -202,6 +212,7 @@ pub fn TimelineChart(data: TimelineData) -> AnyView {
                     {unknown}
                     {zombies}
                     {restarts}
+                    {moment}
                     <div class="lane lane-expected">{mark_spans} {markers}</div>
                     <div class="lane lane-runs">{run_spans} {bars}</div>
                 </div>

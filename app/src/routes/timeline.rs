@@ -1,11 +1,20 @@
 //! One job's timeline (`/jobs/:job_id?days=7`): expected occurrences and actual runs on one
-//! time axis, then the same as a table.
-use crate::api::{self, ApiError, RunKind, TableLine, TimelineData, parse_days};
+//! time axis, the job's durations (p50, p95, max, per weekday), then the runs as a table with
+//! long and short runs flagged and each run's steps.
+//!
+//! `?at=<RFC 3339>` (a deep link, [`crate::components::job_at_href`]) marks a moment: without
+//! `days`, the page answers with a redirect to the smallest window holding it and the fragment
+//! of the line nearest to it (`#moment`), so the browser scrolls there without script.
+use crate::api::{
+    self, ApiError, AtView, DurationsView, MOMENT_ID, Progress, RunKind, RunView, TableLine, TimelineData, WEEKDAYS,
+    duration_text, parse_days,
+};
 use crate::components::chart::{Legend, TimelineChart};
 use crate::components::{
     CollapsedMisses, ErrorPanel, Header, MarkBadge, NotFound, OutcomeBadge, Time, WindowLinks, instance_query, job_href,
 };
 use crate::engine::Severity;
+use crate::engine::durations::{DurationFlag, DurationStats};
 use crate::routes::jobs::state_badge;
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -16,13 +25,15 @@ pub fn TimelinePage() -> impl IntoView {
     let params = use_params_map();
     let query = use_query_map();
     let job_id = Memo::new(move |_| params.with(|p| p.get("job_id").unwrap_or_default()));
-    let days = Memo::new(move |_| query.with(|q| parse_days(q.get("days").as_deref())));
+    // Absent `days`: the server function picks (the default, or the window holding `at`).
+    let days = Memo::new(move |_| query.with(|q| q.get("days").map(|d| parse_days(Some(&d))).transpose()));
+    let at = Memo::new(move |_| query.with(|q| q.get("at")));
     let instance = Memo::new(move |_| query.with(|q| q.get("instance").filter(|i| !i.is_empty())));
     let data = Resource::new(
-        move || (instance.get(), job_id.get(), days.get()),
-        |(instance, id, days)| async move {
+        move || (instance.get(), job_id.get(), days.get(), at.get()),
+        |(instance, id, days, at)| async move {
             match days {
-                Ok(d) => api::job_timeline(instance, id, d).await,
+                Ok(d) => api::job_timeline(instance, id, d, at).await,
                 Err(e) => Err(e),
             }
         },
@@ -70,11 +81,71 @@ pub fn TimelinePage() -> impl IntoView {
     }
 }
 
-fn table_row(l: TableLine) -> impl IntoView {
-    let class = match l.expected {
+/// The word and icon of a duration flag, and what it means.
+fn flag_badge(flag: DurationFlag, factors: &crate::engine::durations::DurationFlags) -> impl IntoView + use<> {
+    let (key, icon, word, title) = match flag {
+        DurationFlag::Long { p95 } => {
+            ("long", "▲", "Long", format!("Longer than p95 ({}) × {}", duration_text(p95), factors.long_factor))
+        }
+        DurationFlag::Short { p50 } => (
+            "short",
+            "▼",
+            "Short",
+            format!("Succeeded in under p50 ({}) × {}: suspiciously short", duration_text(p50), factors.short_factor),
+        ),
+    };
+    view! {
+        <span class=format!("dflag dflag-{key}") data-testid="duration-flag" data-flag=key title=title.clone()>
+            <span aria-hidden="true">{icon}</span>
+            " "
+            {word}
+            <span class="dur-sr">{format!(": {title}")}</span>
+        </span>
+    }
+}
+
+/// A run still going against the usual durations, in words.
+fn progress_text(p: &Progress) -> impl IntoView + use<> {
+    let usual = format!("usually {} (p50), {} (p95)", duration_text(p.p50), duration_text(p.p95));
+    view! {
+        <span class="progress" data-testid="run-progress">
+            {format!("{} so far; {usual}. ", duration_text(p.elapsed_secs))}
+            {match p.finish.clone() {
+                Some(t) => view! { "Expected to finish about " <Time t=t/> " (start + p50)." }.into_any(),
+                None => view! { <strong>"Past its usual time."</strong> }.into_any(),
+            }}
+        </span>
+    }
+}
+
+/// A run's step lines, expandable.
+fn steps_view(r: &RunView) -> Option<impl IntoView + use<>> {
+    if r.steps.is_empty() {
+        return None;
+    }
+    let n = r.steps.len();
+    let going = r.outcome == crate::engine::RunOutcome::InProgress;
+    let summary = format!("{n} step {}{}", if n == 1 { "line" } else { "lines" }, if going { " so far" } else { "" });
+    let items = r.steps.iter().map(|l| view! { <li>{l.clone()}</li> }).collect_view();
+    Some(view! {
+        <details class="steps" data-testid="run-steps">
+            <summary>{summary}</summary>
+            <ol class="step-lines">{items}</ol>
+        </details>
+    })
+}
+
+fn table_row(l: TableLine, moment: bool, factors: &crate::engine::durations::DurationFlags) -> impl IntoView + use<> {
+    let mut class = match l.expected {
         Some(m) => format!("line line-{}", m.key()),
         None => "line line-extra".to_string(),
     };
+    if moment {
+        class.push_str(" line-at");
+    }
+    let flag = l.run.as_ref().and_then(|r| r.flag).map(|f| flag_badge(f, factors));
+    let progress = l.run.as_ref().and_then(|r| r.progress.as_ref()).map(progress_text);
+    let steps = l.run.as_ref().and_then(steps_view);
     let expected = match l.expected {
         Some(m) => view! { <MarkBadge mark=m/> }.into_any(),
         None => {
@@ -108,19 +179,27 @@ fn table_row(l: TableLine) -> impl IntoView {
         (!l.note.is_empty()).then(|| view! { <div class="note">{l.note.clone()}</div> }).into_any()
     };
     view! {
-        <tr class=class data-cause=l.cause.map(|c| c.key()) data-count=l.collapsed.count.max(1)>
+        <tr
+            class=class
+            id=moment.then_some(MOMENT_ID)
+            data-cause=l.cause.map(|c| c.key())
+            data-count=l.collapsed.count.max(1)
+            data-testid=moment.then_some("moment-line")
+        >
             <td class="col-time" data-label="Due / started">
+                {moment.then(|| view! { <span class="at-tag"><span aria-hidden="true">"◆"</span>" Nearest to the moment"</span> " " })}
                 {l.collapsed.first().cloned().filter(|_| collapsed).map(|t| view! { <Time t=t/> " – " })}
                 <Time t=l.at.clone()/>
             </td>
             <td data-label="Expected">{expected}{collapsed.then(|| view! { " " <span class="count-pill">{format!("×{}", l.collapsed.count)}</span> })}</td>
             <td data-label="Run">{outcome}</td>
             <td class="col-time" data-label="Run started">{started.map(|t| view! { <Time t=t/> })}</td>
-            <td class="col-num" data-label="Duration">{duration}</td>
+            <td class="col-num" data-label="Duration">{duration} {flag} {progress}</td>
             <td data-label="Trigger">{trigger}</td>
             <td class="col-message" data-label="Message">
                 {note}
                 {(!message.is_empty()).then(|| view! { <div class="message">{message}</div> })}
+                {steps}
             </td>
         </tr>
     }
@@ -149,8 +228,35 @@ fn TimelineView(data: TimelineData, pending: ReadSignal<bool>) -> AnyView {
             view! { <li class=class>{d.text.clone()}</li> }
         })
         .collect_view();
-    let rows = lines.into_iter().map(|l| table_row(l).into_any()).collect_view();
+    let moment_line = data.at.as_ref().and_then(|a| a.line);
+    let factors = data.durations.flags.clone();
+    let rows = lines
+        .into_iter()
+        .enumerate()
+        .map(|(i, l)| table_row(l, moment_line == Some(i), &factors).into_any())
+        .collect_view();
     let oldest = data.instance.window_start.clone();
+    if let Some(url) = data.at.as_ref().and_then(|a| moment_redirect(a, &id, days, instance.as_deref())) {
+        redirect(&url);
+    }
+    let at_note = data.at.clone().map(|a| at_note(a, days, &id, instance.as_deref()));
+    let durations = durations_section(&data.durations, days);
+    let running = data
+        .runs
+        .iter()
+        .filter_map(|r| r.progress.clone().map(|p| (r.start.clone(), p)))
+        .map(|(start, p)| {
+            view! {
+                <p class="running-note" data-testid="running-note">
+                    <span aria-hidden="true">"⏵"</span>
+                    " Running now, since "
+                    <Time t=start/>
+                    ": "
+                    {progress_text(&p)}
+                </p>
+            }
+        })
+        .collect_view();
 
     view! {
         <Title text=title/>
@@ -225,7 +331,10 @@ fn TimelineView(data: TimelineData, pending: ReadSignal<bool>) -> AnyView {
                 )/>
                 <Legend scheduler=data.instance.scheduler.clone()/>
             </div>
+            {at_note}
+            {running}
             <TimelineChart data=data.clone()/>
+            {durations}
             <h2>"Occurrences and runs"</h2>
             <p class="summary" data-testid="timeline-summary">
                 {if problems == 0 && job.unknown == 0 {
@@ -268,4 +377,185 @@ fn TimelineView(data: TimelineData, pending: ReadSignal<bool>) -> AnyView {
         </div>
     }
     .into_any()
+}
+
+/// Where a deep link without `days` goes: the window chosen for its moment, the fragment of the
+/// line nearest to it. `None` when the page stays as it is.
+fn moment_redirect(a: &AtView, job_id: &str, days: u32, instance: Option<&str>) -> Option<String> {
+    if !a.chosen {
+        return None;
+    }
+    let at = a.at.as_ref()?;
+    let t = chrono::DateTime::from_timestamp_millis(at.ms)?;
+    let fragment = if a.line.is_some() { format!("#{MOMENT_ID}") } else { String::new() };
+    Some(format!(
+        "/jobs/{}?days={days}&at={}{}{fragment}",
+        crate::components::encode_segment(job_id),
+        t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        instance_query(instance)
+    ))
+}
+
+/// Answer the page being rendered with a redirect to `url` (a no-op in the browser).
+fn redirect(url: &str) {
+    #[cfg(feature = "ssr")]
+    if let (Some(opts), Ok(v)) = (use_context::<leptos_axum::ResponseOptions>(), http::HeaderValue::from_str(url)) {
+        opts.set_status(http::StatusCode::FOUND);
+        opts.insert_header(http::header::LOCATION, v);
+    }
+    #[cfg(not(feature = "ssr"))]
+    let _ = url;
+}
+
+/// What the page says of a deep link's moment: shown (and where), outside the window, or
+/// unreadable (the page's status is then 400).
+fn at_note(a: AtView, days: u32, job_id: &str, instance: Option<&str>) -> AnyView {
+    if let Some(e) = a.error {
+        crate::components::set_status(400);
+        return view! {
+            <p class="at-note at-note-bad" role="alert" data-testid="at-note" data-state="invalid">
+                <span aria-hidden="true">"⚠"</span>
+                " "
+                {e}
+                {format!(" Showing the last {days} days instead.")}
+            </p>
+        }
+        .into_any();
+    }
+    let Some(at) = a.at else { return ().into_any() };
+    if a.inside {
+        let go = a.line.is_some().then(|| {
+            view! {
+                " The nearest row is highlighted: "
+                <a href=format!("#{MOMENT_ID}")>"go to it"</a>
+                "."
+            }
+        });
+        return view! {
+            <p class="at-note" data-testid="at-note" data-state="shown">
+                <span aria-hidden="true">"◆"</span>
+                " Shown at "
+                <Time t=at/>
+                ", marked on the chart."
+                {go}
+            </p>
+        }
+        .into_any();
+    }
+    let largest = api::WINDOW_DAYS.last().copied().unwrap_or(days);
+    let text = if days >= largest {
+        format!(
+            " is outside the last {largest} days, the longest window this page shows; showing the last {days} days."
+        )
+    } else if days == 1 {
+        " is outside the window shown, the last day.".to_string()
+    } else {
+        format!(" is outside the window shown, the last {days} days.")
+    };
+    let wider = (days < largest).then(|| {
+        let href = chrono::DateTime::from_timestamp_millis(at.ms)
+            .map(|t| crate::components::job_at_href(instance, job_id, t))
+            .unwrap_or_default();
+        view! { " " <a href=href>"Open the window that holds it"</a> "." }
+    });
+    view! {
+        <p class="at-note at-note-outside" data-testid="at-note" data-state="outside">
+            <span aria-hidden="true">"⚠"</span>
+            " "
+            <Time t=at/>
+            {text}
+            {wider}
+        </p>
+    }
+    .into_any()
+}
+
+fn stats_cells(s: Option<DurationStats>) -> impl IntoView + use<> {
+    match s {
+        Some(s) => view! {
+            <td class="col-num" data-label="Runs">{s.count}</td>
+            <td class="col-num" data-label="p50" data-secs=s.p50>{duration_text(s.p50)}</td>
+            <td class="col-num" data-label="p95" data-secs=s.p95>{duration_text(s.p95)}</td>
+            <td class="col-num" data-label="Max" data-secs=s.max>{duration_text(s.max)}</td>
+        }
+        .into_any(),
+        None => view! {
+            <td class="col-num" data-label="Runs">"0"</td>
+            <td class="col-num muted" data-label="p50">"—"</td>
+            <td class="col-num muted" data-label="p95">"—"</td>
+            <td class="col-num muted" data-label="Max">"—"</td>
+        }
+        .into_any(),
+    }
+}
+
+/// The job's durations over the window and per weekday, and what flags a run.
+fn durations_section(d: &DurationsView, days: u32) -> impl IntoView + use<> {
+    let f = &d.flags;
+    let rule = format!(
+        "Flagged ▲ long: longer than p95 × {}; ▼ short: a success in under p50 × {} (for jobs whose p50 is at least {}). \
+         Nothing is flagged with fewer than {} completed runs.",
+        f.long_factor,
+        f.short_factor,
+        duration_text(f.short_min_secs),
+        f.min_samples
+    );
+    let counted = match d.window {
+        Some(s) if s.count < f.min_samples => {
+            format!(" Only {} completed runs in this window: nothing is flagged.", s.count)
+        }
+        Some(_) => format!(" In this window: {} long, {} short.", d.long, d.short),
+        None => String::new(),
+    };
+    let table = d.window.map(|all| {
+        let rows = WEEKDAYS
+            .iter()
+            .zip(d.weekdays.iter().copied().chain(std::iter::repeat(None)))
+            .map(|(name, s)| {
+                view! {
+                    <tr data-testid="durations-day">
+                        <th scope="row">{*name}</th>
+                        {stats_cells(s)}
+                    </tr>
+                }
+            })
+            .collect_view();
+        view! {
+            <table class="durations-table" data-testid="durations-table">
+                <caption>{format!("Durations of completed runs, last {days} days, by the day they started")}</caption>
+                <thead>
+                    <tr>
+                        <th scope="col">"Started"</th>
+                        <th scope="col" class="col-num">"Runs"</th>
+                        <th scope="col" class="col-num"><abbr title="median: half the runs took at most this">"p50"</abbr></th>
+                        <th scope="col" class="col-num"><abbr title="95th percentile: 95 runs in 100 took at most this">"p95"</abbr></th>
+                        <th scope="col" class="col-num">"Max"</th>
+                    </tr>
+                </thead>
+                <tbody>
+                    <tr class="durations-all" data-testid="durations-all">
+                        <th scope="row">"Any day"</th>
+                        {stats_cells(Some(all))}
+                    </tr>
+                    {rows}
+                </tbody>
+            </table>
+        }
+    });
+    view! {
+        <section class="durations" aria-labelledby="durations-h" data-testid="durations">
+            <h2 id="durations-h">"Durations"</h2>
+            {table.is_none().then(|| view! {
+                <p class="muted" data-testid="durations-empty">
+                    {format!("No run completed in the last {days} days: no durations to show yet. A wider window may have some.")}
+                </p>
+            })}
+            {table}
+            <p class="durations-rule" data-testid="durations-rule">
+                "Completed runs only (not in progress, crashed, abandoned or of unknown end); nearest-rank percentiles, each a duration that happened. "
+                {rule}
+                {counted}
+            </p>
+        </section>
+    }
 }

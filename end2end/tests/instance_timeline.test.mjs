@@ -87,10 +87,11 @@ test('a row per job of SQLPROD01, linked from the jobs list and the navigation',
   await page.goto(`${base}/?days=7&instance=${INSTANCE}`);
   const jobNames = (await page.locator('[data-testid="job-row"] a.job-link').allTextContents()).map((s) => s.trim());
   assert.ok(jobNames.length > 5);
-  await page.locator('[data-testid="nav-timeline"]').click();
+  await page.locator('[data-testid="instance-timeline-link"]').click();
   await page.waitForURL((u) => u.pathname === '/timeline' && u.searchParams.get('instance') === INSTANCE);
   assert.equal(await page.locator('[data-testid="nav-timeline"]').getAttribute('aria-current'), 'page');
   assert.equal(await page.locator('nav.primary-nav [aria-current]').count(), 1, 'one current view');
+  assert.equal(new URL(await page.locator('[data-testid="nav-timeline"]').getAttribute('href'), base).searchParams.get('instance'), INSTANCE);
   const rows = page.locator('[data-testid="itl-job"]');
   const names = (await rows.allTextContents()).map((s) => s.trim());
   assert.deepEqual([...names].sort(), [...jobNames].sort(), 'every job has its row');

@@ -343,6 +343,7 @@ fn JobsView(data: JobsData, sort: Memo<(SortKey, Dir)>, show: Memo<Show>) -> Any
                     }
                 />
                 <crate::components::JsonLink href=crate::components::api_href("instances/{i}/jobs", &data.instance)/>
+                <a href=format!("/timeline?instance={}", crate::components::encode_segment(&data.instance.name)) data-testid="instance-timeline-link">"All jobs on one time axis"</a>
             </div>
             <p class="summary" data-testid="jobs-summary">
                 {plural(total, "job", "jobs")}

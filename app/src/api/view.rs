@@ -582,7 +582,8 @@ pub const DETAIL_LIMIT: usize = 200;
 pub const ROUTINE_LINES: usize = 24;
 
 fn routine_line(l: &TableLine) -> bool {
-    let ok_run = l.run.as_ref().is_none_or(|r| r.outcome == RunOutcome::Succeeded);
+    // A run flagged too long or too short is not routine.
+    let ok_run = l.run.as_ref().is_none_or(|r| r.outcome == RunOutcome::Succeeded && r.flag.is_none());
     match l.expected {
         Some(Mark::OnTime) => ok_run,
         Some(Mark::Upcoming | Mark::Unknown) => true,
@@ -838,9 +839,9 @@ fn chart_occurrences(all: Vec<(OccurrenceView, Option<usize>)>, max_gap: i64) ->
     (occurrences, spans)
 }
 
-/// The chart's runs, succeeded ones without their message: problems and unscheduled runs
-/// one by one; for a job of more than [`DETAIL_LIMIT`] runs, succeeded scheduled runs as
-/// stretches, a gap wider than `max_gap` milliseconds starting a new one.
+/// The chart's runs, succeeded ones without their message: problems (flagged durations too)
+/// and unscheduled runs one by one; for a job of more than [`DETAIL_LIMIT`] runs, succeeded
+/// scheduled runs as stretches, a gap wider than `max_gap` milliseconds starting a new one.
 fn chart_runs(all: Vec<RunView>, max_gap: i64, tz: Tz) -> (Vec<RunView>, Vec<RunSpan>) {
     let dense = all.len() > DETAIL_LIMIT;
     let mut runs = Vec::new();
@@ -851,7 +852,7 @@ fn chart_runs(all: Vec<RunView>, max_gap: i64, tz: Tz) -> (Vec<RunView>, Vec<Run
         }
         // The table lists the steps; the chart's bars do not.
         r.steps.clear();
-        if dense && r.outcome == RunOutcome::Succeeded && r.kind == RunKind::Scheduled {
+        if dense && r.outcome == RunOutcome::Succeeded && r.kind == RunKind::Scheduled && r.flag.is_none() {
             match spans.last_mut() {
                 Some(last) if r.start.ms - last.end_ms <= max_gap => {
                     if r.end_ms > last.end_ms {

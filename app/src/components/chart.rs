@@ -67,6 +67,15 @@ fn run_bar(r: &RunView, start: i64, end: i64) -> impl IntoView + use<> {
     };
     let mut title =
         format!("{} · {} · {} · {}{kind}", r.start.zoned(), outcome_label(r.outcome), r.duration, r.trigger);
+    match r.flag {
+        Some(crate::engine::durations::DurationFlag::Long { p95 }) => {
+            title.push_str(&format!(" · long (p95 {})", crate::api::duration_text(p95)))
+        }
+        Some(crate::engine::durations::DurationFlag::Short { p50 }) => {
+            title.push_str(&format!(" · short (p50 {})", crate::api::duration_text(p50)))
+        }
+        None => {}
+    }
     if !r.message.is_empty() {
         title.push('\n');
         title.push_str(&r.message);

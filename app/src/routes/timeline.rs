@@ -354,7 +354,7 @@ fn TimelineView(data: TimelineData, pending: ReadSignal<bool>) -> AnyView {
                 {(hidden > 0)
                     .then(|| {
                         view! {
-                            {format!(" {hidden} older routine rows (on time and succeeded, or unknown) since ")}
+                            {format!(" {hidden} older routine rows (on time and succeeded in a usual time, or unknown) since ")}
                             <Time t=oldest.clone()/>
                             " are not listed; every problem is."
                         }

@@ -17,6 +17,7 @@ mod demo;
 mod demo_fleet;
 mod fleet_faults;
 mod http;
+mod job_page;
 mod log_fleet;
 mod metrics;
 mod msdb_tds;

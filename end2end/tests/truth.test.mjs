@@ -104,7 +104,7 @@ test('the zombie period is announced on the default jobs page, with its cost and
   assert.equal(zombieMissed, missed, 'banner and list count the same zombie misses');
   // And the log counts every missed run of the list, though it collapses them into lines.
   const listMissed = await p30.locator('[data-testid="job-row"]').evaluateAll((els) => els.reduce((n, e) => n + Number(e.dataset.missed), 0));
-  await p30.goto(`${base}/log?days=30&problems=1`);
+  await p30.goto(`${base}/log?days=30&problems=1&instance=SQLPROD01`);
   const chip = p30.locator('[data-testid="kind-filter"][data-kind="missed"]');
   assert.equal(Number(await chip.getAttribute('data-events')), listMissed, 'log and list count the same missed runs');
   assert.ok(Number(await chip.getAttribute('data-lines')) < listMissed, 'in fewer lines');
@@ -178,7 +178,8 @@ const PAGES = async () => {
     ['jobs-30d', '/?days=30'],
     ['timeline', `/jobs/${encodeURIComponent(zombie)}?days=7`],
     ['timeline-30d', `/jobs/${encodeURIComponent(zombie)}?days=30`],
-    ['log', '/log?days=7'],
+    ['log', '/log?days=7&instance=SQLPROD01'],
+    ['log-fleet', '/log?days=7'],
     ['fleet', '/fleet'],
   ];
 };
@@ -213,7 +214,7 @@ test('no page scrolls sideways on a phone (390 × 844), and the header keeps ins
       const { page, context } = await open(url, { width: 390, height: 844, colorScheme });
       const width = await page.evaluate(() => document.documentElement.scrollWidth);
       assert.ok(width <= 390, `${name} (${colorScheme}) is ${width} px wide at 390`);
-      if (name !== 'fleet') {
+      if (name !== 'fleet' && name !== 'log-fleet') {
         for (const sel of ['.instance-name', '[data-testid="instance-zone"]', '[data-testid="instance"] time']) {
           assert.ok(await page.locator(sel).first().isVisible(), `${name}: ${sel} visible on a phone`);
         }

@@ -176,8 +176,11 @@ fn log_view(d: LogData) -> impl IntoView {
     let legend = legend(&words);
     let csv_href = links.csv(&d);
     let json_href = links.json(&d);
-    let table = if d.invalid.is_empty() {
-        lines_table(d.lines, &words, links.cleared()).into_any()
+    // Until a bad field is fixed, nothing but the form and what to do.
+    let results = if d.invalid.is_empty() {
+        let (top, bottom) = (pager.view(), pager.view());
+        let table = lines_table(d.lines, &words, links.cleared());
+        view! { {summary} {problems_filter} {kind_filters} {legend} {top} {table} {bottom} }.into_any()
     } else {
         view! { <p class="empty" data-testid="log-fix">"No line is listed until the fields marked above are fixed."</p> }
             .into_any()
@@ -194,13 +197,7 @@ fn log_view(d: LogData) -> impl IntoView {
                 <crate::components::JsonLink href=json_href/>
             </div>
             {form}
-            {summary}
-            {problems_filter}
-            {kind_filters}
-            {legend}
-            {pager.view()}
-            {table}
-            {pager.view()}
+            {results}
         </div>
     }
 }

@@ -143,7 +143,8 @@ async function drive(page, kind, frames) {
         // the posted task runs once the frame's style, layout and paint are done.
         pending = performance.now();
         channel.port2.postMessage(0);
-        const dir = Math.floor(i / 10) % 2 === 0 ? 1 : -1;
+        // Back and forth every 4 frames: the view stays inside what was read.
+        const dir = Math.floor(i / 4) % 2 === 0 ? 1 : -1;
         if (kind === 'keys-pan') {
           root.dispatchEvent(new KeyboardEvent('keydown', { key: dir > 0 ? 'ArrowRight' : 'ArrowLeft', bubbles: true, cancelable: true }));
         } else if (kind === 'keys-zoom') {
@@ -216,14 +217,41 @@ async function main() {
     }
     report.navigation_ms = Object.fromEntries(Object.keys(nav[0]).map((k) => [k, stats(nav.map((n) => n[k]).filter((v) => v !== null))]));
 
-    // Zoom and pan, one input per frame.
+    report.interactive_each_ms = nav.map((n) => Math.round(n.interactive));
+
+    // Zoom and pan, one input per frame, on a week in the middle of what was read.
+    const mid = `${server.url}/timeline?from=${new Date(now - 14 * 86400e3).toISOString().replace('.000', '')}`
+      + `&to=${new Date(now - 7 * 86400e3).toISOString().replace('.000', '')}&instance=${INSTANCE}`;
     report.frames = {};
     for (const kind of ['keys-pan', 'keys-zoom', 'wheel', 'drag']) {
-      await page.goto(url, { waitUntil: 'load' });
+      await page.goto(mid, { waitUntil: 'load' });
       await page.waitForFunction(() => window.__itlReady);
       const { work, gaps } = await drive(page, kind, FRAMES);
       report.frames[kind] = { work_ms: stats(work.slice(2)), interval_ms: stats(gaps.slice(2)), over_16ms: work.slice(2).filter((w) => w > 16).length };
     }
+
+    // Once the reader pauses: the chart for the new view fetched and swapped in. The frame
+    // that swaps it, and the time from the key to the new chart.
+    await page.goto(mid, { waitUntil: 'load' });
+    await page.waitForFunction(() => window.__itlReady);
+    report.after_pause = await page.evaluate(async () => {
+      const root = document.getElementById('itl-root');
+      root.focus();
+      const before = document.getElementById('itl-chart');
+      const t0 = performance.now();
+      const works = [];
+      const channel = new MessageChannel();
+      let pending = null;
+      channel.port1.onmessage = () => { if (pending) { works.push(performance.now() - pending); pending = null; } };
+      root.dispatchEvent(new KeyboardEvent('keydown', { key: '+', bubbles: true, cancelable: true }));
+      let swapped = null;
+      while (performance.now() - t0 < 3000 && swapped === null) {
+        await new Promise((d) => requestAnimationFrame(() => { pending = performance.now(); channel.port2.postMessage(0); d(); }));
+        if (document.getElementById('itl-chart') !== before) swapped = performance.now() - t0;
+      }
+      await new Promise((d) => setTimeout(d, 100));
+      return { swapped_after_ms: swapped && Math.round(swapped), longest_frame_ms: Math.round(Math.max(...works)) };
+    });
     await page.close();
   } finally {
     await context.close();

@@ -99,7 +99,7 @@ test('a row per job of SQLPROD01, linked from the jobs list and the navigation',
   // The default view: the last 24 hours and the next 6 around the instance's now.
   const v = await chartView(page);
   assert.deepEqual(v, { from: NOW - DAY, to: NOW + 6 * HOUR });
-  assert.equal(await page.locator('[data-testid="itl-now"]').count(), 1, 'the now line');
+  assert.equal(await page.locator('[data-testid="now-line"]').count(), 1, 'the now line');
   assert.ok(await page.locator('.itl-k.upcoming').count() > 0, 'occurrences ahead of now');
   // A row's name opens the job's timeline.
   const first = rows.first();
@@ -155,8 +155,9 @@ test('overlapping runs of different jobs are shown as overlapping', async () => 
   await page.goto(`${base}/timeline?instance=${INSTANCE}`);
   const peak = Number((await page.locator('[data-testid="itl-peak"]').textContent()).replace(/\D+/g, ''));
   assert.ok(peak >= 2, `the concurrency strip says up to ${peak} at once`);
-  // Overlapping runs: routine ones as outlined stretches of a row's path (`M<x> 12h<w>…`),
-  // the others as rects of their own; x and width in seconds.
+  // Overlapping runs: routine ones as outlined subpaths of a row's path (`M<x> 12h<w>v8h-<w>z`
+  // then `m<dx> 0h<w>…`, each starting where the last one did), the others as rects of their
+  // own; x and width in seconds.
   const bars = await page.locator('[data-testid="itl-plot"] g[data-job]').evaluateAll((rows) => rows.flatMap((g) => {
     const job = g.dataset.job;
     const look = (e) => ({ outline: getComputedStyle(e).stroke, fill: getComputedStyle(e).fill });
@@ -166,8 +167,10 @@ test('overlapping runs of different jobs are shown as overlapping', async () => 
       out.push({ job, from: x, to: x + Number(e.getAttribute('width')), ...look(e) });
     }
     for (const p of g.querySelectorAll('path.itl-ov')) {
-      for (const m of p.getAttribute('d').matchAll(/M(-?\d+) 12h(\d+)/g)) {
-        out.push({ job, from: Number(m[1]), to: Number(m[1]) + Number(m[2]), ...look(p) });
+      let x = 0;
+      for (const m of p.getAttribute('d').matchAll(/([Mm])(-?\d+) -?\d+h(\d+)/g)) {
+        x = m[1] === 'M' ? Number(m[2]) : x + Number(m[2]);
+        out.push({ job, from: x, to: x + Number(m[3]), ...look(p) });
       }
     }
     return out;

@@ -181,8 +181,10 @@ mod markup {
                 esc(&z.title)
             );
         }
+        // A pixel of the nominal width, in seconds: the narrowest bar.
+        let min_w = (v.span() / 1000 / crate::api::instance_timeline::NOMINAL_PX).max(1);
         for (i, row) in d.rows.iter().enumerate() {
-            draw_row(&mut h, row, i as i64 * ROW_H, name, &x);
+            draw_row(&mut h, row, i as i64 * ROW_H, name, min_w, &x);
         }
         let mut restarts = String::new();
         for r in &d.restarts {
@@ -190,7 +192,7 @@ mod markup {
         }
         let _ = write!(h, r#"<path class="itl-restart" d="{restarts}" data-testid="agent-restart"/>"#);
         if (d.drawn.start..d.drawn.end).contains(&d.now_ms) {
-            let _ = write!(h, r#"<path class="itl-now" d="M{} 0V{rows_h}" data-testid="itl-now"/>"#, x(d.now_ms));
+            let _ = write!(h, r#"<path class="itl-now" d="M{} 0V{rows_h}" data-testid="now-line"/>"#, x(d.now_ms));
         }
         h.push_str("</svg></div></div>");
         h
@@ -293,7 +295,7 @@ mod markup {
     }
 
     /// One job's row at `y`: routine items as one path per kind, the others one by one.
-    fn draw_row(h: &mut String, row: &ChartRow, y: i64, instance: &str, x: &impl Fn(i64) -> i64) {
+    fn draw_row(h: &mut String, row: &ChartRow, y: i64, instance: &str, min_w: i64, x: &impl Fn(i64) -> i64) {
         let _ = write!(
             h,
             r#"<g class="itl-row" data-job="{}" transform="translate(0 {y})"><title>{}</title>"#,
@@ -301,33 +303,64 @@ mod markup {
             esc(&row_title(row))
         );
         // Routine paths: ticks and stretches of on-time and upcoming occurrences, bars of
-        // succeeded scheduled runs.
-        let mut paths: Vec<(String, String)> = Vec::new();
-        let mut add = |class: String, d: String| match paths.iter_mut().find(|(c, _)| *c == class) {
-            Some((_, p)) => p.push_str(&d),
-            None => paths.push((class, d)),
+        // succeeded scheduled runs (lines as wide as the bar: a pixel at least), outlined
+        // stretches where they overlap another job's run.
+        let mut paths: Vec<Path> = Vec::new();
+        let mut add = |class: String, x0: i64, y0: i64, rest: String, end: (i64, i64)| {
+            let p = match paths.iter_mut().position(|p| p.class == class) {
+                Some(i) => &mut paths[i],
+                None => {
+                    paths.push(Path { class, d: String::new(), pen: None });
+                    paths.last_mut().expect("just pushed")
+                }
+            };
+            p.sub(x0, y0, &rest, end);
         };
         for it in row.items.iter().filter(|i| i.kind.routine()) {
             let (a, w) = (x(it.start_ms), (x(it.end_ms) - x(it.start_ms)).max(0));
             match it.kind {
                 ItemKind::Occurrence { mark } if it.count == 1 => {
-                    add(format!("itl-k {}", mark.key()), format!("M{a} 2v8"))
+                    add(format!("itl-k {}", mark.key()), a, 2, "v8".into(), (a, 10))
                 }
-                ItemKind::Occurrence { mark } => add(format!("itl-s {}", mark.key()), format!("M{a} 3h{w}v6h-{w}z")),
-                // Runs sharing time with another job's: outlined.
+                ItemKind::Occurrence { mark } => {
+                    add(format!("itl-s {}", mark.key()), a, 3, format!("h{w}v6h-{w}z"), (a, 3))
+                }
+                ItemKind::Run { .. } if it.overlap => {
+                    add(format!("itl-b {} itl-ov", key(it.kind)), a, 12, format!("h{w}v8h-{w}z"), (a, 12))
+                }
                 ItemKind::Run { .. } => {
-                    let ov = if it.overlap { " itl-ov" } else { "" };
-                    add(format!("itl-b {}{ov}", key(it.kind)), format!("M{a} 12h{w}v8h-{w}z"))
+                    let w = w.max(min_w);
+                    add("itl-bl".into(), a, 16, format!("h{w}"), (a + w, 16))
                 }
             }
         }
-        for (class, d) in paths {
-            let _ = write!(h, r#"<path class="{class} itl-r" d="{d}"/>"#);
+        for p in paths {
+            let _ = write!(h, r#"<path class="{} itl-r" d="{}"/>"#, p.class, p.d);
         }
         for it in row.items.iter().filter(|i| !i.kind.routine()) {
             item(h, row, it, instance, x);
         }
         h.push_str("</g>");
+    }
+
+    /// One `<path>` of many subpaths, written relative to the last (shorter numbers).
+    struct Path {
+        class: String,
+        d: String,
+        /// Where the pen is after the last subpath.
+        pen: Option<(i64, i64)>,
+    }
+
+    impl Path {
+        /// A subpath starting at `(x0, y0)`, drawn by `rest` (relative commands), leaving
+        /// the pen at `end`.
+        fn sub(&mut self, x0: i64, y0: i64, rest: &str, end: (i64, i64)) {
+            let _ = match self.pen {
+                None => write!(self.d, "M{x0} {y0}{rest}"),
+                Some((px, py)) => write!(self.d, "m{} {}{rest}", x0 - px, y0 - py),
+            };
+            self.pen = Some(end);
+        }
     }
 
     /// `data-count` for a stretch of several; nothing for one.
@@ -766,5 +799,91 @@ mod live {
         };
         ev.prevent_default();
         set_view(shared, to);
+    }
+}
+
+#[cfg(all(test, feature = "ssr"))]
+mod tests {
+    use super::chart_html;
+    use crate::api::instance_timeline::{Bounds, ChartItem, ChartRow, InstanceTimelineData, ItemKind, ViewWindow};
+    use crate::api::{InstanceHead, RunKind, Scheduler, TimePoint};
+    use crate::engine::RunOutcome;
+
+    const T0: i64 = 1_763_812_800_000; // 2025-11-22T12:00:00Z
+    const H: i64 = 3_600_000;
+
+    fn at(ms: i64) -> TimePoint {
+        TimePoint::new(chrono::DateTime::from_timestamp_millis(ms).unwrap(), 0)
+    }
+
+    fn run(start: i64, secs: i64, outcome: RunOutcome, overlap: bool) -> ChartItem {
+        ChartItem {
+            kind: ItemKind::Run { outcome, kind: RunKind::Scheduled },
+            start_ms: start,
+            end_ms: start + secs * 1000,
+            count: 1,
+            overlap,
+            first: at(start),
+            title: if outcome == RunOutcome::Succeeded { String::new() } else { "failed <b>".into() },
+        }
+    }
+
+    fn data(rows: Vec<ChartRow>) -> InstanceTimelineData {
+        let view = ViewWindow { start: T0, end: T0 + 2 * H };
+        InstanceTimelineData {
+            instance: InstanceHead {
+                name: "SQL & CO".into(),
+                tz: "UTC".into(),
+                now: at(T0 + H),
+                days: 1,
+                window_start: at(view.start),
+                window_end: at(view.end),
+                stale: None,
+                scheduler: Scheduler::SqlAgent,
+                incidents: vec![],
+                as_of: None,
+                age_secs: None,
+                poll_secs: None,
+            },
+            view,
+            drawn: ViewWindow { start: T0 - H, end: T0 + 3 * H },
+            bounds: Bounds { min: T0 - 30 * 24 * H, max: T0 + 7 * 24 * H },
+            now_ms: T0 + H,
+            rows,
+            zombies: vec![],
+            restarts: vec![],
+            concurrency: vec![],
+            peak: 0,
+            overlapping: 0,
+            ticks: vec![],
+            tick_zone: "UTC".into(),
+        }
+    }
+
+    #[test]
+    fn rows_are_escaped_routine_runs_share_a_path_and_problems_are_links() {
+        let row = ChartRow {
+            id: "j<1>".into(),
+            name: "Nightly <ETL> & \"more\"".into(),
+            enabled: true,
+            expected: 3,
+            runs: 3,
+            missed: 0,
+            failed: 1,
+            items: vec![
+                run(T0, 60, RunOutcome::Succeeded, false),
+                run(T0 + H, 60, RunOutcome::Succeeded, false),
+                run(T0 + H / 2, 120, RunOutcome::Failed, true),
+            ],
+        };
+        let html = chart_html(&data(vec![row]), Some("SQL & CO"));
+        assert!(html.contains("Nightly &lt;ETL&gt; &amp; &quot;more&quot;"), "{html}");
+        assert!(!html.contains("<ETL>") && !html.contains("<b>"));
+        // Seconds from the start of what is drawn (an hour before the view): 3600, then +3600.
+        assert!(html.contains(r#"<path class="itl-bl itl-r" d="M3600 16h60m3540 0h60"/>"#), "{html}");
+        // The failed run: a link to the job at its start, outlined as overlapping.
+        assert!(html.contains(r#"<a href="/jobs/j%3C1%3E?at=2025-11-22T12:30:00Z&amp;instance=SQL%20%26%20CO"><title>failed &lt;b&gt;</title><rect class="itl-b failed itl-ov""#), "{html}");
+        assert!(html.contains(r#"viewBox="3600 0 7200 22""#), "the view: 2 hours from an hour in");
+        assert!(html.contains(r#"data-testid="now-line""#));
     }
 }

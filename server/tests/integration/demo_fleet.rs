@@ -231,3 +231,26 @@ async fn dump(path: &Path) -> Vec<String> {
     pool.close().await;
     out
 }
+
+#[test]
+fn sundial_demo_writes_a_fleet_into_a_directory_that_check_config_reads() {
+    use crate::support::{stdout, sundial};
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let o = sundial(&["demo", "--out", out, "--now", NOW]);
+    assert!(o.status.success(), "{}", crate::support::stderr(&o));
+    let printed = stdout(&o);
+    let fleet = dir.path().join("sundial-demo.fleet.toml");
+    assert!(printed.contains(&format!("sundial serve --config {} --now {NOW}", fleet.display())), "{printed}");
+    for name in demo::FLEET.iter().filter(|n| **n != demo::UNREACHABLE) {
+        let file = demo::file_of(&dir.path().join("sundial-demo.sqlite"), name);
+        assert!(file.exists(), "{name}: {}", file.display());
+    }
+    // Each instance read once, as serving would: all but the one whose file is missing.
+    let o = sundial(&["check-config", "--config", fleet.to_str().unwrap()]);
+    let printed = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{printed}");
+    assert!(printed.contains(&format!("{}: FAILED", demo::UNREACHABLE)), "{printed}");
+    assert!(printed.contains(&format!("8 of {} instance(s) readable", demo::FLEET.len())), "{printed}");
+    assert!(printed.contains("event_scheduler") || printed.contains("event scheduler"), "{printed}");
+}

@@ -80,7 +80,8 @@ pub async fn job_timeline(
                         let r = view::report(instance, d).await?;
                         let holds = r.window.contains(t);
                         windows.push((d, r.window));
-                        if holds {
+                        // Held, or after now: no larger window holds it either.
+                        if holds || t >= r.window.end {
                             break;
                         }
                     }

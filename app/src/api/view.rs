@@ -656,14 +656,16 @@ pub fn timeline_data(
     })
 }
 
-/// Which of the windows (`(days, window)`, smallest first) a deep link's moment opens on: the
-/// smallest that holds `at`, and whether one does (else the largest, which does not).
+/// Which of the windows (`(days, window)`, smallest first, all ending at now) a deep link's
+/// moment opens on: the smallest that holds `at`, and whether one does; else the smallest for a
+/// moment after now (nearest to it), the largest for one before them all.
 pub fn window_for(at: DateTime<Utc>, windows: &[(u32, Window)]) -> Option<(u32, bool)> {
-    windows
-        .iter()
-        .find(|(_, w)| w.contains(at))
-        .map(|(d, _)| (*d, true))
-        .or_else(|| windows.last().map(|(d, _)| (*d, false)))
+    if let Some((d, _)) = windows.iter().find(|(_, w)| w.contains(at)) {
+        return Some((*d, true));
+    }
+    let ahead = windows.first().is_some_and(|(_, w)| at >= w.end);
+    let pick = if ahead { windows.first() } else { windows.last() };
+    pick.map(|(d, _)| (*d, false))
 }
 
 /// The link's `at` as the job page reads it: RFC 3339 (as [`crate::components::job_at_href`]
@@ -953,6 +955,7 @@ mod timeline_tests {
         assert_eq!(window_for(now - Duration::hours(30), &windows), Some((7, true)));
         assert_eq!(window_for(now - Duration::days(20), &windows), Some((30, true)));
         assert_eq!(window_for(now - Duration::days(60), &windows), Some((30, false)));
+        assert_eq!(window_for(now + Duration::hours(2), &windows), Some((1, false)), "after now: the nearest window");
         assert_eq!(window_for(now, &[]), None);
     }
 

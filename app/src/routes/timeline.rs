@@ -239,7 +239,8 @@ fn TimelineView(data: TimelineData, pending: ReadSignal<bool>) -> AnyView {
     if let Some(url) = data.at.as_ref().and_then(|a| moment_redirect(a, &id, days, instance.as_deref())) {
         redirect(&url);
     }
-    let at_note = data.at.clone().map(|a| at_note(a, days, &id, instance.as_deref()));
+    let window_end = data.instance.window_end.ms;
+    let at_note = data.at.clone().map(|a| at_note(a, days, window_end, &id, instance.as_deref()));
     let durations = durations_section(&data.durations, days);
     let running = data
         .runs
@@ -409,7 +410,7 @@ fn redirect(url: &str) {
 
 /// What the page says of a deep link's moment: shown (and where), outside the window, or
 /// unreadable (the page's status is then 400).
-fn at_note(a: AtView, days: u32, job_id: &str, instance: Option<&str>) -> AnyView {
+fn at_note(a: AtView, days: u32, window_end: i64, job_id: &str, instance: Option<&str>) -> AnyView {
     if let Some(e) = a.error {
         crate::components::set_status(400);
         return view! {
@@ -443,7 +444,12 @@ fn at_note(a: AtView, days: u32, job_id: &str, instance: Option<&str>) -> AnyVie
         .into_any();
     }
     let largest = api::WINDOW_DAYS.last().copied().unwrap_or(days);
-    let text = if days >= largest {
+    let text = if at.ms >= window_end {
+        format!(
+            " is after the instance's now, the end of every window: nothing happened there yet. Showing the last {}.",
+            if days == 1 { "day".to_string() } else { format!("{days} days") }
+        )
+    } else if days >= largest {
         format!(
             " is outside the last {largest} days, the longest window this page shows; showing the last {days} days."
         )
@@ -452,7 +458,7 @@ fn at_note(a: AtView, days: u32, job_id: &str, instance: Option<&str>) -> AnyVie
     } else {
         format!(" is outside the window shown, the last {days} days.")
     };
-    let wider = (days < largest).then(|| {
+    let wider = (days < largest && at.ms < window_end).then(|| {
         let href = chrono::DateTime::from_timestamp_millis(at.ms)
             .map(|t| crate::components::job_at_href(instance, job_id, t))
             .unwrap_or_default();

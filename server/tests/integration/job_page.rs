@@ -136,6 +136,14 @@ async fn a_moment_outside_thirty_days_says_so() {
     assert!(to.contains("days=30") && !to.contains('#'), "the largest window, no row: {to}");
     let text = visible(&get(&to).await.text());
     assert!(text.contains("is outside the last 30 days"), "{text}");
+    // After now: the nearest window, saying nothing happened there yet.
+    let ahead = fixture::now() + Duration::hours(3);
+    let a = get(&format!("/jobs/{ORDERS_ID}?at={}", rfc(ahead))).await;
+    assert_eq!(a.status, StatusCode::FOUND);
+    let to = location(&a);
+    assert!(to.contains("days=1") && !to.contains('#'), "{to}");
+    let text = visible(&get(&to).await.text());
+    assert!(text.contains("is after the instance's now, the end of every window"), "{text}");
     // A window named in the link is kept; a moment outside it is said to be.
     let at = fixture::now() - Duration::hours(30);
     let a = get(&format!("/jobs/{ORDERS_ID}?days=1&at={}", rfc(at))).await;

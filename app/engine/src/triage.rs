@@ -276,14 +276,27 @@ pub fn instance_problems(reading: &Reading, now: DateTime<Utc>, settings: &Triag
         ));
     }
     let Some(report) = reading.report.filter(|_| stale.is_none()) else { return out };
-    for note in reading.notes {
-        if note.severity != Severity::Info
-            && note.field.as_deref().is_some_and(|f| SCHEDULER_STOPPED_FIELDS.contains(&f))
-        {
-            out.push(instance_problem(ProblemKind::SchedulerStopped, None, report.now, note.message.clone()));
-        }
-    }
     let zombie = ongoing_zombie(report);
+    // A scheduler that is off explains its jobs' missed runs: one row says so and counts them.
+    let stopped = reading.notes.iter().find(|n| {
+        n.severity != Severity::Info && n.field.as_deref().is_some_and(|f| SCHEDULER_STOPPED_FIELDS.contains(&f))
+    });
+    if let Some(note) = stopped {
+        let streaks: Vec<Streak> = report.jobs.iter().filter_map(|j| missed_streak(j, zombie.is_some())).collect();
+        let first = streaks.iter().map(|s| s.first).min();
+        let runs: usize = streaks.iter().map(|s| s.count).sum();
+        let mut evidence = note.message.clone();
+        if let Some(first) = first {
+            evidence.push_str(&format!(
+                "; since {}, {runs} due runs of {} jobs did not happen",
+                utc(first),
+                streaks.len()
+            ));
+        }
+        let mut p = instance_problem(ProblemKind::SchedulerStopped, first, first.unwrap_or(report.now), evidence);
+        p.count = streaks.len().max(1);
+        out.push(p);
+    }
     if let Some(period) = zombie {
         let (jobs, runs) = starved(report, period.start);
         let mut p = instance_problem(
@@ -300,7 +313,7 @@ pub fn instance_problems(reading: &Reading, now: DateTime<Utc>, settings: &Triag
         out.push(p);
     }
     for job in &report.jobs {
-        job_problems(report, job, zombie.is_some(), settings, &mut out);
+        job_problems(report, job, (zombie.is_some(), stopped.is_some()), settings, &mut out);
     }
     out
 }
@@ -334,7 +347,7 @@ fn starved(report: &InstanceReport, from: DateTime<Utc>) -> (usize, usize) {
 fn job_problems(
     report: &InstanceReport,
     job: &JobReport,
-    zombie: bool,
+    (zombie, stopped): (bool, bool),
     settings: &TriageSettings,
     out: &mut Vec<Problem>,
 ) {
@@ -350,7 +363,7 @@ fn job_problems(
             count,
         })
     };
-    if let Some(m) = missed_streak(job, zombie) {
+    if let Some(m) = missed_streak(job, zombie).filter(|_| !stopped) {
         push(ProblemKind::Missed, Some(m.first), m.last, m.evidence, m.count);
     }
     let last_success = job.runs.iter().rev().find(|r| r.outcome == RunOutcome::Succeeded).map(|r| r.start);

@@ -208,6 +208,30 @@ fn a_zombie_now_is_one_critical_row_counting_the_starved_jobs_instead_of_one_row
 }
 
 #[test]
+fn a_scheduler_reported_off_is_one_row_counting_the_jobs_whose_runs_did_not_happen() {
+    let jobs = vec![
+        job("a", hourly_runs(72, 3, 60, RunOutcome::Succeeded)),
+        job("b", hourly_runs(72, 2, 60, RunOutcome::Succeeded)),
+        job("ok", hourly_runs(72, 0, 60, RunOutcome::Succeeded)),
+    ];
+    let r = report(jobs);
+    let notes = [Diagnostic::error("event_scheduler", "OFF", "the event scheduler is not running")];
+    let reading = Reading {
+        instance: "SQL1",
+        report: Some(&r),
+        notes: &notes,
+        failing: None,
+        read_at: Some(t(NOW)),
+        poll_secs: None,
+    };
+    let p = triage::instance_problems(&reading, t(NOW), &TriageSettings::default());
+    assert_eq!(kinds(&p), vec![(ProblemKind::SchedulerStopped, None)]);
+    assert_eq!(p[0].count, 2);
+    assert_eq!(p[0].since, Some(t("2026-11-20T09:00:00Z")));
+    assert!(p[0].evidence.contains("5 due runs of 2 jobs did not happen"), "{}", p[0].evidence);
+}
+
+#[test]
 fn a_scheduler_reported_off_is_critical() {
     let r = report(vec![job("ok", hourly_runs(72, 0, 60, RunOutcome::Succeeded))]);
     let notes = [Diagnostic::error("event_scheduler", "OFF", "the event scheduler is not running")];

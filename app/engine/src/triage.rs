@@ -18,7 +18,8 @@
 //!
 //! Never judged on a stale read: an instance whose read is stale (or was never made) has only
 //! its instance-level problem. Occurrences older than the history kept are `unknown`, never
-//! missed; missed runs the zombie explains are counted in the zombie's row, not one per job.
+//! missed; missed runs a zombie or a stopped scheduler explains are counted in its row, not one
+//! per job.
 //!
 //! # Ranking
 //!

@@ -323,7 +323,15 @@ impl FleetBackend {
             let tz = good.map(|g| g.read.input.tz).unwrap_or(chrono_tz::UTC.into());
             problems.extend(found.into_iter().map(|p| (p, tz)));
         }
-        let mut judged = self.keeper.observe(problems, &judged_instances, self.now()).await;
+        // An instance not tried yet since Sundial started says nothing: none of its problems end.
+        let settled: std::collections::HashSet<String> = self
+            .instances
+            .iter()
+            .zip(&states)
+            .filter(|(_, s)| s.attempts > 0)
+            .map(|(i, _)| i.reader.config.name.clone())
+            .collect();
+        let mut judged = self.keeper.observe(problems, &judged_instances, &settled, self.now()).await;
         triage::rank_by(&mut judged, |j| (&j.problem, j.problem.since.unwrap_or(j.first_seen)));
         let counts = (self.instances.len(), judged_instances.len(), jobs);
         let fleet = Arc::new(FleetProblems { judged, counts, at: clock, judged_instances });

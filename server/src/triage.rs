@@ -137,12 +137,14 @@ impl Keeper {
     /// Record what is open now: a new key starts an episode at `now`; a key no longer open
     /// ends its episode (and its acknowledgement with it), but only where it could have been
     /// seen: a job's problem ends only when its instance's jobs were judged (`judged` names
-    /// them; an unreachable or stale instance's jobs are not known to be fine). Returns each
+    /// them; an unreachable or stale instance's jobs are not known to be fine), and no problem
+    /// of an instance not yet tried since Sundial started ends (`settled` names the tried). Returns each
     /// problem with the start of its episode, in the order given.
     pub async fn observe(
         &self,
         problems: Vec<(Problem, Zone)>,
         judged: &std::collections::HashSet<String>,
+        settled: &std::collections::HashSet<String>,
         now: DateTime<Utc>,
     ) -> Vec<Judged> {
         let (added, ended, out) = {
@@ -164,7 +166,9 @@ impl Keeper {
             let current: std::collections::HashSet<String> = out.iter().map(|j| j.problem.key()).collect();
             let mut ended = Vec::new();
             state.open.retain(|k, o| {
-                let keep = current.contains(k) || (o.of_job && !judged.contains(&o.instance));
+                let keep = current.contains(k)
+                    || !settled.contains(&o.instance)
+                    || (o.of_job && !judged.contains(&o.instance));
                 if !keep {
                     ended.push(k.clone());
                 }
@@ -291,5 +295,50 @@ impl Keeper {
             jobs: counts.2,
             store_note: self.store_note.clone(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use app::engine::triage::ProblemKind;
+    use std::collections::HashSet;
+
+    fn t(s: &str) -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339(s).unwrap().to_utc()
+    }
+
+    fn problem(kind: ProblemKind, job: Option<&str>) -> (Problem, Zone) {
+        let p = Problem {
+            kind,
+            severity: kind.severity(),
+            instance: "A".into(),
+            job: job.map(|j| (j.to_owned(), j.to_owned())),
+            since: None,
+            at: t("2026-11-22T12:00:00Z"),
+            evidence: String::new(),
+            count: 1,
+        };
+        (p, chrono_tz::UTC.into())
+    }
+
+    fn set(names: &[&str]) -> HashSet<String> {
+        names.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[tokio::test]
+    async fn an_episode_ends_only_where_its_absence_was_seen() {
+        let keeper = Keeper::open(Err("in memory".into())).await;
+        let (t0, t1, t2) = (t("2026-11-22T12:00:00Z"), t("2026-11-22T12:01:00Z"), t("2026-11-22T12:02:00Z"));
+        let both = vec![problem(ProblemKind::Unreachable, None), problem(ProblemKind::Missed, Some("j"))];
+        let first = keeper.observe(both.clone(), &set(&["A"]), &set(&["A"]), t0).await;
+        assert!(first.iter().all(|j| j.first_seen == t0));
+        // Restarted, nothing tried yet: nothing ends.
+        keeper.observe(Vec::new(), &set(&[]), &set(&[]), t1).await;
+        // Tried but not judged (unreachable, stale): the instance's own problem may end, its jobs' not.
+        keeper.observe(Vec::new(), &set(&[]), &set(&["A"]), t1).await;
+        let again = keeper.observe(both, &set(&["A"]), &set(&["A"]), t2).await;
+        assert_eq!(again[0].first_seen, t2, "the instance-wide episode ended and a new one began");
+        assert_eq!(again[1].first_seen, t0, "the job's episode goes on");
     }
 }

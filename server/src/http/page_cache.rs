@@ -121,9 +121,17 @@ pub async fn layer(
         return res;
     }
     let (parts, body) = res.into_parts();
-    let Ok(body) = axum::body::to_bytes(body, MAX_BODY).await else {
-        return Response::from_parts(parts, Body::from("the page was too large to answer"));
+    // The page is answered whole either way; only pages up to MAX_BODY are kept.
+    let body = match axum::body::to_bytes(body, usize::MAX).await {
+        Ok(body) => body,
+        Err(e) => {
+            tracing::warn!(error = %e, "a page could not be rendered to the end");
+            return Response::from_parts(parts, Body::empty());
+        }
     };
+    if body.len() > MAX_BODY {
+        return Response::from_parts(parts, Body::from(body));
+    }
     {
         let mut entries = cache.entries.lock().unwrap_or_else(|e| e.into_inner());
         if entries.len() >= CAPACITY {

@@ -470,8 +470,7 @@ fn failure_words(run: &crate::Run) -> String {
         .find(|s| {
             let s = s.to_ascii_lowercase();
             s.contains("fail") || s.contains("error")
-        })
-        .or(run.steps.last());
+        });
     let message = run.message.trim();
     let outcome = match run.outcome {
         RunOutcome::Crashed => "crashed",

@@ -116,6 +116,15 @@ fn a_failed_last_run_names_its_step_and_message_and_a_success_after_clears_it() 
     assert!(p[0].evidence.contains("The job failed."), "{}", p[0].evidence);
     assert_eq!(p[0].since, Some(bad.start));
 
+    // Steps that do not say which one failed name none: the message does.
+    let mut quiet = runs.clone();
+    let last = quiet.last_mut().unwrap();
+    last.steps = vec!["done: step 'stage' 2 s".into()];
+    last.message = "failed in step 'delete old rows': timeout".into();
+    let p = judge(&report(vec![job("etl", quiet)]));
+    assert!(p[0].evidence.contains("failed: failed in step 'delete old rows': timeout"), "{}", p[0].evidence);
+    assert!(!p[0].evidence.contains("stage"), "{}", p[0].evidence);
+
     // The 12:00 run succeeded: nothing is wrong any more.
     runs.push(run(t("2026-11-20T12:00:00Z"), 60, RunOutcome::Succeeded));
     assert_eq!(kinds(&judge(&report(vec![job("etl", runs)]))), vec![]);

@@ -28,7 +28,7 @@ mod markup {
     use std::fmt::Write;
 
     /// Row height, CSS pixels (the names list uses the same, in the stylesheet).
-    pub const ROW_H: i64 = 22;
+    pub const ROW_H: i64 = 24;
     /// The concurrency strip's height.
     pub const STRIP_H: i64 = 30;
 
@@ -883,7 +883,7 @@ mod tests {
         assert!(html.contains(r#"<path class="itl-bl itl-r" d="M3600 16h60m3540 0h60"/>"#), "{html}");
         // The failed run: a link to the job at its start, outlined as overlapping.
         assert!(html.contains(r#"<a href="/jobs/j%3C1%3E?at=2025-11-22T12:30:00Z&amp;instance=SQL%20%26%20CO"><title>failed &lt;b&gt;</title><rect class="itl-b failed itl-ov""#), "{html}");
-        assert!(html.contains(r#"viewBox="3600 0 7200 22""#), "the view: 2 hours from an hour in");
+        assert!(html.contains(r#"viewBox="3600 0 7200 24""#), "the view: 2 hours from an hour in");
         assert!(html.contains(r#"data-testid="now-line""#));
     }
 }

@@ -249,7 +249,7 @@ fn TimelineView(data: TimelineData, pending: ReadSignal<bool>) -> AnyView {
         .map(|(start, p)| {
             view! {
                 <p class="running-note" data-testid="running-note">
-                    <span aria-hidden="true">"⏵"</span>
+                    <span aria-hidden="true">"▶"</span>
                     " Running now, since "
                     <Time t=start/>
                     ": "
@@ -380,6 +380,11 @@ fn TimelineView(data: TimelineData, pending: ReadSignal<bool>) -> AnyView {
     .into_any()
 }
 
+/// A window in words: "day" or "7 days" (after "the last").
+fn window_words(days: u32) -> String {
+    if days == 1 { "day".to_string() } else { format!("{days} days") }
+}
+
 /// Where a deep link without `days` goes: the window chosen for its moment, the fragment of the
 /// line nearest to it. `None` when the page stays as it is.
 fn moment_redirect(a: &AtView, job_id: &str, days: u32, instance: Option<&str>) -> Option<String> {
@@ -418,7 +423,7 @@ fn at_note(a: AtView, days: u32, window_end: i64, job_id: &str, instance: Option
                 <span aria-hidden="true">"⚠"</span>
                 " "
                 {e}
-                {format!(" Showing the last {days} days instead.")}
+                {format!(" Showing the last {} instead.", window_words(days))}
             </p>
         }
         .into_any();
@@ -447,7 +452,7 @@ fn at_note(a: AtView, days: u32, window_end: i64, job_id: &str, instance: Option
     let text = if at.ms >= window_end {
         format!(
             " is after the instance's now, the end of every window: nothing happened there yet. Showing the last {}.",
-            if days == 1 { "day".to_string() } else { format!("{days} days") }
+            window_words(days)
         )
     } else if days >= largest {
         format!(
@@ -528,7 +533,7 @@ fn durations_section(d: &DurationsView, days: u32) -> impl IntoView + use<> {
             .collect_view();
         view! {
             <table class="durations-table" data-testid="durations-table">
-                <caption>{format!("Durations of completed runs, last {days} days, by the day they started")}</caption>
+                <caption>{format!("Durations of completed runs in the last {}, by the day they started", window_words(days))}</caption>
                 <thead>
                     <tr>
                         <th scope="col">"Started"</th>
@@ -553,7 +558,7 @@ fn durations_section(d: &DurationsView, days: u32) -> impl IntoView + use<> {
             <h2 id="durations-h">"Durations"</h2>
             {table.is_none().then(|| view! {
                 <p class="muted" data-testid="durations-empty">
-                    {format!("No run completed in the last {days} days: no durations to show yet. A wider window may have some.")}
+                    {format!("No run completed in the last {}: no durations to show yet. A wider window may have some.", window_words(days))}
                 </p>
             })}
             {table}

@@ -463,14 +463,10 @@ fn next_run(
 
 /// The failing step and message of a run, in the scheduler's words.
 fn failure_words(run: &crate::Run) -> String {
-    let step = run
-        .steps
-        .iter()
-        .rev()
-        .find(|s| {
-            let s = s.to_ascii_lowercase();
-            s.contains("fail") || s.contains("error")
-        });
+    let step = run.steps.iter().rev().find(|s| {
+        let s = s.to_ascii_lowercase();
+        s.contains("fail") || s.contains("error")
+    });
     let message = run.message.trim();
     let outcome = match run.outcome {
         RunOutcome::Crashed => "crashed",

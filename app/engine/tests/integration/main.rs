@@ -14,6 +14,6 @@ mod edit_cases;
 mod fleet;
 mod reconcile_cases;
 mod reconcile_props;
-mod triage;
 mod replay;
+mod triage;
 mod zone_rules;

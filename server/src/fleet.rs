@@ -367,6 +367,10 @@ fn within(input: &InstanceInput, window: Window) -> InstanceInput {
 }
 
 impl Backend for FleetBackend {
+    fn duration_flags(&self) -> app::engine::durations::DurationFlags {
+        self.triage_settings.durations.clone()
+    }
+
     fn version(&self) -> Option<u64> {
         // Every attempt (good or failed) counts, and every change triage keeps.
         let attempts: u64 = self.instances.iter().map(|i| i.state.borrow().attempts).sum();

@@ -50,7 +50,7 @@ pub async fn instance_log(instance: Option<String>, days: u32, query: LogQuery) 
 /// marked; without `days` the window is the smallest of 1, 7 and 30 days that holds it (30
 /// days, saying so, when none does). An `at` that cannot be read is named in
 /// [`super::AtView::error`], over the `days` (or default) window: the page says so, it does not
-/// fail. The durations are flagged by the default [`crate::engine::durations::DurationFlags`].
+/// fail. The durations are flagged as the fleet file's `[triage]` says ([`view::duration_flags`]).
 #[server(prefix = "/api/fn", endpoint = "job_timeline")]
 pub async fn job_timeline(
     instance: Option<String>,
@@ -58,7 +58,6 @@ pub async fn job_timeline(
     days: Option<u32>,
     at: Option<String>,
 ) -> Result<TimelineData, ApiError> {
-    use crate::engine::durations::DurationFlags;
     let asked = days.map(check_days).transpose()?;
     let instance = instance.as_deref();
     let raw = at.as_deref().map(str::trim).filter(|a| !a.is_empty());
@@ -96,7 +95,7 @@ pub async fn job_timeline(
     }
     let mut head = view::head(&report, days);
     view::decorate_here(&mut head).await;
-    let flags = DurationFlags::default();
+    let flags = view::duration_flags();
     let mut data = view::timeline_data(&report, &job_id, days, &head.scheduler, &flags, moment)?;
     data.instance = head;
     if let Some(a) = data.at.as_mut() {

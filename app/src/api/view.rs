@@ -64,6 +64,10 @@ pub trait Backend: Send + Sync + 'static {
     fn version(&self) -> Option<u64> {
         None
     }
+    /// When a run is long or short (the fleet file's `[triage]`).
+    fn duration_flags(&self) -> DurationFlags {
+        DurationFlags::default()
+    }
     /// Every problem now across the fleet, worst first (see [`crate::api::triage`]).
     fn triage(&self) -> BoxFuture<'_, super::TriageData> {
         Box::pin(async { super::TriageData::default() })
@@ -97,6 +101,11 @@ pub async fn report(instance: Option<&str>, days: u32) -> Result<Arc<InstanceRep
         return Err(ApiError::Transport("the server is not set up".into()));
     };
     backend.report(instance, days).await.map_err(ApiError::from)
+}
+
+/// The duration flags through the [`BackendHandle`] in context (the defaults without one).
+pub fn duration_flags() -> DurationFlags {
+    use_context::<BackendHandle>().map(|BackendHandle(b)| b.duration_flags()).unwrap_or_default()
 }
 
 /// The source's own log through the [`BackendHandle`] in context.

@@ -186,3 +186,25 @@ async fn a_kept_page_never_hides_an_acknowledgement() {
     let (_, after) = fetch(Request::get("/triage").body(Body::empty()).unwrap()).await;
     assert!(after.contains("Acknowledged by Bo"), "the acknowledgement shows at once");
 }
+
+/// The fleet file's `[triage]` factors are the ones the job page flags runs with.
+#[tokio::test]
+async fn the_job_page_flags_runs_with_the_fleet_files_factors() {
+    let dir = tempfile::tempdir().unwrap();
+    // Top-level keys (the store) first, then the [triage] table, then the instances.
+    let fleet = fleet_toml(&dir).await;
+    let (store, instances) = fleet.split_once('\n').unwrap();
+    let toml = format!("{store}\n[triage]\nlong_factor = 4.0\nshort_factor = 0.1\n{instances}");
+    let state = web::fleet_as_of(&toml, t(NOW)).await;
+    let jobs = api(&state, "/api/instances/SQLPROD01/jobs").await;
+    let id = jobs["jobs"][0]["id"].as_str().expect("a job").to_owned();
+    let req = Request::post("/api/fn/job_timeline")
+        .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+        .body(Body::from(format!("instance=SQLPROD01&job_id={}&days=7", app::components::encode_segment(&id))))
+        .unwrap();
+    let a = send(state, req).await;
+    assert_eq!(a.status, StatusCode::OK, "{}", a.text());
+    let v: Value = serde_json::from_slice(&a.body).unwrap();
+    assert_eq!(v["durations"]["flags"]["long_factor"], 4.0, "{}", v["durations"]);
+    assert_eq!(v["durations"]["flags"]["short_factor"], 0.1);
+}

@@ -134,6 +134,10 @@ async fn the_demo_fleet_serves_every_instance_with_its_planted_trouble() {
     assert!(has("scheduler_stopped", demo::EVENTS_INSTANCE), "{triage}");
     assert!(has("zombie", eu::INSTANCE), "{triage}");
     assert!(has("unreachable", demo::UNREACHABLE), "{triage}");
+    // pg_cron's stuck job: its last three runs missed in a row, nothing explaining them.
+    let stuck = problems.iter().find(|p| p["kind"] == "missed" && p["job"] == tables::STUCK_PG_JOB).expect("missed");
+    assert_eq!(stuck["count"], tables::STUCK_PG_HOURS, "{stuck}");
+    assert!(stuck["evidence"].as_str().unwrap().contains("nothing started it"), "{stuck}");
 
     // The worker role's export runs now, three times as long as usual.
     let worker = jobs(&state, demo::JOBACTIVITY_INSTANCE, 30).await;

@@ -64,15 +64,20 @@ fn report(jobs: Vec<JobInput>) -> InstanceReport {
     analyze(&input, Window::ending_at(now, TimeDelta::days(7)), now, &Settings::default())
 }
 
-fn judge(report: &InstanceReport) -> Vec<Problem> {
-    let reading = Reading {
+/// A reading of `report` as a live instance read just now, every minute, without trouble.
+fn healthy(report: &InstanceReport) -> Reading<'_> {
+    Reading {
         instance: "SQL1",
         report: Some(report),
         notes: &[],
         failing: None,
         read_at: Some(t(NOW)),
         poll_secs: Some(60),
-    };
+    }
+}
+
+fn judge(report: &InstanceReport) -> Vec<Problem> {
+    let reading = healthy(report);
     let mut p = triage::instance_problems(&reading, t(NOW), &TriageSettings::default());
     triage::rank_by(&mut p, |p| (p, p.since.unwrap_or(t(NOW))));
     p
@@ -164,14 +169,7 @@ fn a_success_in_a_tenth_of_the_usual_time_is_too_short() {
 #[test]
 fn a_stale_read_hides_every_job_problem_and_says_why() {
     let r = report(vec![job("late", hourly_runs(72, 3, 60, RunOutcome::Succeeded))]);
-    let reading = Reading {
-        instance: "SQL1",
-        report: Some(&r),
-        notes: &[],
-        failing: None,
-        read_at: Some(t(NOW)),
-        poll_secs: Some(60),
-    };
+    let reading = healthy(&r);
     let later = t(NOW) + TimeDelta::minutes(10);
     let p = triage::instance_problems(&reading, later, &TriageSettings::default());
     assert_eq!(kinds(&p), vec![(ProblemKind::Stale, None)]);
@@ -185,12 +183,10 @@ fn a_stale_read_hides_every_job_problem_and_says_why() {
 fn an_unreachable_instance_is_critical_and_its_recent_read_is_still_judged() {
     let r = report(vec![job("late", hourly_runs(72, 3, 60, RunOutcome::Succeeded))]);
     let reading = Reading {
-        instance: "SQL1",
-        report: Some(&r),
-        notes: &[],
         failing: Some((t("2026-11-20T11:59:00Z"), "connection refused")),
         read_at: Some(t("2026-11-20T11:58:00Z")),
         poll_secs: Some(60),
+        ..healthy(&r)
     };
     let mut p = triage::instance_problems(&reading, t(NOW), &TriageSettings::default());
     triage::rank_by(&mut p, |p| (p, p.since.unwrap_or(t(NOW))));
@@ -225,14 +221,7 @@ fn a_scheduler_reported_off_is_one_row_counting_the_jobs_whose_runs_did_not_happ
     ];
     let r = report(jobs);
     let notes = [Diagnostic::error("event_scheduler", "OFF", "the event scheduler is not running")];
-    let reading = Reading {
-        instance: "SQL1",
-        report: Some(&r),
-        notes: &notes,
-        failing: None,
-        read_at: Some(t(NOW)),
-        poll_secs: None,
-    };
+    let reading = Reading { notes: &notes, poll_secs: None, ..healthy(&r) };
     let p = triage::instance_problems(&reading, t(NOW), &TriageSettings::default());
     assert_eq!(kinds(&p), vec![(ProblemKind::SchedulerStopped, None)]);
     assert_eq!(p[0].count, 2);
@@ -244,14 +233,7 @@ fn a_scheduler_reported_off_is_one_row_counting_the_jobs_whose_runs_did_not_happ
 fn a_scheduler_reported_off_is_critical() {
     let r = report(vec![job("ok", hourly_runs(72, 0, 60, RunOutcome::Succeeded))]);
     let notes = [Diagnostic::error("event_scheduler", "OFF", "the event scheduler is not running")];
-    let reading = Reading {
-        instance: "SQL1",
-        report: Some(&r),
-        notes: &notes,
-        failing: None,
-        read_at: Some(t(NOW)),
-        poll_secs: None,
-    };
+    let reading = Reading { notes: &notes, poll_secs: None, ..healthy(&r) };
     let p = triage::instance_problems(&reading, t(NOW), &TriageSettings::default());
     assert_eq!(kinds(&p), vec![(ProblemKind::SchedulerStopped, None)]);
 }

@@ -160,7 +160,7 @@ pub fn point(t: DateTime<Utc>, tz: Tz) -> TimePoint {
     let local = t.with_timezone(&tz);
     TimePoint {
         ms: t.timestamp_millis(),
-        local: local.format("%Y-%m-%d %H:%M:%S").to_string(),
+        local: super::wire::wall_text(local.naive_local()),
         off: local.offset().fix().local_minus_utc(),
     }
 }

@@ -192,7 +192,9 @@ pub struct FleetBackend {
     triage_settings: TriageSettings,
     keeper: Keeper,
     /// The fleet's problems, for the reads and the moment they were judged from.
-    judged: Mutex<Option<(JudgeKey, Arc<FleetProblems>)>>,
+    judged: std::sync::Mutex<Option<(JudgeKey, Arc<FleetProblems>)>>,
+    /// Held while the fleet is judged: one judgement at a time.
+    judging: Mutex<()>,
     fixed_now: Option<DateTime<Utc>>,
 }
 
@@ -266,7 +268,8 @@ impl FleetBackend {
             settings: Settings::default(),
             triage_settings: config.triage.clone(),
             keeper,
-            judged: Mutex::new(None),
+            judged: std::sync::Mutex::new(None),
+            judging: Mutex::new(()),
             fixed_now: now,
         }))
     }
@@ -279,17 +282,25 @@ impl FleetBackend {
     /// Every problem of the fleet now, ranked (judged once per change of reads and every
     /// [`JUDGE_EVERY_SECS`], shared by every page, the API, the metrics and the alerts).
     pub async fn problems(&self) -> Arc<FleetProblems> {
+        let last = || self.judged.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let (_, key) = self.judge_key(Utc::now());
+        let _turn = match last() {
+            Some((k, p)) if k == key => return p,
+            // The same reads, only older: while one request judges them again, the others are
+            // served the last judgement (no page waits on the periodic refresh).
+            Some((k, p)) if k.0 == key.0 => match self.judging.try_lock() {
+                Ok(turn) => turn,
+                Err(_) => return p,
+            },
+            _ => self.judging.lock().await,
+        };
+        // What is read may have changed while this request waited for its turn.
         let clock = Utc::now();
-        let states: Vec<PollState> = self.instances.iter().map(|i| i.state.borrow().clone()).collect();
-        let key: JudgeKey = (
-            states.iter().map(|s| (s.good.as_ref().map(|g| g.at), s.error.is_some())).collect(),
-            clock.timestamp() / JUDGE_EVERY_SECS,
-        );
-        let mut cached = self.judged.lock().await;
-        if let Some((k, p)) = cached.as_ref()
-            && *k == key
+        let (states, key) = self.judge_key(clock);
+        if let Some((k, p)) = last()
+            && k == key
         {
-            return p.clone();
+            return p;
         }
         let mut problems = Vec::new();
         let mut judged_instances = std::collections::HashSet::new();
@@ -335,8 +346,15 @@ impl FleetBackend {
         triage::rank_by(&mut judged, |j| (&j.problem, j.problem.since.unwrap_or(j.first_seen)));
         let counts = (self.instances.len(), judged_instances.len(), jobs);
         let fleet = Arc::new(FleetProblems { judged, counts, at: clock, judged_instances });
-        *cached = Some((key, fleet.clone()));
+        *self.judged.lock().unwrap_or_else(|e| e.into_inner()) = Some((key, fleet.clone()));
         fleet
+    }
+
+    /// How each instance's reading stands, and what a judgement made at `clock` depends on.
+    fn judge_key(&self, clock: DateTime<Utc>) -> (Vec<PollState>, JudgeKey) {
+        let states: Vec<PollState> = self.instances.iter().map(|i| i.state.borrow().clone()).collect();
+        let reads = states.iter().map(|s| (s.good.as_ref().map(|g| g.at), s.error.is_some())).collect();
+        (states, (reads, clock.timestamp() / JUDGE_EVERY_SECS))
     }
 
     /// The acknowledgements and episodes (alerts ask whether one holds).

@@ -5,6 +5,9 @@
 //! Only `GET` pages are kept (never `/api/…`, `/metrics`, files or forms), only answers 200 of
 //! `text/html`, and only when the backend tells a data version ([`Backend::version`]): any read,
 //! failed read or acknowledgement changes it, and the next request renders afresh.
+//!
+//! Requests for a page being rendered wait for that render instead of rendering it again: when
+//! the data changes under fifty clients, the page is rendered once, not fifty times at once.
 use app::api::ssr::Backend;
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
@@ -59,6 +62,19 @@ fn restamp(body: &Bytes, nonce: Option<&str>) -> Bytes {
 #[derive(Clone, Default)]
 pub struct PageCache {
     entries: Arc<Mutex<HashMap<Key, Entry>>>,
+    /// Pages being rendered: the renderer holds the lock until it has kept the page.
+    rendering: Arc<Mutex<HashMap<Key, Arc<tokio::sync::Mutex<()>>>>>,
+}
+
+impl PageCache {
+    /// The kept page for `key` at `version`, answered with a fresh nonce.
+    fn answer(&self, key: &Key, version: u64) -> Option<Response> {
+        let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        let e = entries.get(key).filter(|e| e.version == version && e.at.elapsed() < TTL)?;
+        let mut res = Response::new(Body::from(restamp(&e.body, e.nonce.as_deref())));
+        *res.headers_mut() = e.headers.clone();
+        Some(res)
+    }
 }
 
 /// Paths that are never pages.
@@ -103,14 +119,51 @@ pub async fn layer(
         prefs: prefs(req.headers()),
         encoding: req.headers().get(header::ACCEPT_ENCODING).and_then(|v| v.to_str().ok()).unwrap_or("").to_owned(),
     };
-    {
-        let entries = cache.entries.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(e) = entries.get(&key).filter(|e| e.version == version && e.at.elapsed() < TTL) {
-            let mut res = Response::new(Body::from(restamp(&e.body, e.nonce.as_deref())));
-            *res.headers_mut() = e.headers.clone();
+    if let Some(res) = cache.answer(&key, version) {
+        return res;
+    }
+    // The first request for a page renders it; the others wait for it once, then take what it
+    // kept (or, when it kept nothing, render their own).
+    let lock = Arc::new(tokio::sync::Mutex::new(()));
+    let turn = lock.clone().try_lock_owned().ok(); // a new lock: always free
+    let follow = {
+        let mut rendering = cache.rendering.lock().unwrap_or_else(|e| e.into_inner());
+        match rendering.get(&key) {
+            Some(other) => Some(other.clone()),
+            None => {
+                rendering.insert(key.clone(), lock);
+                None
+            }
+        }
+    };
+    if let Some(other) = follow {
+        drop(other.lock().await);
+        if let Some(res) = cache.answer(&key, version) {
             return res;
         }
+        return render(&cache, key, version, req, next).await;
     }
+    let _leading = Leading { _turn: turn, cache: cache.clone(), key: key.clone() };
+    render(&cache, key, version, req, next).await
+}
+
+/// The first request rendering a page: when it is done (or dropped, the client gone), the page
+/// is no longer being rendered and those waiting go on.
+struct Leading {
+    /// Held, never read: dropping it lets the waiting requests go on.
+    _turn: Option<tokio::sync::OwnedMutexGuard<()>>,
+    cache: PageCache,
+    key: Key,
+}
+
+impl Drop for Leading {
+    fn drop(&mut self) {
+        self.cache.rendering.lock().unwrap_or_else(|e| e.into_inner()).remove(&self.key);
+    }
+}
+
+/// Render the page and keep it when it may be kept.
+async fn render(cache: &PageCache, key: Key, version: u64, req: Request, next: Next) -> Response {
     let res = next.run(req).await;
     let html = res
         .headers()
@@ -148,4 +201,100 @@ pub async fn layer(
         entries.insert(key, Entry { version, at: Instant::now(), headers, body: body.clone(), nonce });
     }
     Response::from_parts(parts, Body::from(body))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use app::api::InstanceStatus;
+    use app::api::ssr::{BoxFuture, ReportError};
+    use app::engine::fleet::InstanceReport;
+    use axum::Router;
+    use axum::response::IntoResponse;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use tokio::sync::Notify;
+    use tower::ServiceExt;
+
+    /// Data that never changes (version 1).
+    struct Unchanging;
+
+    impl Backend for Unchanging {
+        fn report(&self, _: Option<&str>, _: u32) -> BoxFuture<'_, Result<Arc<InstanceReport>, ReportError>> {
+            Box::pin(async { Err(ReportError::UnknownInstance) })
+        }
+        fn instances(&self) -> BoxFuture<'_, Vec<InstanceStatus>> {
+            Box::pin(async { Vec::new() })
+        }
+        fn version(&self) -> Option<u64> {
+            Some(1)
+        }
+    }
+
+    /// Ten requests for `/page` at once, its handler (counting its calls) held until every
+    /// request has arrived; what the ten got, and how many times the handler ran.
+    async fn ten_at_once(status: StatusCode) -> (Vec<(StatusCode, String)>, usize) {
+        let calls = Arc::new(AtomicUsize::new(0));
+        let release = Arc::new(Notify::new());
+        let cache = PageCache::default();
+        let backend: Arc<dyn Backend> = Arc::new(Unchanging);
+        let (c, r) = (calls.clone(), release.clone());
+        let handler = move || {
+            let (calls, release) = (c.clone(), r.clone());
+            async move {
+                let n = calls.fetch_add(1, Ordering::SeqCst);
+                if n == 0 {
+                    release.notified().await;
+                }
+                (status, axum::response::Html(format!("<p>page {n}</p>"))).into_response()
+            }
+        };
+        let router = Router::new()
+            .route("/page", axum::routing::get(handler))
+            .layer(axum::middleware::from_fn_with_state((cache.clone(), backend), layer));
+        let tasks: Vec<_> = (0..10)
+            .map(|_| {
+                let req = Request::get("/page").body(Body::empty()).unwrap();
+                tokio::spawn(router.clone().oneshot(req))
+            })
+            .collect();
+        // The first is rendering; the nine others hold its lock's handle (with the map's and
+        // the renderer's own: eleven).
+        let key = Key { uri: "/page".into(), prefs: String::new(), encoding: String::new() };
+        let waiting = || cache.rendering.lock().unwrap().get(&key).map(Arc::strong_count);
+        let mut spins = 0;
+        while !(calls.load(Ordering::SeqCst) == 1 && waiting() == Some(11)) {
+            spins += 1;
+            assert!(spins < 100_000, "never all waiting: {:?} handles", waiting());
+            tokio::task::yield_now().await;
+        }
+        release.notify_one();
+        let mut out = Vec::new();
+        for t in tasks {
+            let res = t.await.unwrap().unwrap();
+            let status = res.status();
+            let body = axum::body::to_bytes(res.into_body(), usize::MAX).await.unwrap();
+            out.push((status, String::from_utf8(body.to_vec()).unwrap()));
+        }
+        assert!(waiting().is_none(), "the page is no longer being rendered");
+        (out, calls.load(Ordering::SeqCst))
+    }
+
+    #[tokio::test]
+    async fn a_page_asked_for_by_many_at_once_is_rendered_once() {
+        let (answers, calls) = ten_at_once(StatusCode::OK).await;
+        assert_eq!(calls, 1);
+        assert!(answers.iter().all(|a| *a == (StatusCode::OK, "<p>page 0</p>".to_owned())), "{answers:?}");
+    }
+
+    #[tokio::test]
+    async fn a_page_that_is_not_kept_is_rendered_for_each_request() {
+        let (answers, calls) = ten_at_once(StatusCode::NOT_FOUND).await;
+        assert_eq!(calls, 10);
+        let mut bodies: Vec<&str> = answers.iter().map(|(_, b)| b.as_str()).collect();
+        bodies.sort();
+        assert_eq!(bodies.len(), 10);
+        bodies.dedup();
+        assert_eq!(bodies.len(), 10, "each its own render");
+        assert!(answers.iter().all(|(s, _)| *s == StatusCode::NOT_FOUND));
+    }
 }

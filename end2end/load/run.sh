@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # Page load under concurrent clients, on loopback (issue 13's performance goal): a fleet of
 # INSTANCES copies of the demo instance (41 jobs each; 50 → 2,050 jobs) read from one demo file,
-# served by the release binary as of a fixed now; wrk (Debian's) drives CLIENTS connections for
-# SECONDS against each page and prints p50/p95/p99 and errors. Nothing here is a test: it
-# prints figures (see README, "Measuring").
-#   end2end/load/run.sh [INSTANCES] [CLIENTS] [SECONDS]
+# plus TROUBLE copies of each of the demo fleet's other eight instances (the zombie, the
+# unreachable one, the stuck pg_cron job, the stopped event scheduler…), so the triage list has
+# rows to render; served by the release binary as of a fixed now. wrk (Debian's) drives CLIENTS
+# connections for SECONDS against each page and prints p50/p95/p99 and errors. Nothing here is
+# a test: it prints figures (see README, "Measuring").
+#   end2end/load/run.sh [INSTANCES] [CLIENTS] [SECONDS] [TROUBLE]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 instances=${1:-50}
 clients=${2:-50}
 seconds=${3:-15}
+trouble=${4:-5}
 bin=${SUNDIAL_BIN:-$repo/target/release/sundial}
 now=2026-11-22T12:00:00Z
 command -v wrk >/dev/null || { echo "wrk is missing: make setup installs it (apt-get install wrk)" >&2; exit 1; }
@@ -24,6 +27,15 @@ trap 'kill "$pid" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$dir"' 
   for i in $(seq -w 1 "$instances"); do
     printf '[[instance]]\nname = "SQL%s"\nkind = "sqlite_demo"\npath = "%s"\npoll_interval = "1h"\ntimeout = "300s"\n\n' "$i" "$dir/demo.sqlite"
   done
+  # The demo fleet's other instances (its fleet file's blocks after the first), each TROUBLE
+  # times under a name of its own.
+  python3 - "$dir/demo.fleet.toml" "$trouble" <<'PY'
+import re, sys
+blocks = open(sys.argv[1]).read().split("\n[[instance]]\n")[2:]
+for k in range(1, int(sys.argv[2]) + 1):
+    for b in blocks:
+        print("[[instance]]\n" + re.sub(r'^name = "([^"]*)"', rf'name = "\1-{k}"', b, count=1))
+PY
 } > "$dir/fleet.toml"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 LEPTOS_SITE_ROOT="$repo/target/site" LEPTOS_OUTPUT_NAME=sundial RUST_LOG=warn \
@@ -38,7 +50,7 @@ for _ in $(seq 1 1200); do
   sleep 0.25
 done
 jobs=$(curl -sf "$url/api/triage" | python3 -c 'import json,sys; v=json.load(sys.stdin); print(v["judged_jobs"], "jobs judged on", v["judged_instances"], "instances,", len(v["problems"]), "problems")')
-echo "fleet: $instances instances; $jobs"
+echo "fleet: $instances copies of SQLPROD01 and $trouble of the demo's 8 others; $jobs"
 # Served: pages as clients get them (rendered once per change of data, then kept, see
 # server/src/http/page_cache.rs). Rendered: every request a URL of its own, rendered afresh.
 for page in /triage /fleet /api/triage "/?days=7&instance=SQL01"; do

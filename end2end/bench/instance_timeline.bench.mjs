@@ -2,7 +2,8 @@
 //
 //   - the server's answer (time to the whole HTML, its size, the SVG elements drawn);
 //   - navigation to interactive: from the navigation's start to the island attached
-//     (`#itl-root[data-ready]`: zoom and pan answer from then on), with the page's own timings;
+//     (`#itl-root[data-ready]`: zoom and pan answer from then on), with the page's own timings:
+//     the browser's first navigation, then warm ones, then a new tab with the cache emptied;
 //   - zoom and pan: one input per frame (keys, wheel, a pointer drag), and for each frame the
 //     main thread's work (from the frame's start to a task posted in it, which runs after the
 //     frame's style, layout and paint) and the interval between frames.
@@ -218,6 +219,28 @@ async function main() {
     report.navigation_ms = Object.fromEntries(Object.keys(nav[0]).map((k) => [k, stats(nav.map((n) => n[k]).filter((v) => v !== null))]));
 
     report.interactive_each_ms = nav.map((n) => Math.round(n.interactive));
+    // The first navigation (a browser just started: nothing cached, the WASM compiled; the
+    // page rendered for the browser's encoding) in full.
+    const whole = (n) => Object.fromEntries(Object.entries(n).map(([k, v]) => [k, v === null ? null : Math.round(v)]));
+    report.first_navigation_ms = whole(nav[0]);
+    // A visitor's first page in a browser already running: its cache emptied (the WASM
+    // downloaded and compiled again), a new tab.
+    const cold = [];
+    for (let i = 0; i < 3; i++) {
+      const cdp = await context.newCDPSession(page);
+      await cdp.send('Network.clearBrowserCache');
+      await cdp.detach();
+      const tab = await context.newPage();
+      await tab.goto(url, { waitUntil: 'load' });
+      await tab.waitForFunction(() => window.__itlReady);
+      cold.push(await tab.evaluate(() => ({
+        response_end: performance.getEntriesByType('navigation')[0].responseEnd,
+        load: performance.getEntriesByType('navigation')[0].loadEventEnd,
+        interactive: window.__itlReady,
+      })));
+      await tab.close();
+    }
+    report.cache_cold_navigation_ms = cold.map(whole);
 
     // Zoom and pan, one input per frame, on a week in the middle of what was read.
     const mid = `${server.url}/timeline?from=${new Date(now - 14 * 86400e3).toISOString().replace('.000', '')}`

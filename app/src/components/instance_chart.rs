@@ -31,6 +31,8 @@ mod markup {
     pub const ROW_H: i64 = 24;
     /// The concurrency strip's height.
     pub const STRIP_H: i64 = 30;
+    /// Rows per block (even: the rows' stripes alternate across blocks as within one).
+    pub const BLOCK_ROWS: usize = 12;
 
     /// Escape text for HTML text and attribute values.
     fn esc(s: &str) -> String {
@@ -70,7 +72,6 @@ mod markup {
         let v = d.view;
         let origin = d.drawn.start;
         let x = |ms: i64| (ms - origin).div_euclid(1000);
-        let rows_h = (d.rows.len() as i64).max(1) * ROW_H;
         let name = d.instance.name.as_str();
         let mut h = String::with_capacity(64 * 1024);
         let _ = write!(
@@ -129,9 +130,41 @@ mod markup {
         strip(&mut h, d, &x);
         h.push_str("</svg></div></div>");
 
-        // The rows: names, then the plot.
-        h.push_str(r#"<div class="itl-body"><ol class="itl-names" data-testid="itl-names">"#);
-        for row in &d.rows {
+        // The rows, a block of names and plot per BLOCK_ROWS jobs (see [`block`]).
+        h.push_str(r#"<div class="itl-body">"#);
+        if d.rows.is_empty() {
+            block(&mut h, d, &[], 0, instance, &x);
+        }
+        for (i, rows) in d.rows.chunks(BLOCK_ROWS).enumerate() {
+            block(&mut h, d, rows, i * BLOCK_ROWS, instance, &x);
+        }
+        h.push_str("</div></div>");
+        h
+    }
+
+    /// The rows `first..first + rows.len()`: their names and their plot, drawn by the browser
+    /// only when on screen or near it (`content-visibility: auto`, its height known ahead). A
+    /// chart of 200 jobs is laid out a few blocks at a time, not 200 rows at once. The things
+    /// drawn across every row (zombie spans, restarts, the now line) are drawn in each block;
+    /// the first block's carry their test ids.
+    fn block(
+        h: &mut String,
+        d: &InstanceTimelineData,
+        rows: &[ChartRow],
+        first: usize,
+        instance: Option<&str>,
+        x: &impl Fn(i64) -> i64,
+    ) {
+        let v = d.view;
+        let name = d.instance.name.as_str();
+        let lead = first == 0;
+        let testid = |id: &str| if lead { format!(r#" data-testid="{id}""#) } else { String::new() };
+        let rows_h = (rows.len() as i64).max(1) * ROW_H;
+        let _ = write!(
+            h,
+            r#"<div class="itl-block" style="contain-intrinsic-size:auto {rows_h}px"><ol class="itl-names">"#
+        );
+        for row in rows {
             let _ = write!(
                 h,
                 r#"<li data-job="{}"><a href="{}" title="{}" data-testid="itl-job">{}</a>{}</li>"#,
@@ -142,22 +175,32 @@ mod markup {
                 if row.enabled { "" } else { r#" <span class="tag tag-disabled">disabled</span>"# }
             );
         }
-        if d.rows.is_empty() {
+        if rows.is_empty() {
             h.push_str(r#"<li class="muted">No jobs on this instance.</li>"#);
         }
         h.push_str("</ol>");
+        let label = if rows.len() == d.rows.len() {
+            format!("{} jobs of {} on one time axis", d.rows.len(), esc(name))
+        } else {
+            format!(
+                "Jobs {} to {} of {} of {} on one time axis",
+                first + 1,
+                first + rows.len(),
+                d.rows.len(),
+                esc(name)
+            )
+        };
         let _ = write!(
             h,
-            r#"<svg class="itl-plot" data-h="{rows_h}" viewBox="{} 0 {} {rows_h}" preserveAspectRatio="none" style="height:{rows_h}px" aria-label="{} jobs of {} on one time axis" data-testid="itl-plot">"#,
+            r#"<svg class="itl-plot" data-h="{rows_h}" viewBox="{} 0 {} {rows_h}" preserveAspectRatio="none" style="height:{rows_h}px" aria-label="{label}" data-testid="itl-plot">"#,
             x(v.start),
             v.span() / 1000,
-            d.rows.len(),
-            esc(name)
         );
         let (x0, x1) = (x(d.drawn.start), x(d.drawn.end));
-        // Background: every other row, what lies ahead of now, the ticks' lines, zombie spans.
+        // Background: every other row (of the whole chart: blocks have an even number of rows),
+        // what lies ahead of now, the ticks' lines, zombie spans.
         let mut zebra = String::new();
-        for i in (1..d.rows.len()).step_by(2) {
+        for i in (1..rows.len()).step_by(2) {
             let _ = write!(zebra, "M{x0} {}H{x1}v{ROW_H}H{x0}z", i as i64 * ROW_H);
         }
         let _ = write!(h, r#"<path class="itl-zebra" d="{zebra}"/>"#);
@@ -174,8 +217,9 @@ mod markup {
             let (a, b) = (x(z.start.ms.max(d.drawn.start)), x(z.end.ms.min(d.drawn.end)));
             let _ = write!(
                 h,
-                r#"<rect class="itl-zombie" x="{a}" y="0" width="{}" height="{rows_h}" data-testid="zombie-band" data-start="{}" data-end="{}"><title>{}</title></rect>"#,
+                r#"<rect class="itl-zombie" x="{a}" y="0" width="{}" height="{rows_h}"{} data-start="{}" data-end="{}"><title>{}</title></rect>"#,
                 b - a,
+                testid("zombie-band"),
                 z.start.ms,
                 z.end.ms,
                 esc(&z.title)
@@ -183,19 +227,18 @@ mod markup {
         }
         // A pixel of the nominal width, in seconds: the narrowest bar.
         let min_w = (v.span() / 1000 / crate::api::instance_timeline::NOMINAL_PX).max(1);
-        for (i, row) in d.rows.iter().enumerate() {
-            draw_row(&mut h, row, i as i64 * ROW_H, name, min_w, &x);
+        for (i, row) in rows.iter().enumerate() {
+            draw_row(h, row, i as i64 * ROW_H, name, min_w, x);
         }
         let mut restarts = String::new();
         for r in &d.restarts {
             let _ = write!(restarts, "M{} 0V{rows_h}", x(r.ms));
         }
-        let _ = write!(h, r#"<path class="itl-restart" d="{restarts}" data-testid="agent-restart"/>"#);
+        let _ = write!(h, r#"<path class="itl-restart" d="{restarts}"{}/>"#, testid("agent-restart"));
         if (d.drawn.start..d.drawn.end).contains(&d.now_ms) {
-            let _ = write!(h, r#"<path class="itl-now" d="M{} 0V{rows_h}" data-testid="now-line"/>"#, x(d.now_ms));
+            let _ = write!(h, r#"<path class="itl-now" d="M{} 0V{rows_h}"{}/>"#, x(d.now_ms), testid("now-line"));
         }
-        h.push_str("</svg></div></div>");
-        h
+        h.push_str("</svg></div>");
     }
 
     fn row_title(row: &ChartRow) -> String {
@@ -429,7 +472,10 @@ mod live {
     use std::rc::Rc;
     use wasm_bindgen::JsCast;
     use wasm_bindgen::closure::Closure;
-    use web_sys::{Element, Event, HtmlElement, KeyboardEvent, MouseEvent, PointerEvent, WheelEvent};
+    use web_sys::{
+        DocumentFragment, Element, Event, HtmlElement, HtmlTemplateElement, KeyboardEvent, MouseEvent, PointerEvent,
+        WheelEvent,
+    };
 
     /// What the island knows: the view now, the view and origin of the markup drawn, the
     /// bounds, and the elements it moves.
@@ -648,35 +694,50 @@ mod live {
                 Some(url_instant(view.end)),
             )
             .await;
-            match got {
-                Ok(html) => {
-                    let mut st = shared.borrow_mut();
-                    if st.seq != seq {
-                        return;
+            let parsed = got.ok().and_then(|html| {
+                // Parsed off the page (a template's content is inert: nothing styled or laid
+                // out), then swapped in on the next frame: parsing and the new chart's layout
+                // are two pieces of work, neither long enough to miss a frame.
+                let template = document().create_element("template").ok()?;
+                template.set_inner_html(&html);
+                Some(template.dyn_into::<HtmlTemplateElement>().ok()?.content())
+            });
+            match parsed {
+                Some(chart) => {
+                    if shared.borrow().seq == seq {
+                        leptos::prelude::request_animation_frame(move || swap(&shared, seq, &chart));
                     }
-                    // Keep the keyboard where it was: the same control, else the chart.
-                    let active = document().active_element();
-                    let inside = active.as_ref().is_some_and(|a| st.root.contains(Some(a)));
-                    let act = active.as_ref().and_then(|a| a.get_attribute("data-act"));
-                    st.root.set_inner_html(&html);
-                    read(&mut st);
-                    if inside {
-                        let again =
-                            act.and_then(|a| st.root.query_selector(&format!("[data-act=\"{a}\"]")).ok().flatten());
-                        let target = again.unwrap_or_else(|| st.root.clone());
-                        if let Some(el) = target.dyn_ref::<HtmlElement>() {
-                            let _ = el.focus();
-                        }
-                    }
-                    drop(st);
-                    draw(&shared);
                 }
                 // The page itself at that view, then.
-                Err(_) => {
+                None => {
                     let _ = window().location().replace(&href);
                 }
             }
         });
+    }
+
+    /// Put the chart fetched for view `seq` in place of the one shown, unless the reader moved
+    /// on since.
+    fn swap(shared: &Shared, seq: u32, chart: &DocumentFragment) {
+        let mut st = shared.borrow_mut();
+        if st.seq != seq {
+            return;
+        }
+        // Keep the keyboard where it was: the same control, else the chart.
+        let active = document().active_element();
+        let inside = active.as_ref().is_some_and(|a| st.root.contains(Some(a)));
+        let act = active.as_ref().and_then(|a| a.get_attribute("data-act"));
+        st.root.replace_children_with_node_1(chart);
+        read(&mut st);
+        if inside {
+            let again = act.and_then(|a| st.root.query_selector(&format!("[data-act=\"{a}\"]")).ok().flatten());
+            let target = again.unwrap_or_else(|| st.root.clone());
+            if let Some(el) = target.dyn_ref::<HtmlElement>() {
+                let _ = el.focus();
+            }
+        }
+        drop(st);
+        draw(shared);
     }
 
     fn on_down(shared: &Shared, ev: &PointerEvent) {
@@ -885,5 +946,36 @@ mod tests {
         assert!(html.contains(r#"<a href="/jobs/j%3C1%3E?at=2025-11-22T12:30:00Z&amp;instance=SQL%20%26%20CO"><title>failed &lt;b&gt;</title><rect class="itl-b failed itl-ov""#), "{html}");
         assert!(html.contains(r#"viewBox="3600 0 7200 24""#), "the view: 2 hours from an hour in");
         assert!(html.contains(r#"data-testid="now-line""#));
+    }
+
+    /// Rows come in blocks of twelve, each laid out only when on screen; the lines across
+    /// every row are drawn in each block, and found (by test id) once.
+    #[test]
+    fn rows_come_in_blocks_each_with_the_lines_across_them() {
+        let row = |i: usize| ChartRow {
+            id: format!("j{i}"),
+            name: format!("job {i}"),
+            enabled: true,
+            expected: 1,
+            runs: 1,
+            missed: 0,
+            failed: 0,
+            items: vec![run(T0, 60, RunOutcome::Succeeded, false)],
+        };
+        let html = chart_html(&data((0..30).map(row).collect()), None);
+        let blocks: Vec<&str> = html.split(r#"<div class="itl-block""#).skip(1).collect();
+        assert_eq!(blocks.len(), 3);
+        let heights: Vec<usize> = blocks.iter().map(|b| b.matches("<li data-job=").count()).collect();
+        assert_eq!(heights, [12, 12, 6]);
+        for (b, rows) in blocks.iter().zip(heights) {
+            assert_eq!(b.matches(r#"<g class="itl-row""#).count(), rows, "names and rows side by side");
+            let h = rows * 24;
+            assert!(b.starts_with(&format!(r#" style="contain-intrinsic-size:auto {h}px">"#)), "{b}");
+            assert!(b.contains(&format!(r#"viewBox="3600 0 7200 {h}""#)), "one time axis: {b}");
+            assert!(b.contains(r#"<path class="itl-now" d="M7200 0V"#), "the now line in every block");
+        }
+        assert!(blocks[1].contains(r#"aria-label="Jobs 13 to 24 of 30 of SQL &amp; CO on one time axis""#));
+        assert_eq!(html.matches(r#"data-testid="now-line""#).count(), 1);
+        assert_eq!(html.matches(r#"data-testid="itl-job""#).count(), 30);
     }
 }

@@ -6,7 +6,10 @@
 # rows to render; served by the release binary as of a fixed now. wrk (Debian's) drives CLIENTS
 # connections for SECONDS against each page and prints p50/p95/p99 and errors. Nothing here is
 # a test: it prints figures (see README, "Measuring").
-#   end2end/load/run.sh [INSTANCES] [CLIENTS] [SECONDS] [TROUBLE]
+# POLL (default 1h) is how often each copy of the demo instance is read again: every read
+# changes the data pages show (POLL=15s: 50 copies give 3 reads a second, as 200 instances read
+# every minute would), so pages are rendered again as they would be for a live fleet.
+#   [POLL=15s] end2end/load/run.sh [INSTANCES] [CLIENTS] [SECONDS] [TROUBLE]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -14,6 +17,7 @@ instances=${1:-50}
 clients=${2:-50}
 seconds=${3:-15}
 trouble=${4:-5}
+poll=${POLL:-1h}
 bin=${SUNDIAL_BIN:-$repo/target/release/sundial}
 now=2026-11-22T12:00:00Z
 command -v wrk >/dev/null || { echo "wrk is missing: make setup installs it (apt-get install wrk)" >&2; exit 1; }
@@ -25,7 +29,7 @@ trap 'kill "$pid" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$dir"' 
 {
   echo "store = \"$dir/store.sqlite\""
   for i in $(seq -w 1 "$instances"); do
-    printf '[[instance]]\nname = "SQL%s"\nkind = "sqlite_demo"\npath = "%s"\npoll_interval = "1h"\ntimeout = "300s"\n\n' "$i" "$dir/demo.sqlite"
+    printf '[[instance]]\nname = "SQL%s"\nkind = "sqlite_demo"\npath = "%s"\npoll_interval = "%s"\ntimeout = "300s"\n\n' "$i" "$dir/demo.sqlite" "$poll"
   done
   # The demo fleet's other instances (its fleet file's blocks after the first), each TROUBLE
   # times under a name of its own.
@@ -50,7 +54,7 @@ for _ in $(seq 1 1200); do
   sleep 0.25
 done
 jobs=$(curl -sf "$url/api/triage" | python3 -c 'import json,sys; v=json.load(sys.stdin); print(v["judged_jobs"], "jobs judged on", v["judged_instances"], "instances,", len(v["problems"]), "problems")')
-echo "fleet: $instances copies of SQLPROD01 and $trouble of the demo's 8 others; $jobs"
+echo "fleet: $instances copies of SQLPROD01 (each read every $poll) and $trouble of the demo's 8 others; $jobs"
 # Served: pages as clients get them (rendered once per change of data, then kept, see
 # server/src/http/page_cache.rs). Rendered: every request a URL of its own, rendered afresh.
 for page in /triage /fleet /api/triage "/?days=7&instance=SQL01"; do

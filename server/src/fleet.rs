@@ -1,9 +1,11 @@
 //! Serving a configured fleet: one poller per instance, each on its own timer and timeout.
 //!
-//! Every instance is read by its own task, every `poll_interval`, each read bounded by the
-//! instance's `timeout`. Pages never touch a source: they analyse the last good read (cached
-//! per window until the next read), so any number of browsers cost the source one read per
-//! poll. A read that fails or times out marks the instance unreachable with its error and the
+//! Every instance is read by its own task, every `poll_interval` (the instances' reads spread
+//! over the interval), each read bounded by the instance's `timeout`. Pages never touch a
+//! source: they analyse the last good read (cached per window until the next read), so any
+//! number of browsers cost the source one read per poll. The poller itself analyses the
+//! window triage judges right after each read, on the blocking pool: no page waits for it, and
+//! until it is done pages are served the fleet's last judgement. A read that fails or times out marks the instance unreachable with its error and the
 //! time of its last good read, and its pages go on showing that last good read under a banner
 //! that says so; the other instances go on being read and served.
 use app::api::ssr::{Backend, BoxFuture, ReportError, Snapshot};
@@ -100,6 +102,58 @@ struct Instance {
 }
 
 impl Instance {
+    /// The report of the last good read over the `days` before its "now": analysed once per
+    /// read and window (concurrent requests wait for that one analysis), on the blocking pool,
+    /// so that pages served meanwhile are not held up behind it.
+    async fn report(&self, days: u32) -> Result<Arc<InstanceReport>, ReportError> {
+        let state = self.settled().await;
+        let name = self.reader.config.name.clone();
+        // The last good read, even when the latest attempt failed: the page then says so
+        // (the instance's status is unreachable) and shows what Sundial last saw.
+        let good = match &state.good {
+            Some(good) => good.clone(),
+            None => {
+                let reason = match (&state.error, state.attempts) {
+                    (Some(e), _) => e.clone(),
+                    (None, 0) => format!(
+                        "the first read is still going (timeout {})",
+                        humantime::format_duration(self.reader.config.timeout)
+                    ),
+                    (None, _) => "it has not been read".to_owned(),
+                };
+                return Err(ReportError::Unavailable { instance: name, reason, last_good: None });
+            }
+        };
+        // Holding the lock while computing coalesces concurrent requests for one instance.
+        let mut reports = self.reports.lock().await;
+        if let Some((at, report)) = reports.get(&days)
+            && *at == good.at
+        {
+            return Ok(report.clone());
+        }
+        let read = good.clone();
+        let analyse = move || {
+            let (input, now) = (&read.read.input, read.read.now);
+            let window = Window::ending_at(now, Span::days(i64::from(days)));
+            fleet::analyze(&within(input, window), window, now, &Settings::default())
+        };
+        let report = match tokio::task::spawn_blocking(analyse).await {
+            Ok(report) => Arc::new(report),
+            Err(e) => {
+                tracing::error!(instance = %name, error = %e, "analysing a read failed");
+                let reason = "analysing its last read failed (see Sundial's log)".to_owned();
+                return Err(ReportError::Unavailable { instance: name, reason, last_good: Some(good.at) });
+            }
+        };
+        reports.insert(days, (good.at, report.clone()));
+        Ok(report)
+    }
+
+    /// Whether a report of this instance is being analysed now.
+    fn analysing(&self) -> bool {
+        self.reports.try_lock().is_err()
+    }
+
     /// Read once within the timeout and record how it went.
     async fn poll(&self) {
         let c = &self.reader.config;
@@ -188,7 +242,6 @@ impl Instance {
 /// The pages' [`Backend`] over a configured fleet (see the module docs).
 pub struct FleetBackend {
     instances: Vec<Arc<Instance>>,
-    settings: Settings,
     triage_settings: TriageSettings,
     keeper: Keeper,
     /// The fleet's problems, for the reads and the moment they were judged from.
@@ -201,6 +254,9 @@ pub struct FleetBackend {
 /// What a judgement depends on: each instance's last good read and whether its last attempt
 /// failed, and the moment (to the [`JUDGE_EVERY_SECS`]), since reads grow stale.
 type JudgeKey = (Vec<(Option<DateTime<Utc>>, bool)>, i64);
+
+/// The window triage judges each instance over, in days.
+const JUDGED_DAYS: u32 = 30;
 
 /// How long one judgement of the fleet serves when no read changed.
 const JUDGE_EVERY_SECS: i64 = 15;
@@ -252,20 +308,31 @@ impl FleetBackend {
                 })
             })
             .collect();
-        for instance in &instances {
+        // Each instance is read at once, then every poll interval; the second read comes a
+        // fraction of the interval later (the k-th of n instances: (k + 1) / n of it), so that
+        // reads spread over the interval instead of all falling in the same instant.
+        let n = instances.len().max(1) as u32;
+        for (k, instance) in instances.iter().enumerate() {
             let instance = instance.clone();
+            let every = instance.reader.config.poll_interval;
+            let phase = every / n * (k as u32 + 1);
             tokio::spawn(async move {
-                let mut timer = tokio::time::interval(instance.reader.config.poll_interval);
+                let start = tokio::time::Instant::now();
+                let mut timer = tokio::time::interval_at(start + phase.max(Duration::from_millis(1)), every);
                 timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
                 loop {
-                    timer.tick().await;
                     instance.poll().await;
+                    // The window triage judges (and pages open on) is analysed now, once per
+                    // read, rather than by the first page asking after it.
+                    if instance.state.borrow().error.is_none() {
+                        let _ = instance.report(JUDGED_DAYS).await;
+                    }
+                    timer.tick().await;
                 }
             });
         }
         Ok(Arc::new(FleetBackend {
             instances,
-            settings: Settings::default(),
             triage_settings: config.triage.clone(),
             keeper,
             judged: std::sync::Mutex::new(None),
@@ -282,19 +349,35 @@ impl FleetBackend {
     /// Every problem of the fleet now, ranked (judged once per change of reads and every
     /// [`JUDGE_EVERY_SECS`], shared by every page, the API, the metrics and the alerts).
     pub async fn problems(&self) -> Arc<FleetProblems> {
+        self.judge(false).await
+    }
+
+    /// [`FleetBackend::problems`] judged on every read in: waits for an analysis or a
+    /// judgement under way (alerts, acknowledgements).
+    pub async fn problems_current(&self) -> Arc<FleetProblems> {
+        self.judge(true).await
+    }
+
+    async fn judge(&self, current: bool) -> Arc<FleetProblems> {
         let last = || self.judged.lock().unwrap_or_else(|e| e.into_inner()).clone();
         let (_, key) = self.judge_key(Utc::now());
         let _turn = match last() {
             Some((k, p)) if k == key => return p,
-            // The same reads, only older: while one request judges them again, the others are
-            // served the last judgement (no page waits on the periodic refresh).
-            Some((k, p)) if k.0 == key.0 => match self.judging.try_lock() {
+            Some(_) if current => self.judging.lock().await,
+            // While one request judges the fleet again (a read came in, or the last judgement
+            // aged), or a read just in is analysed, requests are served the last judgement: no
+            // page waits on a judgement when there is one to show. The next request after it
+            // judges what came since.
+            Some((_, p)) => match self.judging.try_lock() {
+                // A read just in is being analysed (by its poller): judge once it is done.
+                Ok(_) if self.instances.iter().any(|i| i.analysing()) => return p,
                 Ok(turn) => turn,
                 Err(_) => return p,
             },
-            _ => self.judging.lock().await,
+            None => self.judging.lock().await,
         };
         // What is read may have changed while this request waited for its turn.
+        let started = std::time::Instant::now();
         let clock = Utc::now();
         let (states, key) = self.judge_key(clock);
         if let Some((k, p)) = last()
@@ -309,7 +392,7 @@ impl FleetBackend {
             let name = &i.reader.config.name;
             let good = s.good.as_deref();
             let report = match good {
-                Some(_) => self.report(Some(name), 30).await.ok(),
+                Some(_) => self.report(Some(name), JUDGED_DAYS).await.ok(),
                 None => None,
             };
             let failing = s.error.as_deref().map(|e| {
@@ -345,6 +428,7 @@ impl FleetBackend {
         let mut judged = self.keeper.observe(problems, &judged_instances, &settled, self.now()).await;
         triage::rank_by(&mut judged, |j| (&j.problem, j.problem.since.unwrap_or(j.first_seen)));
         let counts = (self.instances.len(), judged_instances.len(), jobs);
+        tracing::debug!(problems = judged.len(), ms = started.elapsed().as_millis() as u64, "fleet judged");
         let fleet = Arc::new(FleetProblems { judged, counts, at: clock, judged_instances });
         *self.judged.lock().unwrap_or_else(|e| e.into_inner()) = Some((key, fleet.clone()));
         fleet
@@ -404,7 +488,7 @@ impl Backend for FleetBackend {
 
     fn acknowledge(&self, form: AckForm) -> BoxFuture<'_, Result<(), ApiError>> {
         Box::pin(async move {
-            let fleet = self.problems().await;
+            let fleet = self.problems_current().await;
             self.keeper.acknowledge(&form, &fleet.judged, self.now()).await
         })
     }
@@ -460,39 +544,7 @@ impl Backend for FleetBackend {
 
     fn report(&self, instance: Option<&str>, days: u32) -> BoxFuture<'_, Result<Arc<InstanceReport>, ReportError>> {
         let found = self.find(instance).cloned();
-        Box::pin(async move {
-            let i = found.ok_or(ReportError::UnknownInstance)?;
-            let state = i.settled().await;
-            let name = i.reader.config.name.clone();
-            // The last good read, even when the latest attempt failed: the page then says so
-            // (the instance's status is unreachable) and shows what Sundial last saw.
-            let good = match &state.good {
-                Some(good) => good.clone(),
-                None => {
-                    let reason = match (&state.error, state.attempts) {
-                        (Some(e), _) => e.clone(),
-                        (None, 0) => format!(
-                            "the first read is still going (timeout {})",
-                            humantime::format_duration(i.reader.config.timeout)
-                        ),
-                        (None, _) => "it has not been read".to_owned(),
-                    };
-                    return Err(ReportError::Unavailable { instance: name, reason, last_good: None });
-                }
-            };
-            // Holding the lock while computing coalesces concurrent requests for one instance.
-            let mut reports = i.reports.lock().await;
-            if let Some((at, report)) = reports.get(&days)
-                && *at == good.at
-            {
-                return Ok(report.clone());
-            }
-            let (input, now) = (&good.read.input, good.read.now);
-            let window = Window::ending_at(now, Span::days(i64::from(days)));
-            let report = Arc::new(fleet::analyze(&within(input, window), window, now, &self.settings));
-            reports.insert(days, (good.at, report.clone()));
-            Ok(report)
-        })
+        Box::pin(async move { found.ok_or(ReportError::UnknownInstance)?.report(days).await })
     }
 }
 

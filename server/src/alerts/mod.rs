@@ -136,7 +136,7 @@ impl Alerter {
     /// (target, subject) of each message queued. Never waits for a delivery.
     pub async fn tick(&self, now: DateTime<Utc>) -> Vec<(String, String)> {
         let _one = self.ticking.lock().await;
-        let fleet = self.backend.problems().await;
+        let fleet = self.backend.problems_current().await;
         let keeper = self.backend.keeper();
         let open: Vec<Open> =
             fleet.judged.iter().map(|j| open(j, keeper.is_acknowledged(j, now), &self.public_url, now)).collect();

@@ -1,6 +1,8 @@
 //! Rendered pages, kept while the data behind them has not changed: a page is rendered once
-//! per poll (per URL, theme and zone choice, and encoding) and then served from memory by every
-//! client, for at most [`TTL`] (pages say how old their data is, in seconds).
+//! per poll (per URL, theme and zone choice) and then served from memory by every client, for
+//! at most [`TTL`] (pages say how old their data is, in seconds). Pages are kept as rendered,
+//! before compression (the router compresses outside this layer): every answer gets a fresh
+//! script nonce, then is compressed for the client that takes it.
 //!
 //! Only `GET` pages are kept (never `/api/…`, `/metrics`, files or forms), only answers 200 of
 //! `text/html`, and only when the backend tells a data version ([`Backend::version`]): any read,
@@ -28,9 +30,8 @@ const MAX_BODY: usize = 8 << 20;
 #[derive(Clone, PartialEq, Eq, Hash)]
 struct Key {
     uri: String,
-    /// The cookies a page's rendering reads (theme, zone) and the encoding asked for.
+    /// The cookies a page's rendering reads (theme, zone).
     prefs: String,
-    encoding: String,
 }
 
 struct Entry {
@@ -114,11 +115,7 @@ pub async fn layer(
     if req.method() != Method::GET || !is_page(req.uri().path()) {
         return next.run(req).await;
     }
-    let key = Key {
-        uri: req.uri().to_string(),
-        prefs: prefs(req.headers()),
-        encoding: req.headers().get(header::ACCEPT_ENCODING).and_then(|v| v.to_str().ok()).unwrap_or("").to_owned(),
-    };
+    let key = Key { uri: req.uri().to_string(), prefs: prefs(req.headers()) };
     if let Some(res) = cache.answer(&key, version) {
         return res;
     }
@@ -259,7 +256,7 @@ mod tests {
             .collect();
         // The first is rendering; the nine others hold its lock's handle (with the map's and
         // the renderer's own: eleven).
-        let key = Key { uri: "/page".into(), prefs: String::new(), encoding: String::new() };
+        let key = Key { uri: "/page".into(), prefs: String::new() };
         let waiting = || cache.rendering.lock().unwrap().get(&key).map(Arc::strong_count);
         let mut spins = 0;
         while !(calls.load(Ordering::SeqCst) == 1 && waiting() == Some(11)) {

@@ -172,6 +172,22 @@ async fn a_kept_page_never_hides_an_acknowledgement() {
     assert_ne!(nonce(&second), nonce(&third));
     assert_eq!(second.replace(&nonce(&second), "N"), third.replace(&nonce(&third), "N"));
     assert_eq!(first.replace(&nonce(&first), "N"), third.replace(&nonce(&third), "N"));
+    // Compressed for a browser, each kept answer has its own nonce too.
+    let gzipped = || {
+        let router = router.clone();
+        async move {
+            let req = Request::get("/triage").header(header::ACCEPT_ENCODING, "gzip, deflate, br, zstd");
+            let res = router.oneshot(req.body(Body::empty()).unwrap()).await.unwrap();
+            assert_eq!(res.headers()[header::CONTENT_ENCODING], "gzip");
+            let bytes = res.into_body().collect().await.unwrap().to_bytes();
+            let mut html = String::new();
+            std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut html).expect("gzip");
+            html
+        }
+    };
+    let (a, b) = (gzipped().await, gzipped().await);
+    assert_ne!(nonce(&a), nonce(&b), "a fresh nonce in every compressed answer");
+    assert_eq!(a.replace(&nonce(&a), "N"), first.replace(&nonce(&first), "N"));
     let i = first.find("name=\"episode_ms\" value=\"").unwrap() + "name=\"episode_ms\" value=\"".len();
     let episode = &first[i..i + first[i..].find('"').unwrap()];
     let form = format!("key=unreachable%7CGONE&episode_ms={episode}&by=Bo&note=on+it&back=/triage");

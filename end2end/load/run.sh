@@ -62,6 +62,11 @@ for page in /triage /fleet /api/triage "/?days=7&instance=SQL01"; do
   printf 'served   %-26s ' "$page"
   wrk -t2 -c"$clients" -d"${seconds}s" -s "$here/percentiles.lua" "$url$page" | tail -n 1
 done
+# As a browser asks: compressed (every answer gzipped afresh, with its own script nonce).
+for page in /triage /fleet; do
+  printf 'gzipped  %-26s ' "$page"
+  wrk -t2 -c"$clients" -d"${seconds}s" -H 'Accept-Encoding: gzip, deflate, br, zstd' -s "$here/percentiles.lua" "$url$page" | tail -n 1
+done
 for page in /triage /fleet; do
   printf 'rendered %-26s ' "$page"
   LOAD_DIR="$here" wrk -t2 -c"$clients" -d"${seconds}s" -s "$here/uncached.lua" "$url$page" | tail -n 1

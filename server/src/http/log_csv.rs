@@ -6,7 +6,10 @@
 //! Columns: `time` (RFC 3339 with the instance zone's offset), `instance`, `job` (its name;
 //! empty for an instance-wide line), `kind` (`failed`, `missed`, …), `text`, `count` (the
 //! events the line stands for: consecutive misses are one line). Quoting is the `csv` crate's
-//! (RFC 4180). A filter the log cannot use is a 400 naming it, as on the page.
+//! (RFC 4180). Names and texts come from the schedulers' tables, which other people write: a
+//! cell that a spreadsheet would take for a formula (starting `=`, `+`, `-`, `@`, a tab or a
+//! carriage return) is written after a `'`, as OWASP advises, so that opening the export runs
+//! nothing. A filter the log cannot use is a 400 naming it, as on the page.
 use app::api::{LogQuery, parse_days};
 use axum::extract::{Query, State};
 use axum::http::header;
@@ -45,7 +48,8 @@ pub async fn log_csv(
         out.write_record(COLUMNS)?;
         for l in log.all_lines() {
             let count = l.collapsed.count.max(1).to_string();
-            out.write_record([l.at.rfc3339().as_str(), &l.instance, &l.job_name, l.kind.key(), &l.text, &count])?;
+            let (instance, job, text) = (cell(&l.instance), cell(&l.job_name), cell(&l.text));
+            out.write_record([l.at.rfc3339().as_str(), &instance, &job, l.kind.key(), &text, &count])?;
         }
         Ok(())
     })();
@@ -68,7 +72,34 @@ pub async fn log_csv(
         .into_response())
 }
 
+/// `text` as a cell no spreadsheet runs as a formula (see the module docs).
+fn cell(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.starts_with(['=', '+', '-', '@', '\t', '\r']) { format!("'{text}").into() } else { text.into() }
+}
+
 /// An instance name as a safe part of a file name.
 fn file_part(name: &str) -> String {
     name.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') { c } else { '_' }).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cell;
+
+    #[test]
+    fn a_cell_a_spreadsheet_would_run_is_written_as_text() {
+        for (given, written) in [
+            ("=HYPERLINK(\"http://x\",\"open\")", "'=HYPERLINK(\"http://x\",\"open\")"),
+            ("+1", "'+1"),
+            ("-2+3", "'-2+3"),
+            ("@SUM(A1)", "'@SUM(A1)"),
+            ("\t=1", "'\t=1"),
+            ("\r=1", "'\r=1"),
+        ] {
+            assert_eq!(cell(given), written);
+        }
+        for kept in ["Nightly backup", "ETL - Hourly Orders Sync", "a=b", "", "'quoted"] {
+            assert_eq!(cell(kept), kept);
+        }
+    }
 }

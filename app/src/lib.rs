@@ -24,6 +24,8 @@ use leptos_router::{
 /// Pages render in [`SsrMode::Async`]: the whole page is rendered before it is sent, so the
 /// HTML is complete without JavaScript and a page can set its HTTP status (404, 400, 503).
 pub fn shell(options: LeptosOptions) -> impl IntoView {
+    #[cfg(feature = "ssr")]
+    content_security_policy();
     let theme = components::time::read_prefs().theme;
     let theme = (theme != components::time::Theme::Auto).then_some(theme.key());
     view! {
@@ -33,7 +35,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <meta charset="utf-8"/>
                 <meta name="viewport" content="width=device-width, initial-scale=1"/>
                 <meta name="color-scheme" content="light dark"/>
-                <script>{components::time::BROWSER_TZ_SCRIPT}</script>
+                <script nonce=leptos::nonce::use_nonce()>{components::time::BROWSER_TZ_SCRIPT}</script>
                 <link rel="icon" href="/favicon.svg" type="image/svg+xml"/>
                 <AutoReload options=options.clone()/>
                 <HydrationScripts options islands=true/>
@@ -43,6 +45,25 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <App/>
             </body>
         </html>
+    }
+}
+
+/// The page's Content-Security-Policy, as a response header: scripts only from Sundial and
+/// inline ones carrying this answer's nonce (leptos's hydration, the zone cookie), WebAssembly
+/// compiled, no plugin, no framing, forms and requests only to Sundial. Style attributes are
+/// allowed (the charts position with them).
+#[cfg(feature = "ssr")]
+fn content_security_policy() {
+    let (Some(opts), Some(nonce)) = (use_context::<leptos_axum::ResponseOptions>(), leptos::nonce::use_nonce()) else {
+        return;
+    };
+    let policy = format!(
+        "default-src 'self'; script-src 'self' 'nonce-{nonce}' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; \
+         img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; \
+         frame-ancestors 'none'"
+    );
+    if let Ok(v) = http::HeaderValue::from_str(&policy) {
+        opts.insert_header(http::header::CONTENT_SECURITY_POLICY, v);
     }
 }
 

@@ -2,7 +2,8 @@
 // opened (the acknowledge forms, collapsed misses), and no `serious` or `critical` violation may
 // be found. Each violation is printed with its rule, what it means, and the elements (selector,
 // HTML, axe's own summary); a table of every finding (all impacts) per page and rule goes to
-// test-results/a11y.txt.
+// test-results/a11y.txt. Each page also runs under its Content-Security-Policy with nothing
+// blocked (Chromium reports a blocked script or request on the console).
 //
 //   cd end2end && SUNDIAL_BIN=../target/release/sundial node --test tests/a11y.test.mjs
 import { test, before, after } from 'node:test';
@@ -102,6 +103,9 @@ test('axe finds no serious or critical violation on any page, light or dark', as
     for (const [url, status] of routes) {
       await t.test(`${url} (${theme})`, async () => {
         const page = await context.newPage();
+        // The page's Content-Security-Policy blocks nothing it needs (hydration, islands, WASM).
+        const blocked = [];
+        page.on('console', (m) => { if (/Content Security Policy/i.test(m.text())) blocked.push(m.text()); });
         const res = await page.goto(`${base}${url}`);
         assert.ok([status].flat().includes(res.status()), `${url}: HTTP ${res.status()}, expected ${status}`);
         await page.locator('body[data-hydrated="true"]').waitFor();
@@ -121,6 +125,7 @@ test('axe finds no serious or critical violation on any page, light or dark', as
         }
         const bad = result.violations.filter((v) => FAILING.includes(v.impact));
         await page.close();
+        assert.deepEqual(blocked, [], `the policy blocked something on ${url}`);
         assert.ok(bad.length === 0,
           `${bad.length} serious or critical violation(s) on ${url} (${theme} theme):\n${bad.map(describe).join('\n')}`);
       });

@@ -31,6 +31,7 @@ pub use error::Error;
 use app::api::ssr::{Backend, BackendHandle};
 use app::api::{JobsData, parse_days};
 use axum::extract::{FromRef, Query, State};
+use axum::http::{HeaderValue, header};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use leptos::config::LeptosOptions;
@@ -39,6 +40,7 @@ use leptos_axum::{LeptosRoutes, generate_route_list};
 use std::collections::HashMap;
 use std::sync::Arc;
 use tower_http::compression::CompressionLayer;
+use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::trace::TraceLayer;
 
 /// What every handler can reach.
@@ -81,6 +83,10 @@ pub fn router(state: AppState) -> Router {
             page_cache::layer,
         ))
         .layer(CompressionLayer::new().quality(tower_http::CompressionLevel::Fastest))
+        // On every answer (pages add their Content-Security-Policy, with its nonce).
+        .layer(SetResponseHeaderLayer::overriding(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff")))
+        .layer(SetResponseHeaderLayer::overriding(header::REFERRER_POLICY, HeaderValue::from_static("same-origin")))
+        .layer(SetResponseHeaderLayer::overriding(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY")))
         .layer(TraceLayer::new_for_http())
         .with_state(state)
 }

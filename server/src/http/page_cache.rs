@@ -52,11 +52,18 @@ fn nonce_of(body: &[u8]) -> Option<String> {
     Some(text[start..start + len].to_owned()).filter(|n| n.len() >= 16)
 }
 
-/// `body` with `nonce` replaced by a fresh random one.
-fn restamp(body: &Bytes, nonce: Option<&str>) -> Bytes {
-    let (Some(old), Ok(text)) = (nonce, std::str::from_utf8(body)) else { return body.clone() };
+/// A kept answer with its nonce (in the page and in its Content-Security-Policy) replaced by a
+/// fresh random one.
+fn restamp(body: &Bytes, headers: &HeaderMap, nonce: Option<&str>) -> (Bytes, HeaderMap) {
+    let mut headers = headers.clone();
+    let (Some(old), Ok(text)) = (nonce, std::str::from_utf8(body)) else { return (body.clone(), headers) };
     let fresh = format!("{:032x}", rand::random::<u128>());
-    Bytes::from(text.replace(old, &fresh))
+    if let Some(csp) = headers.get(header::CONTENT_SECURITY_POLICY).and_then(|v| v.to_str().ok())
+        && let Ok(v) = csp.replace(old, &fresh).parse()
+    {
+        headers.insert(header::CONTENT_SECURITY_POLICY, v);
+    }
+    (Bytes::from(text.replace(old, &fresh)), headers)
 }
 
 /// The pages kept (see the module docs).
@@ -72,8 +79,9 @@ impl PageCache {
     fn answer(&self, key: &Key, version: u64) -> Option<Response> {
         let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
         let e = entries.get(key).filter(|e| e.version == version && e.at.elapsed() < TTL)?;
-        let mut res = Response::new(Body::from(restamp(&e.body, e.nonce.as_deref())));
-        *res.headers_mut() = e.headers.clone();
+        let (body, headers) = restamp(&e.body, &e.headers, e.nonce.as_deref());
+        let mut res = Response::new(Body::from(body));
+        *res.headers_mut() = headers;
         Some(res)
     }
 }

@@ -203,6 +203,64 @@ async fn a_kept_page_never_hides_an_acknowledgement() {
     assert!(after.contains("Acknowledged by Bo"), "the acknowledgement shows at once");
 }
 
+/// Every answer says nosniff, same-origin referrers and no framing. A page's policy lets run
+/// only scripts that carry its own nonce, and every script of the page carries it: rendered or
+/// kept, plain or compressed.
+#[tokio::test]
+async fn every_answer_has_the_security_headers_and_each_page_its_own_nonce() {
+    use http_body_util::BodyExt;
+    use tower::ServiceExt;
+    let dir = tempfile::tempdir().unwrap();
+    let state = web::fleet_as_of(&fleet_toml(&dir).await, t(NOW)).await;
+    let router = server::http::router(state);
+    let mut nonces = Vec::new();
+    for (path, gzip) in [
+        ("/triage", false),
+        ("/triage", false),
+        ("/triage", true),
+        ("/fleet", false),
+        ("/nowhere", false),
+        ("/api/triage", false),
+        ("/api/health", false),
+    ] {
+        let mut req = Request::get(path);
+        if gzip {
+            req = req.header(header::ACCEPT_ENCODING, "gzip");
+        }
+        let res = router.clone().oneshot(req.body(Body::empty()).unwrap()).await.unwrap();
+        let h = res.headers().clone();
+        assert_eq!(h[header::X_CONTENT_TYPE_OPTIONS], "nosniff", "{path}");
+        assert_eq!(h[header::REFERRER_POLICY], "same-origin", "{path}");
+        assert_eq!(h[header::X_FRAME_OPTIONS], "DENY", "{path}");
+        let bytes = res.into_body().collect().await.unwrap().to_bytes();
+        if !h[header::CONTENT_TYPE].to_str().unwrap().starts_with("text/html") {
+            assert!(path.starts_with("/api/"), "{path}");
+            continue;
+        }
+        let mut page = String::new();
+        if gzip {
+            std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut page).unwrap();
+        } else {
+            page = String::from_utf8(bytes.to_vec()).unwrap();
+        }
+        let csp = h[header::CONTENT_SECURITY_POLICY].to_str().unwrap();
+        assert!(csp.contains("frame-ancestors 'none'") && csp.contains("object-src 'none'"), "{csp}");
+        assert!(!csp.contains("unsafe-eval") || csp.contains("'wasm-unsafe-eval'"), "{csp}");
+        let start = csp.find("'nonce-").expect("a nonce in the policy") + "'nonce-".len();
+        let nonce = &csp[start..start + csp[start..].find('\'').unwrap()];
+        let scripts: Vec<&str> = page.split("<script").skip(1).map(|s| &s[..s.find('>').unwrap()]).collect();
+        assert!(scripts.len() >= 2, "{path}: {scripts:?}");
+        for tag in &scripts {
+            assert!(tag.contains(&format!(r#"nonce="{nonce}""#)), "{path}: <script{tag}> without the policy's nonce");
+        }
+        nonces.push(nonce.to_owned());
+    }
+    let mut distinct = nonces.clone();
+    distinct.sort();
+    distinct.dedup();
+    assert_eq!(distinct.len(), nonces.len(), "one nonce per answer: {nonces:?}");
+}
+
 /// The fleet file's `[triage]` factors are the ones the job page flags runs with.
 #[tokio::test]
 async fn the_job_page_flags_runs_with_the_fleet_files_factors() {

@@ -42,7 +42,7 @@ for k in range(1, int(sys.argv[2]) + 1):
 PY
 } > "$dir/fleet.toml"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-LEPTOS_SITE_ROOT="$repo/target/site" LEPTOS_OUTPUT_NAME=sundial RUST_LOG=warn \
+LEPTOS_SITE_ROOT="$repo/target/site" LEPTOS_OUTPUT_NAME=sundial SUNDIAL_LOG=warn \
   "$bin" serve --config "$dir/fleet.toml" --now "$now" --addr "127.0.0.1:$port" >"$dir/out.log" 2>&1 &
 pid=$!
 url="http://127.0.0.1:$port"

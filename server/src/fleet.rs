@@ -251,6 +251,12 @@ pub struct FleetBackend {
     fixed_now: Option<DateTime<Utc>>,
 }
 
+/// What a judgement depends on of one instance's reading: its last good read, and whether its
+/// last attempt failed.
+fn read_of(s: &PollState) -> (Option<DateTime<Utc>>, bool) {
+    (s.good.as_ref().map(|g| g.at), s.error.is_some())
+}
+
 /// What a judgement depends on: each instance's last good read and whether its last attempt
 /// failed, and the moment (to the [`JUDGE_EVERY_SECS`]), since reads grow stale.
 type JudgeKey = (Vec<(Option<DateTime<Utc>>, bool)>, i64);
@@ -360,7 +366,9 @@ impl FleetBackend {
 
     async fn judge(&self, current: bool) -> Arc<FleetProblems> {
         let last = || self.judged.lock().unwrap_or_else(|e| e.into_inner()).clone();
-        let (_, key) = self.judge_key(Utc::now());
+        // The key from each state in place: a request served the last judgement copies nothing.
+        let reads = self.instances.iter().map(|i| read_of(&i.state.borrow())).collect();
+        let key: JudgeKey = (reads, Utc::now().timestamp() / JUDGE_EVERY_SECS);
         let _turn = match last() {
             Some((k, p)) if k == key => return p,
             Some(_) if current => self.judging.lock().await,
@@ -379,7 +387,8 @@ impl FleetBackend {
         // What is read may have changed while this request waited for its turn.
         let started = std::time::Instant::now();
         let clock = Utc::now();
-        let (states, key) = self.judge_key(clock);
+        let states: Vec<PollState> = self.instances.iter().map(|i| i.state.borrow().clone()).collect();
+        let key: JudgeKey = (states.iter().map(read_of).collect(), clock.timestamp() / JUDGE_EVERY_SECS);
         if let Some((k, p)) = last()
             && k == key
         {
@@ -432,13 +441,6 @@ impl FleetBackend {
         let fleet = Arc::new(FleetProblems { judged, counts, at: clock, judged_instances });
         *self.judged.lock().unwrap_or_else(|e| e.into_inner()) = Some((key, fleet.clone()));
         fleet
-    }
-
-    /// How each instance's reading stands, and what a judgement made at `clock` depends on.
-    fn judge_key(&self, clock: DateTime<Utc>) -> (Vec<PollState>, JudgeKey) {
-        let states: Vec<PollState> = self.instances.iter().map(|i| i.state.borrow().clone()).collect();
-        let reads = states.iter().map(|s| (s.good.as_ref().map(|g| g.at), s.error.is_some())).collect();
-        (states, (reads, clock.timestamp() / JUDGE_EVERY_SECS))
     }
 
     /// The acknowledgements and episodes (alerts ask whether one holds).

@@ -19,11 +19,11 @@
 // asserts nothing (speed goals are read, not tested: see ARCHITECTURE.md, Testing).
 import { spawn, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_ARGS, REPO_DIR, SUNDIAL_BIN } from '../config.mjs';
+import { freePort } from '../tests/server.mjs';
 
 const NOW = '2026-11-22T12:00:00Z';
 const JOBS = Number(process.env.BENCH_JOBS || 200);
@@ -76,17 +76,6 @@ function buildInstance() {
   const config = path.join(dir, 'fleet.toml');
   fs.writeFileSync(config, `[[instance]]\nname = "${INSTANCE}"\nkind = "sqlite_demo"\npath = "${db}"\ntime_zone = "America/New_York"\n`);
   return { config, jobs: Number(sql(db, 'SELECT count(*) FROM sysjobs').trim()), history };
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 async function serve(config) {

@@ -10,13 +10,13 @@ import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 import {
   CHROMIUM, CHROMIUM_ARGS, DEMO_NOW, REPO_DIR, RESULTS_DIR, SUNDIAL_BIN,
 } from '../config.mjs';
+import { freePort } from './server.mjs';
 
 const SECRET = 'T0000-E2E-SECRET-WEBHOOK-PATH';
 
@@ -30,17 +30,6 @@ const received = [];
 const receivedWaiters = [];
 let browser = null;
 const problems = [];
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 /** Resolves with the first `list` item `pred` accepts, now or when it arrives. */
 function waitIn(list, waiters, pred, what) {

@@ -6,7 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { REPO_DIR, DEMO_NOW } from '../config.mjs';
 
-function freePort() {
+/** A port free on loopback now (the OS picks it). */
+export function freePort() {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
     srv.unref();

@@ -61,6 +61,21 @@ pub enum Command {
     /// Read a fleet configuration, say what is in it and what is wrong (file, line, field).
     #[command(after_help = KINDS)]
     CheckConfig(CheckConfigArgs),
+    /// Read a password on standard input and print its argon2id hash, for a `[[user]]` of the
+    /// users file (`password_hash = "…"`).
+    HashPassword,
+    /// Make an API token: print it once, and the `[[token]]` entry (its SHA-256) for the users
+    /// file. Clients send it as `Authorization: Bearer <token>`.
+    NewToken(NewTokenArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct NewTokenArgs {
+    /// What logs and pages call the token's holder (e.g. `prometheus`).
+    pub name: String,
+    /// viewer (read) or admin (may also acknowledge and silence problems).
+    #[arg(long, default_value = "viewer", value_parser = ["viewer", "admin"])]
+    pub role: String,
 }
 
 #[derive(Args, Debug)]
@@ -83,6 +98,11 @@ pub struct ServeArgs {
     /// default: the clock (the demo: the current minute).
     #[arg(long, visible_alias = "demo-now", env = "SUNDIAL_NOW", value_parser = parse_utc)]
     pub now: Option<DateTime<Utc>>,
+    /// Accounts and API tokens (a users file, see `hash-password` and `new-token`): every page
+    /// and API call then needs sign-in. Needed to listen on anything but loopback, unless the
+    /// fleet file's `[auth]` says how users sign in.
+    #[arg(long, env = "SUNDIAL_USERS")]
+    pub users: Option<PathBuf>,
     /// The demo's random seed.
     #[arg(long, env = "SUNDIAL_DEMO_SEED", default_value_t = 42)]
     pub demo_seed: u64,
@@ -408,12 +428,62 @@ fn dry_run_cmd(args: DryRunArgs) -> ExitCode {
 /// every secret the file names is there, then read each instance once as serving would and
 /// print what Sundial sees there, or why it cannot (unreachable, a missing grant named).
 /// Exits 1 when a secret is missing or an instance cannot be read.
+/// `hash-password`: the first line of standard input, hashed.
+fn hash_password_cmd() -> ExitCode {
+    let mut line = String::new();
+    if std::io::stdin().read_line(&mut line).is_err() {
+        eprintln!("sundial: cannot read the password from standard input");
+        return ExitCode::from(EXIT_INVALID);
+    }
+    let password = line.trim_end_matches(['\n', '\r']);
+    if password.is_empty() {
+        eprintln!(
+            "sundial: no password on standard input (e.g. `read -rs P; printf '%s' \"$P\" | sundial hash-password`)"
+        );
+        return ExitCode::from(EXIT_INVALID);
+    }
+    match crate::auth::hash_password(password) {
+        Ok(hash) => {
+            println!("{hash}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("sundial: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `new-token NAME`: the token, once, and its entry for the users file.
+fn new_token_cmd(args: NewTokenArgs) -> ExitCode {
+    match crate::auth::new_token() {
+        Ok((token, digest)) => {
+            println!("# The token (shown this once; Sundial keeps only its SHA-256):\n# {token}");
+            println!("[[token]]\nname = {:?}\nrole = {:?}\nsha256 = \"{digest}\"", args.name, args.role);
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("sundial: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 fn check_config_cmd(args: CheckConfigArgs) -> ExitCode {
     let config = match crate::config::load(&args.config) {
         Ok(c) => c,
         Err(e) => return invalid(e),
     };
     print!("{}", crate::config::summary(&config));
+    if let Some(auth) = &config.auth {
+        match crate::auth::Auth::load(auth) {
+            Ok(a) => println!("sign-in: {}", a.summary()),
+            Err(e) => {
+                eprintln!("sundial: {e}");
+                return ExitCode::from(EXIT_INVALID);
+            }
+        }
+    }
     let mut missing = 0;
     for i in &config.instances {
         if let Err(e) = crate::config::resolve_secret(i) {
@@ -485,6 +555,10 @@ async fn serve_cmd(args: ServeArgs) -> anyhow::Result<()> {
         options.site_addr = addr;
     }
     let addr = options.site_addr;
+    if args.config.is_none() {
+        // Refuse before writing the demo.
+        sign_in(None, args.users.clone(), addr)?;
+    }
 
     if let Some(path) = &args.config {
         let config = crate::config::load(path)?;
@@ -495,10 +569,12 @@ async fn serve_cmd(args: ServeArgs) -> anyhow::Result<()> {
         if let Some(alerter) = crate::alerts::Alerter::start(backend.clone(), &config, &public_url, retry).await? {
             alerter.spawn(args.now);
         }
-        let state = crate::http::AppState { leptos_options: conf.leptos_options, backend };
+        let auth = sign_in(config.auth.clone(), args.users.clone(), addr)?;
+        let state = crate::http::AppState::new(conf.leptos_options, backend).with_auth(auth);
         let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| format!("listening on {addr}"))?;
         println!("Sundial is serving {} instance(s) on http://{addr}", config.instances.len());
-        axum::serve(listener, crate::http::router(state))
+        let app = crate::http::router_at(state, config.public_url.clone());
+        axum::serve(listener, app.into_make_service_with_connect_info::<std::net::SocketAddr>())
             .with_graceful_shutdown(async {
                 let _ = tokio::signal::ctrl_c().await;
             })
@@ -527,11 +603,13 @@ async fn serve_cmd(args: ServeArgs) -> anyhow::Result<()> {
     // The files are a snapshot of `now`: every instance is read as of it.
     let backend = crate::fleet::FleetBackend::start_at(&demo, Some(now)).await?;
 
-    let state = crate::http::AppState { leptos_options: conf.leptos_options, backend };
+    let auth = sign_in(None, args.users.clone(), addr)?;
+    let state = crate::http::AppState::new(conf.leptos_options, backend).with_auth(auth);
     let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| format!("listening on {addr}"))?;
     tracing::info!("serving on http://{addr}");
     println!("Sundial is serving the demo on http://{addr}");
-    axum::serve(listener, crate::http::router(state))
+    let app = crate::http::router(state);
+    axum::serve(listener, app.into_make_service_with_connect_info::<std::net::SocketAddr>())
         .with_graceful_shutdown(async {
             let _ = tokio::signal::ctrl_c().await;
         })
@@ -540,10 +618,43 @@ async fn serve_cmd(args: ServeArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Sign-in as configured (`[auth]`, or `--users` for accounts from that file), or none on
+/// loopback. Any other address without sign-in is refused, saying why.
+fn sign_in(
+    config: Option<crate::config::AuthConfig>,
+    users: Option<PathBuf>,
+    addr: std::net::SocketAddr,
+) -> anyhow::Result<Option<std::sync::Arc<crate::auth::Auth>>> {
+    let config = match (config, users) {
+        (Some(mut c), Some(users)) => {
+            c.users_file = Some(users);
+            Some(c)
+        }
+        (None, Some(users)) => Some(crate::config::AuthConfig::users(users)),
+        (c, None) => c,
+    };
+    let Some(config) = config else {
+        if addr.ip().is_loopback() {
+            return Ok(None);
+        }
+        anyhow::bail!(
+            "Sundial will not serve {addr} without sign-in: only a loopback address (127.0.0.1, ::1) may go \
+             without it. Add an [auth] section to the fleet file (users_file, or proxy_header with \
+             trusted_proxies), or pass --users FILE (accounts made with `sundial hash-password`), or listen \
+             on 127.0.0.1 behind a proxy that signs users in."
+        );
+    };
+    let auth = crate::auth::Auth::load(&config)?;
+    tracing::info!(auth = %auth.summary(), "sign-in required");
+    Ok(Some(std::sync::Arc::new(auth)))
+}
+
 fn init_tracing() {
     use tracing_subscriber::EnvFilter;
     let filter = EnvFilter::try_from_env("SUNDIAL_LOG").unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn"));
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+    // Colours only on a terminal: a journal or a file gets plain text.
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_ansi(ansi).with_writer(std::io::stderr).try_init();
 }
 
 fn run_async<F: std::future::Future<Output = anyhow::Result<()>>>(f: F) -> ExitCode {
@@ -570,6 +681,8 @@ pub fn main() -> ExitCode {
         Command::Describe(a) => describe_cmd(a),
         Command::DryRun(a) => dry_run_cmd(a),
         Command::CheckConfig(a) => check_config_cmd(a),
+        Command::HashPassword => hash_password_cmd(),
+        Command::NewToken(a) => new_token_cmd(a),
         Command::Demo(a) => {
             init_tracing();
             run_async(demo_cmd(a))

@@ -51,6 +51,7 @@
 //! `seed004` (`primentra`). The old spellings are still accepted.
 //!
 //! Webhooks (`[[alert]]`) and the address their links point to (`public_url`): see [`alerts`].
+//! Sign-in (`[auth]`): see [`auth`].
 //!
 //! Secrets are never in the file: `password = "…"` is refused. They are read from the named
 //! environment variable or file only when a connection needs them, and print as `***`.
@@ -68,7 +69,9 @@ use std::time::Duration;
 use toml::Spanned;
 
 mod alerts;
+mod auth;
 pub use alerts::{AlertConfig, AlertFormat, AlertTarget, resolve_alert_url};
+pub use auth::{AuthConfig, ProxyConfig};
 
 /// What can be wrong with a configuration. Messages name the file, line and field, never a
 /// secret's value.
@@ -314,6 +317,8 @@ pub struct FleetConfig {
     pub public_url: Option<String>,
     /// Webhooks (`[[alert]]`, see [`alerts`]).
     pub alerts: Vec<AlertConfig>,
+    /// Sign-in (`[auth]`, see [`auth`]); `None`: none configured.
+    pub auth: Option<AuthConfig>,
 }
 
 #[derive(Deserialize)]
@@ -323,6 +328,8 @@ struct RawFile {
     public_url: Option<Spanned<String>>,
     #[serde(default)]
     alert: Vec<Spanned<alerts::RawAlert>>,
+    /// Sign-in.
+    auth: Option<Spanned<auth::RawAuth>>,
     /// Sundial's own store (MySQL event samples); default: beside the configuration file.
     store: Option<String>,
     defaults: Option<RawDefaults>,
@@ -439,7 +446,8 @@ pub fn parse(text: &str, origin: &str) -> Result<FleetConfig, ConfigError> {
     };
     let public_url = check.public_url(raw.public_url.as_ref())?;
     let alerts = check.alerts(&raw.alert)?;
-    Ok(FleetConfig { origin: origin.to_owned(), store, triage, instances, public_url, alerts })
+    let auth = check.auth(raw.auth.as_ref())?;
+    Ok(FleetConfig { origin: origin.to_owned(), store, triage, instances, public_url, alerts, auth })
 }
 
 /// The poll interval and timeout of an instance that sets none: `[defaults]`, else

@@ -1,6 +1,7 @@
 //! The `sundial` binary's library: CLI, HTTP, sources, the demo.
 #![recursion_limit = "256"]
 pub mod alerts;
+pub mod auth;
 pub mod cli;
 pub mod config;
 pub mod demo;

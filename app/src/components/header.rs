@@ -87,12 +87,33 @@ pub fn Header(#[prop(optional)] instance: Option<InstanceHead>) -> AnyView {
             <div class="prefs">
                 <ZoneSwitch/>
                 <ThemeToggle/>
+                {account()}
             </div>
         </header>
         {stale.map(|s| view! { <div class="banner banner-stale" role="alert" data-testid="stale-banner"><strong>"Unreachable. "</strong>{s}</div> })}
         {incidents}
     }
     .into_any()
+}
+
+/// Who is signed in, and a way to sign out (a session's only: a token or a proxy's user
+/// cannot); nothing when Sundial asks for no sign-in.
+fn account() -> Option<impl IntoView + use<>> {
+    let p = crate::api::principal()?;
+    let out = (p.via == crate::api::SignedInVia::Session).then(|| {
+        view! {
+            <form method="post" action="/signout" class="signout-form">
+                <button type="submit" data-testid="sign-out">"Sign out"</button>
+            </form>
+        }
+    });
+    Some(view! {
+        <span class="account" data-testid="account" title=format!("Signed in as {} ({})", p.name, p.role.key())>
+            <span class="account-name">{p.name.clone()}</span>
+            <span class="account-role muted">{p.role.key()}</span>
+            {out}
+        </span>
+    })
 }
 
 /// "data as of …": how fresh the page is, and a way to refresh it.

@@ -4,6 +4,7 @@ pub mod instance_timeline;
 pub mod jobs;
 pub mod log;
 pub mod not_found;
+pub mod signin;
 pub mod simulate;
 pub mod timeline;
 pub mod triage;

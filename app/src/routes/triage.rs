@@ -137,7 +137,7 @@ fn problem_row(p: ProblemRow, back: &str) -> impl IntoView + use<> {
         }
     });
     let holds = p.ack.as_ref().is_some_and(|a| a.lapsed.is_none());
-    let form = (!holds).then(|| ack_form(&p, back));
+    let form = (!holds && crate::api::may_acknowledge()).then(|| ack_form(&p, back));
     view! {
         <li class=format!("problem sev-{sev}") data-testid="problem" data-kind=kind data-severity=sev data-key=p.key.clone()>
             <div class="problem-head">
@@ -164,6 +164,15 @@ fn ack_form(p: &ProblemRow, back: &str) -> impl IntoView + use<> {
     let id = |what: &str| format!("{what}-{}", p.key.replace(|c: char| !c.is_ascii_alphanumeric(), "-"));
     let (by_id, note_id, silence_id) = (id("by"), id("note"), id("silence"));
     let options = SILENCES.iter().map(|(v, w)| view! { <option value=*v>{*w}</option> }).collect_view();
+    // Signed in, the acknowledgement is in the principal's name; else the reader says who.
+    let who = match crate::api::principal() {
+        Some(p) => view! { <p class="ack-as">"As " <strong>{p.name}</strong></p> }.into_any(),
+        None => view! {
+            <label for=by_id.clone()>"Who"</label>
+            <input id=by_id name="by" type="text" maxlength="80" autocomplete="name"/>
+        }
+        .into_any(),
+    };
     view! {
         <details class="ack">
             <summary>"Acknowledge or silence…"</summary>
@@ -171,8 +180,7 @@ fn ack_form(p: &ProblemRow, back: &str) -> impl IntoView + use<> {
                 <input type="hidden" name="key" value=p.key.clone()/>
                 <input type="hidden" name="episode_ms" value=p.episode_ms.to_string()/>
                 <input type="hidden" name="back" value=back.to_owned()/>
-                <label for=by_id.clone()>"Who"</label>
-                <input id=by_id name="by" type="text" maxlength="80" autocomplete="name"/>
+                {who}
                 <label for=note_id.clone()>"Note for the next person"</label>
                 <input id=note_id name="note" type="text" maxlength="500" required/>
                 <label for=silence_id.clone()>"Hold"</label>

@@ -22,6 +22,13 @@ pub enum Error {
     /// `reason` comes from the source's own error, which names what failed and never a secret.
     #[error("instance {instance} is unavailable: {reason}{}", last_good.as_ref().map(|t| format!(" (last good read {t} UTC)")).unwrap_or_default())]
     SourceUnavailable { instance: String, reason: String, last_good: Option<String> },
+    /// Nobody signed in, or an API token that is not valid; `what` says which. 401 (with
+    /// `WWW-Authenticate: Bearer`).
+    #[error("{what}")]
+    Unauthorized { what: String },
+    /// Signed in, but the role may not do this (`what`: e.g. only an admin may acknowledge). 403.
+    #[error("forbidden: {0}")]
+    Forbidden(String),
     /// Anything else; the cause is in the log. 500.
     #[error("internal error")]
     Internal,
@@ -34,6 +41,8 @@ impl Error {
             Error::BadRequest { .. } => StatusCode::BAD_REQUEST,
             Error::NotFound { .. } => StatusCode::NOT_FOUND,
             Error::SourceUnavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
+            Error::Unauthorized { .. } => StatusCode::UNAUTHORIZED,
+            Error::Forbidden(_) => StatusCode::FORBIDDEN,
             Error::Internal => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -44,6 +53,8 @@ impl Error {
             Error::BadRequest { .. } => "bad_request",
             Error::NotFound { .. } => "not_found",
             Error::SourceUnavailable { .. } => "source_unavailable",
+            Error::Unauthorized { .. } => "unauthorized",
+            Error::Forbidden(_) => "forbidden",
             Error::Internal => "internal",
         }
     }
@@ -66,6 +77,13 @@ impl From<ApiError> for Error {
 impl IntoResponse for Error {
     fn into_response(self) -> Response {
         let body = serde_json::json!({ "error": self.to_string(), "kind": self.kind() });
-        (self.status_code(), Json(body)).into_response()
+        let mut res = (self.status_code(), Json(body)).into_response();
+        if matches!(self, Error::Unauthorized { .. }) {
+            res.headers_mut().insert(
+                axum::http::header::WWW_AUTHENTICATE,
+                axum::http::HeaderValue::from_static("Bearer realm=\"Sundial\""),
+            );
+        }
+        res
     }
 }

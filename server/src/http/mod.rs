@@ -21,6 +21,7 @@
 //! Every response is gzip-compressed when the client asks, and traced; pages rendered are
 //! kept until the data changes ([`page_cache`]).
 pub mod api;
+pub mod auth;
 pub mod error;
 pub mod log_csv;
 pub mod metrics;
@@ -50,6 +51,20 @@ pub struct AppState {
     pub leptos_options: LeptosOptions,
     /// The instance reports pages show.
     pub backend: Arc<dyn Backend>,
+    /// Sign-in; `None`: nobody is asked (loopback only).
+    pub auth: Option<Arc<crate::auth::Auth>>,
+}
+
+impl AppState {
+    /// Serving `backend` without sign-in.
+    pub fn new(leptos_options: LeptosOptions, backend: Arc<dyn Backend>) -> AppState {
+        AppState { leptos_options, backend, auth: None }
+    }
+
+    /// The same, asking for sign-in.
+    pub fn with_auth(self, auth: Option<Arc<crate::auth::Auth>>) -> AppState {
+        AppState { auth, ..self }
+    }
 }
 
 impl FromRef<AppState> for LeptosOptions {
@@ -58,8 +73,29 @@ impl FromRef<AppState> for LeptosOptions {
     }
 }
 
+/// Cross-site request forgery: `POST`s from another origin are refused (403), as Go's
+/// `CrossOriginProtection` does; `public_url` (behind a proxy that rewrites `Host`) is trusted.
+fn csrf(public_url: Option<&str>) -> tower_http::csrf::CsrfLayer {
+    let layer = tower_http::csrf::CsrfLayer::new();
+    match public_url.map(origin_of) {
+        Some(Some(origin)) => layer.clone().add_trusted_origin(&origin).unwrap_or(layer),
+        _ => layer,
+    }
+}
+
+/// `scheme://host[:port]` of a URL.
+fn origin_of(url: &str) -> Option<String> {
+    let u = reqwest::Url::parse(url).ok()?;
+    Some(u.origin().ascii_serialization()).filter(|o| o != "null")
+}
+
 /// The whole HTTP surface; see the module docs.
 pub fn router(state: AppState) -> Router {
+    router_at(state, None)
+}
+
+/// The same, Sundial being reached at `public_url` (trusted as an origin).
+pub fn router_at(state: AppState, public_url: Option<String>) -> Router {
     let routes = generate_route_list(app::App);
     let backend = state.backend.clone();
     let context = move || provide_context(BackendHandle(backend.clone()));
@@ -73,6 +109,8 @@ pub fn router(state: AppState) -> Router {
         .route("/log.csv", get(log_csv::log_csv))
         .route("/prefs", post(prefs))
         .route("/triage/ack", post(acknowledge))
+        .route("/signin", post(auth::sign_in))
+        .route("/signout", post(auth::sign_out))
         .merge(api::routes())
         .leptos_routes_with_context(&state, routes, context.clone(), shell)
         .fallback(leptos_axum::file_and_error_handler_with_context::<AppState, _>(context, app::shell))
@@ -82,6 +120,10 @@ pub fn router(state: AppState) -> Router {
             (page_cache::PageCache::default(), state.backend.clone()),
             page_cache::layer,
         ))
+        // Who is asking (before the page memory: pages are kept per principal).
+        .layer(axum::middleware::from_fn_with_state(state.auth.clone(), auth::layer))
+        // No state-changing request from another site (Sec-Fetch-Site, else Origin against Host).
+        .layer(csrf(public_url.as_deref()))
         .layer(CompressionLayer::new().quality(tower_http::CompressionLevel::Fastest))
         // On every answer (pages add their Content-Security-Policy, with its nonce).
         .layer(SetResponseHeaderLayer::overriding(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff")))
@@ -118,10 +160,18 @@ fn back_path(back: Option<String>) -> String {
 /// problem resolved meanwhile, a silence not offered) goes back as `ack_error`.
 async fn acknowledge(
     State(state): State<AppState>,
-    axum::Form(form): axum::Form<app::api::AckForm>,
+    principal: Option<axum::Extension<app::api::Principal>>,
+    axum::Form(mut form): axum::Form<app::api::AckForm>,
 ) -> axum::response::Response {
     use axum::http::{StatusCode, header};
     use axum::response::IntoResponse;
+    // Signed in, only an admin acknowledges, in their own name.
+    if let Some(axum::Extension(p)) = principal {
+        if p.role != app::api::Role::Admin {
+            return Error::Forbidden("only an admin may acknowledge or silence problems".into()).into_response();
+        }
+        form.by = p.name;
+    }
     let back = back_path(Some(form.back.clone()));
     let to = match state.backend.acknowledge(form).await {
         Ok(()) => back,

@@ -32,6 +32,9 @@ struct Key {
     uri: String,
     /// The cookies a page's rendering reads (theme, zone).
     prefs: String,
+    /// Who reads it, when Sundial asks for sign-in (the header names them; a viewer's page has
+    /// no acknowledge forms).
+    who: Option<app::api::Principal>,
 }
 
 struct Entry {
@@ -123,7 +126,8 @@ pub async fn layer(
     if req.method() != Method::GET || !is_page(req.uri().path()) {
         return next.run(req).await;
     }
-    let key = Key { uri: req.uri().to_string(), prefs: prefs(req.headers()) };
+    let who = req.extensions().get::<app::api::Principal>().cloned();
+    let key = Key { uri: req.uri().to_string(), prefs: prefs(req.headers()), who };
     if let Some(res) = cache.answer(&key, version) {
         return res;
     }
@@ -264,7 +268,7 @@ mod tests {
             .collect();
         // The first is rendering; the nine others hold its lock's handle (with the map's and
         // the renderer's own: eleven).
-        let key = Key { uri: "/page".into(), prefs: String::new() };
+        let key = Key { uri: "/page".into(), prefs: String::new(), who: None };
         let waiting = || cache.rendering.lock().unwrap().get(&key).map(Arc::strong_count);
         let mut spins = 0;
         while !(calls.load(Ordering::SeqCst) == 1 && waiting() == Some(11)) {

@@ -10,6 +10,7 @@ mod support;
 
 mod alerts;
 mod api;
+mod auth;
 mod cli;
 mod cli_dialects;
 mod config;
@@ -24,6 +25,7 @@ mod msdb_tds;
 mod mysql_events_real;
 mod pg_cron_real;
 mod pg_cron_source;
+mod secrets;
 mod seed_tables;
 mod table_text;
 mod tables_job_table;

@@ -3,7 +3,7 @@ use axum::body::Body;
 use axum::http::{HeaderMap, Request, StatusCode};
 use http_body_util::BodyExt;
 use leptos::config::LeptosOptions;
-use server::http::{AppState, router};
+use server::http::AppState;
 use std::sync::Arc;
 use tower::ServiceExt;
 
@@ -21,7 +21,7 @@ pub fn options() -> LeptosOptions {
 
 /// The state of a server with `backend`.
 pub fn state(backend: Arc<dyn app::api::ssr::Backend>) -> AppState {
-    AppState { leptos_options: options(), backend }
+    AppState::new(options(), backend)
 }
 
 pub struct Answer {
@@ -38,10 +38,15 @@ impl Answer {
 
 /// Send `req` to a router built for `state`; its answer, read to the end.
 pub async fn send(state: AppState, req: Request<Body>) -> Answer {
+    send_to(state, None, req).await
+}
+
+/// The same, Sundial being reached at `public_url`.
+pub async fn send_to(state: AppState, public_url: Option<&str>, req: Request<Body>) -> Answer {
     let uri = req.uri().to_string();
     let router = {
         let _only_me = BUILDING.write().await;
-        router(state)
+        server::http::router_at(state, public_url.map(str::to_owned))
     };
     let _rendering = BUILDING.read().await;
     let res = tokio::time::timeout(std::time::Duration::from_secs(30), router.oneshot(req))

@@ -1,0 +1,174 @@
+//! Sign-in over HTTP: the middleware that finds who is asking, `POST /signin`, `POST /signout`.
+//!
+//! With sign-in on, a request without a principal is sent to the sign-in page when it is a
+//! browser asking for a page (`GET`, not under `/api/`), and answered `401` with
+//! `WWW-Authenticate: Bearer` otherwise. The sign-in page, `/api/health` and the static files
+//! (`/pkg/…`, `/favicon.svg`) need nobody.
+use super::AppState;
+use crate::auth::{Auth, Principal, SignInError};
+use axum::extract::{ConnectInfo, Request, State};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+
+/// The session cookie.
+pub const SESSION_COOKIE: &str = "sundial_session";
+
+/// Paths anyone may ask for.
+fn is_public(path: &str) -> bool {
+    matches!(path, "/signin" | "/signout" | "/api/health" | "/favicon.svg") || path.starts_with("/pkg/")
+}
+
+/// Paths that answer data, not pages: a missing sign-in is a 401 there, never a redirect.
+fn is_data(path: &str) -> bool {
+    path.starts_with("/api/") || path == "/metrics" || path.ends_with(".csv")
+}
+
+/// The client's address, when the server was started with it (`into_make_service_with_connect_info`).
+pub fn peer(req_extensions: &axum::http::Extensions) -> Option<IpAddr> {
+    req_extensions.get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip())
+}
+
+fn session_cookie(headers: &HeaderMap) -> Option<String> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|raw| cookie::Cookie::split_parse(raw).flatten())
+        .find(|c| c.name() == SESSION_COOKIE)
+        .map(|c| c.value().to_owned())
+}
+
+/// `Set-Cookie` for the session (`None`: clear it).
+fn set_session(id: Option<&str>, ttl: std::time::Duration) -> Option<HeaderValue> {
+    let c = cookie::Cookie::build((SESSION_COOKIE, id.unwrap_or("").to_owned()))
+        .path("/")
+        .http_only(true)
+        .secure(true)
+        .same_site(cookie::SameSite::Strict)
+        .max_age(cookie::time::Duration::seconds(if id.is_some() { ttl.as_secs() as i64 } else { 0 }))
+        .build();
+    HeaderValue::from_str(&c.to_string()).ok()
+}
+
+fn see_other(to: &str) -> Response {
+    (StatusCode::SEE_OTHER, [(header::LOCATION, to.to_owned())]).into_response()
+}
+
+fn unauthorized(what: &str) -> Response {
+    super::Error::Unauthorized { what: what.to_owned() }.into_response()
+}
+
+/// An `Authorization` header that is not a valid API token.
+struct InvalidToken;
+
+/// Who is asking: a bearer token (which must then be valid), a trusted proxy's user, or a
+/// session.
+fn principal_of(auth: &Auth, req: &Request) -> Result<Option<Principal>, InvalidToken> {
+    if let Some(v) = req.headers().get(header::AUTHORIZATION) {
+        let token = v.to_str().ok().and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")));
+        return match token.and_then(|t| auth.by_token(t)) {
+            Some(p) => Ok(Some(p)),
+            None => Err(InvalidToken),
+        };
+    }
+    if let Some(p) = auth.by_proxy(peer(req.extensions()), req.headers()) {
+        return Ok(Some(p));
+    }
+    Ok(session_cookie(req.headers()).and_then(|id| auth.by_session(&id)))
+}
+
+/// The middleware: put the [`Principal`] in the request's extensions, or answer for the
+/// missing sign-in. Without sign-in configured, every request passes as it is.
+pub async fn layer(State(auth): State<Option<Arc<Auth>>>, mut req: Request, next: Next) -> Response {
+    let Some(auth) = auth else { return next.run(req).await };
+    let path = req.uri().path().to_owned();
+    match principal_of(&auth, &req) {
+        Err(InvalidToken) => return unauthorized("the API token is not valid"),
+        Ok(Some(p)) => {
+            req.extensions_mut().insert(p);
+        }
+        Ok(None) if is_public(&path) => {}
+        Ok(None) => {
+            let is_page = matches!(*req.method(), Method::GET | Method::HEAD) && !is_data(&path);
+            if !is_page {
+                return unauthorized("sign-in required: a session, or an API token (Authorization: Bearer …)");
+            }
+            let wanted = req.uri().path_and_query().map_or("/", |pq| pq.as_str());
+            let expired = session_cookie(req.headers()).is_some();
+            let mut to = format!("/signin?next={}", app::components::encode_segment(wanted));
+            if expired {
+                to.push_str("&error=expired");
+            }
+            let mut res = see_other(&to);
+            if expired && let Some(v) = set_session(None, auth.session_ttl()) {
+                res.headers_mut().append(header::SET_COOKIE, v);
+            }
+            return res;
+        }
+    }
+    next.run(req).await
+}
+
+/// The sign-in form.
+#[derive(serde::Deserialize)]
+pub struct SignInForm {
+    name: String,
+    password: String,
+    next: Option<String>,
+}
+
+/// `POST /signin`: a session and back to `next`; a wrong password back to the sign-in page with
+/// `error=wrong`; too many attempts `429` with `Retry-After`.
+pub async fn sign_in(State(state): State<AppState>, req: Request) -> Response {
+    let Some(auth) = state.auth.clone() else { return see_other("/") };
+    let peer = peer(req.extensions());
+    let Ok(axum::Form(form)) = axum::Form::<SignInForm>::from_request(req, &state).await else {
+        return see_other("/signin?error=wrong");
+    };
+    let next = super::back_path(form.next.clone());
+    match auth.sign_in(peer, &form.name, &form.password).await {
+        Ok(id) => {
+            tracing::info!(user = %form.name.trim(), peer = ?peer, "signed in");
+            let mut res = see_other(&next);
+            if let Some(v) = set_session(Some(&id), auth.session_ttl()) {
+                res.headers_mut().append(header::SET_COOKIE, v);
+            }
+            res
+        }
+        Err(SignInError::Wrong) => {
+            tracing::warn!(user = %form.name.trim(), peer = ?peer, "sign-in refused: wrong name or password");
+            see_other(&format!("/signin?error=wrong&next={}", app::components::encode_segment(&next)))
+        }
+        Err(SignInError::Wait(secs)) => {
+            tracing::warn!(user = %form.name.trim(), peer = ?peer, secs, "sign-in refused: too many attempts");
+            let back = format!("/signin?next={}", app::components::encode_segment(&next));
+            let body = format!(
+                "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Too many attempts · Sundial</title></head>\
+                 <body><h1>Too many sign-in attempts</h1><p>Sundial refuses sign-ins from this address for a while. \
+                 Try again in {secs} s.</p><p><a href=\"{back}\">Back to sign-in</a></p></body></html>"
+            );
+            let mut res = (StatusCode::TOO_MANY_REQUESTS, axum::response::Html(body)).into_response();
+            res.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(secs));
+            res
+        }
+    }
+}
+
+/// `POST /signout`: end the session, clear the cookie, and show the sign-in page.
+pub async fn sign_out(State(state): State<AppState>, headers: HeaderMap) -> Response {
+    let mut res = see_other("/signin?out=1");
+    if let Some(auth) = &state.auth {
+        if let Some(id) = session_cookie(&headers) {
+            auth.sign_out(&id);
+        }
+        if let Some(v) = set_session(None, auth.session_ttl()) {
+            res.headers_mut().append(header::SET_COOKIE, v);
+        }
+    }
+    res
+}
+
+use axum::extract::FromRequest;

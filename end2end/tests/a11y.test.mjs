@@ -77,6 +77,7 @@ async function pages() {
     ['/log', 200],
     ['/simulate', 200],
     ['/timeline', 200],
+    ['/signin?error=wrong&next=%2Ffleet', 200],
     ['/no-such-page', 404],
   ];
 }

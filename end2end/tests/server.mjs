@@ -19,12 +19,12 @@ export function freePort() {
   });
 }
 
-/** Returns { url, stop }. */
-export async function startSundial(bin) {
+/** Returns { url, stop }; `args`: more flags for `serve` (e.g. `--users FILE`). */
+export async function startSundial(bin, { args = [] } = {}) {
   const exe = path.resolve(process.cwd(), bin);
   const port = await freePort();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sundial-e2e-'));
-  const child = spawn(exe, ['serve', '--addr', `127.0.0.1:${port}`], {
+  const child = spawn(exe, ['serve', '--addr', `127.0.0.1:${port}`, ...args], {
     cwd: REPO_DIR,
     env: {
       ...process.env,

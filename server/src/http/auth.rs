@@ -97,6 +97,9 @@ pub async fn layer(State(auth): State<Option<Arc<Auth>>>, mut req: Request, next
                 return unauthorized("sign-in required: a session, or an API token (Authorization: Bearer …)");
             }
             let wanted = req.uri().path_and_query().map_or("/", |pq| pq.as_str());
+            if from_another_site(req.headers()) {
+                return bounce(wanted);
+            }
             let expired = session_cookie(req.headers()).is_some();
             let mut to = format!("/signin?next={}", app::components::encode_segment(wanted));
             if expired {
@@ -110,6 +113,26 @@ pub async fn layer(State(auth): State<Option<Arc<Auth>>>, mut req: Request, next
         }
     }
     next.run(req).await
+}
+
+/// A link followed from another site (an alert in a chat, a wiki): the browser does not send a
+/// `SameSite=Strict` cookie with it, so a signed-in reader would land on the sign-in page.
+fn from_another_site(headers: &HeaderMap) -> bool {
+    let h = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).unwrap_or("");
+    h("sec-fetch-site") == "cross-site" && h("sec-fetch-mode") == "navigate"
+}
+
+/// A page that asks for `wanted` again from this site, so the session cookie comes along (and
+/// without one, the sign-in page follows). No script: a meta refresh, and a link.
+fn bounce(wanted: &str) -> Response {
+    let href = wanted.replace('&', "&amp;").replace('"', "&quot;").replace('<', "&lt;");
+    let body = format!(
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta http-equiv=\"refresh\" content=\"0;url={href}\">\
+         <title>Sundial</title></head><body><p><a href=\"{href}\">Continue to Sundial</a></p></body></html>"
+    );
+    let mut res = axum::response::Html(body).into_response();
+    res.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    res
 }
 
 /// The sign-in form.

@@ -398,3 +398,21 @@ fn hash_password_and_new_token_write_what_the_users_file_takes() {
         Some(("grafana".into(), app::api::Role::Admin))
     );
 }
+
+#[tokio::test]
+async fn a_link_from_another_site_asks_again_from_this_one_so_the_session_comes_along() {
+    let state = state(None).await;
+    let mut req = get("/jobs/3?instance=GONE&at=2026-11-22T10:00:00Z");
+    req.headers_mut().insert("sec-fetch-site", "cross-site".parse().unwrap());
+    req.headers_mut().insert("sec-fetch-mode", "navigate".parse().unwrap());
+    let a = send(state.clone(), req).await;
+    assert_eq!(a.status, StatusCode::OK);
+    let page = a.text();
+    assert!(page.contains("http-equiv=\"refresh\" content=\"0;url=/jobs/3?instance=GONE&amp;at=2026-11-22T10:00:00Z\""), "{page}");
+    assert!(!page.contains("GONE<") && !page.contains("signin"), "nothing of the fleet, no sign-in yet: {page}");
+    // Asked again from this site without a session: the sign-in page.
+    let mut req = get("/jobs/3?instance=GONE");
+    req.headers_mut().insert("sec-fetch-site", "same-origin".parse().unwrap());
+    req.headers_mut().insert("sec-fetch-mode", "navigate".parse().unwrap());
+    assert_eq!(send(state, req).await.status, StatusCode::SEE_OTHER);
+}

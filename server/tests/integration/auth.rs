@@ -408,7 +408,10 @@ async fn a_link_from_another_site_asks_again_from_this_one_so_the_session_comes_
     let a = send(state.clone(), req).await;
     assert_eq!(a.status, StatusCode::OK);
     let page = a.text();
-    assert!(page.contains("http-equiv=\"refresh\" content=\"0;url=/jobs/3?instance=GONE&amp;at=2026-11-22T10:00:00Z\""), "{page}");
+    assert!(
+        page.contains("http-equiv=\"refresh\" content=\"0;url=/jobs/3?instance=GONE&amp;at=2026-11-22T10:00:00Z\""),
+        "{page}"
+    );
     assert!(!page.contains("GONE<") && !page.contains("signin"), "nothing of the fleet, no sign-in yet: {page}");
     // Asked again from this site without a session: the sign-in page.
     let mut req = get("/jobs/3?instance=GONE");

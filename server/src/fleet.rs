@@ -214,6 +214,7 @@ impl Instance {
             },
             last_good: good.map(|g| fmt(g.at)),
             last_attempt: s.last_attempt.map(fmt),
+            reads: s.attempts,
             poll_secs: live.then(|| c.poll_interval.as_secs().max(1)),
             outages: s
                 .outages

@@ -44,6 +44,10 @@ pub struct InstanceStatus {
     pub jobs: Option<usize>,
     /// `key=value` tags from the configuration.
     pub tags: Vec<String>,
+    /// How many times Sundial has read (or tried to read) the instance since it started: the
+    /// pollers' work, whatever the pages' load.
+    #[serde(default)]
+    pub reads: u64,
 }
 
 /// A stretch in which Sundial could not read an instance.

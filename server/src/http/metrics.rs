@@ -65,6 +65,7 @@ type FloatGauge = Gauge<f64, AtomicU64>;
 /// The families, registered with their HELP.
 struct Families {
     up: Family<InstanceLabels, Gauge>,
+    reads: Family<InstanceLabels, prometheus_client::metrics::counter::Counter>,
     age: Family<InstanceLabels, FloatGauge>,
     last_success: Family<JobLabels, FloatGauge>,
     missed: Family<CauseLabels, Gauge>,
@@ -78,6 +79,7 @@ impl Families {
     fn register(registry: &mut Registry) -> Families {
         let f = Families {
             up: Family::default(),
+            reads: Family::default(),
             age: Family::default(),
             last_success: Family::default(),
             missed: Family::default(),
@@ -90,6 +92,12 @@ impl Families {
             "sundial_instance_up",
             "1 if the last attempt to read the instance succeeded, else 0",
             f.up.clone(),
+        );
+        registry.register(
+            "sundial_instance_reads",
+            "Reads of the instance (attempts, failed ones included) since Sundial started: one per poll interval, \
+             whatever the pages' load",
+            f.reads.clone(),
         );
         registry.register(
             "sundial_instance_last_read_age_seconds",
@@ -166,6 +174,7 @@ pub async fn render(backend: &dyn Backend, clock: DateTime<Utc>) -> String {
         let name = label(&status.name);
         let instance = InstanceLabels { instance: name.clone() };
         f.up.get_or_create(&instance).set(i64::from(status.state == SourceState::Ok));
+        f.reads.get_or_create(&instance).inc_by(status.reads);
         let Some(last_good) = &status.last_good else { continue };
         let age = (clock.timestamp_millis() - last_good.ms).max(0) as f64 / 1000.0;
         f.age.get_or_create(&instance).set(age);

@@ -93,9 +93,13 @@ fn parse(text: &str) -> Samples {
         }
         if let Some(rest) = line.strip_prefix("# TYPE ") {
             let (name, kind) = rest.split_once(' ').unwrap_or_else(|| panic!("{line}"));
-            assert_eq!(kind, "gauge", "{line}");
             assert!(helped.contains(name), "HELP before TYPE: {line}");
-            typed.insert(name.to_owned());
+            match kind {
+                "gauge" => typed.insert(name.to_owned()),
+                // A counter's sample is `<name>_total`.
+                "counter" => typed.insert(format!("{name}_total")),
+                _ => panic!("gauges and counters only: {line}"),
+            };
             continue;
         }
         assert!(!line.starts_with('#'), "{line}");
@@ -166,6 +170,10 @@ async fn metrics_parse_and_hold_the_fleets_values() {
     assert_eq!(value(&m, "sundial_instance_up", &[("instance", "GONE")]), Some(0.0), "{text}");
     assert!(value(&m, "sundial_instance_last_read_age_seconds", &[("instance", "worker")]).is_some_and(|a| a >= 0.0));
     assert_eq!(value(&m, "sundial_instance_last_read_age_seconds", &[("instance", "GONE")]), None, "never read");
+    for instance in ["worker", "GONE"] {
+        let reads = value(&m, "sundial_instance_reads_total", &[("instance", instance)]);
+        assert!(reads.is_some_and(|n| n >= 1.0), "{instance} was read (or tried) at least once: {text}");
+    }
 
     let job = |family: &str, job: &str| value(&m, family, &[("instance", "worker"), ("job", job)]);
     let last = "sundial_job_last_success_timestamp_seconds";
@@ -196,9 +204,9 @@ async fn metrics_parse_and_hold_the_fleets_values() {
     assert_eq!(problems("zombie", "critical"), 0.0, "every kind has its series");
     assert_eq!(m["sundial_problems"].len(), 10);
 
-    // Bounded: 2 per instance, at most 8 per job, 10 problems.
+    // Bounded: 3 per instance, at most 8 per job, 10 problems.
     let series: usize = m.values().map(Vec::len).sum();
-    assert!(series <= 2 * 2 + 8 * 3 + 10, "{series} series: {text}");
+    assert!(series <= 3 * 2 + 8 * 3 + 10, "{series} series: {text}");
     // No error text of the unreachable instance, no path.
     assert!(!text.contains("missing.sqlite") && !text.contains(&*dir.path().to_string_lossy()), "{text}");
 }

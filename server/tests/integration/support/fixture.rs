@@ -389,6 +389,7 @@ impl Backend for FixtureBackend {
                 notes: Vec::new(),
                 jobs: Some(5),
                 tags: Vec::new(),
+                reads: 3,
             }]
         })
     }

@@ -482,6 +482,10 @@ impl Backend for FleetBackend {
         Some(attempts + self.keeper.generation())
     }
 
+    fn kept_version(&self) -> u64 {
+        self.keeper.generation()
+    }
+
     fn triage(&self) -> BoxFuture<'_, TriageData> {
         Box::pin(async move {
             let fleet = self.problems().await;

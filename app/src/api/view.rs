@@ -64,6 +64,11 @@ pub trait Backend: Send + Sync + 'static {
     fn version(&self) -> Option<u64> {
         None
     }
+    /// A number that changes whenever what Sundial keeps changes (an acknowledgement, a
+    /// problem's episode): pages are never answered from before such a change.
+    fn kept_version(&self) -> u64 {
+        0
+    }
     /// When a run is long or short (the fleet file's `[triage]`).
     fn duration_flags(&self) -> DurationFlags {
         DurationFlags::default()

@@ -4,12 +4,20 @@
 //! before compression (the router compresses outside this layer): every answer gets a fresh
 //! script nonce, then is compressed for the client that takes it.
 //!
-//! Only `GET` pages are kept (never `/api/…`, `/metrics`, files or forms), only answers 200 of
-//! `text/html`, and only when the backend tells a data version ([`Backend::version`]): any read,
-//! failed read or acknowledgement changes it, and the next request renders afresh.
+//! Only `GET`s are kept: pages and the JSON API's reads (never `/api/health`, server functions,
+//! `/metrics`, files or forms), only answers 200 of `text/html` or `application/json`, and only
+//! when the backend tells a data version ([`Backend::version`]): any read or failed read
+//! changes it.
 //!
-//! Requests for a page being rendered wait for that render instead of rendering it again: when
-//! the data changes under fifty clients, the page is rendered once, not fifty times at once.
+//! - A page kept from older reads (less than [`TTL`] ago) is answered at once while one request
+//!   renders it again in the background: a fleet read every minute per instance changes the
+//!   data several times a second, and a page is then one render behind its data, never waiting
+//!   for it. A change of what Sundial keeps (an acknowledgement, a problem's episode,
+//!   [`Backend::kept_version`]) is never answered stale: the next request renders afresh, so
+//!   whoever acknowledged sees it on the page they are sent back to.
+//! - Requests for a page being rendered, with nothing kept to answer, wait for that render
+//!   instead of rendering it again: when the data changes under fifty clients, the page is
+//!   rendered once, not fifty times at once.
 use app::api::ssr::Backend;
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
@@ -38,7 +46,11 @@ struct Key {
 }
 
 struct Entry {
+    /// The data's version it was rendered from ([`Backend::version`]).
     version: u64,
+    /// What Sundial kept then ([`Backend::kept_version`]): acknowledgements, episodes. A page
+    /// from other kept data is never answered, not even while it is rendered again.
+    kept: u64,
     at: Instant,
     headers: HeaderMap,
     body: Bytes,
@@ -77,15 +89,38 @@ pub struct PageCache {
     rendering: Arc<Mutex<HashMap<Key, Arc<tokio::sync::Mutex<()>>>>>,
 }
 
+/// What is kept for a page, for the data as it is now.
+enum Kept {
+    /// Rendered from this data: answer it.
+    Fresh(Response),
+    /// Rendered from older reads (what Sundial keeps unchanged), less than [`TTL`] ago: answer
+    /// it while the page is rendered again.
+    Stale(Response),
+    /// Nothing to answer.
+    Missing,
+}
+
 impl PageCache {
-    /// The kept page for `key` at `version`, answered with a fresh nonce.
-    fn answer(&self, key: &Key, version: u64) -> Option<Response> {
+    /// The kept page for `key`, answered with a fresh nonce.
+    fn answer(&self, key: &Key, version: u64, kept: u64) -> Kept {
         let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
-        let e = entries.get(key).filter(|e| e.version == version && e.at.elapsed() < TTL)?;
+        let Some(e) = entries.get(key).filter(|e| e.kept == kept && e.at.elapsed() < TTL) else { return Kept::Missing };
         let (body, headers) = restamp(&e.body, &e.headers, e.nonce.as_deref());
         let mut res = Response::new(Body::from(body));
         *res.headers_mut() = headers;
-        Some(res)
+        if e.version == version { Kept::Fresh(res) } else { Kept::Stale(res) }
+    }
+
+    /// Start rendering `key`, unless it is being rendered: the guard, held until it is kept.
+    fn lead(&self, key: &Key) -> Result<Leading, Arc<tokio::sync::Mutex<()>>> {
+        let mut rendering = self.rendering.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(other) = rendering.get(key) {
+            return Err(other.clone());
+        }
+        let lock = Arc::new(tokio::sync::Mutex::new(()));
+        let turn = lock.clone().try_lock_owned().ok(); // a new lock: always free
+        rendering.insert(key.clone(), lock);
+        Ok(Leading { _turn: turn, cache: self.clone(), key: key.clone() })
     }
 }
 
@@ -98,6 +133,12 @@ fn is_page(path: &str) -> bool {
         || path.ends_with(".svg")
         || path.ends_with(".png")
         || path.ends_with(".ico"))
+}
+
+/// What is kept: pages, and the JSON API's reads (not its health check, nor the pages' server
+/// functions, which are `POST`s).
+fn is_kept(path: &str) -> bool {
+    is_page(path) || (path.starts_with("/api/") && path != "/api/health" && !path.starts_with("/api/fn/"))
 }
 
 fn prefs(headers: &HeaderMap) -> String {
@@ -116,6 +157,17 @@ fn prefs(headers: &HeaderMap) -> String {
     out
 }
 
+/// The same `GET`, for rendering the page again in the background.
+fn again(req: &Request) -> Request {
+    let mut copy = Request::new(Body::empty());
+    *copy.method_mut() = req.method().clone();
+    *copy.uri_mut() = req.uri().clone();
+    *copy.version_mut() = req.version();
+    *copy.headers_mut() = req.headers().clone();
+    *copy.extensions_mut() = req.extensions().clone();
+    copy
+}
+
 /// The middleware: serve a kept page, or render and keep it.
 pub async fn layer(
     State((cache, backend)): State<(PageCache, Arc<dyn Backend>)>,
@@ -123,37 +175,42 @@ pub async fn layer(
     next: Next,
 ) -> Response {
     let Some(version) = backend.version() else { return next.run(req).await };
-    if req.method() != Method::GET || !is_page(req.uri().path()) {
+    if req.method() != Method::GET || !is_kept(req.uri().path()) {
         return next.run(req).await;
     }
+    let kept = backend.kept_version();
     let who = req.extensions().get::<app::api::Principal>().cloned();
     let key = Key { uri: req.uri().to_string(), prefs: prefs(req.headers()), who };
-    if let Some(res) = cache.answer(&key, version) {
-        return res;
+    match cache.answer(&key, version, kept) {
+        Kept::Fresh(res) => return res,
+        Kept::Stale(res) => {
+            // New reads came in: this answer is a render behind them; the next is under way.
+            if let Ok(leading) = cache.lead(&key) {
+                let (cache, copy) = (cache.clone(), again(&req));
+                tokio::spawn(async move {
+                    let _leading = leading;
+                    render(&cache, key, version, kept, copy, next).await;
+                });
+            }
+            return res;
+        }
+        Kept::Missing => {}
     }
     // The first request for a page renders it; the others wait for it once, then take what it
     // kept (or, when it kept nothing, render their own).
-    let lock = Arc::new(tokio::sync::Mutex::new(()));
-    let turn = lock.clone().try_lock_owned().ok(); // a new lock: always free
-    let follow = {
-        let mut rendering = cache.rendering.lock().unwrap_or_else(|e| e.into_inner());
-        match rendering.get(&key) {
-            Some(other) => Some(other.clone()),
-            None => {
-                rendering.insert(key.clone(), lock);
-                None
+    match cache.lead(&key) {
+        Ok(leading) => {
+            let _leading = leading;
+            render(&cache, key, version, kept, req, next).await
+        }
+        Err(other) => {
+            drop(other.lock().await);
+            match cache.answer(&key, version, kept) {
+                Kept::Fresh(res) | Kept::Stale(res) => res,
+                Kept::Missing => render(&cache, key, version, kept, req, next).await,
             }
         }
-    };
-    if let Some(other) = follow {
-        drop(other.lock().await);
-        if let Some(res) = cache.answer(&key, version) {
-            return res;
-        }
-        return render(&cache, key, version, req, next).await;
     }
-    let _leading = Leading { _turn: turn, cache: cache.clone(), key: key.clone() };
-    render(&cache, key, version, req, next).await
 }
 
 /// The first request rendering a page: when it is done (or dropped, the client gone), the page
@@ -172,14 +229,12 @@ impl Drop for Leading {
 }
 
 /// Render the page and keep it when it may be kept.
-async fn render(cache: &PageCache, key: Key, version: u64, req: Request, next: Next) -> Response {
+async fn render(cache: &PageCache, key: Key, version: u64, kept: u64, req: Request, next: Next) -> Response {
     let res = next.run(req).await;
-    let html = res
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("text/html"));
-    if res.status() != StatusCode::OK || !html || res.headers().contains_key(header::SET_COOKIE) {
+    let content_type = res.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
+    let html = content_type.starts_with("text/html");
+    let json = content_type.starts_with("application/json");
+    if res.status() != StatusCode::OK || !(html || json) || res.headers().contains_key(header::SET_COOKIE) {
         return res;
     }
     let (parts, body) = res.into_parts();
@@ -204,10 +259,11 @@ async fn render(cache: &PageCache, key: Key, version: u64, req: Request, next: N
                 entries.remove(&oldest);
             }
         }
-        let nonce = nonce_of(&body);
+        // Only a page's scripts carry a nonce.
+        let nonce = if html { nonce_of(&body) } else { None };
         let mut headers = parts.headers.clone();
         headers.remove(header::CONTENT_LENGTH);
-        entries.insert(key, Entry { version, at: Instant::now(), headers, body: body.clone(), nonce });
+        entries.insert(key, Entry { version, kept, at: Instant::now(), headers, body: body.clone(), nonce });
     }
     Response::from_parts(parts, Body::from(body))
 }
@@ -305,5 +361,64 @@ mod tests {
         bodies.dedup();
         assert_eq!(bodies.len(), 10, "each its own render");
         assert!(answers.iter().all(|(s, _)| *s == StatusCode::NOT_FOUND));
+    }
+
+    /// Data whose version and kept version the test moves.
+    #[derive(Default)]
+    struct Moving {
+        version: std::sync::atomic::AtomicU64,
+        kept: std::sync::atomic::AtomicU64,
+    }
+
+    impl Backend for Moving {
+        fn report(&self, _: Option<&str>, _: u32) -> BoxFuture<'_, Result<Arc<InstanceReport>, ReportError>> {
+            Box::pin(async { Err(ReportError::UnknownInstance) })
+        }
+        fn instances(&self) -> BoxFuture<'_, Vec<InstanceStatus>> {
+            Box::pin(async { Vec::new() })
+        }
+        fn version(&self) -> Option<u64> {
+            Some(self.version.load(Ordering::SeqCst) + self.kept.load(Ordering::SeqCst))
+        }
+        fn kept_version(&self) -> u64 {
+            self.kept.load(Ordering::SeqCst)
+        }
+    }
+
+    #[tokio::test]
+    async fn after_a_read_the_kept_page_is_answered_while_it_is_rendered_again_but_never_after_an_acknowledgement() {
+        let calls = Arc::new(AtomicUsize::new(0));
+        let cache = PageCache::default();
+        let data = Arc::new(Moving::default());
+        let backend: Arc<dyn Backend> = data.clone();
+        let c = calls.clone();
+        let handler = move || {
+            let calls = c.clone();
+            async move {
+                axum::response::Html(format!("<p>page {}</p>", calls.fetch_add(1, Ordering::SeqCst))).into_response()
+            }
+        };
+        let router = Router::new()
+            .route("/page", axum::routing::get(handler))
+            .layer(axum::middleware::from_fn_with_state((cache.clone(), backend), layer));
+        let get = || async {
+            let res = router.clone().oneshot(Request::get("/page").body(Body::empty()).unwrap()).await.unwrap();
+            String::from_utf8(axum::body::to_bytes(res.into_body(), usize::MAX).await.unwrap().to_vec()).unwrap()
+        };
+        assert_eq!(get().await, "<p>page 0</p>");
+        assert_eq!(get().await, "<p>page 0</p>", "kept");
+        data.version.fetch_add(1, Ordering::SeqCst); // a read
+        assert_eq!(get().await, "<p>page 0</p>", "answered at once, a render behind");
+        let key = Key { uri: "/page".into(), prefs: String::new(), who: None };
+        let mut spins = 0;
+        while calls.load(Ordering::SeqCst) < 2 || cache.rendering.lock().unwrap().contains_key(&key) {
+            spins += 1;
+            assert!(spins < 100_000, "the page is rendered again in the background");
+            tokio::task::yield_now().await;
+        }
+        assert_eq!(get().await, "<p>page 1</p>", "then the new render is answered");
+        assert_eq!(calls.load(Ordering::SeqCst), 2);
+        data.kept.fetch_add(1, Ordering::SeqCst); // an acknowledgement
+        assert_eq!(get().await, "<p>page 2</p>", "rendered before it is answered");
     }
 }

@@ -181,6 +181,7 @@ async fn instances(State(state): State<AppState>) -> Json<wire::Instances> {
                 })
                 .collect(),
             tags: i.tags.clone(),
+            reads: i.reads,
             name: i.name,
             kind: i.kind,
         })

@@ -46,6 +46,8 @@ pub struct Instance {
     /// Stretches in which the instance could not be read, newest last.
     pub outages: Vec<Outage>,
     pub tags: Vec<String>,
+    /// Reads of the instance (attempts, failed ones included) since Sundial started.
+    pub reads: u64,
 }
 
 /// A stretch in which an instance could not be read.

@@ -59,7 +59,10 @@ for _ in $(seq 1 2400); do
   curl -sf "$url/api/instances" | python3 -c 'import json,sys; sys.exit(any(i["state"]=="Waiting" for i in json.load(sys.stdin)["instances"]))' && break
   sleep 0.25
 done
-reads() { curl -sf "$url/api/instances" | python3 -c 'import json,sys; print(sum(i.get("reads",0) for i in json.load(sys.stdin)["instances"]))'; }
+# Counted from an answer of its own (a URL never asked before: not one kept from before).
+reads() { curl -sf "$url/api/instances?at=$(date +%s%N)" | python3 -c 'import json,sys; print(sum(i.get("reads",0) for i in json.load(sys.stdin)["instances"]))'; }
+# What the poll intervals make in $seconds s, whatever the load.
+expected=$(curl -sf "$url/api/instances" | python3 -c "import json,sys; print(round(sum($seconds / i['poll_secs'] for i in json.load(sys.stdin)['instances'] if i.get('poll_secs'))))")
 summary=$(curl -sf "$url/api/triage" | python3 -c 'import json,sys; v=json.load(sys.stdin); print(v["judged_jobs"], "jobs judged on", v["judged_instances"], "instances,", len(v["problems"]), "problems")')
 job=$(curl -sf "$url/api/jobs?instance=SQL$(printf '%0*d' ${#instances} 1)&days=7" | python3 -c 'import json,sys; print(json.load(sys.stdin)["jobs"][0]["id"])')
 first="SQL$(printf '%0*d' ${#instances} 1)"
@@ -67,7 +70,7 @@ echo "fleet: $instances SQL Agent instances of $jobs jobs ($rows history rows ea
 echo "process: $(ps -o rss= -p "$pid" | awk '{printf "%.0f MB resident", $1/1024}')"
 # A quiet stretch as long as one page's load, for the reads the pollers make on their own.
 r0=$(reads); sleep "$seconds"; r1=$(reads)
-echo "quiet ${seconds}s: $((r1 - r0)) reads"
+echo "quiet ${seconds}s: $((r1 - r0)) reads (the poll intervals make about $expected in ${seconds}s)"
 for c in $clients; do
   for page in /fleet /triage "/jobs/$job?instance=$first" "/?days=7&instance=$first" /api/triage "/api/instances/$first/jobs"; do
     before=$(reads)

@@ -2,6 +2,7 @@
 //!
 //! ```toml
 //! store = "/var/lib/sundial/store.sqlite"   # Sundial's own store; default: beside this file
+//! history_retention = "90d"        # how long Sundial keeps the runs it read (default 90d)
 //!
 //! [triage]                         # what counts as a problem (all optional; these are the defaults)
 //! no_success_after = "2d"          # a job whose runs only failed this long: "no success"
@@ -319,6 +320,8 @@ pub struct FleetConfig {
     pub alerts: Vec<AlertConfig>,
     /// Sign-in (`[auth]`, see [`auth`]); `None`: none configured.
     pub auth: Option<AuthConfig>,
+    /// How long Sundial keeps the runs it has read (`history_retention`, see `crate::history`).
+    pub history_retention: Duration,
 }
 
 #[derive(Deserialize)]
@@ -332,6 +335,8 @@ struct RawFile {
     auth: Option<Spanned<auth::RawAuth>>,
     /// Sundial's own store (MySQL event samples); default: beside the configuration file.
     store: Option<String>,
+    /// How long kept runs stay in the store.
+    history_retention: Option<Spanned<String>>,
     defaults: Option<RawDefaults>,
     triage: Option<RawTriage>,
     #[serde(default)]
@@ -447,7 +452,18 @@ pub fn parse(text: &str, origin: &str) -> Result<FleetConfig, ConfigError> {
     let public_url = check.public_url(raw.public_url.as_ref())?;
     let alerts = check.alerts(&raw.alert)?;
     let auth = check.auth(raw.auth.as_ref())?;
-    Ok(FleetConfig { origin: origin.to_owned(), store, triage, instances, public_url, alerts, auth })
+    let history_retention = match &raw.history_retention {
+        Some(v) => {
+            let d = check.duration(v, None, "history_retention")?;
+            if d < Duration::from_secs(31 * 86_400) {
+                let why = "must be at least 31 days: pages show the last 30";
+                return Err(check.invalid(v.span(), None, "history_retention", &format!("{:?}", v.get_ref()), why));
+            }
+            d
+        }
+        None => crate::history::DEFAULT_RETENTION,
+    };
+    Ok(FleetConfig { origin: origin.to_owned(), store, triage, instances, public_url, alerts, auth, history_retention })
 }
 
 /// The poll interval and timeout of an instance that sets none: `[defaults]`, else

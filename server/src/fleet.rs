@@ -60,11 +60,21 @@ struct Reader {
     store: Option<Store>,
     /// A fixed "now" for every read (`serve --now`); `None`: the clock.
     fixed_now: Option<DateTime<Utc>>,
+    /// The history Sundial keeps of this instance, and for how long (`None`: nothing is kept,
+    /// as `check-config` reads).
+    history: Mutex<crate::history::InstanceHistory>,
+    retention: Option<Duration>,
 }
 
 impl Reader {
-    fn new(config: &InstanceConfig, store: Option<Store>, fixed_now: Option<DateTime<Utc>>) -> Reader {
-        Reader { config: config.clone(), source: sources::open(config), store, fixed_now }
+    fn new(
+        config: &InstanceConfig,
+        store: Option<Store>,
+        fixed_now: Option<DateTime<Utc>>,
+        retention: Option<Duration>,
+    ) -> Reader {
+        let history = Mutex::new(crate::history::InstanceHistory::default());
+        Reader { config: config.clone(), source: sources::open(config), store, fixed_now, history, retention }
     }
 
     /// One read bounded by the instance's timeout; a read that hung leaves no connection
@@ -78,8 +88,21 @@ impl Reader {
             now: polled_at,
             store: self.store.as_ref(),
         };
+        let window = cx.window;
         match tokio::time::timeout(self.config.timeout, sources::read(self.source.as_ref(), cx)).await {
-            Ok(read) => Ok(GoodRead { read: read?, at: Utc::now() }),
+            Ok(read) => {
+                let mut read = read?;
+                // What the source shows is kept, and what it purged comes back from the store
+                // (a fixed snapshot, the demo's file, forgets nothing).
+                if let (Some(store), Some(retention), false) = (&self.store, self.retention, read.frozen) {
+                    let kept =
+                        self.history.lock().await.keep(store, &self.config.name, &mut read, window, retention).await;
+                    if let Err(e) = kept {
+                        tracing::warn!(instance = %self.config.name, error = %e, "the history read could not be kept; the next read keeps it");
+                    }
+                }
+                Ok(GoodRead { read, at: Utc::now() })
+            }
             Err(_) => {
                 self.source.reset().await;
                 Err(SourceError::Timeout(self.config.timeout))
@@ -308,7 +331,7 @@ impl FleetBackend {
             .iter()
             .map(|c| {
                 Arc::new(Instance {
-                    reader: Reader::new(c, store.clone(), now),
+                    reader: Reader::new(c, store.clone(), now, Some(config.history_retention)),
                     state: watch::channel(PollState::default()).0,
                     reports: Mutex::new(HashMap::new()),
                     snapshot: Mutex::new(None),
@@ -564,7 +587,7 @@ pub async fn probe(config: &FleetConfig) -> Vec<(String, Result<String, String>)
     };
     let mut out = Vec::new();
     for c in &config.instances {
-        let result = match Reader::new(c, store.clone(), None).read(Utc::now()).await {
+        let result = match Reader::new(c, store.clone(), None, None).read(Utc::now()).await {
             Err(e) => Err(e.to_string()),
             Ok(GoodRead { read: r, .. }) => {
                 let runs: usize = r.input.jobs.iter().map(|j| j.runs.len()).sum();

@@ -50,8 +50,13 @@ pub struct JobInput {
     /// Runs (msdb step_id 0 outcome rows) in the window, sorted by start.
     pub runs: Vec<Run>,
     /// Start of the oldest history row the source still keeps for this job; `None` when the
-    /// history is complete for the window.
+    /// history is complete for the window. Sundial's kept history moves it back
+    /// ([`crate::history::merge`]).
     pub history_horizon: Option<DateTime<Utc>>,
+    /// Where the scheduler's own history starts when Sundial's store holds what came before
+    /// it (runs before this come from Sundial's store); `None`: every run is the source's.
+    #[serde(default)]
+    pub source_horizon: Option<DateTime<Utc>>,
     /// Spans in which the source cannot see single runs, so a missing run there proves
     /// nothing: an occurrence inside one with no run is [`Outcome::Unknown`], not missed.
     /// (MySQL events: Sundial samples `LAST_EXECUTED` at each poll and sees only the last
@@ -94,6 +99,9 @@ pub struct JobReport {
     pub runs: Vec<Run>,
     pub reconciliation: Reconciliation,
     pub history_horizon: Option<DateTime<Utc>>,
+    /// Where the scheduler's own history starts, when runs before it come from Sundial's store.
+    #[serde(default)]
+    pub source_horizon: Option<DateTime<Utc>>,
     /// The last run that started before `now`.
     pub last_run: Option<Run>,
     /// The first occurrence strictly after `now`.
@@ -249,6 +257,7 @@ impl<'a> Prepared<'a> {
             runs: job.runs.clone(),
             reconciliation,
             history_horizon: job.history_horizon,
+            source_horizon: job.source_horizon,
             last_run,
             next_expected,
             missed: counts.missed,

@@ -934,6 +934,7 @@ mod layout_tests {
             schedules,
             runs,
             history_horizon: None,
+            source_horizon: None,
             unobserved: vec![],
             diagnostics: vec![],
         }

@@ -648,6 +648,7 @@ pub fn timeline_data(
     let (runs, run_spans) = chart_runs(all_runs, max_gap, tz);
 
     let history_horizon = job.history_horizon.filter(|h| *h > window.start).map(|h| point(h.min(window.end), tz));
+    let source_since = job.source_horizon.filter(|h| *h > window.start).map(|h| point(h.min(window.end), tz));
     let agent_starts =
         report.context.agent_starts.iter().filter(|t| window.contains(**t)).map(|t| point(*t, tz)).collect();
     Ok(TimelineData {
@@ -662,6 +663,7 @@ pub fn timeline_data(
         lines,
         hidden_lines,
         history_horizon,
+        source_since,
         zombies: zombies(report),
         agent_starts,
         ticks: ticks(window, tz),

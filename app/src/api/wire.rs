@@ -923,6 +923,10 @@ pub struct TimelineData {
     /// The oldest history row kept for the job, when it falls inside the window: before it,
     /// absence of a run proves nothing.
     pub history_horizon: Option<TimePoint>,
+    /// Where the scheduler's own history starts, when the runs before it (back to
+    /// `history_horizon`, or the window's start) come from Sundial's store: it purged them.
+    #[serde(default)]
+    pub source_since: Option<TimePoint>,
     pub zombies: Vec<ZombieSpan>,
     pub agent_starts: Vec<TimePoint>,
     pub ticks: Vec<Tick>,

@@ -128,6 +128,20 @@ pub fn TimelineChart(data: TimelineData) -> AnyView {
             </div>
         }
     });
+    // Runs the scheduler purged, from Sundial's store: from where its coverage starts (or the
+    // window's start) to where the scheduler's own history starts.
+    let kept = data.source_since.as_ref().map(|h| {
+        let from = data.history_horizon.as_ref().map_or(start, |u| u.ms.max(start));
+        let label = format!(
+            "Kept by Sundial: the scheduler's own history starts at {}; the runs before it come from Sundial's store",
+            h.zoned()
+        );
+        view! {
+            <div class="band band-kept" style=span(from, h.ms, start, end) title=label data-testid="kept-band">
+                <span class="band-label">"Sundial's history"</span>
+            </div>
+        }
+    });
     let scheduler = &data.instance.scheduler;
     let zombies = data
         .zombies
@@ -219,6 +233,7 @@ pub fn TimelineChart(data: TimelineData) -> AnyView {
                 <div class="plot">
                     {gridlines}
                     {unknown}
+                    {kept}
                     {zombies}
                     {restarts}
                     {moment}

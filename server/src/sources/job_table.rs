@@ -106,6 +106,7 @@ pub async fn read_instance(
             }],
             runs: history.runs,
             history_horizon: horizon,
+            source_horizon: None,
             unobserved: history.unobserved,
             diagnostics,
         });

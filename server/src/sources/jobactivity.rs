@@ -228,6 +228,7 @@ fn job_of(key: String, f: Found, plan: &Plan) -> JobInput {
         schedules,
         runs,
         history_horizon: None,
+        source_horizon: None,
         unobserved: Vec::new(),
         diagnostics,
     }

@@ -626,6 +626,7 @@ fn job_from_row(r: &JobRead, id: String) -> JobInput {
         schedules: Vec::new(),
         runs: Vec::new(),
         history_horizon: None,
+        source_horizon: None,
         unobserved: Vec::new(),
         diagnostics,
     }

@@ -422,6 +422,7 @@ impl EventRow {
             schedules: vec![JobSchedule { id, name: self.name, enabled, schedule: Schedule::MysqlEvent(self.event) }],
             runs,
             history_horizon: horizon,
+            source_horizon: None,
             unobserved,
             diagnostics,
         }

@@ -327,6 +327,7 @@ fn assemble(
             }],
             runs: Vec::new(),
             history_horizon: no_history.then_some(window.end),
+            source_horizon: None,
             unobserved: Vec::new(),
             diagnostics,
         });

@@ -270,6 +270,7 @@ fn job(
         }],
         runs,
         history_horizon: None,
+        source_horizon: None,
         unobserved: Vec::new(),
         diagnostics,
     };

@@ -192,6 +192,7 @@ fn read_job(
         }],
         runs: history.runs.into_iter().filter(|run| window.contains(run.start)).collect(),
         history_horizon: history.horizon,
+        source_horizon: None,
         unobserved: Vec::new(),
         diagnostics,
     };

@@ -7,7 +7,8 @@
 //!
 //! The file's `user_version` is its schema's: 0 (event samples only, also job rows' last cycle
 //! starts under keys `job …`), 1 (adds `job_sample`; the old job keys' samples are copied into
-//! it as states without a counter). Opening migrates; older files stay readable.
+//! it as states without a counter), 2 (adds `kept_run` and `kept_span`: the history Sundial
+//! keeps, see `crate::history`). Opening migrates; older files stay readable.
 use app::engine::job_table::CycleSample as JobSample;
 use chrono::{DateTime, Utc};
 
@@ -282,7 +283,7 @@ impl Store {
 }
 
 /// The schema's version this code writes (the file's `user_version`).
-const SCHEMA_VERSION: i64 = 1;
+const SCHEMA_VERSION: i64 = 2;
 
 /// Bring an older file up to [`SCHEMA_VERSION`], in one transaction.
 async fn migrate(pool: &SqlitePool) -> Result<(), sqlx::Error> {
@@ -305,6 +306,23 @@ async fn migrate(pool: &SqlitePool) -> Result<(), sqlx::Error> {
             "INSERT OR IGNORE INTO job_sample (instance, job, first_seen, seen_until, last_start) \
              SELECT instance, event, seen_until * 1000000, seen_until * 1000000, last_executed * 1000000 \
              FROM event_sample WHERE event LIKE 'job %'",
+        )
+        .execute(&mut *tx)
+        .await?;
+    }
+    if version < 2 {
+        // Every run Sundial has read (the engine's `Run` as JSON, its start in microseconds
+        // since the epoch, UTC), and the spans in which it read a job's whole history
+        // (`crate::history`).
+        sqlx::query(
+            "CREATE TABLE IF NOT EXISTS kept_run (instance TEXT NOT NULL, job TEXT NOT NULL, start_us INTEGER NOT NULL, \
+             run TEXT NOT NULL, PRIMARY KEY (instance, job, start_us))",
+        )
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query(
+            "CREATE TABLE IF NOT EXISTS kept_span (instance TEXT NOT NULL, job TEXT NOT NULL, from_us INTEGER NOT NULL, \
+             until_us INTEGER NOT NULL, PRIMARY KEY (instance, job, from_us))",
         )
         .execute(&mut *tx)
         .await?;

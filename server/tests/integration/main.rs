@@ -17,6 +17,7 @@ mod config;
 mod demo;
 mod demo_fleet;
 mod fleet_faults;
+mod history;
 mod http;
 mod job_page;
 mod log_fleet;

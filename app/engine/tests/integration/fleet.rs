@@ -21,6 +21,7 @@ fn job(id: &str, name: &str, enabled: bool, schedules: Vec<JobSchedule>, runs: V
         schedules,
         runs,
         history_horizon: None,
+        source_horizon: None,
         unobserved: Vec::new(),
         diagnostics: Vec::new(),
     }

@@ -47,6 +47,7 @@ fn job(id: &str, runs: Vec<Run>) -> JobInput {
         schedules: vec![hourly()],
         runs,
         history_horizon: None,
+        source_horizon: None,
         unobserved: Vec::new(),
         diagnostics: Vec::new(),
     }

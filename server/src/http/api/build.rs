@@ -29,7 +29,7 @@ pub fn span(report: &InstanceReport, window: Window, as_of: DateTime<Utc>) -> wi
     }
 }
 
-pub fn job(j: &JobReport) -> wire::Job {
+pub fn job(j: &JobReport, window: Window) -> wire::Job {
     let mut counts = wire::Counts::default();
     for o in &j.reconciliation.outcomes {
         match o {
@@ -72,6 +72,8 @@ pub fn job(j: &JobReport) -> wire::Job {
             .collect(),
         counts,
         next_run: j.next_expected.as_ref().map(|o| o.at),
+        history_from: j.history_horizon.filter(|h| *h > window.start),
+        scheduler_history_from: j.source_horizon,
     }
 }
 

@@ -211,7 +211,7 @@ async fn jobs(
     let report = build::report(&snapshot, window, as_of);
     Ok(Json(wire::Jobs {
         span: build::span(&report, window, as_of),
-        jobs: report.jobs.iter().map(build::job).collect(),
+        jobs: report.jobs.iter().map(|j| build::job(j, window)).collect(),
     }))
 }
 

@@ -99,6 +99,14 @@ pub struct Job {
     /// The next expected run after `as_of`.
     #[schema(value_type = Option<String>, format = DateTime)]
     pub next_run: Option<DateTime<Utc>>,
+    /// Where the job's known history starts, when it starts after the window's start (before
+    /// it occurrences are `unknown`); absent: the whole window is known.
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub history_from: Option<DateTime<Utc>>,
+    /// Where the scheduler's own history starts, when the runs before it come from Sundial's
+    /// store (the scheduler purged them); absent: every run is the scheduler's.
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub scheduler_history_from: Option<DateTime<Utc>>,
 }
 
 /// One of a job's schedules, described as SSMS would.

@@ -186,6 +186,7 @@ fn job(spec: JobSpec, window: Window, plan: impl Fn(DateTime<Utc>) -> Plan, extr
         runs,
         reconciliation: Reconciliation { outcomes, runs: classes, diagnostics: Vec::new() },
         history_horizon: spec.horizon,
+        source_horizon: None,
         last_run,
         next_expected: next.map(occurrence),
         missed,

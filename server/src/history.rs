@@ -1,0 +1,246 @@
+//! The history Sundial keeps: every run it reads, in its own store, so that what a scheduler
+//! purges (msdb keeps 100 rows per job by default; pg_cron's `job_run_details` is often
+//! trimmed) is still there for pages and the API.
+//!
+//! After each good read, per job: the runs the read holds are written to `kept_run` (keyed by
+//! instance, job and start: a re-read never counts a run twice; a run seen in progress is
+//! written again when it ends), and the span in which the read saw the job's whole history
+//! (from the source's horizon, or the read's window start, to the read) joins the job's spans
+//! in `kept_span`. Then `engine::history::merge` puts the kept runs from before the source's
+//! horizon back into the read. Jobs whose runs Sundial already samples itself (MySQL events:
+//! `unobserved` spans) are left as they are.
+//!
+//! What was written is remembered in memory (loaded once from the store, then kept per read),
+//! so a read writes only what is new. A failed write forgets that memory: the next read writes
+//! everything it holds again (nothing read is lost while the source still has it).
+//! Runs older than the retention (`history_retention`, default 90 days) are deleted.
+use crate::sources::SourceRead;
+use crate::sources::snapshots::{Error, Store};
+use app::engine::{Run, Window, history};
+use chrono::{DateTime, Utc};
+use std::collections::{BTreeMap, HashMap};
+use std::time::Duration;
+
+/// How long kept runs stay by default.
+pub const DEFAULT_RETENTION: Duration = Duration::from_secs(90 * 86_400);
+
+/// Retention is enforced at most this often per instance.
+const PRUNE_EVERY: chrono::Duration = chrono::Duration::hours(1);
+
+/// What is kept for one job, as written to the store.
+#[derive(Default)]
+struct JobKept {
+    /// Spans of whole history read, disjoint, by start.
+    spans: Vec<Window>,
+    /// Runs kept, by start (those from the read window's start on).
+    runs: BTreeMap<DateTime<Utc>, Run>,
+    /// Runs from this start on are written at the next read (the earliest still in progress,
+    /// else the latest written).
+    write_from: Option<DateTime<Utc>>,
+}
+
+/// One instance's kept history, in memory.
+#[derive(Default)]
+pub struct InstanceHistory {
+    loaded: bool,
+    jobs: HashMap<String, JobKept>,
+    pruned: Option<DateTime<Utc>>,
+}
+
+fn us(t: DateTime<Utc>) -> i64 {
+    t.timestamp_micros()
+}
+
+fn from_us(v: i64) -> Option<DateTime<Utc>> {
+    DateTime::from_timestamp_micros(v)
+}
+
+fn query(e: sqlx::Error) -> Error {
+    Error::Query(e.to_string())
+}
+
+/// `spans` with `add` joined in (overlapping or touching spans become one); whether it changed.
+fn join(spans: &mut Vec<Window>, add: Window) -> bool {
+    if add.is_empty() || spans.iter().any(|s| s.start <= add.start && s.end >= add.end) {
+        return false;
+    }
+    let mut joined = add;
+    spans.retain(|s| {
+        let meets = s.start <= joined.end && s.end >= joined.start;
+        if meets {
+            joined = Window::new(joined.start.min(s.start), joined.end.max(s.end));
+        }
+        !meets
+    });
+    spans.push(joined);
+    spans.sort_by_key(|s| s.start);
+    true
+}
+
+impl InstanceHistory {
+    /// Keep what `read` of `instance` holds over `window`, then merge what was kept into it.
+    pub async fn keep(
+        &mut self,
+        store: &Store,
+        instance: &str,
+        read: &mut SourceRead,
+        window: Window,
+        retention: Duration,
+    ) -> Result<(), Error> {
+        if !self.loaded {
+            self.load(store, instance, window).await?;
+        }
+        let result = self.write(store, instance, read, window, retention).await;
+        if result.is_err() {
+            // Written or not, nothing is assumed: the next read writes everything again.
+            *self = InstanceHistory::default();
+        }
+        for job in read.input.jobs.iter_mut().filter(|j| j.unobserved.is_empty()) {
+            let Some(kept) = self.jobs.get(&job.id) else { continue };
+            let Some(horizon) = job.history_horizon else { continue };
+            let earlier: Vec<Run> = kept.runs.range(..horizon).map(|(_, r)| r.clone()).collect();
+            history::merge(job, &kept.spans, &earlier);
+        }
+        result
+    }
+
+    /// What the store holds for `instance` from `window`'s start on.
+    async fn load(&mut self, store: &Store, instance: &str, window: Window) -> Result<(), Error> {
+        let spans: Vec<(String, i64, i64)> =
+            sqlx::query_as("SELECT job, from_us, until_us FROM kept_span WHERE instance = ?1 ORDER BY from_us")
+                .bind(instance)
+                .fetch_all(store.pool())
+                .await
+                .map_err(query)?;
+        let runs: Vec<(String, i64, String)> =
+            sqlx::query_as("SELECT job, start_us, run FROM kept_run WHERE instance = ?1 AND start_us >= ?2")
+                .bind(instance)
+                .bind(us(window.start))
+                .fetch_all(store.pool())
+                .await
+                .map_err(query)?;
+        let mut jobs: HashMap<String, JobKept> = HashMap::new();
+        for (job, from, until) in spans {
+            if let (Some(a), Some(b)) = (from_us(from), from_us(until)) {
+                jobs.entry(job).or_default().spans.push(Window::new(a, b));
+            }
+        }
+        let mut unreadable = 0;
+        for (job, _, text) in runs {
+            match serde_json::from_str::<Run>(&text) {
+                Ok(run) => {
+                    let kept = jobs.entry(job).or_default();
+                    kept.write_from = Some(kept.write_from.map_or(run.start, |w| w.max(run.start)));
+                    kept.runs.insert(run.start, run);
+                }
+                Err(_) => unreadable += 1,
+            }
+        }
+        if unreadable > 0 {
+            tracing::warn!(instance, unreadable, "Sundial's store: kept runs that cannot be read were left out");
+        }
+        self.jobs = jobs;
+        self.loaded = true;
+        Ok(())
+    }
+
+    /// Write the read's new runs and spans (one transaction), and prune past the retention.
+    async fn write(
+        &mut self,
+        store: &Store,
+        instance: &str,
+        read: &SourceRead,
+        window: Window,
+        retention: Duration,
+    ) -> Result<(), Error> {
+        let mut tx = store.pool().begin().await.map_err(query)?;
+        for job in read.input.jobs.iter().filter(|j| j.unobserved.is_empty()) {
+            let kept = self.jobs.entry(job.id.clone()).or_default();
+            let from = job.history_horizon.map_or(window.start, |h| h.max(window.start));
+            if from < read.now && join(&mut kept.spans, Window::new(from, read.now)) {
+                sqlx::query("DELETE FROM kept_span WHERE instance = ?1 AND job = ?2")
+                    .bind(instance)
+                    .bind(&job.id)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(query)?;
+                for s in &kept.spans {
+                    sqlx::query("INSERT INTO kept_span (instance, job, from_us, until_us) VALUES (?1, ?2, ?3, ?4)")
+                        .bind(instance)
+                        .bind(&job.id)
+                        .bind(us(s.start))
+                        .bind(us(s.end))
+                        .execute(&mut *tx)
+                        .await
+                        .map_err(query)?;
+                }
+            }
+            for run in job.runs.iter().filter(|r| kept.write_from.is_none_or(|w| r.start >= w)) {
+                if kept.runs.get(&run.start) == Some(run) {
+                    continue;
+                }
+                let text = serde_json::to_string(run).map_err(|e| Error::Query(e.to_string()))?;
+                sqlx::query(
+                    "INSERT INTO kept_run (instance, job, start_us, run) VALUES (?1, ?2, ?3, ?4) \
+                     ON CONFLICT (instance, job, start_us) DO UPDATE SET run = excluded.run",
+                )
+                .bind(instance)
+                .bind(&job.id)
+                .bind(us(run.start))
+                .bind(text)
+                .execute(&mut *tx)
+                .await
+                .map_err(query)?;
+                kept.runs.insert(run.start, run.clone());
+            }
+            // Next time: from the earliest run still going (it will end), else the latest run.
+            let recent = job.runs.iter().filter(|r| r.start >= window.start);
+            let going =
+                recent.clone().filter(|r| r.outcome == app::engine::RunOutcome::InProgress).map(|r| r.start).min();
+            if let Some(w) = going.or_else(|| recent.map(|r| r.start).max()) {
+                kept.write_from = Some(w);
+            }
+            kept.runs = kept.runs.split_off(&window.start);
+        }
+        if self.pruned.is_none_or(|p| read.now - p >= PRUNE_EVERY) {
+            let cutoff = read.now - chrono::Duration::from_std(retention).unwrap_or(chrono::Duration::days(90));
+            sqlx::query("DELETE FROM kept_run WHERE instance = ?1 AND start_us < ?2")
+                .bind(instance)
+                .bind(us(cutoff))
+                .execute(&mut *tx)
+                .await
+                .map_err(query)?;
+            sqlx::query("DELETE FROM kept_span WHERE instance = ?1 AND until_us <= ?2")
+                .bind(instance)
+                .bind(us(cutoff))
+                .execute(&mut *tx)
+                .await
+                .map_err(query)?;
+            self.pruned = Some(read.now);
+        }
+        tx.commit().await.map_err(query)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    fn w(a: i64, b: i64) -> Window {
+        let t = |h: i64| Utc.with_ymd_and_hms(2026, 11, 1, 0, 0, 0).unwrap() + chrono::Duration::hours(h);
+        Window::new(t(a), t(b))
+    }
+
+    #[test]
+    fn spans_join_when_they_meet_and_stay_apart_across_a_gap() {
+        let mut spans = vec![w(0, 5)];
+        assert!(join(&mut spans, w(5, 8)), "touching");
+        assert_eq!(spans, [w(0, 8)]);
+        assert!(!join(&mut spans, w(2, 6)), "already covered");
+        assert!(join(&mut spans, w(10, 12)));
+        assert_eq!(spans, [w(0, 8), w(10, 12)]);
+        assert!(join(&mut spans, w(7, 11)), "bridging two");
+        assert_eq!(spans, [w(0, 12)]);
+    }
+}

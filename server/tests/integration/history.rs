@@ -1,0 +1,165 @@
+//! The history Sundial keeps (`server::history`) over a real store file: a job's runs survive
+//! the scheduler purging them, a restart of Sundial, and re-reads (never counted twice); a run
+//! seen in progress is kept as it ended; a stretch Sundial did not see stays unknown; runs past
+//! the retention go.
+use crate::support::t;
+use app::engine::fleet::{InstanceInput, JobInput};
+use app::engine::{Run, RunOutcome, Trigger, Window};
+use chrono::{DateTime, Duration, Utc};
+use server::history::InstanceHistory;
+use server::sources::SourceRead;
+use server::sources::snapshots::Store;
+
+const DAYS: i64 = 30;
+
+fn run(start: DateTime<Utc>, outcome: RunOutcome) -> Run {
+    Run {
+        start,
+        duration_secs: 60,
+        outcome,
+        trigger: Trigger::Schedule(None),
+        message: String::new(),
+        steps: Vec::new(),
+    }
+}
+
+/// Hourly runs of the backup job from `from` to `to` (exclusive).
+fn hourly(from: DateTime<Utc>, to: DateTime<Utc>) -> Vec<Run> {
+    let mut out = Vec::new();
+    let mut at = from;
+    while at < to {
+        out.push(run(at, RunOutcome::Succeeded));
+        at += Duration::hours(1);
+    }
+    out
+}
+
+/// A read at `now` of one job holding `runs`; the source keeps history from `horizon` on
+/// (`None`: all of the read's window).
+fn read(now: DateTime<Utc>, runs: Vec<Run>, horizon: Option<DateTime<Utc>>) -> SourceRead {
+    let job = JobInput {
+        id: "backup".into(),
+        name: "Backup".into(),
+        category: String::new(),
+        enabled: true,
+        schedules: Vec::new(),
+        runs,
+        history_horizon: horizon,
+        source_horizon: None,
+        unobserved: Vec::new(),
+        diagnostics: Vec::new(),
+    };
+    let input =
+        InstanceInput { name: "SQL1".into(), tz: chrono_tz::UTC.into(), jobs: vec![job], agent_starts: Vec::new() };
+    SourceRead::new(input, Vec::new(), now)
+}
+
+fn window(now: DateTime<Utc>) -> Window {
+    Window::new(now - Duration::days(DAYS), now + Duration::milliseconds(1))
+}
+
+const RETENTION: std::time::Duration = std::time::Duration::from_secs(90 * 86_400);
+
+async fn keep(history: &mut InstanceHistory, store: &Store, mut r: SourceRead) -> JobInput {
+    let w = window(r.now);
+    history.keep(store, "SQL1", &mut r, w, RETENTION).await.expect("kept");
+    r.input.jobs.remove(0)
+}
+
+async fn kept_rows(store: &Store) -> i64 {
+    sqlx::query_scalar("SELECT count(*) FROM kept_run").fetch_one(store.pool()).await.unwrap()
+}
+
+#[tokio::test]
+async fn runs_the_scheduler_purged_come_back_from_sundials_store_once_each_and_after_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("store.sqlite")).await.unwrap();
+    let now = t("2026-11-22T12:00:00Z");
+    // First read: the source still has ten days of hourly runs.
+    let first = hourly(now - Duration::days(10), now);
+    let mut history = InstanceHistory::default();
+    let job = keep(&mut history, &store, read(now, first.clone(), None)).await;
+    assert_eq!(job.runs.len(), 240);
+    assert_eq!(job.source_horizon, None, "all the source's own");
+    assert_eq!(kept_rows(&store).await, 240);
+
+    // An hour later the scheduler has purged all but its last day (msdb's rows per job).
+    let later = now + Duration::hours(1);
+    let purged = hourly(later - Duration::days(1), later);
+    let job = keep(&mut history, &store, read(later, purged.clone(), Some(later - Duration::days(1)))).await;
+    assert_eq!(job.runs.len(), 241, "the ten days, and the new run");
+    let starts: std::collections::BTreeSet<_> = job.runs.iter().map(|r| r.start).collect();
+    assert_eq!(starts.len(), 241, "no run twice");
+    assert_eq!(job.source_horizon, Some(later - Duration::days(1)), "where the scheduler's own history starts");
+    assert!(
+        job.history_horizon.is_some_and(|h| h <= window(later).start),
+        "no unknown stretch: {:?}",
+        job.history_horizon
+    );
+    assert_eq!(kept_rows(&store).await, 241, "a re-read writes nothing twice");
+
+    // Sundial restarts: the same store, nothing in memory; the scheduler still keeps a day.
+    let mut history = InstanceHistory::default();
+    let again = later + Duration::hours(1);
+    let job = keep(
+        &mut history,
+        &store,
+        read(again, hourly(again - Duration::days(1), again), Some(again - Duration::days(1))),
+    )
+    .await;
+    assert_eq!(job.runs.len(), 242, "everything kept before the restart is back");
+    assert_eq!(kept_rows(&store).await, 242);
+}
+
+#[tokio::test]
+async fn a_run_seen_in_progress_is_kept_as_it_ended() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("store.sqlite")).await.unwrap();
+    let now = t("2026-11-22T12:00:00Z");
+    let mut history = InstanceHistory::default();
+    let going = vec![
+        run(now - Duration::hours(2), RunOutcome::Succeeded),
+        run(now - Duration::minutes(5), RunOutcome::InProgress),
+    ];
+    keep(&mut history, &store, read(now, going, None)).await;
+    // It failed; and another run started since.
+    let later = now + Duration::minutes(10);
+    let ended = vec![
+        run(now - Duration::hours(2), RunOutcome::Succeeded),
+        run(now - Duration::minutes(5), RunOutcome::Failed),
+        run(later - Duration::minutes(1), RunOutcome::InProgress),
+    ];
+    keep(&mut history, &store, read(later, ended, None)).await;
+    let text: String = sqlx::query_scalar("SELECT run FROM kept_run WHERE start_us = ?1")
+        .bind((now - Duration::minutes(5)).timestamp_micros())
+        .fetch_one(store.pool())
+        .await
+        .unwrap();
+    let kept: Run = serde_json::from_str(&text).unwrap();
+    assert_eq!(kept.outcome, RunOutcome::Failed);
+    assert_eq!(kept_rows(&store).await, 3);
+}
+
+#[tokio::test]
+async fn a_stretch_sundial_did_not_see_stays_unknown_and_old_runs_go_after_the_retention() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("store.sqlite")).await.unwrap();
+    let now = t("2026-11-01T00:00:00Z");
+    let mut history = InstanceHistory::default();
+    keep(&mut history, &store, read(now, hourly(now - Duration::days(2), now), None)).await;
+    // Sundial was off for twenty days; the scheduler kept only its last day.
+    let back = now + Duration::days(20);
+    let horizon = back - Duration::days(1);
+    let job = keep(&mut history, &store, read(back, hourly(horizon, back), Some(horizon))).await;
+    assert_eq!(job.history_horizon, Some(horizon), "before its last day nobody saw the whole history");
+    assert_eq!(job.source_horizon, None);
+    assert_eq!(job.runs.len(), 24, "no run from before the gap is judged against it");
+
+    // A hundred days on, with a new store handle (pruning runs at the first write).
+    let far = now + Duration::days(100);
+    let mut history = InstanceHistory::default();
+    keep(&mut history, &store, read(far, hourly(far - Duration::hours(3), far), Some(far - Duration::hours(3)))).await;
+    let oldest: i64 = sqlx::query_scalar("SELECT min(start_us) FROM kept_run").fetch_one(store.pool()).await.unwrap();
+    assert!(oldest >= (far - Duration::days(90)).timestamp_micros(), "nothing older than the retention is kept");
+    assert_eq!(kept_rows(&store).await, 24 + 3, "the runs of the last ninety days");
+}

@@ -109,11 +109,13 @@ struct RunRow {
     end: Option<DateTime<Utc>>,
 }
 
-/// What the server says about itself: its settings and whether this role sees every row.
+/// What the server says about itself: its settings, whether this role sees every row, and
+/// the oldest run `job_run_details` still holds.
 struct Server {
     tz_name: Option<String>,
     log_run: Option<String>,
     sees_all: bool,
+    oldest: Option<DateTime<Utc>>,
 }
 
 /// The instance's jobs and their runs that started inside `window`; instance-level findings
@@ -173,7 +175,12 @@ pub async fn read_instance(
             end: row.try_get("end_time").ok().flatten(),
         })
         .collect();
-    let server = Server { tz_name, log_run, sees_all };
+    // The oldest run the table still holds: `job_run_details` is often purged by time.
+    let oldest: Option<DateTime<Utc>> = sqlx::query_scalar("SELECT min(start_time) FROM cron.job_run_details")
+        .fetch_one(pool)
+        .await
+        .map_err(|e| query_error("cron.job_run_details", "SELECT on cron.job_run_details", e))?;
+    let server = Server { tz_name, log_run, sees_all, oldest };
     Ok(assemble(name, window, &server, notes, jobs, runs))
 }
 
@@ -206,9 +213,12 @@ pub async fn read_file(
     let setting = |n: &str| {
         settings.iter().find(|r| text(r, "name") == Some(n)).map(|r| text(r, "setting").unwrap_or_default().to_owned())
     };
-    let server = Server { tz_name: setting("cron.timezone"), log_run: setting("cron.log_run"), sees_all: true };
-    let jobs = tables::read(db, "job", JOB_COLUMNS, &format!("ORDER BY {}", tables::column(db, "jobid"))).await?;
     let start = tables::column(db, "start_time");
+    let first =
+        tables::read(db, "job_run_details", &[Col::Time("start_time")], &format!("ORDER BY {start} LIMIT 1")).await?;
+    let oldest = first.first().and_then(|r| text(r, "start_time")).and_then(instant);
+    let server = Server { tz_name: setting("cron.timezone"), log_run: setting("cron.log_run"), sees_all: true, oldest };
+    let jobs = tables::read(db, "job", JOB_COLUMNS, &format!("ORDER BY {}", tables::column(db, "jobid"))).await?;
     let tail = format!(
         "WHERE {start} >= {} AND {start} < {} ORDER BY {start}",
         tables::time_literal(db, window.start.naive_utc()),
@@ -302,6 +312,16 @@ fn assemble(
         ));
     }
 
+    // Purged by time (pg_cron's advice: a job deleting old `job_run_details` rows): before the
+    // oldest row left, a run's absence proves nothing.
+    let purged = server.oldest.filter(|o| *o > window.start && !no_history);
+    if let Some(o) = purged {
+        notes.push(Diagnostic::info(format!(
+            "cron.job_run_details holds runs from {} UTC on (older ones were purged): runs due before are unknown, \
+             not missed, unless Sundial kept them",
+            o.format("%Y-%m-%d %H:%M:%S")
+        )));
+    }
     let mut out: Vec<JobInput> = Vec::with_capacity(jobs.len());
     for row in jobs {
         let jobid = row.jobid;
@@ -326,7 +346,7 @@ fn assemble(
                 schedule: Schedule::Cron(CronSchedule::new(schedule)),
             }],
             runs: Vec::new(),
-            history_horizon: no_history.then_some(window.end),
+            history_horizon: if no_history { Some(window.end) } else { purged },
             source_horizon: None,
             unobserved: Vec::new(),
             diagnostics,

@@ -163,3 +163,81 @@ async fn a_stretch_sundial_did_not_see_stays_unknown_and_old_runs_go_after_the_r
     assert!(oldest >= (far - Duration::days(90)).timestamp_micros(), "nothing older than the retention is kept");
     assert_eq!(kept_rows(&store).await, 24 + 3, "the runs of the last ninety days");
 }
+
+/// pg_cron's tables in a SQLite file (as the demo keeps them): one job at minute 0 of every
+/// hour, which ran every hour of the five days before `now`.
+async fn pg_cron_file(path: &std::path::Path, now: DateTime<Utc>) {
+    use sqlx::Connection;
+    let url = format!("sqlite://{}?mode=rwc", path.display());
+    let mut db = sqlx::SqliteConnection::connect(&url).await.unwrap();
+    for sql in [
+        "CREATE TABLE job (jobid INTEGER PRIMARY KEY, schedule TEXT NOT NULL, command TEXT NOT NULL, nodename TEXT NOT NULL, \
+         nodeport INTEGER NOT NULL, database TEXT NOT NULL, username TEXT NOT NULL, active BOOLEAN NOT NULL DEFAULT 1, jobname TEXT)",
+        "CREATE TABLE job_run_details (jobid INTEGER, runid INTEGER PRIMARY KEY, job_pid INTEGER, database TEXT, username TEXT, \
+         command TEXT, status TEXT, return_message TEXT, start_time TIMESTAMPTZ, end_time TIMESTAMPTZ)",
+        "CREATE TABLE pg_settings (name TEXT PRIMARY KEY, setting TEXT)",
+        "INSERT INTO pg_settings VALUES ('cron.timezone', 'UTC'), ('cron.log_run', 'on')",
+        "INSERT INTO job VALUES (1, '0 * * * *', 'VACUUM', 'localhost', 5432, 'shop', 'postgres', 1, 'vacuum')",
+    ] {
+        sqlx::query(sql).execute(&mut db).await.unwrap();
+    }
+    for (i, run) in hourly(now - Duration::days(5), now).iter().enumerate() {
+        let at = |t: DateTime<Utc>| t.format("%Y-%m-%d %H:%M:%S+00").to_string();
+        sqlx::query("INSERT INTO job_run_details VALUES (1, ?1, 100, 'shop', 'postgres', 'VACUUM', 'succeeded', '1 row', ?2, ?3)")
+            .bind(i as i64 + 1)
+            .bind(at(run.start))
+            .bind(at(run.start + Duration::seconds(30)))
+            .execute(&mut db)
+            .await
+            .unwrap();
+    }
+}
+
+#[tokio::test]
+async fn a_fleet_serves_runs_pg_cron_purged_from_sundials_store_and_its_page_shows_where_they_come_from() {
+    use crate::support::web;
+    let dir = tempfile::tempdir().unwrap();
+    let now = t("2026-11-22T12:00:00Z");
+    let file = dir.path().join("pg.sqlite");
+    pg_cron_file(&file, now).await;
+    let toml = format!(
+        "store = {:?}\n[[instance]]\nname = \"PG\"\nkind = \"pg_cron\"\npath = {:?}\npoll_interval = \"1s\"\n",
+        dir.path().join("store.sqlite").to_string_lossy(),
+        file.to_string_lossy()
+    );
+    let fleet = server::config::parse(&toml, "fleet.toml").unwrap();
+    let backend = server::fleet::FleetBackend::start_at(&fleet, Some(now)).await.unwrap();
+    let report = app::api::ssr::Backend::report(backend.as_ref(), Some("PG"), 7).await.expect("read");
+    assert_eq!(report.jobs[0].runs.len(), 120);
+    assert_eq!(report.jobs[0].source_horizon, None);
+
+    // pg_cron's advice, followed: delete the runs older than a day.
+    {
+        use sqlx::Connection;
+        let mut db = sqlx::SqliteConnection::connect(&format!("sqlite://{}", file.display())).await.unwrap();
+        sqlx::query("DELETE FROM job_run_details WHERE start_time < ?1")
+            .bind((now - Duration::days(1)).format("%Y-%m-%d %H:%M:%S+00").to_string())
+            .execute(&mut db)
+            .await
+            .unwrap();
+    }
+    let mut state = backend.poll_state("PG").unwrap();
+    let seen = state.borrow().attempts;
+    tokio::time::timeout(std::time::Duration::from_secs(60), state.wait_for(|s| s.attempts >= seen + 2))
+        .await
+        .expect("read again")
+        .unwrap();
+    let served = web::state(backend);
+    let v = web::api(&served, "/api/instances/PG/jobs").await;
+    let job = &v["jobs"][0];
+    assert_eq!(job["counts"]["runs"], 120, "every run, the purged ones from Sundial's store: {v}");
+    assert_eq!(job["counts"]["missed"], 0, "{v}");
+    // The table began five days ago: the two days of the week before that stay unknown.
+    assert_eq!(job["counts"]["unknown"], 48, "{v}");
+    assert_eq!(job["history_from"], "2026-11-17T12:00:00Z", "{v}");
+    assert_eq!(job["scheduler_history_from"], "2026-11-21T12:00:00Z", "{v}");
+    let (status, page) = web::get(&served, "/jobs/1?instance=PG&days=7").await;
+    assert_eq!(status, axum::http::StatusCode::OK);
+    assert!(page.contains("data-testid=\"kept-band\""), "the page shows Sundial's history");
+    assert!(page.contains("data-testid=\"unknown-band\""), "and what nobody kept as unknown");
+}

@@ -6,7 +6,7 @@ export PATH := $(HOME)/.cargo/bin:$(PATH)
 export LEPTOS_SITE_ROOT := target/site
 export LEPTOS_OUTPUT_NAME := sundial
 
-.PHONY: run test setup build unit engine-wasm lint e2e wasm-size bench load clean-demo
+.PHONY: run test setup build unit engine-wasm lint e2e wasm-size bench load load-fleet clean-demo
 
 setup:
 	@.ci/install-deps
@@ -48,3 +48,8 @@ bench: setup
 # p50/p95/p99 and errors per page. Figures, not a test.
 load: build
 	end2end/load/run.sh 50 50 15
+
+# A live fleet of 200 SQL Agent instances x 20 jobs, each read every minute, under 50 and 200
+# clients: latency per page and the reads the sources got meanwhile.
+load-fleet: build
+	end2end/load/fleet.sh 200 20 15 2

@@ -272,6 +272,7 @@ pub fn Legend(#[prop(into)] scheduler: Scheduler) -> AnyView {
             <li><span class="sw mk mk-late"></span>"Late"</li>
             <li><span class="sw mk mk-skipped"></span>"Skipped (still running)"</li>
             <li><span class="sw band-unknown"></span>"Unknown (history not kept)"</li>
+            <li><span class="sw band-kept"></span>"Sundial's history (the scheduler purged it)"</li>
             <li><span class="sw band-zombie"></span>"Scheduler started nothing"</li>
             <li><span class="sw restart-sw"></span>{restart}</li>
         </ul>

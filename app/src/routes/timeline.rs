@@ -352,6 +352,10 @@ fn TimelineView(data: TimelineData, pending: ReadSignal<bool>) -> AnyView {
                     t
                 }}
                 {job.history_since.clone().map(|t| view! { " History kept since " <Time t=t/> "." })}
+                {data.source_since.clone().map(|t| view! {
+                    " The scheduler's own history starts at " <Time t=t/>
+                    "; the runs before it are Sundial's (the scheduler purged them)."
+                })}
                 {(hidden > 0)
                     .then(|| {
                         view! {

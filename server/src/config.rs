@@ -2,6 +2,8 @@
 //!
 //! ```toml
 //! store = "/var/lib/sundial/store.sqlite"   # Sundial's own store; default: beside this file
+//! # store = "postgres://sundial@db.corp/sundial" # or PostgreSQL, shared by replicas (password from
+//! # store_url_env = "SUNDIAL_STORE_URL"         # PGPASSWORD / ~/.pgpass, or the whole URL from a variable)
 //! history_retention = "90d"        # how long Sundial keeps the runs it read (default 90d)
 //!
 //! [triage]                         # what counts as a problem (all optional; these are the defaults)
@@ -309,8 +311,8 @@ pub struct FleetConfig {
     /// Where it came from (a path, for messages).
     pub origin: String,
     /// Sundial's own store: the one database Sundial writes (samples MySQL forgets, triage's
-    /// acknowledgements).
-    pub store: PathBuf,
+    /// acknowledgements, the history kept): a SQLite file, or PostgreSQL (`crate::store`).
+    pub store: crate::store::StoreAt,
     /// What counts as a problem (`[triage]`).
     pub triage: app::engine::triage::TriageSettings,
     pub instances: Vec<InstanceConfig>,
@@ -333,8 +335,11 @@ struct RawFile {
     alert: Vec<Spanned<alerts::RawAlert>>,
     /// Sign-in.
     auth: Option<Spanned<auth::RawAuth>>,
-    /// Sundial's own store (MySQL event samples); default: beside the configuration file.
-    store: Option<String>,
+    /// Sundial's own store: a SQLite file's path (default: beside the configuration file) or a
+    /// PostgreSQL URL without a password.
+    store: Option<Spanned<String>>,
+    /// The environment variable holding the store's PostgreSQL URL (a secret).
+    store_url_env: Option<Spanned<String>>,
     /// How long kept runs stay in the store.
     history_retention: Option<Spanned<String>>,
     defaults: Option<RawDefaults>,
@@ -445,10 +450,7 @@ pub fn parse(text: &str, origin: &str) -> Result<FleetConfig, ConfigError> {
     for spanned in &raw.instance {
         instances.push(check.instance(spanned, &mut names, defaults)?);
     }
-    let store = match &raw.store {
-        Some(p) => PathBuf::from(p),
-        None => Path::new(origin).parent().unwrap_or(Path::new(".")).join("sundial-store.sqlite"),
-    };
+    let store = check.store(raw.store.as_ref(), raw.store_url_env.as_ref())?;
     let public_url = check.public_url(raw.public_url.as_ref())?;
     let alerts = check.alerts(&raw.alert)?;
     let auth = check.auth(raw.auth.as_ref())?;
@@ -482,6 +484,59 @@ struct Checker<'a> {
 }
 
 impl Checker<'_> {
+    /// Where Sundial's store is: `store` (a file, or a PostgreSQL URL that holds no password) or
+    /// `store_url_env` (a variable holding the URL), not both; default: a file beside this one.
+    fn store(
+        &self,
+        path: Option<&Spanned<String>>,
+        env: Option<&Spanned<String>>,
+    ) -> Result<crate::store::StoreAt, ConfigError> {
+        use crate::store::StoreAt;
+        let is_url = |v: &str| v.starts_with("postgres://") || v.starts_with("postgresql://");
+        match (path, env) {
+            (Some(_), Some(e)) => Err(self.invalid(
+                e.span(),
+                None,
+                "store_url_env",
+                &format!("{:?}", e.get_ref()),
+                "set store or store_url_env, not both",
+            )),
+            (None, Some(e)) => {
+                let name = e.get_ref();
+                let shown = format!("{name:?}");
+                match std::env::var(name) {
+                    Ok(url) if is_url(url.trim()) => Ok(StoreAt::Postgres(url.trim().to_owned())),
+                    Ok(_) => Err(self.invalid(
+                        e.span(),
+                        None,
+                        "store_url_env",
+                        &shown,
+                        "the variable does not hold a postgres:// URL",
+                    )),
+                    Err(_) => Err(self.invalid(e.span(), None, "store_url_env", &shown, "the variable is not set")),
+                }
+            }
+            (Some(p), None) if is_url(p.get_ref()) => {
+                let at = StoreAt::Postgres(p.get_ref().clone());
+                match url::Url::parse(p.get_ref()) {
+                    Err(_) => Err(self.invalid(p.span(), None, "store", &at, "not a URL")),
+                    Ok(u) if u.password().is_some() => Err(self.invalid(
+                        p.span(),
+                        None,
+                        "store",
+                        &at,
+                        "secrets never go in the file: leave the password out (PGPASSWORD or ~/.pgpass) or name a variable holding the URL (store_url_env)",
+                    )),
+                    Ok(_) => Ok(at),
+                }
+            }
+            (Some(p), None) => Ok(StoreAt::File(PathBuf::from(p.get_ref()))),
+            (None, None) => Ok(StoreAt::File(
+                Path::new(self.origin).parent().unwrap_or(Path::new(".")).join("sundial-store.sqlite"),
+            )),
+        }
+    }
+
     /// `field = value: message` at `span` (of `instance`, if any).
     fn invalid(
         &self,

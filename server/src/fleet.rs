@@ -1,7 +1,9 @@
 //! Serving a configured fleet: one poller per instance, each on its own timer and timeout.
 //!
 //! Every instance is read by its own task, every `poll_interval` (the instances' reads spread
-//! over the interval), each read bounded by the instance's `timeout`. Pages never touch a
+//! over the interval), each read bounded by the instance's `timeout`. With a shared store
+//! (PostgreSQL), only the replica holding an instance's lease reads it; the others take in what
+//! it published (`crate::replicas`). Pages never touch a
 //! source: they analyse the last good read (cached per window until the next read), so any
 //! number of browsers cost the source one read per poll. The poller itself analyses the
 //! window triage judges right after each read, on the blocking pool: no page waits for it, and
@@ -22,6 +24,7 @@ use std::time::Duration;
 use tokio::sync::{Mutex, watch};
 
 use crate::config::{FleetConfig, InstanceConfig};
+use crate::replicas::{FOLLOW_EVERY, Replicas};
 use crate::sources::snapshots::Store;
 use crate::sources::{self, ReadContext, Source, SourceError, SourceRead};
 use crate::triage::{Judged, Keeper};
@@ -44,10 +47,30 @@ pub struct PollState {
     /// The error of the last attempt, when it failed (safe to show).
     pub error: Option<String>,
     pub attempts: u64,
+    /// Reads this process made of the source (with replicas, only the collector reads; the
+    /// others take in its `attempts`).
+    pub polled: u64,
     /// Stretches in which the instance could not be read after it had been (first failed
     /// attempt, first good read after it, the error), newest last; the open one has no end.
     /// Kept for [`OUTAGE_DAYS`] days, in memory.
     pub outages: Vec<(DateTime<Utc>, Option<DateTime<Utc>>, String)>,
+}
+
+/// The last publication of an instance this replica took in or made: its `updated_us` (the
+/// store's order), and the time of the good read in it.
+#[derive(Default)]
+struct Followed {
+    updated_us: i64,
+    good_at: Option<DateTime<Utc>>,
+}
+
+/// What a collector publishes of an instance's [`PollState`] besides its good read.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct SharedState {
+    attempts: u64,
+    last_attempt: Option<DateTime<Utc>>,
+    error: Option<String>,
+    outages: Vec<(DateTime<Utc>, Option<DateTime<Utc>>, String)>,
 }
 
 /// How long an unreachable stretch is remembered (pages announce those of the last 30 days).
@@ -122,6 +145,8 @@ struct Instance {
     reports: Mutex<HashMap<u32, CachedReport>>,
     /// The last good read as a [`Snapshot`], for the read it came from.
     snapshot: Mutex<Option<(DateTime<Utc>, Arc<Snapshot>)>>,
+    /// With replicas: the last publication taken in or made.
+    followed: Mutex<Followed>,
 }
 
 impl Instance {
@@ -188,6 +213,7 @@ impl Instance {
         }
         self.state.send_modify(|s| {
             s.attempts += 1;
+            s.polled += 1;
             s.last_attempt = Some(polled_at);
             let open = s.outages.last().is_some_and(|o| o.1.is_none());
             match result {
@@ -209,6 +235,86 @@ impl Instance {
             let horizon = polled_at - chrono::Duration::days(OUTAGE_DAYS);
             s.outages.retain(|o| o.1.is_none_or(|end| end > horizon));
         });
+    }
+
+    /// Publish this collector's reading for the other replicas: the state, and the good read
+    /// when it is newer than the one published last.
+    async fn publish(&self, replicas: &Replicas) {
+        let name = &self.reader.config.name;
+        let s = self.state.borrow().clone();
+        let shared = SharedState {
+            attempts: s.attempts,
+            last_attempt: s.last_attempt,
+            error: s.error.clone(),
+            outages: s.outages.clone(),
+        };
+        let mut followed = self.followed.lock().await;
+        let good_at = s.good.as_ref().map(|g| g.at);
+        let new_good = s.good.as_ref().filter(|g| Some(g.at) != followed.good_at);
+        let (state, good) = match (serde_json::to_string(&shared), new_good.map(|g| serde_json::to_string(&g.read))) {
+            (Ok(state), None) => (state, None),
+            (Ok(state), Some(Ok(good))) => (state, Some(good)),
+            (Err(e), _) | (_, Some(Err(e))) => {
+                tracing::error!(instance = %name, error = %e, "replicas: a reading could not be written as JSON");
+                return;
+            }
+        };
+        let good = good.as_deref().zip(good_at).map(|(g, at)| (at, g));
+        match replicas.publish(name, &state, good, Utc::now()).await {
+            Ok(updated_us) => *followed = Followed { updated_us, good_at },
+            Err(e) => {
+                tracing::warn!(instance = %name, error = %e, "replicas: the reading could not be published; the next read publishes it")
+            }
+        }
+    }
+
+    /// Take in what the instance's collector published since last time; whether a new good
+    /// read came with it.
+    async fn follow(&self, replicas: &Replicas) -> bool {
+        let name = &self.reader.config.name;
+        let mut followed = self.followed.lock().await;
+        let have = followed.good_at.map(|g| g.timestamp_micros());
+        let published = match replicas.published(name, followed.updated_us, have).await {
+            Ok(Some(p)) => p,
+            Ok(None) => return false,
+            Err(e) => {
+                tracing::warn!(instance = %name, error = %e, "replicas: Sundial's shared store could not be read; serving the last reading taken in");
+                return false;
+            }
+        };
+        let shared: SharedState = match serde_json::from_str(&published.state) {
+            Ok(s) => s,
+            Err(e) => {
+                tracing::warn!(instance = %name, replica = %published.replica, error = %e, "replicas: a published reading cannot be read (another version of Sundial?); skipped");
+                followed.updated_us = published.updated_us;
+                return false;
+            }
+        };
+        let good = match (published.good_at_us.and_then(DateTime::from_timestamp_micros), published.good.as_deref()) {
+            (Some(at), Some(text)) => match serde_json::from_str::<SourceRead>(text) {
+                Ok(read) => Some(Arc::new(GoodRead { read, at })),
+                Err(e) => {
+                    tracing::warn!(instance = %name, replica = %published.replica, error = %e, "replicas: a published read cannot be read; the last one taken in stays");
+                    None
+                }
+            },
+            _ => None,
+        };
+        let fresh = good.is_some();
+        if let Some(g) = &good {
+            followed.good_at = Some(g.at);
+        }
+        self.state.send_modify(|s| {
+            s.attempts = shared.attempts;
+            s.last_attempt = shared.last_attempt;
+            s.error = shared.error;
+            s.outages = shared.outages;
+            if let Some(good) = good {
+                s.good = Some(good);
+            }
+        });
+        followed.updated_us = published.updated_us;
+        fresh
     }
 
     /// The state, once the first read has finished (or its timeout passed).
@@ -237,7 +343,7 @@ impl Instance {
             },
             last_good: good.map(|g| fmt(g.at)),
             last_attempt: s.last_attempt.map(fmt),
-            reads: s.attempts,
+            reads: s.polled,
             poll_secs: live.then(|| c.poll_interval.as_secs().max(1)),
             outages: s
                 .outages
@@ -273,6 +379,8 @@ pub struct FleetBackend {
     /// Held while the fleet is judged: one judgement at a time.
     judging: Mutex<()>,
     fixed_now: Option<DateTime<Utc>>,
+    /// This replica's leases, with a shared store (`None`: this Sundial reads every instance).
+    replicas: Option<Arc<Replicas>>,
 }
 
 /// What a judgement depends on of one instance's reading: its last good read, and whether its
@@ -314,10 +422,11 @@ impl FleetBackend {
         use anyhow::Context;
         // The store is needed by some kinds; triage keeps acknowledgements in it, and does
         // without (in memory, saying so) when it cannot be opened and no kind needs it.
-        let store = match Store::open(&config.store).await {
+        let store = match Store::open_at(&config.store).await {
             Ok(store) => Ok(store),
-            Err(e) if config.instances.iter().any(|i| sources::needs_store(i.kind)) => {
-                return Err(e).with_context(|| format!("opening Sundial's store {}", config.store.display()));
+            // Replicas need their shared store to know who reads what: none reads without it.
+            Err(e) if config.store.shared() || config.instances.iter().any(|i| sources::needs_store(i.kind)) => {
+                return Err(e).with_context(|| format!("opening Sundial's store {}", config.store));
             }
             Err(e) => {
                 tracing::warn!(error = %e, "Sundial's store cannot be opened: acknowledgements are kept in memory only");
@@ -326,6 +435,10 @@ impl FleetBackend {
         };
         let keeper = Keeper::open(store.as_ref().map_err(Clone::clone)).await;
         let store = store.ok();
+        let replicas = store.as_ref().and_then(Replicas::over).map(Arc::new);
+        if let Some(r) = &replicas {
+            tracing::info!(replica = r.name(), store = %config.store, "a replica over a shared store: each instance is read by the replica holding its lease");
+        }
         let instances: Vec<Arc<Instance>> = config
             .instances
             .iter()
@@ -335,6 +448,7 @@ impl FleetBackend {
                     state: watch::channel(PollState::default()).0,
                     reports: Mutex::new(HashMap::new()),
                     snapshot: Mutex::new(None),
+                    followed: Mutex::new(Followed::default()),
                 })
             })
             .collect();
@@ -346,18 +460,47 @@ impl FleetBackend {
             let instance = instance.clone();
             let every = instance.reader.config.poll_interval;
             let phase = every / n * (k as u32 + 1);
+            let replicas = replicas.clone();
             tokio::spawn(async move {
                 let start = tokio::time::Instant::now();
                 let mut timer = tokio::time::interval_at(start + phase.max(Duration::from_millis(1)), every);
                 timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+                let name = instance.reader.config.name.clone();
+                let mut collecting = replicas.is_none();
                 loop {
-                    instance.poll().await;
+                    if let Some(r) = &replicas {
+                        let now_collecting = r.collects(&name).await;
+                        if now_collecting != collecting {
+                            tracing::info!(instance = %name, replica = r.name(), collecting = now_collecting, "replicas: the lease changed hands");
+                        }
+                        if now_collecting && !collecting {
+                            // Taken over: read now, then every interval from now.
+                            timer.reset();
+                        }
+                        collecting = now_collecting;
+                    }
+                    if collecting {
+                        instance.poll().await;
+                        if let Some(r) = &replicas {
+                            instance.publish(r).await;
+                        }
+                    } else if let Some(r) = &replicas
+                        && !instance.follow(r).await
+                    {
+                        // Nothing new published: try again (the lease too) shortly.
+                        tokio::time::sleep(every.min(FOLLOW_EVERY)).await;
+                        continue;
+                    }
                     // The window triage judges (and pages open on) is analysed now, once per
                     // read, rather than by the first page asking after it.
                     if instance.state.borrow().error.is_none() {
                         let _ = instance.report(JUDGED_DAYS).await;
                     }
-                    timer.tick().await;
+                    if collecting {
+                        timer.tick().await;
+                    } else {
+                        tokio::time::sleep(every.min(FOLLOW_EVERY)).await;
+                    }
                 }
             });
         }
@@ -368,6 +511,7 @@ impl FleetBackend {
             judged: std::sync::Mutex::new(None),
             judging: Mutex::new(()),
             fixed_now: now,
+            replicas,
         }))
     }
 
@@ -465,6 +609,11 @@ impl FleetBackend {
         let fleet = Arc::new(FleetProblems { judged, counts, at: clock, judged_instances });
         *self.judged.lock().unwrap_or_else(|e| e.into_inner()) = Some((key, fleet.clone()));
         fleet
+    }
+
+    /// This replica's leases, with a shared store (alerts ask whether they are this one's to send).
+    pub fn replicas(&self) -> Option<&Replicas> {
+        self.replicas.as_deref()
     }
 
     /// The acknowledgements and episodes (alerts ask whether one holds).
@@ -581,7 +730,7 @@ impl Backend for FleetBackend {
 /// `check-config`: read each instance once, as serving would, and say what Sundial sees.
 pub async fn probe(config: &FleetConfig) -> Vec<(String, Result<String, String>)> {
     let store = if config.instances.iter().any(|i| sources::needs_store(i.kind)) {
-        Store::open(&config.store).await.ok()
+        Store::open_at(&config.store).await.ok()
     } else {
         None
     };

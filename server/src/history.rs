@@ -14,8 +14,9 @@
 //! so a read writes only what is new. A failed write forgets that memory: the next read writes
 //! everything it holds again (nothing read is lost while the source still has it).
 //! Runs older than the retention (`history_retention`, default 90 days) are deleted.
+use crate::on_db;
 use crate::sources::SourceRead;
-use crate::sources::snapshots::{Error, Store};
+use crate::store::{Error, Store, query};
 use app::engine::{Run, Window, history};
 use chrono::{DateTime, Utc};
 use std::collections::{BTreeMap, HashMap};
@@ -39,6 +40,11 @@ struct JobKept {
     write_from: Option<DateTime<Utc>>,
 }
 
+/// A `kept_span` row: job, from, until (microseconds).
+type KeptSpanRow = (String, i64, i64);
+/// A `kept_run` row: job, start (microseconds), the run as JSON.
+type KeptRunRow = (String, i64, String);
+
 /// One instance's kept history, in memory.
 #[derive(Default)]
 pub struct InstanceHistory {
@@ -53,10 +59,6 @@ fn us(t: DateTime<Utc>) -> i64 {
 
 fn from_us(v: i64) -> Option<DateTime<Utc>> {
     DateTime::from_timestamp_micros(v)
-}
-
-fn query(e: sqlx::Error) -> Error {
-    Error::Query(e.to_string())
 }
 
 /// `spans` with `add` joined in (overlapping or touching spans become one); whether it changed.
@@ -106,19 +108,21 @@ impl InstanceHistory {
 
     /// What the store holds for `instance` from `window`'s start on.
     async fn load(&mut self, store: &Store, instance: &str, window: Window) -> Result<(), Error> {
-        let spans: Vec<(String, i64, i64)> =
-            sqlx::query_as("SELECT job, from_us, until_us FROM kept_span WHERE instance = ?1 ORDER BY from_us")
-                .bind(instance)
-                .fetch_all(store.pool())
-                .await
-                .map_err(query)?;
-        let runs: Vec<(String, i64, String)> =
-            sqlx::query_as("SELECT job, start_us, run FROM kept_run WHERE instance = ?1 AND start_us >= ?2")
+        let (spans, runs): (Vec<KeptSpanRow>, Vec<KeptRunRow>) = on_db!(store, |pool| {
+            let spans =
+                sqlx::query_as("SELECT job, from_us, until_us FROM kept_span WHERE instance = $1 ORDER BY from_us")
+                    .bind(instance)
+                    .fetch_all(pool)
+                    .await
+                    .map_err(query)?;
+            let runs = sqlx::query_as("SELECT job, start_us, run FROM kept_run WHERE instance = $1 AND start_us >= $2")
                 .bind(instance)
                 .bind(us(window.start))
-                .fetch_all(store.pool())
+                .fetch_all(pool)
                 .await
                 .map_err(query)?;
+            (spans, runs)
+        });
         let mut jobs: HashMap<String, JobKept> = HashMap::new();
         for (job, from, until) in spans {
             if let (Some(a), Some(b)) = (from_us(from), from_us(until)) {
@@ -153,72 +157,74 @@ impl InstanceHistory {
         window: Window,
         retention: Duration,
     ) -> Result<(), Error> {
-        let mut tx = store.pool().begin().await.map_err(query)?;
-        for job in read.input.jobs.iter().filter(|j| j.unobserved.is_empty()) {
-            let kept = self.jobs.entry(job.id.clone()).or_default();
-            let from = job.history_horizon.map_or(window.start, |h| h.max(window.start));
-            if from < read.now && join(&mut kept.spans, Window::new(from, read.now)) {
-                sqlx::query("DELETE FROM kept_span WHERE instance = ?1 AND job = ?2")
-                    .bind(instance)
-                    .bind(&job.id)
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(query)?;
-                for s in &kept.spans {
-                    sqlx::query("INSERT INTO kept_span (instance, job, from_us, until_us) VALUES (?1, ?2, ?3, ?4)")
+        on_db!(store, |pool| {
+            let mut tx = pool.begin().await.map_err(query)?;
+            for job in read.input.jobs.iter().filter(|j| j.unobserved.is_empty()) {
+                let kept = self.jobs.entry(job.id.clone()).or_default();
+                let from = job.history_horizon.map_or(window.start, |h| h.max(window.start));
+                if from < read.now && join(&mut kept.spans, Window::new(from, read.now)) {
+                    sqlx::query("DELETE FROM kept_span WHERE instance = $1 AND job = $2")
                         .bind(instance)
                         .bind(&job.id)
-                        .bind(us(s.start))
-                        .bind(us(s.end))
                         .execute(&mut *tx)
                         .await
                         .map_err(query)?;
+                    for s in &kept.spans {
+                        sqlx::query("INSERT INTO kept_span (instance, job, from_us, until_us) VALUES ($1, $2, $3, $4)")
+                            .bind(instance)
+                            .bind(&job.id)
+                            .bind(us(s.start))
+                            .bind(us(s.end))
+                            .execute(&mut *tx)
+                            .await
+                            .map_err(query)?;
+                    }
                 }
-            }
-            for run in job.runs.iter().filter(|r| kept.write_from.is_none_or(|w| r.start >= w)) {
-                if kept.runs.get(&run.start) == Some(run) {
-                    continue;
+                for run in job.runs.iter().filter(|r| kept.write_from.is_none_or(|w| r.start >= w)) {
+                    if kept.runs.get(&run.start) == Some(run) {
+                        continue;
+                    }
+                    let text = serde_json::to_string(run).map_err(|e| Error::Query(e.to_string()))?;
+                    sqlx::query(
+                        "INSERT INTO kept_run (instance, job, start_us, run) VALUES ($1, $2, $3, $4) \
+                         ON CONFLICT (instance, job, start_us) DO UPDATE SET run = excluded.run",
+                    )
+                    .bind(instance)
+                    .bind(&job.id)
+                    .bind(us(run.start))
+                    .bind(text)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(query)?;
+                    kept.runs.insert(run.start, run.clone());
                 }
-                let text = serde_json::to_string(run).map_err(|e| Error::Query(e.to_string()))?;
-                sqlx::query(
-                    "INSERT INTO kept_run (instance, job, start_us, run) VALUES (?1, ?2, ?3, ?4) \
-                     ON CONFLICT (instance, job, start_us) DO UPDATE SET run = excluded.run",
-                )
-                .bind(instance)
-                .bind(&job.id)
-                .bind(us(run.start))
-                .bind(text)
-                .execute(&mut *tx)
-                .await
-                .map_err(query)?;
-                kept.runs.insert(run.start, run.clone());
+                // Next time: from the earliest run still going (it will end), else the latest run.
+                let recent = job.runs.iter().filter(|r| r.start >= window.start);
+                let going =
+                    recent.clone().filter(|r| r.outcome == app::engine::RunOutcome::InProgress).map(|r| r.start).min();
+                if let Some(w) = going.or_else(|| recent.map(|r| r.start).max()) {
+                    kept.write_from = Some(w);
+                }
+                kept.runs = kept.runs.split_off(&window.start);
             }
-            // Next time: from the earliest run still going (it will end), else the latest run.
-            let recent = job.runs.iter().filter(|r| r.start >= window.start);
-            let going =
-                recent.clone().filter(|r| r.outcome == app::engine::RunOutcome::InProgress).map(|r| r.start).min();
-            if let Some(w) = going.or_else(|| recent.map(|r| r.start).max()) {
-                kept.write_from = Some(w);
+            if self.pruned.is_none_or(|p| read.now - p >= PRUNE_EVERY) {
+                let cutoff = read.now - chrono::Duration::from_std(retention).unwrap_or(chrono::Duration::days(90));
+                sqlx::query("DELETE FROM kept_run WHERE instance = $1 AND start_us < $2")
+                    .bind(instance)
+                    .bind(us(cutoff))
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(query)?;
+                sqlx::query("DELETE FROM kept_span WHERE instance = $1 AND until_us <= $2")
+                    .bind(instance)
+                    .bind(us(cutoff))
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(query)?;
+                self.pruned = Some(read.now);
             }
-            kept.runs = kept.runs.split_off(&window.start);
-        }
-        if self.pruned.is_none_or(|p| read.now - p >= PRUNE_EVERY) {
-            let cutoff = read.now - chrono::Duration::from_std(retention).unwrap_or(chrono::Duration::days(90));
-            sqlx::query("DELETE FROM kept_run WHERE instance = ?1 AND start_us < ?2")
-                .bind(instance)
-                .bind(us(cutoff))
-                .execute(&mut *tx)
-                .await
-                .map_err(query)?;
-            sqlx::query("DELETE FROM kept_span WHERE instance = ?1 AND until_us <= ?2")
-                .bind(instance)
-                .bind(us(cutoff))
-                .execute(&mut *tx)
-                .await
-                .map_err(query)?;
-            self.pruned = Some(read.now);
-        }
-        tx.commit().await.map_err(query)
+            tx.commit().await.map_err(query)
+        })
     }
 }
 

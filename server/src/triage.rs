@@ -11,11 +11,11 @@ use app::api::triage::{Ack, AckForm, ProblemRow, TriageData, row, silence_secs};
 use app::engine::Zone;
 use app::engine::triage::Problem;
 use chrono::{DateTime, TimeDelta, Utc};
-use sqlx::SqlitePool;
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use crate::sources::snapshots::Store;
+use crate::on_db;
+use crate::store::Store;
 
 /// One problem judged now, with the zone of its instance.
 #[derive(Clone, Debug)]
@@ -28,7 +28,7 @@ pub struct Judged {
 
 /// The open problems' first sightings and the acknowledgements, in memory and in the store.
 pub struct Keeper {
-    store: Option<SqlitePool>,
+    store: Option<Store>,
     /// Why there is no store (shown on the triage page).
     store_note: Option<String>,
     state: Mutex<State>,
@@ -57,6 +57,9 @@ const SCHEMA: [&str; 2] = [
      count INTEGER NOT NULL, until INTEGER, note TEXT NOT NULL, by TEXT NOT NULL, at INTEGER NOT NULL)",
 ];
 
+/// Acknowledgements as the store keeps them (`by` quoted: PostgreSQL reserves the word).
+const ACKS: &str = "SELECT key, episode, severity, count, until, note, \"by\", at FROM triage_ack";
+
 fn ms(t: DateTime<Utc>) -> i64 {
     t.timestamp_millis()
 }
@@ -84,7 +87,7 @@ impl Keeper {
             generation: Default::default(),
         };
         let pool = match store {
-            Ok(s) => s.pool().clone(),
+            Ok(s) => s.clone(),
             Err(why) => {
                 keeper.store_note = Some(why);
                 return keeper;
@@ -103,35 +106,67 @@ impl Keeper {
         keeper
     }
 
-    async fn load(pool: &SqlitePool) -> Result<State, sqlx::Error> {
+    /// What the store holds: the open episodes and the acknowledgements. A SQLite file's
+    /// tables are made here; PostgreSQL's by its migrations.
+    async fn load(store: &Store) -> Result<State, sqlx::Error> {
         use sqlx::Row;
-        for sql in SCHEMA {
-            sqlx::query(sql).execute(pool).await?;
+        if let Some(pool) = store.sqlite() {
+            for sql in SCHEMA {
+                sqlx::query(sql).execute(pool).await?;
+            }
         }
         let mut state = State::default();
-        for r in sqlx::query("SELECT key, instance, of_job, first_seen FROM triage_open").fetch_all(pool).await? {
-            let open = Open {
-                instance: r.try_get("instance")?,
-                of_job: r.try_get::<i64, _>("of_job")? != 0,
-                first_seen: from_ms(r.try_get("first_seen")?),
-            };
-            state.open.insert(r.try_get("key")?, open);
-        }
-        let acks = sqlx::query("SELECT key, episode, severity, count, until, note, by, at FROM triage_ack");
-        for r in acks.fetch_all(pool).await? {
-            let ack = Ack {
-                key: r.try_get("key")?,
-                episode: from_ms(r.try_get("episode")?),
-                severity: severity(r.try_get::<String, _>("severity")?.as_str()),
-                count: r.try_get::<i64, _>("count")?.max(0) as usize,
-                until: r.try_get::<Option<i64>, _>("until")?.map(from_ms),
-                note: r.try_get("note")?,
-                by: r.try_get("by")?,
-                at: from_ms(r.try_get("at")?),
-            };
-            state.acks.insert(ack.key.clone(), ack);
-        }
+        on_db!(store, |pool| {
+            for r in sqlx::query("SELECT key, instance, of_job, first_seen FROM triage_open").fetch_all(pool).await? {
+                let open = Open {
+                    instance: r.try_get("instance")?,
+                    of_job: r.try_get::<i64, _>("of_job")? != 0,
+                    first_seen: from_ms(r.try_get("first_seen")?),
+                };
+                state.open.insert(r.try_get("key")?, open);
+            }
+            for r in sqlx::query(ACKS).fetch_all(pool).await? {
+                let ack = Ack {
+                    key: r.try_get("key")?,
+                    episode: from_ms(r.try_get("episode")?),
+                    severity: severity(r.try_get::<String, _>("severity")?.as_str()),
+                    count: r.try_get::<i64, _>("count")?.max(0) as usize,
+                    until: r.try_get::<Option<i64>, _>("until")?.map(from_ms),
+                    note: r.try_get("note")?,
+                    by: r.try_get("by")?,
+                    at: from_ms(r.try_get("at")?),
+                };
+                state.acks.insert(ack.key.clone(), ack);
+            }
+        });
         Ok(state)
+    }
+
+    /// With a store replicas share, take in what the others recorded: their acknowledgements,
+    /// and the first sightings they made first (the store's is every replica's).
+    async fn take_in_shared(&self) {
+        let Some(store) = self.store.as_ref().filter(|s| s.at().shared()) else { return };
+        let fresh = match Keeper::load(store).await {
+            Ok(fresh) => fresh,
+            Err(e) => {
+                tracing::warn!(error = %e, "triage: Sundial's shared store could not be read; this replica's own view is kept");
+                return;
+            }
+        };
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let mut changed = state.acks != fresh.acks;
+        state.acks = fresh.acks;
+        for (key, open) in fresh.open {
+            if let Some(mine) = state.open.get_mut(&key)
+                && mine.first_seen != open.first_seen
+            {
+                mine.first_seen = open.first_seen;
+                changed = true;
+            }
+        }
+        if changed {
+            self.generation.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
     }
 
     /// Record what is open now: a new key starts an episode at `now`; a key no longer open
@@ -147,6 +182,7 @@ impl Keeper {
         settled: &std::collections::HashSet<String>,
         now: DateTime<Utc>,
     ) -> Vec<Judged> {
+        self.take_in_shared().await;
         let (added, ended, out) = {
             let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
             let mut added = Vec::new();
@@ -182,31 +218,36 @@ impl Keeper {
         if !added.is_empty() || !ended.is_empty() {
             self.generation.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         }
-        if let Some(pool) = &self.store
+        if let Some(store) = &self.store
             && (!added.is_empty() || !ended.is_empty())
-            && let Err(e) = Keeper::save_open(pool, &added, &ended).await
+            && let Err(e) = Keeper::save_open(store, &added, &ended).await
         {
             tracing::warn!(error = %e, "triage: could not record open problems in Sundial's store");
         }
         out
     }
 
-    async fn save_open(pool: &SqlitePool, added: &[(String, Open)], ended: &[String]) -> Result<(), sqlx::Error> {
-        let mut tx = pool.begin().await?;
-        for (key, open) in added {
-            sqlx::query("INSERT OR IGNORE INTO triage_open (key, instance, of_job, first_seen) VALUES (?, ?, ?, ?)")
+    async fn save_open(store: &Store, added: &[(String, Open)], ended: &[String]) -> Result<(), sqlx::Error> {
+        on_db!(store, |pool| {
+            let mut tx = pool.begin().await?;
+            for (key, open) in added {
+                sqlx::query(
+                    "INSERT INTO triage_open (key, instance, of_job, first_seen) VALUES ($1, $2, $3, $4) \
+                     ON CONFLICT (key) DO NOTHING",
+                )
                 .bind(key)
                 .bind(&open.instance)
                 .bind(i64::from(open.of_job))
                 .bind(ms(open.first_seen))
                 .execute(&mut *tx)
                 .await?;
-        }
-        for key in ended {
-            sqlx::query("DELETE FROM triage_open WHERE key = ?").bind(key).execute(&mut *tx).await?;
-            sqlx::query("DELETE FROM triage_ack WHERE key = ?").bind(key).execute(&mut *tx).await?;
-        }
-        tx.commit().await
+            }
+            for key in ended {
+                sqlx::query("DELETE FROM triage_open WHERE key = $1").bind(key).execute(&mut *tx).await?;
+                sqlx::query("DELETE FROM triage_ack WHERE key = $1").bind(key).execute(&mut *tx).await?;
+            }
+            tx.commit().await
+        })
     }
 
     /// The triage list: problems open and not acknowledged first, then the acknowledged.
@@ -254,10 +295,12 @@ impl Keeper {
             },
             at: now,
         };
-        if let Some(pool) = &self.store {
-            sqlx::query(
-                "INSERT OR REPLACE INTO triage_ack (key, episode, severity, count, until, note, by, at) \
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        if let Some(store) = &self.store {
+            let kept = on_db!(store, |pool| sqlx::query(
+                "INSERT INTO triage_ack (key, episode, severity, count, until, note, \"by\", at) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (key) DO UPDATE SET episode = excluded.episode, \
+                 severity = excluded.severity, count = excluded.count, until = excluded.until, note = excluded.note, \
+                 \"by\" = excluded.\"by\", at = excluded.at",
             )
             .bind(&ack.key)
             .bind(ms(ack.episode))
@@ -269,7 +312,8 @@ impl Keeper {
             .bind(ms(ack.at))
             .execute(pool)
             .await
-            .map_err(|e| {
+            .map(|_| ()));
+            kept.map_err(|e| {
                 tracing::warn!(error = %e, "triage: could not keep an acknowledgement");
                 ApiError::Transport("the acknowledgement could not be kept in Sundial's store".into())
             })?;

@@ -93,8 +93,8 @@ impl Alerter {
         for a in &config.alerts {
             urls.push(resolve_alert_url(a)?);
         }
-        let pool = match crate::sources::snapshots::Store::open(&config.store).await {
-            Ok(store) => Some(store.pool().clone()),
+        let pool = match crate::store::Store::open_at(&config.store).await {
+            Ok(store) => Some(store),
             Err(e) => {
                 tracing::warn!(error = %e, "alerts: Sundial's store cannot be opened: what was sent is kept in memory only, and a restart may repeat alerts");
                 None
@@ -102,6 +102,10 @@ impl Alerter {
         };
         let store = Arc::new(AlertStore::new(pool));
         let (mut sent, mut outbox) = store.load().await.context("reading what alerts sent from Sundial's store")?;
+        if backend.replicas().is_some() {
+            // Replicas: the one that takes the alert lease loads these then (`take_over`).
+            (sent, outbox) = Default::default();
+        }
         let targets = config
             .alerts
             .iter()
@@ -177,12 +181,41 @@ impl Alerter {
             let started = std::time::Instant::now();
             let mut timer = tokio::time::interval(TICK_EVERY);
             timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            // With replicas, the one holding the alert lease sends; one that takes it over
+            // starts from what the store says was sent and is still queued.
+            let mut leading = me.backend.replicas().is_none();
             loop {
                 timer.tick().await;
+                if let Some(r) = me.backend.replicas() {
+                    let leads = r.leads_alerts().await;
+                    if leads && !leading {
+                        me.take_over().await;
+                    }
+                    leading = leads;
+                    if !leads {
+                        continue;
+                    }
+                }
                 let now = fixed_now.map_or_else(Utc::now, |t| t + delta(started.elapsed()));
                 me.tick(now).await;
             }
         })
+    }
+
+    /// Become the replica that sends: what was sent and what waits, as the store has them.
+    async fn take_over(&self) {
+        let (mut sent, mut outbox) = match self.store.load().await {
+            Ok(loaded) => loaded,
+            Err(e) => {
+                tracing::warn!(error = %e, "alerts: taking over from another replica, the store could not be read; deciding from this replica's view");
+                return;
+            }
+        };
+        for t in &self.targets {
+            *t.sent.lock().await = sent.remove(&t.config.name).unwrap_or_default();
+            t.sender.enqueue(outbox.remove(&t.config.name).unwrap_or_default());
+        }
+        tracing::info!("alerts: this replica sends the fleet's alerts now");
     }
 
     /// Each target's name and how its delivery goes.

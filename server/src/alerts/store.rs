@@ -5,8 +5,10 @@
 //!
 //! Without a store (it could not be opened) both live in memory only, and Sundial says so.
 use super::decide::{Sent, SentState};
+use crate::on_db;
+use crate::store::Store;
 use chrono::{DateTime, Utc};
-use sqlx::{Row, SqlitePool};
+use sqlx::Row;
 use std::collections::HashMap;
 
 /// At most this many undelivered messages are kept per target.
@@ -31,7 +33,7 @@ pub struct Queued {
 
 /// The alerts' part of Sundial's store.
 pub struct AlertStore {
-    pool: Option<SqlitePool>,
+    pool: Option<Store>,
     /// Ids for messages when there is no store.
     next_id: std::sync::atomic::AtomicI64,
 }
@@ -46,7 +48,7 @@ fn from_ms(v: i64) -> DateTime<Utc> {
 
 impl AlertStore {
     /// Over Sundial's store (`None`: in memory only).
-    pub fn new(pool: Option<SqlitePool>) -> AlertStore {
+    pub fn new(pool: Option<Store>) -> AlertStore {
         AlertStore { pool, next_id: std::sync::atomic::AtomicI64::new(1) }
     }
 
@@ -59,37 +61,42 @@ impl AlertStore {
     pub async fn load(&self) -> Result<(HashMap<String, SentState>, HashMap<String, Vec<Queued>>), sqlx::Error> {
         let mut sent: HashMap<String, SentState> = HashMap::new();
         let mut outbox: HashMap<String, Vec<Queued>> = HashMap::new();
-        let Some(pool) = &self.pool else { return Ok((sent, outbox)) };
-        for sql in SCHEMA {
-            sqlx::query(sql).execute(pool).await?;
+        let Some(store) = &self.pool else { return Ok((sent, outbox)) };
+        if let Some(pool) = store.sqlite() {
+            for sql in SCHEMA {
+                sqlx::query(sql).execute(pool).await?;
+            }
         }
-        let rows = sqlx::query("SELECT target, key, episode, alerted_at, reminded_at, max_count, last FROM alert_sent")
-            .fetch_all(pool)
-            .await?;
-        for r in rows {
-            let (target, key): (String, String) = (r.try_get("target")?, r.try_get("key")?);
-            let last = match serde_json::from_str(r.try_get::<&str, _>("last")?) {
-                Ok(last) => last,
-                Err(e) => {
-                    tracing::warn!(alert = %target, %key, error = %e, "alerts: a sent record cannot be read; skipped");
-                    continue;
-                }
-            };
-            let s = Sent {
-                episode: from_ms(r.try_get("episode")?),
-                alerted_at: from_ms(r.try_get("alerted_at")?),
-                reminded_at: from_ms(r.try_get("reminded_at")?),
-                max_count: r.try_get::<i64, _>("max_count")?.max(0) as usize,
-                last,
-            };
-            sent.entry(target).or_default().insert(key, s);
-        }
-        let rows =
-            sqlx::query("SELECT id, target, subject, body FROM alert_outbox ORDER BY id").fetch_all(pool).await?;
-        for r in rows {
-            let q = Queued { id: r.try_get("id")?, subject: r.try_get("subject")?, body: r.try_get("body")? };
-            outbox.entry(r.try_get("target")?).or_default().push(q);
-        }
+        on_db!(store, |pool| {
+            let rows =
+                sqlx::query("SELECT target, key, episode, alerted_at, reminded_at, max_count, last FROM alert_sent")
+                    .fetch_all(pool)
+                    .await?;
+            for r in rows {
+                let (target, key): (String, String) = (r.try_get("target")?, r.try_get("key")?);
+                let last = match serde_json::from_str(r.try_get::<&str, _>("last")?) {
+                    Ok(last) => last,
+                    Err(e) => {
+                        tracing::warn!(alert = %target, %key, error = %e, "alerts: a sent record cannot be read; skipped");
+                        continue;
+                    }
+                };
+                let s = Sent {
+                    episode: from_ms(r.try_get("episode")?),
+                    alerted_at: from_ms(r.try_get("alerted_at")?),
+                    reminded_at: from_ms(r.try_get("reminded_at")?),
+                    max_count: r.try_get::<i64, _>("max_count")?.max(0) as usize,
+                    last,
+                };
+                sent.entry(target).or_default().insert(key, s);
+            }
+            let rows =
+                sqlx::query("SELECT id, target, subject, body FROM alert_outbox ORDER BY id").fetch_all(pool).await?;
+            for r in rows {
+                let q = Queued { id: r.try_get("id")?, subject: r.try_get("subject")?, body: r.try_get("body")? };
+                outbox.entry(r.try_get("target")?).or_default().push(q);
+            }
+        });
         Ok((sent, outbox))
     }
 
@@ -103,7 +110,7 @@ impl AlertStore {
         messages: Vec<(String, String)>,
         now: DateTime<Utc>,
     ) -> Result<Vec<Queued>, sqlx::Error> {
-        let Some(pool) = &self.pool else {
+        let Some(store) = &self.pool else {
             use std::sync::atomic::Ordering;
             let queued = messages.into_iter().map(|(subject, body)| Queued {
                 id: self.next_id.fetch_add(1, Ordering::Relaxed),
@@ -112,57 +119,63 @@ impl AlertStore {
             });
             return Ok(queued.collect());
         };
-        let mut tx = pool.begin().await?;
-        if let Some(sent) = sent {
-            sqlx::query("DELETE FROM alert_sent WHERE target = ?").bind(target).execute(&mut *tx).await?;
-            for (key, s) in sent {
-                let last = serde_json::to_string(&s.last).map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
-                sqlx::query(
-                    "INSERT INTO alert_sent (target, key, episode, alerted_at, reminded_at, max_count, last) \
-                     VALUES (?, ?, ?, ?, ?, ?, ?)",
+        let queued = on_db!(store, |pool| {
+            let mut tx = pool.begin().await?;
+            if let Some(sent) = sent {
+                sqlx::query("DELETE FROM alert_sent WHERE target = $1").bind(target).execute(&mut *tx).await?;
+                for (key, s) in sent {
+                    let last = serde_json::to_string(&s.last).map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
+                    sqlx::query(
+                        "INSERT INTO alert_sent (target, key, episode, alerted_at, reminded_at, max_count, last) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7)",
+                    )
+                    .bind(target)
+                    .bind(key)
+                    .bind(ms(s.episode))
+                    .bind(ms(s.alerted_at))
+                    .bind(ms(s.reminded_at))
+                    .bind(s.max_count as i64)
+                    .bind(last)
+                    .execute(&mut *tx)
+                    .await?;
+                }
+            }
+            let mut queued = Vec::with_capacity(messages.len());
+            for (subject, body) in messages {
+                let id = sqlx::query(
+                    "INSERT INTO alert_outbox (target, subject, body, queued_at) VALUES ($1, $2, $3, $4) RETURNING id",
                 )
                 .bind(target)
-                .bind(key)
-                .bind(ms(s.episode))
-                .bind(ms(s.alerted_at))
-                .bind(ms(s.reminded_at))
-                .bind(s.max_count as i64)
-                .bind(last)
-                .execute(&mut *tx)
-                .await?;
+                .bind(&subject)
+                .bind(&body)
+                .bind(ms(now))
+                .fetch_one(&mut *tx)
+                .await?
+                .try_get("id")?;
+                queued.push(Queued { id, subject, body });
             }
-        }
-        let mut queued = Vec::with_capacity(messages.len());
-        for (subject, body) in messages {
-            let id = sqlx::query(
-                "INSERT INTO alert_outbox (target, subject, body, queued_at) VALUES (?, ?, ?, ?) RETURNING id",
+            sqlx::query(
+                "DELETE FROM alert_outbox WHERE target = $1 AND id NOT IN \
+             (SELECT id FROM alert_outbox WHERE target = $1 ORDER BY id DESC LIMIT $2)",
             )
             .bind(target)
-            .bind(&subject)
-            .bind(&body)
-            .bind(ms(now))
-            .fetch_one(&mut *tx)
-            .await?
-            .try_get("id")?;
-            queued.push(Queued { id, subject, body });
-        }
-        sqlx::query(
-            "DELETE FROM alert_outbox WHERE target = ? AND id NOT IN \
-             (SELECT id FROM alert_outbox WHERE target = ? ORDER BY id DESC LIMIT ?)",
-        )
-        .bind(target)
-        .bind(target)
-        .bind(OUTBOX_MAX as i64)
-        .execute(&mut *tx)
-        .await?;
-        tx.commit().await?;
+            .bind(OUTBOX_MAX as i64)
+            .execute(&mut *tx)
+            .await?;
+            tx.commit().await?;
+            queued
+        });
         Ok(queued)
     }
 
     /// A message was delivered (or dropped): it leaves the outbox.
     pub async fn done(&self, id: i64) -> Result<(), sqlx::Error> {
-        if let Some(pool) = &self.pool {
-            sqlx::query("DELETE FROM alert_outbox WHERE id = ?").bind(id).execute(pool).await?;
+        if let Some(store) = &self.pool {
+            on_db!(store, |pool| sqlx::query("DELETE FROM alert_outbox WHERE id = $1")
+                .bind(id)
+                .execute(pool)
+                .await
+                .map(|_| ()))?;
         }
         Ok(())
     }

@@ -178,7 +178,7 @@ async fn insert_rows(pool: &SqlitePool, t: &Table) -> Result<(), WriteError> {
 /// polls one transaction each would take seconds.
 async fn seed_store(path: &Path, samples: &[EventSamples], now: DateTime<Utc>) -> anyhow::Result<()> {
     let store = Store::open(path).await?;
-    let pool = store.pool();
+    let Some(pool) = store.sqlite() else { anyhow::bail!("the demo's store {} is not a SQLite file", path.display()) };
     let mut tx = pool.begin().await?;
     for instance in super::SAMPLED {
         for table in ["event_watch", "event_sample", "job_sample"] {

@@ -75,8 +75,9 @@ pub struct ReportedNext {
     pub raw: String,
 }
 
-/// One good read of an instance, the same shape for every kind.
-#[derive(Clone, Debug)]
+/// One good read of an instance, the same shape for every kind (replicas share it as JSON:
+/// `crate::replicas`).
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct SourceRead {
     pub input: InstanceInput,
     /// Instance-level findings (zone, retention, privileges).
@@ -87,7 +88,9 @@ pub struct SourceRead {
     pub now: DateTime<Utc>,
     /// The data is a fixed snapshot (the demo's file): nothing to refresh, never stale.
     pub frozen: bool,
-    /// Next runs the scheduler itself reports, checked by [`finish`].
+    /// Next runs the scheduler itself reports, checked by [`finish`] (not shared: by then its
+    /// findings are in the jobs' diagnostics).
+    #[serde(skip)]
     pub reported_next: Vec<ReportedNext>,
 }
 

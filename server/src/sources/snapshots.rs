@@ -1,14 +1,14 @@
-//! Sundial's own store: the one database Sundial writes (a SQLite file of its own, never a
-//! source). It keeps what a source forgets: the `LAST_EXECUTED` of every MySQL/MariaDB event,
+//! What Sundial's store (`crate::store`) keeps for the sources that forget: it keeps: the `LAST_EXECUTED` of every MySQL/MariaDB event,
 //! sampled at each poll, so that runs accumulate over time although MySQL keeps no run history;
 //! and each state of a MySQL `job` table row ([`JobSample`]: status, runner, cycle counter, last
 //! cycle), one row per state with the first and last poll that saw it, from which
 //! `job_table::reconstruct` rebuilds the cycles.
 //!
-//! The file's `user_version` is its schema's: 0 (event samples only, also job rows' last cycle
+//! A SQLite file's `user_version` is its schema's: 0 (event samples only, also job rows' last cycle
 //! starts under keys `job …`), 1 (adds `job_sample`; the old job keys' samples are copied into
 //! it as states without a counter), 2 (adds `kept_run` and `kept_span`: the history Sundial
-//! keeps, see `crate::history`). Opening migrates; older files stay readable.
+//! keeps, see `crate::history`). Opening migrates; older files stay readable. PostgreSQL's schema
+//! is sqlx's migrations (`server/migrations/postgres`), the same tables.
 use app::engine::job_table::CycleSample as JobSample;
 use chrono::{DateTime, Utc};
 
@@ -19,23 +19,9 @@ macro_rules! sample_columns {
          last_start, last_finish"
     };
 }
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions};
-use std::path::Path;
-
-/// What can go wrong with the store. Messages name the file.
-#[derive(Debug, thiserror::Error)]
-pub enum Error {
-    /// The file could not be opened or created.
-    #[error("cannot open Sundial's store {path}: {message}")]
-    Open { path: String, message: String },
-    /// A read or write failed.
-    #[error("Sundial's store: {0}")]
-    Query(String),
-}
-
-fn query(e: sqlx::Error) -> Error {
-    Error::Query(e.to_string())
-}
+use crate::on_db;
+pub use crate::store::{Error, Store, query};
+use sqlx::SqlitePool;
 
 /// One event's samples: when Sundial first watched it, and every distinct `LAST_EXECUTED`
 /// seen, with the last poll that saw each.
@@ -65,44 +51,7 @@ impl EventSamples {
     }
 }
 
-/// Sundial's store (see the module docs).
-#[derive(Clone)]
-pub struct Store {
-    pool: SqlitePool,
-}
-
 impl Store {
-    /// The store's connections, for the other parts of Sundial that keep state in it
-    /// (triage's acknowledgements, alerts sent).
-    pub fn pool(&self) -> &SqlitePool {
-        &self.pool
-    }
-
-    /// Open the store at `path`, creating the file and its tables when missing.
-    pub async fn open(path: &Path) -> Result<Store, Error> {
-        let options =
-            SqliteConnectOptions::new().filename(path).create_if_missing(true).journal_mode(SqliteJournalMode::Wal);
-        let pool = SqlitePoolOptions::new()
-            .max_connections(2)
-            .connect_with(options)
-            .await
-            .map_err(|e| Error::Open { path: path.display().to_string(), message: e.to_string() })?;
-        let open_err = |e: sqlx::Error| Error::Open { path: path.display().to_string(), message: e.to_string() };
-        for sql in [
-            // One row per event Sundial has seen: when it first saw it.
-            "CREATE TABLE IF NOT EXISTS event_watch (instance TEXT NOT NULL, event TEXT NOT NULL, \
-             first_seen INTEGER NOT NULL, PRIMARY KEY (instance, event))",
-            // One row per distinct LAST_EXECUTED (unix seconds, UTC) and the last poll that saw it.
-            "CREATE TABLE IF NOT EXISTS event_sample (instance TEXT NOT NULL, event TEXT NOT NULL, \
-             last_executed INTEGER NOT NULL, seen_until INTEGER NOT NULL, \
-             PRIMARY KEY (instance, event, last_executed))",
-        ] {
-            sqlx::query(sql).execute(&pool).await.map_err(open_err)?;
-        }
-        migrate(&pool).await.map_err(open_err)?;
-        Ok(Store { pool })
-    }
-
     /// Record one poll of one event: it exists at `polled_at`, and its `LAST_EXECUTED` (UTC)
     /// is `last_executed` (`None`: never executed yet).
     pub async fn record(
@@ -112,51 +61,53 @@ impl Store {
         last_executed: Option<DateTime<Utc>>,
         polled_at: DateTime<Utc>,
     ) -> Result<(), Error> {
-        let mut tx = self.pool.begin().await.map_err(query)?;
-        sqlx::query("INSERT OR IGNORE INTO event_watch (instance, event, first_seen) VALUES (?, ?, ?)")
-            .bind(instance)
-            .bind(event)
-            .bind(polled_at.timestamp())
-            .execute(&mut *tx)
-            .await
-            .map_err(query)?;
-        if let Some(at) = last_executed {
-            sqlx::query(
-                "INSERT INTO event_sample (instance, event, last_executed, seen_until) VALUES (?, ?, ?, ?) \
-                 ON CONFLICT (instance, event, last_executed) DO UPDATE SET seen_until = max(seen_until, excluded.seen_until)",
-            )
-            .bind(instance)
-            .bind(event)
-            .bind(at.timestamp())
-            .bind(polled_at.timestamp())
-            .execute(&mut *tx)
-            .await
-            .map_err(query)?;
-        }
-        tx.commit().await.map_err(query)
+        on_db!(self, |pool| {
+            let mut tx = pool.begin().await.map_err(query)?;
+            sqlx::query(WATCH)
+                .bind(instance)
+                .bind(event)
+                .bind(polled_at.timestamp())
+                .execute(&mut *tx)
+                .await
+                .map_err(query)?;
+            if let Some(at) = last_executed {
+                sqlx::query(
+                    "INSERT INTO event_sample (instance, event, last_executed, seen_until) VALUES ($1, $2, $3, $4) \
+                     ON CONFLICT (instance, event, last_executed) DO UPDATE SET seen_until = \
+                     CASE WHEN excluded.seen_until > event_sample.seen_until THEN excluded.seen_until \
+                     ELSE event_sample.seen_until END",
+                )
+                .bind(instance)
+                .bind(event)
+                .bind(at.timestamp())
+                .bind(polled_at.timestamp())
+                .execute(&mut *tx)
+                .await
+                .map_err(query)?;
+            }
+            tx.commit().await.map_err(query)
+        })
     }
 
     /// The samples of one event from the last one before `since` onwards (that one bounds the
     /// first span), oldest first.
     pub async fn samples(&self, instance: &str, event: &str, since: DateTime<Utc>) -> Result<EventSamples, Error> {
-        let first_seen: Option<i64> =
-            sqlx::query_scalar("SELECT first_seen FROM event_watch WHERE instance = ? AND event = ?")
-                .bind(instance)
-                .bind(event)
-                .fetch_optional(&self.pool)
-                .await
-                .map_err(query)?;
-        let rows: Vec<(i64, i64)> = sqlx::query_as(
-            "SELECT last_executed, seen_until FROM event_sample WHERE instance = ?1 AND event = ?2 AND last_executed >= \
-             coalesce((SELECT max(last_executed) FROM event_sample WHERE instance = ?1 AND event = ?2 AND last_executed < ?3), ?3) \
-             ORDER BY last_executed",
-        )
-        .bind(instance)
-        .bind(event)
-        .bind(since.timestamp())
-        .fetch_all(&self.pool)
-        .await
-        .map_err(query)?;
+        let (first_seen, rows): (Option<i64>, Vec<(i64, i64)>) = on_db!(self, |pool| {
+            let first_seen =
+                sqlx::query_scalar(FIRST_SEEN).bind(instance).bind(event).fetch_optional(pool).await.map_err(query)?;
+            let rows = sqlx::query_as(
+                "SELECT last_executed, seen_until FROM event_sample WHERE instance = $1 AND event = $2 AND last_executed >= \
+                 coalesce((SELECT max(last_executed) FROM event_sample WHERE instance = $1 AND event = $2 AND last_executed < $3), $3) \
+                 ORDER BY last_executed",
+            )
+            .bind(instance)
+            .bind(event)
+            .bind(since.timestamp())
+            .fetch_all(pool)
+            .await
+            .map_err(query)?;
+            (first_seen, rows)
+        });
         let ts = |s: i64| DateTime::from_timestamp(s, 0).unwrap_or_default();
         Ok(EventSamples {
             first_seen: first_seen.map(ts),
@@ -175,81 +126,89 @@ impl Store {
         state: &JobSample,
         polled_at: DateTime<Utc>,
     ) -> Result<(), Error> {
-        let mut tx = self.pool.begin().await.map_err(query)?;
-        sqlx::query("INSERT OR IGNORE INTO event_watch (instance, event, first_seen) VALUES (?, ?, ?)")
+        let at = micros(polled_at);
+        on_db!(self, |pool| {
+            let mut tx = pool.begin().await.map_err(query)?;
+            sqlx::query(WATCH)
+                .bind(instance)
+                .bind(job)
+                .bind(polled_at.timestamp())
+                .execute(&mut *tx)
+                .await
+                .map_err(query)?;
+            let latest = sqlx::query_as::<_, SampleRow>(concat!(
+                "SELECT ",
+                sample_columns!(),
+                " FROM job_sample WHERE instance = $1 AND job = $2 ORDER BY first_seen DESC LIMIT 1"
+            ))
             .bind(instance)
             .bind(job)
-            .bind(polled_at.timestamp())
-            .execute(&mut *tx)
+            .fetch_optional(&mut *tx)
             .await
-            .map_err(query)?;
-        let latest = sqlx::query_as::<_, SampleRow>(concat!(
-            "SELECT ",
-            sample_columns!(),
-            " FROM job_sample WHERE instance = ? AND job = ? ORDER BY first_seen DESC LIMIT 1"
-        ))
-        .bind(instance)
-        .bind(job)
-        .fetch_optional(&mut *tx)
-        .await
-        .map_err(query)?
-        .map(SampleRow::sample);
-        let at = micros(polled_at);
-        match latest {
-            Some(l) if micros(l.first_seen) > at => {}
-            Some(l) if l.same_state(state) => {
-                sqlx::query(
-                    "UPDATE job_sample SET seen_until = max(seen_until, ?) WHERE instance = ? AND job = ? AND first_seen = ?",
-                )
-                .bind(at)
-                .bind(instance)
-                .bind(job)
-                .bind(micros(l.first_seen))
-                .execute(&mut *tx)
-                .await
-                .map_err(query)?;
+            .map_err(query)?
+            .map(SampleRow::sample);
+            match latest {
+                Some(l) if micros(l.first_seen) > at => {}
+                Some(l) if l.same_state(state) => {
+                    sqlx::query(
+                        "UPDATE job_sample SET seen_until = CASE WHEN seen_until > $1 THEN seen_until ELSE $1 END \
+                         WHERE instance = $2 AND job = $3 AND first_seen = $4",
+                    )
+                    .bind(at)
+                    .bind(instance)
+                    .bind(job)
+                    .bind(micros(l.first_seen))
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(query)?;
+                }
+                _ => {
+                    sqlx::query(
+                        "INSERT INTO job_sample (instance, job, first_seen, seen_until, status, interval_secs, \
+                         schedule_start, runner_start, runner_finish, cycles, last_start, last_finish) \
+                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) \
+                         ON CONFLICT (instance, job, first_seen) DO UPDATE SET seen_until = excluded.seen_until, \
+                         status = excluded.status, interval_secs = excluded.interval_secs, \
+                         schedule_start = excluded.schedule_start, runner_start = excluded.runner_start, \
+                         runner_finish = excluded.runner_finish, cycles = excluded.cycles, \
+                         last_start = excluded.last_start, last_finish = excluded.last_finish",
+                    )
+                    .bind(instance)
+                    .bind(job)
+                    .bind(at)
+                    .bind(at)
+                    .bind(state.status.as_deref())
+                    .bind(state.interval)
+                    .bind(state.schedule_start.map(micros))
+                    .bind(state.runner_start.map(micros))
+                    .bind(state.runner_finish.map(micros))
+                    .bind(state.cycles)
+                    .bind(state.last_start.map(micros))
+                    .bind(state.last_finish.map(micros))
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(query)?;
+                }
             }
-            _ => {
-                sqlx::query(
-                    "INSERT OR REPLACE INTO job_sample (instance, job, first_seen, seen_until, status, interval_secs, \
-                     schedule_start, runner_start, runner_finish, cycles, last_start, last_finish) \
-                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                )
-                .bind(instance)
-                .bind(job)
-                .bind(at)
-                .bind(at)
-                .bind(state.status.as_deref())
-                .bind(state.interval)
-                .bind(state.schedule_start.map(micros))
-                .bind(state.runner_start.map(micros))
-                .bind(state.runner_finish.map(micros))
-                .bind(state.cycles)
-                .bind(state.last_start.map(micros))
-                .bind(state.last_finish.map(micros))
-                .execute(&mut *tx)
-                .await
-                .map_err(query)?;
-            }
-        }
-        tx.commit().await.map_err(query)
+            tx.commit().await.map_err(query)
+        })
     }
 
     /// The samples of one job that were still seen at or after `since`, and the one before
     /// them (the runner they continue), oldest first.
     pub async fn job_samples(&self, instance: &str, job: &str, since: DateTime<Utc>) -> Result<Vec<JobSample>, Error> {
-        let rows: Vec<SampleRow> = sqlx::query_as(concat!(
+        let rows: Vec<SampleRow> = on_db!(self, |pool| sqlx::query_as(concat!(
             "SELECT ",
             sample_columns!(),
-            " FROM job_sample WHERE instance = ?1 AND job = ?2 AND first_seen >= coalesce((SELECT max(first_seen) \
-             FROM job_sample WHERE instance = ?1 AND job = ?2 AND seen_until < ?3), 0) ORDER BY first_seen"
+            " FROM job_sample WHERE instance = $1 AND job = $2 AND first_seen >= coalesce((SELECT max(first_seen) \
+             FROM job_sample WHERE instance = $1 AND job = $2 AND seen_until < $3), 0) ORDER BY first_seen"
         ))
         .bind(instance)
         .bind(job)
         .bind(micros(since))
-        .fetch_all(&self.pool)
+        .fetch_all(pool)
         .await
-        .map_err(query)?;
+        .map_err(query)?);
         Ok(rows.into_iter().map(SampleRow::sample).collect())
     }
 
@@ -260,34 +219,49 @@ impl Store {
         instance: &str,
         job: &str,
     ) -> Result<(Option<JobSample>, Option<DateTime<Utc>>), Error> {
-        let first = sqlx::query_as::<_, SampleRow>(concat!(
-            "SELECT ",
-            sample_columns!(),
-            " FROM job_sample WHERE instance = ? AND job = ? ORDER BY first_seen LIMIT 1"
-        ))
-        .bind(instance)
-        .bind(job)
-        .fetch_optional(&self.pool)
-        .await
-        .map_err(query)?
-        .map(SampleRow::sample);
-        let watched: Option<i64> =
-            sqlx::query_scalar("SELECT first_seen FROM event_watch WHERE instance = ? AND event = ?")
-                .bind(instance)
-                .bind(job)
-                .fetch_optional(&self.pool)
-                .await
-                .map_err(query)?;
-        Ok((first, watched.and_then(|s| DateTime::from_timestamp(s, 0))))
+        let (first, watched): (Option<SampleRow>, Option<i64>) = on_db!(self, |pool| {
+            let first = sqlx::query_as::<_, SampleRow>(concat!(
+                "SELECT ",
+                sample_columns!(),
+                " FROM job_sample WHERE instance = $1 AND job = $2 ORDER BY first_seen LIMIT 1"
+            ))
+            .bind(instance)
+            .bind(job)
+            .fetch_optional(pool)
+            .await
+            .map_err(query)?;
+            let watched =
+                sqlx::query_scalar(FIRST_SEEN).bind(instance).bind(job).fetch_optional(pool).await.map_err(query)?;
+            (first, watched)
+        });
+        Ok((first.map(SampleRow::sample), watched.and_then(|s| DateTime::from_timestamp(s, 0))))
     }
 }
+
+/// The first poll that saw an event (or a job row), kept once.
+const WATCH: &str = "INSERT INTO event_watch (instance, event, first_seen) VALUES ($1, $2, $3) ON CONFLICT (instance, event) DO NOTHING";
+
+/// When Sundial first watched an event (or a job row).
+const FIRST_SEEN: &str = "SELECT first_seen FROM event_watch WHERE instance = $1 AND event = $2";
 
 /// The schema's version this code writes (the file's `user_version`).
 const SCHEMA_VERSION: i64 = 2;
 
-/// Bring an older file up to [`SCHEMA_VERSION`], in one transaction.
-async fn migrate(pool: &SqlitePool) -> Result<(), sqlx::Error> {
+/// Create a SQLite store's tables, or bring an older file up to [`SCHEMA_VERSION`], in one
+/// transaction.
+pub(crate) async fn migrate_file(pool: &SqlitePool) -> Result<(), sqlx::Error> {
     let mut tx = pool.begin().await?;
+    for sql in [
+        // One row per event Sundial has seen: when it first saw it.
+        "CREATE TABLE IF NOT EXISTS event_watch (instance TEXT NOT NULL, event TEXT NOT NULL, \
+         first_seen INTEGER NOT NULL, PRIMARY KEY (instance, event))",
+        // One row per distinct LAST_EXECUTED (unix seconds, UTC) and the last poll that saw it.
+        "CREATE TABLE IF NOT EXISTS event_sample (instance TEXT NOT NULL, event TEXT NOT NULL, \
+         last_executed INTEGER NOT NULL, seen_until INTEGER NOT NULL, \
+         PRIMARY KEY (instance, event, last_executed))",
+    ] {
+        sqlx::query(sql).execute(&mut *tx).await?;
+    }
     let version: i64 = sqlx::query_scalar("PRAGMA user_version").fetch_one(&mut *tx).await?;
     if version < 1 {
         // Each state of a `job` table row (times in microseconds since the epoch, UTC), with

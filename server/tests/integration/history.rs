@@ -67,7 +67,7 @@ async fn keep(history: &mut InstanceHistory, store: &Store, mut r: SourceRead) -
 }
 
 async fn kept_rows(store: &Store) -> i64 {
-    sqlx::query_scalar("SELECT count(*) FROM kept_run").fetch_one(store.pool()).await.unwrap()
+    sqlx::query_scalar("SELECT count(*) FROM kept_run").fetch_one(store.sqlite().unwrap()).await.unwrap()
 }
 
 #[tokio::test]
@@ -132,7 +132,7 @@ async fn a_run_seen_in_progress_is_kept_as_it_ended() {
     keep(&mut history, &store, read(later, ended, None)).await;
     let text: String = sqlx::query_scalar("SELECT run FROM kept_run WHERE start_us = ?1")
         .bind((now - Duration::minutes(5)).timestamp_micros())
-        .fetch_one(store.pool())
+        .fetch_one(store.sqlite().unwrap())
         .await
         .unwrap();
     let kept: Run = serde_json::from_str(&text).unwrap();
@@ -159,7 +159,8 @@ async fn a_stretch_sundial_did_not_see_stays_unknown_and_old_runs_go_after_the_r
     let far = now + Duration::days(100);
     let mut history = InstanceHistory::default();
     keep(&mut history, &store, read(far, hourly(far - Duration::hours(3), far), Some(far - Duration::hours(3)))).await;
-    let oldest: i64 = sqlx::query_scalar("SELECT min(start_us) FROM kept_run").fetch_one(store.pool()).await.unwrap();
+    let oldest: i64 =
+        sqlx::query_scalar("SELECT min(start_us) FROM kept_run").fetch_one(store.sqlite().unwrap()).await.unwrap();
     assert!(oldest >= (far - Duration::days(90)).timestamp_micros(), "nothing older than the retention is kept");
     assert_eq!(kept_rows(&store).await, 24 + 3, "the runs of the last ninety days");
 }

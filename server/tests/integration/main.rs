@@ -26,6 +26,7 @@ mod msdb_tds;
 mod mysql_events_real;
 mod pg_cron_real;
 mod pg_cron_source;
+mod replicas;
 mod secrets;
 mod seed_tables;
 mod table_text;

@@ -31,6 +31,7 @@ pub mod port {
     pub const JOBACTIVITY_MARIA: u16 = 55490;
     pub const JOB_TABLE_PG: u16 = 55493;
     pub const JOB_TABLE_MARIA: u16 = 55494;
+    pub const REPLICAS_PG: u16 = 55497;
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

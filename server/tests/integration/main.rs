@@ -28,6 +28,7 @@ mod pg_cron_real;
 mod pg_cron_source;
 mod secrets;
 mod seed_tables;
+mod source_faults;
 mod table_text;
 mod tables_job_table;
 mod tables_jobactivity;

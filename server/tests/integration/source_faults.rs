@@ -7,12 +7,14 @@
 //! healthy instances of the same fleet, on the same servers, go on being read and served.
 //! Everything is judged by the fleet's own record (its states, errors and reads), never by how
 //! long the test waited; waits are on conditions, with a guard against hanging.
-use crate::support::servers::{GUARD, TestServer, port, silent_port};
+use crate::support::servers::{GUARD, TestServer, port, silent_port, tds_server};
 use crate::support::web::{self, get};
 use axum::http::StatusCode;
 use chrono::{DateTime, Utc};
+use mssql_mock_tds::{ColumnDefinition, ColumnValue as V, QueryResponse, Row, SqlDataType as T};
 use server::fleet::FleetBackend;
 use server::http::AppState;
+use server::sources::msdb;
 use sqlx::Connection;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -481,13 +483,83 @@ fn job_table_ddl(schema: &str, times: &str, numbers: &str) -> String {
     )
 }
 
+/// A TDS test server whose msdb answers one job with one schedule, its `freq_type` (an `int`
+/// in msdb) as text: its port.
+async fn msdb_with_text_freq_type() -> u16 {
+    let tds = tds_server().await;
+    let table = |cols: &[(&str, T)], row: Vec<V>| {
+        let cols = cols.iter().map(|(n, ty)| ColumnDefinition::new(*n, *ty)).collect();
+        QueryResponse::new(cols, vec![Row::new(row)])
+    };
+    let s = |v: &str| V::NVarChar(v.to_owned());
+    let job = "6F9619FF-8B86-D011-B42D-00C04FC964FF";
+    let mut r = tds.registry.lock().await;
+    r.register(
+        msdb::Q_TIME_ZONE,
+        table(&[("tz_id", T::NVarChar), ("offset_minutes", T::Int)], vec![s("UTC"), V::Int(0)]),
+    );
+    r.register(
+        msdb::Q_JOBS,
+        table(
+            &[
+                ("job_id", T::NVarChar),
+                ("name", T::NVarChar),
+                ("enabled", T::TinyInt),
+                ("category", T::NVarChar),
+                ("owner", T::NVarChar),
+            ],
+            vec![s(job), s("Backup FULL"), V::TinyInt(1), s("Database Maintenance"), s("sa")],
+        ),
+    );
+    let int = |n| (n, T::Int);
+    r.register(
+        msdb::Q_SCHEDULES,
+        table(
+            &[
+                ("job_id", T::NVarChar),
+                int("schedule_id"),
+                ("name", T::NVarChar),
+                int("enabled"),
+                ("freq_type", T::NVarChar),
+                int("freq_interval"),
+                int("freq_subday_type"),
+                int("freq_subday_interval"),
+                int("freq_relative_interval"),
+                int("freq_recurrence_factor"),
+                int("active_start_date"),
+                int("active_end_date"),
+                int("active_start_time"),
+                int("active_end_time"),
+            ],
+            vec![
+                s(job),
+                V::Int(1),
+                s("nightly"),
+                V::Int(1),
+                s("daily"),
+                V::Int(1),
+                V::Int(1),
+                V::Int(0),
+                V::Int(0),
+                V::Int(0),
+                V::Int(20250101),
+                V::Int(99991231),
+                V::Int(20000),
+                V::Int(235959),
+            ],
+        ),
+    );
+    tds.port
+}
+
 /// Tables that look like the scheduler's but hold other types: a `cron.job` whose `jobid` is
 /// text, a `cron.job_run_details` whose times are text (each in a database of its own,
 /// without pg_cron), and a MariaDB `job` table whose times and numbers are text. pg_cron's
 /// tables are read only as pg_cron types them: the instance's error names the table, the
 /// column and both types, and nothing panics. The `job` table is read as text by design: each
 /// value that is not what its column should hold is a diagnostic naming the column and the
-/// value. The healthy instances on the same servers are read and served.
+/// value; so is a column of msdb that a TDS server answers as text (SQL Server's reads are
+/// lenient cells by design). The healthy instances on the same servers are read and served.
 #[tokio::test(flavor = "multi_thread")]
 async fn tables_of_the_wrong_types_are_named_column_by_column_while_the_others_serve() {
     let pg = TestServer::postgres("sundial-types-pg-", port::TYPES_PG);
@@ -537,8 +609,11 @@ async fn tables_of_the_wrong_types_are_named_column_by_column_while_the_others_s
         ],
     )
     .await;
+    let tds = msdb_with_text_freq_type().await;
     let fleet = Fleet::start(&format!(
-        "{}{}{}{}{}",
+        "{}{}{}{}{}\
+         [[instance]]\nname = \"mssql-text-freq\"\nkind = \"mssql\"\nhost = \"127.0.0.1\"\nport = {tds}\n\
+         user = \"sundial_reader\"\nencrypt = false\n",
         pg_instance("pg-ok", port::TYPES_PG, "sundial_reader", "postgres"),
         maria_instance("maria-ok", "mysql_events", port::TYPES_MARIA, "sundial", ""),
         pg_instance("pg-text-ids", port::TYPES_PG, "postgres", "lookalike_ids"),
@@ -577,6 +652,11 @@ async fn tables_of_the_wrong_types_are_named_column_by_column_while_the_others_s
     {
         assert!(body.contains(column) && body.contains(value), "{column} = {value} is named: {body}");
     }
+    let text_freq = fleet.read_well_after("mssql-text-freq", started).await;
+    assert_eq!(text_freq["jobs"], 1, "{text_freq}");
+    let (status, _, body) = fleet.jobs("mssql-text-freq").await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert!(body.contains("freq_type") && body.contains(r#"\"daily\""#), "freq_type = \"daily\" is named: {body}");
     let failed = attempt(&ids).unwrap().max(attempt(&times).unwrap());
     fleet.healthy_serve(&[("pg-ok", 2, "job-002"), ("maria-ok", 2, "shop.rollup_002")], failed).await;
 }

@@ -434,9 +434,12 @@ async fn a_connection_reset_mid_read_fails_that_read_whole_and_the_next_read_aft
     }
 
     // One reset, once, on the first answer of a read after the pool's liveness check (its 6
-    // bytes: PostgreSQL's ReadyForQuery): the read must fail whole, not go on over a new
-    // connection as if the setting it was reading did not exist.
-    let before = fleet.instance("pg-cut").await;
+    // bytes: PostgreSQL's ReadyForQuery), which is cron.timezone's: the read must fail whole,
+    // not go on over a new connection as if the setting it was reading did not exist.
+    // Set just after a read ended (the next one is a poll interval away), so that the cut
+    // meets the next read's first answer.
+    let reads = fleet.instance("pg-cut").await["reads"].as_u64().unwrap();
+    let before = fleet.until("pg-cut", "read once more", whole, |s| s["reads"].as_u64() > Some(reads)).await;
     let (reads, outages, cuts) =
         (before["reads"].as_u64().unwrap(), before["outages"].as_array().unwrap().len(), pg_proxy.cuts());
     pg_proxy.set(Plan::Cut { after: 6, once: true, reset: true });

@@ -79,7 +79,7 @@ impl SourceError {
         let detail = match e {
             sqlx::Error::Io(io) => io_detail(io.kind()),
             sqlx::Error::Protocol(_) => "the answer was cut short or garbled",
-            sqlx::Error::PoolTimedOut => "no connection could be made again in time",
+            sqlx::Error::PoolTimedOut => "no new connection was accepted in time (is the server down?)",
             sqlx::Error::PoolClosed | sqlx::Error::WorkerCrashed => "the connection pool was closed",
             sqlx::Error::ColumnDecode { index, .. } => {
                 return SourceError::query(object, format!("column {index} could not be decoded"));

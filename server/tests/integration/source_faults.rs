@@ -219,8 +219,13 @@ enum Plan {
     Pass,
     /// Each connection gets `after` more bytes of the server's answers (counted from when the
     /// plan was set, or from the connection's start), then is dropped: `reset` (RST) or closed
-    /// (FIN), both ways. `once`: only the first connection cut; then everything passes.
-    Cut { after: usize, once: bool, reset: bool },
+    /// (FIN), both ways.
+    Cut { after: usize, reset: bool },
+    /// Once: the connection that sends a statement holding `needle` is reset before the first
+    /// byte of the answer. A connection opened before is dropped at its next liveness check
+    /// (the pool then connects again, unharmed), so that statements are prepared again, their
+    /// text on the wire.
+    CutAt { needle: &'static str },
 }
 
 /// A proxy on a loopback port in front of a server on loopback `upstream`.
@@ -232,6 +237,9 @@ struct Proxy {
     /// Connections cut so far.
     cuts: Arc<AtomicUsize>,
 }
+
+/// A pool's liveness check before it lends a connection: PostgreSQL's Sync, MySQL's COM_PING.
+const PINGS: [&[u8]; 2] = [b"S\0\0\0\x04", b"\x01\0\0\0\x0e"];
 
 impl Proxy {
     /// Start it on the calling test's runtime.
@@ -256,6 +264,10 @@ impl Proxy {
         *p = (p.0 + 1, plan);
     }
 
+    fn plan(&self) -> (u64, Plan) {
+        *self.plan.lock().unwrap()
+    }
+
     fn cuts(&self) -> usize {
         self.cuts.load(Ordering::SeqCst)
     }
@@ -264,17 +276,49 @@ impl Proxy {
     /// cuts it.
     async fn serve(self, mut client: TcpStream, upstream: u16) {
         let Ok(mut server) = TcpStream::connect(("127.0.0.1", upstream)).await else { return };
+        let asked = std::sync::atomic::AtomicBool::new(false);
+        let born = self.plan().0;
         let cut = {
             let (mut from_client, mut to_client) = client.split();
             let (mut from_server, mut to_server) = server.split();
             tokio::select! {
-                _ = tokio::io::copy(&mut from_client, &mut to_server) => None,
-                cut = self.answers(&mut from_server, &mut to_client) => cut,
+                _ = self.requests(&mut from_client, &mut to_server, &asked, born) => None,
+                cut = self.answers(&mut from_server, &mut to_client, &asked) => cut,
             }
         };
-        if let Some(Plan::Cut { reset: true, .. }) = cut {
+        if let Some(Plan::Cut { reset: true, .. } | Plan::CutAt { .. }) = cut {
             // Dropped with a zero linger: the client's side is reset, not closed.
             client.set_zero_linger().unwrap();
+        }
+    }
+
+    /// Forward the client's requests; `asked`: one held the plan's needle. Returns when the
+    /// client closes, or (a connection opened under an older plan than `CutAt`) at its liveness
+    /// check, to drop it.
+    async fn requests(
+        &self,
+        from: &mut tokio::net::tcp::ReadHalf<'_>,
+        to: &mut tokio::net::tcp::WriteHalf<'_>,
+        asked: &std::sync::atomic::AtomicBool,
+        born: u64,
+    ) {
+        let mut buf = vec![0u8; 16 * 1024];
+        loop {
+            let n = match from.read(&mut buf).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => n,
+            };
+            if let (generation, Plan::CutAt { needle }) = self.plan() {
+                if generation != born && PINGS.contains(&&buf[..n]) {
+                    return;
+                }
+                if buf[..n].windows(needle.len()).any(|w| w == needle.as_bytes()) {
+                    asked.store(true, Ordering::SeqCst);
+                }
+            }
+            if to.write_all(&buf[..n]).await.is_err() {
+                return;
+            }
         }
     }
 
@@ -283,15 +327,16 @@ impl Proxy {
         &self,
         from: &mut tokio::net::tcp::ReadHalf<'_>,
         to: &mut tokio::net::tcp::WriteHalf<'_>,
+        asked: &std::sync::atomic::AtomicBool,
     ) -> Option<Plan> {
-        let (mut seen, mut used) = (self.plan.lock().unwrap().0, 0usize);
+        let (mut seen, mut used) = (self.plan().0, 0usize);
         let mut buf = vec![0u8; 16 * 1024];
         loop {
             let n = match from.read(&mut buf).await {
                 Ok(0) | Err(_) => return None,
                 Ok(n) => n,
             };
-            let (generation, plan) = *self.plan.lock().unwrap();
+            let (generation, plan) = self.plan();
             let allowed = match plan {
                 Plan::Pass => n,
                 Plan::Cut { after, .. } => {
@@ -300,6 +345,8 @@ impl Proxy {
                     }
                     after.saturating_sub(used).min(n)
                 }
+                Plan::CutAt { .. } if asked.load(Ordering::SeqCst) => 0,
+                Plan::CutAt { .. } => n,
             };
             if to.write_all(&buf[..allowed]).await.is_err() {
                 return None;
@@ -307,7 +354,7 @@ impl Proxy {
             used += allowed;
             if allowed < n {
                 self.cuts.fetch_add(1, Ordering::SeqCst);
-                if let Plan::Cut { once: true, .. } = plan {
+                if let Plan::CutAt { .. } = plan {
                     self.set(Plan::Pass);
                 }
                 return Some(plan);
@@ -388,8 +435,8 @@ async fn a_connection_reset_mid_read_fails_that_read_whole_and_the_next_read_aft
     // Every connection dropped after 8 KiB of answers: past the handshake and the small
     // queries, in the middle of cron.job's / information_schema.EVENTS' rows. PostgreSQL's is
     // reset, MariaDB's closed.
-    pg_proxy.set(Plan::Cut { after: 8 * 1024, once: false, reset: true });
-    maria_proxy.set(Plan::Cut { after: 8 * 1024, once: false, reset: false });
+    pg_proxy.set(Plan::Cut { after: 8 * 1024, reset: true });
+    maria_proxy.set(Plan::Cut { after: 8 * 1024, reset: false });
     let cut_at = now_ms();
     let pg_cut = fleet.until("pg-cut", "failed", whole, |s| attempt(s) > Some(cut_at)).await;
     let maria_cut = fleet.until("maria-cut", "failed", whole, |s| attempt(s) > Some(cut_at)).await;
@@ -433,25 +480,39 @@ async fn a_connection_reset_mid_read_fails_that_read_whole_and_the_next_read_aft
         assert!(v["instance"]["stale"].is_null(), "{body}");
     }
 
-    // One reset, once, on the first answer of a read after the pool's liveness check (its 6
-    // bytes: PostgreSQL's ReadyForQuery), which is cron.timezone's: the read must fail whole,
-    // not go on over a new connection as if the setting it was reading did not exist.
-    // Set just after a read ended (the next one is a poll interval away), so that the cut
-    // meets the next read's first answer.
-    let reads = fleet.instance("pg-cut").await["reads"].as_u64().unwrap();
-    let before = fleet.until("pg-cut", "read once more", whole, |s| s["reads"].as_u64() > Some(reads)).await;
-    let (reads, outages, cuts) =
-        (before["reads"].as_u64().unwrap(), before["outages"].as_array().unwrap().len(), pg_proxy.cuts());
-    pg_proxy.set(Plan::Cut { after: 6, once: true, reset: true });
-    let s = fleet
-        .until("pg-cut", "read well after the cut", whole, |s| {
-            pg_proxy.cuts() > cuts && s["reads"].as_u64().unwrap() >= reads + 2 && s["state"] == "Ok"
-        })
-        .await;
-    let lost = s["outages"].as_array().unwrap().get(outages).cloned();
-    let lost = lost.unwrap_or_else(|| panic!("the read that lost its connection failed: {s}"));
-    assert!(lost["error"].as_str().is_some_and(|e| e.starts_with("the connection was lost while reading ")), "{lost}");
-    assert!(!lost["end"].is_null(), "and the next read was good: {s}");
+    // One reset, once, in the middle of a read, of a statement whose failure the read could
+    // take for something else: cron.timezone (a setting this role may not read), MariaDB's
+    // performance_schema (a schema off or not granted). The read must fail whole, not go on
+    // over a new connection as if the setting or the failures did not exist.
+    for (name, proxy, needle, object) in [
+        ("pg-cut", &pg_proxy, "current_setting", "the server's settings"),
+        (
+            "maria-cut",
+            &maria_proxy,
+            "events_statements_history_long",
+            "performance_schema.events_statements_history_long",
+        ),
+    ] {
+        let before = fleet.instance(name).await;
+        let (reads, outages, cuts) =
+            (before["reads"].as_u64().unwrap(), before["outages"].as_array().unwrap().len(), proxy.cuts());
+        proxy.set(Plan::CutAt { needle });
+        let s = fleet
+            .until(name, "cut, then read well", whole, |s| {
+                proxy.cuts() > cuts && s["reads"].as_u64().unwrap() >= reads + 2 && s["state"] == "Ok"
+            })
+            .await;
+        let lost = s["outages"].as_array().unwrap().get(outages).cloned();
+        let lost = lost.unwrap_or_else(|| panic!("{name}: the read that lost its connection is a good one: {s}"));
+        assert_eq!(
+            lost["error"].as_str().unwrap_or_default(),
+            format!(
+                "the connection was lost while reading {object}: the connection was reset; nothing of this read is used"
+            ),
+            "{s}"
+        );
+        assert!(!lost["end"].is_null(), "and the next read was good: {s}");
+    }
 }
 
 /// Run `sql` as the superuser `postgres` in `database` of the server on `port`.

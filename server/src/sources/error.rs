@@ -30,6 +30,16 @@ pub enum SourceError {
     /// its job instead, never an error).
     #[error("{table}.{column} = {value} (row {key}): {message}")]
     BadRow { table: String, column: String, key: String, value: String, message: String },
+    /// The connection broke while a statement on `object` was answered (reset, closed by the
+    /// server or the network, an answer cut short): nothing of that read is used.
+    #[error("the connection was lost while reading {object}: {detail}; nothing of this read is used")]
+    Lost { object: String, detail: String },
+    /// A column Sundial reads has another type than the scheduler's own table gives it: a
+    /// look-alike or altered table, not one Sundial can read.
+    #[error(
+        "{object}.{column} is of type {found} where the scheduler's own table has {expected}: an altered or look-alike table, which Sundial does not read"
+    )]
+    WrongType { object: String, column: String, found: String, expected: String },
     /// Any other failure of a statement.
     #[error("reading {object} failed: {message}")]
     Query { object: String, message: String },
@@ -61,8 +71,54 @@ impl SourceError {
         SourceError::Permission { object: object.into(), grant: grant.into() }
     }
 
+    /// A driver error met while reading `object` that is not the server's answer (a database
+    /// error is the caller's to classify): the connection lost (reset, closed, an answer cut
+    /// short), or another failure of the driver, in words that hold no secret.
+    pub fn driver(object: impl Into<String>, e: &sqlx::Error) -> SourceError {
+        let object = object.into();
+        let detail = match e {
+            sqlx::Error::Io(io) => io_detail(io.kind()),
+            sqlx::Error::Protocol(_) => "the answer was cut short or garbled",
+            sqlx::Error::PoolTimedOut => "no new connection was accepted in time (is the server down?)",
+            sqlx::Error::PoolClosed | sqlx::Error::WorkerCrashed => "the connection pool was closed",
+            sqlx::Error::ColumnDecode { index, .. } => {
+                return SourceError::query(object, format!("column {index} could not be decoded"));
+            }
+            sqlx::Error::ColumnNotFound(c) => {
+                return SourceError::query(object, format!("the answer has no column {c}"));
+            }
+            _ => return SourceError::query(object, "the database driver failed"),
+        };
+        SourceError::Lost { object, detail: detail.to_owned() }
+    }
+
+    /// A TDS driver error met while reading `object` that is not the server's answer (a
+    /// server error is the caller's to classify), in words that hold no secret.
+    pub fn tds(object: impl Into<String>, e: &tiberius::error::Error) -> SourceError {
+        let object = object.into();
+        let detail = match e {
+            tiberius::error::Error::Io { kind, .. } => io_detail(*kind),
+            tiberius::error::Error::Protocol(_) => "the answer was cut short or garbled",
+            _ => return SourceError::query(object, "the TDS driver failed"),
+        };
+        SourceError::Lost { object, detail: detail.to_owned() }
+    }
+
     /// Any other failure on `object`.
     pub fn query(object: impl Into<String>, message: impl Into<String>) -> SourceError {
         SourceError::Query { object: object.into(), message: message.into() }
+    }
+}
+
+/// What an I/O error on a live connection means, in a user's words.
+pub fn io_detail(kind: std::io::ErrorKind) -> &'static str {
+    use std::io::ErrorKind::*;
+    match kind {
+        ConnectionReset => "the connection was reset",
+        ConnectionAborted => "the connection was aborted",
+        BrokenPipe => "the connection was closed while Sundial was sending",
+        UnexpectedEof => "the server closed the connection in the middle of its answer",
+        TimedOut => "the network timed out",
+        _ => "the connection failed",
     }
 }

@@ -51,7 +51,7 @@ fn query_error(object: &'static str, e: tiberius::error::Error) -> SourceError {
             SourceError::permission(object, GRANT)
         }
         tiberius::error::Error::Server(t) => SourceError::query(object, format!("error {}: {}", t.code(), t.message())),
-        _ => SourceError::query(object, "the connection failed"),
+        e => SourceError::tds(object, &e),
     }
 }
 

@@ -44,7 +44,7 @@ fn query_error(object: &'static str, grant: &'static str, e: sqlx::Error) -> Sou
             _ => SourceError::query(object, db.message()),
         };
     }
-    SourceError::query(object, "the connection failed")
+    SourceError::driver(object, &e)
 }
 
 /// MySQL/MariaDB events as a [`Source`]: one pool kept between polls (MySQL, or a SQLite file
@@ -171,8 +171,9 @@ struct Execution {
 }
 
 /// Executions of events still in `events_statements_history_long`; empty (with a note) when
-/// performance_schema is off or unreadable.
-async fn executions(pool: &MySqlPool, notes: &mut Vec<Diagnostic>) -> Vec<Execution> {
+/// performance_schema is off or unreadable. The connection lost meanwhile fails the read: runs
+/// read without their failures would be shown as good ones.
+async fn executions(pool: &MySqlPool, notes: &mut Vec<Diagnostic>) -> Result<Vec<Execution>, SourceError> {
     // TIMER_* count picoseconds from server start; NOW - Uptime is that start (±1 s).
     let sql = "SELECT h.OBJECT_SCHEMA AS s, h.OBJECT_NAME AS n, \
                CAST(MIN(h.TIMER_START) / 1e12 AS DOUBLE) AS t0, CAST(MAX(h.TIMER_END) / 1e12 AS DOUBLE) AS t1, \
@@ -184,16 +185,18 @@ async fn executions(pool: &MySqlPool, notes: &mut Vec<Diagnostic>) -> Vec<Execut
                WHERE h.OBJECT_TYPE = 'EVENT' GROUP BY h.OBJECT_SCHEMA, h.OBJECT_NAME, h.THREAD_ID";
     let rows = match sqlx::query(sql).fetch_all(pool).await {
         Ok(rows) => rows,
-        Err(e) => {
+        Err(e @ sqlx::Error::Database(_)) => {
             let why = match query_error("performance_schema", "", e) {
                 SourceError::Permission { .. } => "this user cannot read performance_schema: grant SELECT ON performance_schema.* to see which executions failed".to_owned(),
                 other => format!("performance_schema is not readable ({other}): failed executions cannot be told from good ones"),
             };
             notes.push(Diagnostic::info(why));
-            return Vec::new();
+            return Ok(Vec::new());
         }
+        Err(e) => return Err(query_error("performance_schema.events_statements_history_long", "", e)),
     };
-    rows.iter()
+    Ok(rows
+        .iter()
         .filter_map(|r| {
             let t0: f64 = r.try_get("t0").ok()?;
             let t1: f64 = r.try_get::<Option<f64>, _>("t1").ok().flatten().unwrap_or(t0);
@@ -209,7 +212,7 @@ async fn executions(pool: &MySqlPool, notes: &mut Vec<Diagnostic>) -> Vec<Execut
                 error: (errno != 0).then(|| r.try_get::<Option<String>, _>("msg").ok().flatten().unwrap_or_default()),
             })
         })
-        .collect()
+        .collect())
 }
 
 /// performance_schema's times are only good to a second or so (`LAST_EXECUTED` has whole
@@ -234,7 +237,7 @@ pub async fn read_instance(
     if events.is_empty() {
         notes.push(no_events_note());
     }
-    let executions = executions(pool, &mut notes).await;
+    let executions = executions(pool, &mut notes).await?;
     let read = Polled { store, name, tz, window, polled_at };
     Ok((read.jobs(events, &executions).await?, notes))
 }

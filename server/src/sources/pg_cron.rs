@@ -15,9 +15,9 @@
 use app::engine::fleet::{InstanceInput, JobInput, JobSchedule};
 use app::engine::{Diagnostic, Run, RunOutcome, Schedule, Severity, Trigger, Window, cron::CronSchedule};
 use chrono::{DateTime, Utc};
-use sqlx::Row;
-use sqlx::postgres::PgPool;
+use sqlx::postgres::{PgPool, PgRow};
 use sqlx::sqlite::SqlitePool;
+use sqlx::{Column, Postgres, Row, TypeInfo};
 
 use super::connect::{self, Kept};
 use super::tables::{self, Col, TablesDb, text};
@@ -27,6 +27,14 @@ fn query_error(object: &'static str, grant: &'static str, e: sqlx::Error) -> Sou
     if let sqlx::Error::Database(db) = &e {
         return match db.code().as_deref() {
             Some("42501") => SourceError::permission(object, grant),
+            // undefined_function, datatype_mismatch: Sundial's SQL meets a column of another type.
+            Some("42883") | Some("42804") => SourceError::query(
+                object,
+                format!(
+                    "{} (a column has another type than in pg_cron's own table: an altered or look-alike table?)",
+                    db.message()
+                ),
+            ),
             Some("42P01") | Some("3F000") => SourceError::Missing {
                 object: "cron.job".into(),
                 hint: ": pg_cron is not installed in this database; connect to the one named by cron.database_name"
@@ -35,25 +43,91 @@ fn query_error(object: &'static str, grant: &'static str, e: sqlx::Error) -> Sou
             _ => SourceError::query(object, db.message()),
         };
     }
-    SourceError::query(object, "the connection failed")
+    SourceError::driver(object, &e)
 }
 
 /// One server setting; `None` when it does not exist (older pg_cron) or this role may not
-/// read it (pg_cron marks some superuser-only: a note says which grant shows it).
-async fn setting(pool: &PgPool, name: &str, notes: &mut Vec<Diagnostic>) -> Option<String> {
+/// read it (pg_cron marks some superuser-only: a note says which grant shows it). Any other
+/// failure (the connection lost) fails the read: a setting missed is not a setting unset.
+async fn setting(pool: &PgPool, name: &str, notes: &mut Vec<Diagnostic>) -> Result<Option<String>, SourceError> {
     // current_setting(name, missing_ok): NULL when pg_cron does not define it.
     match sqlx::query_scalar::<_, Option<String>>("SELECT current_setting($1, true)").bind(name).fetch_one(pool).await {
-        Ok(v) => v,
-        Err(_) => {
+        Ok(v) => Ok(v),
+        Err(sqlx::Error::Database(db)) if db.code().as_deref() == Some("42501") => {
             notes.push(Diagnostic::new(
                 Severity::Info,
                 Some(name),
                 None,
                 format!("this role cannot read {name}; grant it pg_read_all_settings to let Sundial see it"),
             ));
-            None
+            Ok(None)
+        }
+        Err(e) => Err(query_error("the server's settings", "a login", e)),
+    }
+}
+
+/// pg_cron's own types of the columns Sundial reads from `cron.job_run_details`, as
+/// `format_type` writes them.
+const RUN_TYPES: &[(&str, &str)] = &[
+    ("jobid", "bigint"),
+    ("status", "text"),
+    ("return_message", "text"),
+    ("start_time", "timestamp with time zone"),
+    ("end_time", "timestamp with time zone"),
+];
+
+/// A statement on `object` failed. When it failed on a type (an operator or a function that
+/// does not exist for the column's type), the catalog says which column differs from pg_cron's
+/// `types`: the error names it. Otherwise as [`query_error`].
+async fn failed(
+    pool: &PgPool,
+    object: &'static str,
+    grant: &'static str,
+    types: &[(&str, &str)],
+    e: sqlx::Error,
+) -> SourceError {
+    let on_a_type =
+        matches!(&e, sqlx::Error::Database(db) if matches!(db.code().as_deref(), Some("42883") | Some("42804")));
+    if on_a_type {
+        let found: Result<Vec<(String, String)>, _> = sqlx::query_as(
+            "SELECT a.attname::text, format_type(a.atttypid, NULL) FROM pg_catalog.pg_attribute a \
+             WHERE a.attrelid = $1::text::regclass AND a.attnum > 0 AND NOT a.attisdropped",
+        )
+        .bind(object)
+        .fetch_all(pool)
+        .await;
+        for (column, expected) in types {
+            if let Some((_, ty)) = found.as_deref().unwrap_or_default().iter().find(|(c, _)| c == column)
+                && ty != expected
+            {
+                return SourceError::WrongType {
+                    object: object.to_owned(),
+                    column: (*column).to_owned(),
+                    found: ty.clone(),
+                    expected: (*expected).to_owned(),
+                };
+            }
         }
     }
+    query_error(object, grant, e)
+}
+
+/// Column `column` of a row of `table`, as pg_cron types it (`expected`, in its words): a
+/// column of another type (a look-alike or altered table) fails the read, naming it, rather
+/// than reading as a default.
+fn column<'r, T>(row: &'r PgRow, table: &str, column: &str, expected: &str) -> Result<T, SourceError>
+where
+    T: sqlx::Decode<'r, Postgres> + sqlx::Type<Postgres>,
+{
+    row.try_get(column).map_err(|e| match row.try_column(column).map(|c| c.type_info()) {
+        Ok(found) if !T::compatible(found) => SourceError::WrongType {
+            object: table.to_owned(),
+            column: column.to_owned(),
+            found: found.name().to_lowercase(),
+            expected: expected.to_owned(),
+        },
+        _ => SourceError::driver(format!("{table}.{column}"), &e),
+    })
 }
 
 /// pg_cron as a [`Source`]: one pool kept between polls (PostgreSQL, or a SQLite file when the
@@ -126,8 +200,8 @@ pub async fn read_instance(
     window: Window,
 ) -> Result<(InstanceInput, Vec<Diagnostic>), SourceError> {
     let mut notes = Vec::new();
-    let tz_name = setting(pool, "cron.timezone", &mut notes).await;
-    let log_run = setting(pool, "cron.log_run", &mut notes).await;
+    let tz_name = setting(pool, "cron.timezone", &mut notes).await?;
+    let log_run = setting(pool, "cron.log_run", &mut notes).await?;
     // Whether this role sees every user's rows (superuser or BYPASSRLS).
     let sees_all: bool =
         sqlx::query_scalar("SELECT rolsuper OR rolbypassrls FROM pg_roles WHERE rolname = current_user")
@@ -144,6 +218,20 @@ pub async fn read_instance(
     .fetch_all(pool)
     .await
     .map_err(|e| query_error("cron.job", "USAGE on schema cron and SELECT on cron.job", e))?;
+    let (job, run) = ("cron.job", "cron.job_run_details");
+    let jobs = jobs
+        .iter()
+        .map(|row| {
+            Ok(JobRow {
+                jobid: column(row, job, "jobid", "bigint")?,
+                schedule: column(row, job, "schedule", "text")?,
+                active: column(row, job, "active", "boolean")?,
+                jobname: column(row, job, "jobname", "name")?,
+                database: column(row, job, "database", "text")?,
+                username: column(row, job, "username", "text")?,
+            })
+        })
+        .collect::<Result<_, SourceError>>()?;
     // Runs that started in the window only (never the whole history).
     let runs = sqlx::query(
         "SELECT jobid, status, return_message, start_time, end_time FROM cron.job_run_details \
@@ -152,29 +240,23 @@ pub async fn read_instance(
     .bind(window.start)
     .bind(window.end)
     .fetch_all(pool)
-    .await
-    .map_err(|e| query_error("cron.job_run_details", "SELECT on cron.job_run_details", e))?;
-    let jobs = jobs
-        .iter()
-        .map(|row| JobRow {
-            jobid: row.try_get("jobid").unwrap_or_default(),
-            schedule: row.try_get("schedule").ok().flatten(),
-            active: row.try_get::<Option<bool>, _>("active").ok().flatten(),
-            jobname: row.try_get("jobname").ok().flatten(),
-            database: row.try_get("database").ok().flatten(),
-            username: row.try_get("username").ok().flatten(),
-        })
-        .collect();
+    .await;
+    let runs = match runs {
+        Ok(runs) => runs,
+        Err(e) => return Err(failed(pool, run, "SELECT on cron.job_run_details", RUN_TYPES, e).await),
+    };
     let runs = runs
         .iter()
-        .map(|row| RunRow {
-            jobid: row.try_get("jobid").unwrap_or_default(),
-            status: row.try_get::<Option<String>, _>("status").ok().flatten(),
-            return_message: row.try_get::<Option<String>, _>("return_message").ok().flatten(),
-            start: row.try_get::<DateTime<Utc>, _>("start_time").ok(),
-            end: row.try_get("end_time").ok().flatten(),
+        .map(|row| {
+            Ok(RunRow {
+                jobid: column(row, run, "jobid", "bigint")?,
+                status: column(row, run, "status", "text")?,
+                return_message: column(row, run, "return_message", "text")?,
+                start: column(row, run, "start_time", "timestamp with time zone")?,
+                end: column(row, run, "end_time", "timestamp with time zone")?,
+            })
         })
-        .collect();
+        .collect::<Result<_, SourceError>>()?;
     // The oldest run the table still holds: `job_run_details` is often purged by time.
     let oldest: Option<DateTime<Utc>> = sqlx::query_scalar("SELECT min(start_time) FROM cron.job_run_details")
         .fetch_one(pool)

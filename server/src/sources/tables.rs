@@ -94,6 +94,10 @@ pub struct Spelling {
     /// Columns (the design's names, lower-cased) of MySQL's `BIT` type, which read as bytes
     /// unless made a number first.
     pub bits: std::collections::BTreeSet<String>,
+    /// Time columns (the design's names, lower-cased) the table holds as another type (text,
+    /// a number): read as they are, so that a value that is not a time reaches the engine,
+    /// which names it, instead of the dialect's time formatting failing or making it NULL.
+    pub untimed: std::collections::BTreeSet<String>,
 }
 
 /// The SELECT [`read`] sends: the columns as text, then `tail` (a WHERE/ORDER BY built by the
@@ -112,6 +116,7 @@ fn select_sql_spelled(db: &TablesDb, table: &str, cols: &[Col], tail: &str, spel
             (TablesDb::MySql(_), Col::Plain(n)) if spelling.bits.contains(&n.to_lowercase()) => {
                 format!("CAST(`{n}` + 0 AS CHAR) AS `{n}`")
             }
+            (_, Col::Time(n)) if spelling.untimed.contains(&n.to_lowercase()) => expr(db, Col::Plain(n)),
             _ => expr(db, *c),
         })
         .collect();
@@ -148,7 +153,7 @@ async fn spelling(db: &TablesDb, table: &str, cols: &[Col]) -> Result<Spelling, 
         .bind(table)
         .fetch_all(pool)
         .await
-        .map_err(|_| SourceError::query(table, "the catalog could not be read"))?,
+        .map_err(|e| catalog_error(table, e))?,
         TablesDb::MySql(pool) => sqlx::query_as(
             "SELECT CAST(TABLE_NAME AS CHAR), CAST(COLUMN_NAME AS CHAR), CAST(DATA_TYPE AS CHAR) FROM information_schema.COLUMNS \
              WHERE TABLE_SCHEMA = DATABASE() AND LOWER(TABLE_NAME) = LOWER(?)",
@@ -156,7 +161,7 @@ async fn spelling(db: &TablesDb, table: &str, cols: &[Col]) -> Result<Spelling, 
         .bind(table)
         .fetch_all(pool)
         .await
-        .map_err(|_| SourceError::query(table, "the catalog could not be read"))?,
+        .map_err(|e| catalog_error(table, e))?,
         TablesDb::SqlServer(_) | TablesDb::Sqlite(_) => return Ok(Spelling::default()),
     };
     // The design's exact spelling wins where both exist (quoted and unquoted tables).
@@ -168,7 +173,14 @@ async fn spelling(db: &TablesDb, table: &str, cols: &[Col]) -> Result<Spelling, 
         matches!(db, TablesDb::MySql(_))
             && found.iter().any(|f| f.0 == actual && f.1 == column && f.2.eq_ignore_ascii_case("bit"))
     };
+    let is_time = |column: &str| {
+        found.iter().filter(|f| f.0 == actual && f.1 == column).all(|f| {
+            let ty = f.2.to_ascii_lowercase();
+            ty.starts_with("date") || ty.starts_with("time")
+        })
+    };
     let mut bits = std::collections::BTreeSet::new();
+    let mut untimed = std::collections::BTreeSet::new();
     let mut columns = BTreeMap::new();
     for c in cols {
         let name = c.name();
@@ -182,9 +194,21 @@ async fn spelling(db: &TablesDb, table: &str, cols: &[Col]) -> Result<Spelling, 
         if is_bit(a) {
             bits.insert(name.to_lowercase());
         }
+        if matches!(c, Col::Time(_)) && !is_time(a) {
+            untimed.insert(name.to_lowercase());
+        }
         columns.insert(name.to_lowercase(), (*a).clone());
     }
-    Ok(Spelling { table: (actual != table).then_some(actual), columns, bits })
+    Ok(Spelling { table: (actual != table).then_some(actual), columns, bits, untimed })
+}
+
+/// The catalog query failed: the connection lost is said as such; otherwise the catalog
+/// could not be read.
+fn catalog_error(table: &str, e: sqlx::Error) -> SourceError {
+    match e {
+        sqlx::Error::Database(_) => SourceError::query(table, "the catalog could not be read"),
+        e => SourceError::driver(table, &e),
+    }
 }
 
 /// A quoted column name in `db`'s dialect, for the caller's `tail`.
@@ -228,7 +252,7 @@ pub async fn read(db: &mut TablesDb, table: &str, cols: &[Col], tail: &str) -> R
             let number = d.try_downcast_ref::<sqlx::mysql::MySqlDatabaseError>().map(|m| u32::from(m.number()));
             classify(table, d.code().as_deref(), number, d.message().to_owned())
         }
-        _ => SourceError::query(table, "the connection failed"),
+        e => SourceError::driver(table, e),
     };
     match db {
         TablesDb::Postgres(pool) => {
@@ -248,7 +272,7 @@ pub async fn read(db: &mut TablesDb, table: &str, cols: &[Col], tail: &str) -> R
                 tiberius::error::Error::Server(t) => {
                     classify(table, None, Some(t.code()), format!("error {}: {}", t.code(), t.message()))
                 }
-                _ => SourceError::query(table, "the connection failed"),
+                e => SourceError::tds(table, &e),
             };
             let stream = client.simple_query(&sql).await.map_err(tds_err)?;
             let rows = stream.into_first_result().await.map_err(tds_err)?;

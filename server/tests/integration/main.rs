@@ -29,6 +29,7 @@ mod pg_cron_source;
 mod replicas;
 mod secrets;
 mod seed_tables;
+mod source_faults;
 mod table_text;
 mod tables_job_table;
 mod tables_jobactivity;

@@ -32,6 +32,14 @@ pub mod port {
     pub const JOB_TABLE_PG: u16 = 55493;
     pub const JOB_TABLE_MARIA: u16 = 55494;
     pub const REPLICAS_PG: u16 = 55497;
+    pub const HANG_PG: u16 = 55501;
+    pub const HANG_MARIA: u16 = 55502;
+    pub const RESET_PG: u16 = 55503;
+    pub const RESET_MARIA: u16 = 55504;
+    pub const TYPES_PG: u16 = 55505;
+    pub const TYPES_MARIA: u16 = 55506;
+    pub const DENIED_PG: u16 = 55507;
+    pub const DENIED_MARIA: u16 = 55508;
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,7 +1,8 @@
 //! The history Sundial keeps (`server::history`) over a real store file: a job's runs survive
 //! the scheduler purging them, a restart of Sundial, and re-reads (never counted twice); a run
 //! seen in progress is kept as it ended; a stretch Sundial did not see stays unknown; runs past
-//! the retention go.
+//! the retention go; a store that refuses writes (its disk full) or goes away (PostgreSQL
+//! restarting) loses nothing that was read: the next read writes it.
 use crate::support::t;
 use app::engine::fleet::{InstanceInput, JobInput};
 use app::engine::{Run, RunOutcome, Trigger, Window};
@@ -67,7 +68,82 @@ async fn keep(history: &mut InstanceHistory, store: &Store, mut r: SourceRead) -
 }
 
 async fn kept_rows(store: &Store) -> i64 {
-    sqlx::query_scalar("SELECT count(*) FROM kept_run").fetch_one(store.sqlite().unwrap()).await.unwrap()
+    server::on_db!(store, |pool| sqlx::query_scalar("SELECT count(*) FROM kept_run").fetch_one(pool).await.unwrap())
+}
+
+/// Keep a read that the store may refuse; the error, if any.
+async fn try_keep(history: &mut InstanceHistory, store: &Store, mut r: SourceRead) -> Option<String> {
+    let w = window(r.now);
+    history.keep(store, "SQL1", &mut r, w, RETENTION).await.err().map(|e| e.to_string())
+}
+
+/// The same story on any store: hourly runs read and kept; then the store refuses the next
+/// read's writes (`refuse`) and takes them again (`restore`); the read after that writes what
+/// the refused one could not, each run once; and when the scheduler then purges, every run is
+/// served from the store.
+async fn nothing_read_is_lost_while_the_store_refuses(
+    store: &Store,
+    refuse: impl AsyncFnOnce(),
+    restore: impl AsyncFnOnce(),
+) {
+    let now = t("2026-11-22T12:00:00Z");
+    let mut history = InstanceHistory::default();
+    keep(&mut history, store, read(now, hourly(now - Duration::days(1), now), None)).await;
+    assert_eq!(kept_rows(store).await, 24);
+
+    refuse().await;
+    let later = now + Duration::hours(2);
+    let error = try_keep(&mut history, store, read(later, hourly(now - Duration::days(1), later), None)).await;
+    let error = error.expect("the store refused the write");
+    assert!(error.starts_with("Sundial's store: "), "the message says whose: {error}");
+    restore().await;
+    assert_eq!(kept_rows(store).await, 24, "the refused write left nothing half-done");
+
+    // The source still has the two runs the refused write held: the next read writes them.
+    let again = later + Duration::hours(1);
+    keep(&mut history, store, read(again, hourly(now - Duration::days(1), again), None)).await;
+    assert_eq!(kept_rows(store).await, 27, "each run once, the two refused ones too");
+
+    // The scheduler purges all but its last hour: the store has the rest.
+    let last = again + Duration::hours(1);
+    let job =
+        keep(&mut history, store, read(last, hourly(last - Duration::hours(1), last), Some(last - Duration::hours(1))))
+            .await;
+    assert_eq!(job.runs.len(), 28, "every run read, from the store where the scheduler purged it");
+}
+
+#[tokio::test]
+async fn a_full_disk_loses_no_run_read_the_next_read_writes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("store.sqlite")).await.unwrap();
+    let pool = store.sqlite().unwrap().clone();
+    // SQLite's own answer when its disk is full, once the transaction has written one more run
+    // (what was written before the failure is rolled back with it).
+    let full = "CREATE TRIGGER disk_full BEFORE INSERT ON kept_run WHEN (SELECT count(*) FROM kept_run) >= 25 \
+                BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END";
+    nothing_read_is_lost_while_the_store_refuses(
+        &store,
+        async || {
+            sqlx::query(full).execute(&pool).await.unwrap();
+        },
+        async || {
+            sqlx::query("DROP TRIGGER disk_full").execute(&pool).await.unwrap();
+        },
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn postgresql_restarting_loses_no_run_read_the_next_read_writes_it() {
+    use crate::support::servers::{TestServer, port};
+    use sqlx::Connection;
+    let pg = TestServer::postgres("sundial-store-restart-", port::STORE_RESTART_PG);
+    let mut db = sqlx::PgConnection::connect(&pg.pg_url("postgres")).await.unwrap();
+    sqlx::query("CREATE DATABASE sundial_store").execute(&mut db).await.unwrap();
+    drop(db);
+    let url = format!("postgres://postgres@127.0.0.1:{}/sundial_store", port::STORE_RESTART_PG);
+    let store = Store::open_at(&server::store::StoreAt::Postgres(url)).await.expect("the store, migrated");
+    nothing_read_is_lost_while_the_store_refuses(&store, async || pg.stop(), async || pg.restart()).await;
 }
 
 #[tokio::test]

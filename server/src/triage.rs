@@ -143,21 +143,23 @@ impl Keeper {
     }
 
     /// With a store replicas share, take in what the others recorded: their acknowledgements,
-    /// and the first sightings they made first (the store's is every replica's).
-    async fn take_in_shared(&self) {
-        let Some(store) = self.store.as_ref().filter(|s| s.at().shared()) else { return };
+    /// and the first sightings they made first (the store's is every replica's). Returns the
+    /// store's open episodes (empty without a shared store), for problems this replica has not
+    /// seen yet.
+    async fn take_in_shared(&self) -> HashMap<String, Open> {
+        let Some(store) = self.store.as_ref().filter(|s| s.at().shared()) else { return HashMap::new() };
         let fresh = match Keeper::load(store).await {
             Ok(fresh) => fresh,
             Err(e) => {
                 tracing::warn!(error = %e, "triage: Sundial's shared store could not be read; this replica's own view is kept");
-                return;
+                return HashMap::new();
             }
         };
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let mut changed = state.acks != fresh.acks;
         state.acks = fresh.acks;
-        for (key, open) in fresh.open {
-            if let Some(mine) = state.open.get_mut(&key)
+        for (key, open) in &fresh.open {
+            if let Some(mine) = state.open.get_mut(key)
                 && mine.first_seen != open.first_seen
             {
                 mine.first_seen = open.first_seen;
@@ -167,6 +169,7 @@ impl Keeper {
         if changed {
             self.generation.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         }
+        fresh.open
     }
 
     /// Record what is open now: a new key starts an episode at `now`; a key no longer open
@@ -182,7 +185,7 @@ impl Keeper {
         settled: &std::collections::HashSet<String>,
         now: DateTime<Utc>,
     ) -> Vec<Judged> {
-        self.take_in_shared().await;
+        let shared = self.take_in_shared().await;
         let (added, ended, out) = {
             let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
             let mut added = Vec::new();
@@ -190,11 +193,18 @@ impl Keeper {
                 .into_iter()
                 .map(|(problem, tz)| {
                     let key = problem.key();
-                    let open = state.open.entry(key.clone()).or_insert_with(|| {
-                        let open =
-                            Open { instance: problem.instance.clone(), of_job: problem.job.is_some(), first_seen: now };
-                        added.push((key, open.clone()));
-                        open
+                    let open = state.open.entry(key.clone()).or_insert_with(|| match shared.get(&key) {
+                        // Another replica saw it first.
+                        Some(theirs) => theirs.clone(),
+                        None => {
+                            let open = Open {
+                                instance: problem.instance.clone(),
+                                of_job: problem.job.is_some(),
+                                first_seen: now,
+                            };
+                            added.push((key, open.clone()));
+                            open
+                        }
                     });
                     Judged { first_seen: open.first_seen, problem, tz }
                 })

@@ -30,6 +30,7 @@ mod replicas;
 mod secrets;
 mod seed_tables;
 mod source_faults;
+mod store_postgres;
 mod table_text;
 mod tables_job_table;
 mod tables_jobactivity;

@@ -1,0 +1,111 @@
+//! Sundial's store on a real PostgreSQL 15 (`store = "postgres://…"`), as two replicas share it:
+//! opening migrates (twice is harmless); MySQL's samples and job states read back as written;
+//! an episode first seen and acknowledged by one replica is the other's too, with its note;
+//! what one replica's alerts sent and queued is what another loads. The SQLite store's own
+//! tests (history, tables_job_table, mysql_events_real, triage, alerts) cover the same code on
+//! a file: every statement is the same text on both.
+use crate::support::servers::{TestServer, port};
+use crate::support::t;
+use app::api::AckForm;
+use app::engine::job_table::CycleSample;
+use app::engine::triage::{Problem, ProblemKind};
+use server::alerts::store::AlertStore;
+use server::store::{Store, StoreAt};
+use server::triage::Keeper;
+use std::collections::HashSet;
+
+#[tokio::test(flavor = "multi_thread")]
+async fn two_replicas_share_samples_episodes_acknowledgements_and_alerts_through_postgresql() {
+    use sqlx::Connection;
+    let pg = TestServer::postgres("sundial-store-pg-", port::STORE_PG);
+    let mut db = sqlx::PgConnection::connect(&pg.pg_url("postgres")).await.unwrap();
+    sqlx::query("CREATE DATABASE sundial_store").execute(&mut db).await.unwrap();
+    let at = StoreAt::Postgres(format!("postgres://postgres@127.0.0.1:{}/sundial_store", port::STORE_PG));
+    let one = Store::open_at(&at).await.expect("migrated");
+    let two = Store::open_at(&at).await.expect("migrated already: nothing to do");
+
+    // MySQL events' samples: the last poll that saw each LAST_EXECUTED, the larger kept.
+    let polled = t("2026-11-22T12:00:00Z");
+    let ran = t("2026-11-22T11:00:00Z");
+    one.record("shop", "rollup", Some(ran), polled).await.unwrap();
+    two.record("shop", "rollup", Some(ran), polled + chrono::Duration::minutes(1)).await.unwrap();
+    one.record("shop", "rollup", Some(ran), polled - chrono::Duration::minutes(5)).await.unwrap();
+    let samples = two.samples("shop", "rollup", polled - chrono::Duration::days(1)).await.unwrap();
+    assert_eq!(samples.first_seen, Some(polled), "the first poll, kept once");
+    assert_eq!(samples.samples, [(ran, polled + chrono::Duration::minutes(1))]);
+
+    // A `job` table row's states: the same state extends, another starts a sample.
+    let state = CycleSample { status: Some("idle".into()), cycles: Some(3), ..CycleSample::default() };
+    one.record_job("shop", "etl", &state, polled).await.unwrap();
+    one.record_job("shop", "etl", &state, polled + chrono::Duration::minutes(1)).await.unwrap();
+    let busy = CycleSample { status: Some("running".into()), cycles: Some(4), ..CycleSample::default() };
+    two.record_job("shop", "etl", &busy, polled + chrono::Duration::minutes(2)).await.unwrap();
+    let states = one.job_samples("shop", "etl", polled - chrono::Duration::days(1)).await.unwrap();
+    let seen: Vec<_> = states.iter().map(|s| (s.status.as_deref(), s.first_seen, s.seen_until)).collect();
+    assert_eq!(
+        seen,
+        [
+            (Some("idle"), polled, polled + chrono::Duration::minutes(1)),
+            (Some("running"), polled + chrono::Duration::minutes(2), polled + chrono::Duration::minutes(2))
+        ]
+    );
+    let (first, watched) = two.job_first("shop", "etl").await.unwrap();
+    assert_eq!((first.map(|f| f.cycles), watched), (Some(Some(3)), Some(polled)));
+
+    // Triage: replica one sees a job missing runs first and acknowledges it; replica two,
+    // seeing it a minute later, takes in the episode's start and the acknowledgement.
+    let problem = Problem {
+        kind: ProblemKind::Missed,
+        severity: ProblemKind::Missed.severity(),
+        instance: "SQL1".into(),
+        job: Some(("backup".into(), "Backup".into())),
+        since: None,
+        at: polled,
+        evidence: "3 runs missed".into(),
+        count: 3,
+    };
+    let judged: HashSet<String> = ["SQL1".to_owned()].into();
+    let a = Keeper::open(Ok(&one)).await;
+    let b = Keeper::open(Ok(&two)).await;
+    let seen_a = a.observe(vec![(problem.clone(), chrono_tz::UTC.into())], &judged, &judged, polled).await;
+    let form = AckForm {
+        key: problem.key(),
+        episode_ms: seen_a[0].first_seen.timestamp_millis(),
+        by: "dana".into(),
+        note: "restore test, expected".into(),
+        silence: "4h".into(),
+        back: String::new(),
+    };
+    a.acknowledge(&form, &seen_a, polled).await.expect("acknowledged");
+    let later = polled + chrono::Duration::minutes(1);
+    let seen_b = b.observe(vec![(problem.clone(), chrono_tz::UTC.into())], &judged, &judged, later).await;
+    assert_eq!(seen_b[0].first_seen, polled, "the episode began when replica one first saw it");
+    assert!(b.is_acknowledged(&seen_b[0], later), "replica one's acknowledgement holds on replica two");
+    let rows = b.data(&seen_b, later, (1, 1, 1));
+    let shown = serde_json::to_string(&rows).unwrap();
+    assert!(shown.contains("restore test, expected") && shown.contains("dana"), "with its note and author: {shown}");
+
+    // Alerts: what replica one sent and queued is what replica two loads.
+    let open = server::alerts::open(&seen_a[0], false, "http://sundial", polled);
+    let sent = std::collections::BTreeMap::from([(
+        problem.key(),
+        server::alerts::decide::Sent {
+            episode: polled,
+            alerted_at: polled,
+            reminded_at: polled,
+            max_count: 3,
+            last: open,
+        },
+    )]);
+    let queued = AlertStore::new(Some(one.clone()))
+        .commit("oncall", Some(&sent), vec![("MISSED Backup".into(), "{}".into())], polled)
+        .await
+        .unwrap();
+    assert_eq!(queued.len(), 1);
+    let (loaded, outbox) = AlertStore::new(Some(two.clone())).load().await.unwrap();
+    assert_eq!(loaded.get("oncall"), Some(&sent));
+    assert_eq!(outbox["oncall"].iter().map(|q| q.subject.as_str()).collect::<Vec<_>>(), ["MISSED Backup"]);
+    AlertStore::new(Some(two)).done(queued[0].id).await.unwrap();
+    let (_, outbox) = AlertStore::new(Some(one)).load().await.unwrap();
+    assert!(outbox.get("oncall").is_none_or(|q| q.is_empty()), "delivered, gone for both");
+}

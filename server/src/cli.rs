@@ -557,7 +557,7 @@ async fn serve_cmd(args: ServeArgs) -> anyhow::Result<()> {
     let addr = options.site_addr;
     if args.config.is_none() {
         // Refuse before writing the demo.
-        sign_in(None, args.users.clone(), addr)?;
+        sign_in(None, args.users.clone(), addr, None)?;
     }
 
     if let Some(path) = &args.config {
@@ -569,7 +569,8 @@ async fn serve_cmd(args: ServeArgs) -> anyhow::Result<()> {
         if let Some(alerter) = crate::alerts::Alerter::start(backend.clone(), &config, &public_url, retry).await? {
             alerter.spawn(args.now);
         }
-        let auth = sign_in(config.auth.clone(), args.users.clone(), addr)?;
+        // Replicas share their sessions through the store.
+        let auth = sign_in(config.auth.clone(), args.users.clone(), addr, backend.store())?;
         let state = crate::http::AppState::new(conf.leptos_options, backend).with_auth(auth);
         let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| format!("listening on {addr}"))?;
         println!("Sundial is serving {} instance(s) on http://{addr}", config.instances.len());
@@ -603,7 +604,7 @@ async fn serve_cmd(args: ServeArgs) -> anyhow::Result<()> {
     // The files are a snapshot of `now`: every instance is read as of it.
     let backend = crate::fleet::FleetBackend::start_at(&demo, Some(now)).await?;
 
-    let auth = sign_in(None, args.users.clone(), addr)?;
+    let auth = sign_in(None, args.users.clone(), addr, None)?;
     let state = crate::http::AppState::new(conf.leptos_options, backend).with_auth(auth);
     let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| format!("listening on {addr}"))?;
     tracing::info!("serving on http://{addr}");
@@ -624,6 +625,7 @@ fn sign_in(
     config: Option<crate::config::AuthConfig>,
     users: Option<PathBuf>,
     addr: std::net::SocketAddr,
+    store: Option<&crate::store::Store>,
 ) -> anyhow::Result<Option<std::sync::Arc<crate::auth::Auth>>> {
     let config = match (config, users) {
         (Some(mut c), Some(users)) => {
@@ -644,7 +646,7 @@ fn sign_in(
              on 127.0.0.1 behind a proxy that signs users in."
         );
     };
-    let auth = crate::auth::Auth::load(&config)?;
+    let auth = crate::auth::Auth::load(&config)?.sessions_in(store);
     tracing::info!(auth = %auth.summary(), "sign-in required");
     Ok(Some(std::sync::Arc::new(auth)))
 }

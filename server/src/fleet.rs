@@ -381,6 +381,8 @@ pub struct FleetBackend {
     fixed_now: Option<DateTime<Utc>>,
     /// This replica's leases, with a shared store (`None`: this Sundial reads every instance).
     replicas: Option<Arc<Replicas>>,
+    /// Sundial's store, when it could be opened.
+    store: Option<Store>,
 }
 
 /// What a judgement depends on of one instance's reading: its last good read, and whether its
@@ -512,6 +514,7 @@ impl FleetBackend {
             judging: Mutex::new(()),
             fixed_now: now,
             replicas,
+            store,
         }))
     }
 
@@ -614,6 +617,12 @@ impl FleetBackend {
     /// This replica's leases, with a shared store (alerts ask whether they are this one's to send).
     pub fn replicas(&self) -> Option<&Replicas> {
         self.replicas.as_deref()
+    }
+
+    /// Sundial's store, when it could be opened (sign-in keeps sessions there when replicas
+    /// share it).
+    pub fn store(&self) -> Option<&Store> {
+        self.store.as_ref()
     }
 
     /// The acknowledgements and episodes (alerts ask whether one holds).

@@ -137,8 +137,14 @@ impl Auth {
     }
 
     /// Who holds session `id` now.
-    pub fn by_session(&self, id: &str) -> Option<Principal> {
-        self.sessions.get(id, Instant::now())
+    pub async fn by_session(&self, id: &str) -> Option<Principal> {
+        self.sessions.get(id, Instant::now()).await
+    }
+
+    /// Keep sessions in `store` when replicas share it (see [`sessions`]).
+    pub fn sessions_in(mut self, store: Option<&crate::store::Store>) -> Auth {
+        self.sessions = self.sessions.shared_in(store);
+        self
     }
 
     /// Check a name and password from `peer` (attempts are limited per address and per name)
@@ -168,11 +174,11 @@ impl Auth {
         .ok()
         .flatten()
         .ok_or(SignInError::Wrong)?;
-        self.sessions.start(user, Instant::now()).ok_or(SignInError::Wrong)
+        self.sessions.start(user, Instant::now()).await.ok_or(SignInError::Wrong)
     }
 
     /// End session `id`.
-    pub fn sign_out(&self, id: &str) {
-        self.sessions.end(id);
+    pub async fn sign_out(&self, id: &str) {
+        self.sessions.end(id).await;
     }
 }

@@ -64,8 +64,8 @@ fn unauthorized(what: &str) -> Response {
 /// An `Authorization` header that is not a valid API token.
 struct InvalidToken;
 
-/// Who is asking: a bearer token (which must then be valid), a trusted proxy's user, or a
-/// session.
+/// Who is asking: a bearer token (which must then be valid), a trusted proxy's user, or (see
+/// [`by_session`]) a session.
 fn principal_of(auth: &Auth, req: &Request) -> Result<Option<Principal>, InvalidToken> {
     if let Some(v) = req.headers().get(header::AUTHORIZATION) {
         let token = v.to_str().ok().and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")));
@@ -77,7 +77,12 @@ fn principal_of(auth: &Auth, req: &Request) -> Result<Option<Principal>, Invalid
     if let Some(p) = auth.by_proxy(peer(req.extensions()), req.headers()) {
         return Ok(Some(p));
     }
-    Ok(session_cookie(req.headers()).and_then(|id| auth.by_session(&id)))
+    Ok(None)
+}
+
+/// The session the request's cookie names, if it holds.
+async fn by_session(auth: &Auth, id: Option<String>) -> Option<Principal> {
+    auth.by_session(&id?).await
 }
 
 /// The middleware: put the [`Principal`] in the request's extensions, or answer for the
@@ -85,7 +90,11 @@ fn principal_of(auth: &Auth, req: &Request) -> Result<Option<Principal>, Invalid
 pub async fn layer(State(auth): State<Option<Arc<Auth>>>, mut req: Request, next: Next) -> Response {
     let Some(auth) = auth else { return next.run(req).await };
     let path = req.uri().path().to_owned();
-    match principal_of(&auth, &req) {
+    let found = match principal_of(&auth, &req) {
+        Ok(None) => Ok(by_session(&auth, session_cookie(req.headers())).await),
+        other => other,
+    };
+    match found {
         Err(InvalidToken) => return unauthorized("the API token is not valid"),
         Ok(Some(p)) => {
             req.extensions_mut().insert(p);
@@ -185,7 +194,7 @@ pub async fn sign_out(State(state): State<AppState>, headers: HeaderMap) -> Resp
     let mut res = see_other("/signin?out=1");
     if let Some(auth) = &state.auth {
         if let Some(id) = session_cookie(&headers) {
-            auth.sign_out(&id);
+            auth.sign_out(&id).await;
         }
         if let Some(v) = set_session(None, auth.session_ttl()) {
             res.headers_mut().append(header::SET_COOKIE, v);

@@ -109,3 +109,42 @@ async fn two_replicas_share_samples_episodes_acknowledgements_and_alerts_through
     let (_, outbox) = AlertStore::new(Some(one)).load().await.unwrap();
     assert!(outbox.get("oncall").is_none_or(|q| q.is_empty()), "delivered, gone for both");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_session_begun_on_one_replica_holds_on_another_and_signing_out_on_either_ends_it() {
+    use server::auth::{Accounts, Auth};
+    use sqlx::Connection;
+    let pg = TestServer::postgres("sundial-sessions-pg-", port::SESSIONS_PG);
+    let mut db = sqlx::PgConnection::connect(&pg.pg_url("postgres")).await.unwrap();
+    sqlx::query("CREATE DATABASE sundial_store").execute(&mut db).await.unwrap();
+    let at = StoreAt::Postgres(format!("postgres://postgres@127.0.0.1:{}/sundial_store", port::SESSIONS_PG));
+    let users = format!(
+        "[[user]]\nname = \"alice\"\nrole = \"admin\"\npassword_hash = \"{}\"\n",
+        server::auth::hash_password("alice-pw-1").unwrap()
+    );
+    let replica = async || {
+        let store = Store::open_at(&at).await.unwrap();
+        let accounts = Accounts::parse(&users, "users.toml").unwrap();
+        Auth::new(accounts, std::time::Duration::from_secs(3600), None).sessions_in(Some(&store))
+    };
+    let (a, b) = (replica().await, replica().await);
+    let id = a.sign_in(None, "alice", "alice-pw-1").await.expect("signed in on A");
+    let on_b = b.by_session(&id).await.expect("the session holds on B");
+    assert_eq!((on_b.name.as_str(), on_b.role), ("alice", app::api::Role::Admin));
+    let stored: i64 = sqlx::query_scalar("SELECT count(*) FROM session WHERE id_sha256 = $1")
+        .bind(&id)
+        .fetch_one(&mut sqlx::PgConnection::connect(&at_url(&at)).await.unwrap())
+        .await
+        .unwrap();
+    assert_eq!(stored, 0, "the store keeps the id's digest, never the id");
+    b.sign_out(&id).await;
+    assert!(a.by_session(&id).await.is_none(), "signed out on B, gone on A");
+    assert!(b.by_session("0".repeat(64).as_str()).await.is_none());
+}
+
+fn at_url(at: &StoreAt) -> String {
+    match at {
+        StoreAt::Postgres(url) => url.clone(),
+        StoreAt::File(_) => unreachable!("a PostgreSQL store"),
+    }
+}

@@ -34,6 +34,7 @@ pub mod port {
     pub const REPLICAS_PG: u16 = 55497;
     pub const STORE_RESTART_PG: u16 = 55498;
     pub const STORE_PG: u16 = 55499;
+    pub const SESSIONS_PG: u16 = 55500;
     pub const HANG_PG: u16 = 55501;
     pub const HANG_MARIA: u16 = 55502;
     pub const RESET_PG: u16 = 55503;

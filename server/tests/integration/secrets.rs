@@ -172,3 +172,35 @@ async fn no_secret_reaches_a_log_a_page_an_error_or_the_metrics() {
     }
     let _ = std::fs::remove_dir_all(dir.path());
 }
+
+/// A PostgreSQL store that cannot be reached: Sundial does not start, says which store (its
+/// URL without the password) and why, and the password is nowhere in what it printed; a
+/// password written in the fleet file's `store` is refused, naming the field.
+#[test]
+fn the_stores_password_is_never_printed_and_never_taken_from_the_file() {
+    const STORE_PASSWORD: &str = "store-pw-Vb6Xc1";
+    let dir = tempfile::tempdir().unwrap();
+    let dead = closed_port();
+    let fleet = dir.path().join("fleet.toml");
+    std::fs::write(&fleet, "store_url_env = \"TEST_STORE_URL\"\n").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_sundial"))
+        .args(["serve", "--config", fleet.to_str().unwrap(), "--addr", &format!("127.0.0.1:{}", closed_port())])
+        .env("SUNDIAL_LOG", "debug")
+        .env("TEST_STORE_URL", format!("postgres://sundial:{STORE_PASSWORD}@127.0.0.1:{dead}/sundial"))
+        .output()
+        .expect("run sundial");
+    let printed = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(!out.status.success(), "no store, no start: {printed}");
+    assert!(printed.contains(&format!("postgres://sundial@127.0.0.1:{dead}/sundial")), "names the store: {printed}");
+    assert!(!printed.contains(STORE_PASSWORD), "the store's password is in the output:\n{printed}");
+
+    std::fs::write(&fleet, format!("store = \"postgres://sundial:{STORE_PASSWORD}@db.corp/sundial\"\n")).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_sundial"))
+        .args(["check-config", "--config", fleet.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let printed = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(!out.status.success() && printed.contains("store = postgres://sundial@db.corp/sundial"), "{printed}");
+    assert!(printed.contains("secrets never go in the file"), "{printed}");
+    assert!(!printed.contains(STORE_PASSWORD), "{printed}");
+}

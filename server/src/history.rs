@@ -13,7 +13,9 @@
 //! What was written is remembered in memory (loaded once from the store, then kept per read),
 //! so a read writes only what is new. A failed write forgets that memory: the next read writes
 //! everything it holds again (nothing read is lost while the source still has it).
-//! Runs older than the retention (`history_retention`, default 90 days) are deleted.
+//! The scheduler's own log lines (`SourceRead::events`) are kept the same way (`kept_event`,
+//! keyed by instant and content), and those older than the read's oldest come back into it.
+//! Runs and lines older than the retention (`history_retention`, default 90 days) are deleted.
 use crate::on_db;
 use crate::sources::SourceRead;
 use crate::store::{Error, Store, query};
@@ -51,6 +53,9 @@ pub struct InstanceHistory {
     loaded: bool,
     jobs: HashMap<String, JobKept>,
     pruned: Option<DateTime<Utc>>,
+    /// The scheduler's log lines from this instant on are written at the next read (the
+    /// newest written; `None`: all).
+    events_from: Option<DateTime<Utc>>,
 }
 
 fn us(t: DateTime<Utc>) -> i64 {
@@ -102,6 +107,11 @@ impl InstanceHistory {
             let Some(horizon) = job.history_horizon else { continue };
             let earlier: Vec<Run> = kept.runs.range(..horizon).map(|(_, r)| r.clone()).collect();
             history::merge(job, &kept.spans, &earlier);
+        }
+        if result.is_ok() {
+            // The scheduler's log lines it no longer has come back from the store.
+            let oldest = read.events.iter().map(|e| e.at).min();
+            read.events.extend(kept_events(store, instance, window.start, oldest).await?);
         }
         result
     }
@@ -207,9 +217,36 @@ impl InstanceHistory {
                 }
                 kept.runs = kept.runs.split_off(&window.start);
             }
+            for event in read.events.iter().filter(|e| self.events_from.is_none_or(|from| e.at >= from)) {
+                let text = serde_json::to_string(event).map_err(|e| Error::Query(e.to_string()))?;
+                let digest = {
+                    use sha2::Digest;
+                    hex::encode(sha2::Sha256::digest(text.as_bytes()))
+                };
+                sqlx::query(
+                    "INSERT INTO kept_event (instance, at_us, digest, event) VALUES ($1, $2, $3, $4) \
+                 ON CONFLICT (instance, at_us, digest) DO NOTHING",
+                )
+                .bind(instance)
+                .bind(us(event.at))
+                .bind(digest)
+                .bind(text)
+                .execute(&mut *tx)
+                .await
+                .map_err(query)?;
+            }
+            if let Some(newest) = read.events.iter().map(|e| e.at).max() {
+                self.events_from = Some(newest);
+            }
             if self.pruned.is_none_or(|p| read.now - p >= PRUNE_EVERY) {
                 let cutoff = read.now - chrono::Duration::from_std(retention).unwrap_or(chrono::Duration::days(90));
                 sqlx::query("DELETE FROM kept_run WHERE instance = $1 AND start_us < $2")
+                    .bind(instance)
+                    .bind(us(cutoff))
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(query)?;
+                sqlx::query("DELETE FROM kept_event WHERE instance = $1 AND at_us < $2")
                     .bind(instance)
                     .bind(us(cutoff))
                     .execute(&mut *tx)
@@ -226,6 +263,25 @@ impl InstanceHistory {
             tx.commit().await.map_err(query)
         })
     }
+}
+
+/// The log lines kept of `instance` from `from` on and before `before` (`None`: all).
+async fn kept_events(
+    store: &Store,
+    instance: &str,
+    from: DateTime<Utc>,
+    before: Option<DateTime<Utc>>,
+) -> Result<Vec<app::engine::log::LogEvent>, Error> {
+    let texts: Vec<String> = on_db!(store, |pool| sqlx::query_scalar(
+        "SELECT event FROM kept_event WHERE instance = $1 AND at_us >= $2 AND at_us < $3 ORDER BY at_us"
+    )
+    .bind(instance)
+    .bind(us(from))
+    .bind(before.map_or(i64::MAX, us))
+    .fetch_all(pool)
+    .await
+    .map_err(query)?);
+    Ok(texts.iter().filter_map(|t| serde_json::from_str(t).ok()).collect())
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 //! A SQLite file's `user_version` is its schema's: 0 (event samples only, also job rows' last cycle
 //! starts under keys `job …`), 1 (adds `job_sample`; the old job keys' samples are copied into
 //! it as states without a counter), 2 (adds `kept_run` and `kept_span`: the history Sundial
-//! keeps, see `crate::history`). Opening migrates; older files stay readable. PostgreSQL's schema
+//! keeps, see `crate::history`), 3 (adds `kept_event`: the schedulers' log lines kept). Opening migrates; older files stay readable. PostgreSQL's schema
 //! is sqlx's migrations (`server/migrations/postgres`), the same tables.
 use app::engine::job_table::CycleSample as JobSample;
 use chrono::{DateTime, Utc};
@@ -245,7 +245,7 @@ const WATCH: &str = "INSERT INTO event_watch (instance, event, first_seen) VALUE
 const FIRST_SEEN: &str = "SELECT first_seen FROM event_watch WHERE instance = $1 AND event = $2";
 
 /// The schema's version this code writes (the file's `user_version`).
-const SCHEMA_VERSION: i64 = 2;
+const SCHEMA_VERSION: i64 = 3;
 
 /// Create a SQLite store's tables, or bring an older file up to [`SCHEMA_VERSION`], in one
 /// transaction.
@@ -297,6 +297,16 @@ pub(crate) async fn migrate_file(pool: &SqlitePool) -> Result<(), sqlx::Error> {
         sqlx::query(
             "CREATE TABLE IF NOT EXISTS kept_span (instance TEXT NOT NULL, job TEXT NOT NULL, from_us INTEGER NOT NULL, \
              until_us INTEGER NOT NULL, PRIMARY KEY (instance, job, from_us))",
+        )
+        .execute(&mut *tx)
+        .await?;
+    }
+    if version < 3 {
+        // Every line of a scheduler's own log Sundial has read (the engine's `LogEvent` as
+        // JSON, keyed by its instant in microseconds and the SHA-256 of the JSON).
+        sqlx::query(
+            "CREATE TABLE IF NOT EXISTS kept_event (instance TEXT NOT NULL, at_us INTEGER NOT NULL, digest TEXT NOT NULL, \
+             event TEXT NOT NULL, PRIMARY KEY (instance, at_us, digest))",
         )
         .execute(&mut *tx)
         .await?;

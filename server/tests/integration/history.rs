@@ -318,3 +318,49 @@ async fn a_fleet_serves_runs_pg_cron_purged_from_sundials_store_and_its_page_sho
     assert!(page.contains("data-testid=\"kept-band\""), "the page shows Sundial's history");
     assert!(page.contains("data-testid=\"unknown-band\""), "and what nobody kept as unknown");
 }
+
+#[tokio::test]
+async fn the_schedulers_log_lines_it_purged_come_back_from_sundials_store_once_each() {
+    use app::engine::log::{LogEvent, LogKind};
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("store.sqlite")).await.unwrap();
+    let now = t("2026-11-22T12:00:00Z");
+    let line = |hours_ago: i64, kind: LogKind, text: &str| LogEvent {
+        at: now - Duration::hours(hours_ago),
+        job_id: "backup".into(),
+        kind,
+        text: text.into(),
+        members: Vec::new(),
+    };
+    let all = vec![
+        line(50, LogKind::Started, "fired"),
+        line(49, LogKind::Failed, "deadlock victim"),
+        line(2, LogKind::Started, "fired"),
+        line(1, LogKind::Succeeded, "done"),
+    ];
+    let mut history = InstanceHistory::default();
+    let mut first = read(now, Vec::new(), None);
+    first.events = all.clone();
+    let w = window(now);
+    history.keep(&store, "SQL1", &mut first, w, RETENTION).await.unwrap();
+    assert_eq!(first.events.len(), 4);
+
+    // The scheduler trimmed its log to the last day; a new line came.
+    let later = now + Duration::minutes(30);
+    let mut trimmed = read(later, Vec::new(), None);
+    trimmed.events = vec![all[2].clone(), all[3].clone(), line(0, LogKind::Started, "fired")];
+    history.keep(&store, "SQL1", &mut trimmed, window(later), RETENTION).await.unwrap();
+    let mut got: Vec<(DateTime<Utc>, String)> = trimmed.events.iter().map(|e| (e.at, e.text.clone())).collect();
+    got.sort();
+    assert_eq!(got.len(), 5, "the two trimmed lines back, none twice: {got:?}");
+    assert_eq!(got[1].1, "deadlock victim", "with their words");
+
+    // After a restart too.
+    let mut history = InstanceHistory::default();
+    let mut again = read(later, Vec::new(), None);
+    again.events = vec![all[3].clone(), line(0, LogKind::Started, "fired")];
+    history.keep(&store, "SQL1", &mut again, window(later), RETENTION).await.unwrap();
+    assert_eq!(again.events.len(), 5);
+    let kept: i64 = sqlx::query_scalar("SELECT count(*) FROM kept_event").fetch_one(store.sqlite().unwrap()).await.unwrap();
+    assert_eq!(kept, 5);
+}

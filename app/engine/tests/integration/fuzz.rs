@@ -919,4 +919,33 @@ fn fuzz_instances() {
 }
 
 /// Failures the harnesses found, each with its exact input.
-mod regressions {}
+mod regressions {
+    use chrono::{DateTime, Duration, Utc};
+    use sundial_engine::Window;
+    use sundial_engine::job_table::{self, CycleSample};
+
+    fn t(s: &str) -> DateTime<Utc> {
+        s.parse().expect("an instant")
+    }
+
+    /// A `job` row whose `job_runner_cycles` reads 9223372036854775807 while a cycle runs: the
+    /// count of cycles started (the counter plus the running one) overflowed.
+    #[test]
+    fn a_cycle_counter_at_its_maximum_does_not_overflow() {
+        let at = t("2023-01-01T00:00:00Z");
+        let sample = CycleSample {
+            first_seen: at,
+            seen_until: at,
+            cycles: Some(i64::MAX),
+            last_start: Some(at),
+            ..CycleSample::default()
+        };
+        assert_eq!(sample.known_since(), at);
+        let h = job_table::reconstruct(&[sample.clone()], 1, Window::new(at, at), Duration::hours(1), at);
+        assert!(h.runs.is_empty(), "an empty window holds no run: {:?}", h.runs);
+        // Over a day, the cycle seen running is there, going.
+        let day = Window::new(at - Duration::hours(1), at + Duration::days(1));
+        let h = job_table::reconstruct(&[sample], 1, day, Duration::hours(1), at);
+        assert_eq!(h.runs.iter().map(|r| r.start).collect::<Vec<_>>(), vec![at], "{:?}", h.runs);
+    }
+}

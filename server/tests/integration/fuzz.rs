@@ -1144,4 +1144,38 @@ fn fuzz_mysql_event_rows() {
 }
 
 /// Failures the harnesses found, each with its exact input.
-mod regressions {}
+mod regressions {
+    use crate::support::fixture::FixtureBackend;
+    use crate::support::web::{self, send};
+    use axum::body::Body;
+    use axum::http::{Request, StatusCode, header};
+    use std::sync::Arc;
+
+    async fn post(uri: &str, form: &str) -> web::Answer {
+        let state = web::state(Arc::new(FixtureBackend { fail: false, kind: "mssql" }));
+        let req = Request::post(uri)
+            .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+            .body(Body::from(form.to_owned()))
+            .expect("a request");
+        send(state, req).await
+    }
+
+    /// `POST /api/fn/jobs` with no arguments was answered 500: server functions answered
+    /// every error so, a bad request included. It is a 400 that says what was wrong.
+    #[tokio::test]
+    async fn a_server_function_without_its_arguments_is_a_bad_request() {
+        let a = post("/api/fn/jobs", "").await;
+        assert_eq!(a.status, StatusCode::BAD_REQUEST, "{}", a.text());
+        assert!(a.text().contains("the request's arguments are not valid"), "{}", a.text());
+    }
+
+    /// The same for an argument the function itself refuses.
+    #[tokio::test]
+    async fn a_server_function_refusing_an_argument_is_a_bad_request() {
+        let a = post("/api/fn/jobs", "days=5").await;
+        assert_eq!(a.status, StatusCode::BAD_REQUEST, "{}", a.text());
+        assert!(a.text().contains("days must be 1, 7 or 30"), "{}", a.text());
+        // A good request still answers.
+        assert_eq!(post("/api/fn/jobs", "days=7").await.status, StatusCode::OK);
+    }
+}

@@ -840,10 +840,14 @@ fn fuzz_msdb_rows() {
     });
 }
 
-/// Warnings and errors name their field.
+/// Warnings that are about a schedule as a whole, not one of its fields.
+const WHOLE_SCHEDULE: [&str; 2] = ["the forecast is cut off", "Never fires"];
+
+/// Errors and warnings name their field (but the few about a whole schedule).
 fn check_named(diags: &[Diagnostic]) -> Result<(), TestCaseError> {
     for d in diags {
-        if d.severity != Severity::Info {
+        let whole = d.severity == Severity::Warning && WHOLE_SCHEDULE.iter().any(|m| d.message.contains(m));
+        if d.severity != Severity::Info && !whole {
             prop_assert!(d.field.as_deref().is_some_and(|f| !f.is_empty()), "a diagnostic naming no field: {d:?}");
         }
     }

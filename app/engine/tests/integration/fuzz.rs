@@ -248,9 +248,10 @@ fn window() -> BoxedStrategy<Window> {
         .boxed()
 }
 
-/// A window a page asks for: up to 62 days (the API's longest), anywhere in time.
+/// A window a page asks for, anywhere in time: mostly up to two days, now and then up to 62
+/// (the API's longest; an instance's forecast and reconciliation cost grows with it).
 fn page_window() -> BoxedStrategy<Window> {
-    (instant(), prop_oneof![8 => 0i64..8 * 86_400, 1 => 0i64..62 * 86_400])
+    (instant(), prop_oneof![16 => 0i64..2 * 86_400, 2 => 0i64..8 * 86_400, 1 => 0i64..62 * 86_400])
         .prop_map(|(a, len)| {
             Window::new(a, a.checked_add_signed(Duration::seconds(len)).unwrap_or(DateTime::<Utc>::MAX_UTC))
         })
@@ -424,10 +425,14 @@ fn check_forecast(f: &Forecast, w: &Window) -> Result<(), TestCaseError> {
     check_named(&f.diagnostics)
 }
 
-/// Errors and warnings name their field.
+/// Warnings that are about a schedule as a whole, not one of its fields.
+const WHOLE_SCHEDULE: [&str; 2] = ["the forecast is cut off", "Never fires"];
+
+/// Errors and warnings name their field (but the few about a whole schedule).
 fn check_named(diags: &[Diagnostic]) -> Result<(), TestCaseError> {
     for d in diags {
-        if d.severity != Severity::Info {
+        let whole = d.severity == Severity::Warning && WHOLE_SCHEDULE.iter().any(|m| d.message.contains(m));
+        if d.severity != Severity::Info && !whole {
             prop_assert!(d.field.as_deref().is_some_and(|f| !f.is_empty()), "a diagnostic naming no field: {d:?}");
         }
     }

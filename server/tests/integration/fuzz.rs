@@ -1173,6 +1173,72 @@ mod regressions {
         assert!(a.text().contains("the request's arguments are not valid"), "{}", a.text());
     }
 
+    /// A Primentra `SchedulerLog` row ending a run that started before the rows read, with a
+    /// `DurationMs` no run can have: its start (the end less the duration) overflowed. It is a
+    /// diagnostic on the job naming the column; the rest reads.
+    #[tokio::test]
+    async fn a_primentra_duration_no_run_can_have_is_a_diagnostic() {
+        use super::{Sql, fill_tables, memory_db, poll, table};
+        use server::sources::primentra::{self, CONFIG_COLUMNS, ENTITY_COLUMNS, LOG_COLUMNS};
+        use server::sources::tables::TablesDb;
+        let tables = vec![
+            table("Entities", ENTITY_COLUMNS),
+            table("SchedulerConfigurations", CONFIG_COLUMNS),
+            table("SchedulerLog", LOG_COLUMNS),
+        ];
+        let row = |t: usize, cells: &[(&str, Sql)]| -> Vec<Sql> {
+            tables[t]
+                .columns
+                .iter()
+                .map(|(c, _)| cells.iter().find(|(n, _)| n == c).map_or(Sql::Null, |(_, v)| v.clone()))
+                .collect()
+        };
+        let text = |s: &str| Sql::Text(s.to_owned());
+        for ms in ["-9223372036854775808", "9223372036854775807", "100000000000000000"] {
+            let rows = vec![
+                vec![row(0, &[("Id", Sql::Int(1)), ("Name", text("Orders"))])],
+                vec![row(1, &[("Id", Sql::Int(1)), ("EntityId", Sql::Int(1)), ("ProcessingMode", text("triggered"))])],
+                vec![
+                    row(
+                        2,
+                        &[
+                            ("Id", Sql::Int(1)),
+                            ("EntityId", Sql::Int(1)),
+                            ("EventTime", text("2026-11-22 10:00:00")),
+                            ("EventType", text("completed")),
+                            ("DurationMs", text(ms)),
+                        ],
+                    ),
+                    row(
+                        2,
+                        &[
+                            ("Id", Sql::Int(2)),
+                            ("EntityId", Sql::Int(1)),
+                            ("EventTime", text("2026-11-22 11:00:00")),
+                            ("EventType", text("fired")),
+                        ],
+                    ),
+                ],
+            ];
+            let pool = memory_db(&tables).await;
+            fill_tables(&pool, &tables, &rows).await;
+            let (w, now) = poll();
+            let read = primentra::read_instance(&mut TablesDb::Sqlite(pool), "fuzz", chrono_tz::UTC, w, now)
+                .await
+                .expect("bad values are no failed read");
+            let job = &read.input.jobs[0];
+            assert!(
+                job.diagnostics
+                    .iter()
+                    .any(|d| d.field.as_deref() == Some("DurationMs") && d.value.as_deref() == Some(ms)),
+                "{ms}: {:?}",
+                job.diagnostics
+            );
+            // The run fired at 11:00 is there, still going.
+            assert_eq!(job.runs.len(), 1, "{ms}: {:?}", job.runs);
+        }
+    }
+
     /// The same for an argument the function itself refuses.
     #[tokio::test]
     async fn a_server_function_refusing_an_argument_is_a_bad_request() {

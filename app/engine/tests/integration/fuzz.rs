@@ -425,6 +425,14 @@ fn check_forecast(f: &Forecast, w: &Window) -> Result<(), TestCaseError> {
     check_named(&f.diagnostics)
 }
 
+/// A job's forecast, merged over its schedules: in time order (two schedules may share an
+/// instant) and inside the window; one schedule in error leaves the others' occurrences.
+fn check_job_forecast(f: &Forecast, w: &Window) -> Result<(), TestCaseError> {
+    prop_assert!(f.occurrences.windows(2).all(|p| p[0].at <= p[1].at), "occurrences out of order: {:?}", f.occurrences);
+    prop_assert!(f.occurrences.iter().all(|o| w.contains(o.at)), "an occurrence outside {w:?}: {:?}", f.occurrences);
+    check_named(&f.diagnostics)
+}
+
 /// Warnings that are about a schedule as a whole, not one of its fields.
 const WHOLE_SCHEDULE: [&str; 2] = ["the forecast is cut off", "Never fires"];
 
@@ -906,7 +914,7 @@ fn fuzz_instances() {
             let runs_out: usize = report.jobs.iter().map(|j| j.runs.len()).sum();
             prop_assert_eq!(runs_in, runs_out, "a run was lost");
             for j in &report.jobs {
-                check_forecast(&j.forecast, &w)?;
+                check_job_forecast(&j.forecast, &w)?;
                 let _ = durations::stats(&j.runs);
                 let _ = durations::by_weekday(&j.runs, tz);
             }

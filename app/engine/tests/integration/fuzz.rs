@@ -941,6 +941,18 @@ mod regressions {
         s.parse().expect("an instant")
     }
 
+    /// The editor's warnings for a MySQL event with a fixed-offset TIME_ZONE (`-12:00`) at
+    /// the first instant chrono holds: the event's clock (now plus the offset) overflowed.
+    #[test]
+    fn an_event_offset_at_the_start_of_time_does_not_overflow() {
+        use sundial_engine::mysql_event::MysqlEvent;
+        use sundial_engine::{Schedule, Zone, edit, tz};
+        let e = MysqlEvent { time_zone: Some("-12:00".into()), ..MysqlEvent::default() };
+        let now = DateTime::<Utc>::MIN_UTC;
+        let w = edit::warnings(&Schedule::MysqlEvent(e), now, tz::to_local(now, Zone::UTC), None);
+        assert!(w.is_empty(), "{w:?}");
+    }
+
     /// A `job` row whose `job_runner_cycles` reads 9223372036854775807 while a cycle runs: the
     /// count of cycles started (the counter plus the running one) overflowed.
     #[test]

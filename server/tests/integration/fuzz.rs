@@ -1028,7 +1028,7 @@ where
             if let TablesDb::Sqlite(pool) = &**db {
                 fill_tables(pool, &tables, &rows).await;
             }
-            read(&mut **db, &store).await
+            read(&mut db, &store).await
         });
         check_read(result, main.map_or(0, |m| rows[m].len()))
     });

@@ -966,7 +966,7 @@ mod regressions {
             ..CycleSample::default()
         };
         assert_eq!(sample.known_since(), at);
-        let h = job_table::reconstruct(&[sample.clone()], 1, Window::new(at, at), Duration::hours(1), at);
+        let h = job_table::reconstruct(std::slice::from_ref(&sample), 1, Window::new(at, at), Duration::hours(1), at);
         assert!(h.runs.is_empty(), "an empty window holds no run: {:?}", h.runs);
         // Over a day, the cycle seen running is there, going.
         let day = Window::new(at - Duration::hours(1), at + Duration::days(1));

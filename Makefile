@@ -6,7 +6,7 @@ export PATH := $(HOME)/.cargo/bin:$(PATH)
 export LEPTOS_SITE_ROOT := target/site
 export LEPTOS_OUTPUT_NAME := sundial
 
-.PHONY: run test setup build unit engine-wasm lint e2e wasm-size bench load load-fleet clean-demo
+.PHONY: run test setup build unit engine-wasm lint e2e wasm-size bench load load-fleet fuzz clean-demo
 
 setup:
 	@.ci/install-deps
@@ -43,6 +43,13 @@ test: lint unit e2e wasm-size
 
 bench: setup
 	cargo bench -p sundial-engine --bench engine
+
+# Bad input, fuzzed: every harness of both test binaries at 100,000 inputs each, release build
+# with overflow checks (an overflow panics, as in debug); each prints its count. `cargo test`
+# runs the same harnesses with 256 inputs.
+fuzz:
+	CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS=true SUNDIAL_FUZZ_CASES=100000 cargo test --release --locked -p sundial-engine --test integration fuzz -- --nocapture
+	CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS=true SUNDIAL_FUZZ_CASES=100000 cargo test --release --locked -p server --test integration fuzz -- --nocapture
 
 # Pages under load on loopback: 50 copies of the demo instance (2,050 jobs), 50 clients (wrk),
 # p50/p95/p99 and errors per page. Figures, not a test.

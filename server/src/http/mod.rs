@@ -1,7 +1,8 @@
 //! HTTP: the router (pages, server functions, JSON endpoints, static files) and its errors.
 //!
 //! - `GET /`, `/jobs`, `/jobs/{job_id}`: pages, server-rendered (leptos) and hydrated.
-//! - `POST /api/fn/*`: the pages' server functions (client-side navigation).
+//! - `POST /api/fn/*`: the pages' server functions (client-side navigation); an error is
+//!   answered with its `ApiError`'s status ([`server_fn_status`]), 400 for a bad argument.
 //! - `GET /api/health`: `{"status":"ok"}`.
 //! - `GET /api/jobs?days=N&instance=NAME`: the jobs list as JSON (N = 1, 7 or 30; default
 //!   7; the first instance when none is named).
@@ -26,6 +27,7 @@ pub mod error;
 pub mod log_csv;
 pub mod metrics;
 pub mod page_cache;
+pub mod server_fn_status;
 
 pub use error::Error;
 
@@ -114,6 +116,7 @@ pub fn router_at(state: AppState, public_url: Option<String>) -> Router {
         .merge(api::routes())
         .leptos_routes_with_context(&state, routes, context.clone(), shell)
         .fallback(leptos_axum::file_and_error_handler_with_context::<AppState, _>(context, app::shell))
+        .layer(axum::middleware::from_fn(server_fn_status::layer))
         // Pages are kept uncompressed (each answer re-stamped with a fresh nonce), then
         // compressed per answer, at gzip's fastest level: a 185 KB page in about a millisecond.
         .layer(axum::middleware::from_fn_with_state(

@@ -414,8 +414,17 @@ impl History {
         let idx = match (open.take(), e.ms) {
             (Some(i), _) => i,
             (None, Some(ms)) => {
+                // A DurationMs no run can have (a start before chrono's range) overflowed here.
+                let Some(start) = TimeDelta::try_milliseconds(ms).and_then(|d| e.at.checked_sub_signed(d)) else {
+                    self.diagnostics.push(Diagnostic::warning(
+                        "DurationMs",
+                        ms,
+                        format!("SchedulerLog row at {}: not a run's duration; the run it ends is left out", e.at),
+                    ));
+                    return false;
+                };
                 self.runs.push(Run {
-                    start: e.at - TimeDelta::milliseconds(ms),
+                    start,
                     duration_secs: 0,
                     outcome,
                     trigger: Trigger::Schedule(None),

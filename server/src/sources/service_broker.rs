@@ -283,7 +283,8 @@ impl Step {
         let step = Step {
             name: text(r, "StepName").map(str::to_owned).unwrap_or_default(),
             job_id: text(r, "ScheduledJobId").map(str::to_owned),
-            attempts: if retry { 1 + times } else { 1 },
+            // Saturating: a RetryOnFailTimes of i64::MAX must not overflow.
+            attempts: if retry { times.saturating_add(1) } else { 1 },
             duration,
             last,
             id,

@@ -17,6 +17,7 @@ mod config;
 mod demo;
 mod demo_fleet;
 mod fleet_faults;
+mod fuzz;
 mod history;
 mod http;
 mod job_page;

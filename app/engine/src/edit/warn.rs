@@ -139,7 +139,8 @@ fn mysql_event(e: &MysqlEvent, now: DateTime<Utc>, now_local: NaiveDateTime, w: 
         _ => {}
     }
     let now_event = match fixed_offset(e.time_zone.as_deref()) {
-        Some(secs) => now.naive_utc() + TimeDelta::seconds(secs),
+        // At the ends of chrono's range the event's clock is taken as the instance's.
+        Some(secs) => now.naive_utc().checked_add_signed(TimeDelta::seconds(secs)).unwrap_or(now_local),
         None => now_local,
     };
     let recurring = match up(&e.event_type).as_deref() {

@@ -57,7 +57,8 @@ impl CycleSample {
     /// `None` when the counter is unknown but a cycle is.
     fn started(&self) -> Option<i64> {
         match (self.cycles, self.last_start) {
-            (Some(c), Some(_)) => Some(c.max(0) + i64::from(!self.last_finished())),
+            // Saturating: a corrupt counter (i64::MAX) must not overflow.
+            (Some(c), Some(_)) => Some(c.max(0).saturating_add(i64::from(!self.last_finished()))),
             (Some(c), None) => Some(c.max(0)),
             (None, None) => Some(0),
             (None, Some(_)) => None,
@@ -362,7 +363,7 @@ fn place_between(known: &BTreeMap<i64, Known>, started: i64, cx: &mut Ctx) -> Ve
             }
         } else if !chained {
             cx.unobserved(ta, tb);
-            cx.unplaced.0 += k - 1;
+            cx.unplaced.0 = cx.unplaced.0.saturating_add(k - 1);
             if k > 1 && cx.unplaced.1.is_none() {
                 cx.unplaced.1 = Some(Window::new(ta, tb));
             }

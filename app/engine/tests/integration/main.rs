@@ -12,6 +12,7 @@ mod dialect_props;
 mod durations;
 mod edit_cases;
 mod fleet;
+mod fuzz;
 mod reconcile_cases;
 mod reconcile_props;
 mod replay;

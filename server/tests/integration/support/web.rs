@@ -59,6 +59,18 @@ pub async fn send_to(state: AppState, public_url: Option<&str>, req: Request<Bod
     Answer { status, headers, body }
 }
 
+/// A router for `state`, built once for many requests (the fuzz harness's); send them while
+/// holding [`rendering`].
+pub async fn router(state: AppState) -> axum::Router {
+    let _only_me = BUILDING.write().await;
+    server::http::router(state)
+}
+
+/// The right to render pages: no router is built meanwhile (see [`BUILDING`]).
+pub async fn rendering() -> tokio::sync::RwLockReadGuard<'static, ()> {
+    BUILDING.read().await
+}
+
 /// `GET uri`: its status and text.
 pub async fn get(state: &AppState, uri: &str) -> (StatusCode, String) {
     let a = send(state.clone(), Request::get(uri).body(Body::empty()).expect("a request")).await;

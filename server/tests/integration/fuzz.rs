@@ -1248,4 +1248,35 @@ mod regressions {
         // A good request still answers.
         assert_eq!(post("/api/fn/jobs", "days=7").await.status, StatusCode::OK);
     }
+    /// A Service Broker step with `RetryOnFail` and a `RetryOnFailTimes` of i64::MAX (the row
+    /// proptest shrank to at 100,000 inputs): counting its attempts overflowed. The read goes
+    /// on (the step belongs to no job here, as in the shrunk row).
+    #[tokio::test]
+    async fn a_service_broker_step_retried_i64_max_times_reads() {
+        use super::{Sql, fill_tables, memory_db, poll, table};
+        use server::sources::service_broker::{self, ERROR_COLUMNS, JOB_COLUMNS, SCHEDULE_COLUMNS, STEP_COLUMNS};
+        use server::sources::tables::TablesDb;
+        let tables = vec![
+            table("ScheduledJobs", JOB_COLUMNS),
+            table("JobSchedules", SCHEDULE_COLUMNS),
+            table("ScheduledJobSteps", STEP_COLUMNS),
+            table("SchedulingErrors", ERROR_COLUMNS),
+        ];
+        let step = vec![
+            Sql::Int(1),
+            Sql::Int(1),
+            Sql::Null,
+            Sql::Text("1".into()),
+            Sql::Int(i64::MAX),
+            Sql::Null,
+            Sql::Text("2026-11-22 12:00:00".into()),
+        ];
+        assert_eq!(step.len(), tables[2].columns.len());
+        let rows = vec![Vec::new(), Vec::new(), vec![step], Vec::new()];
+        let pool = memory_db(&tables).await;
+        fill_tables(&pool, &tables, &rows).await;
+        let (w, now) = poll();
+        let read = service_broker::read_instance(&mut TablesDb::Sqlite(pool), "fuzz", chrono_tz::UTC, w, now).await;
+        assert!(read.is_ok(), "{:?}", read.err());
+    }
 }

@@ -361,6 +361,7 @@ async fn the_schedulers_log_lines_it_purged_come_back_from_sundials_store_once_e
     again.events = vec![all[3].clone(), line(0, LogKind::Started, "fired")];
     history.keep(&store, "SQL1", &mut again, window(later), RETENTION).await.unwrap();
     assert_eq!(again.events.len(), 5);
-    let kept: i64 = sqlx::query_scalar("SELECT count(*) FROM kept_event").fetch_one(store.sqlite().unwrap()).await.unwrap();
+    let kept: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM kept_event").fetch_one(store.sqlite().unwrap()).await.unwrap();
     assert_eq!(kept, 5);
 }

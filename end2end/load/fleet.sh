@@ -68,6 +68,9 @@ job=$(curl -sf "$url/api/jobs?instance=SQL$(printf '%0*d' ${#instances} 1)&days=
 first="SQL$(printf '%0*d' ${#instances} 1)"
 echo "fleet: $instances SQL Agent instances of $jobs jobs ($rows history rows each), read every $poll, and $trouble of the demo's 8 others; $summary"
 echo "process: $(ps -o rss= -p "$pid" | awk '{printf "%.0f MB resident", $1/1024}')"
+# SETTLE=seconds: wait that long after every instance's first read, for the burst of second
+# reads that the first ones delayed to pass before measuring.
+sleep "${SETTLE:-0}"
 # A quiet stretch as long as one page's load, for the reads the pollers make on their own.
 r0=$(reads); sleep "$seconds"; r1=$(reads)
 echo "quiet ${seconds}s: $((r1 - r0)) reads (the poll intervals make about $expected in ${seconds}s)"

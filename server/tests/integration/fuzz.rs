@@ -18,7 +18,7 @@ use axum::http::{Method, Request, header};
 use chrono::{DateTime, Duration, Utc};
 use http_body_util::BodyExt;
 use proptest::prelude::*;
-use proptest::test_runner::{Config, TestCaseError, TestError, TestRunner};
+use proptest::test_runner::TestCaseError;
 use server::config;
 use server::sources::msdb_rows::{
     self, Cell, HorizonRead, JobRead, MsdbRows, OutcomeRead, RunningRead, ScheduleRead, SessionRead,
@@ -27,34 +27,12 @@ use server::sources::snapshots::Store;
 use server::sources::tables::{Col, TablesDb};
 use server::sources::{SourceRead, job_table, jobactivity, mysql_events, pg_cron, primentra, service_broker};
 use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
-use std::sync::atomic::{AtomicU64, Ordering};
 use tower::ServiceExt;
 
 /// Inputs per harness: `SUNDIAL_FUZZ_CASES`, else 256.
-fn cases() -> u32 {
-    std::env::var("SUNDIAL_FUZZ_CASES").ok().and_then(|v| v.trim().parse().ok()).unwrap_or(256)
-}
-
-/// Runs `body` on `cases()` inputs of `strategy`; a panic or a failed check is shrunk and
-/// reported with the minimal input. Prints the count when all passed.
-fn fuzz<S: Strategy>(name: &str, strategy: S, body: impl Fn(S::Value) -> Result<(), TestCaseError>)
-where
-    S::Value: std::fmt::Debug,
-{
-    let n = cases();
-    let config = Config { failure_persistence: None, ..Config::with_cases(n) };
-    let mut runner = TestRunner::new(config);
-    let count = AtomicU64::new(0);
-    let result = runner.run(&strategy, |v| {
-        count.fetch_add(1, Ordering::Relaxed);
-        body(v)
-    });
-    match result {
-        Ok(()) => eprintln!("fuzz {name}: {} inputs, no panic", count.load(Ordering::Relaxed)),
-        Err(TestError::Fail(why, input)) => panic!("fuzz {name}: {why}\nminimal input: {input:#?}"),
-        Err(TestError::Abort(why)) => panic!("fuzz {name}: aborted: {why}"),
-    }
-}
+#[path = "../../../app/engine/tests/fuzz_runner/mod.rs"]
+mod fuzz_runner;
+use fuzz_runner::fuzz;
 
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("a runtime")

@@ -10,8 +10,7 @@
 //! plain `#[test]` in `regressions` below.
 use chrono::{DateTime, Duration, NaiveDateTime, Utc};
 use proptest::prelude::*;
-use proptest::test_runner::{Config, TestCaseError, TestError, TestRunner};
-use std::sync::atomic::{AtomicU64, Ordering};
+use proptest::test_runner::TestCaseError;
 use sundial_engine::cron::{self, CronSchedule};
 use sundial_engine::edit::{self, Dialect};
 use sundial_engine::fleet::{self, InstanceInput, JobInput, JobSchedule};
@@ -27,30 +26,9 @@ use sundial_engine::{
 };
 
 /// Inputs per harness: `SUNDIAL_FUZZ_CASES`, else 256.
-fn cases() -> u32 {
-    std::env::var("SUNDIAL_FUZZ_CASES").ok().and_then(|v| v.trim().parse().ok()).unwrap_or(256)
-}
-
-/// Runs `body` on `cases()` inputs of `strategy`; a panic or a failed check is shrunk and
-/// reported with the minimal input. Prints the count when all passed.
-fn fuzz<S: Strategy>(name: &str, strategy: S, body: impl Fn(S::Value) -> Result<(), TestCaseError>)
-where
-    S::Value: std::fmt::Debug,
-{
-    let n = cases();
-    let config = Config { failure_persistence: None, ..Config::with_cases(n) };
-    let mut runner = TestRunner::new(config);
-    let count = AtomicU64::new(0);
-    let result = runner.run(&strategy, |v| {
-        count.fetch_add(1, Ordering::Relaxed);
-        body(v)
-    });
-    match result {
-        Ok(()) => eprintln!("fuzz {name}: {} inputs, no panic", count.load(Ordering::Relaxed)),
-        Err(TestError::Fail(why, input)) => panic!("fuzz {name}: {why}\nminimal input: {input:#?}"),
-        Err(TestError::Abort(why)) => panic!("fuzz {name}: aborted: {why}"),
-    }
-}
+#[path = "../fuzz_runner/mod.rs"]
+mod fuzz_runner;
+use fuzz_runner::fuzz;
 
 // ---------------------------------------------------------------------------------------------
 // Generators

@@ -240,24 +240,13 @@ impl InstanceHistory {
             }
             if self.pruned.is_none_or(|p| read.now - p >= PRUNE_EVERY) {
                 let cutoff = read.now - chrono::Duration::from_std(retention).unwrap_or(chrono::Duration::days(90));
-                sqlx::query("DELETE FROM kept_run WHERE instance = $1 AND start_us < $2")
-                    .bind(instance)
-                    .bind(us(cutoff))
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(query)?;
-                sqlx::query("DELETE FROM kept_event WHERE instance = $1 AND at_us < $2")
-                    .bind(instance)
-                    .bind(us(cutoff))
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(query)?;
-                sqlx::query("DELETE FROM kept_span WHERE instance = $1 AND until_us <= $2")
-                    .bind(instance)
-                    .bind(us(cutoff))
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(query)?;
+                for sql in [
+                    "DELETE FROM kept_run WHERE instance = $1 AND start_us < $2",
+                    "DELETE FROM kept_event WHERE instance = $1 AND at_us < $2",
+                    "DELETE FROM kept_span WHERE instance = $1 AND until_us <= $2",
+                ] {
+                    sqlx::query(sql).bind(instance).bind(us(cutoff)).execute(&mut *tx).await.map_err(query)?;
+                }
                 self.pruned = Some(read.now);
             }
             tx.commit().await.map_err(query)

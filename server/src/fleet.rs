@@ -1,13 +1,15 @@
 //! Serving a configured fleet: one poller per instance, each on its own timer and timeout.
 //!
-//! Every instance is read by its own task, every `poll_interval` (the instances' reads spread
-//! over the interval), each read bounded by the instance's `timeout`. With a shared store
+//! Every instance is read by its own task, every `poll_interval` (each instance on its own
+//! slots of the interval, so the reads spread over it), each read bounded by the instance's
+//! `timeout`. With a shared store
 //! (PostgreSQL), only the replica holding an instance's lease reads it; the others take in what
 //! it published (`crate::replicas`). Pages never touch a
 //! source: they analyse the last good read (cached per window until the next read), so any
 //! number of browsers cost the source one read per poll. The poller itself analyses the
-//! window triage judges right after each read, on the blocking pool: no page waits for it, and
-//! until it is done pages are served the fleet's last judgement. A read that fails or times out marks the instance unreachable with its error and the
+//! window triage judges right after each read, on the blocking pool (at most all cores but
+//! one such analyses at once): no page waits for it, and until it is done pages are served the
+//! fleet's last judgement. A read that fails or times out marks the instance unreachable with its error and the
 //! time of its last good read, and its pages go on showing that last good read under a banner
 //! that says so; the other instances go on being read and served.
 use app::api::ssr::{Backend, BoxFuture, ReportError, Snapshot};
@@ -134,6 +136,18 @@ impl Reader {
     }
 }
 
+/// How long from `now` until the next of the slots `origin + m × every` (m ≥ 0) that is
+/// still ahead (`now` itself counts as past): a read that overran its slot skips it.
+fn next_slot(origin: tokio::time::Instant, every: Duration, now: tokio::time::Instant) -> Duration {
+    if origin > now {
+        return origin - now;
+    }
+    let every = every.as_nanos().max(1);
+    let late = (now - origin).as_nanos();
+    let wait = every - late % every;
+    Duration::from_nanos(u64::try_from(wait).unwrap_or(u64::MAX))
+}
+
 /// A report and the time of the read it came from.
 type CachedReport = (DateTime<Utc>, Arc<InstanceReport>);
 
@@ -154,6 +168,16 @@ impl Instance {
     /// read and window (concurrent requests wait for that one analysis), on the blocking pool,
     /// so that pages served meanwhile are not held up behind it.
     async fn report(&self, days: u32) -> Result<Arc<InstanceReport>, ReportError> {
+        self.report_gated(days, None).await
+    }
+
+    /// [`Instance::report`], its analysis (if one is needed) started only once `gate` gives
+    /// a permit: the pollers' analyses queue there, the pages' never do.
+    async fn report_gated(
+        &self,
+        days: u32,
+        gate: Option<&tokio::sync::Semaphore>,
+    ) -> Result<Arc<InstanceReport>, ReportError> {
         let state = self.settled().await;
         let name = self.reader.config.name.clone();
         // The last good read, even when the latest attempt failed: the page then says so
@@ -171,6 +195,12 @@ impl Instance {
                 };
                 return Err(ReportError::Unavailable { instance: name, reason, last_good: None });
             }
+        };
+        // Waited for before the lock, so that pages asking meanwhile analyse it themselves.
+        let analysed = self.reports.lock().await.get(&days).is_some_and(|(at, _)| *at == good.at);
+        let _permit = match gate {
+            Some(gate) if !analysed => gate.acquire().await.ok(),
+            _ => None,
         };
         // Holding the lock while computing coalesces concurrent requests for one instance.
         let mut reports = self.reports.lock().await;
@@ -454,19 +484,25 @@ impl FleetBackend {
                 })
             })
             .collect();
-        // Each instance is read at once, then every poll interval; the second read comes a
-        // fraction of the interval later (the k-th of n instances: (k + 1) / n of it), so that
-        // reads spread over the interval instead of all falling in the same instant.
+        // Each instance is read at once, then on its own slots: the k-th of n instances at
+        // start + (k + 1)/n of the interval, then every interval after that. A read that ends
+        // past its slot waits for the next one rather than reading at once, so the reads keep
+        // their places in the interval however long the first ones took (all n start together
+        // and queue for the cores): the sources and the pages see a steady trickle, not the
+        // first reads' bunching replayed every interval.
         let n = instances.len().max(1) as u32;
+        // The analyses pollers start after their reads (CPU only) take at most all cores but
+        // one, so pages always have one to be served on.
+        let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+        let gate = Arc::new(tokio::sync::Semaphore::new(cores.saturating_sub(1).max(1)));
         for (k, instance) in instances.iter().enumerate() {
             let instance = instance.clone();
-            let every = instance.reader.config.poll_interval;
+            let every = instance.reader.config.poll_interval.max(Duration::from_millis(1));
             let phase = every / n * (k as u32 + 1);
             let replicas = replicas.clone();
+            let gate = gate.clone();
             tokio::spawn(async move {
-                let start = tokio::time::Instant::now();
-                let mut timer = tokio::time::interval_at(start + phase.max(Duration::from_millis(1)), every);
-                timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+                let mut origin = tokio::time::Instant::now() + phase;
                 let name = instance.reader.config.name.clone();
                 let mut collecting = replicas.is_none();
                 loop {
@@ -477,7 +513,7 @@ impl FleetBackend {
                         }
                         if now_collecting && !collecting {
                             // Taken over: read now, then every interval from now.
-                            timer.reset();
+                            origin = tokio::time::Instant::now() + every;
                         }
                         collecting = now_collecting;
                     }
@@ -496,10 +532,11 @@ impl FleetBackend {
                     // The window triage judges (and pages open on) is analysed now, once per
                     // read, rather than by the first page asking after it.
                     if instance.state.borrow().error.is_none() {
-                        let _ = instance.report(JUDGED_DAYS).await;
+                        let _ = instance.report_gated(JUDGED_DAYS, Some(&gate)).await;
                     }
                     if collecting {
-                        timer.tick().await;
+                        let now = tokio::time::Instant::now();
+                        tokio::time::sleep_until(now + next_slot(origin, every, now)).await;
                     } else {
                         tokio::time::sleep(every.min(FOLLOW_EVERY)).await;
                     }
@@ -764,4 +801,50 @@ pub async fn probe(config: &FleetConfig) -> Vec<(String, Result<String, String>)
         out.push((c.name.clone(), result));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::next_slot;
+    use std::time::Duration;
+    use tokio::time::Instant;
+
+    const MIN: Duration = Duration::from_secs(60);
+
+    #[test]
+    fn a_read_ahead_of_its_first_slot_waits_for_it() {
+        let t = Instant::now();
+        assert_eq!(next_slot(t + Duration::from_secs(45), MIN, t), Duration::from_secs(45));
+    }
+
+    #[test]
+    fn a_read_that_overran_its_slot_keeps_its_place_in_the_interval() {
+        let origin = Instant::now();
+        // The first read of the 150th of 200 instances ended 100 s after its slot (45 s in):
+        // its next read is at 45 s past the minute, as if it had been on time, not at once.
+        assert_eq!(next_slot(origin, MIN, origin + Duration::from_secs(100)), Duration::from_secs(20));
+        assert_eq!(next_slot(origin, MIN, origin + Duration::from_millis(59_999)), Duration::from_millis(1));
+        // Ending exactly on a slot: that slot is past, the next one is a whole interval on.
+        assert_eq!(next_slot(origin, MIN, origin + MIN), MIN);
+        assert_eq!(next_slot(origin, MIN, origin), MIN);
+    }
+
+    #[test]
+    fn slots_of_instances_spread_over_the_interval_whatever_their_first_reads_took() {
+        // 200 instances, their first reads ending in a bunch (all within 30 s); their second
+        // reads fall in 200 distinct places of the minute after it, as their phases say.
+        let start = Instant::now();
+        let n = 200u32;
+        let mut seconds: Vec<u64> = (0..n)
+            .map(|k| {
+                let origin = start + MIN / n * (k + 1);
+                let ended = start + Duration::from_millis(30_000 * u64::from(k) / u64::from(n));
+                let at = ended + next_slot(origin, MIN, ended) - start;
+                at.as_millis() as u64 % 60_000 / 300
+            })
+            .collect();
+        seconds.sort_unstable();
+        seconds.dedup();
+        assert_eq!(seconds.len(), 200, "each instance has its own 300 ms of the minute");
+    }
 }

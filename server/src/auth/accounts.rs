@@ -51,6 +51,17 @@ pub struct Accounts {
     decoy: String,
 }
 
+/// The decoy hash, made once per process (hashing is slow on purpose; a users file read again
+/// needs no new one).
+fn decoy() -> Result<String, AuthError> {
+    static DECOY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    if let Some(d) = DECOY.get() {
+        return Ok(d.clone());
+    }
+    let made = hash_password("no password matches this one")?;
+    Ok(DECOY.get_or_init(|| made).clone())
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawFile {
@@ -121,7 +132,7 @@ impl Accounts {
                 Role::parse(s).ok_or_else(|| bad(line, format!("role = {s:?}: must be \"admin\" or \"viewer\"")))
             }
         };
-        let mut accounts = Accounts { decoy: hash_password("no password matches this one")?, ..Accounts::default() };
+        let mut accounts = Accounts { decoy: decoy()?, ..Accounts::default() };
         for u in &raw.user {
             let line = line_of(text, u.span().start);
             let u = u.get_ref();

@@ -52,7 +52,7 @@
 //! are counted from the start date by division), and the first sub-day step at or after a time
 //! is a division too, so a forecast costs O(occurrences in the window) whatever the start
 //! date.
-use super::{Diagnostic, Forecast, Occurrence, ScheduleId, Severity, Window, Zone, tz};
+use super::{Diagnostic, Dst, Forecast, Occurrence, ScheduleId, Severity, Window, Zone, tz};
 use chrono::{DateTime, Datelike, NaiveDate, NaiveDateTime, NaiveTime, TimeDelta, Timelike, Utc};
 use serde::{Deserialize, Serialize};
 
@@ -658,6 +658,11 @@ pub fn validate(s: &AgentSchedule) -> Vec<Diagnostic> {
 
 /// Walks the due wall-clock times of a plan in order from a lower bound, resolving each in
 /// the zone and merging those that land on the same instant.
+///
+/// Two ways, with the same results (property tests hold them equal): step by step, each time
+/// resolved with [`tz::resolve`] (`fast == false`, the reference), or resolving only where the
+/// zone's offset changes ([`tz::Resolver`]: once per stretch of constant offset, then
+/// subtraction) and building each day's times from that day's dates, which are computed once.
 struct Cursor<'p> {
     plan: &'p Plan,
     tz: Zone,
@@ -669,12 +674,37 @@ struct Cursor<'p> {
     last_at: Option<DateTime<Utc>>,
     gave_up: bool,
     cost: u64,
+    fast: bool,
+    /// `plan.steps_per_day()`.
+    steps: i64,
+    resolver: tz::Resolver,
+    /// The day `dates` and `midnight` are for.
+    dates_day: Option<i64>,
+    /// The dates of the day before `dates_day` up to two days after it.
+    dates: [Option<NaiveDate>; 4],
+    /// `dates_day`'s midnight as wall-clock seconds (read as UTC).
+    midnight: i64,
 }
 
 impl<'p> Cursor<'p> {
     /// A cursor over every due wall-clock time at or after `from` (and possibly a few before).
-    fn new(plan: &'p Plan, tz: Zone, id: ScheduleId, from: NaiveDateTime) -> Self {
-        let mut c = Cursor { plan, tz, id, day: None, k: 0, last_at: None, gave_up: false, cost: 0 };
+    fn new(plan: &'p Plan, tz: Zone, id: ScheduleId, from: NaiveDateTime, fast: bool) -> Self {
+        let mut c = Cursor {
+            plan,
+            tz,
+            id,
+            day: None,
+            k: 0,
+            last_at: None,
+            gave_up: false,
+            cost: 0,
+            fast,
+            steps: plan.steps_per_day(),
+            resolver: tz::Resolver::new(tz),
+            dates_day: None,
+            dates: [None; 4],
+            midnight: 0,
+        };
         let from_day = day_number(from.date());
         // A day's steps run into the next day when the window spans midnight.
         c.enter(from_day - 1);
@@ -714,11 +744,61 @@ impl<'p> Cursor<'p> {
             self.enter(d + 1);
         }
     }
+
+    /// The wall-clock time `secs` seconds after `dates_day`'s midnight (-1 to 3 days).
+    #[inline]
+    fn wall(&self, secs: i64) -> Option<NaiveDateTime> {
+        let date = (*self.dates.get(usize::try_from(secs.div_euclid(DAY) + 1).ok()?)?)?;
+        let time = NaiveTime::from_num_seconds_from_midnight_opt(secs.rem_euclid(DAY) as u32, 0)?;
+        Some(date.and_time(time))
+    }
+
+    /// [`Iterator::next`] resolving only where the offset changes.
+    fn next_fast(&mut self) -> Option<Occurrence> {
+        loop {
+            let d = self.day?;
+            if self.k >= self.steps {
+                self.enter(d + 1);
+                continue;
+            }
+            if self.dates_day != Some(d) {
+                self.dates = [d - 1, d, d + 1, d + 2].map(date_of);
+                self.midnight = self.dates[1]?.and_time(NaiveTime::MIN).and_utc().timestamp();
+                self.dates_day = Some(d);
+            }
+            let secs = match self.plan.step {
+                None => self.plan.first_secs,
+                Some(st) => self.plan.first_secs + self.k * st,
+            };
+            self.k += 1;
+            self.cost += 1;
+            let nominal = self.wall(secs)?;
+            let known = self.resolver.known(self.midnight + secs);
+            let (at, local, dst) = match known {
+                Some((at, None | Some(Dst::Fold))) => {
+                    let at = self.wall(at - self.midnight)?.and_utc();
+                    (at, nominal, known.and_then(|k| k.1))
+                }
+                _ => {
+                    let (at, dst) = self.resolver.resolve(nominal);
+                    (at, tz::to_local(at, self.tz), dst)
+                }
+            };
+            if self.last_at.is_some_and(|l| at <= l) {
+                continue; // merged into the previous occurrence (DST gap)
+            }
+            self.last_at = Some(at);
+            return Some(Occurrence { at, local, nominal, dst, schedule: self.id });
+        }
+    }
 }
 
 impl Iterator for Cursor<'_> {
     type Item = Occurrence;
     fn next(&mut self) -> Option<Occurrence> {
+        if self.fast {
+            return self.next_fast();
+        }
         loop {
             let nominal = self.next_nominal()?;
             let (at, dst) = tz::resolve(nominal, self.tz);
@@ -763,13 +843,24 @@ fn gave_up_diag(s: &AgentSchedule) -> Diagnostic {
 /// measure of cost: it grows with the occurrences in the window, not with the age of the
 /// schedule).
 pub fn forecast_with_cost(id: ScheduleId, s: &AgentSchedule, tz: Zone, window: Window) -> (Forecast, u64) {
+    forecast_in(id, s, tz, window, true)
+}
+
+/// [`forecast`] the straightforward way, resolving every due time in the zone on its own: the
+/// reference the fast path is proven equal to (property tests), and what a benchmark compares
+/// it with.
+pub fn forecast_stepwise(id: ScheduleId, s: &AgentSchedule, tz: Zone, window: Window) -> Forecast {
+    forecast_in(id, s, tz, window, false).0
+}
+
+fn forecast_in(id: ScheduleId, s: &AgentSchedule, tz: Zone, window: Window, fast: bool) -> (Forecast, u64) {
     let (plan, mut diagnostics) = analyze(s);
     let mut occurrences = Vec::new();
     let mut cost = 0;
     if let (Some(plan), false) = (plan, window.is_empty())
         && let Some(from) = lower_bound(window.start, tz)
     {
-        let mut c = Cursor::new(&plan, tz, id, from);
+        let mut c = Cursor::new(&plan, tz, id, from, fast);
         for o in c.by_ref() {
             if o.at >= window.end {
                 break;
@@ -794,12 +885,34 @@ pub fn forecast(id: ScheduleId, s: &AgentSchedule, tz: Zone, window: Window) -> 
 /// The first `count` occurrences strictly after `after`, in time order (fewer when the
 /// schedule ends or never fires).
 pub fn next_after(id: ScheduleId, s: &AgentSchedule, tz: Zone, after: DateTime<Utc>, count: usize) -> Forecast {
+    next_after_in(id, s, tz, after, count, true)
+}
+
+/// [`next_after`] the straightforward way (see [`forecast_stepwise`]).
+pub fn next_after_stepwise(
+    id: ScheduleId,
+    s: &AgentSchedule,
+    tz: Zone,
+    after: DateTime<Utc>,
+    count: usize,
+) -> Forecast {
+    next_after_in(id, s, tz, after, count, false)
+}
+
+fn next_after_in(
+    id: ScheduleId,
+    s: &AgentSchedule,
+    tz: Zone,
+    after: DateTime<Utc>,
+    count: usize,
+    fast: bool,
+) -> Forecast {
     let (plan, mut diagnostics) = analyze(s);
     let mut occurrences = Vec::new();
     if let (Some(plan), true) = (plan, count > 0)
         && let Some(from) = lower_bound(after, tz)
     {
-        let mut c = Cursor::new(&plan, tz, id, from);
+        let mut c = Cursor::new(&plan, tz, id, from, fast);
         for o in c.by_ref() {
             if o.at > after {
                 occurrences.push(o);

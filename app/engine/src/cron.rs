@@ -46,7 +46,7 @@ use super::dialect::{Clock, Until, cadence, collect, timestamp_field};
 /// Shared with every dialect, now in [`crate::dialect`]; re-exported under their former paths.
 pub use super::dialect::{MAX_OCCURRENCES, Overlap, overlap_policy, parse_timestamp, queues_overlapping_ticks};
 use super::{Diagnostic, Forecast, ScheduleId, Severity, Window, Zone};
-use chrono::{DateTime, NaiveDateTime, Utc};
+use chrono::{DateTime, Datelike, NaiveDate, NaiveDateTime, NaiveTime, Timelike, Utc};
 use croner::Cron;
 use croner::parser::{CronParser, Seconds, Year};
 use serde::{Deserialize, Serialize};
@@ -423,7 +423,145 @@ impl Iterator for Walk {
     }
 }
 
+/// The fields as bit sets, for [`Calendar`]'s walk.
+#[derive(Clone, Copy, Debug)]
+struct Bits {
+    minutes: u64,
+    hours: u32,
+    /// Bit d for day d (1..=31).
+    dom: u32,
+    last_dom: bool,
+    /// Bit m for month m (1..=12).
+    months: u16,
+    /// Bit 0 = Sunday … 6 = Saturday.
+    dow: u8,
+    and_days: bool,
+}
+
+impl Bits {
+    fn of(f: &Fields) -> Bits {
+        let set = |v: &[u32]| v.iter().fold(0u64, |b, x| b | 1u64.checked_shl(*x).unwrap_or(0));
+        Bits {
+            minutes: set(&f.minute),
+            hours: set(&f.hour) as u32,
+            dom: set(&f.dom) as u32,
+            last_dom: f.last_dom,
+            months: set(&f.month) as u16,
+            dow: set(&f.dow) as u8,
+            and_days: f.and_days,
+        }
+    }
+
+    /// Whether `d` is a selected day of a selected month (Vixie's AND or OR of the day fields).
+    fn day(&self, d: NaiveDate) -> bool {
+        let dom = if self.last_dom {
+            d.succ_opt().is_none_or(|n| n.month() != d.month())
+        } else {
+            self.dom >> d.day() & 1 == 1
+        };
+        let dow = self.dow >> d.weekday().num_days_from_sunday() & 1 == 1;
+        if self.and_days { dom && dow } else { dom || dow }
+    }
+}
+
+/// The lowest set bit of `bits` at or above `from`.
+fn next_bit(bits: u64, from: u32) -> Option<u32> {
+    let masked = bits & u64::MAX.checked_shl(from).unwrap_or(0);
+    (masked != 0).then(|| masked.trailing_zeros())
+}
+
+/// The wall-clock times the fields select, ascending, from `from` (inclusive): the same times
+/// as [`Walk`] (croner's search, property tests hold them equal), found by walking the
+/// calendar over the fields' bit sets (a month not selected is skipped whole; on a selected
+/// day each time is the next set bit of the hours and minutes). Stops, as croner does, at
+/// [`croner::YEAR_UPPER_LIMIT`].
+struct Calendar {
+    bits: Bits,
+    date: NaiveDate,
+    /// The next candidate hour and minute on `date`.
+    hour: u32,
+    minute: u32,
+    done: bool,
+}
+
+impl Calendar {
+    fn new(bits: Bits, from: NaiveDateTime) -> Calendar {
+        let t = from.time();
+        // A time past the whole minute starts at the next minute (cron times are whole minutes).
+        let past = u32::from(t.second() > 0 || t.nanosecond() > 0);
+        Calendar { bits, date: from.date(), hour: t.hour(), minute: t.minute() + past, done: false }
+    }
+
+    fn next_day(&mut self) {
+        self.hour = 0;
+        self.minute = 0;
+        match self.date.succ_opt() {
+            Some(d) => self.date = d,
+            None => self.done = true,
+        }
+    }
+}
+
+impl Iterator for Calendar {
+    type Item = NaiveDateTime;
+    fn next(&mut self) -> Option<NaiveDateTime> {
+        loop {
+            if self.done || self.date.year() >= croner::YEAR_UPPER_LIMIT {
+                self.done = true;
+                return None;
+            }
+            if self.bits.months >> self.date.month() & 1 == 0 {
+                // The first of the next month.
+                let (y, m) = (self.date.year(), self.date.month());
+                let first =
+                    if m == 12 { NaiveDate::from_ymd_opt(y + 1, 1, 1) } else { NaiveDate::from_ymd_opt(y, m + 1, 1) };
+                match first {
+                    Some(d) => {
+                        self.date = d;
+                        self.hour = 0;
+                        self.minute = 0;
+                    }
+                    None => self.done = true,
+                }
+                continue;
+            }
+            if !self.bits.day(self.date) {
+                self.next_day();
+                continue;
+            }
+            let Some(hour) = next_bit(u64::from(self.bits.hours), self.hour) else {
+                self.next_day();
+                continue;
+            };
+            let from_minute = if hour == self.hour { self.minute } else { 0 };
+            let Some(minute) = next_bit(self.bits.minutes, from_minute) else {
+                self.hour = hour + 1;
+                self.minute = 0;
+                continue;
+            };
+            self.hour = hour;
+            self.minute = minute + 1;
+            return NaiveTime::from_hms_opt(hour, minute, 0).map(|t| self.date.and_time(t));
+        }
+    }
+}
+
 fn forecast_impl(id: ScheduleId, s: &CronSchedule, tz: Zone, until: Until) -> Forecast {
+    forecast_with(id, s, tz, until, true)
+}
+
+/// [`forecast`] with croner's search for every time ([`Walk`]) instead of the calendar walk:
+/// the reference the fast path is proven equal to, and what a benchmark compares it with.
+pub fn forecast_croner(id: ScheduleId, s: &CronSchedule, tz: Zone, window: Window) -> Forecast {
+    forecast_with(id, s, tz, Until::Window(window), false)
+}
+
+/// [`next_after`] with croner's search for every time (see [`forecast_croner`]).
+pub fn next_after_croner(id: ScheduleId, s: &CronSchedule, tz: Zone, after: DateTime<Utc>, count: usize) -> Forecast {
+    forecast_with(id, s, tz, Until::After(after, count), false)
+}
+
+fn forecast_with(id: ScheduleId, s: &CronSchedule, tz: Zone, until: Until, fast: bool) -> Forecast {
     let mut diagnostics = Vec::new();
     let plan = match parse(&s.expr) {
         Ok(p) => p,
@@ -465,6 +603,9 @@ fn forecast_impl(id: ScheduleId, s: &CronSchedule, tz: Zone, until: Until) -> Fo
                     "cron: no selected day of month exists in the selected months: the job never runs",
                 ));
                 Vec::new()
+            } else if fast {
+                let from = until.from(zone);
+                collect(id, zone, Calendar::new(Bits::of(&f), from), &until, &mut diagnostics)
             } else if let Some(cron) = f.cron() {
                 let from = until.from(zone);
                 let walk = Walk { cron, next: Some(from), inclusive: true, steps: 0 };

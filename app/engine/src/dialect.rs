@@ -277,8 +277,19 @@ pub(crate) fn collect(
         return out;
     }
     let mut last: Option<DateTime<Utc>> = None;
+    // Resolving once per stretch of constant offset (`tz::Resolver`), not once per time.
+    let mut resolver = match zone {
+        Clock::Zone(tz) => Some(tz::Resolver::new(tz)),
+        Clock::Fixed(_) => None,
+    };
     for nominal in nominals {
-        let (at, dst) = zone.resolve(nominal);
+        let (at, dst, local) = match &mut resolver {
+            Some(r) => r.resolve_local(nominal),
+            None => {
+                let (at, dst) = zone.resolve(nominal);
+                (at, dst, zone.to_local(at))
+            }
+        };
         if last.is_some_and(|l| at <= l) {
             continue;
         }
@@ -293,7 +304,7 @@ pub(crate) fn collect(
             Until::After(a, _) => at > *a,
         };
         if keep {
-            out.push(Occurrence { at, local: zone.to_local(at), nominal, dst, schedule: id });
+            out.push(Occurrence { at, local, nominal, dst, schedule: id });
             if is_full(&out, until, diags) {
                 break;
             }

@@ -4,7 +4,7 @@
 //! zone) makes it panic.
 use super::Dst;
 use super::Zone;
-use chrono::{DateTime, LocalResult, NaiveDateTime, Offset, TimeDelta, TimeZone, Utc};
+use chrono::{DateTime, LocalResult, NaiveDateTime, Offset, TimeDelta, TimeZone, Timelike, Utc};
 
 /// Resolve a wall-clock time in `tz` the way SQL Server Agent does: a time inside a
 /// spring-forward gap fires at the first valid instant after the gap ([`Dst::Gap`]); a time
@@ -74,6 +74,116 @@ fn gap_end(local: NaiveDateTime, tz: Zone) -> DateTime<Utc> {
         }
     }
     DateTime::<Utc>::from_timestamp(hi, 0).unwrap_or(fallback)
+}
+
+/// [`resolve`] for many wall-clock times, with the same results, faster: it remembers the
+/// stretch of wall-clock times around the last one resolved that map to instants by one fixed
+/// offset (from [`Zone::offset_run`]: up to the next change of offset, minus the gap or fold
+/// it makes), or that all fall into one gap, and answers times inside it by subtraction.
+///
+/// Wall-clock times are given as seconds (the wall clock read as if it were UTC, as
+/// `NaiveDateTime::and_utc().timestamp()`). Times may come in any order; ascending ones (what
+/// every forecast asks) are the fast case.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Resolver {
+    tz: Zone,
+    /// Wall-clock seconds `[lo, hi)` known to resolve to `local - off`, or to `fixed` when set
+    /// (a gap), with `dst`.
+    lo: i64,
+    hi: i64,
+    off: i64,
+    fixed: Option<i64>,
+    dst: Option<Dst>,
+}
+
+/// The most a zone's offset can change at a transition, with both offsets within ±24 hours.
+const MAX_SHIFT: i64 = 2 * 86_400;
+
+impl Resolver {
+    pub(crate) fn new(tz: Zone) -> Self {
+        Resolver { tz, lo: 0, hi: 0, off: 0, fixed: None, dst: None }
+    }
+
+    /// The instant (Unix seconds) and DST rule of the wall-clock time `local` (seconds) when it
+    /// lies in the remembered stretch; `None` otherwise (then use [`Resolver::resolve`]).
+    #[inline]
+    pub(crate) fn known(&self, local: i64) -> Option<(i64, Option<Dst>)> {
+        if self.lo <= local && local < self.hi {
+            Some((self.fixed.unwrap_or(local - self.off), self.dst))
+        } else {
+            None
+        }
+    }
+
+    /// Exactly [`resolve`]`(local, tz)`, remembering the stretch around `local`.
+    pub(crate) fn resolve(&mut self, local: NaiveDateTime) -> (DateTime<Utc>, Option<Dst>) {
+        let secs = local.and_utc().timestamp();
+        if local.nanosecond() == 0
+            && let Some((at, dst)) = self.known(secs)
+            && let Some(at) = DateTime::<Utc>::from_timestamp(at, 0)
+        {
+            return (at, dst);
+        }
+        let (at, dst) = resolve(local, self.tz);
+        self.learn(secs, at, dst);
+        (at, dst)
+    }
+
+    /// [`Resolver::resolve`] and the wall-clock time of the instant ([`to_local`]): within a
+    /// remembered stretch outside a gap that is `local` itself, with no zone lookup.
+    pub(crate) fn resolve_local(&mut self, local: NaiveDateTime) -> (DateTime<Utc>, Option<Dst>, NaiveDateTime) {
+        let secs = local.and_utc().timestamp();
+        if local.nanosecond() == 0
+            && let Some((at, dst)) = self.known(secs)
+            && let Some(at) = DateTime::<Utc>::from_timestamp(at, 0)
+        {
+            let wall = if dst == Some(Dst::Gap) { to_local(at, self.tz) } else { local };
+            return (at, dst, wall);
+        }
+        let (at, dst) = resolve(local, self.tz);
+        self.learn(secs, at, dst);
+        (at, dst, to_local(at, self.tz))
+    }
+
+    /// Remembers the stretch from `local` (just resolved to `at`, `dst`) on, when one is known
+    /// and the time at its far end resolves as predicted.
+    fn learn(&mut self, local: i64, at: DateTime<Utc>, dst: Option<Dst>) {
+        self.hi = self.lo; // forget, until the new stretch is checked
+        let at_s = at.timestamp();
+        let Some(run) = self.tz.offset_run(at_s) else { return };
+        let off = i64::from(run.offset);
+        let (hi, fixed) = match dst {
+            // Up to the next change, less the gap or fold it opens (or, when the next offset
+            // is unknown, less the largest shift there can be).
+            None if local - at_s == off => {
+                let end = match run.next {
+                    Some(next) => run.until.saturating_add((i64::from(next) - off).min(0)),
+                    None => run.until.saturating_sub(MAX_SHIFT),
+                };
+                (end.saturating_add(off), None)
+            }
+            // The rest of the repeated hour: resolved to its earlier instant, at this offset.
+            Some(Dst::Fold) if local - at_s == off && run.next.is_some_and(|n| i64::from(n) < off) => {
+                (run.until.saturating_add(off), None)
+            }
+            // The rest of the gap: every time in it fires when the gap ends.
+            Some(Dst::Gap) => (to_local(at, self.tz).and_utc().timestamp(), Some(at_s)),
+            _ => return,
+        };
+        // Past chrono's last instant nothing resolves (rules without transitions run forever).
+        let hi = hi.min(DateTime::<Utc>::MAX_UTC.timestamp());
+        if hi <= local {
+            return;
+        }
+        // The far end must resolve as predicted (a check on the reasoning above).
+        let last = hi - 1;
+        let Some(last_local) = DateTime::<Utc>::from_timestamp(last, 0).map(|d| d.naive_utc()) else { return };
+        let (last_at, last_dst) = resolve(last_local, self.tz);
+        if last_at.timestamp() != fixed.unwrap_or(last - off) || last_dst != dst {
+            return;
+        }
+        *self = Resolver { tz: self.tz, lo: local, hi, off, fixed, dst };
+    }
 }
 
 #[cfg(all(test, feature = "tzdb"))]

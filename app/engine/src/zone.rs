@@ -85,6 +85,99 @@ impl Zone {
     fn offset(self, secs: i32) -> ZoneOffset {
         ZoneOffset { zone: self, fix: fixed(secs) }
     }
+
+    /// How long the offset in effect at the instant `at` (Unix seconds) lasts, for
+    /// [`tz::Resolver`](crate::tz::Resolver): `None` when that is not known well enough to
+    /// skip resolving (rules whose offsets change within days of each other, instants outside
+    /// chrono's range).
+    ///
+    /// - Rules: exact, from the transitions. Spans shorter than [`SHORT_SPAN`] (this one) or
+    ///   two days (either neighbour) give `None`: local times there may belong to spans other
+    ///   than the adjacent ones.
+    /// - A tz database zone: the offset every [`SHORT_SPAN`] from `at`, up to [`RUN_PIECES`]
+    ///   pieces; the first change is bisected to the second. Exact because no offset of the tz
+    ///   database since 1970 lasted less than six days (the same fact [`ZoneRules::from_tz`]
+    ///   rests on), so a piece with equal offsets at its ends has no change inside, and one
+    ///   with different offsets has exactly one.
+    pub(crate) fn offset_run(self, at: i64) -> Option<OffsetRun> {
+        match self {
+            #[cfg(feature = "tzdb")]
+            Zone::Named(tz) => {
+                let off = |t: i64| -> Option<i32> {
+                    let u = DateTime::<Utc>::from_timestamp(t, 0)?;
+                    Some(tz.offset_from_utc_datetime(&u.naive_utc()).fix().local_minus_utc())
+                };
+                let offset = off(at)?;
+                // Piece by piece: equal offsets at both ends of a piece shorter than six days
+                // mean no change inside it.
+                let mut lo = at;
+                let mut hi = None;
+                for _ in 0..RUN_PIECES {
+                    let Some(next) = lo.checked_add(SHORT_SPAN) else { break };
+                    if off(next)? != offset {
+                        hi = Some(next);
+                        break;
+                    }
+                    lo = next;
+                }
+                let Some(mut hi) = hi else {
+                    return (lo > at).then_some(OffsetRun { offset, until: lo, next: None });
+                };
+                while hi - lo > 1 {
+                    let mid = lo + (hi - lo) / 2;
+                    if off(mid)? == offset {
+                        lo = mid;
+                    } else {
+                        hi = mid;
+                    }
+                }
+                Some(OffsetRun { offset, until: hi, next: Some(off(hi)?) })
+            }
+            Zone::Rules(r) => {
+                let t = &r.transitions;
+                let i = t.partition_point(|(x, _)| *x <= at);
+                let start = i.checked_sub(1).map(|j| t[j].0);
+                let until = t.get(i).map(|x| x.0);
+                let span = |a: Option<i64>, b: Option<i64>| match (a, b) {
+                    (Some(a), Some(b)) => b.saturating_sub(a),
+                    _ => i64::MAX,
+                };
+                let prev = i.checked_sub(2).map(|j| t[j].0);
+                let after_next = t.get(i + 1).map(|x| x.0);
+                if span(start, until) < SHORT_SPAN
+                    || span(prev, start) < 2 * 86_400
+                    || span(until, after_next) < 2 * 86_400
+                {
+                    return None;
+                }
+                Some(OffsetRun {
+                    offset: r.span_offset(i),
+                    until: until.unwrap_or(i64::MAX),
+                    next: t.get(i).map(|x| x.1),
+                })
+            }
+        }
+    }
+}
+
+/// Four days: the pieces in which [`Zone::offset_run`] looks ahead, and the shortest span of
+/// rules it vouches for.
+pub(crate) const SHORT_SPAN: i64 = 4 * 86_400;
+
+/// How many pieces of [`SHORT_SPAN`] [`Zone::offset_run`] looks ahead in a tz database zone
+/// (about four months, so a forecast resolves once or twice per daylight-saving season).
+const RUN_PIECES: usize = 32;
+
+/// The offset in effect at an instant and how long it lasts ([`Zone::offset_run`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct OffsetRun {
+    /// Seconds east of UTC.
+    pub offset: i32,
+    /// The offset holds from the instant asked about up to this instant (Unix seconds,
+    /// exclusive).
+    pub until: i64,
+    /// The offset from `until` on, when known (`None`: `until` is only how far it was looked).
+    pub next: Option<i32>,
 }
 
 impl fmt::Debug for Zone {

@@ -324,6 +324,72 @@ proptest! {
         prop_assert_eq!(&halves, &f.occurrences);
     }
 
+    /// The fast path (one resolution per stretch of constant offset) gives exactly the
+    /// occurrences of resolving every due time on its own, over windows of up to 60 days, so
+    /// across daylight-saving transitions (the generator favours their months), in chrono-tz
+    /// zones and in the same zones as rules. At most 20,000 occurrences are compared per case.
+    #[test]
+    fn fast_path_equals_stepwise((s, start) in schedule_and_instant(), z in zone(), len in 0i64..60 * 86_400) {
+        let w = Window::new(start, start + Duration::seconds(len));
+        let fast = agent::forecast(1, &s, z, w);
+        let w = match fast.occurrences.get(20_000) {
+            Some(o) => Window::new(start, o.at),
+            None => w,
+        };
+        let fast = agent::forecast(1, &s, z, w);
+        prop_assert_eq!(&fast, &agent::forecast_stepwise(1, &s, z, w));
+        let count = fast.occurrences.len().min(500) + 1;
+        prop_assert_eq!(
+            agent::next_after(1, &s, z, start, count),
+            agent::next_after_stepwise(1, &s, z, start, count)
+        );
+    }
+
+    /// The same around each transition of a year, with sub-day schedules of every step (the
+    /// gap and the fold are where the stretches end), starting anywhere in the four days
+    /// around it.
+    #[test]
+    fn fast_path_equals_stepwise_at_transitions(
+        z in (prop::sample::select(ZONES[1..7].to_vec()), any::<bool>()).prop_map(|(tz, r)| zones::zone(tz, r)),
+        year in 1995i32..2035,
+        pick in 0usize..8,
+        sub in prop_oneof![
+            (10i64..=3600).prop_map(|n| (2i64, n)),
+            (1i64..=180).prop_map(|n| (4, n)),
+            (1i64..=6).prop_map(|n| (8, n)),
+            Just((1, 0)),
+        ],
+        t0 in 0u32..86_400,
+        t1 in 0u32..86_400,
+        from in 0i64..4 * 86_400,
+        len in 0i64..6 * 86_400,
+    ) {
+        let off = |d: NaiveDate| {
+            let t = d.and_hms_opt(12, 0, 0).expect("noon").and_utc();
+            tz::to_local(t, z) - t.naive_utc()
+        };
+        let first = NaiveDate::from_ymd_opt(year, 1, 1).expect("jan 1");
+        let days: Vec<NaiveDate> =
+            first.iter_days().take_while(|d| d.year() == year).filter(|d| off(*d) != off(*d + Duration::days(1))).collect();
+        prop_assume!(!days.is_empty());
+        let day = days[pick % days.len()];
+        let s = AgentSchedule {
+            freq_type: 4,
+            freq_interval: 1,
+            freq_subday_type: sub.0,
+            freq_subday_interval: sub.1,
+            active_start_date: 19900101,
+            active_start_time: hhmmss(t0),
+            active_end_time: hhmmss(t1),
+            ..AgentSchedule::default()
+        };
+        let start = tz::local_to_instant(day.and_hms_opt(0, 0, 0).expect("midnight") - Duration::days(2), z)
+            + Duration::seconds(from);
+        let w = Window::new(start, start + Duration::seconds(len));
+        prop_assert_eq!(agent::forecast(1, &s, z, w), agent::forecast_stepwise(1, &s, z, w));
+        prop_assert_eq!(agent::next_after(1, &s, z, start, 300), agent::next_after_stepwise(1, &s, z, start, 300));
+    }
+
     /// next_after(k) then next_after from the last one continues the same sequence.
     #[test]
     fn next_after_chains((s, after) in schedule_and_instant(), z in zone()) {

@@ -94,6 +94,10 @@ pub(crate) struct Resolver {
     off: i64,
     fixed: Option<i64>,
     dst: Option<Dst>,
+    /// How far the next lookup looks ahead ([`Zone::offset_run`]'s pieces): one piece at
+    /// first, doubling with every lookup, so that the next few runs cost one short lookup and
+    /// a long forecast a few long ones.
+    pieces: usize,
 }
 
 /// The most a zone's offset can change at a transition, with both offsets within ±24 hours.
@@ -101,7 +105,7 @@ const MAX_SHIFT: i64 = 2 * 86_400;
 
 impl Resolver {
     pub(crate) fn new(tz: Zone) -> Self {
-        Resolver { tz, lo: 0, hi: 0, off: 0, fixed: None, dst: None }
+        Resolver { tz, lo: 0, hi: 0, off: 0, fixed: None, dst: None, pieces: 1 }
     }
 
     /// The instant (Unix seconds) and DST rule of the wall-clock time `local` (seconds) when it
@@ -150,7 +154,8 @@ impl Resolver {
     fn learn(&mut self, local: i64, at: DateTime<Utc>, dst: Option<Dst>) {
         self.hi = self.lo; // forget, until the new stretch is checked
         let at_s = at.timestamp();
-        let Some(run) = self.tz.offset_run(at_s) else { return };
+        let Some(run) = self.tz.offset_run(at_s, self.pieces) else { return };
+        self.pieces = (self.pieces * 2).min(crate::zone::RUN_PIECES);
         let off = i64::from(run.offset);
         let (hi, fixed) = match dst {
             // Up to the next change, less the gap or fold it opens (or, when the next offset
@@ -182,7 +187,7 @@ impl Resolver {
         if last_at.timestamp() != fixed.unwrap_or(last - off) || last_dst != dst {
             return;
         }
-        *self = Resolver { tz: self.tz, lo: local, hi, off, fixed, dst };
+        *self = Resolver { tz: self.tz, lo: local, hi, off, fixed, dst, pieces: self.pieces };
     }
 }
 

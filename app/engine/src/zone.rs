@@ -94,12 +94,12 @@ impl Zone {
     /// - Rules: exact, from the transitions. Spans shorter than [`SHORT_SPAN`] (this one) or
     ///   two days (either neighbour) give `None`: local times there may belong to spans other
     ///   than the adjacent ones.
-    /// - A tz database zone: the offset every [`SHORT_SPAN`] from `at`, up to [`RUN_PIECES`]
-    ///   pieces; the first change is bisected to the second. Exact because no offset of the tz
+    /// - A tz database zone: the offset every [`SHORT_SPAN`] from `at`, up to `pieces` pieces
+    ///   (at most [`RUN_PIECES`]); the first change is bisected to the second. Exact because no offset of the tz
     ///   database since 1970 lasted less than six days (the same fact [`ZoneRules::from_tz`]
     ///   rests on), so a piece with equal offsets at its ends has no change inside, and one
     ///   with different offsets has exactly one.
-    pub(crate) fn offset_run(self, at: i64) -> Option<OffsetRun> {
+    pub(crate) fn offset_run(self, at: i64, pieces: usize) -> Option<OffsetRun> {
         match self {
             #[cfg(feature = "tzdb")]
             Zone::Named(tz) => {
@@ -112,7 +112,7 @@ impl Zone {
                 // mean no change inside it.
                 let mut lo = at;
                 let mut hi = None;
-                for _ in 0..RUN_PIECES {
+                for _ in 0..pieces.clamp(1, RUN_PIECES) {
                     let Some(next) = lo.checked_add(SHORT_SPAN) else { break };
                     if off(next)? != offset {
                         hi = Some(next);
@@ -164,9 +164,9 @@ impl Zone {
 /// rules it vouches for.
 pub(crate) const SHORT_SPAN: i64 = 4 * 86_400;
 
-/// How many pieces of [`SHORT_SPAN`] [`Zone::offset_run`] looks ahead in a tz database zone
-/// (about four months, so a forecast resolves once or twice per daylight-saving season).
-const RUN_PIECES: usize = 32;
+/// The most pieces of [`SHORT_SPAN`] [`Zone::offset_run`] looks ahead in a tz database zone
+/// (about four months, so a long forecast resolves once or twice per daylight-saving season).
+pub(crate) const RUN_PIECES: usize = 32;
 
 /// The offset in effect at an instant and how long it lasts ([`Zone::offset_run`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -134,6 +134,7 @@ impl Zone {
                 Some(OffsetRun { offset, until: hi, next: Some(off(hi)?) })
             }
             Zone::Rules(r) => {
+                let _ = pieces; // rules know their transitions: no look-ahead
                 let t = &r.transitions;
                 let i = t.partition_point(|(x, _)| *x <= at);
                 let start = i.checked_sub(1).map(|j| t[j].0);

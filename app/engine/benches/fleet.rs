@@ -20,7 +20,7 @@ use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 use sundial_engine::fleet::{InstanceInput, JobInput, JobSchedule};
-use sundial_engine::reconcile::{InstanceContext, Reconciliation, Settings, reconcile};
+use sundial_engine::reconcile::{InstanceContext, Reconciler, Reconciliation, Settings};
 use sundial_engine::{self as engine, AgentSchedule, Occurrence, Run, RunOutcome, Schedule, Trigger, Window, Zone};
 
 // ---------------------------------------------------------------------------------------------
@@ -252,12 +252,12 @@ fn reconcile_data(jobs: usize, window_days: i64, history_days: i64) -> Reconcile
 
 fn reconcile_all(data: &ReconcileData) -> Vec<Reconciliation> {
     let settings = Settings::default();
+    // One `Reconciler` per instance: its context (every run start, sorted) is checked once.
+    let reconcilers: Vec<Reconciler> =
+        data.contexts.iter().map(|ctx| Reconciler::new(ctx, data.window, data.now, &settings)).collect();
     data.jobs
         .iter()
-        .map(|j| {
-            let runs = &j.runs[j.window_from..];
-            reconcile(&j.occurrences, runs, data.window, data.now, None, &data.contexts[j.instance], &settings)
-        })
+        .map(|j| reconcilers[j.instance].reconcile(&j.occurrences, &j.runs[j.window_from..], None))
         .collect()
 }
 

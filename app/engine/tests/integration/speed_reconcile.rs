@@ -1,0 +1,214 @@
+//! The fast paths of issue 15 ("Engine speed") give exactly what the straightforward code gave:
+//! `reconcile` (and `Reconciler`, which prepares an instance's context once for many jobs)
+//! against `reconcile_reference`, the code as it was; `fleet::analyze` against
+//! `fleet::analyze_reference`; on random inputs (proptest).
+use chrono::{DateTime, TimeDelta, Utc};
+use proptest::prelude::*;
+use sundial_engine::reconcile::{
+    InstanceContext, Reconciler, Run, RunOutcome, Settings, Trigger, reconcile, reconcile_reference,
+};
+use sundial_engine::{Occurrence, Window};
+
+fn base() -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339("2024-01-01T00:00:00Z").unwrap().to_utc()
+}
+
+/// Instants on a minute grid (so that runs, occurrences, starts and now often coincide or lie
+/// within the 5 s of an early start), sometimes a few seconds off it, now and then anywhere or
+/// at the very ends of time.
+fn instant() -> impl Strategy<Value = DateTime<Utc>> {
+    prop_oneof![
+        10 => (0i64..240).prop_map(|k| base() + TimeDelta::seconds(k * 60)),
+        4 => (0i64..240, -7i64..8).prop_map(|(k, d)| base() + TimeDelta::seconds(k * 60 + d)),
+        2 => (-600i64..15_000).prop_map(|s| base() + TimeDelta::seconds(s)),
+        1 => Just(DateTime::<Utc>::MIN_UTC),
+        1 => Just(DateTime::<Utc>::MAX_UTC),
+    ]
+}
+
+fn occurrence() -> impl Strategy<Value = Occurrence> {
+    (instant(), 1i64..4).prop_map(|(at, schedule)| Occurrence {
+        at,
+        local: at.naive_utc(),
+        nominal: at.naive_utc(),
+        dst: None,
+        schedule,
+    })
+}
+
+fn run() -> impl Strategy<Value = Run> {
+    let duration = prop_oneof![8 => -100i64..1_500, 1 => any::<i64>()];
+    let outcome = prop_oneof![
+        Just(RunOutcome::Failed),
+        Just(RunOutcome::Succeeded),
+        Just(RunOutcome::Retry),
+        Just(RunOutcome::Canceled),
+        Just(RunOutcome::InProgress),
+        Just(RunOutcome::Crashed),
+        Just(RunOutcome::Abandoned),
+        Just(RunOutcome::Unknown),
+    ];
+    let trigger = prop_oneof![
+        4 => prop::option::of(0i64..5).prop_map(Trigger::Schedule),
+        1 => Just(Trigger::Manual),
+        2 => Just(Trigger::Other("Alert".into())),
+    ];
+    (instant(), duration, outcome, trigger).prop_map(|(start, duration_secs, outcome, trigger)| Run {
+        start,
+        duration_secs,
+        outcome,
+        trigger,
+        message: String::new(),
+        steps: Vec::new(),
+    })
+}
+
+fn window() -> impl Strategy<Value = Window> {
+    prop_oneof![
+        4 => (instant(), 0i64..15_000).prop_map(|(a, len)| {
+            Window::new(a, a.checked_add_signed(TimeDelta::seconds(len)).unwrap_or(a))
+        }),
+        1 => (instant(), instant()).prop_map(|(a, b)| Window::new(a, b)),
+    ]
+}
+
+/// One job's occurrences and runs, sorted or not.
+#[derive(Debug, Clone)]
+struct Job {
+    occurrences: Vec<Occurrence>,
+    runs: Vec<Run>,
+    horizon: Option<DateTime<Utc>>,
+}
+
+fn job() -> impl Strategy<Value = Job> {
+    (
+        (prop::collection::vec(occurrence(), 0..60), prop::bool::weighted(0.85)),
+        (prop::collection::vec(run(), 0..50), prop::bool::weighted(0.85)),
+        prop::option::of(instant()),
+    )
+        .prop_map(|((mut occurrences, sort_o), (mut runs, sort_r), horizon)| {
+            if sort_o {
+                occurrences.sort_by_key(|o| o.at);
+            }
+            if sort_r {
+                runs.sort_by_key(|r| r.start);
+            }
+            Job { occurrences, runs, horizon }
+        })
+}
+
+#[derive(Debug, Clone)]
+struct Instance {
+    jobs: Vec<Job>,
+    window: Window,
+    now: DateTime<Utc>,
+    ctx: InstanceContext,
+    settings: Settings,
+}
+
+fn instance() -> impl Strategy<Value = Instance> {
+    (
+        prop::collection::vec(job(), 1..4),
+        window(),
+        instant(),
+        (
+            prop::collection::vec(window(), 0..3),
+            prop::collection::vec(instant(), 0..4),
+            prop::collection::vec(instant(), 0..10),
+            any::<bool>(),
+        ),
+        (prop_oneof![8 => 0i64..300, 1 => any::<i64>()], 0usize..5),
+    )
+        .prop_map(|(jobs, window, now, (zombie_periods, agent_starts, extra, sort_starts), (grace, min_due))| {
+            let mut all_run_starts: Vec<DateTime<Utc>> =
+                jobs.iter().flat_map(|j| j.runs.iter().map(|r| r.start)).chain(extra).collect();
+            if sort_starts {
+                all_run_starts.sort();
+            }
+            Instance {
+                jobs,
+                window,
+                now,
+                ctx: InstanceContext { zombie_periods, agent_starts, all_run_starts },
+                settings: Settings { grace_secs: grace, zombie_min_due: min_due },
+            }
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 3_000, ..ProptestConfig::default() })]
+
+    /// `reconcile` and one `Reconciler` over all the instance's jobs give what the
+    /// straightforward reconciliation gave, diagnostics included.
+    #[test]
+    fn fast_reconciliation_is_the_reference(i in instance()) {
+        let reconciler = Reconciler::new(&i.ctx, i.window, i.now, &i.settings);
+        for j in &i.jobs {
+            let want = reconcile_reference(&j.occurrences, &j.runs, i.window, i.now, j.horizon, &i.ctx, &i.settings);
+            let got = reconcile(&j.occurrences, &j.runs, i.window, i.now, j.horizon, &i.ctx, &i.settings);
+            prop_assert_eq!(&got, &want);
+            prop_assert_eq!(&reconciler.reconcile(&j.occurrences, &j.runs, j.horizon), &want);
+        }
+    }
+}
+
+/// Dense, realistic input: an every-minute job over a day with early, late, missing, retried,
+/// alert-started and overlapping runs; exercises long walks of the slot merge.
+#[test]
+fn every_minute_day_matches_the_reference() {
+    let mut seed: u64 = 0x15;
+    let mut next = move |n: i64| {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((seed >> 33) as i64).rem_euclid(n)
+    };
+    let window = Window::new(base(), base() + TimeDelta::days(1));
+    let now = base() + TimeDelta::hours(20);
+    let occurrences: Vec<Occurrence> = (0..1_440)
+        .map(|k| {
+            let at = base() + TimeDelta::minutes(k);
+            Occurrence {
+                at,
+                local: at.naive_utc(),
+                nominal: at.naive_utc(),
+                dst: None,
+                schedule: 1 + (k % 7 == 0) as i64,
+            }
+        })
+        .collect();
+    let mut runs = Vec::new();
+    for o in &occurrences {
+        let r = next(100);
+        if r < 5 || o.at > now {
+            continue;
+        }
+        let start = o.at
+            + TimeDelta::seconds(if r < 10 {
+                -4
+            } else if r < 15 {
+                75
+            } else {
+                next(30)
+            });
+        let trigger = match r {
+            15..=17 => Trigger::Other("Alert".into()),
+            18 => Trigger::Manual,
+            _ => Trigger::Schedule(Some(1)),
+        };
+        let outcome = if r == 19 { RunOutcome::Retry } else { RunOutcome::Succeeded };
+        runs.push(Run { start, duration_secs: next(150), outcome, trigger, message: String::new(), steps: Vec::new() });
+    }
+    runs.sort_by_key(|r| r.start);
+    let mut all_run_starts: Vec<DateTime<Utc>> = runs.iter().map(|r| r.start).collect();
+    all_run_starts.sort();
+    let ctx = InstanceContext {
+        zombie_periods: vec![Window::new(base() + TimeDelta::hours(3), base() + TimeDelta::hours(4))],
+        agent_starts: vec![base() + TimeDelta::hours(6)],
+        all_run_starts,
+    };
+    let settings = Settings::default();
+    for horizon in [None, Some(base() + TimeDelta::hours(2))] {
+        let want = reconcile_reference(&occurrences, &runs, window, now, horizon, &ctx, &settings);
+        let got = reconcile(&occurrences, &runs, window, now, horizon, &ctx, &settings);
+        assert_eq!(got, want);
+    }
+}

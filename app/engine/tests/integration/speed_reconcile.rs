@@ -212,3 +212,178 @@ fn every_minute_day_matches_the_reference() {
         assert_eq!(got, want);
     }
 }
+
+mod fleet {
+    use super::{base, instant};
+    use chrono::{DateTime, TimeDelta, Utc};
+    use proptest::prelude::*;
+    use proptest::strategy::ValueTree;
+    use sundial_engine::fleet::{InstanceInput, JobInput, JobSchedule, analyze, analyze_reference};
+    use sundial_engine::reconcile::Settings;
+    use sundial_engine::{AgentSchedule, Run, RunOutcome, Schedule, Trigger, Window};
+
+    /// Every `minutes` minutes, from `offset` minutes past midnight.
+    fn every(id: i64, minutes: i64, offset: i64) -> JobSchedule {
+        JobSchedule {
+            id,
+            name: format!("every {minutes}"),
+            enabled: true,
+            schedule: Schedule::Agent(AgentSchedule {
+                freq_type: 4,
+                freq_interval: 1,
+                freq_subday_type: 4,
+                freq_subday_interval: minutes,
+                active_start_time: offset * 100,
+                ..AgentSchedule::default()
+            }),
+        }
+    }
+
+    /// A job: its schedules (one or two, at times at one instant), runs around its
+    /// occurrences (missing, early, late, silent spans), and what its source says.
+    #[derive(Debug, Clone)]
+    struct JobSpec {
+        schedules: Vec<(i64, i64)>,
+        /// Per occurrence: 0..60 on time, 60..75 late, 75..90 missed, else an alert run.
+        fates: Vec<u8>,
+        silent: Option<(i64, i64)>,
+        enabled: bool,
+        horizon: Option<DateTime<Utc>>,
+        unobserved: Vec<Window>,
+    }
+
+    fn job_spec() -> impl Strategy<Value = JobSpec> {
+        (
+            prop::collection::vec((prop::sample::select(vec![1i64, 2, 5, 15]), 0i64..5), 1..3),
+            prop::collection::vec(0u8..100, 400),
+            prop::option::of((0i64..360, 10i64..120)),
+            prop::bool::weighted(0.9),
+            prop::option::weighted(0.2, instant()),
+            prop::collection::vec((0i64..360, 1i64..60), 0..2),
+        )
+            .prop_map(|(schedules, fates, silent, enabled, horizon, unobserved)| JobSpec {
+                schedules,
+                fates,
+                silent,
+                enabled,
+                horizon,
+                unobserved: unobserved
+                    .into_iter()
+                    .map(|(a, len)| {
+                        let start = base() + TimeDelta::minutes(a);
+                        Window::new(start, start + TimeDelta::minutes(len))
+                    })
+                    .collect(),
+            })
+    }
+
+    fn instance() -> impl Strategy<Value = (InstanceInput, Window, DateTime<Utc>, Settings)> {
+        (
+            prop::collection::vec(job_spec(), 1..5),
+            prop::collection::vec(0i64..400, 0..3),
+            prop::option::of((0i64..360, 10i64..90)),
+            200i64..400,
+            (0i64..120, 0usize..6),
+        )
+            .prop_map(|(specs, agent_starts, instance_silent, now_min, (grace, min_due))| {
+                let window = Window::new(base(), base() + TimeDelta::hours(6));
+                let now = base() + TimeDelta::minutes(now_min);
+                let in_span = |t: DateTime<Utc>, span: Option<(i64, i64)>| {
+                    span.is_some_and(|(a, len)| {
+                        Window::new(base() + TimeDelta::minutes(a), base() + TimeDelta::minutes(a + len)).contains(t)
+                    })
+                };
+                let jobs = specs
+                    .into_iter()
+                    .enumerate()
+                    .map(|(j, spec)| {
+                        let schedules: Vec<JobSchedule> = spec
+                            .schedules
+                            .iter()
+                            .enumerate()
+                            .map(|(k, &(minutes, offset))| every(1 + k as i64, minutes, offset))
+                            .collect();
+                        let enabled: Vec<_> = schedules.iter().map(|s| (s.id, s.schedule.clone())).collect();
+                        let forecast = sundial_engine::forecast_job(&enabled, chrono_tz::UTC.into(), window);
+                        let mut runs = Vec::new();
+                        for (occ, fate) in forecast.occurrences.iter().zip(spec.fates.iter().cycle()) {
+                            if occ.at > now || in_span(occ.at, spec.silent) || in_span(occ.at, instance_silent) {
+                                continue;
+                            }
+                            let (delay, trigger) = match fate {
+                                0..60 => (i64::from(*fate % 8) - 3, Trigger::Schedule(Some(occ.schedule))),
+                                60..75 => (90 + i64::from(*fate), Trigger::Schedule(None)),
+                                75..90 => continue,
+                                _ => (i64::from(*fate % 4), Trigger::Other("Alert".into())),
+                            };
+                            let outcome = if fate % 9 == 0 { RunOutcome::Failed } else { RunOutcome::Succeeded };
+                            runs.push(Run {
+                                start: occ.at + TimeDelta::seconds(delay),
+                                duration_secs: i64::from(*fate) * 3,
+                                outcome,
+                                trigger,
+                                message: String::new(),
+                                steps: Vec::new(),
+                            });
+                        }
+                        runs.sort_by_key(|r| r.start);
+                        JobInput {
+                            id: format!("job{j}"),
+                            name: format!("Job {}", j % 3),
+                            category: String::new(),
+                            enabled: spec.enabled,
+                            schedules,
+                            runs,
+                            history_horizon: spec.horizon,
+                            source_horizon: None,
+                            unobserved: spec.unobserved,
+                            diagnostics: Vec::new(),
+                        }
+                    })
+                    .collect();
+                let agent_starts = agent_starts.into_iter().map(|m| base() + TimeDelta::minutes(m - 30)).collect();
+                let input = InstanceInput { name: "PROP".into(), tz: chrono_tz::UTC.into(), jobs, agent_starts };
+                (input, window, now, Settings { grace_secs: grace, zombie_min_due: min_due })
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+        /// One reconciliation per job, its misses in zombie periods relabelled, is the two
+        /// reconciliations per job the steps describe.
+        #[test]
+        fn fast_analyze_is_the_reference((input, window, now, settings) in instance()) {
+            let got = analyze(&input, window, now, &settings);
+            let want = analyze_reference(&input, window, now, &settings);
+            prop_assert_eq!(got, want);
+        }
+    }
+
+    /// The property above means something only if zombie periods occur: count them.
+    #[test]
+    fn the_generated_instances_have_zombie_periods() {
+        let mut runner = proptest::test_runner::TestRunner::deterministic();
+        let strategy = instance();
+        let mut with_zombies = 0;
+        for _ in 0..200 {
+            let (input, window, now, settings) = strategy.new_tree(&mut runner).expect("a value").current();
+            let report = analyze(&input, window, now, &settings);
+            if !report.context.zombie_periods.is_empty()
+                && report.jobs.iter().any(|j| {
+                    j.reconciliation.outcomes.iter().any(|o| {
+                        matches!(
+                            o,
+                            sundial_engine::Outcome::Missed {
+                                cause: sundial_engine::reconcile::MissCause::AgentZombie { .. }
+                            }
+                        )
+                    })
+                })
+            {
+                with_zombies += 1;
+            }
+        }
+        assert!(with_zombies >= 20, "only {with_zombies} of 200 instances had zombie misses");
+    }
+}

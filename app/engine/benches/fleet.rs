@@ -17,7 +17,7 @@ use chrono::{DateTime, Duration, TimeZone, Utc};
 use criterion::Criterion;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicIsize, Ordering};
 use std::time::Instant;
 use sundial_engine::fleet::{InstanceInput, JobInput, JobSchedule};
 use sundial_engine::reconcile::{InstanceContext, Reconciler, Reconciliation, Settings};
@@ -28,12 +28,25 @@ use sundial_engine::{self as engine, AgentSchedule, Occurrence, Run, RunOutcome,
 
 struct Counting;
 
-static CURRENT: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
+/// Bytes allocated and not yet freed, since the start (may go below a baseline taken later:
+/// what was allocated before and freed after it).
+static CURRENT: AtomicIsize = AtomicIsize::new(0);
+static PEAK: AtomicIsize = AtomicIsize::new(0);
+/// Counting only while measuring memory: the timed runs pay no atomic per allocation.
+static COUNTING: AtomicBool = AtomicBool::new(false);
 
 fn grew(n: usize) {
-    let now = CURRENT.fetch_add(n, Ordering::Relaxed) + n;
-    PEAK.fetch_max(now, Ordering::Relaxed);
+    if COUNTING.load(Ordering::Relaxed) {
+        let n = n as isize;
+        let now = CURRENT.fetch_add(n, Ordering::Relaxed) + n;
+        PEAK.fetch_max(now, Ordering::Relaxed);
+    }
+}
+
+fn shrank(n: usize) {
+    if COUNTING.load(Ordering::Relaxed) {
+        CURRENT.fetch_sub(n as isize, Ordering::Relaxed);
+    }
 }
 
 // SAFETY: every call is forwarded to System unchanged; only counters are updated besides.
@@ -54,7 +67,7 @@ unsafe impl GlobalAlloc for Counting {
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         unsafe { System.dealloc(ptr, layout) };
-        CURRENT.fetch_sub(layout.size(), Ordering::Relaxed);
+        shrank(layout.size());
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         let p = unsafe { System.realloc(ptr, layout, new_size) };
@@ -62,7 +75,7 @@ unsafe impl GlobalAlloc for Counting {
             if new_size >= layout.size() {
                 grew(new_size - layout.size());
             } else {
-                CURRENT.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
+                shrank(layout.size() - new_size);
             }
         }
         p
@@ -72,12 +85,15 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
-/// Peak bytes allocated above what was allocated when `f` started.
+/// Peak bytes allocated during `f` above what was allocated when it started (what `f` returns
+/// is dropped after the count stops, so it counts).
 fn peak_above_baseline<T>(f: impl FnOnce() -> T) -> (T, usize) {
     let baseline = CURRENT.load(Ordering::Relaxed);
     PEAK.store(baseline, Ordering::Relaxed);
+    COUNTING.store(true, Ordering::Relaxed);
     let out = f();
-    (out, PEAK.load(Ordering::Relaxed).saturating_sub(baseline))
+    COUNTING.store(false, Ordering::Relaxed);
+    (out, (PEAK.load(Ordering::Relaxed) - baseline).max(0) as usize)
 }
 
 fn mb(bytes: usize) -> f64 {
@@ -417,6 +433,11 @@ fn benches(c: &mut Criterion, rec: &ReconcileData, fleet: &(Vec<InstanceInput>, 
     let (inputs, window, now) = fleet;
     g.bench_function("fleet_report_2000x30d", |b| b.iter(|| fleet_report(black_box(inputs), *window, *now)));
     g.bench_function("forecast_2000x30d", |b| b.iter(|| fleet_forecast(black_box(inputs), *window)));
+    let settings = Settings::default();
+    let reports: Vec<_> = inputs.iter().map(|i| engine::fleet::analyze(i, *window, *now, &settings)).collect();
+    g.bench_function("log_derive_2000x30d", |b| {
+        b.iter(|| reports.iter().map(|r| engine::log::derive(black_box(r), &[]).len()).sum::<usize>())
+    });
     g.finish();
 }
 

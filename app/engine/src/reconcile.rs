@@ -246,7 +246,7 @@ pub fn reconcile(
 }
 
 #[doc(hidden)]
-pub use reference::reconcile_reference;
+pub use reference::{reconcile_reference, zombie_periods_reference};
 mod reference;
 
 /// [`reconcile`] for many jobs of one instance: the instance's context (its Agent starts and
@@ -644,11 +644,24 @@ pub fn zombie_periods(
     if end <= window.start {
         return Vec::new();
     }
-    let mut due: Vec<DateTime<Utc>> = due.iter().copied().filter(|d| window.start <= *d && *d < end).collect();
-    due.sort_unstable();
-    let mut starts: Vec<DateTime<Utc>> = starts.iter().copied().filter(|s| *s <= now).collect();
-    starts.sort_unstable();
-    starts.dedup();
+    // Sorted input (the usual case) is borrowed: the due instants in range are one run of it,
+    // the starts up to `now` a prefix; duplicate starts need no removal (below).
+    let due: Cow<'_, [DateTime<Utc>]> = if due.is_sorted() {
+        let from = due.partition_point(|d| *d < window.start);
+        let to = due.partition_point(|d| *d < end);
+        Cow::Borrowed(&due[from..to.max(from)])
+    } else {
+        let mut v: Vec<DateTime<Utc>> = due.iter().copied().filter(|d| window.start <= *d && *d < end).collect();
+        v.sort_unstable();
+        Cow::Owned(v)
+    };
+    let starts: Cow<'_, [DateTime<Utc>]> = if starts.is_sorted() {
+        Cow::Borrowed(&starts[..starts.partition_point(|s| *s <= now)])
+    } else {
+        let mut v: Vec<DateTime<Utc>> = starts.iter().copied().filter(|s| *s <= now).collect();
+        v.sort_unstable();
+        Cow::Owned(v)
+    };
 
     let mut periods = Vec::new();
     // (gap index, first due, count)
@@ -661,8 +674,14 @@ pub fn zombie_periods(
             periods.push(Window::new(first, stop));
         }
     };
-    for d in due {
-        let gap = starts.partition_point(|s| *s < d);
+    // The gap of a due instant is the index of the first start at or after it (of the first
+    // copy, when a start repeats: one index per gap all the same); due instants come in order,
+    // so it only moves forward: a merge of the two sorted lists.
+    let mut gap = 0;
+    for &d in due.iter() {
+        while gap < starts.len() && starts[gap] < d {
+            gap += 1;
+        }
         if starts.get(gap) == Some(&d) {
             continue;
         }

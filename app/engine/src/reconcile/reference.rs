@@ -287,3 +287,51 @@ fn unmatched(
     }
     Outcome::Missed { cause: MissCause::NoRun }
 }
+
+/// [`super::zombie_periods`] as it was (a copy and a sort of both lists, a binary search per due
+/// instant).
+pub fn zombie_periods_reference(
+    due: &[DateTime<Utc>],
+    starts: &[DateTime<Utc>],
+    window: Window,
+    now: DateTime<Utc>,
+    min_due: usize,
+) -> Vec<Window> {
+    let min_due = min_due.max(1);
+    let end = window.end.min(now);
+    if end <= window.start {
+        return Vec::new();
+    }
+    let mut due: Vec<DateTime<Utc>> = due.iter().copied().filter(|d| window.start <= *d && *d < end).collect();
+    due.sort_unstable();
+    let mut starts: Vec<DateTime<Utc>> = starts.iter().copied().filter(|s| *s <= now).collect();
+    starts.sort_unstable();
+    starts.dedup();
+
+    let mut periods = Vec::new();
+    // (gap index, first due, count)
+    let mut current: Option<(usize, DateTime<Utc>, usize)> = None;
+    let close = |c: Option<(usize, DateTime<Utc>, usize)>, periods: &mut Vec<Window>| {
+        if let Some((gap, first, count)) = c
+            && count >= min_due
+        {
+            let stop = starts.get(gap).copied().unwrap_or(end).min(end);
+            periods.push(Window::new(first, stop));
+        }
+    };
+    for d in due {
+        let gap = starts.partition_point(|s| *s < d);
+        if starts.get(gap) == Some(&d) {
+            continue;
+        }
+        match &mut current {
+            Some((g, _, count)) if *g == gap => *count += 1,
+            _ => {
+                close(current.take(), &mut periods);
+                current = Some((gap, d, 1));
+            }
+        }
+    }
+    close(current, &mut periods);
+    periods
+}

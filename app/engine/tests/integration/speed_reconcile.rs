@@ -1,11 +1,13 @@
 //! The fast paths of issue 15 ("Engine speed") give exactly what the straightforward code gave:
 //! `reconcile` (and `Reconciler`, which prepares an instance's context once for many jobs)
 //! against `reconcile_reference`, the code as it was; `fleet::analyze` against
-//! `fleet::analyze_reference`; on random inputs (proptest).
+//! `fleet::analyze_reference`; `log::derive` against `log::derive_reference`; on random inputs
+//! (proptest).
 use chrono::{DateTime, TimeDelta, Utc};
 use proptest::prelude::*;
 use sundial_engine::reconcile::{
-    InstanceContext, Reconciler, Run, RunOutcome, Settings, Trigger, reconcile, reconcile_reference,
+    InstanceContext, Reconciler, Run, RunOutcome, Settings, Trigger, reconcile, reconcile_reference, zombie_periods,
+    zombie_periods_reference,
 };
 use sundial_engine::{Occurrence, Window};
 
@@ -152,6 +154,35 @@ proptest! {
     }
 }
 
+/// Instants, sorted or not, with repeats.
+fn instants() -> impl Strategy<Value = Vec<DateTime<Utc>>> {
+    (prop::collection::vec(instant(), 0..80), prop::bool::weighted(0.7)).prop_map(|(mut v, sort)| {
+        if sort {
+            v.sort();
+        }
+        v
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 3_000, ..ProptestConfig::default() })]
+
+    /// The merge walk of due instants against starts finds the periods the binary searches found.
+    #[test]
+    fn fast_zombie_periods_are_the_reference(
+        due in instants(),
+        starts in instants(),
+        window in window(),
+        now in instant(),
+        min_due in 0usize..6,
+    ) {
+        prop_assert_eq!(
+            zombie_periods(&due, &starts, window, now, min_due),
+            zombie_periods_reference(&due, &starts, window, now, min_due)
+        );
+    }
+}
+
 /// Dense, realistic input: an every-minute job over a day with early, late, missing, retried,
 /// alert-started and overlapping runs; exercises long walks of the slot merge.
 #[test]
@@ -219,6 +250,7 @@ mod fleet {
     use proptest::prelude::*;
     use proptest::strategy::ValueTree;
     use sundial_engine::fleet::{InstanceInput, JobInput, JobSchedule, analyze, analyze_reference};
+    use sundial_engine::log::{LogEvent, LogKind, derive, derive_reference};
     use sundial_engine::reconcile::Settings;
     use sundial_engine::{AgentSchedule, Run, RunOutcome, Schedule, Trigger, Window};
 
@@ -357,6 +389,39 @@ mod fleet {
             let got = analyze(&input, window, now, &settings);
             let want = analyze_reference(&input, window, now, &settings);
             prop_assert_eq!(got, want);
+        }
+    }
+
+    /// Lines a source gave (Primentra's log): for the instance's jobs, another job, the
+    /// instance; in the window and out of it.
+    fn source_events() -> impl Strategy<Value = Vec<LogEvent>> {
+        let event = (
+            prop::sample::select(vec!["job0", "job1", "job3", "zz", ""]),
+            (-60i64..420, 0i64..3),
+            prop::sample::select(LogKind::ALL.to_vec()),
+        )
+            .prop_map(|(job, (minute, second), kind)| LogEvent {
+                at: base() + TimeDelta::minutes(minute) + TimeDelta::seconds(second),
+                job_id: job.to_owned(),
+                kind,
+                text: format!("{kind:?}"),
+                members: Vec::new(),
+            });
+        prop::collection::vec(event, 0..12)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+        /// The log sorted by packed keys, its numbers written by hand, is the log as it was.
+        #[test]
+        fn fast_log_is_the_reference(
+            (input, window, now, settings) in instance(),
+            events in source_events(),
+        ) {
+            let report = analyze(&input, window, now, &settings);
+            prop_assert_eq!(derive(&report, &events), derive_reference(&report, &events));
+            prop_assert_eq!(derive(&report, &[]), derive_reference(&report, &[]));
         }
     }
 

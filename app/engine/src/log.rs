@@ -269,27 +269,21 @@ pub fn derive(report: &InstanceReport, source_events: &[LogEvent]) -> Vec<LogEve
 
 /// `out` newest first, then by job id (its `ranks`), then kind; lines equal in all three keep
 /// their order (the stable sort [`derive_reference`] does). Each line's keys are packed into
-/// one number ([`sort_key`]) and those are sorted, not the lines; the lines are then put in
-/// that order in place (one swap each, along the permutation's cycles).
+/// one number ([`sort_key`]) and those are sorted, not the lines; the lines are then gathered
+/// in that order, each moved once (what is left behind holds nothing on the heap).
 fn sort_lines(mut out: Vec<LogEvent>, ranks: &[u32]) -> Vec<LogEvent> {
     let mut keys: Vec<(u128, u32)> =
         out.iter().zip(ranks).enumerate().map(|(i, (e, &rank))| (sort_key(e.at, rank, e.kind), i as u32)).collect();
-    // Stable on the key alone: equal keys keep the lines' order.
-    keys.sort_by_key(|k| k.0);
-    // Position k takes the line at `keys[k].1`; a done position points at itself.
-    for start in 0..keys.len() {
-        let mut k = start;
-        loop {
-            let from = keys[k].1 as usize;
-            keys[k].1 = k as u32;
-            if from == start || from == k {
-                break;
-            }
-            out.swap(k, from);
-            k = from;
-        }
-    }
-    out
+    // The index makes every pair distinct: equal keys keep the lines' order.
+    keys.sort_unstable();
+    let moved = || LogEvent {
+        at: DateTime::<Utc>::MIN_UTC,
+        job_id: String::new(),
+        kind: LogKind::Started,
+        text: String::new(),
+        members: Vec::new(),
+    };
+    keys.iter().map(|&(_, i)| std::mem::replace(&mut out[i as usize], moved())).collect()
 }
 
 /// `(Reverse(at), rank, kind)` as one number that orders the same: `at` as seconds since
@@ -461,6 +455,42 @@ mod tests {
             assert_eq!(words_number_words("succeeded", " after ", n, " s"), format!("succeeded after {n} s"));
             assert_eq!(words_number_words("started", " ", n, " s late"), format!("started {n} s late"));
         }
+    }
+
+    /// Lines sorted by packed keys come in the stable sort's order (nanoseconds, the ends of
+    /// time and the largest ranks included).
+    #[test]
+    fn lines_sort_as_the_stable_sort_does() {
+        use super::{LogEvent, sort_lines};
+        let base = DateTime::parse_from_rfc3339("2026-11-22T12:00:00Z").unwrap().to_utc();
+        let mut seed: u64 = 7;
+        let mut next = move |n: u64| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        for case in 0..40 {
+            let n = 1 + next(300) as usize;
+            let mut lines = Vec::new();
+            let mut ranks = Vec::new();
+            for i in 0..n {
+                let mut at = base + TimeDelta::seconds(next(50) as i64 * 60 + next(3) as i64);
+                // Nanoseconds (case 1); with the ends of time too, more than 64 bits (case 2).
+                if case % 4 == 1 || case % 4 == 2 {
+                    at += TimeDelta::nanoseconds(next(3) as i64 * 400_000_000);
+                }
+                if case % 4 == 2 && i % 17 == 0 {
+                    at = if i % 2 == 0 { DateTime::<Utc>::MIN_UTC } else { DateTime::<Utc>::MAX_UTC };
+                }
+                let kind = LogKind::ALL[next(12) as usize];
+                lines.push(LogEvent { at, job_id: String::new(), kind, text: format!("{i}"), members: Vec::new() });
+                ranks.push(if case % 4 == 3 { u32::MAX - next(3) as u32 } else { next(5) as u32 });
+            }
+            let mut want: Vec<(LogEvent, u32)> = lines.iter().cloned().zip(ranks.iter().copied()).collect();
+            want.sort_by(|(a, ra), (b, rb)| b.at.cmp(&a.at).then(ra.cmp(rb)).then(a.kind.cmp(&b.kind)));
+            let want: Vec<LogEvent> = want.into_iter().map(|(e, _)| e).collect();
+            assert_eq!(sort_lines(lines, &ranks), want, "case {case}");
+        }
+        assert!(sort_lines(Vec::new(), &[]).is_empty());
     }
 
     #[test]

@@ -257,7 +257,8 @@ fn sorted_agent_starts(input: &InstanceInput) -> Vec<DateTime<Utc>> {
 fn sorted_run_starts(input: &InstanceInput) -> Vec<DateTime<Utc>> {
     let mut all_run_starts: Vec<DateTime<Utc>> =
         input.jobs.iter().flat_map(|j| j.runs.iter().map(|r| r.start)).collect();
-    all_run_starts.sort_unstable();
+    // Each job's runs come sorted: a stable sort merges those runs (equal instants are equal).
+    all_run_starts.sort();
     all_run_starts
 }
 

@@ -575,8 +575,8 @@ impl SlotWalker<'_> {
         let k = self.k;
         if let Some(&next) = at.get(k) {
             let ahead = next - t;
-            let nearer = k == 0 || ahead < t - at[k - 1];
-            if ahead <= TimeDelta::seconds(EARLY_SECS) && nearer {
+            // Nearer to the next instant than to the previous one, asked only when early enough.
+            if ahead <= TimeDelta::seconds(EARLY_SECS) && (k == 0 || ahead < t - at[k - 1]) {
                 return Some(k);
             }
         }

@@ -268,14 +268,32 @@ pub fn derive(report: &InstanceReport, source_events: &[LogEvent]) -> Vec<LogEve
 }
 
 /// `out` newest first, then by job id (its `ranks`), then kind; lines equal in all three keep
-/// their order (the stable sort [`derive_reference`] does). Each line's keys are packed into
-/// one number ([`sort_key`]) and those are sorted, not the lines; the lines are then gathered
-/// in that order, each moved once (what is left behind holds nothing on the heap).
+/// their order (the stable sort [`derive_reference`] does). The lines' keys are sorted, not the
+/// lines: packed into a `u64` with the line's index when they fit ([`compact_keys`]: the usual
+/// case) and sorted by a stable radix sort on the key's bits, else packed into a `u128`
+/// ([`sort_key`]) beside the index. The lines are then gathered in that order, each moved
+/// once (what is left behind holds nothing on the heap).
 fn sort_lines(mut out: Vec<LogEvent>, ranks: &[u32]) -> Vec<LogEvent> {
-    let mut keys: Vec<(u128, u32)> =
-        out.iter().zip(ranks).enumerate().map(|(i, (e, &rank))| (sort_key(e.at, rank, e.kind), i as u32)).collect();
-    // The index makes every pair distinct: equal keys keep the lines' order.
-    keys.sort_unstable();
+    let order: Vec<usize> = match compact_keys(&out, ranks) {
+        Some((mut keys, index_bits)) => {
+            // In index order already: a stable sort on the bits above the index keeps equal
+            // keys in it.
+            radix_sort(&mut keys, index_bits);
+            let mask = (1u64 << index_bits) - 1;
+            keys.into_iter().map(|k| (k & mask) as usize).collect()
+        }
+        None => {
+            let mut keys: Vec<(u128, u32)> = out
+                .iter()
+                .zip(ranks)
+                .enumerate()
+                .map(|(i, (e, &rank))| (sort_key(e.at, rank, e.kind), i as u32))
+                .collect();
+            // The index makes every pair distinct: equal keys keep the lines' order.
+            keys.sort_unstable();
+            keys.into_iter().map(|(_, i)| i as usize).collect()
+        }
+    };
     let moved = || LogEvent {
         at: DateTime::<Utc>::MIN_UTC,
         job_id: String::new(),
@@ -283,7 +301,78 @@ fn sort_lines(mut out: Vec<LogEvent>, ranks: &[u32]) -> Vec<LogEvent> {
         text: String::new(),
         members: Vec::new(),
     };
-    keys.iter().map(|&(_, i)| std::mem::replace(&mut out[i as usize], moved())).collect()
+    order.into_iter().map(|i| std::mem::replace(&mut out[i], moved())).collect()
+}
+
+/// Bits to hold every value up to `max`.
+fn bits_for(max: u64) -> u32 {
+    u64::BITS - max.leading_zeros()
+}
+
+/// `(Reverse(at), rank, kind)` of each line packed above its index into one `u64` that orders
+/// the same: seconds before the newest line, nanoseconds short of the most (only when some line
+/// has nanoseconds), the rank and the kind, each in the bits it needs here; with the number of
+/// low bits the index takes. `None` when they need more than 64 bits.
+fn compact_keys(out: &[LogEvent], ranks: &[u32]) -> Option<(Vec<u64>, u32)> {
+    let newest = out.iter().map(|e| e.at.timestamp()).max()?;
+    let oldest = out.iter().map(|e| e.at.timestamp()).min()?;
+    let nanos = out.iter().any(|e| e.at.timestamp_subsec_nanos() != 0);
+    let span = u64::try_from(newest.checked_sub(oldest)?).ok()?;
+    let (second_bits, nano_bits) = (bits_for(span), if nanos { 31 } else { 0 });
+    let rank_bits = bits_for(u64::from(ranks.iter().copied().max().unwrap_or(0)));
+    let index_bits = bits_for(out.len() as u64 - 1).max(1);
+    if second_bits + nano_bits + rank_bits + 4 + index_bits > 64 {
+        return None;
+    }
+    let keys = out
+        .iter()
+        .zip(ranks)
+        .enumerate()
+        .map(|(i, (e, &rank))| {
+            let mut k = (newest - e.at.timestamp()) as u64;
+            if nanos {
+                k = (k << 31) | u64::from((1u32 << 31) - 1 - e.at.timestamp_subsec_nanos());
+            }
+            k = (k << rank_bits) | u64::from(rank);
+            k = (k << 4) | e.kind as u64;
+            (k << index_bits) | i as u64
+        })
+        .collect();
+    Some((keys, index_bits))
+}
+
+/// Sort `keys` by their bits from `from_bit` up, stably: a least-significant-digit radix sort,
+/// 11 bits a pass, a pass skipped when every key has the same digit.
+fn radix_sort(keys: &mut Vec<u64>, from_bit: u32) {
+    const DIGIT: u32 = 11;
+    let top = keys.iter().fold(0, |acc, k| acc | k);
+    let mut buffer = vec![0u64; keys.len()];
+    let mut counts = vec![0usize; 1 << DIGIT];
+    let mut shift = from_bit;
+    while shift < u64::BITS && (top >> shift) != 0 {
+        let mask = (1u64 << DIGIT) - 1;
+        counts.fill(0);
+        for &k in keys.iter() {
+            counts[((k >> shift) & mask) as usize] += 1;
+        }
+        if counts.contains(&keys.len()) {
+            shift += DIGIT;
+            continue;
+        }
+        let mut sum = 0;
+        for c in counts.iter_mut() {
+            let n = *c;
+            *c = sum;
+            sum += n;
+        }
+        for &k in keys.iter() {
+            let digit = ((k >> shift) & mask) as usize;
+            buffer[counts[digit]] = k;
+            counts[digit] += 1;
+        }
+        std::mem::swap(keys, &mut buffer);
+        shift += DIGIT;
+    }
 }
 
 /// `(Reverse(at), rank, kind)` as one number that orders the same: `at` as seconds since

@@ -316,7 +316,8 @@ impl<'a> Reconciler<'a> {
             .collect();
         let mut others: Vec<(usize, usize)> = Vec::new();
         let mut slots = SlotWalker { at: &groups.at, k: 0, window };
-        for &r in &view.order {
+        for k in 0..runs.len() {
+            let r = view.index(k);
             let run = &runs[r];
             if run.trigger == Trigger::Manual || run.outcome == RunOutcome::Retry {
                 continue;
@@ -334,7 +335,11 @@ impl<'a> Reconciler<'a> {
             }
         }
 
-        let mut outcomes = vec![Outcome::Upcoming; occurrences.len()];
+        // Occurrences in time order (the usual case) are each group's members in turn: their
+        // outcomes are pushed, not written over a first value.
+        let in_order = groups.order.is_none();
+        let mut outcomes =
+            if in_order { Vec::with_capacity(occurrences.len()) } else { vec![Outcome::Upcoming; occurrences.len()] };
         for (g, &at) in groups.at.iter().enumerate() {
             let members = groups.members(g);
             let outcome = match claim[g] {
@@ -346,10 +351,9 @@ impl<'a> Reconciler<'a> {
                         _ => None,
                     };
                     let primary = members
-                        .iter()
-                        .copied()
+                        .clone()
                         .find(|&i| Some(occurrences[i].schedule) == wanted)
-                        .unwrap_or(members[0]);
+                        .unwrap_or(groups.index(groups.bounds[g]));
                     classes[r] = RunClass::Expected { occurrence: primary };
                     let delay = (run.start - at).num_seconds();
                     if delay <= grace {
@@ -359,8 +363,15 @@ impl<'a> Reconciler<'a> {
                     }
                 }
             };
-            for &i in members {
-                outcomes[i] = outcome.clone();
+            if in_order {
+                for _ in 1..members.len() {
+                    outcomes.push(outcome.clone());
+                }
+                outcomes.push(outcome);
+            } else {
+                for i in members {
+                    outcomes[i] = outcome.clone();
+                }
             }
         }
 
@@ -409,7 +420,8 @@ impl<'a> Reconciler<'a> {
 struct Groups {
     at: Vec<DateTime<Utc>>,
     bounds: Vec<usize>,
-    order: Vec<usize>,
+    /// `None`: the occurrences came in time order, `order[k]` is `k`.
+    order: Option<Vec<usize>>,
 }
 
 impl Groups {
@@ -418,19 +430,21 @@ impl Groups {
         if !in_order {
             diagnostics.push(Diagnostic::info("occurrences were not in time order; sorted"));
         }
-        let mut order: Vec<usize> = (0..occurrences.len()).collect();
-        if !in_order {
+        let order: Option<Vec<usize>> = (!in_order).then(|| {
+            let mut order: Vec<usize> = (0..occurrences.len()).collect();
             order.sort_by_key(|&i| (occurrences[i].at, i));
-        }
+            order
+        });
+        let index = |k: usize| order.as_ref().map_or(k, |o| o[k]);
 
         let mut at: Vec<DateTime<Utc>> = Vec::with_capacity(occurrences.len());
         let mut bounds: Vec<usize> = Vec::with_capacity(occurrences.len() + 1);
         let mut duplicates: Option<(usize, ScheduleId, DateTime<Utc>)> = None;
-        for (k, &i) in order.iter().enumerate() {
-            let o = &occurrences[i];
+        for k in 0..occurrences.len() {
+            let o = &occurrences[index(k)];
             if at.last() == Some(&o.at) {
                 let first = *bounds.last().expect("a group has a start");
-                if order[first..k].iter().any(|&j| occurrences[j].schedule == o.schedule) {
+                if (first..k).any(|j| occurrences[index(j)].schedule == o.schedule) {
                     let d = duplicates.get_or_insert((0, o.schedule, o.at));
                     d.0 += 1;
                 }
@@ -439,7 +453,7 @@ impl Groups {
                 bounds.push(k);
             }
         }
-        bounds.push(order.len());
+        bounds.push(occurrences.len());
         if let Some((count, schedule, at)) = duplicates {
             diagnostics.push(Diagnostic::warning(
                 "schedule",
@@ -469,15 +483,22 @@ impl Groups {
         self.at.len()
     }
 
-    fn members(&self, g: usize) -> &[usize] {
-        &self.order[self.bounds[g]..self.bounds[g + 1]]
+    /// The caller's index of the `k`-th occurrence in time order.
+    fn index(&self, k: usize) -> usize {
+        self.order.as_ref().map_or(k, |o| o[k])
+    }
+
+    /// The members of group `g`, in the caller's order.
+    fn members(&self, g: usize) -> impl ExactSizeIterator<Item = usize> + Clone + '_ {
+        (self.bounds[g]..self.bounds[g + 1]).map(|k| self.index(k))
     }
 }
 
 /// The job's runs in start order, with what [`Reconciler::unmatched`] needs to answer quickly.
 struct RunView {
-    /// Run indices sorted by start (ties: given order).
-    order: Vec<usize>,
+    /// Run indices sorted by start (ties: given order); `None`: the runs came in start order,
+    /// `order[k]` is `k`.
+    order: Option<Vec<usize>>,
     /// Starts, in `order`.
     starts: Vec<DateTime<Utc>>,
     /// `latest_end[k]`: among `order[..=k]`, the run that ends last.
@@ -492,10 +513,11 @@ impl RunView {
         if !in_order {
             diagnostics.push(Diagnostic::info("runs were not in start order; sorted"));
         }
-        let mut order: Vec<usize> = (0..runs.len()).collect();
-        if !in_order {
+        let order: Option<Vec<usize>> = (!in_order).then(|| {
+            let mut order: Vec<usize> = (0..runs.len()).collect();
             order.sort_by_key(|&i| (runs[i].start, i));
-        }
+            order
+        });
         let ends: Vec<DateTime<Utc>> = runs.iter().map(|r| effective_end(r, now)).collect();
 
         let mut negative = runs.iter().filter(|r| r.duration_secs < 0);
@@ -519,10 +541,11 @@ impl RunView {
             ));
         }
 
-        let mut starts = Vec::with_capacity(order.len());
-        let mut latest_end: Vec<usize> = Vec::with_capacity(order.len());
+        let mut starts = Vec::with_capacity(runs.len());
+        let mut latest_end: Vec<usize> = Vec::with_capacity(runs.len());
         let mut overlaps: Option<(usize, DateTime<Utc>)> = None;
-        for &r in &order {
+        for k in 0..runs.len() {
+            let r = order.as_ref().map_or(k, |o| o[k]);
             let start = runs[r].start;
             let best = match latest_end.last() {
                 Some(&b) => {
@@ -546,6 +569,11 @@ impl RunView {
             ));
         }
         RunView { order, starts, latest_end, ends }
+    }
+
+    /// The index of the `k`-th run in start order.
+    fn index(&self, k: usize) -> usize {
+        self.order.as_ref().map_or(k, |o| o[k])
     }
 
     /// A run in progress at `at` (`start < at < end`): the one ending last.

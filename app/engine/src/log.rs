@@ -314,9 +314,14 @@ fn bits_for(max: u64) -> u32 {
 /// has nanoseconds), the rank and the kind, each in the bits it needs here; with the number of
 /// low bits the index takes. `None` when they need more than 64 bits.
 fn compact_keys(out: &[LogEvent], ranks: &[u32]) -> Option<(Vec<u64>, u32)> {
-    let newest = out.iter().map(|e| e.at.timestamp()).max()?;
-    let oldest = out.iter().map(|e| e.at.timestamp()).min()?;
-    let nanos = out.iter().any(|e| e.at.timestamp_subsec_nanos() != 0);
+    // One pass over the lines: the newest and oldest second, and whether any has nanoseconds.
+    let (oldest, newest, nanos) = out.iter().fold((i64::MAX, i64::MIN, false), |(lo, hi, nanos), e| {
+        let t = e.at.timestamp();
+        (lo.min(t), hi.max(t), nanos || e.at.timestamp_subsec_nanos() != 0)
+    });
+    if out.is_empty() {
+        return None;
+    }
     let span = u64::try_from(newest.checked_sub(oldest)?).ok()?;
     let (second_bits, nano_bits) = (bits_for(span), if nanos { 31 } else { 0 });
     let rank_bits = bits_for(u64::from(ranks.iter().copied().max().unwrap_or(0)));

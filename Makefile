@@ -43,6 +43,7 @@ test: lint unit e2e wasm-size
 
 bench: setup
 	cargo bench -p sundial-engine --bench engine
+	cargo bench -p sundial-engine --bench fleet
 
 # Bad input, fuzzed: every harness of both test binaries at 100,000 inputs each, release build
 # with overflow checks (an overflow panics, as in debug); each prints its count. `cargo test`

@@ -23,7 +23,9 @@
 //!    inside one of the job's [`JobInput::unobserved`] spans becomes unknown.
 //!
 //! Jobs come out sorted by name (then id).
-use super::reconcile::{InstanceContext, Outcome, Reconciliation, Settings, reconcile, zombie_periods};
+use super::reconcile::{
+    InstanceContext, MissCause, Outcome, Reconciler, Reconciliation, Settings, reconcile_reference, zombie_periods,
+};
 use super::{Diagnostic, Forecast, Occurrence, Run, Schedule, ScheduleId, Window, Zone};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -155,6 +157,11 @@ pub fn as_of(input: &InstanceInput, at: DateTime<Utc>) -> InstanceInput {
 /// `diagnostics` are the source's, then schedule flags (disabled job, enabled flags that
 /// disagree), then the forecast's, then reconciliation's.
 /// See the [module docs](self) for the order of work.
+///
+/// The second reconciliation (step 4) is not redone: zombie periods change only the cause of
+/// the first one's misses (rule 5 of [`crate::reconcile`] comes before the rules that gave
+/// them), so each miss inside a zombie period becomes [`MissCause::AgentZombie`] in place.
+/// [`analyze_reference`] does the work as the steps say; the two agree (property tests).
 pub fn analyze(input: &InstanceInput, window: Window, now: DateTime<Utc>, settings: &Settings) -> InstanceReport {
     let tz = input.tz;
     let mut ctx = InstanceContext {
@@ -165,14 +172,78 @@ pub fn analyze(input: &InstanceInput, window: Window, now: DateTime<Utc>, settin
     // 1. Forecast.
     let prepared: Vec<Prepared> = input.jobs.iter().map(|job| Prepared::new(job, tz, window)).collect();
     // 2. Due occurrences, from a first reconciliation without zombie periods.
-    let due = due_instants(&prepared, window, now, &ctx, settings);
+    let first: Vec<Reconciliation> = {
+        let reconciler = Reconciler::new(&ctx, window, now, settings);
+        prepared
+            .iter()
+            .map(|p| {
+                let mut r = reconciler.reconcile(&p.forecast.occurrences, &p.job.runs, p.job.history_horizon);
+                unobserved_unknown(&mut r, &p.forecast.occurrences, &p.job.unobserved);
+                r
+            })
+            .collect()
+    };
+    let due = due_instants(prepared.iter().map(|p| p.forecast.occurrences.as_slice()).zip(&first));
     // 3. Zombie periods.
     ctx.zombie_periods = instance_zombie_periods(&due, &ctx, window, now, settings);
-    // 4. Reconcile and summarise.
-    let mut jobs: Vec<JobReport> = prepared.into_iter().map(|p| p.report(tz, window, now, &ctx, settings)).collect();
+    // 4. The final reconciliation: the first, its misses in zombie periods said so; summarise.
+    let mut jobs: Vec<JobReport> = prepared
+        .into_iter()
+        .zip(first)
+        .map(|(p, mut r)| {
+            zombie_misses(&mut r, &p.forecast.occurrences, &ctx.zombie_periods);
+            p.report(r, tz, now)
+        })
+        .collect();
     jobs.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.id.cmp(&b.id)));
 
     InstanceReport { name: input.name.clone(), tz, window, now, jobs, context: ctx }
+}
+
+/// [`analyze`] done as its steps say, with [`reconcile_reference`]: each job reconciled twice.
+/// Kept for the property tests that check [`analyze`] against it; not for use elsewhere.
+#[doc(hidden)]
+pub fn analyze_reference(
+    input: &InstanceInput,
+    window: Window,
+    now: DateTime<Utc>,
+    settings: &Settings,
+) -> InstanceReport {
+    let tz = input.tz;
+    let mut ctx = InstanceContext {
+        zombie_periods: Vec::new(),
+        agent_starts: sorted_agent_starts(input),
+        all_run_starts: sorted_run_starts(input),
+    };
+    let prepared: Vec<Prepared> = input.jobs.iter().map(|job| Prepared::new(job, tz, window)).collect();
+    let first: Vec<Reconciliation> =
+        prepared.iter().map(|p| p.reconcile_reference(window, now, &ctx, settings)).collect();
+    let due = due_instants(prepared.iter().map(|p| p.forecast.occurrences.as_slice()).zip(&first));
+    ctx.zombie_periods = instance_zombie_periods(&due, &ctx, window, now, settings);
+    let mut jobs: Vec<JobReport> = prepared
+        .into_iter()
+        .map(|p| {
+            let r = p.reconcile_reference(window, now, &ctx, settings);
+            p.report(r, tz, now)
+        })
+        .collect();
+    jobs.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.id.cmp(&b.id)));
+    InstanceReport { name: input.name.clone(), tz, window, now, jobs, context: ctx }
+}
+
+/// Misses the first reconciliation found (no zombie periods then) that lie in one of `periods`:
+/// [`MissCause::AgentZombie`] with the first such period, as rule 5 says.
+fn zombie_misses(r: &mut Reconciliation, occurrences: &[Occurrence], periods: &[Window]) {
+    if periods.is_empty() {
+        return;
+    }
+    for (o, occ) in r.outcomes.iter_mut().zip(occurrences) {
+        if let Outcome::Missed { cause } = o
+            && let Some(period) = periods.iter().find(|p| p.contains(occ.at))
+        {
+            *cause = MissCause::AgentZombie { period: *period };
+        }
+    }
 }
 
 /// The instance's Agent starts, sorted.
@@ -186,7 +257,8 @@ fn sorted_agent_starts(input: &InstanceInput) -> Vec<DateTime<Utc>> {
 fn sorted_run_starts(input: &InstanceInput) -> Vec<DateTime<Utc>> {
     let mut all_run_starts: Vec<DateTime<Utc>> =
         input.jobs.iter().flat_map(|j| j.runs.iter().map(|r| r.start)).collect();
-    all_run_starts.sort_unstable();
+    // Each job's runs come sorted: a stable sort merges those runs (equal instants are equal).
+    all_run_starts.sort();
     all_run_starts
 }
 
@@ -207,9 +279,9 @@ impl<'a> Prepared<'a> {
         Prepared { job, enabled_schedules, forecast, extra }
     }
 
-    /// The job's forecast reconciled with its runs under `ctx`, misses in unobserved spans
-    /// made unknown.
-    fn reconcile(
+    /// The job's forecast reconciled with its runs under `ctx` by [`reconcile_reference`],
+    /// misses in unobserved spans made unknown.
+    fn reconcile_reference(
         &self,
         window: Window,
         now: DateTime<Utc>,
@@ -218,22 +290,14 @@ impl<'a> Prepared<'a> {
     ) -> Reconciliation {
         let occurrences = &self.forecast.occurrences;
         let job = self.job;
-        let mut r = reconcile(occurrences, &job.runs, window, now, job.history_horizon, ctx, settings);
+        let mut r = reconcile_reference(occurrences, &job.runs, window, now, job.history_horizon, ctx, settings);
         unobserved_unknown(&mut r, occurrences, &job.unobserved);
         r
     }
 
-    /// Step 4 for one job: the final reconciliation and its summary.
-    fn report(
-        self,
-        tz: Zone,
-        window: Window,
-        now: DateTime<Utc>,
-        ctx: &InstanceContext,
-        settings: &Settings,
-    ) -> JobReport {
+    /// Step 4 for one job: the summary of its final reconciliation.
+    fn report(self, reconciliation: Reconciliation, tz: Zone, now: DateTime<Utc>) -> JobReport {
         let job = self.job;
-        let reconciliation = self.reconcile(window, now, ctx, settings);
         let counts = OutcomeCounts::of(&reconciliation);
         let last_run = job.runs.iter().filter(|r| r.start < now).max_by_key(|r| r.start).cloned();
         let next_expected = next_expected(&self.enabled_schedules, tz, now);
@@ -301,20 +365,11 @@ fn enabled_schedules(job: &JobInput) -> (Vec<(ScheduleId, Schedule)>, Vec<Diagno
 }
 
 /// Step 2: the instants at which the instance had something due (on time, late or missed in
-/// a reconciliation under `ctx`), sorted; one job's occurrences at one instant count once.
-fn due_instants(
-    prepared: &[Prepared],
-    window: Window,
-    now: DateTime<Utc>,
-    ctx: &InstanceContext,
-    settings: &Settings,
-) -> Vec<DateTime<Utc>> {
+/// each job's first reconciliation), sorted; one job's occurrences at one instant count once.
+fn due_instants<'a>(jobs: impl Iterator<Item = (&'a [Occurrence], &'a Reconciliation)>) -> Vec<DateTime<Utc>> {
     let mut due: Vec<DateTime<Utc>> = Vec::new();
-    for p in prepared {
-        let first = p.reconcile(window, now, ctx, settings);
-        let mut instants: Vec<DateTime<Utc>> = p
-            .forecast
-            .occurrences
+    for (occurrences, first) in jobs {
+        let mut instants: Vec<DateTime<Utc>> = occurrences
             .iter()
             .zip(&first.outcomes)
             .filter(|(_, o)| matches!(o, Outcome::OnTime { .. } | Outcome::Late { .. } | Outcome::Missed { .. }))
@@ -324,7 +379,8 @@ fn due_instants(
         instants.dedup();
         due.extend(instants);
     }
-    due.sort_unstable();
+    // Each job's instants are sorted: a stable sort merges those runs.
+    due.sort();
     due
 }
 

@@ -142,6 +142,288 @@ impl LogEvent {
 /// newest first (ties: instance lines, then by job, then kind).
 pub fn derive(report: &InstanceReport, source_events: &[LogEvent]) -> Vec<LogEvent> {
     let window: Window = report.window;
+    // Every job id ranked once, so that the sort compares numbers, not strings: an id's rank
+    // orders as the id does ("" for instance lines ranks first).
+    let mut ids: Vec<&str> = report
+        .jobs
+        .iter()
+        .map(|j| j.id.as_str())
+        .chain(source_events.iter().map(|e| e.job_id.as_str()))
+        .chain([""])
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let rank = |id: &str| ids.binary_search(&id).unwrap_or_default() as u32;
+    // Parallel to `out`: the rank of each line's job id.
+    let mut ranks: Vec<u32> = Vec::new();
+    let mut out: Vec<LogEvent> = source_events.iter().filter(|e| window.contains(e.at)).cloned().collect();
+    // At most two lines per run and one per occurrence: one allocation, not a doubling per growth.
+    out.reserve(report.jobs.iter().map(|j| 2 * j.runs.len() + j.reconciliation.outcomes.len()).sum());
+    ranks.extend(out.iter().map(|e| rank(&e.job_id)));
+    let logged: std::collections::HashSet<&str> = source_events.iter().map(|e| e.job_id.as_str()).collect();
+    for job in &report.jobs {
+        let job_rank = rank(&job.id);
+        if !logged.contains(job.id.as_str()) {
+            for run in &job.runs {
+                if !window.contains(run.start) {
+                    continue;
+                }
+                let unknown = run.outcome == RunOutcome::Unknown;
+                out.push(LogEvent {
+                    at: run.start,
+                    job_id: job.id.clone(),
+                    kind: LogKind::Started,
+                    // How it ended, the history cannot tell: the start is the one line.
+                    text: if unknown { "how it ended is not known".to_owned() } else { String::new() },
+                    members: Vec::new(),
+                });
+                let end = run.end().min(report.now);
+                let (kind, what) = match run.outcome {
+                    RunOutcome::Succeeded => (LogKind::Succeeded, "succeeded"),
+                    RunOutcome::Failed => (LogKind::Failed, "failed"),
+                    RunOutcome::Retry => (LogKind::Retry, "retry"),
+                    RunOutcome::Canceled => (LogKind::Canceled, "canceled"),
+                    RunOutcome::InProgress => (LogKind::Running, "still running"),
+                    RunOutcome::Crashed => (LogKind::Crashed, "crashed: started and never finished"),
+                    RunOutcome::Abandoned => (LogKind::Zombie, "abandoned: released by the scheduler"),
+                    RunOutcome::Unknown => continue,
+                };
+                let at = if run.outcome == RunOutcome::InProgress { run.start } else { end };
+                let text = if run.message.trim().is_empty() {
+                    words_number_words(what, " after ", run.duration_secs, " s")
+                } else {
+                    run.message.trim().to_owned()
+                };
+                out.push(LogEvent { at, job_id: job.id.clone(), kind, text, members: Vec::new() });
+            }
+        }
+        // Consecutive misses with one cause become one line (a zombie day of an every-minute
+        // job is one line of 1,440, not 1,440 lines); anything else between them ends it.
+        let mut group: Option<(&MissCause, Vec<DateTime<Utc>>)> = None;
+        let flush = |group: &mut Option<(&MissCause, Vec<DateTime<Utc>>)>, out: &mut Vec<LogEvent>| {
+            if let Some((cause, members)) = group.take() {
+                let text = miss_text(cause);
+                let at = *members.last().expect("a group has a member");
+                let members = if members.len() > 1 { members } else { Vec::new() };
+                out.push(LogEvent { at, job_id: job.id.clone(), kind: LogKind::Missed, text, members });
+            }
+        };
+        for (occ, outcome) in job.forecast.occurrences.iter().zip(&job.reconciliation.outcomes) {
+            if !window.contains(occ.at) {
+                continue;
+            }
+            if let Outcome::Missed { cause } = outcome {
+                match &mut group {
+                    Some((c, members)) if *c == cause => members.push(occ.at),
+                    _ => {
+                        flush(&mut group, &mut out);
+                        group = Some((cause, vec![occ.at]));
+                    }
+                }
+                continue;
+            }
+            flush(&mut group, &mut out);
+            let (kind, text) = match outcome {
+                Outcome::Late { delay_secs, .. } => {
+                    (LogKind::Late, words_number_words("started", " ", *delay_secs, " s late"))
+                }
+                Outcome::SkippedRunning { .. } => {
+                    (LogKind::Skipped, "skipped: the previous run was still going".to_owned())
+                }
+                _ => continue,
+            };
+            out.push(LogEvent { at: occ.at, job_id: job.id.clone(), kind, text, members: Vec::new() });
+        }
+        flush(&mut group, &mut out);
+        ranks.resize(out.len(), job_rank);
+    }
+    let instance_rank = rank("");
+    for p in &report.context.zombie_periods {
+        if window.contains(p.start) {
+            out.push(LogEvent {
+                at: p.start,
+                job_id: String::new(),
+                kind: LogKind::Zombie,
+                text: format!(
+                    "the scheduler started no job until {} although runs were due",
+                    p.end.format("%Y-%m-%d %H:%M:%S UTC")
+                ),
+                members: Vec::new(),
+            });
+        }
+    }
+    for s in &report.context.agent_starts {
+        if window.contains(*s) {
+            out.push(LogEvent {
+                at: *s,
+                job_id: String::new(),
+                kind: LogKind::AgentStart,
+                text: "the scheduler started".into(),
+                members: Vec::new(),
+            });
+        }
+    }
+    ranks.resize(out.len(), instance_rank);
+    sort_lines(out, &ranks)
+}
+
+/// `out` newest first, then by job id (its `ranks`), then kind; lines equal in all three keep
+/// their order (the stable sort [`derive_reference`] does). The lines' keys are sorted, not the
+/// lines: packed into a `u64` with the line's index when they fit ([`compact_keys`]: the usual
+/// case) and sorted by a stable radix sort on the key's bits, else packed into a `u128`
+/// ([`sort_key`]) beside the index. The lines are then gathered in that order, each moved
+/// once (what is left behind holds nothing on the heap).
+fn sort_lines(mut out: Vec<LogEvent>, ranks: &[u32]) -> Vec<LogEvent> {
+    let order: Vec<usize> = match compact_keys(&out, ranks) {
+        Some((mut keys, index_bits)) => {
+            // In index order already: a stable sort on the bits above the index keeps equal
+            // keys in it.
+            radix_sort(&mut keys, index_bits);
+            let mask = (1u64 << index_bits) - 1;
+            keys.into_iter().map(|k| (k & mask) as usize).collect()
+        }
+        None => {
+            let mut keys: Vec<(u128, u32)> = out
+                .iter()
+                .zip(ranks)
+                .enumerate()
+                .map(|(i, (e, &rank))| (sort_key(e.at, rank, e.kind), i as u32))
+                .collect();
+            // The index makes every pair distinct: equal keys keep the lines' order.
+            keys.sort_unstable();
+            keys.into_iter().map(|(_, i)| i as usize).collect()
+        }
+    };
+    let moved = || LogEvent {
+        at: DateTime::<Utc>::MIN_UTC,
+        job_id: String::new(),
+        kind: LogKind::Started,
+        text: String::new(),
+        members: Vec::new(),
+    };
+    order.into_iter().map(|i| std::mem::replace(&mut out[i], moved())).collect()
+}
+
+/// Bits to hold every value up to `max`.
+fn bits_for(max: u64) -> u32 {
+    u64::BITS - max.leading_zeros()
+}
+
+/// `(Reverse(at), rank, kind)` of each line packed above its index into one `u64` that orders
+/// the same: seconds before the newest line, nanoseconds short of the most (only when some line
+/// has nanoseconds), the rank and the kind, each in the bits it needs here; with the number of
+/// low bits the index takes. `None` when they need more than 64 bits.
+fn compact_keys(out: &[LogEvent], ranks: &[u32]) -> Option<(Vec<u64>, u32)> {
+    // One pass over the lines: the newest and oldest second, and whether any has nanoseconds.
+    let (oldest, newest, nanos) = out.iter().fold((i64::MAX, i64::MIN, false), |(lo, hi, nanos), e| {
+        let t = e.at.timestamp();
+        (lo.min(t), hi.max(t), nanos || e.at.timestamp_subsec_nanos() != 0)
+    });
+    if out.is_empty() {
+        return None;
+    }
+    let span = u64::try_from(newest.checked_sub(oldest)?).ok()?;
+    let (second_bits, nano_bits) = (bits_for(span), if nanos { 31 } else { 0 });
+    let rank_bits = bits_for(u64::from(ranks.iter().copied().max().unwrap_or(0)));
+    let index_bits = bits_for(out.len() as u64 - 1).max(1);
+    if second_bits + nano_bits + rank_bits + 4 + index_bits > 64 {
+        return None;
+    }
+    let keys = out
+        .iter()
+        .zip(ranks)
+        .enumerate()
+        .map(|(i, (e, &rank))| {
+            let mut k = (newest - e.at.timestamp()) as u64;
+            if nanos {
+                k = (k << 31) | u64::from((1u32 << 31) - 1 - e.at.timestamp_subsec_nanos());
+            }
+            k = (k << rank_bits) | u64::from(rank);
+            k = (k << 4) | e.kind as u64;
+            (k << index_bits) | i as u64
+        })
+        .collect();
+    Some((keys, index_bits))
+}
+
+/// Sort `keys` by their bits from `from_bit` up, stably: a least-significant-digit radix sort,
+/// 11 bits a pass, a pass skipped when every key has the same digit.
+fn radix_sort(keys: &mut Vec<u64>, from_bit: u32) {
+    const DIGIT: u32 = 11;
+    let top = keys.iter().fold(0, |acc, k| acc | k);
+    let mut buffer = vec![0u64; keys.len()];
+    let mut counts = vec![0usize; 1 << DIGIT];
+    let mut shift = from_bit;
+    while shift < u64::BITS && (top >> shift) != 0 {
+        let mask = (1u64 << DIGIT) - 1;
+        counts.fill(0);
+        for &k in keys.iter() {
+            counts[((k >> shift) & mask) as usize] += 1;
+        }
+        if counts.contains(&keys.len()) {
+            shift += DIGIT;
+            continue;
+        }
+        let mut sum = 0;
+        for c in counts.iter_mut() {
+            let n = *c;
+            *c = sum;
+            sum += n;
+        }
+        for &k in keys.iter() {
+            let digit = ((k >> shift) & mask) as usize;
+            buffer[counts[digit]] = k;
+            counts[digit] += 1;
+        }
+        std::mem::swap(keys, &mut buffer);
+        shift += DIGIT;
+    }
+}
+
+/// `(Reverse(at), rank, kind)` as one number that orders the same: `at` as seconds since
+/// the epoch (chrono's range fits 44 bits once offset) and nanoseconds (31 bits, a leap
+/// second included), inverted for newest first; then the rank (32 bits), then the kind
+/// (4 bits, in declaration order). 111 bits in all.
+fn sort_key(at: DateTime<Utc>, rank: u32, kind: LogKind) -> u128 {
+    const AT_BITS: u32 = 44 + 31;
+    let secs = (at.timestamp() + (1 << 43)) as u128;
+    let at = (secs << 31) | u128::from(at.timestamp_subsec_nanos());
+    let newest_first = ((1u128 << AT_BITS) - 1) - at;
+    (newest_first << 36) | (u128::from(rank) << 4) | kind as u128
+}
+
+/// `format!("{before}{between}{n}{after}")`, allocated once at its size (a line per run: the
+/// formatting machinery and its reallocations showed in profiles).
+fn words_number_words(before: &str, between: &str, n: i64, after: &str) -> String {
+    let mut digits = [0u8; 20];
+    let mut k = digits.len();
+    let mut m = n.unsigned_abs();
+    loop {
+        k -= 1;
+        digits[k] = b'0' + (m % 10) as u8;
+        m /= 10;
+        if m == 0 {
+            break;
+        }
+    }
+    let number = std::str::from_utf8(&digits[k..]).expect("ASCII digits");
+    let sign = if n < 0 { "-" } else { "" };
+    let mut s = String::with_capacity(before.len() + between.len() + sign.len() + number.len() + after.len());
+    for part in [before, between, sign, number, after] {
+        s.push_str(part);
+    }
+    s
+}
+
+/// [`derive`] as it was (its lines sorted as they are, ids compared as strings); kept for the
+/// property tests that check [`derive`] against it, not for use elsewhere.
+///
+/// The log of `report`: Sundial's findings for every job, the runs of jobs for which the source
+/// gave no events, the source's events, and instance-wide lines; inside the report's window,
+/// newest first (ties: instance lines, then by job, then kind).
+#[doc(hidden)]
+pub fn derive_reference(report: &InstanceReport, source_events: &[LogEvent]) -> Vec<LogEvent> {
+    let window: Window = report.window;
     let mut out: Vec<LogEvent> = source_events.iter().filter(|e| window.contains(e.at)).cloned().collect();
     let logged: std::collections::HashSet<&str> = source_events.iter().map(|e| e.job_id.as_str()).collect();
     for job in &report.jobs {
@@ -258,7 +540,76 @@ fn miss_text(cause: &MissCause) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::LogKind;
+    use super::{LogKind, sort_key, words_number_words};
+    use chrono::{DateTime, TimeDelta, Utc};
+
+    #[test]
+    fn numbers_in_words_are_formats() {
+        for n in [0, 1, -1, 9, 10, 59, -60, 86_400, 1_234_567_890, i64::MAX, i64::MIN, i64::MIN + 1] {
+            assert_eq!(words_number_words("succeeded", " after ", n, " s"), format!("succeeded after {n} s"));
+            assert_eq!(words_number_words("started", " ", n, " s late"), format!("started {n} s late"));
+        }
+    }
+
+    /// Lines sorted by packed keys come in the stable sort's order (nanoseconds, the ends of
+    /// time and the largest ranks included).
+    #[test]
+    fn lines_sort_as_the_stable_sort_does() {
+        use super::{LogEvent, sort_lines};
+        let base = DateTime::parse_from_rfc3339("2026-11-22T12:00:00Z").unwrap().to_utc();
+        let mut seed: u64 = 7;
+        let mut next = move |n: u64| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        for case in 0..40 {
+            let n = 1 + next(300) as usize;
+            let mut lines = Vec::new();
+            let mut ranks = Vec::new();
+            for i in 0..n {
+                let mut at = base + TimeDelta::seconds(next(50) as i64 * 60 + next(3) as i64);
+                // Nanoseconds (case 1); with the ends of time too, more than 64 bits (case 2).
+                if case % 4 == 1 || case % 4 == 2 {
+                    at += TimeDelta::nanoseconds(next(3) as i64 * 400_000_000);
+                }
+                if case % 4 == 2 && i % 17 == 0 {
+                    at = if i % 2 == 0 { DateTime::<Utc>::MIN_UTC } else { DateTime::<Utc>::MAX_UTC };
+                }
+                let kind = LogKind::ALL[next(12) as usize];
+                lines.push(LogEvent { at, job_id: String::new(), kind, text: format!("{i}"), members: Vec::new() });
+                ranks.push(if case % 4 == 3 { u32::MAX - next(3) as u32 } else { next(5) as u32 });
+            }
+            let mut want: Vec<(LogEvent, u32)> = lines.iter().cloned().zip(ranks.iter().copied()).collect();
+            want.sort_by(|(a, ra), (b, rb)| b.at.cmp(&a.at).then(ra.cmp(rb)).then(a.kind.cmp(&b.kind)));
+            let want: Vec<LogEvent> = want.into_iter().map(|(e, _)| e).collect();
+            assert_eq!(sort_lines(lines, &ranks), want, "case {case}");
+        }
+        assert!(sort_lines(Vec::new(), &[]).is_empty());
+    }
+
+    #[test]
+    fn packed_sort_keys_order_as_the_tuples() {
+        let base = DateTime::parse_from_rfc3339("2026-11-22T12:00:00Z").unwrap().to_utc();
+        let mut ats = vec![DateTime::<Utc>::MIN_UTC, DateTime::<Utc>::MAX_UTC, DateTime::<Utc>::UNIX_EPOCH];
+        for s in [-86_400i64, -1, 0, 1, 59, 3_600] {
+            ats.push(base + TimeDelta::seconds(s));
+            ats.push(base + TimeDelta::seconds(s) + TimeDelta::nanoseconds(1));
+            ats.push(base + TimeDelta::seconds(s) + TimeDelta::nanoseconds(999_999_999));
+        }
+        let mut keys = Vec::new();
+        for &at in &ats {
+            for rank in [0, 1, 7, u32::MAX] {
+                for kind in LogKind::ALL {
+                    keys.push((std::cmp::Reverse(at), rank, kind));
+                }
+            }
+        }
+        for a in &keys {
+            for b in &keys {
+                assert_eq!(sort_key(a.0.0, a.1, a.2).cmp(&sort_key(b.0.0, b.1, b.2)), a.cmp(b), "{a:?} {b:?}");
+            }
+        }
+    }
 
     #[test]
     fn keys_round_trip_and_labels_are_words() {

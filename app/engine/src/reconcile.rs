@@ -232,6 +232,7 @@ const AGENT_DOWN_MAX_SECS: i64 = 24 * 3600;
 /// history is complete for the window).
 ///
 /// The rules, and what happens to unsorted or odd input, are in the [module docs](self).
+/// Reconciling many jobs of one instance, [`Reconciler`] prepares `ctx` once instead.
 pub fn reconcile(
     occurrences: &[Occurrence],
     runs: &[Run],
@@ -241,142 +242,263 @@ pub fn reconcile(
     ctx: &InstanceContext,
     settings: &Settings,
 ) -> Reconciliation {
-    let mut diagnostics = Vec::new();
-    let grace = if settings.grace_secs < 0 {
-        diagnostics.push(Diagnostic::warning(
-            "grace_secs",
-            settings.grace_secs,
-            "a negative grace makes no sense; taken as 0",
-        ));
-        0
-    } else {
-        settings.grace_secs
-    };
-    if window.is_empty() {
-        diagnostics.push(Diagnostic::warning(
-            "window",
-            format!("{} .. {}", ts(window.start), ts(window.end)),
-            "the window is empty or inverted",
-        ));
-    }
-
-    let groups = group_occurrences(occurrences, window, &mut diagnostics);
-    let view = RunView::new(runs, now, &mut diagnostics);
-
-    // Claim slots: schedule-triggered runs first, then runs triggered by something else.
-    let mut claim: Vec<Option<usize>> = vec![None; groups.len()];
-    let mut classes: Vec<RunClass> = runs
-        .iter()
-        .map(|r| if r.trigger == Trigger::Manual { RunClass::Manual } else { RunClass::Unscheduled })
-        .collect();
-    for schedule_pass in [true, false] {
-        for &r in &view.order {
-            let run = &runs[r];
-            let eligible = match run.trigger {
-                Trigger::Schedule(_) => schedule_pass,
-                Trigger::Other(_) => !schedule_pass,
-                Trigger::Manual => false,
-            };
-            if !eligible || run.outcome == RunOutcome::Retry {
-                continue;
-            }
-            if let Some(g) = slot_of(&groups, run.start, window)
-                && claim[g].is_none()
-            {
-                claim[g] = Some(r);
-            }
-        }
-    }
-
-    let agent_starts = sorted(&ctx.agent_starts);
-    let all_starts = sorted(&ctx.all_run_starts);
-    let mut outcomes = vec![Outcome::Upcoming; occurrences.len()];
-    for (g, group) in groups.iter().enumerate() {
-        let outcome = match claim[g] {
-            Some(r) => {
-                let run = &runs[r];
-                let wanted = match run.trigger {
-                    Trigger::Schedule(Some(id)) => Some(id),
-                    _ => None,
-                };
-                let primary = group
-                    .members
-                    .iter()
-                    .copied()
-                    .find(|&i| Some(occurrences[i].schedule) == wanted)
-                    .unwrap_or(group.members[0]);
-                classes[r] = RunClass::Expected { occurrence: primary };
-                let delay = (run.start - group.at).num_seconds();
-                if delay <= grace { Outcome::OnTime { run: r } } else { Outcome::Late { run: r, delay_secs: delay } }
-            }
-            None => unmatched(group.at, now, grace, history_horizon, &view, ctx, &agent_starts, &all_starts),
-        };
-        for &i in &group.members {
-            outcomes[i] = outcome.clone();
-        }
-    }
-
-    Reconciliation { outcomes, runs: classes, diagnostics }
+    Reconciler::new(ctx, window, now, settings).reconcile(occurrences, runs, history_horizon)
 }
 
-/// Occurrences at one instant, indices into the caller's slice in the caller's order.
-struct Group {
-    at: DateTime<Utc>,
-    members: Vec<usize>,
+#[doc(hidden)]
+pub use reference::{reconcile_reference, zombie_periods_reference};
+mod reference;
+
+/// [`reconcile`] for many jobs of one instance: the instance's context (its Agent starts and
+/// every run start, sorted) is prepared once, not once per job. Gives exactly what
+/// [`reconcile`] gives.
+pub struct Reconciler<'a> {
+    ctx: &'a InstanceContext,
+    agent_starts: Cow<'a, [DateTime<Utc>]>,
+    all_starts: Cow<'a, [DateTime<Utc>]>,
+    window: Window,
+    now: DateTime<Utc>,
+    settings: &'a Settings,
 }
 
-fn group_occurrences(occurrences: &[Occurrence], window: Window, diagnostics: &mut Vec<Diagnostic>) -> Vec<Group> {
-    if occurrences.windows(2).any(|w| w[1].at < w[0].at) {
-        diagnostics.push(Diagnostic::info("occurrences were not in time order; sorted"));
-    }
-    let mut order: Vec<usize> = (0..occurrences.len()).collect();
-    order.sort_by_key(|&i| (occurrences[i].at, i));
+/// No run claims the slot (in [`Reconciler::reconcile`]'s claims).
+const UNCLAIMED: usize = usize::MAX;
 
-    let mut groups: Vec<Group> = Vec::new();
-    let mut duplicates: Option<(usize, ScheduleId, DateTime<Utc>)> = None;
-    for i in order {
-        let o = &occurrences[i];
-        if let Some(g) = groups.last_mut()
-            && g.at == o.at
-        {
-            if g.members.iter().any(|&j| occurrences[j].schedule == o.schedule) {
-                let d = duplicates.get_or_insert((0, o.schedule, o.at));
-                d.0 += 1;
-            }
-            g.members.push(i);
-        } else {
-            groups.push(Group { at: o.at, members: vec![i] });
+impl<'a> Reconciler<'a> {
+    pub fn new(ctx: &'a InstanceContext, window: Window, now: DateTime<Utc>, settings: &'a Settings) -> Self {
+        Reconciler {
+            ctx,
+            agent_starts: sorted(&ctx.agent_starts),
+            all_starts: sorted(&ctx.all_run_starts),
+            window,
+            now,
+            settings,
         }
     }
-    if let Some((count, schedule, at)) = duplicates {
-        diagnostics.push(Diagnostic::warning(
-            "schedule",
-            schedule,
-            format!("{count} duplicate occurrence(s) of one schedule at one instant, first at {}; merged", ts(at)),
-        ));
-    }
-    if !window.is_empty() {
-        let outside: Vec<&Occurrence> = occurrences.iter().filter(|o| !window.contains(o.at)).collect();
-        if let Some(first) = outside.first() {
+
+    /// One job: what [`reconcile`] gives for it under this instance's context.
+    pub fn reconcile(
+        &self,
+        occurrences: &[Occurrence],
+        runs: &[Run],
+        history_horizon: Option<DateTime<Utc>>,
+    ) -> Reconciliation {
+        let (window, now) = (self.window, self.now);
+        let mut diagnostics = Vec::new();
+        let grace = if self.settings.grace_secs < 0 {
             diagnostics.push(Diagnostic::warning(
-                "occurrence",
-                ts(first.at),
-                format!(
-                    "{} occurrence(s) outside the window {} .. {}",
-                    outside.len(),
-                    ts(window.start),
-                    ts(window.end)
-                ),
+                "grace_secs",
+                self.settings.grace_secs,
+                "a negative grace makes no sense; taken as 0",
+            ));
+            0
+        } else {
+            self.settings.grace_secs
+        };
+        if window.is_empty() {
+            diagnostics.push(Diagnostic::warning(
+                "window",
+                format!("{} .. {}", ts(window.start), ts(window.end)),
+                "the window is empty or inverted",
             ));
         }
+
+        let groups = Groups::new(occurrences, window, &mut diagnostics);
+        let view = RunView::new(runs, now, &mut diagnostics);
+
+        // Claim slots: schedule-triggered runs first, then runs triggered by something else.
+        // One walk of the runs in start order against the instants in time order (a merge);
+        // the other-triggered runs wait until every schedule-triggered run has claimed.
+        let mut claim: Vec<usize> = vec![UNCLAIMED; groups.len()];
+        let mut classes: Vec<RunClass> = runs
+            .iter()
+            .map(|r| if r.trigger == Trigger::Manual { RunClass::Manual } else { RunClass::Unscheduled })
+            .collect();
+        let mut others: Vec<(usize, usize)> = Vec::new();
+        let mut slots = SlotWalker { at: &groups.at, k: 0, window };
+        for k in 0..runs.len() {
+            let r = view.index(k);
+            let run = &runs[r];
+            if run.trigger == Trigger::Manual || run.outcome == RunOutcome::Retry {
+                continue;
+            }
+            let Some(g) = slots.slot_of(run.start) else { continue };
+            if let Trigger::Other(_) = run.trigger {
+                others.push((g, r));
+            } else if claim[g] == UNCLAIMED {
+                claim[g] = r;
+            }
+        }
+        for (g, r) in others {
+            if claim[g] == UNCLAIMED {
+                claim[g] = r;
+            }
+        }
+
+        // Occurrences in time order (the usual case) are each group's members in turn: their
+        // outcomes are pushed, not written over a first value.
+        let in_order = groups.order.is_none();
+        let mut outcomes =
+            if in_order { Vec::with_capacity(occurrences.len()) } else { vec![Outcome::Upcoming; occurrences.len()] };
+        for (g, &at) in groups.at.iter().enumerate() {
+            let members = groups.members(g);
+            let outcome = match claim[g] {
+                UNCLAIMED => self.unmatched(at, grace, history_horizon, &view),
+                r => {
+                    let run = &runs[r];
+                    let wanted = match run.trigger {
+                        Trigger::Schedule(Some(id)) => Some(id),
+                        _ => None,
+                    };
+                    let primary = members
+                        .clone()
+                        .find(|&i| Some(occurrences[i].schedule) == wanted)
+                        .unwrap_or(groups.index(groups.bounds[g]));
+                    classes[r] = RunClass::Expected { occurrence: primary };
+                    let delay = (run.start - at).num_seconds();
+                    if delay <= grace {
+                        Outcome::OnTime { run: r }
+                    } else {
+                        Outcome::Late { run: r, delay_secs: delay }
+                    }
+                }
+            };
+            if in_order {
+                for _ in 1..members.len() {
+                    outcomes.push(outcome.clone());
+                }
+                outcomes.push(outcome);
+            } else {
+                for i in members {
+                    outcomes[i] = outcome.clone();
+                }
+            }
+        }
+
+        Reconciliation { outcomes, runs: classes, diagnostics }
     }
-    groups
+
+    fn unmatched(
+        &self,
+        at: DateTime<Utc>,
+        grace: i64,
+        history_horizon: Option<DateTime<Utc>>,
+        view: &RunView,
+    ) -> Outcome {
+        let now = self.now;
+        if at > now {
+            return Outcome::Upcoming;
+        }
+        if let Some(run) = view.running_at(at) {
+            return Outcome::SkippedRunning { run };
+        }
+        if history_horizon.is_some_and(|h| at < h) {
+            return Outcome::Unknown;
+        }
+        if (now - at).num_seconds() <= grace {
+            return Outcome::Upcoming;
+        }
+        if let Some(period) = self.ctx.zombie_periods.iter().find(|p| p.contains(at)) {
+            return Outcome::Missed { cause: MissCause::AgentZombie { period: *period } };
+        }
+        let agent_starts = &self.agent_starts;
+        let i = agent_starts.partition_point(|s| *s < at);
+        if let Some(&restarted_at) = agent_starts.get(i)
+            && (restarted_at - at).num_seconds() <= AGENT_DOWN_MAX_SECS
+            && !started_in(&self.all_starts, at, restarted_at)
+            && !started_in(&view.starts, at, restarted_at)
+        {
+            return Outcome::Missed { cause: MissCause::AgentDown { restarted_at } };
+        }
+        Outcome::Missed { cause: MissCause::NoRun }
+    }
 }
 
-/// The job's runs in start order, with what [`unmatched`] needs to answer quickly.
+/// Occurrences grouped by instant, without a vector per group: group `g` is the instant
+/// `at[g]`, its members `order[bounds[g]..bounds[g + 1]]` (indices into the caller's slice, in
+/// the caller's order).
+struct Groups {
+    at: Vec<DateTime<Utc>>,
+    bounds: Vec<usize>,
+    /// `None`: the occurrences came in time order, `order[k]` is `k`.
+    order: Option<Vec<usize>>,
+}
+
+impl Groups {
+    fn new(occurrences: &[Occurrence], window: Window, diagnostics: &mut Vec<Diagnostic>) -> Self {
+        let in_order = occurrences.is_sorted_by_key(|o| o.at);
+        if !in_order {
+            diagnostics.push(Diagnostic::info("occurrences were not in time order; sorted"));
+        }
+        let order: Option<Vec<usize>> = (!in_order).then(|| {
+            let mut order: Vec<usize> = (0..occurrences.len()).collect();
+            order.sort_by_key(|&i| (occurrences[i].at, i));
+            order
+        });
+        let index = |k: usize| order.as_ref().map_or(k, |o| o[k]);
+
+        let mut at: Vec<DateTime<Utc>> = Vec::with_capacity(occurrences.len());
+        let mut bounds: Vec<usize> = Vec::with_capacity(occurrences.len() + 1);
+        let mut duplicates: Option<(usize, ScheduleId, DateTime<Utc>)> = None;
+        for k in 0..occurrences.len() {
+            let o = &occurrences[index(k)];
+            if at.last() == Some(&o.at) {
+                let first = *bounds.last().expect("a group has a start");
+                if (first..k).any(|j| occurrences[index(j)].schedule == o.schedule) {
+                    let d = duplicates.get_or_insert((0, o.schedule, o.at));
+                    d.0 += 1;
+                }
+            } else {
+                at.push(o.at);
+                bounds.push(k);
+            }
+        }
+        bounds.push(occurrences.len());
+        if let Some((count, schedule, at)) = duplicates {
+            diagnostics.push(Diagnostic::warning(
+                "schedule",
+                schedule,
+                format!("{count} duplicate occurrence(s) of one schedule at one instant, first at {}; merged", ts(at)),
+            ));
+        }
+        if !window.is_empty() {
+            let mut outside = occurrences.iter().filter(|o| !window.contains(o.at));
+            if let Some(first) = outside.next() {
+                diagnostics.push(Diagnostic::warning(
+                    "occurrence",
+                    ts(first.at),
+                    format!(
+                        "{} occurrence(s) outside the window {} .. {}",
+                        1 + outside.count(),
+                        ts(window.start),
+                        ts(window.end)
+                    ),
+                ));
+            }
+        }
+        Groups { at, bounds, order }
+    }
+
+    fn len(&self) -> usize {
+        self.at.len()
+    }
+
+    /// The caller's index of the `k`-th occurrence in time order.
+    fn index(&self, k: usize) -> usize {
+        self.order.as_ref().map_or(k, |o| o[k])
+    }
+
+    /// The members of group `g`, in the caller's order.
+    fn members(&self, g: usize) -> impl ExactSizeIterator<Item = usize> + Clone + '_ {
+        (self.bounds[g]..self.bounds[g + 1]).map(|k| self.index(k))
+    }
+}
+
+/// The job's runs in start order, with what [`Reconciler::unmatched`] needs to answer quickly.
 struct RunView {
-    /// Run indices sorted by start (ties: given order).
-    order: Vec<usize>,
+    /// Run indices sorted by start (ties: given order); `None`: the runs came in start order,
+    /// `order[k]` is `k`.
+    order: Option<Vec<usize>>,
     /// Starts, in `order`.
     starts: Vec<DateTime<Utc>>,
     /// `latest_end[k]`: among `order[..=k]`, the run that ends last.
@@ -387,38 +509,43 @@ struct RunView {
 
 impl RunView {
     fn new(runs: &[Run], now: DateTime<Utc>, diagnostics: &mut Vec<Diagnostic>) -> Self {
-        if runs.windows(2).any(|w| w[1].start < w[0].start) {
+        let in_order = runs.is_sorted_by_key(|r| r.start);
+        if !in_order {
             diagnostics.push(Diagnostic::info("runs were not in start order; sorted"));
         }
-        let mut order: Vec<usize> = (0..runs.len()).collect();
-        order.sort_by_key(|&i| (runs[i].start, i));
+        let order: Option<Vec<usize>> = (!in_order).then(|| {
+            let mut order: Vec<usize> = (0..runs.len()).collect();
+            order.sort_by_key(|&i| (runs[i].start, i));
+            order
+        });
         let ends: Vec<DateTime<Utc>> = runs.iter().map(|r| effective_end(r, now)).collect();
 
-        let negative: Vec<&Run> = runs.iter().filter(|r| r.duration_secs < 0).collect();
-        if let Some(first) = negative.first() {
+        let mut negative = runs.iter().filter(|r| r.duration_secs < 0);
+        if let Some(first) = negative.next() {
             diagnostics.push(Diagnostic::warning(
                 "duration_secs",
                 first.duration_secs,
                 format!(
                     "{} run(s) with a negative duration, first starting {}; taken as 0",
-                    negative.len(),
+                    1 + negative.count(),
                     ts(first.start)
                 ),
             ));
         }
-        let future: Vec<&Run> = runs.iter().filter(|r| r.start > now).collect();
-        if let Some(first) = future.first() {
+        let mut future = runs.iter().filter(|r| r.start > now);
+        if let Some(first) = future.next() {
             diagnostics.push(Diagnostic::warning(
                 "start",
                 ts(first.start),
-                format!("{} run(s) start after now ({}): clocks disagree?", future.len(), ts(now)),
+                format!("{} run(s) start after now ({}): clocks disagree?", 1 + future.count(), ts(now)),
             ));
         }
 
-        let mut starts = Vec::with_capacity(order.len());
-        let mut latest_end: Vec<usize> = Vec::with_capacity(order.len());
+        let mut starts = Vec::with_capacity(runs.len());
+        let mut latest_end: Vec<usize> = Vec::with_capacity(runs.len());
         let mut overlaps: Option<(usize, DateTime<Utc>)> = None;
-        for &r in &order {
+        for k in 0..runs.len() {
+            let r = order.as_ref().map_or(k, |o| o[k]);
             let start = runs[r].start;
             let best = match latest_end.last() {
                 Some(&b) => {
@@ -444,11 +571,49 @@ impl RunView {
         RunView { order, starts, latest_end, ends }
     }
 
+    /// The index of the `k`-th run in start order.
+    fn index(&self, k: usize) -> usize {
+        self.order.as_ref().map_or(k, |o| o[k])
+    }
+
     /// A run in progress at `at` (`start < at < end`): the one ending last.
     fn running_at(&self, at: DateTime<Utc>) -> Option<usize> {
         let k = self.starts.partition_point(|s| *s < at);
         let r = *self.latest_end.get(k.checked_sub(1)?)?;
         (self.ends[r] > at).then_some(r)
+    }
+}
+
+/// The slot (see the module docs) of instants `t` asked in non-decreasing order, over the
+/// groups' instants `at` (sorted): `k` only moves forward, so a walk of all runs costs
+/// O(runs + instants), a merge of the two sorted lists.
+struct SlotWalker<'g> {
+    at: &'g [DateTime<Utc>],
+    /// How many instants are `<= t` of the last question.
+    k: usize,
+    window: Window,
+}
+
+impl SlotWalker<'_> {
+    fn slot_of(&mut self, t: DateTime<Utc>) -> Option<usize> {
+        let at = self.at;
+        while self.k < at.len() && at[self.k] <= t {
+            self.k += 1;
+        }
+        let k = self.k;
+        if let Some(&next) = at.get(k) {
+            let ahead = next - t;
+            // Nearer to the next instant than to the previous one, asked only when early enough.
+            if ahead <= TimeDelta::seconds(EARLY_SECS) && (k == 0 || ahead < t - at[k - 1]) {
+                return Some(k);
+            }
+        }
+        let current = k.checked_sub(1)?;
+        let last = at[current];
+        if current + 1 == at.len() && self.window.end > last && t >= self.window.end {
+            return None;
+        }
+        Some(current)
     }
 }
 
@@ -459,61 +624,6 @@ fn effective_end(run: &Run, now: DateTime<Utc>) -> DateTime<Utc> {
         .and_then(|d| run.start.checked_add_signed(d))
         .unwrap_or(DateTime::<Utc>::MAX_UTC);
     if run.outcome == RunOutcome::InProgress { end.max(now) } else { end }
-}
-
-/// The instant group whose slot `t` falls in (see the module docs).
-fn slot_of(groups: &[Group], t: DateTime<Utc>, window: Window) -> Option<usize> {
-    let k = groups.partition_point(|g| g.at <= t);
-    if let Some(next) = groups.get(k) {
-        let ahead = next.at - t;
-        let nearer = k == 0 || ahead < t - groups[k - 1].at;
-        if ahead <= TimeDelta::seconds(EARLY_SECS) && nearer {
-            return Some(k);
-        }
-    }
-    let current = k.checked_sub(1)?;
-    let at = groups[current].at;
-    if current + 1 == groups.len() && window.end > at && t >= window.end {
-        return None;
-    }
-    Some(current)
-}
-
-#[allow(clippy::too_many_arguments)]
-fn unmatched(
-    at: DateTime<Utc>,
-    now: DateTime<Utc>,
-    grace: i64,
-    history_horizon: Option<DateTime<Utc>>,
-    view: &RunView,
-    ctx: &InstanceContext,
-    agent_starts: &[DateTime<Utc>],
-    all_starts: &[DateTime<Utc>],
-) -> Outcome {
-    if at > now {
-        return Outcome::Upcoming;
-    }
-    if let Some(run) = view.running_at(at) {
-        return Outcome::SkippedRunning { run };
-    }
-    if history_horizon.is_some_and(|h| at < h) {
-        return Outcome::Unknown;
-    }
-    if (now - at).num_seconds() <= grace {
-        return Outcome::Upcoming;
-    }
-    if let Some(period) = ctx.zombie_periods.iter().find(|p| p.contains(at)) {
-        return Outcome::Missed { cause: MissCause::AgentZombie { period: *period } };
-    }
-    let i = agent_starts.partition_point(|s| *s < at);
-    if let Some(&restarted_at) = agent_starts.get(i)
-        && (restarted_at - at).num_seconds() <= AGENT_DOWN_MAX_SECS
-        && !started_in(all_starts, at, restarted_at)
-        && !started_in(&view.starts, at, restarted_at)
-    {
-        return Outcome::Missed { cause: MissCause::AgentDown { restarted_at } };
-    }
-    Outcome::Missed { cause: MissCause::NoRun }
 }
 
 /// Whether some instant of `sorted` lies in `[from, to)`.
@@ -562,11 +672,24 @@ pub fn zombie_periods(
     if end <= window.start {
         return Vec::new();
     }
-    let mut due: Vec<DateTime<Utc>> = due.iter().copied().filter(|d| window.start <= *d && *d < end).collect();
-    due.sort_unstable();
-    let mut starts: Vec<DateTime<Utc>> = starts.iter().copied().filter(|s| *s <= now).collect();
-    starts.sort_unstable();
-    starts.dedup();
+    // Sorted input (the usual case) is borrowed: the due instants in range are one run of it,
+    // the starts up to `now` a prefix; duplicate starts need no removal (below).
+    let due: Cow<'_, [DateTime<Utc>]> = if due.is_sorted() {
+        let from = due.partition_point(|d| *d < window.start);
+        let to = due.partition_point(|d| *d < end);
+        Cow::Borrowed(&due[from..to.max(from)])
+    } else {
+        let mut v: Vec<DateTime<Utc>> = due.iter().copied().filter(|d| window.start <= *d && *d < end).collect();
+        v.sort_unstable();
+        Cow::Owned(v)
+    };
+    let starts: Cow<'_, [DateTime<Utc>]> = if starts.is_sorted() {
+        Cow::Borrowed(&starts[..starts.partition_point(|s| *s <= now)])
+    } else {
+        let mut v: Vec<DateTime<Utc>> = starts.iter().copied().filter(|s| *s <= now).collect();
+        v.sort_unstable();
+        Cow::Owned(v)
+    };
 
     let mut periods = Vec::new();
     // (gap index, first due, count)
@@ -579,8 +702,14 @@ pub fn zombie_periods(
             periods.push(Window::new(first, stop));
         }
     };
-    for d in due {
-        let gap = starts.partition_point(|s| *s < d);
+    // The gap of a due instant is the index of the first start at or after it (of the first
+    // copy, when a start repeats: one index per gap all the same); due instants come in order,
+    // so it only moves forward: a merge of the two sorted lists.
+    let mut gap = 0;
+    for &d in due.iter() {
+        while gap < starts.len() && starts[gap] < d {
+            gap += 1;
+        }
         if starts.get(gap) == Some(&d) {
             continue;
         }

@@ -16,5 +16,6 @@ mod fuzz;
 mod reconcile_cases;
 mod reconcile_props;
 mod replay;
+mod speed_reconcile;
 mod triage;
 mod zone_rules;

@@ -728,6 +728,9 @@ mod layout {
         out
     }
 
+    /// The most instances whose timeline analysis is kept.
+    const TIMELINE_CACHE: usize = 64;
+
     /// The full analysis the timeline draws from, once per read: every job over the read's
     /// 30 days and the [`FUTURE_MS`] after its now.
     type Cache = Mutex<Vec<(Weak<crate::api::view::Snapshot>, Arc<InstanceReport>)>>;
@@ -751,7 +754,10 @@ mod layout {
             &crate::engine::reconcile::Settings::default(),
         ));
         cache.push((me, report.clone()));
-        if cache.len() > 8 {
+        // Entries go when their read is replaced (above); the cap only bounds a fleet of many
+        // instances whose timelines are all visited (it was 8, which re-analysed every visit
+        // once more than 8 instances were browsed).
+        if cache.len() > TIMELINE_CACHE {
             cache.remove(0);
         }
         report

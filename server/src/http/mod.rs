@@ -55,12 +55,14 @@ pub struct AppState {
     pub backend: Arc<dyn Backend>,
     /// Sign-in; `None`: nobody is asked (loopback only).
     pub auth: Option<Arc<crate::auth::Auth>>,
+    /// The JSON API's reports, once per read, window and moment ([`api::memo`]).
+    pub api_memo: Arc<api::memo::Memo>,
 }
 
 impl AppState {
     /// Serving `backend` without sign-in.
     pub fn new(leptos_options: LeptosOptions, backend: Arc<dyn Backend>) -> AppState {
-        AppState { leptos_options, backend, auth: None }
+        AppState { leptos_options, backend, auth: None, api_memo: Arc::default() }
     }
 
     /// The same, asking for sign-in.

@@ -221,3 +221,35 @@ async fn api_errors_name_the_parameter_and_what_it_got() {
         assert!(!e.contains("sqlite") && !e.contains("/tmp"), "{uri}: no internals: {e}");
     }
 }
+
+/// Clients asking for the same read, window and moment share one analysis: a dashboard polling
+/// `/jobs` (and the timeline and log built from the same report) costs one per read, and every
+/// copy of the answer is the same. Another window is another analysis; a job of the same
+/// report is not.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_same_window_is_analysed_once_for_every_client() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = demo_state(&dir).await;
+    assert!(state.api_memo.is_empty());
+    let jobs = "/api/instances/SQLPROD01/jobs";
+    let clients: Vec<_> = (0..8)
+        .map(|_| {
+            let state = state.clone();
+            tokio::spawn(async move { json(&state, jobs).await })
+        })
+        .collect();
+    let mut answers = Vec::new();
+    for c in clients {
+        answers.push(c.await.expect("a client"));
+    }
+    assert!(answers.iter().all(|(s, v)| *s == StatusCode::OK && *v == answers[0].1), "eight equal answers");
+    assert_eq!(state.api_memo.len(), 1, "eight clients, one analysis");
+    let first = answers[0].1["jobs"][0]["id"].as_str().expect("a job id").to_owned();
+    ok(&state, &format!("{jobs}/{}/timeline", path(&first))).await;
+    ok(&state, "/api/log?instance=SQLPROD01").await;
+    assert_eq!(state.api_memo.len(), 1, "the timeline and the log use the same report");
+    let day = ok(&state, &format!("{jobs}?from=2026-11-21T12:00:00Z")).await;
+    assert_eq!(state.api_memo.len(), 2, "another window, another analysis");
+    assert_eq!(at(&day["from"]), t("2026-11-21T12:00:00Z"));
+    assert_ne!(day, answers[0].1, "a day's counts are not a week's");
+}

@@ -164,12 +164,14 @@ pub fn timeline(report: &InstanceReport, j: &JobReport, window: Window, as_of: D
 
 /// The log lines of `report` (with the source's own `events`) as the API's events.
 pub fn events(report: &InstanceReport, events: &[LogEvent]) -> Vec<wire::Event> {
+    let names: std::collections::HashMap<&str, &str> =
+        report.jobs.iter().map(|j| (j.id.as_str(), j.name.as_str())).rev().collect();
     log::derive(report, events)
         .into_iter()
         .map(|e| wire::Event {
             at: e.at,
             instance: report.name.clone(),
-            job: report.jobs.iter().find(|j| j.id == e.job_id).map(|j| j.name.clone()),
+            job: names.get(e.job_id.as_str()).map(|n| (*n).to_owned()),
             job_id: e.job_id,
             kind: e.kind.key().into(),
             text: e.text,

@@ -21,6 +21,7 @@ use utoipa::{IntoParams, OpenApi};
 use super::{AppState, Error};
 
 pub mod build;
+pub mod memo;
 pub mod triage;
 pub mod wire;
 
@@ -149,6 +150,20 @@ async fn snapshot_of(backend: &dyn Backend, instance: &str) -> Result<Arc<Snapsh
     })
 }
 
+/// The report of `snapshot` over `window` at `as_of`, from the API's memo.
+async fn report_of(
+    state: &AppState,
+    instance: &str,
+    snapshot: &Arc<Snapshot>,
+    window: Window,
+    as_of: DateTime<Utc>,
+) -> Result<Arc<memo::Entry>, Error> {
+    state.api_memo.report(instance, snapshot, window, as_of).await.map_err(|e| {
+        tracing::error!(instance, error = %e, "the API's analysis of a read failed");
+        Error::Internal
+    })
+}
+
 /// Every configured instance and how reading it goes.
 #[utoipa::path(get, path = "/api/instances", responses((status = 200, body = wire::Instances)))]
 async fn instances(State(state): State<AppState>) -> Json<wire::Instances> {
@@ -208,9 +223,10 @@ async fn jobs(
 ) -> Result<Json<wire::Jobs>, Error> {
     let snapshot = snapshot_of(state.backend.as_ref(), &instance).await?;
     let (window, as_of) = q.resolve(&snapshot, &instance)?;
-    let report = build::report(&snapshot, window, as_of);
+    let entry = report_of(&state, &instance, &snapshot, window, as_of).await?;
+    let report = &entry.report;
     Ok(Json(wire::Jobs {
-        span: build::span(&report, window, as_of),
+        span: build::span(report, window, as_of),
         jobs: report.jobs.iter().map(|j| build::job(j, window)).collect(),
     }))
 }
@@ -239,13 +255,14 @@ async fn timeline(
 ) -> Result<Json<wire::Timeline>, Error> {
     let snapshot = snapshot_of(state.backend.as_ref(), &instance).await?;
     let (window, as_of) = q.resolve(&snapshot, &instance)?;
-    let report = build::report(&snapshot, window, as_of);
+    let entry = report_of(&state, &instance, &snapshot, window, as_of).await?;
+    let report = &entry.report;
     let j = report
         .jobs
         .iter()
         .find(|j| j.id == job)
         .ok_or_else(|| Error::NotFound { what: format!("job {job:?} of instance {instance:?}") })?;
-    Ok(Json(build::timeline(&report, j, window, as_of)))
+    Ok(Json(build::timeline(report, j, window, as_of)))
 }
 
 /// The log's filters and page.
@@ -322,7 +339,7 @@ async fn log(State(state): State<AppState>, Query(q): Query<LogQuery>) -> Result
         Some(i) => vec![i.to_owned()],
         None => statuses.iter().map(|i| i.name.clone()).collect(),
     };
-    let mut events = Vec::new();
+    let mut read = Vec::new();
     let mut unreachable = Vec::new();
     for name in &names {
         let snapshot = match snapshot_of(state.backend.as_ref(), name).await {
@@ -352,9 +369,11 @@ async fn log(State(state): State<AppState>, Query(q): Query<LogQuery>) -> Result
             window.from = Some(snapshot.covers.start.to_rfc3339());
         }
         let (w, as_of) = window.resolve(&snapshot, name)?;
-        let report = build::report(&snapshot, w, as_of);
-        events.extend(build::events(&report, &snapshot.events));
+        let entry = report_of(&state, name, &snapshot, w, as_of).await?;
+        read.push((entry, snapshot));
     }
+    // The memo's lines, by reference: only the page is copied.
+    let mut events: Vec<&wire::Event> = read.iter().flat_map(|(entry, snapshot)| entry.events(snapshot)).collect();
     events.retain(|e| {
         (!problems || LogKind::from_key(&e.kind).is_some_and(LogKind::is_problem))
             && job.is_none_or(|j| app::api::ssr::job_matches(j, &e.job_id, e.job.as_deref().unwrap_or_default()))
@@ -369,6 +388,6 @@ async fn log(State(state): State<AppState>, Query(q): Query<LogQuery>) -> Result
     let total = events.len();
     let end = (start + limit).min(total);
     let next_cursor = (end < total).then(|| end.to_string());
-    let page = events.into_iter().skip(start).take(limit).collect();
+    let page = events.into_iter().skip(start).take(limit).cloned().collect();
     Ok(Json(wire::Log { events: page, next_cursor, total, counts, unreachable }))
 }

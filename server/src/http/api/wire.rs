@@ -235,7 +235,7 @@ pub struct Unreachable {
 }
 
 /// One line of the scheduler log, newest first.
-#[derive(Serialize, ToSchema)]
+#[derive(Clone, Serialize, ToSchema)]
 pub struct Event {
     #[schema(value_type = String, format = DateTime)]
     pub at: DateTime<Utc>,

@@ -211,6 +211,26 @@ fn dialect_next_n(c: &mut Criterion) {
     g.finish();
 }
 
+/// What the simulator computes per keystroke in the browser, natively: the next 10 runs of an
+/// Agent row in New York and its description (the browser's figure is the simulator's
+/// end-to-end test, which adds parsing the row and updating the page).
+fn simulator(c: &mut Criterion) {
+    let row = every_10_seconds();
+    let daily = biweekly(20261121);
+    let after = Utc.with_ymd_and_hms(2026, 11, 22, 12, 0, 0).single().expect("valid instant");
+    let ny: engine::Zone = chrono_tz::America::New_York.into();
+    let mut g = c.benchmark_group("simulator");
+    for (name, s) in [("next10_describe_10s", &row), ("next10_describe_biweekly", &daily)] {
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                let f = engine::next_after(1, black_box(s), ny, black_box(after), 10);
+                (f.occurrences.len(), engine::describe(black_box(s)).len())
+            })
+        });
+    }
+    g.finish();
+}
+
 fn next_run(c: &mut Criterion) {
     let old = biweekly(20040101);
     let recent = biweekly(20261121);
@@ -385,6 +405,14 @@ fn print_ratios() {
     for (name, ..) in dialects() {
         next_n("dialect_next_100", name);
     }
+    for name in ["next10_describe_10s", "next10_describe_biweekly"] {
+        if let Some(ns) = get("simulator", name) {
+            println!(
+                "simulator per keystroke, native engine part ({name}): {:.1} us (the browser's whole keystroke: 1 ms)",
+                ns / 1e3
+            );
+        }
+    }
     if let (Some(old), Some(new)) = (get("next_run", "start_2004"), get("next_run", "start_yesterday")) {
         println!("next run: start 2004-01-01 {old:.0} ns, start yesterday {new:.0} ns");
         println!(
@@ -400,6 +428,7 @@ fn main() {
     next_run(&mut c);
     cron_next_n(&mut c);
     dialect_next_n(&mut c);
+    simulator(&mut c);
     replay(&mut c);
     c.final_summary();
     if std::env::args().any(|a| a == "--bench") {

@@ -706,11 +706,21 @@ impl<'p> Cursor<'p> {
             midnight: 0,
         };
         let from_day = day_number(from.date());
-        // A day's steps run into the next day when the window spans midnight.
+        let from_secs = i64::from(from.time().num_seconds_from_midnight());
+        // A day's steps run into the next day when the window spans midnight, so the day
+        // before `from` may still have steps after it. On each due day up to `from`'s, start
+        // at the first step at or after `from` (a due day whose steps all come before it is
+        // passed over, not walked).
         c.enter(from_day - 1);
-        if let Some(d) = c.day {
-            let secs = (from_day - d) * DAY + i64::from(from.time().num_seconds_from_midnight());
-            c.k = plan.first_step_at_or_after(secs);
+        while let Some(d) = c.day {
+            if d > from_day {
+                break;
+            }
+            c.k = plan.first_step_at_or_after((from_day - d) * DAY + from_secs);
+            if c.k < c.steps {
+                break;
+            }
+            c.enter(d + 1);
         }
         c
     }

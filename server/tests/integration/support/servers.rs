@@ -12,37 +12,39 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// The database servers' ports, one per test that starts a server: the tests of the binary run
-/// at the same time, so no two may share one.
+/// at the same time, so no two may share one. Below 32768, outside Linux's ephemeral range
+/// (32768–60999), so that no connection the tests make borrows one as its local port (a
+/// server once failed to bind 55506 that way).
 pub mod port {
-    pub const PG_CRON_REAL: u16 = 55433;
-    pub const PG_CRON_SOURCE: u16 = 55441;
-    pub const MARIA_EVENTS: u16 = 55451;
-    pub const MARIA_SEED002: u16 = 55452;
-    pub const FAULT_PG: u16 = 55461;
-    pub const FAULT_MARIA: u16 = 55462;
-    pub const SEEDS_PG: u16 = 55471;
-    pub const SEEDS_PG_FOLDED: u16 = 55472;
-    pub const TABLES_MARIA: u16 = 55473;
-    pub const PRIMENTRA_PG: u16 = 55481;
-    pub const PRIMENTRA_MARIA: u16 = 55482;
-    pub const BROKER_PG: u16 = 55485;
-    pub const BROKER_MARIA: u16 = 55486;
-    pub const JOBACTIVITY_PG: u16 = 55489;
-    pub const JOBACTIVITY_MARIA: u16 = 55490;
-    pub const JOB_TABLE_PG: u16 = 55493;
-    pub const JOB_TABLE_MARIA: u16 = 55494;
-    pub const REPLICAS_PG: u16 = 55497;
-    pub const STORE_RESTART_PG: u16 = 55498;
-    pub const STORE_PG: u16 = 55499;
-    pub const SESSIONS_PG: u16 = 55500;
-    pub const HANG_PG: u16 = 55501;
-    pub const HANG_MARIA: u16 = 55502;
-    pub const RESET_PG: u16 = 55503;
-    pub const RESET_MARIA: u16 = 55504;
-    pub const TYPES_PG: u16 = 55505;
-    pub const TYPES_MARIA: u16 = 55506;
-    pub const DENIED_PG: u16 = 55507;
-    pub const DENIED_MARIA: u16 = 55508;
+    pub const PG_CRON_REAL: u16 = 25433;
+    pub const PG_CRON_SOURCE: u16 = 25441;
+    pub const MARIA_EVENTS: u16 = 25451;
+    pub const MARIA_SEED002: u16 = 25452;
+    pub const FAULT_PG: u16 = 25461;
+    pub const FAULT_MARIA: u16 = 25462;
+    pub const SEEDS_PG: u16 = 25471;
+    pub const SEEDS_PG_FOLDED: u16 = 25472;
+    pub const TABLES_MARIA: u16 = 25473;
+    pub const PRIMENTRA_PG: u16 = 25481;
+    pub const PRIMENTRA_MARIA: u16 = 25482;
+    pub const BROKER_PG: u16 = 25485;
+    pub const BROKER_MARIA: u16 = 25486;
+    pub const JOBACTIVITY_PG: u16 = 25489;
+    pub const JOBACTIVITY_MARIA: u16 = 25490;
+    pub const JOB_TABLE_PG: u16 = 25493;
+    pub const JOB_TABLE_MARIA: u16 = 25494;
+    pub const REPLICAS_PG: u16 = 25497;
+    pub const STORE_RESTART_PG: u16 = 25498;
+    pub const STORE_PG: u16 = 25499;
+    pub const SESSIONS_PG: u16 = 25500;
+    pub const HANG_PG: u16 = 25501;
+    pub const HANG_MARIA: u16 = 25502;
+    pub const RESET_PG: u16 = 25503;
+    pub const RESET_MARIA: u16 = 25504;
+    pub const TYPES_PG: u16 = 25505;
+    pub const TYPES_MARIA: u16 = 25506;
+    pub const DENIED_PG: u16 = 25507;
+    pub const DENIED_MARIA: u16 = 25508;
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

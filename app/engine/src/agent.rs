@@ -790,8 +790,8 @@ impl<'p> Cursor<'p> {
                     (at, nominal, known.and_then(|k| k.1))
                 }
                 _ => {
-                    let (at, dst) = self.resolver.resolve(nominal);
-                    (at, tz::to_local(at, self.tz), dst)
+                    let (at, dst, local) = self.resolver.resolve_local(nominal);
+                    (at, local, dst)
                 }
             };
             if self.last_at.is_some_and(|l| at <= l) {

@@ -109,7 +109,7 @@ impl Resolver {
     }
 
     /// The instant (Unix seconds) and DST rule of the wall-clock time `local` (seconds) when it
-    /// lies in the remembered stretch; `None` otherwise (then use [`Resolver::resolve`]).
+    /// lies in the remembered stretch; `None` otherwise (then use [`Resolver::resolve_local`]).
     #[inline]
     pub(crate) fn known(&self, local: i64) -> Option<(i64, Option<Dst>)> {
         if self.lo <= local && local < self.hi {
@@ -119,22 +119,9 @@ impl Resolver {
         }
     }
 
-    /// Exactly [`resolve`]`(local, tz)`, remembering the stretch around `local`.
-    pub(crate) fn resolve(&mut self, local: NaiveDateTime) -> (DateTime<Utc>, Option<Dst>) {
-        let secs = local.and_utc().timestamp();
-        if local.nanosecond() == 0
-            && let Some((at, dst)) = self.known(secs)
-            && let Some(at) = DateTime::<Utc>::from_timestamp(at, 0)
-        {
-            return (at, dst);
-        }
-        let (at, dst) = resolve(local, self.tz);
-        self.learn(secs, at, dst);
-        (at, dst)
-    }
-
-    /// [`Resolver::resolve`] and the wall-clock time of the instant ([`to_local`]): within a
-    /// remembered stretch outside a gap that is `local` itself, with no zone lookup.
+    /// Exactly [`resolve`]`(local, tz)` and the wall-clock time of the instant ([`to_local`]),
+    /// remembering the stretch around `local`: within a remembered stretch outside a gap the
+    /// wall-clock time is `local` itself, with no zone lookup.
     pub(crate) fn resolve_local(&mut self, local: NaiveDateTime) -> (DateTime<Utc>, Option<Dst>, NaiveDateTime) {
         let secs = local.and_utc().timestamp();
         if local.nanosecond() == 0

@@ -217,6 +217,33 @@ fn oracle(s: &AgentSchedule, z: Zone, w: Window) -> Vec<Occurrence> {
     out
 }
 
+/// One of the days of `year` on which `z`'s UTC offset changes (the `pick`-th, wrapping), or
+/// `None` in a year without a change.
+fn transition_day(z: Zone, year: i32, pick: usize) -> Option<NaiveDate> {
+    let off = |d: NaiveDate| {
+        let t = d.and_hms_opt(12, 0, 0).expect("noon").and_utc();
+        tz::to_local(t, z) - t.naive_utc()
+    };
+    let first = NaiveDate::from_ymd_opt(year, 1, 1).expect("jan 1");
+    let days: Vec<NaiveDate> =
+        first.iter_days().take_while(|d| d.year() == year).filter(|d| off(*d) != off(*d + Duration::days(1))).collect();
+    (!days.is_empty()).then(|| days[pick % days.len()])
+}
+
+/// Every day, with the sub-day columns `sub` between `t0` and `t1` (seconds after midnight).
+fn daily_sub_day(sub: (i64, i64), t0: u32, t1: u32) -> AgentSchedule {
+    AgentSchedule {
+        freq_type: 4,
+        freq_interval: 1,
+        freq_subday_type: sub.0,
+        freq_subday_interval: sub.1,
+        active_start_date: 19900101,
+        active_start_time: hhmmss(t0),
+        active_end_time: hhmmss(t1),
+        ..AgentSchedule::default()
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig {
         cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(256),
@@ -291,27 +318,9 @@ proptest! {
         t1 in 0u32..86_400,
         split in 0i64..4 * 86_400,
     ) {
-        // The transition days of `year` in `z`: days whose UTC offset at the end differs from
-        // the start.
-        let off = |d: NaiveDate| {
-            let t = d.and_hms_opt(12, 0, 0).expect("noon").and_utc();
-            tz::to_local(t, z) - t.naive_utc()
-        };
-        let first = NaiveDate::from_ymd_opt(year, 1, 1).expect("jan 1");
-        let days: Vec<NaiveDate> =
-            first.iter_days().take_while(|d| d.year() == year).filter(|d| off(*d) != off(*d + Duration::days(1))).collect();
-        prop_assume!(!days.is_empty());
-        let day = days[pick % days.len()];
-        let s = AgentSchedule {
-            freq_type: 4,
-            freq_interval: 1,
-            freq_subday_type: sub.0,
-            freq_subday_interval: sub.1,
-            active_start_date: 19900101,
-            active_start_time: hhmmss(t0),
-            active_end_time: hhmmss(t1),
-            ..AgentSchedule::default()
-        };
+        let day = transition_day(z, year, pick);
+        prop_assume!(day.is_some());
+        let (day, s) = (day.expect("assumed"), daily_sub_day(sub, t0, t1));
         let start = tz::local_to_instant(day.and_hms_opt(0, 0, 0).expect("midnight") - Duration::days(1), z);
         let w = Window::new(start, start + Duration::days(4));
         let f = agent::forecast(1, &s, z, w);
@@ -364,25 +373,9 @@ proptest! {
         from in 0i64..4 * 86_400,
         len in 0i64..6 * 86_400,
     ) {
-        let off = |d: NaiveDate| {
-            let t = d.and_hms_opt(12, 0, 0).expect("noon").and_utc();
-            tz::to_local(t, z) - t.naive_utc()
-        };
-        let first = NaiveDate::from_ymd_opt(year, 1, 1).expect("jan 1");
-        let days: Vec<NaiveDate> =
-            first.iter_days().take_while(|d| d.year() == year).filter(|d| off(*d) != off(*d + Duration::days(1))).collect();
-        prop_assume!(!days.is_empty());
-        let day = days[pick % days.len()];
-        let s = AgentSchedule {
-            freq_type: 4,
-            freq_interval: 1,
-            freq_subday_type: sub.0,
-            freq_subday_interval: sub.1,
-            active_start_date: 19900101,
-            active_start_time: hhmmss(t0),
-            active_end_time: hhmmss(t1),
-            ..AgentSchedule::default()
-        };
+        let day = transition_day(z, year, pick);
+        prop_assume!(day.is_some());
+        let (day, s) = (day.expect("assumed"), daily_sub_day(sub, t0, t1));
         let start = tz::local_to_instant(day.and_hms_opt(0, 0, 0).expect("midnight") - Duration::days(2), z)
             + Duration::seconds(from);
         let w = Window::new(start, start + Duration::seconds(len));

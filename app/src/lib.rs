@@ -73,7 +73,8 @@ pub fn App() -> impl IntoView {
     components::time::provide_prefs();
     view! {
         <Stylesheet id="leptos" href="/pkg/sundial.css"/>
-        <Title text="Sundial"/>
+        // Every page's title (the last <Title> set) passes this formatter: escaped.
+        <Title text="Sundial" formatter=components::raw_text_child/>
         <a class="skip-link" href="#content">"Skip to content"</a>
         <Router>
             <main id="content" tabindex="-1">

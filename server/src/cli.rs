@@ -656,7 +656,8 @@ fn init_tracing() {
     let filter = EnvFilter::try_from_env("SUNDIAL_LOG").unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn"));
     // Colours only on a terminal: a journal or a file gets plain text.
     let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_ansi(ansi).with_writer(std::io::stderr).try_init();
+    // Every value escaped and bounded: names from sources and requests forge no line.
+    let _ = tracing::subscriber::set_global_default(crate::logging::subscriber(filter, ansi, std::io::stderr));
 }
 
 fn run_async<F: std::future::Future<Output = anyhow::Result<()>>>(f: F) -> ExitCode {

@@ -8,6 +8,7 @@ pub mod demo;
 pub mod fleet;
 pub mod history;
 pub mod http;
+pub mod logging;
 pub mod replicas;
 pub mod sources;
 pub mod store;

@@ -87,6 +87,31 @@ pub const SILENCES: [(&str, &str); 5] = [
     ("7d", "for 7 days"),
 ];
 
+/// Why an acknowledgement failed, as the code `POST /triage/ack` sends back in `ack_error`:
+/// the page shows only its own sentence for a code, never text from the URL.
+pub fn ack_error_code(e: &super::ApiError) -> &'static str {
+    match e {
+        super::ApiError::NotFound { .. } => "resolved",
+        super::ApiError::BadRequest(_) => "silence",
+        _ => "store",
+    }
+}
+
+/// The sentence for an `ack_error` code (see [`ack_error_code`]); any other value gets a
+/// general one.
+pub fn ack_error_text(code: &str) -> &'static str {
+    match code {
+        "resolved" => "That problem is no longer open (it may have resolved meanwhile): nothing was acknowledged.",
+        "silence" => {
+            "That silence is not offered (1 hour, 4 hours, 1 day, 7 days or until it resolves): nothing was acknowledged."
+        }
+        "store" => {
+            "The acknowledgement could not be kept in Sundial's store: nothing was acknowledged. Try again; the server's log says more."
+        }
+        _ => "The acknowledgement failed: nothing was acknowledged.",
+    }
+}
+
 /// A silence's length in seconds; `None` for "until resolved", `Err` for anything not offered.
 pub fn silence_secs(raw: &str) -> Result<Option<i64>, String> {
     match raw.trim() {

@@ -17,6 +17,17 @@ pub use status::{ErrorPanel, NotFound, set_status};
 pub use time::{Time, prefs};
 pub use window_links::WindowLinks;
 
+/// Text for the inside of `<title>` or `<textarea>`: leptos writes those elements' children
+/// unescaped on the server (tachys takes them for raw text), so a job name read from a source
+/// could close the element and add markup. Escaped there; in the browser text goes through
+/// the DOM, which needs nothing. Every `<title>` goes through it (the formatter of
+/// [`crate::App`]'s `<Title>`), as does the simulator's `<textarea>`.
+pub fn raw_text_child(s: String) -> String {
+    #[cfg(feature = "ssr")]
+    let s = simulator::render::escape(&s);
+    s
+}
+
 /// Percent-encode one URL path segment (job ids are GUIDs, but sources may use anything).
 pub fn encode_segment(s: &str) -> String {
     let mut out = String::with_capacity(s.len());

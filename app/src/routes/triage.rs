@@ -14,7 +14,9 @@ use leptos_router::hooks::use_query_map;
 pub fn TriagePage() -> impl IntoView {
     let data = Resource::new(|| (), |_| api::triage());
     let query = use_query_map();
-    let ack_error = query.with_untracked(|q| q.get("ack_error").filter(|e| !e.is_empty()));
+    // A code, shown as Sundial's own sentence: text in a URL is never echoed as a message.
+    let ack_error =
+        query.with_untracked(|q| q.get("ack_error").filter(|e| !e.is_empty())).map(|c| api::triage::ack_error_text(&c));
     view! {
         <Title text="Triage · Sundial"/>
         <Header/>

@@ -134,7 +134,9 @@ fn slack_body(message: &Message, subject: &str, public_url: &str) -> Value {
         format!("<{public_url}/triage|The triage view>")
     };
     blocks.push(json!({ "type": "context", "elements": [{ "type": "mrkdwn", "text": footer }] }));
-    json!({ "text": text(message, subject, public_url), "blocks": blocks })
+    // The top-level text (what notifications show) is mrkdwn too: a job named `<!channel>`
+    // or `<https://elsewhere|Open the evidence>` would otherwise ping or link as Slack's own.
+    json!({ "text": mrkdwn(&text(message, subject, public_url)), "blocks": blocks })
 }
 
 #[cfg(test)]
@@ -184,5 +186,21 @@ mod tests {
         assert!(section.contains("ETL &lt;Nightly&gt; &amp; Load"), "{section}");
         assert!(section.contains("<http://s/jobs/j1?at=2026-11-22T12:00:00Z&instance=SQL1|Open the evidence>"));
         assert!(v["text"].as_str().unwrap().starts_with("[MISSED] SQL1 / "));
+    }
+
+    #[test]
+    fn slack_escapes_the_notification_text_too() {
+        let mut m = message(MessageKind::Alert);
+        m.items[0].problem.job = Some("<!channel> <https://elsewhere|Open the evidence> & more".into());
+        let (_, body) = render(&m, AlertFormat::Slack, "http://s");
+        let v: Value = serde_json::from_str(&body).unwrap();
+        let text = v["text"].as_str().unwrap();
+        assert!(
+            text.starts_with("[MISSED] SQL1 / &lt;!channel&gt; &lt;https://elsewhere|Open the evidence&gt; &amp; more"),
+            "{text}"
+        );
+        assert!(!text.contains('<') && !text.contains('>'), "{text}");
+        // The header is plain text: shown as it is.
+        assert!(v["blocks"][0]["text"]["text"].as_str().unwrap().contains("<!channel>"));
     }
 }

@@ -197,6 +197,11 @@ impl Accounts {
         user.filter(|_| ok)
     }
 
+    /// The account `name` names (ignoring case), if the file has it.
+    pub fn user(&self, name: &str) -> Option<&User> {
+        self.users.get(&name.trim().to_lowercase())
+    }
+
     /// The token's name and role, if it is one of the file's.
     pub fn token(&self, token: &str) -> Option<&Token> {
         self.tokens.get(&token_digest(token))

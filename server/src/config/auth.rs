@@ -5,8 +5,10 @@
 //! users_file = "/etc/sundial/users.toml"  # accounts (argon2 hashes) and API tokens (SHA-256);
 //!                                         # relative paths are beside this file
 //! session = "12h"                         # how long a sign-in lasts (default 12h)
+//! trusted_proxies = ["127.0.0.1"]         # proxies in front: their X-Forwarded-For names the
+//!                                         # client (sign-in limits count per client address)
 //! proxy_header = "X-Forwarded-User"       # or: a reverse proxy's signed-in user, taken only
-//! trusted_proxies = ["127.0.0.1", "10.0.0.0/8"]  # from these addresses
+//!                                         # from trusted_proxies
 //! proxy_admins = ["alice"]                # the proxy's users who are admins (others: viewers)
 //! ```
 //!
@@ -28,6 +30,9 @@ pub struct AuthConfig {
     pub session: Duration,
     /// A reverse proxy's user header, and whom it is taken from.
     pub proxy: Option<ProxyConfig>,
+    /// The proxies in front of Sundial (`trusted_proxies`): from them, the client's address is
+    /// the last one of `X-Forwarded-For` that is not theirs.
+    pub forwarded_by: Vec<IpNet>,
 }
 
 /// A trusted reverse proxy that signs users in (`proxy_header`).
@@ -47,7 +52,7 @@ pub const DEFAULT_SESSION: Duration = Duration::from_secs(12 * 3600);
 impl AuthConfig {
     /// Accounts from `users_file` only (`--users`).
     pub fn users(path: PathBuf) -> AuthConfig {
-        AuthConfig { users_file: Some(path), session: DEFAULT_SESSION, proxy: None }
+        AuthConfig { users_file: Some(path), session: DEFAULT_SESSION, proxy: None, forwarded_by: Vec::new() }
     }
 }
 
@@ -86,20 +91,16 @@ impl Checker<'_> {
             Some(v) => self.duration(v, None, "auth.session")?,
             None => DEFAULT_SESSION,
         };
+        let mut trusted = Vec::new();
+        for t in &raw.trusted_proxies {
+            let net = parse_net(t.get_ref()).ok_or_else(|| {
+                let why = "not an address or a network (\"10.0.0.5\", \"10.0.0.0/8\", \"::1\")";
+                self.invalid(t.span(), None, "auth.trusted_proxies", &format!("{:?}", t.get_ref()), why)
+            })?;
+            trusted.push(net);
+        }
         let proxy = match &raw.proxy_header {
-            None => {
-                if let Some(first) = raw.trusted_proxies.first() {
-                    let why = "trusted_proxies without proxy_header: name the header the proxy sets";
-                    return Err(self.invalid(
-                        first.span(),
-                        None,
-                        "auth.trusted_proxies",
-                        &format!("{:?}", first.get_ref()),
-                        why,
-                    ));
-                }
-                None
-            }
+            None => None,
             Some(h) => {
                 let header = axum::http::HeaderName::from_bytes(h.get_ref().trim().as_bytes()).map_err(|_| {
                     self.invalid(
@@ -110,26 +111,18 @@ impl Checker<'_> {
                         "not an HTTP header name",
                     )
                 })?;
-                if raw.trusted_proxies.is_empty() {
+                if trusted.is_empty() {
                     let why =
                         "needs trusted_proxies: the addresses of the proxies allowed to set it (anyone else could)";
                     return Err(self.invalid(h.span(), None, "auth.proxy_header", &format!("{:?}", h.get_ref()), why));
                 }
-                let mut trusted = Vec::new();
-                for t in &raw.trusted_proxies {
-                    let net = parse_net(t.get_ref()).ok_or_else(|| {
-                        let why = "not an address or a network (\"10.0.0.5\", \"10.0.0.0/8\", \"::1\")";
-                        self.invalid(t.span(), None, "auth.trusted_proxies", &format!("{:?}", t.get_ref()), why)
-                    })?;
-                    trusted.push(net);
-                }
-                Some(ProxyConfig { header, trusted, admins: raw.proxy_admins.clone() })
+                Some(ProxyConfig { header, trusted: trusted.clone(), admins: raw.proxy_admins.clone() })
             }
         };
         if users_file.is_none() && proxy.is_none() {
             let why = "says nothing: set users_file (accounts and tokens) or proxy_header";
             return Err(self.invalid(spanned.span(), None, "auth", &"{}", why));
         }
-        Ok(Some(AuthConfig { users_file, session, proxy }))
+        Ok(Some(AuthConfig { users_file, session, proxy, forwarded_by: trusted }))
     }
 }

@@ -10,16 +10,38 @@
 //! cell that a spreadsheet would take for a formula (starting `=`, `+`, `-`, `@`, a tab or a
 //! carriage return) is written after a `'`, as OWASP advises, so that opening the export runs
 //! nothing. A filter the log cannot use is a 400 naming it, as on the page.
+//!
+//! The file is streamed, [`CHUNK`] lines at a time, each written as it is sent: a 30-day export
+//! of the fleet holds the log's index of lines, never the whole file.
 use app::api::{LogQuery, parse_days};
 use axum::extract::{Query, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
+use futures_util::StreamExt;
 use std::collections::HashMap;
 
 use super::{AppState, Error};
 
 /// The header row.
 pub const COLUMNS: [&str; 6] = ["time", "instance", "job", "kind", "text", "count"];
+
+/// Lines written per piece of the answer.
+pub const CHUNK: usize = 512;
+
+/// Lines `from..` (at most [`CHUNK`]) of `log` as CSV, after the header row when `from` is 0.
+fn piece(log: &app::api::ssr::FleetLog, from: usize) -> Result<Vec<u8>, String> {
+    let mut out = csv::Writer::from_writer(Vec::with_capacity(CHUNK * 160));
+    if from == 0 {
+        out.write_record(COLUMNS).map_err(|e| e.to_string())?;
+    }
+    for l in (from..(from + CHUNK).min(log.len())).filter_map(|i| log.line_at(i)) {
+        let count = l.collapsed.count.max(1).to_string();
+        let (instance, job, text) = (cell(&l.instance), cell(&l.job_name), cell(&l.text));
+        out.write_record([l.at.rfc3339().as_str(), &instance, &job, l.kind.key(), &text, &count])
+            .map_err(|e| e.to_string())?;
+    }
+    out.into_inner().map_err(|e| e.to_string())
+}
 
 /// `GET /log.csv`
 pub async fn log_csv(
@@ -43,21 +65,28 @@ pub async fn log_csv(
         let what: Vec<&str> = log.invalid().iter().map(|e| e.message.as_str()).collect();
         return Err(Error::BadRequest { what: what.join("; ") });
     }
-    let mut out = csv::Writer::from_writer(Vec::new());
-    let written: Result<(), csv::Error> = (|| {
-        out.write_record(COLUMNS)?;
-        for l in log.all_lines() {
-            let count = l.collapsed.count.max(1).to_string();
-            let (instance, job, text) = (cell(&l.instance), cell(&l.job_name), cell(&l.text));
-            out.write_record([l.at.rfc3339().as_str(), &instance, &job, l.kind.key(), &text, &count])?;
-        }
-        Ok(())
-    })();
-    let body = written.map_err(|e| e.to_string()).and_then(|()| out.into_inner().map_err(|e| e.to_string()));
-    let body = body.map_err(|e| {
+    let log = std::sync::Arc::new(log);
+    // The first piece before the answer starts: a failure there is still a 500, not a cut file.
+    let first = piece(&log, 0).map_err(|e| {
         tracing::error!("writing the log's CSV: {e}");
         Error::Internal
     })?;
+    let rest = futures_util::stream::unfold(CHUNK, move |from| {
+        let log = log.clone();
+        async move {
+            if from >= log.len() {
+                return None;
+            }
+            let next = piece(&log, from).map(axum::body::Bytes::from).map_err(|e| {
+                tracing::error!("writing the log's CSV: {e}");
+                std::io::Error::other("the log's CSV could not be written")
+            });
+            Some((next, from + CHUNK))
+        }
+    });
+    let body = axum::body::Body::from_stream(
+        futures_util::stream::once(async move { Ok(axum::body::Bytes::from(first)) }).chain(rest),
+    );
     let name = match instance {
         Some(i) => format!("sundial-log-{}.csv", file_part(i)),
         None => "sundial-log.csv".to_owned(),

@@ -16,14 +16,19 @@
 //!   cookie and go back (303) to the page the reader was on (a path on this site only).
 //! - `POST /triage/ack` (form: [`app::api::AckForm`]): acknowledge or silence a problem's
 //!   episode, kept in Sundial's store; back (303) to the page, with `ack_error` when it failed.
-//! - anything else: a file under the site root (`/pkg/…`, `/favicon.svg`), else the
-//!   not-found page.
+//! - `/pkg/…` and the files at the site root's top (`/favicon.svg`): static files, served by a
+//!   file service that answers a file or 404 and nothing else (never a page). They are the
+//!   only answers outside sign-in, with `/signin` and `/api/health` ([`auth`]).
+//! - anything else: the not-found page (behind sign-in, as every page).
 //!
 //! Every response is gzip-compressed when the client asks, and traced; pages rendered are
-//! kept until the data changes ([`page_cache`]).
+//! kept until the data changes ([`page_cache`]). Without sign-in, only requests naming a
+//! loopback host or `public_url`'s are answered ([`guard::hosts`]); every answer carries a
+//! Content-Security-Policy (pages their own, with a nonce; others [`guard::DEFAULT_CSP`]).
 pub mod api;
 pub mod auth;
 pub mod error;
+pub mod guard;
 pub mod log_csv;
 pub mod metrics;
 pub mod page_cache;
@@ -43,6 +48,7 @@ use leptos_axum::{LeptosRoutes, generate_route_list};
 use std::collections::HashMap;
 use std::sync::Arc;
 use tower_http::compression::CompressionLayer;
+use tower_http::services::{ServeDir, ServeFile};
 use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::trace::TraceLayer;
 
@@ -98,6 +104,27 @@ pub fn router(state: AppState) -> Router {
     router_at(state, None)
 }
 
+/// The static files: `/pkg/…` (the bundle, the styles) from the site's package directory, and
+/// each file at the top of the site root under its own path, each by a file service that
+/// answers the file or 404 (it refuses `..` and encoded separators itself) and never falls
+/// through to the pages. Outside sign-in: nothing here is a page.
+fn static_files(options: &LeptosOptions) -> Router<AppState> {
+    let root = std::path::PathBuf::from(options.site_root.as_ref());
+    let pkg = root.join(options.site_pkg_dir.as_ref());
+    let mut files = Router::new().nest_service(&format!("/{}", options.site_pkg_dir), ServeDir::new(pkg));
+    for entry in std::fs::read_dir(&root).into_iter().flatten().flatten() {
+        let (path, name) = (entry.path(), entry.file_name());
+        let Some(name) = name.to_str().filter(|n| n.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b)))
+        else {
+            continue;
+        };
+        if path.is_file() && !name.starts_with('.') {
+            files = files.route_service(&format!("/{name}"), ServeFile::new(path));
+        }
+    }
+    files
+}
+
 /// The same, Sundial being reached at `public_url` (trusted as an origin).
 pub fn router_at(state: AppState, public_url: Option<String>) -> Router {
     let routes = generate_route_list(app::App);
@@ -106,7 +133,8 @@ pub fn router_at(state: AppState, public_url: Option<String>) -> Router {
     let shell_options = state.leptos_options.clone();
     let shell = move || app::shell(shell_options.clone());
 
-    Router::new()
+    // Everything but the static files: behind sign-in when it is configured.
+    let pages = Router::new()
         .route("/api/health", get(health))
         .route("/api/jobs", get(jobs))
         .route("/metrics", get(metrics::metrics))
@@ -116,8 +144,9 @@ pub fn router_at(state: AppState, public_url: Option<String>) -> Router {
         .route("/signin", post(auth::sign_in))
         .route("/signout", post(auth::sign_out))
         .merge(api::routes())
-        .leptos_routes_with_context(&state, routes, context.clone(), shell)
-        .fallback(leptos_axum::file_and_error_handler_with_context::<AppState, _>(context, app::shell))
+        .leptos_routes_with_context(&state, routes, context.clone(), shell.clone())
+        // Not a file service: an unknown path is the not-found page, rendered behind sign-in.
+        .fallback(leptos_axum::render_app_async_with_context(context, shell))
         .layer(axum::middleware::from_fn(server_fn_status::layer))
         // Pages are kept uncompressed (each answer re-stamped with a fresh nonce), then
         // compressed per answer, at gzip's fastest level: a 185 KB page in about a millisecond.
@@ -128,12 +157,23 @@ pub fn router_at(state: AppState, public_url: Option<String>) -> Router {
         // Who is asking (before the page memory: pages are kept per principal).
         .layer(axum::middleware::from_fn_with_state(state.auth.clone(), auth::layer))
         // No state-changing request from another site (Sec-Fetch-Site, else Origin against Host).
-        .layer(csrf(public_url.as_deref()))
+        .layer(csrf(public_url.as_deref()));
+    let mut router = static_files(&state.leptos_options).merge(pages);
+    if state.auth.is_none() {
+        // Nobody signs in: only loopback names (and public_url) are answered (DNS rebinding).
+        let hosts = Arc::new(guard::Hosts::new(public_url.as_deref()));
+        router = router.layer(axum::middleware::from_fn_with_state(hosts, guard::hosts));
+    }
+    router
         .layer(CompressionLayer::new().quality(tower_http::CompressionLevel::Fastest))
         // On every answer (pages add their Content-Security-Policy, with its nonce).
         .layer(SetResponseHeaderLayer::overriding(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff")))
         .layer(SetResponseHeaderLayer::overriding(header::REFERRER_POLICY, HeaderValue::from_static("same-origin")))
         .layer(SetResponseHeaderLayer::overriding(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY")))
+        .layer(SetResponseHeaderLayer::if_not_present(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(guard::DEFAULT_CSP),
+        ))
         .layer(TraceLayer::new_for_http())
         .with_state(state)
 }
@@ -156,11 +196,6 @@ async fn jobs(
     Ok(Json(data))
 }
 
-/// A path on this site to go back to, else `/`.
-fn back_path(back: Option<String>) -> String {
-    back.filter(|b| b.starts_with('/') && !b.starts_with("//") && !b.contains('\\')).unwrap_or_else(|| "/".into())
-}
-
 /// `POST /triage/ack`: acknowledge or silence, then back to the page (303); an error (the
 /// problem resolved meanwhile, a silence not offered) goes back as `ack_error`.
 async fn acknowledge(
@@ -177,13 +212,12 @@ async fn acknowledge(
         }
         form.by = p.name;
     }
-    let back = back_path(Some(form.back.clone()));
+    let back = guard::back_path(Some(&form.back));
     let to = match state.backend.acknowledge(form).await {
         Ok(()) => back,
         Err(e) => {
             let sep = if back.contains('?') { '&' } else { '?' };
-            let msg = app::components::encode_segment(&e.to_string());
-            format!("{back}{sep}ack_error={msg}")
+            format!("{back}{sep}ack_error={}", app::api::triage::ack_error_code(&e))
         }
     };
     (StatusCode::SEE_OTHER, [(header::LOCATION, to)]).into_response()
@@ -210,7 +244,7 @@ async fn prefs(axum::Form(form): axum::Form<PrefsForm>) -> axum::response::Respo
     if let Some(t) = form.theme.as_deref().and_then(Theme::parse) {
         cookies.push((THEME_COOKIE, t.key()));
     }
-    let back = back_path(form.back);
+    let back = guard::back_path(form.back.as_deref());
     let mut res = (StatusCode::SEE_OTHER, [(header::LOCATION, back)]).into_response();
     for (name, value) in cookies {
         let c = cookie::Cookie::build((name, value))

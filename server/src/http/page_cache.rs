@@ -38,7 +38,7 @@ const MAX_BODY: usize = 8 << 20;
 #[derive(Clone, PartialEq, Eq, Hash)]
 struct Key {
     uri: String,
-    /// The cookies a page's rendering reads (theme, zone).
+    /// The cookies a page's rendering reads (theme, zone choice, the browser's zone).
     prefs: String,
     /// Who reads it, when Sundial asks for sign-in (the header names them; a viewer's page has
     /// no acknowledge forms).
@@ -142,11 +142,11 @@ fn is_kept(path: &str) -> bool {
 }
 
 fn prefs(headers: &HeaderMap) -> String {
-    use app::components::time::{THEME_COOKIE, ZONE_COOKIE};
+    use app::components::time::{BROWSER_TZ_COOKIE, THEME_COOKIE, ZONE_COOKIE};
     let mut out = String::new();
     for raw in headers.get_all(header::COOKIE).iter().filter_map(|v| v.to_str().ok()) {
         for c in cookie::Cookie::split_parse(raw).flatten() {
-            if c.name() == THEME_COOKIE || c.name() == ZONE_COOKIE {
+            if [THEME_COOKIE, ZONE_COOKIE, BROWSER_TZ_COOKIE].contains(&c.name()) {
                 out.push_str(c.name());
                 out.push('=');
                 out.push_str(c.value());

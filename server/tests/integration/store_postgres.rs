@@ -122,13 +122,13 @@ async fn a_session_begun_on_one_replica_holds_on_another_and_signing_out_on_eith
         "[[user]]\nname = \"alice\"\nrole = \"admin\"\npassword_hash = \"{}\"\n",
         server::auth::hash_password("alice-pw-1").unwrap()
     );
-    let replica = async || {
+    let replica = async |users: &str| {
         let store = Store::open_at(&at).await.unwrap();
-        let accounts = Accounts::parse(&users, "users.toml").unwrap();
+        let accounts = Accounts::parse(users, "users.toml").unwrap();
         Auth::new(accounts, std::time::Duration::from_secs(3600), None).sessions_in(Some(&store))
     };
-    let (a, b) = (replica().await, replica().await);
-    let id = a.sign_in(None, "alice", "alice-pw-1").await.expect("signed in on A");
+    let (a, b) = (replica(&users).await, replica(&users).await);
+    let id = a.sign_in(None, None, "alice", "alice-pw-1").await.expect("signed in on A").session;
     let on_b = b.by_session(&id).await.expect("the session holds on B");
     assert_eq!((on_b.name.as_str(), on_b.role), ("alice", app::api::Role::Admin));
     let stored: i64 = sqlx::query_scalar("SELECT count(*) FROM session WHERE id_sha256 = $1")
@@ -137,6 +137,14 @@ async fn a_session_begun_on_one_replica_holds_on_another_and_signing_out_on_eith
         .await
         .unwrap();
     assert_eq!(stored, 0, "the store keeps the id's digest, never the id");
+    // The role is the users file's of the replica answering, at each request: the store
+    // keeps who signed in, not what they may do.
+    let demoted = replica(&users.replace("\"admin\"", "\"viewer\"")).await;
+    assert_eq!(demoted.by_session(&id).await.map(|p| p.role), Some(app::api::Role::Viewer));
+    let bob_only =
+        format!("[[user]]\nname = \"bob\"\npassword_hash = \"{}\"\n", server::auth::hash_password("bob-pw-1").unwrap());
+    assert!(replica(&bob_only).await.by_session(&id).await.is_none(), "a removed user is signed out");
+    let id = a.sign_in(None, None, "alice", "alice-pw-1").await.expect("signed in again").session;
     b.sign_out(&id).await;
     assert!(a.by_session(&id).await.is_none(), "signed out on B, gone on A");
     assert!(b.by_session("0".repeat(64).as_str()).await.is_none());

@@ -337,9 +337,25 @@ impl FleetLog {
         LogData { lines, cursor, next_cursor, offset: start, ..self.data }
     }
 
-    /// Every line under the filter, newest first (every page of it): the CSV export.
+    /// Every line under the filter, newest first (every page of it).
     pub fn all_lines(&self) -> Vec<LogLine> {
         self.kept.iter().map(|&k| self.line(k)).collect()
+    }
+
+    /// How many lines are under the filter (every page).
+    pub fn len(&self) -> usize {
+        self.kept.len()
+    }
+
+    /// Whether no line is under the filter.
+    pub fn is_empty(&self) -> bool {
+        self.kept.is_empty()
+    }
+
+    /// The `i`-th line under the filter, newest first: the CSV export writes them a few at a
+    /// time, never all at once.
+    pub fn line_at(&self, i: usize) -> Option<LogLine> {
+        self.kept.get(i).map(|&k| self.line(k))
     }
 
     /// What the URL got wrong (empty when nothing).

@@ -207,7 +207,7 @@ pub fn SimulatorForm(setup: SimSetup) -> impl IntoView {
                     </fieldset>
                     <div class="field field-wide">
                         <label for="schedule-json">"The row as JSON (paste one row: SELECT … FOR JSON, row_to_json, JSON_OBJECT)"</label>
-                        <textarea id="schedule-json" rows="12" spellcheck="false">{st.json.clone()}</textarea>
+                        <textarea id="schedule-json" rows="12" spellcheck="false">{crate::components::raw_text_child(st.json.clone())}</textarea>
                     </div>
                 </section>
                 <section class="sim-result" aria-labelledby="sim-result-h">

@@ -329,6 +329,25 @@ async fn the_csv_holds_exactly_the_filtered_rows_and_each_row_links_its_job_at_t
     }
     assert!(records.iter().any(|r| &r[5] != "1"), "a collapsed run of misses counts each");
 
+    // The whole fleet's month is written as it is sent, a piece at a time, never whole.
+    let router = web::router(state.clone()).await;
+    let res = {
+        let _rendering = web::rendering().await;
+        tower::ServiceExt::oneshot(router, Request::get("/log.csv?days=30").body(Body::empty()).unwrap()).await.unwrap()
+    };
+    assert_eq!(res.status(), StatusCode::OK);
+    let mut body = res.into_body();
+    let (mut pieces, mut bytes) = (0, Vec::new());
+    while let Some(frame) = http_body_util::BodyExt::frame(&mut body).await {
+        if let Ok(data) = frame.unwrap().into_data() {
+            pieces += 1;
+            bytes.extend_from_slice(&data);
+        }
+    }
+    let lines = csv::Reader::from_reader(&bytes[..]).records().count();
+    assert!(lines > 2 * server::http::log_csv::CHUNK, "{lines} lines");
+    assert_eq!(pieces, lines.div_ceil(server::http::log_csv::CHUNK), "{lines} lines in {pieces} pieces");
+
     // The JSON link is the same filter in the API.
     let json = href_of(&html, "json-link").expect("a JSON link");
     let v = api(&state, &json).await;

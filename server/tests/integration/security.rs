@@ -467,3 +467,30 @@ async fn a_sessions_role_is_the_users_files_at_each_request() {
     assert_eq!(a.status, StatusCode::SEE_OTHER, "removed: signed out");
     assert!(location(&a).starts_with("/signin"));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_page_memory_keeps_each_browsers_zone_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("demo.sqlite");
+    server::demo::write_demo(&db, t("2026-11-22T12:00:00Z"), 42).await.unwrap();
+    let toml =
+        format!("[[instance]]\nname = \"SQLPROD01\"\nkind = \"sqlite_demo\"\npath = {:?}\n", db.to_string_lossy());
+    let state = web::fleet_as_of(&toml, t("2026-11-22T12:00:00Z")).await;
+    let router = web::router(state).await;
+    let page = async |zone: &str| {
+        let req = Request::get("/?days=7")
+            .header(header::COOKIE, format!("sundial-zone=browser; sundial-browser-tz={zone}"))
+            .body(Body::empty())
+            .unwrap();
+        let _rendering = web::rendering().await;
+        let res = tower::ServiceExt::oneshot(router.clone(), req).await.unwrap();
+        let body = http_body_util::BodyExt::collect(res.into_body()).await.unwrap().to_bytes();
+        String::from_utf8_lossy(&body).into_owned()
+    };
+    // One reader in Kolkata, then one in New York within the memory's 5 s: each their own.
+    assert!(page("Asia%2FKolkata").await.contains("<span class=\"tz-off\">UTC+5:30</span>"));
+    let ny = page("America%2FNew_York").await;
+    let offs: std::collections::BTreeSet<&str> =
+        ny.split("<span class=\"tz-off\">").skip(1).map(|t| t.split('<').next().unwrap()).collect();
+    assert_eq!(offs, ["UTC\u{2212}5"].into(), "every time in New York's zone, none in Kolkata's");
+}

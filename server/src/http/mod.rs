@@ -40,6 +40,7 @@ use app::api::ssr::{Backend, BackendHandle};
 use app::api::{JobsData, parse_days};
 use axum::extract::{FromRef, Query, State};
 use axum::http::{HeaderValue, header};
+use axum::response::IntoResponse;
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use leptos::config::LeptosOptions;
@@ -122,7 +123,13 @@ fn static_files(options: &LeptosOptions) -> Router<AppState> {
             files = files.route_service(&format!("/{name}"), ServeFile::new(path));
         }
     }
-    files
+    // A path the file system refuses (a name longer than it allows) is no file: 404, not 500.
+    files.layer(axum::middleware::map_response(|res: axum::response::Response| async move {
+        if res.status().is_server_error() {
+            return axum::http::StatusCode::NOT_FOUND.into_response();
+        }
+        res
+    }))
 }
 
 /// The same, Sundial being reached at `public_url` (trusted as an origin).
@@ -204,7 +211,6 @@ async fn acknowledge(
     axum::Form(mut form): axum::Form<app::api::AckForm>,
 ) -> axum::response::Response {
     use axum::http::{StatusCode, header};
-    use axum::response::IntoResponse;
     // Signed in, only an admin acknowledges, in their own name.
     if let Some(axum::Extension(p)) = principal {
         if p.role != app::api::Role::Admin {
@@ -236,7 +242,6 @@ struct PrefsForm {
 async fn prefs(axum::Form(form): axum::Form<PrefsForm>) -> axum::response::Response {
     use app::components::time::{THEME_COOKIE, Theme, ZONE_COOKIE, ZoneMode};
     use axum::http::{HeaderValue, StatusCode, header};
-    use axum::response::IntoResponse;
     let mut cookies = Vec::new();
     if let Some(z) = form.zone.as_deref().and_then(ZoneMode::parse) {
         cookies.push((ZONE_COOKIE, z.key()));

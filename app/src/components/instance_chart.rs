@@ -868,6 +868,7 @@ mod tests {
     use super::chart_html;
     use crate::api::instance_timeline::{Bounds, ChartItem, ChartRow, InstanceTimelineData, ItemKind, ViewWindow};
     use crate::api::{InstanceHead, RunKind, Scheduler, TimePoint};
+    use crate::components::simulator::render::parsed::hostile;
     use crate::engine::RunOutcome;
 
     const T0: i64 = 1_763_812_800_000; // 2025-11-22T12:00:00Z
@@ -946,6 +947,76 @@ mod tests {
         assert!(html.contains(r#"<a href="/jobs/j%3C1%3E?at=2025-11-22T12:30:00Z&amp;instance=SQL%20%26%20CO"><title>failed &lt;b&gt;</title><rect class="itl-b failed itl-ov""#), "{html}");
         assert!(html.contains(r#"viewBox="3600 0 7200 24""#), "the view: 2 hours from an hour in");
         assert!(html.contains(r#"data-testid="now-line""#));
+    }
+
+    /// The chart over `rows` (name, id, a failed run's tooltip), its instance `instance`, a
+    /// zombie span and a tick with text of their own.
+    fn hostile_chart(rows: &[(String, String, String)], instance: &str, zombie: &str, tick: &str) -> String {
+        let rows = rows
+            .iter()
+            .map(|(name, id, title)| ChartRow {
+                id: id.clone(),
+                name: name.clone(),
+                enabled: true,
+                expected: 2,
+                runs: 2,
+                missed: 0,
+                failed: 1,
+                items: vec![
+                    run(T0, 60, RunOutcome::Succeeded, false),
+                    ChartItem { title: title.clone(), ..run(T0 + H, 60, RunOutcome::Failed, false) },
+                ],
+            })
+            .collect();
+        let mut d = data(rows);
+        d.instance.name = instance.to_owned();
+        d.tick_zone = tick.to_owned();
+        d.ticks = vec![crate::api::Tick { ms: T0 + H / 2, label: tick.to_owned(), major: true }];
+        d.zombies =
+            vec![crate::api::instance_timeline::ChartBand { start: at(T0), end: at(T0 + H), title: zombie.to_owned() }];
+        chart_html(&d, Some(instance))
+    }
+
+    proptest::proptest! {
+        /// Whatever the names, ids, tooltips and the instance's name hold, the chart has the
+        /// shape it has with plain text, and shows each whole: a row's link and its tooltip,
+        /// its `data-job`, its href, a run's `<title>`, the zombie's, the tick's label.
+        #[test]
+        fn hostile_text_in_the_chart_stays_text(
+            rows in proptest::collection::vec((hostile(), hostile(), hostile()), 1..4),
+            instance in hostile(),
+            zombie in hostile(),
+            tick in hostile(),
+        ) {
+            use crate::components::simulator::render::parsed::{all, attr, norm, parse, shape, text, within};
+            let html = hostile_chart(&rows, &instance, &zombie, &tick);
+            let plain: Vec<(String, String, String)> = (0..rows.len()).map(|i| (format!("job {i}"), format!("j{i}"), "x".into())).collect();
+            proptest::prop_assert_eq!(shape(&html), shape(&hostile_chart(&plain, "x", if zombie.is_empty() { "" } else { "x" }, "x")), "{}", html);
+            let doc = parse(&html);
+            let chart = all(&doc, "#itl-chart");
+            proptest::prop_assert_eq!(chart.len(), 1);
+            proptest::prop_assert_eq!(attr(chart[0], "data-instance"), Some(norm(&instance)));
+            let names = all(&doc, "li[data-job]");
+            let plots = all(&doc, "g.itl-row");
+            proptest::prop_assert_eq!((names.len(), plots.len()), (rows.len(), rows.len()));
+            for (((name, id, title), li), g) in rows.iter().zip(names).zip(plots) {
+                proptest::prop_assert_eq!(attr(li, "data-job"), Some(norm(id)));
+                let a = within(li, "a");
+                proptest::prop_assert_eq!(text(a[0]), norm(name));
+                proptest::prop_assert_eq!(attr(a[0], "href"), Some(norm(&crate::components::job_href(Some(&instance), id, 1))));
+                let tooltip = attr(a[0], "title").unwrap_or_default();
+                proptest::prop_assert!(tooltip.starts_with(&norm(&(name.clone() + ": "))), "{:?}", tooltip);
+                proptest::prop_assert_eq!(attr(g, "data-job"), Some(norm(id)));
+                let tips: Vec<String> = within(g, "a > title").into_iter().map(text).collect();
+                proptest::prop_assert_eq!(tips, vec![norm(title)]);
+            }
+            let zombies: Vec<String> = all(&doc, "rect.itl-zombie > title").into_iter().map(text).collect();
+            proptest::prop_assert_eq!(zombies, vec![norm(&zombie)]);
+            let ticks: Vec<String> = all(&doc, ".itl-tick").into_iter().map(text).collect();
+            proptest::prop_assert_eq!(ticks, vec![norm(&tick)]);
+            let caption = all(&doc, "[data-testid=itl-caption] span.muted").into_iter().map(text).collect::<String>();
+            proptest::prop_assert_eq!(caption, norm(&format!("· ticks in {tick}")));
+        }
     }
 
     /// Rows come in blocks of twelve, each laid out only when on screen; the lines across

@@ -121,7 +121,11 @@ async fn an_acknowledgement_is_shown_with_its_note_survives_a_restart_and_bad_fo
     assert!(page.contains("That problem is no longer open"), "the page says why in its own words");
     // Text in the URL is never shown as the message (a link could make the page say anything).
     let page = get(&state, "/triage?ack_error=Call%20%2B1-555-0100%20now").await.1;
-    let shown = page.split("data-testid=\"ack-error\"").nth(1).and_then(|r| r.split('>').nth(1)?.split("</p").next()).unwrap_or("");
+    let shown = page
+        .split("data-testid=\"ack-error\"")
+        .nth(1)
+        .and_then(|r| r.split('>').nth(1)?.split("</p").next())
+        .unwrap_or("");
     assert_eq!(shown, "The acknowledgement failed: nothing was acknowledged.", "only Sundial's sentences");
     // An outside address is never where the form goes back to.
     let (_, to) =

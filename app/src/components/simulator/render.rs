@@ -248,14 +248,361 @@ pub fn columns(json: &str) -> String {
         .collect()
 }
 
+/// What the markup renderers' tests share: hostile text, and their output parsed by an HTML5
+/// parser (html5ever, through `scraper`) as a browser parses it.
+#[cfg(test)]
+pub(crate) mod parsed {
+    use proptest::prelude::*;
+    use scraper::{ElementRef, Html, Node, Selector};
+
+    /// Pieces of markup a name or a message read from a source may hold.
+    const PIECES: &[&str] = &[
+        "<",
+        ">",
+        "&",
+        "\"",
+        "'",
+        "=",
+        "/",
+        " ",
+        "<b id=pwned>",
+        "</b>",
+        "<p>",
+        "</p>",
+        "<li>",
+        "</li>",
+        "</ol>",
+        "</ul>",
+        "<table>",
+        "<td>",
+        "</td>",
+        "</tr>",
+        "<dd>",
+        "</dl>",
+        "</code>",
+        "</pre>",
+        "</textarea>",
+        "</title>",
+        "<title>",
+        "<script>",
+        "</script>",
+        "</style>",
+        "<noscript>",
+        "<plaintext>",
+        "<xmp>",
+        "<template>",
+        "<svg>",
+        "</svg>",
+        "</text>",
+        "<math>",
+        "<foreignObject>",
+        "<desc>",
+        "<!--",
+        "-->",
+        "<![CDATA[",
+        "]]>",
+        "<!DOCTYPE html>",
+        "&amp;",
+        "&lt;",
+        "&gt;",
+        "&quot;",
+        "&#60;",
+        "&#x3C;",
+        "\"><img src=x onerror=alert(1)>",
+        "' onmouseover='alert(1)",
+        "javascript:alert(1)",
+        "\r\n",
+        "\r",
+        "\n",
+        "\t",
+        "\0",
+        "\u{7}",
+        "\u{1B}[31m",
+        "\u{7F}",
+        "\u{202E}",
+        "\u{200F}",
+        "\u{FEFF}",
+        "\u{FFFD}",
+        "\u{1F600}",
+    ];
+
+    /// Arbitrary text, mostly made of [`PIECES`].
+    pub fn hostile() -> BoxedStrategy<String> {
+        let piece = prop_oneof![
+            6 => prop::sample::select(PIECES).prop_map(str::to_owned),
+            2 => any::<String>(),
+            1 => "[a-zA-Z0-9 ]{1,8}",
+        ];
+        prop::collection::vec(piece, 0..8).prop_map(|v| v.concat()).boxed()
+    }
+
+    /// Text as the parser gives it back: line breaks normalised (CR LF and CR to LF), NUL
+    /// dropped or replaced (by context: both are dropped here).
+    pub fn norm(s: &str) -> String {
+        s.replace("\r\n", "\n").replace('\r', "\n").replace(['\0', '\u{FFFD}'], "")
+    }
+
+    pub fn parse(html: &str) -> Html {
+        Html::parse_fragment(html)
+    }
+
+    /// Every element's name and attribute names, in document order: the markup's shape,
+    /// whatever the text in it.
+    pub fn shape(html: &str) -> Vec<String> {
+        let doc = parse(html);
+        doc.root_element()
+            .descendants()
+            .filter_map(ElementRef::wrap)
+            .map(|e| {
+                let mut attrs: Vec<&str> = e.value().attrs().map(|(n, _)| n).collect();
+                attrs.sort_unstable();
+                format!("{}[{}]", e.value().name(), attrs.join(","))
+            })
+            .collect()
+    }
+
+    pub fn all<'a>(doc: &'a Html, css: &str) -> Vec<ElementRef<'a>> {
+        doc.select(&Selector::parse(css).expect("a selector")).collect()
+    }
+
+    /// The elements under `el` that `css` selects.
+    pub fn within<'a>(el: ElementRef<'a>, css: &str) -> Vec<ElementRef<'a>> {
+        el.select(&Selector::parse(css).expect("a selector")).collect()
+    }
+
+    /// Every text node under `el`, in order, normalised.
+    pub fn text(el: ElementRef) -> String {
+        let t: String = el
+            .descendants()
+            .filter_map(|n| match n.value() {
+                Node::Text(t) => Some(&**t),
+                _ => None,
+            })
+            .collect();
+        norm(&t)
+    }
+
+    /// An attribute's value, normalised.
+    pub fn attr(el: ElementRef, name: &str) -> Option<String> {
+        el.value().attr(name).map(norm)
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::parsed::{all, attr, hostile, norm, parse, shape, text, within};
     use super::*;
+    use crate::engine::primentra::DryRun;
+    use crate::engine::replay::{Band, MovedJob, Overlaps, RefusalReason, Refused, Summary};
+    use proptest::prelude::*;
 
     #[test]
     fn everything_shown_is_escaped() {
         assert_eq!(escape(r#"<b a="x">'&'"#), "&lt;b a=&quot;x&quot;&gt;&#39;&amp;&#39;");
         let d = Diagnostic::error("name", "<script>", "bad");
         assert!(!diagnostics(&[d], "x").contains("<script>"));
+    }
+
+    fn at(h: i64) -> DateTime<Utc> {
+        DateTime::from_timestamp(1_795_000_000 + h * 3600, 0).expect("an instant")
+    }
+
+    fn w(a: i64, b: i64) -> Window {
+        Window::new(at(a), at(b))
+    }
+
+    fn next_run((local, text, utc, nominal): &(String, String, String, String)) -> NextRun {
+        NextRun {
+            local: local.clone(),
+            text: text.clone(),
+            utc: utc.clone(),
+            dst: Some(Dst::Gap),
+            nominal: Some(nominal.clone()),
+        }
+    }
+
+    fn benign<T>(list: &[T]) -> Vec<(String, String, String, String)> {
+        list.iter().map(|_| ("x".into(), "x".into(), "x".into(), "x".into())).collect()
+    }
+
+    /// What the simulator shows of an impact: `names` moved (the first the edited job),
+    /// overlapping `other`, `band` a band with `pattern`, every job without history.
+    fn impact_of(names: &[String], other: &str, band: &str, pattern: &str) -> Impact {
+        let refused = ReplayedRun {
+            at: at(2),
+            likely: w(2, 3),
+            possible: w(2, 4),
+            refused: Some(Refused { reason: RefusalReason::StillRunning, running: w(1, 3) }),
+            refused_p95: None,
+        };
+        let ran = ReplayedRun { at: at(1), likely: w(1, 3), possible: w(1, 4), refused: None, refused_p95: None };
+        let overlap = |job: &String| Overlap {
+            job: job.clone(),
+            run: at(1),
+            other: other.to_owned(),
+            other_run: at(1),
+            other_moved: false,
+            span: w(1, 2),
+        };
+        let overlaps =
+            Overlaps { likely: names.iter().map(overlap).collect(), possible: names.iter().map(overlap).collect() };
+        Impact {
+            window: w(0, 48),
+            moved: names
+                .iter()
+                .map(|n| MovedJob {
+                    name: n.clone(),
+                    estimate: None,
+                    shared_schedules: vec![],
+                    current: vec![ran],
+                    proposed: vec![ran, refused],
+                })
+                .collect(),
+            current: Overlaps::default(),
+            proposed: overlaps.clone(),
+            created: overlaps.clone(),
+            removed: overlaps,
+            bands: vec![Band {
+                job: band.to_owned(),
+                moved: false,
+                median_gap_secs: 60,
+                in_current: true,
+                in_proposed: true,
+                occurrences: 100,
+                estimate: None,
+                pattern: pattern.to_owned(),
+            }],
+            no_history: names.to_vec(),
+            summary: Summary::default(),
+            diagnostics: vec![],
+        }
+    }
+
+    proptest! {
+        /// Diagnostics (a value read from the row, a message naming it): one paragraph each,
+        /// its text the diagnostic's whole.
+        #[test]
+        fn diagnostics_show_hostile_text_as_text(list in prop::collection::vec((hostile(), hostile(), hostile()), 0..4)) {
+            let ds: Vec<Diagnostic> = list.iter().map(|(f, v, m)| Diagnostic::error(f, v, m.clone())).collect();
+            let plain: Vec<Diagnostic> = list.iter().map(|_| Diagnostic::error("x", "x", "x")).collect();
+            let html = diagnostics(&ds, "sim-diag-error");
+            prop_assert_eq!(shape(&html), shape(&diagnostics(&plain, "sim-diag-error")), "{}", html);
+            let doc = parse(&html);
+            let ps: Vec<String> = all(&doc, "p.sim-diag").into_iter().map(text).collect();
+            let want: Vec<String> = ds.iter().map(|d| norm(&d.to_string())).collect();
+            prop_assert_eq!(ps, want, "{}", html);
+        }
+
+        /// The descriptions, the next runs (a DST note naming the wall-clock time), the stale
+        /// runs: their text whole, the `<time>`'s `datetime` the value given.
+        #[test]
+        fn descriptions_and_runs_show_hostile_text_as_text(
+            summary in hostile(),
+            msdb in hostile(),
+            list in prop::collection::vec((hostile(), hostile(), hostile(), hostile()), 1..4),
+        ) {
+            let p = Preview { runs: list.iter().map(next_run).collect(), description: summary.clone(), msdb: Some(msdb.clone()), ..Preview::default() };
+            let plain = Preview { runs: benign(&list).iter().map(next_run).collect(), description: "x".into(), msdb: Some("x".into()), ..Preview::default() };
+            for (html, model) in [
+                (describe(&p, None), describe(&plain, None)),
+                (runs(&p.runs), runs(&plain.runs)),
+                (stale(Some(&p)), stale(Some(&plain))),
+            ] {
+                prop_assert_eq!(shape(&html), shape(&model), "{}", html);
+            }
+            let doc = parse(&describe(&p, None));
+            prop_assert_eq!(all(&doc, "[data-testid=describe]").into_iter().map(text).collect::<Vec<_>>(), vec![norm(&summary)]);
+            prop_assert_eq!(all(&doc, "[data-testid=describe-msdb] code").into_iter().map(text).collect::<Vec<_>>(), vec![norm(&msdb)]);
+            let doc = parse(&runs(&p.runs));
+            let items = all(&doc, "li");
+            prop_assert_eq!(items.len(), list.len());
+            for (li, (local, shown, utc, nominal)) in items.into_iter().zip(&list) {
+                let times = within(li, "time");
+                prop_assert_eq!(times.len(), 1);
+                prop_assert_eq!(attr(times[0], "datetime"), Some(norm(local)));
+                prop_assert_eq!(text(times[0]), norm(shown));
+                prop_assert_eq!(within(li, "span.utc").into_iter().map(text).collect::<Vec<_>>(), vec![norm(utc)]);
+                prop_assert!(text(li).contains(&norm(nominal)), "{}", li.html());
+            }
+        }
+
+        /// The impact of an edit: the jobs' names (moved, overlapping, frequent, without
+        /// history) in its summary, its lanes' labels and its lists, whole.
+        #[test]
+        fn the_impact_shows_hostile_names_as_text(
+            names in prop::collection::vec(hostile(), 1..4),
+            other in hostile(),
+            band in hostile(),
+            pattern in hostile(),
+        ) {
+            let i = impact_of(&names, &other, &band, &pattern);
+            let xs: Vec<String> = names.iter().map(|_| "x".to_owned()).collect();
+            let html = impact(&i, Zone::UTC);
+            prop_assert_eq!(shape(&html), shape(&impact(&impact_of(&xs, "x", "x", "x"), Zone::UTC)), "{}", html);
+            let doc = parse(&html);
+            let summary = all(&doc, "[data-testid=impact-summary]").into_iter().map(text).collect::<String>();
+            prop_assert!(summary.contains(&norm(&names.join(", "))), "{}", summary);
+            let labels: Vec<String> = all(&doc, "svg text.imp-label").into_iter().map(text).collect();
+            let lanes: Vec<String> = if names.len() > 1 {
+                names.iter().flat_map(|n| [norm(&format!("{n} now")), norm(&format!("{n} proposed"))]).collect()
+            } else {
+                vec!["now".into(), "proposed".into()]
+            };
+            prop_assert_eq!(&labels[labels.len() - lanes.len()..], &lanes[..]);
+            let items = |id: &str| all(&doc, &format!("ul[data-testid={id}] li")).into_iter().map(text).collect::<Vec<_>>();
+            let lines: Vec<String> = i.created.likely.iter().map(|o| norm(&overlap_line(o, Zone::UTC))).collect();
+            prop_assert_eq!(items("created"), lines.clone());
+            prop_assert_eq!(items("removed"), lines);
+            let refused: Vec<String> = names
+                .iter()
+                .map(|n| norm(&format!("{n} at {}: refused, the previous run would still be running", local(at(2), Zone::UTC))))
+                .collect();
+            prop_assert_eq!(items("refused"), refused);
+            prop_assert_eq!(items("bands"), vec![norm(&format!("{band}: {pattern}"))]);
+            let none = all(&doc, "p.muted").into_iter().map(text).collect::<String>();
+            prop_assert_eq!(none, norm(&format!("No run history (taken as zero-length): {}", names.join(", "))));
+        }
+
+        /// Primentra's test button: its reason and what fired, or the error, whole.
+        #[test]
+        fn the_dry_run_shows_hostile_text_as_text(reason in hostile(), source in hostile(), error in hostile()) {
+            let ok = |reason: &str, source: &str| -> Result<DryRun, Diagnostic> {
+                Ok(DryRun { would_fire: true, reason: reason.to_owned(), trigger_source: Some(source.to_owned()), pending_rows: 1, oldest_row_age: 1, zombie_released: false })
+            };
+            let html = dry_run(Some(&ok(&reason, &source)));
+            prop_assert_eq!(shape(&html), shape(&dry_run(Some(&ok("x", "x")))), "{}", html);
+            let doc = parse(&html);
+            let p = all(&doc, "[data-testid=dry-run]");
+            prop_assert_eq!(p.len(), 1);
+            prop_assert_eq!(text(p[0]), norm(&format!("Would fire. {reason} ({source})")));
+            let e = Diagnostic::error("RunTimes", &error, error.clone());
+            let html = dry_run(Some(&Err(e.clone())));
+            prop_assert_eq!(shape(&html), shape(&dry_run(Some(&Err(Diagnostic::error("x", "x", "x"))))), "{}", html);
+            prop_assert_eq!(all(&parse(&html), "p").into_iter().map(text).collect::<Vec<_>>(), vec![norm(&e.to_string())]);
+        }
+
+        /// The column editor: a label and a field per column, the column's name and value
+        /// whole in the label, the field's `id` and its `value`.
+        #[test]
+        fn the_column_editor_shows_hostile_columns_as_text(cols in prop::collection::vec((hostile(), hostile()), 0..5)) {
+            let row: serde_json::Map<String, serde_json::Value> = cols.iter().map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone()))).collect();
+            let json = serde_json::Value::Object(row.clone()).to_string();
+            let plain: serde_json::Map<String, serde_json::Value> = (0..row.len()).map(|i| (format!("k{i}"), "x".into())).collect();
+            let html = columns(&json);
+            prop_assert_eq!(shape(&html), shape(&columns(&serde_json::Value::Object(plain).to_string())), "{}", html);
+            let doc = parse(&html);
+            let fields = all(&doc, "div.field");
+            let want = super::super::state::columns(&json);
+            prop_assert_eq!(fields.len(), want.len());
+            for (field, (k, v)) in fields.into_iter().zip(&want) {
+                let (label, input) = (within(field, "label"), within(field, "input"));
+                prop_assert_eq!((label.len(), input.len()), (1, 1), "{}", field.html());
+                let (label, input) = (label[0], input[0]);
+                prop_assert_eq!(text(label), norm(k));
+                prop_assert_eq!(attr(label, "for"), Some(norm(&format!("col-{k}"))));
+                prop_assert_eq!(attr(input, "id"), Some(norm(&format!("col-{k}"))));
+                prop_assert_eq!(attr(input, "value"), Some(norm(v)));
+            }
+        }
     }
 }

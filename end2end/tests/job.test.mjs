@@ -6,9 +6,8 @@
 //   cd end2end && SUNDIAL_BIN=../target/release/sundial node --test tests/job.test.mjs
 //
 // Assertions about durations and the moment keep to SQLPROD01, the demo's first instance;
-// steps and a run in progress are looked for across the fleet (SQLPROD01's msdb history, as
-// the demo's SQLite reader reads it, keeps no step lines, and nothing of it runs at the demo's
-// now).
+// steps and a run in progress are looked for across the fleet, SQLPROD01 first (nothing of it
+// runs at the demo's now).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -154,20 +153,40 @@ test('a run longer than p95 × 1.5 is flagged in the runs table with an icon and
   await page.close();
 });
 
-test('a run\'s steps, in the scheduler\'s words, open from its row', async () => {
-  const found = await findInFleet((l) => (l.run?.steps ?? []).length > 0);
-  assert.ok(found, 'some run in the fleet has step lines');
+test('a failed run expands into its steps, as SSMS\'s Log File Viewer does, and says its failed step\'s own words', async () => {
+  const failedStep = (l) => (l.run?.steps ?? []).findLast((s) => s.outcome === 'Failed' && s.id > 0);
+  // A run of several steps, where there is one, to show their order.
+  const found = await findInFleet((l) => l.run?.outcome === 'Failed' && failedStep(l) != null && l.run.steps.length > 1)
+    ?? await findInFleet((l) => l.run?.outcome === 'Failed' && failedStep(l) != null);
+  assert.ok(found, 'some failed run in the fleet has its steps (msdb\'s step rows)');
+  const steps = found.line.run.steps;
+  const failed = failedStep(found.line);
   const page = await newPage();
   await page.goto(jobUrl(found.instance, found.job.id, 'days=30'));
-  const details = page.locator('[data-testid="run-steps"]').first();
+  const head = failed.message.slice(0, 60);
+  const details = page.locator('[data-testid="run-steps"]').filter({ hasText: head }).first();
   await details.scrollIntoViewIfNeeded();
-  const items = details.locator('li');
+  const row = details.locator('xpath=ancestor::tr');
+  // The run's message is the failed step's words, not msdb's job-outcome line.
+  const message = await row.locator('.message').innerText();
+  assert.ok(message.includes(`step ${failed.id} (${failed.name})`) && message.includes(head), message);
+  assert.ok(!message.includes('The job failed'), message);
+  const items = details.locator('[data-testid="run-step"]');
   assert.equal(await items.first().isVisible(), false, 'closed at first');
   await details.locator('summary').click();
   await items.first().waitFor();
+  assert.equal(await items.count(), steps.length, 'a row per step attempt');
   const shown = await items.allInnerTexts();
-  assert.deepEqual(shown, found.line.run.steps, 'the run\'s step lines, in order');
-  assert.match(await details.locator('summary').innerText(), new RegExp(`^${shown.length} step lines?`));
+  steps.forEach((s, i) => {
+    assert.ok(shown[i].includes(`Step ${s.id} (${s.name})`), shown[i]);
+    if (s.duration) assert.ok(shown[i].includes(s.duration), shown[i]);
+    if (s.message) assert.ok(shown[i].includes(s.message.slice(0, 40)), shown[i]);
+  });
+  const last = items.nth(steps.lastIndexOf(failed));
+  assert.equal(await last.getAttribute('data-outcome'), 'failed');
+  assert.match(await details.locator('summary').innerText(), new RegExp(`^${steps.length} steps?, failed in step ${failed.id}`));
+  fs.mkdirSync('/tmp/steps-shots', { recursive: true });
+  await row.screenshot({ path: '/tmp/steps-shots/expanded-run.png' });
   await page.close();
 });
 

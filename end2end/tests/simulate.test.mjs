@@ -2,8 +2,10 @@
 // into #schedule-json, gives exactly the runs the native tests expect (the browser's engine is
 // the server's); edits recompute with no request; the Agent's own rules show as diagnostics; a
 // link reproduces the view; a demo job's change names the overlap it creates and the
-// sp_update_schedule that applies it; every control has a label and the keyboard reaches it;
-// and the time per keystroke, measured.
+// sp_update_schedule that applies it; every dialect recomputes as a column is typed; an
+// invalid schedule (or one the chosen pg_cron rejects) has no statement; fixed-value columns
+// are selects; a zone change keeps "runs after" the same instant; every control has a label
+// and the keyboard reaches it; and the time per keystroke, measured.
 //
 //   cd end2end && SUNDIAL_BIN=../target/release/sundial node --test tests/simulate.test.mjs
 import { test, before, after } from 'node:test';
@@ -227,8 +229,7 @@ test('a change to a demo job names the overlap it creates and gives the sp_updat
 test("Primentra's triggered mode answers the test button for the queue state entered", async () => {
   const { page, context } = await open('/simulate?dialect=primentra&tz=UTC');
   assert.equal(await page.locator('#sim-sec-dryrun').isVisible(), false, 'scheduled mode: no test button');
-  await page.locator('#col-ProcessingMode').fill('triggered');
-  await page.locator('#col-ProcessingMode').press('Tab');
+  await page.locator('#col-ProcessingMode').selectOption('triggered');
   await page.locator('#sim-sec-dryrun').waitFor();
   const json = JSON.parse(await page.locator('#schedule-json').inputValue());
   json.TriggerRowThreshold = 1000;
@@ -238,6 +239,131 @@ test("Primentra's triggered mode answers the test button for the queue state ent
   assert.match(await page.locator('[data-testid="dry-run"]').innerText(), /Would fire\. Row threshold met: 1,200 rows >= threshold 1,000/);
   await page.locator('#sim-dry-pending').fill('10');
   await page.waitForFunction(() => document.querySelector('[data-testid="dry-run"]')?.dataset.fire === 'false');
+  await context.close();
+});
+
+/** Count the `change` events `selector` fires from now on (in `window.__changes`). */
+async function countChanges(page, selector) {
+  await page.locator(selector).evaluate((el) => {
+    window.__changes = 0;
+    el.addEventListener('change', () => { window.__changes += 1; });
+  });
+}
+
+test('every dialect recomputes as you type in a column, before the field loses focus', async () => {
+  const edits = [
+    ['cron', 'schedule', '0 5 * * *', '2026-11-23T05:00:00'],
+    ['mysql_event', 'STARTS', '2026-01-01 04:30:00', '2026-11-23T04:30:00'],
+    ['job_table', 'job_schedule_start', '2026-01-01 02:30:00', '2026-11-22T07:30:00'],
+    ['service_broker', 'RunAtInSecondsFromMidnight', '3600', '2026-11-23T01:00:00'],
+    ['primentra', 'IntervalMinutes', '7', null],
+  ];
+  for (const [dialect, column, text, first] of edits) {
+    const { page, context } = await open(`/simulate?dialect=${dialect}&tz=UTC&after=2026-11-22T07:00:00&count=3`);
+    const before = await runs(page);
+    assert.ok(before.length > 0, `${dialect}: the example row has runs`);
+    const field = `#col-${column}`;
+    await countChanges(page, field);
+    await page.locator(field).selectText();
+    await page.keyboard.type(text);
+    // Still in the field, no `change` yet: the runs follow the keystrokes.
+    await page.waitForFunction(([b, f]) => {
+      const got = [...document.querySelectorAll('#next-runs time')].map((t) => t.getAttribute('datetime'));
+      return got.length > 0 && JSON.stringify(got) !== b && (f === null || got[0] === f);
+    }, [JSON.stringify(before), first]);
+    assert.equal(await page.evaluate(() => document.activeElement?.id), `col-${column}`, `${dialect}: the field keeps the focus`);
+    assert.equal(await page.evaluate(() => window.__changes), 0, `${dialect}: no change event fired`);
+    if (dialect === 'cron') await page.screenshot({ path: path.join(RESULTS_DIR, 'simulate-cron-typing.png'), fullPage: true });
+    await context.close();
+  }
+});
+
+test('an invalid schedule, or one the chosen pg_cron rejects, gives no statement and no runs, and says why', async () => {
+  const { page, context } = await open('/simulate?dialect=cron&tz=UTC&after=2026-11-22T07:00:00&count=3&pg_cron=1.4');
+  const statement = () => page.locator('#sim-statement').innerText();
+  const why = () => page.locator('[data-testid="no-statement"]').innerText();
+  assert.match(await statement(), /cron\.alter_job/, 'a valid row: its statement');
+  assert.equal(await why(), '');
+  await page.locator('#col-schedule').fill('30 seconds');
+  await page.waitForFunction(() => document.querySelector('[data-testid="no-statement"]').innerText.includes('pg_cron 1.4'));
+  assert.match(await why(), /^No statement: pg_cron 1\.4 has no 'N seconds' schedules .*rejects this one/);
+  assert.equal(await statement(), '', 'nothing to copy');
+  assert.deepEqual(await runs(page), [], 'no runs for a schedule pg_cron 1.4 refuses');
+  assert.match(await diagnostics(page), /pg_cron 1\.4 has no 'N seconds'/);
+  await page.locator('#sim-copy').click();
+  assert.equal(await page.locator('#sim-copy').innerText(), 'Nothing to copy');
+  await page.screenshot({ path: path.join(RESULTS_DIR, 'simulate-pgcron-rejects.png'), fullPage: true });
+  // 1.5 takes it: runs every 30 seconds, and the statement.
+  await page.locator('#sim-pgcron').selectOption('1.5');
+  await page.waitForFunction(() => document.querySelector('#sim-statement').innerText.includes('cron.alter_job'));
+  assert.equal(await why(), '');
+  assert.equal((await runs(page)).length, 3);
+  // An expression the page calls invalid.
+  await page.locator('#col-schedule').fill('0 0 * * 8');
+  await page.waitForFunction(() => document.querySelector('[data-testid="no-statement"]').innerText !== '');
+  assert.equal(await why(), 'No statement: the schedule is invalid — fix the errors above.');
+  assert.equal(await statement(), '');
+  assert.deepEqual(await runs(page), []);
+  await context.close();
+});
+
+test('columns of fixed values are selects with the values the source allows; an odd value stays, called invalid', async () => {
+  const { page, context } = await open('/simulate?dialect=mysql_event&tz=UTC&after=2026-11-22T07:00:00&count=3');
+  const options = (id) => page.locator(`select#${id} option`).evaluateAll((os) => os.map((o) => o.value));
+  assert.deepEqual(await options('col-EVENT_TYPE'), ['RECURRING', 'ONE TIME']);
+  assert.deepEqual(await options('col-STATUS'), ['ENABLED', 'DISABLED', 'SLAVESIDE_DISABLED']);
+  const fields = await options('col-INTERVAL_FIELD');
+  for (const f of ['SECOND', 'MINUTE', 'HOUR', 'DAY', 'WEEK', 'MONTH', 'QUARTER', 'YEAR', 'DAY_HOUR', 'YEAR_MONTH']) assert.ok(fields.includes(f), f);
+  assert.equal(await page.locator('#col-INTERVAL_FIELD').inputValue(), 'DAY');
+  assert.equal(await page.locator('input#col-INTERVAL_FIELD').count(), 0, 'no free text');
+  assert.deepEqual(await runs(page), ['2026-11-23T02:00:00', '2026-11-24T02:00:00', '2026-11-25T02:00:00']);
+  await page.locator('#col-INTERVAL_FIELD').selectOption('HOUR');
+  await page.waitForFunction(() => document.querySelector('#next-runs time')?.getAttribute('datetime') === '2026-11-22T08:00:00');
+  assert.match(await page.locator('#schedule-json').inputValue(), /"INTERVAL_FIELD": "HOUR"/);
+  await page.locator('#col-STATUS').selectOption('DISABLED');
+  await page.waitForFunction(() => document.querySelectorAll('#next-runs time').length === 0);
+  // A value the source would refuse, pasted: kept in its select, and named as invalid.
+  const json = JSON.parse(await page.locator('#schedule-json').inputValue());
+  json.STATUS = 'ENABLED';
+  json.INTERVAL_FIELD = 'FORTNIGHT';
+  await page.locator('#schedule-json').fill(JSON.stringify(json));
+  await page.waitForFunction(() => document.querySelector('#col-INTERVAL_FIELD')?.value === 'FORTNIGHT');
+  assert.equal(await page.locator('#col-INTERVAL_FIELD').evaluate((e) => e.tagName), 'SELECT');
+  assert.match(await diagnostics(page), /INTERVAL_FIELD/);
+  await page.screenshot({ path: path.join(RESULTS_DIR, 'simulate-mysql-selects.png'), fullPage: true });
+  await context.close();
+  // The other dialects' enumerated columns.
+  for (const [dialect, id, values] of [
+    ['job_table', 'col-job_status', ['ENABLED', 'DISABLED', 'ABORTED', 'ERROR', 'FINISHED', 'PAUSED', 'RESUMED', 'RUNNING', 'SLEEPING']],
+    ['service_broker', 'col-FrequencyType', ['1', '2', '3']],
+    ['primentra', 'col-ScheduleType', ['interval', 'daily', 'weekly', 'monthly']],
+    ['cron', 'col-active', ['true', 'false']],
+  ]) {
+    const other = await open(`/simulate?dialect=${dialect}`);
+    assert.deepEqual(await other.page.locator(`select#${id} option`).evaluateAll((os) => os.map((o) => o.value)), values, dialect);
+    await other.context.close();
+  }
+});
+
+test('a zone change keeps "runs after" the same instant, and the zone shows beside it', async () => {
+  const { page, context } = await open('/simulate?dialect=agent&tz=UTC&after=2026-11-22T07:00:30&count=3');
+  const zone = () => page.locator('[data-testid="after-zone"]').innerText();
+  assert.equal(await zone(), 'UTC');
+  assert.match(await page.locator('label[for="sim-after"]').innerText(), /Runs after .*UTC/);
+  await page.locator('#sim-tz').fill('America/New_York');
+  await page.locator('#sim-tz').blur();
+  // 07:00:30 UTC is 02:00:30 in New York (EST).
+  await page.waitForFunction(() => document.querySelector('#sim-after').value === '2026-11-22T02:00:30');
+  assert.equal(await zone(), 'America/New_York');
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('after') === '2026-11-22T02:00:30');
+  // The daily 02:00 run that instant precedes: 2026-11-23 02:00 New York, 07:00 UTC.
+  assert.equal((await runs(page))[0], '2026-11-23T02:00:00');
+  // A zone whose rules are fetched: the same instant is 12:45:30 in Kathmandu (UTC+5:45).
+  await page.locator('#sim-tz').fill('Asia/Kathmandu');
+  await page.locator('#sim-tz').blur();
+  await page.waitForFunction(() => document.querySelector('#sim-after').value === '2026-11-22T12:45:30');
+  assert.equal(await zone(), 'Asia/Kathmandu');
+  await page.screenshot({ path: path.join(RESULTS_DIR, 'simulate-zone.png'), fullPage: true });
   await context.close();
 });
 

@@ -659,13 +659,75 @@ pub fn describe(s: &CronSchedule) -> String {
         Ok(Plan::Seconds(1)) => "Every second".to_owned(),
         Ok(Plan::Seconds(n)) => format!("Every {n} seconds"),
         Ok(Plan::Fields(f)) => {
+            let (display, restarts) = steps(&f);
             let parser = CronParser::builder().seconds(Seconds::Disallowed).dom_and_dow(f.and_days).build();
-            match parser.parse(&f.display) {
-                Ok(c) => tidy(&c.describe()),
+            match parser.parse(&display) {
+                Ok(c) => restarts.iter().fold(tidy(&c.describe()), |d, (from, to)| {
+                    d.replacen(&format!("very {from}"), &format!("very {to}"), 1)
+                }),
                 Err(_) => format!("At the times '{}' selects", s.expr.trim()),
             }
         }
     }
+}
+
+const MONTH_NAMES: [&str; 12] = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+];
+
+/// croner reads `*/7` in the minutes as "every 7 minutes", but cron restarts the step at each
+/// hour (`:00, :07, … :56`, then `:00`: 4 minutes apart at the hour); likewise hours in a day
+/// and months in a year. For each such step that does not divide its field's span, the
+/// pattern croner describes and the words to add: (croner's "every N unit", Sundial's).
+/// A step selecting one value, or a `*/N` among other values (which croner drops), is
+/// spelled out instead.
+fn steps(f: &Fields) -> (String, Vec<(String, String)>) {
+    let mut parts: Vec<String> = f.display.split(' ').map(str::to_owned).collect();
+    let mut restarts = Vec::new();
+    for (i, span, unit, values) in
+        [(0, 60, "minutes", &f.minute), (1, 24, "hours", &f.hour), (3, 12, "months", &f.month)]
+    {
+        let Some(p) = parts.get(i) else { continue };
+        let (&first, &last) = match (values.first(), values.last()) {
+            (Some(a), Some(b)) => (a, b),
+            _ => continue,
+        };
+        let step = p.strip_prefix("*/").and_then(|n| n.parse::<u32>().ok());
+        if (p.contains('/') && p.contains(',')) || (step.is_some() && values.len() == 1) {
+            parts[i] = list(values);
+            continue;
+        }
+        let Some(n) = step.filter(|n| span % n != 0) else { continue };
+        let gap = span + first - last;
+        let (from, to, each) = match i {
+            0 => (format!(":{first:02}"), format!(":{last:02}"), "hour"),
+            1 => (format!("hour {first}"), format!("hour {last}"), "day"),
+            _ => {
+                let name =
+                    |m: u32| MONTH_NAMES.get(m.saturating_sub(1) as usize).copied().unwrap_or_default().to_owned();
+                (name(first), name(last), "year")
+            }
+        };
+        let gap_unit = if gap == 1 { unit.trim_end_matches('s') } else { unit };
+        restarts.push((
+            format!("{n} {unit}"),
+            format!(
+                "{n} {unit} from {from} to {to} of each {each} (the step restarts each {each}: {gap} {gap_unit} from {to} to {from})"
+            ),
+        ));
+    }
+    (parts.join(" "), restarts)
 }
 
 /// [`describe`] with the zone the expression is evaluated in: "At 02:30 on Sunday (UTC)".

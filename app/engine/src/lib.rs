@@ -45,7 +45,7 @@ pub mod zone;
 pub use agent::AgentSchedule;
 pub use diagnostic::{Diagnostic, Severity};
 pub use reconcile::{Outcome, Run, RunOutcome, Trigger};
-pub use vocab::{Dst, Forecast, Occurrence, Schedule, ScheduleId};
+pub use vocab::{Dst, Forecast, Occurrence, Schedule, ScheduleId, Step};
 pub use window::Window;
 pub use zone::{Zone, ZoneOffset, ZoneRules, ZoneRulesError};
 

@@ -189,11 +189,10 @@ pub fn derive(report: &InstanceReport, source_events: &[LogEvent]) -> Vec<LogEve
                     RunOutcome::Unknown => continue,
                 };
                 let at = if run.outcome == RunOutcome::InProgress { run.start } else { end };
-                let text = if run.message.trim().is_empty() {
-                    words_number_words(what, " after ", run.duration_secs, " s")
-                } else {
-                    run.message.trim().to_owned()
-                };
+                // A failed run says its failed step's own message, not the outcome line.
+                let why = run.why();
+                let text =
+                    if why.is_empty() { words_number_words(what, " after ", run.duration_secs, " s") } else { why };
                 out.push(LogEvent { at, job_id: job.id.clone(), kind, text, members: Vec::new() });
             }
         }
@@ -453,11 +452,9 @@ pub fn derive_reference(report: &InstanceReport, source_events: &[LogEvent]) -> 
                     RunOutcome::Unknown => continue,
                 };
                 let at = if run.outcome == RunOutcome::InProgress { run.start } else { end };
-                let text = if run.message.trim().is_empty() {
-                    format!("{what} after {} s", run.duration_secs)
-                } else {
-                    run.message.trim().to_owned()
-                };
+                // A failed run says its failed step's own message, not the outcome line.
+                let why = run.why();
+                let text = if why.is_empty() { format!("{what} after {} s", run.duration_secs) } else { why };
                 out.push(LogEvent { at, job_id: job.id.clone(), kind, text, members: Vec::new() });
             }
         }

@@ -129,13 +129,33 @@ pub struct Run {
     pub trigger: Trigger,
     /// The source's own message (sysjobhistory.message), possibly empty.
     pub message: String,
-    /// What the scheduler says of the run's steps, one line each in its words (a failed step
-    /// and its message, retries, the steps done); empty where the source keeps no steps.
+    /// The run's steps as the scheduler recorded them, in order (msdb: its step rows, retries
+    /// included; for a run still going, the steps done and the one executing), or the lines it
+    /// says of them; empty where the source keeps no steps.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub steps: Vec<String>,
+    pub steps: Vec<super::Step>,
 }
 
 impl Run {
+    /// The step that failed the run: the last failed or canceled step attempt (a retried
+    /// attempt that later succeeded does not count).
+    pub fn failed_step(&self) -> Option<&super::Step> {
+        self.steps.iter().rev().find(|s| s.is_failure() && s.id != 0)
+    }
+
+    /// What a reader is told of the run: for a run that ended badly with a failed step, that
+    /// step and its own message quoted ("step 2 (Push to CRM): Invoke-RestMethod : 503 …"),
+    /// not the outcome line; otherwise the source's message, trimmed.
+    pub fn why(&self) -> String {
+        if self.outcome != RunOutcome::Succeeded
+            && let Some(step) = self.failed_step()
+        {
+            let quote = step.quote();
+            return if quote.is_empty() { step.label() } else { format!("{}: {quote}", step.label()) };
+        }
+        self.message.trim().to_owned()
+    }
+
     /// When it ended (or now, for a run in progress); saturates instead of overflowing on an
     /// absurd duration.
     pub fn end(&self) -> DateTime<Utc> {

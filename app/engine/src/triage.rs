@@ -395,7 +395,7 @@ fn job_problems(
                 Some(last.start),
                 last.start,
                 format!(
-                    "the run of {} failed: {why} ({}{since_success})",
+                    "the run of {} {why} ({}{since_success})",
                     utc(last.start),
                     if in_a_row > 1 { format!("{in_a_row} in a row; ") } else { String::new() }
                 ),
@@ -461,21 +461,35 @@ fn next_run(
     }
 }
 
-/// The failing step and message of a run, in the scheduler's words.
+/// How a run ended badly and why, in the scheduler's words: "failed in step 2 (Push to CRM):
+/// <the step's own message, quoted>" where the source records its steps; else the step line
+/// that says a failure and the run's message; else the message alone. Starts with the outcome
+/// word ("failed", "crashed", …), said once.
 fn failure_words(run: &crate::Run) -> String {
-    let step = run.steps.iter().rev().find(|s| {
-        let s = s.to_ascii_lowercase();
-        s.contains("fail") || s.contains("error")
-    });
-    let message = run.message.trim();
     let outcome = match run.outcome {
         RunOutcome::Crashed => "crashed",
         RunOutcome::Abandoned => "abandoned by the scheduler",
         _ => "failed",
     };
+    if let Some(step) = run.failed_step() {
+        let quote = step.quote();
+        return if quote.is_empty() {
+            format!("{outcome} in {}", step.label())
+        } else {
+            format!("{outcome} in {}: {quote}", step.label())
+        };
+    }
+    let step = run.steps.iter().rev().map(crate::Step::line).find(|s| {
+        let s = s.to_ascii_lowercase();
+        s.contains("fail") || s.contains("error")
+    });
+    let message = crate::vocab::quote(&run.message, crate::vocab::QUOTE_MAX);
+    // A message that already starts with the outcome word is not prefixed with it again.
+    let said = message.to_ascii_lowercase().starts_with(outcome);
     match (step, message.is_empty()) {
         (Some(s), false) if !message.contains(s.as_str()) => format!("{outcome} in {s}: {message}"),
         (Some(s), _) => format!("{outcome} in {s}"),
+        (None, false) if said => message,
         (None, false) => format!("{outcome}: {message}"),
         (None, true) => outcome.to_owned(),
     }

@@ -1,6 +1,6 @@
 //! The engine's vocabulary: what a scheduler was told ([`Schedule`], in one of the dialects),
 //! what it should therefore do ([`Occurrence`]s, with the [`Dst`] rule that shaped them) and a
-//! [`Forecast`] of them with its diagnostics. [`Window`](super::Window), [`Run`](super::Run)
+//! [`Forecast`] of them with its diagnostics, and a run's [`Step`]s. [`Window`](super::Window), [`Run`](super::Run)
 //! and [`Diagnostic`] live in their own modules; `lib.rs` re-exports all of them.
 use super::{AgentSchedule, Diagnostic, Severity, cron, job_table, mysql_event, primentra, service_broker};
 use chrono::{DateTime, NaiveDateTime, Utc};
@@ -71,4 +71,123 @@ impl Forecast {
     pub fn has_errors(&self) -> bool {
         self.diagnostics.iter().any(|d| d.severity == Severity::Error)
     }
+}
+
+/// One step of a run, as the scheduler recorded it: for SQL Server Agent one `sysjobhistory`
+/// step row (`step_id > 0`) with what `sysjobsteps` says of the step; for schedulers that only
+/// say a line about their steps, that line ([`Step::note`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Step {
+    /// The scheduler's number for the step (msdb `step_id`); 0 for a line without one.
+    #[serde(default)]
+    pub id: i64,
+    #[serde(default)]
+    pub name: String,
+    /// How this attempt of the step ended (`InProgress`: the step executing now); `None` for a
+    /// line that says no outcome.
+    #[serde(default)]
+    pub outcome: Option<super::RunOutcome>,
+    /// The step's own message, in the scheduler's words (the error, for a failed step).
+    #[serde(default)]
+    pub message: String,
+    /// msdb `sql_message_id` and `sql_severity` (0: none).
+    #[serde(default)]
+    pub sql_message_id: i64,
+    #[serde(default)]
+    pub sql_severity: i64,
+    /// Retries attempted before this attempt (msdb `retries_attempted`).
+    #[serde(default)]
+    pub retries: i64,
+    /// When the attempt started, where the scheduler says.
+    #[serde(default)]
+    pub start: Option<DateTime<Utc>>,
+    /// Seconds (so far, for the step executing now), where the scheduler says.
+    #[serde(default)]
+    pub duration_secs: Option<i64>,
+    /// The step's kind (msdb `sysjobsteps.subsystem`: TSQL, CmdExec, PowerShell, SSIS, …).
+    #[serde(default)]
+    pub subsystem: String,
+}
+
+/// How long a quoted step message may be, in characters, before it is cut with "…".
+pub const QUOTE_MAX: usize = 300;
+
+impl Step {
+    /// A line a scheduler says about a run's steps, without structure.
+    pub fn note(line: impl Into<String>) -> Self {
+        Step { message: line.into(), ..Step::default() }
+    }
+
+    /// Whether this attempt ended badly (failed or canceled).
+    pub fn is_failure(&self) -> bool {
+        matches!(self.outcome, Some(super::RunOutcome::Failed | super::RunOutcome::Canceled))
+    }
+
+    /// "step 2 (Push to CRM)", or the bare name, or "" for a line without either.
+    pub fn label(&self) -> String {
+        match (self.id, self.name.trim()) {
+            (0, "") => String::new(),
+            (0, name) => name.to_owned(),
+            (id, "") => format!("step {id}"),
+            (id, name) => format!("step {id} ({name})"),
+        }
+    }
+
+    /// The step's message as a quote: see [`quote`].
+    pub fn quote(&self) -> String {
+        quote(&self.message, QUOTE_MAX)
+    }
+
+    /// One line of text for the step: label, outcome and quoted message.
+    pub fn line(&self) -> String {
+        let label = self.label();
+        let outcome = match self.outcome {
+            Some(super::RunOutcome::Failed) => " failed",
+            Some(super::RunOutcome::Succeeded) => " succeeded",
+            Some(super::RunOutcome::Retry) => " failed, retrying",
+            Some(super::RunOutcome::Canceled) => " canceled",
+            Some(super::RunOutcome::InProgress) => " executing",
+            Some(_) | None => "",
+        };
+        let quote = self.quote();
+        match (label.is_empty(), quote.is_empty()) {
+            (true, _) => quote,
+            (false, true) => format!("{label}{outcome}"),
+            (false, false) => format!("{label}{outcome}: {quote}"),
+        }
+    }
+}
+
+/// A scheduler's message, trimmed to what a reader needs: msdb's boilerplate ("Executed as
+/// user: X." before, "The step failed." after) dropped, blank lines dropped, whitespace runs
+/// folded to one space, and at most `max` characters, cut at a word where one is near, with
+/// "…". Never panics on any text.
+pub fn quote(message: &str, max: usize) -> String {
+    let mut text: String = message.split_whitespace().collect::<Vec<_>>().join(" ");
+    if let Some(rest) = text.strip_prefix("Executed as user: ")
+        && let Some(end) = rest.find(". ")
+    {
+        text = rest[end + 2..].to_owned();
+    }
+    for tail in [
+        "The step failed.",
+        "The step succeeded.",
+        "The step was cancelled (stopped) as the result of a stop job request.",
+    ] {
+        if text.len() > tail.len()
+            && let Some(head) = text.strip_suffix(tail)
+        {
+            text = head.trim_end().to_owned();
+        }
+    }
+    if text.chars().count() <= max {
+        return text;
+    }
+    let cut: String = text.chars().take(max).collect();
+    // Cut at the last space in the final sixth, if there is one, not in a word.
+    let keep = match cut.rfind(' ') {
+        Some(i) if cut[..i].chars().count() >= max - max / 6 => &cut[..i],
+        _ => cut.as_str(),
+    };
+    format!("{}…", keep.trim_end_matches([' ', ',', ';', ':']))
 }

@@ -27,7 +27,8 @@ pub async fn triage() -> Result<super::TriageData, ApiError> {
 pub async fn jobs(instance: Option<String>, days: u32) -> Result<JobsData, ApiError> {
     let days = check_days(days)?;
     let report = view::report(instance.as_deref(), days).await?;
-    let mut data = view::jobs_data(&report, days);
+    let judgment = triage().await?;
+    let mut data = view::jobs_data(&report, days, &judgment);
     view::decorate_here(&mut data.instance).await;
     Ok(data)
 }
@@ -96,7 +97,8 @@ pub async fn job_timeline(
     let mut head = view::head(&report, days);
     view::decorate_here(&mut head).await;
     let flags = view::duration_flags();
-    let mut data = view::timeline_data(&report, &job_id, days, &head.scheduler, &flags, moment)?;
+    let judgment = triage().await?;
+    let mut data = view::timeline_data(&report, &job_id, days, &head.scheduler, &flags, moment, &judgment)?;
     data.instance = head;
     if let Some(a) = data.at.as_mut() {
         a.chosen = chosen;

@@ -87,6 +87,19 @@ pub const SILENCES: [(&str, &str); 5] = [
     ("7d", "for 7 days"),
 ];
 
+/// The problems of one job now, worst first, from the fleet's one judgment: its own and its
+/// instance's (those with no job: a stopped or zombie scheduler, an unreachable or stale
+/// instance stop every job), open ones first, then acknowledged ones. Every view that shows a
+/// job's state reads it here: the jobs list, the job page, the JSON API.
+pub fn problems_of(t: &TriageData, instance: &str, job_id: &str) -> Vec<ProblemRow> {
+    t.problems
+        .iter()
+        .chain(&t.acknowledged)
+        .filter(|p| p.instance == instance && p.job_id.as_deref().is_none_or(|j| j == job_id))
+        .cloned()
+        .collect()
+}
+
 /// Why an acknowledgement failed, as the code `POST /triage/ack` sends back in `ack_error`:
 /// the page shows only its own sentence for a code, never text from the URL.
 pub fn ack_error_code(e: &super::ApiError) -> &'static str {

@@ -326,7 +326,28 @@ fn diagnostic_line(d: &Diagnostic) -> DiagnosticLine {
     DiagnosticLine { severity: d.severity, text: d.to_string() }
 }
 
-fn row(job: &JobReport, tz: Tz, report_window: Window) -> JobRow {
+/// Where a job stands: the fleet's one judgment first — with an open problem (its own, its
+/// scheduler's), the worst one's state, whatever the window — and only without one what the
+/// window's runs say. The jobs list, the job page and the JSON API all take it from here.
+pub fn job_state(job: &JobReport, window: Window, problems: &[super::ProblemRow]) -> JobState {
+    if let Some(s) = problems.iter().map(|p| JobState::of_problem(p.kind)).min() {
+        return s;
+    }
+    let in_window = || job.runs.iter().filter(|r| window.contains(r.start));
+    if in_window().any(|r| r.outcome.is_failure()) {
+        JobState::Recovered
+    } else if in_window().any(|r| r.outcome == RunOutcome::InProgress) {
+        JobState::Running
+    } else if !job.enabled {
+        JobState::Disabled
+    } else if in_window().next().is_none() {
+        JobState::NoRun
+    } else {
+        JobState::Ok
+    }
+}
+
+fn row(job: &JobReport, tz: Tz, report_window: Window, problems: Vec<super::ProblemRow>) -> JobRow {
     let missed_zombie = job
         .reconciliation
         .outcomes
@@ -346,28 +367,9 @@ fn row(job: &JobReport, tz: Tz, report_window: Window) -> JobRow {
     // Crashed and abandoned runs are failures too, in the scheduler's own words.
     let failed = in_window.iter().filter(|r| r.outcome.is_failure()).count();
     let (retries, canceled) = (count(RunOutcome::Retry), count(RunOutcome::Canceled));
-    // Finished runs, newest first (a retry is a step of a run, not its end).
-    let mut finished: Vec<&Run> = in_window
-        .iter()
-        .copied()
-        .filter(|r| !matches!(r.outcome, RunOutcome::InProgress | RunOutcome::Retry))
-        .collect();
-    finished.sort_by_key(|r| std::cmp::Reverse(r.start));
-    let streak = finished.iter().take_while(|r| r.outcome.is_failure()).count();
-    let running = in_window.iter().any(|r| r.outcome == RunOutcome::InProgress);
-    let state = if streak > 0 {
-        JobState::Failing
-    } else if failed > 0 {
-        JobState::Recovered
-    } else if running {
-        JobState::Running
-    } else if !job.enabled {
-        JobState::Disabled
-    } else if in_window.is_empty() {
-        JobState::NoRun
-    } else {
-        JobState::Ok
-    };
+    let streak =
+        problems.iter().find(|p| p.kind == crate::engine::triage::ProblemKind::Failed).map_or(0, |p| p.count.max(1));
+    let state = job_state(job, window, &problems);
     let mut due = 0;
     let mut unknown = 0;
     for o in &job.reconciliation.outcomes {
@@ -394,6 +396,7 @@ fn row(job: &JobReport, tz: Tz, report_window: Window) -> JobRow {
         }),
         next_expected: job.next_expected.as_ref().map(|o| point(o.at, tz)),
         state,
+        problems,
         streak,
         failed,
         retries,
@@ -410,11 +413,12 @@ fn row(job: &JobReport, tz: Tz, report_window: Window) -> JobRow {
 }
 
 /// The jobs list of a report.
-pub fn jobs_data(report: &InstanceReport, days: u32) -> JobsData {
+pub fn jobs_data(report: &InstanceReport, days: u32, judgment: &super::TriageData) -> JobsData {
+    let problems = |j: &JobReport| super::triage::problems_of(judgment, &report.name, &j.id);
     JobsData {
         instance: head(report, days),
         zombies: zombies(report),
-        jobs: report.jobs.iter().map(|j| row(j, report.tz, report.window)).collect(),
+        jobs: report.jobs.iter().map(|j| row(j, report.tz, report.window, problems(j))).collect(),
     }
 }
 
@@ -441,15 +445,20 @@ fn shorten(s: &str) -> String {
     }
 }
 
-/// A run's message and its step lines: the source's steps, else what its message says of them
-/// after " | " (msdb's TDS reader keeps the step lines there), as the JSON API splits them.
-fn message_and_steps(r: &Run) -> (&str, Vec<String>) {
-    if !r.steps.is_empty() {
-        return (&r.message, r.steps.clone());
+/// One step of a run for the job page: its own message quoted, its times in `tz`.
+fn step_view(s: &crate::engine::Step, tz: Tz) -> StepView {
+    StepView {
+        id: s.id,
+        name: s.name.clone(),
+        outcome: s.outcome,
+        message: s.quote(),
+        sql_message_id: s.sql_message_id,
+        sql_severity: s.sql_severity,
+        retries: s.retries,
+        start: s.start.map(|t| point(t, tz)),
+        duration: s.duration_secs.map(duration_text).unwrap_or_default(),
+        subsystem: s.subsystem.clone(),
     }
-    let mut parts = r.message.split(" | ");
-    let message = parts.next().unwrap_or_default();
-    (message, parts.map(|p| p.trim()).filter(|p| !p.is_empty()).map(str::to_owned).collect())
 }
 
 /// A run still going against `stats`: its expected finish (start + p50) while it is not
@@ -477,7 +486,6 @@ fn run_view(
         (None, Trigger::Schedule(_)) => RunKind::Scheduled,
         (None, Trigger::Other(_)) => RunKind::Unscheduled,
     };
-    let (message, steps) = message_and_steps(r);
     RunView {
         start: point(r.start, tz),
         end_ms: r.end().timestamp_millis(),
@@ -486,9 +494,10 @@ fn run_view(
         outcome: r.outcome,
         kind,
         trigger: trigger_text(&r.trigger),
-        message: shorten(message),
+        // A failed run says its failed step's own message, not the outcome line.
+        message: shorten(&r.why()),
         flag: stats.and_then(|s| durations::flag(r, s, flags)),
-        steps: steps.iter().map(|l| shorten(l)).collect(),
+        steps: r.steps.iter().map(|s| step_view(s, tz)).collect(),
         progress: stats.filter(|_| r.outcome == RunOutcome::InProgress).map(|s| progress(r, s, tz)),
     }
 }
@@ -617,6 +626,7 @@ pub fn timeline_data(
     scheduler: &Scheduler,
     flags: &DurationFlags,
     at: Option<DateTime<Utc>>,
+    judgment: &super::TriageData,
 ) -> Result<TimelineData, ApiError> {
     let tz = report.tz;
     let job = report.jobs.iter().find(|j| j.id == job_id).ok_or_else(|| ApiError::NotFound { what: "job".into() })?;
@@ -653,7 +663,7 @@ pub fn timeline_data(
         report.context.agent_starts.iter().filter(|t| window.contains(**t)).map(|t| point(*t, tz)).collect();
     Ok(TimelineData {
         instance: head(report, days),
-        job: row(job, tz, window),
+        job: row(job, tz, window, super::triage::problems_of(judgment, &report.name, &job.id)),
         expected_count,
         run_count,
         occurrences,
@@ -919,22 +929,43 @@ mod timeline_tests {
     }
 
     #[test]
-    fn steps_come_from_the_source_or_from_msdbs_joined_message() {
+    fn a_failed_run_says_its_failed_steps_message_and_lists_its_steps() {
+        use crate::engine::Step;
         let mut r = run(
             "2026-11-20T01:00:00Z",
             60,
             RunOutcome::Failed,
-            "The job failed. | Step 1 (Backup) succeeded | Step 2 (Verify) failed: CHECKSUM mismatch",
+            "The job failed.  The Job was invoked by Schedule 1 (Nightly).  The last step to run was step 2 (Verify).",
         );
+        let step = |id: i64, name: &str, outcome: RunOutcome, message: &str, secs: i64| Step {
+            id,
+            name: name.into(),
+            outcome: Some(outcome),
+            message: message.into(),
+            start: Some(t("2026-11-20T01:00:00Z")),
+            duration_secs: Some(secs),
+            subsystem: "TSQL".into(),
+            ..Step::default()
+        };
+        r.steps = vec![
+            step(1, "Backup", RunOutcome::Succeeded, "Executed as user: sa. The step succeeded.", 50),
+            step(2, "Verify", RunOutcome::Failed, "Executed as user: sa. CHECKSUM mismatch.  The step failed.", 10),
+        ];
         let v = run_view(&r, None, Tz::UTC, None, &DurationFlags::default());
-        assert_eq!(v.message, "The job failed.");
-        assert_eq!(v.steps, ["Step 1 (Backup) succeeded", "Step 2 (Verify) failed: CHECKSUM mismatch"]);
-        r.steps = vec!["Step 1 done".into()];
-        let v = run_view(&r, None, Tz::UTC, None, &DurationFlags::default());
-        assert_eq!(v.steps, ["Step 1 done"], "the source's own step lines win");
-        assert!(v.message.contains("Step 2"), "and the message stays whole");
+        assert_eq!(v.message, "step 2 (Verify): CHECKSUM mismatch.", "the step's words, not the outcome line");
+        let shown: Vec<(String, Option<RunOutcome>, &str, &str)> =
+            v.steps.iter().map(|s| (s.label(), s.outcome, s.message.as_str(), s.duration.as_str())).collect();
+        assert_eq!(
+            shown,
+            [
+                ("Step 1 (Backup)".to_owned(), Some(RunOutcome::Succeeded), "The step succeeded.", "50s"),
+                ("Step 2 (Verify)".to_owned(), Some(RunOutcome::Failed), "CHECKSUM mismatch.", "10s"),
+            ]
+        );
         let plain = run("2026-11-20T01:00:00Z", 60, RunOutcome::Succeeded, "The job succeeded.");
-        assert!(run_view(&plain, None, Tz::UTC, None, &DurationFlags::default()).steps.is_empty());
+        let v = run_view(&plain, None, Tz::UTC, None, &DurationFlags::default());
+        assert!(v.steps.is_empty());
+        assert_eq!(v.message, "The job succeeded.");
     }
 
     #[test]

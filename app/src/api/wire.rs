@@ -611,9 +611,13 @@ pub struct JobRow {
     pub schedule_notes: Vec<Option<String>>,
     pub last_run: Option<LastRun>,
     pub next_expected: Option<TimePoint>,
-    /// Where the job stands now (failing, recovered, …).
+    /// Where the job stands now: its worst open problem, else what its runs say.
     pub state: JobState,
-    /// Consecutive failed runs, newest first, when the job is failing now.
+    /// Its open problems now, worst first, as triage lists them: its own and its instance's.
+    #[serde(default)]
+    pub problems: Vec<super::ProblemRow>,
+    /// Consecutive failed runs, newest first, when the job is failing now (the `failed`
+    /// problem's count: the same whatever the window).
     pub streak: usize,
     /// Runs in the window that failed, that were retried, that were canceled.
     pub failed: usize,
@@ -635,21 +639,41 @@ pub struct JobRow {
     pub diagnostics: Vec<DiagnosticLine>,
 }
 
-/// Where a job stands now, from its runs in the window.
+/// Where a job stands now: the worst of its open problems (its own, or its instance's — a
+/// stopped or zombie scheduler, an unreachable or stale instance stop every job) as the fleet's
+/// one judgment (triage) says; with no problem, what its runs say.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum JobState {
+    /// The instance could not be read: nothing is known of its jobs now.
+    Unreachable,
+    /// The scheduler is off (MySQL's `event_scheduler`, a stopped worker): nothing runs.
+    SchedulerStopped,
+    /// The scheduler is up and starts nothing while runs are due.
+    Zombie,
+    /// Its latest due runs were missed.
+    Missed,
     /// Its last finished run failed (`streak` says how many in a row).
     Failing,
-    /// A run failed in the window, but the last finished run succeeded.
+    /// Failures only, for days.
+    NoSuccess,
+    /// A run is going past its usual time.
+    RunningLong,
+    /// The scheduler's own next run is not Sundial's.
+    NextRunDisagrees,
+    /// The last good read is old: what is shown may have changed.
+    Stale,
+    /// Its last run succeeded far faster than usual.
+    TooShort,
+    /// No problem now; a run failed in the window, the last run succeeded.
     Recovered,
-    /// A run is going now (nothing failed in the window).
+    /// No problem now; a run is going.
     Running,
-    /// Runs in the window, none failed.
+    /// No problem now; runs in the window.
     Ok,
-    /// No run in the window.
+    /// No problem now; no run in the window.
     NoRun,
-    /// The job is disabled (and nothing failed).
+    /// The job is disabled (and has no problem).
     Disabled,
 }
 
@@ -657,7 +681,16 @@ impl JobState {
     /// CSS class suffix, `data-state` and filter value.
     pub fn key(self) -> &'static str {
         match self {
+            JobState::Unreachable => "unreachable",
+            JobState::SchedulerStopped => "scheduler_stopped",
+            JobState::Zombie => "zombie",
+            JobState::Missed => "missed",
             JobState::Failing => "failing",
+            JobState::NoSuccess => "no_success",
+            JobState::RunningLong => "running_long",
+            JobState::NextRunDisagrees => "next_run_disagrees",
+            JobState::Stale => "stale",
+            JobState::TooShort => "too_short",
             JobState::Recovered => "recovered",
             JobState::Running => "running",
             JobState::Ok => "ok",
@@ -667,13 +700,50 @@ impl JobState {
     }
     pub fn label(self) -> &'static str {
         match self {
+            JobState::Unreachable => "Unreachable",
+            JobState::SchedulerStopped => "Scheduler stopped",
+            JobState::Zombie => "Zombie scheduler",
+            JobState::Missed => "Missed",
             JobState::Failing => "Failing",
+            JobState::NoSuccess => "No success",
+            JobState::RunningLong => "Running long",
+            JobState::NextRunDisagrees => "Next run disagrees",
+            JobState::Stale => "Data stale",
+            JobState::TooShort => "Too short",
             JobState::Recovered => "Recovered",
             JobState::Running => "Running",
             JobState::Ok => "OK",
             JobState::NoRun => "No run",
             JobState::Disabled => "Disabled",
         }
+    }
+
+    /// The state a problem of this kind puts a job in.
+    pub fn of_problem(kind: crate::engine::triage::ProblemKind) -> JobState {
+        use crate::engine::triage::ProblemKind as K;
+        match kind {
+            K::Unreachable => JobState::Unreachable,
+            K::SchedulerStopped => JobState::SchedulerStopped,
+            K::Zombie => JobState::Zombie,
+            K::Missed => JobState::Missed,
+            K::Failed => JobState::Failing,
+            K::NoSuccess => JobState::NoSuccess,
+            K::RunningLong => JobState::RunningLong,
+            K::NextRunDisagrees => JobState::NextRunDisagrees,
+            K::Stale => JobState::Stale,
+            K::TooShort => JobState::TooShort,
+        }
+    }
+
+    /// Whether it stands for an open problem (the fleet's judgment), not for the runs alone.
+    pub fn is_problem(self) -> bool {
+        self < JobState::Recovered
+    }
+
+    /// Whether the scheduler stands still: the job's next expected run will not happen while
+    /// it lasts.
+    pub fn stops_runs(self) -> bool {
+        matches!(self, JobState::Unreachable | JobState::SchedulerStopped | JobState::Zombie)
     }
 }
 
@@ -806,13 +876,48 @@ pub struct RunView {
     /// [`crate::engine::durations::flag`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flag: Option<crate::engine::durations::DurationFlag>,
-    /// The scheduler's lines about the run's steps, in its words (for a run still going, the
-    /// steps done so far); empty on the chart.
+    /// The run's steps as the scheduler recorded them, in order (SQL Server Agent: each step
+    /// attempt, retries included; for a run still going, the steps done and the one executing),
+    /// or its lines about them; empty on the chart.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub steps: Vec<String>,
+    pub steps: Vec<StepView>,
     /// A run still going, against the job's usual durations.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub progress: Option<Progress>,
+}
+
+/// One step of a run on the job page, as SSMS's Log File Viewer lists it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StepView {
+    /// msdb `step_id`; 0 for a line a scheduler says without one.
+    pub id: i64,
+    pub name: String,
+    /// How the attempt ended (`InProgress`: executing now); `None` for a line that says none.
+    pub outcome: Option<RunOutcome>,
+    /// The step's own message, quoted (boilerplate dropped, at most 300 characters).
+    pub message: String,
+    /// msdb `sql_message_id` and `sql_severity` (0: none).
+    pub sql_message_id: i64,
+    pub sql_severity: i64,
+    /// Retries attempted before this attempt.
+    pub retries: i64,
+    pub start: Option<TimePoint>,
+    /// e.g. `3m 12s`; empty when the scheduler does not say.
+    pub duration: String,
+    /// msdb's subsystem (TSQL, CmdExec, PowerShell, SSIS, …); empty when unknown.
+    pub subsystem: String,
+}
+
+impl StepView {
+    /// "Step 2 (Push to CRM)", the bare name, or "" for a line without either.
+    pub fn label(&self) -> String {
+        match (self.id, self.name.trim()) {
+            (0, "") => String::new(),
+            (0, name) => name.to_owned(),
+            (id, "") => format!("Step {id}"),
+            (id, name) => format!("Step {id} ({name})"),
+        }
+    }
 }
 
 /// A run in progress against the window's durations.

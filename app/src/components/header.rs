@@ -62,6 +62,7 @@ pub fn Header(#[prop(optional)] instance: Option<InstanceHead>) -> AnyView {
             <nav class="primary-nav" aria-label="Views">
                 {link(View::Jobs, format!("/?days={days}{iq}"), "Jobs")}
                 {link(View::Triage, "/triage".to_string(), "Triage")}
+                {open_count()}
                 {link(View::Fleet, "/fleet".to_string(), "Fleet")}
                 {link(View::Log, format!("/log?days={days}{iq}"), "Log")}
                 {link(View::Timeline, format!("/timeline{}", iq.replacen('&', "?", 1)), "Timeline")}
@@ -73,7 +74,7 @@ pub fn Header(#[prop(optional)] instance: Option<InstanceHead>) -> AnyView {
                     let zone_title = format!("The instance's time zone ({}): times are shown in it unless you switch", i.tz);
                     view! {
                         <div class="instance" data-testid="instance">
-                            <span class="instance-name" title="The instance">{i.name.clone()}</span>
+                            {instance_switch(i.name.clone(), i.days)}
                             <span class="instance-meta instance-zone" title=zone_title data-testid="instance-zone">
                                 {i.tz.clone()} " (" {offset_label(i.now.off)} ")"
                             </span>
@@ -94,6 +95,70 @@ pub fn Header(#[prop(optional)] instance: Option<InstanceHead>) -> AnyView {
         {incidents}
     }
     .into_any()
+}
+
+/// The instance a page is about, and a switch to another (a plain form: it works without
+/// JavaScript). From a job's page it goes to the other instance's jobs list (job ids are an
+/// instance's own); elsewhere to the same page of the other instance.
+fn instance_switch(name: String, days: u32) -> impl IntoView {
+    let fleet = Resource::new(|| (), |_| crate::api::fleet());
+    let path = use_location().pathname.get_untracked();
+    let action = if path.starts_with("/jobs/") || path.is_empty() { "/jobs".to_owned() } else { path };
+    let shown = name.clone();
+    view! {
+        <Suspense fallback=move || view! { <span class="instance-name" title="The instance">{shown.clone()}</span> }>
+            {move || {
+                let (name, action) = (name.clone(), action.clone());
+                Suspend::new(async move {
+                    let names: Vec<String> =
+                        fleet.await.map(|f| f.instances.into_iter().map(|i| i.name).collect()).unwrap_or_default();
+                    if names.len() < 2 {
+                        return view! { <span class="instance-name" title="The instance">{name}</span> }.into_any();
+                    }
+                    view! {
+                        <form method="get" action=action class="instance-switch" data-testid="instance-switch">
+                            <label class="visually-hidden" for="instance-switch">"Instance"</label>
+                            <select id="instance-switch" name="instance" class="instance-name">
+                                {names
+                                    .into_iter()
+                                    .map(|n| {
+                                        let selected = n == name;
+                                        view! { <option value=n.clone() selected=selected>{n.clone()}</option> }
+                                    })
+                                    .collect_view()}
+                            </select>
+                            <input type="hidden" name="days" value=days/>
+                            <button type="submit" class="instance-go">"Show"</button>
+                        </form>
+                    }
+                        .into_any()
+                })
+            }}
+        </Suspense>
+    }
+}
+
+/// How many problems are open now across the fleet, and how many of them someone
+/// acknowledged: "6 open · 1 acknowledged", on every page, from the fleet's one judgment.
+fn open_count() -> impl IntoView {
+    let judged = Resource::new(|| (), |_| crate::api::triage());
+    view! {
+        <Suspense fallback=|| ()>
+            {move || Suspend::new(async move {
+                judged.await.ok().map(|t| {
+                    let (open, acked) = (t.problems.len(), t.acknowledged.len());
+                    let class = if open > 0 { "nav-count nav-count-open" } else { "nav-count" };
+                    let text = if acked > 0 { format!("{open} open · {acked} acknowledged") } else { format!("{open} open") };
+                    view! {
+                        <a href="/triage" class=class data-testid="open-count" data-open=open data-acknowledged=acked
+                            title="Problems open now across the fleet (triage), and those someone acknowledged">
+                            {text}
+                        </a>
+                    }
+                })
+            })}
+        </Suspense>
+    }
 }
 
 /// Who is signed in, and a way to sign out (a session's only: a token or a proxy's user

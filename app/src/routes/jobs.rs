@@ -122,8 +122,14 @@ impl Show {
     pub fn keeps(self, r: &JobRow) -> bool {
         match self {
             Show::All => true,
-            Show::Problems => r.failed + r.missed + r.late + r.skipped > 0 || r.state == JobState::Failing,
-            Show::Failing => r.state == JobState::Failing,
+            Show::Problems => r.state.is_problem(),
+            // Failing now, as triage judges it, even under a worse state (a zombie scheduler).
+            Show::Failing => r.problems.iter().any(|p| {
+                matches!(
+                    p.kind,
+                    crate::engine::triage::ProblemKind::Failed | crate::engine::triage::ProblemKind::NoSuccess
+                )
+            }),
             Show::Failures => r.failed > 0,
             Show::Missed => r.missed > 0,
         }
@@ -143,15 +149,16 @@ pub fn sort_from_query(sort: Option<&str>, dir: Option<&str>) -> (SortKey, Dir) 
 
 /// How much a job needs attention; lower first.
 fn attention(r: &JobRow) -> (u8, std::cmp::Reverse<usize>, std::cmp::Reverse<usize>, std::cmp::Reverse<usize>) {
+    // The judgment's order first (the worst problem), then what the window's runs say.
     let rank = match r.state {
-        JobState::Failing => 0,
-        _ if r.missed > 0 => 1,
-        JobState::Recovered => 2,
-        _ if r.late + r.skipped > 0 => 3,
-        JobState::Running => 4,
-        JobState::Ok => 5,
-        JobState::NoRun => 6,
-        JobState::Disabled => 7,
+        s if s.is_problem() => s as u8,
+        _ if r.missed > 0 => 20,
+        JobState::Recovered => 21,
+        _ if r.late + r.skipped > 0 => 22,
+        JobState::Running => 23,
+        JobState::Ok => 24,
+        JobState::NoRun => 25,
+        _ => 26,
     };
     let first = if r.state == JobState::Failing { r.streak } else { r.missed };
     (rank, std::cmp::Reverse(first), std::cmp::Reverse(r.failed), std::cmp::Reverse(r.late + r.skipped))
@@ -238,7 +245,7 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 fn JobsView(data: JobsData, sort: Memo<(SortKey, Dir)>, show: Memo<Show>) -> AnyView {
     let days = data.instance.days;
     let total = data.jobs.len();
-    let failing = data.jobs.iter().filter(|j| j.state == JobState::Failing).count();
+    let failing = data.jobs.iter().filter(|j| Show::Failing.keeps(j)).count();
     let with_failures = data.jobs.iter().filter(|j| j.failed > 0).count();
     let failed_total: usize = data.jobs.iter().map(|j| j.failed).sum();
     let with_missed = data.jobs.iter().filter(|j| j.missed > 0).count();
@@ -393,13 +400,17 @@ pub fn state_badge(r: &JobRow) -> impl IntoView + use<> {
         JobState::Recovered => format!("Recovered ({} failed)", r.failed),
         s => s.label().to_string(),
     };
-    let title = match r.state {
-        JobState::Failing => format!("The last {} failed", plural(r.streak, "run", "runs in a row")),
-        JobState::Recovered => "A run failed in this window; the last run succeeded".to_string(),
-        JobState::Running => "A run is going now".to_string(),
-        JobState::Ok => "Every run in this window succeeded".to_string(),
-        JobState::NoRun => "No run in this window".to_string(),
-        JobState::Disabled => "The job is disabled".to_string(),
+    // A problem's state says what triage says of it: its evidence.
+    let title = match r.problems.iter().find(|p| JobState::of_problem(p.kind) == r.state) {
+        Some(p) => p.evidence.clone(),
+        None => match r.state {
+            JobState::Recovered => "A run failed in this window; the last run succeeded".to_string(),
+            JobState::Running => "A run is going now".to_string(),
+            JobState::Ok => "No problem now; the window's runs succeeded".to_string(),
+            JobState::NoRun => "No problem now; no run in this window".to_string(),
+            JobState::Disabled => "The job is disabled".to_string(),
+            s => s.label().to_string(),
+        },
     };
     view! {
         <span class=format!("state state-{}", r.state.key()) title=title data-testid="job-state" data-state=r.state.key() data-streak=r.streak>
@@ -460,7 +471,15 @@ fn job_row(r: JobRow, days: u32, instance: Option<&str>, scheduler: &str) -> imp
         .into_any(),
         None => view! { <span class="muted">"—"</span> }.into_any(),
     };
+    // Under a stopped, zombie or unreachable scheduler the next run will not happen.
     let next = match r.next_expected.clone() {
+        Some(t) if r.state.stops_runs() => view! {
+            <s class="wont-run" data-testid="next-wont-run" title=format!("Will not run while the instance's state holds: {}", r.state.label().to_lowercase())>
+                <Time t=t/>
+            </s>
+            <span class="wont-run-note">" won't run"</span>
+        }
+        .into_any(),
         Some(t) => view! { <Time t=t/> }.into_any(),
         None => view! { <span class="muted">"—"</span> }.into_any(),
     };

@@ -118,19 +118,75 @@ fn progress_text(p: &Progress) -> impl IntoView + use<> {
     }
 }
 
-/// A run's step lines, expandable.
+/// A step's label in the middle of a sentence: "step 3 (Load)".
+fn step_mid(s: &crate::api::StepView) -> String {
+    s.label().replacen("Step ", "step ", 1)
+}
+
+/// The step executing now of a run still going ("step 3 (Load)"), if the scheduler says.
+fn current_step(r: &RunView) -> Option<String> {
+    let s = r.steps.iter().rev().find(|s| s.outcome == Some(crate::engine::RunOutcome::InProgress))?;
+    Some(step_mid(s))
+}
+
+/// A run's steps, expandable without script as SSMS's Log File Viewer expands a run: one row
+/// per step attempt (retries included) with its outcome, duration and own message.
 fn steps_view(r: &RunView) -> Option<impl IntoView + use<>> {
     if r.steps.is_empty() {
         return None;
     }
     let n = r.steps.len();
     let going = r.outcome == crate::engine::RunOutcome::InProgress;
-    let summary = format!("{n} step {}{}", if n == 1 { "line" } else { "lines" }, if going { " so far" } else { "" });
-    let items = r.steps.iter().map(|l| view! { <li>{l.clone()}</li> }).collect_view();
+    let numbered = r.steps.iter().any(|s| s.id != 0 || s.outcome.is_some());
+    let noun = match (numbered, n) {
+        (true, 1) => "step",
+        (true, _) => "steps",
+        (false, 1) => "step line",
+        (false, _) => "step lines",
+    };
+    let mut summary = format!("{n} {noun}{}", if going { " so far" } else { "" });
+    if let Some(now) = current_step(r) {
+        summary.push_str(&format!(", executing {now}"));
+    } else if let Some(failed) = r.steps.iter().rev().find(|s| {
+        s.id != 0 && matches!(s.outcome, Some(crate::engine::RunOutcome::Failed | crate::engine::RunOutcome::Canceled))
+    }) {
+        summary.push_str(&format!(", failed in {}", step_mid(failed)));
+    }
+    let items = r
+        .steps
+        .iter()
+        .map(|s| {
+            let label = s.label();
+            let badge = s.outcome.map(|o| view! { <OutcomeBadge outcome=o/> " " });
+            let subsystem =
+                (!s.subsystem.is_empty()).then(|| view! { " " <span class="tag step-subsystem">{s.subsystem.clone()}</span> });
+            let duration = (!s.duration.is_empty()).then(|| view! { " " <span class="step-duration">{s.duration.clone()}</span> });
+            let retries = (s.retries > 0).then(|| {
+                view! { " " <span class="step-retries">{format!("retry {}", s.retries)}</span> }
+            });
+            let sql = (s.sql_message_id != 0).then(|| {
+                view! { " " <span class="step-sql muted">{format!("Error {}, severity {}", s.sql_message_id, s.sql_severity)}</span> }
+            });
+            let outcome_key = s.outcome.map(|o| format!("{o:?}").to_ascii_lowercase()).unwrap_or_default();
+            view! {
+                <li class="step" data-testid="run-step" data-step=s.id data-outcome=outcome_key>
+                    <div class="step-head">
+                        {badge}
+                        {(!label.is_empty()).then(|| view! { <span class="step-name">{label.clone()}</span> })}
+                        {subsystem}
+                        {duration}
+                        {retries}
+                        {sql}
+                    </div>
+                    {(!s.message.is_empty()).then(|| view! { <div class="step-message">{s.message.clone()}</div> })}
+                </li>
+            }
+        })
+        .collect_view();
     Some(view! {
         <details class="steps" data-testid="run-steps">
             <summary>{summary}</summary>
-            <ol class="step-lines">{items}</ol>
+            <ol class="step-list">{items}</ol>
         </details>
     })
 }
@@ -245,13 +301,23 @@ fn TimelineView(data: TimelineData, pending: ReadSignal<bool>) -> AnyView {
     let running = data
         .runs
         .iter()
-        .filter_map(|r| r.progress.clone().map(|p| (r.start.clone(), p)))
-        .map(|(start, p)| {
+        .filter_map(|r| {
+            // The chart's runs carry no steps; the table's line of the same run does.
+            let step = data
+                .lines
+                .iter()
+                .filter_map(|l| l.run.as_ref())
+                .find(|l| l.start.ms == r.start.ms)
+                .and_then(current_step);
+            r.progress.clone().map(|p| (r.start.clone(), p, step))
+        })
+        .map(|(start, p, step)| {
             view! {
                 <p class="running-note" data-testid="running-note">
                     <span aria-hidden="true">"▶"</span>
                     " Running now, since "
                     <Time t=start/>
+                    {step.map(|s| view! { ", executing " <span data-testid="current-step">{s}</span> })}
                     ": "
                     {progress_text(&p)}
                 </p>

@@ -1,6 +1,6 @@
 //! SQL Server Agent's msdb over TDS (tiberius), read-only.
 //!
-//! Every query is in the `Q_*` constants (and [`history_sql`]) below, one comment each; each is
+//! Every query is in the `Q_*` constants (and [`history_sql`], [`steps_sql`]) below, one comment each; each is
 //! a plain SELECT, bounded: history only for the window's dates, never `SELECT *` of
 //! sysjobhistory. Values come back as lenient cells and go through the same mapping as the
 //! SQLite demo ([`msdb_rows::assemble`]), so a corrupt row is a diagnostic on its job.
@@ -22,8 +22,8 @@ use tokio::net::TcpStream;
 use tokio_util::compat::{Compat, TokioAsyncWriteCompatExt};
 
 use super::msdb_rows::{
-    self, Cell, HorizonRead, JobRead, MsdbRows, OutcomeRead, RunningRead, ScheduleRead, SessionRead, date_int,
-    decode_duration, local_to_utc, parse_date_int, parse_datetime, parse_time_int, utc_to_local,
+    self, Cell, HorizonRead, JobRead, JobStepRead, MsdbRows, OutcomeRead, RunningRead, ScheduleRead, SessionRead,
+    StepHistoryRead, date_int, local_to_utc, parse_datetime, utc_to_local,
 };
 use super::{BoxFuture, ReadContext, ReportedNext, Source, SourceError, SourceRead, connect};
 
@@ -116,8 +116,9 @@ pub const Q_SCHEDULES: &str = "SELECT CONVERT(nvarchar(36), js.job_id) AS job_id
 /// Per job: its oldest kept outcome row, and whether it keeps 100 or more (msdb's default
 /// per-job cap): the history horizon.
 pub const Q_HORIZON: &str = "SELECT CONVERT(nvarchar(36), j.job_id) AS job_id, o.instance_id AS oldest_id, o.run_date AS oldest_date, o.run_time AS oldest_time, CASE WHEN (SELECT COUNT(*) FROM msdb.dbo.sysjobhistory AS h WHERE h.job_id = j.job_id AND h.step_id = 0) >= 100 THEN 1 END AS at_cap FROM msdb.dbo.sysjobs AS j OUTER APPLY (SELECT TOP (1) h.instance_id, h.run_date, h.run_time FROM msdb.dbo.sysjobhistory AS h WHERE h.job_id = j.job_id AND h.step_id = 0 ORDER BY h.run_date, h.run_time) AS o";
-/// Runs executing now, in the latest Agent session, and the Agent's own next run.
-pub const Q_ACTIVITY: &str = "SELECT CONVERT(nvarchar(36), a.job_id) AS job_id, CONVERT(nvarchar(23), a.start_execution_date, 126) AS start_execution_date, CONVERT(nvarchar(23), a.stop_execution_date, 126) AS stop_execution_date, a.run_requested_source, CONVERT(nvarchar(23), a.next_scheduled_run_date, 126) AS next_scheduled_run_date FROM msdb.dbo.sysjobactivity AS a WHERE a.session_id = (SELECT MAX(session_id) FROM msdb.dbo.syssessions)";
+/// Runs executing now, in the latest Agent session (with the last step that ended), and the
+/// Agent's own next run.
+pub const Q_ACTIVITY: &str = "SELECT CONVERT(nvarchar(36), a.job_id) AS job_id, CONVERT(nvarchar(23), a.start_execution_date, 126) AS start_execution_date, CONVERT(nvarchar(23), a.stop_execution_date, 126) AS stop_execution_date, a.run_requested_source, a.last_executed_step_id, CONVERT(nvarchar(23), a.next_scheduled_run_date, 126) AS next_scheduled_run_date FROM msdb.dbo.sysjobactivity AS a WHERE a.session_id = (SELECT MAX(session_id) FROM msdb.dbo.syssessions)";
 /// Agent starts (one row per start of the service; the last 1000).
 pub const Q_SESSIONS: &str = "SELECT TOP (1000) CONVERT(nvarchar(23), agent_start_date, 126) AS agent_start_date FROM msdb.dbo.syssessions ORDER BY session_id DESC";
 /// The history retention settings (needs more than the reader roles on some versions).
@@ -131,42 +132,18 @@ pub fn history_sql(first: i64, last: i64) -> String {
     )
 }
 
-/// Step rows (step_id > 0) that did not succeed (failed, retry, canceled), for the window's
-/// dates: what a failed run's message needs (which step, how many retries). Succeeded steps
-/// are not read, so the read stays small.
-pub fn failed_steps_sql(first: i64, last: i64) -> String {
+/// Step rows (step_id > 0) on the window's dates: each step attempt of each run, retries
+/// included (the same dates as [`history_sql`], so every run read has its steps).
+pub fn steps_sql(first: i64, last: i64) -> String {
     format!(
-        "SELECT CONVERT(nvarchar(36), h.job_id) AS job_id, h.step_id, h.step_name, h.run_status, h.run_date, h.run_time, h.retries_attempted, LEFT(h.message, 512) AS message FROM msdb.dbo.sysjobhistory AS h WHERE h.step_id > 0 AND h.run_status <> 1 AND h.run_date BETWEEN {first} AND {last} ORDER BY h.instance_id"
+        "SELECT h.instance_id, CONVERT(nvarchar(36), h.job_id) AS job_id, h.step_id, h.step_name, h.run_status, h.run_date, h.run_time, h.run_duration, h.retries_attempted, h.sql_message_id, h.sql_severity, LEFT(h.message, 1024) AS message FROM msdb.dbo.sysjobhistory AS h WHERE h.step_id > 0 AND h.run_date BETWEEN {first} AND {last} ORDER BY h.instance_id"
     )
 }
 
+/// Every job's steps: names, subsystems, what follows success and failure.
+pub const Q_JOB_STEPS: &str = "SELECT CONVERT(nvarchar(36), s.job_id) AS job_id, s.step_id, s.step_name, s.subsystem, s.on_success_action, s.on_fail_action FROM msdb.dbo.sysjobsteps AS s ORDER BY s.job_id, s.step_id";
+
 // ---------------------------------------------------------------------------------------------
-
-/// One step row that did not succeed.
-struct StepRow {
-    job_id: String,
-    step_id: i64,
-    step_name: String,
-    status: i64,
-    at: NaiveDateTime,
-    retries: i64,
-    message: String,
-}
-
-/// The outcome row's message, with what its steps said: the failed step and its retries.
-fn with_steps(message: &str, steps: &[&StepRow]) -> String {
-    let mut out = message.trim().to_owned();
-    let retries = steps.iter().filter(|s| s.status == 2).count() as i64;
-    let retried = steps.iter().map(|s| s.retries).max().unwrap_or(0).max(retries);
-    if let Some(failed) = steps.iter().rev().find(|s| s.status == 0 || s.status == 3) {
-        let what = if failed.status == 3 { "canceled" } else { "failed" };
-        out.push_str(&format!(" | step {} ({}) {what}: {}", failed.step_id, failed.step_name, failed.message.trim()));
-    }
-    if retried > 0 {
-        out.push_str(&format!(" | retried {retried} time{}", if retried == 1 { "" } else { "s" }));
-    }
-    out
-}
 
 fn cell(data: &ColumnData<'static>) -> Cell {
     match data {
@@ -271,8 +248,10 @@ pub async fn read_instance(
     let horizon_rows = read_horizons(client).await?;
     let first = date_int(utc_to_local(window.start, tz).date());
     let last = date_int(utc_to_local(window.end, tz).date());
-    let steps = read_failed_steps(client, first, last).await?;
-    let outcome_rows = read_outcomes(client, first, last, &steps).await?;
+    // Steps before outcomes: a run that ends between the two reads still finds its outcome row.
+    let step_rows = read_steps(client, first, last).await?;
+    let outcome_rows = read_outcomes(client, first, last).await?;
+    let job_steps = read_job_steps(client, &mut notes).await;
     let (running_rows, agent_next) = read_activity(client).await?;
     let session_rows: Vec<SessionRead> = rows(client, "msdb.dbo.syssessions", Q_SESSIONS)
         .await?
@@ -281,7 +260,16 @@ pub async fn read_instance(
         .collect();
     notes.extend(retention(client).await);
 
-    let msdb = MsdbRows { job_rows, schedule_rows, horizon_rows, outcome_rows, running_rows, session_rows };
+    let msdb = MsdbRows {
+        job_rows,
+        schedule_rows,
+        horizon_rows,
+        outcome_rows,
+        running_rows,
+        session_rows,
+        step_rows,
+        job_steps,
+    };
     let mut input: InstanceInput = msdb_rows::assemble(name, tz, window, &msdb);
     input.agent_starts.sort();
     for job in &mut input.jobs {
@@ -363,66 +351,67 @@ async fn read_horizons(client: &mut MsdbClient) -> Result<Vec<HorizonRead>, Sour
         .collect())
 }
 
-/// The step rows that did not succeed on the local dates `first..=last` (`yyyymmdd`).
-async fn read_failed_steps(client: &mut MsdbClient, first: i64, last: i64) -> Result<Vec<StepRow>, SourceError> {
-    Ok(rows(client, "msdb.dbo.sysjobhistory", &failed_steps_sql(first, last))
+/// The step rows on the local dates `first..=last` (`yyyymmdd`).
+async fn read_steps(client: &mut MsdbClient, first: i64, last: i64) -> Result<Vec<StepHistoryRead>, SourceError> {
+    Ok(rows(client, "msdb.dbo.sysjobhistory", &steps_sql(first, last))
         .await?
         .into_iter()
-        .filter_map(|mut r| {
-            let date = take(&mut r, "run_date").int().ok().flatten().and_then(parse_date_int)?;
-            let time = take(&mut r, "run_time").int().ok().flatten().and_then(parse_time_int)?;
-            Some(StepRow {
-                job_id: take(&mut r, "job_id").text()?,
-                step_id: take(&mut r, "step_id").int().ok().flatten().unwrap_or(0),
-                step_name: take(&mut r, "step_name").text().unwrap_or_default(),
-                status: take(&mut r, "run_status").int().ok().flatten().unwrap_or(0),
-                at: date.and_time(time),
-                retries: take(&mut r, "retries_attempted").int().ok().flatten().unwrap_or(0),
-                message: take(&mut r, "message").text().unwrap_or_default(),
-            })
+        .map(|mut r| StepHistoryRead {
+            instance_id: take(&mut r, "instance_id"),
+            job_id: take(&mut r, "job_id"),
+            step_id: take(&mut r, "step_id"),
+            step_name: take(&mut r, "step_name"),
+            run_status: take(&mut r, "run_status"),
+            run_date: take(&mut r, "run_date"),
+            run_time: take(&mut r, "run_time"),
+            run_duration: take(&mut r, "run_duration"),
+            retries_attempted: take(&mut r, "retries_attempted"),
+            sql_message_id: take(&mut r, "sql_message_id"),
+            sql_severity: take(&mut r, "sql_severity"),
+            message: take(&mut r, "message"),
         })
         .collect())
 }
 
-/// The outcome rows on the local dates `first..=last`, each message extended with what its
-/// failed steps said.
-async fn read_outcomes(
-    client: &mut MsdbClient,
-    first: i64,
-    last: i64,
-    steps: &[StepRow],
-) -> Result<Vec<OutcomeRead>, SourceError> {
+/// Every job's steps; a login that cannot read sysjobsteps still reads the runs' steps (their
+/// names are in the history), without subsystems, and is told so.
+async fn read_job_steps(client: &mut MsdbClient, notes: &mut Vec<Diagnostic>) -> Vec<JobStepRead> {
+    match rows(client, "msdb.dbo.sysjobsteps", Q_JOB_STEPS).await {
+        Ok(rows) => rows
+            .into_iter()
+            .map(|mut r| JobStepRead {
+                job_id: take(&mut r, "job_id"),
+                step_id: take(&mut r, "step_id"),
+                step_name: take(&mut r, "step_name"),
+                subsystem: take(&mut r, "subsystem"),
+                on_success_action: take(&mut r, "on_success_action"),
+                on_fail_action: take(&mut r, "on_fail_action"),
+            })
+            .collect(),
+        Err(e) => {
+            notes.push(Diagnostic::info(format!(
+                "the job steps are not readable ({e}); steps are shown without their subsystem"
+            )));
+            Vec::new()
+        }
+    }
+}
+
+/// The outcome rows on the local dates `first..=last`.
+async fn read_outcomes(client: &mut MsdbClient, first: i64, last: i64) -> Result<Vec<OutcomeRead>, SourceError> {
     Ok(rows(client, "msdb.dbo.sysjobhistory", &history_sql(first, last))
         .await?
         .into_iter()
-        .map(|mut r| {
-            let mut o = OutcomeRead {
-                instance_id: take(&mut r, "instance_id"),
-                job_id: take(&mut r, "job_id"),
-                run_status: take(&mut r, "run_status"),
-                run_date: take(&mut r, "run_date"),
-                run_time: take(&mut r, "run_time"),
-                run_duration: take(&mut r, "run_duration"),
-                message: take(&mut r, "message"),
-            };
-            let mine = steps_of(&o, steps);
-            if !mine.is_empty() {
-                o.message = Cell::Text(with_steps(&o.message.text().unwrap_or_default(), &mine));
-            }
-            o
+        .map(|mut r| OutcomeRead {
+            instance_id: take(&mut r, "instance_id"),
+            job_id: take(&mut r, "job_id"),
+            run_status: take(&mut r, "run_status"),
+            run_date: take(&mut r, "run_date"),
+            run_time: take(&mut r, "run_time"),
+            run_duration: take(&mut r, "run_duration"),
+            message: take(&mut r, "message"),
         })
         .collect())
-}
-
-/// The steps of one run: rows of its job from its start to its end.
-fn steps_of<'s>(o: &OutcomeRead, steps: &'s [StepRow]) -> Vec<&'s StepRow> {
-    let int = |c: &Cell| c.int().ok().flatten();
-    let start = int(&o.run_date).and_then(parse_date_int).zip(int(&o.run_time).and_then(parse_time_int));
-    let secs = int(&o.run_duration).and_then(|d| decode_duration(d).ok()).unwrap_or(0);
-    let (Some((d, t)), Some(job)) = (start, o.job_id.text()) else { return Vec::new() };
-    let from = d.and_time(t);
-    let to = from + chrono::TimeDelta::seconds(secs);
-    steps.iter().filter(|s| s.job_id == job && s.at >= from && s.at <= to).collect()
 }
 
 /// The runs executing now in the latest Agent session, and the Agent's own next run per job.
@@ -446,6 +435,7 @@ async fn read_activity(
                 job_id,
                 start_execution_date: started,
                 run_requested_source: take(r, "run_requested_source"),
+                last_executed_step_id: take(r, "last_executed_step_id"),
             })
         })
         .collect();

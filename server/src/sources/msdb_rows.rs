@@ -15,7 +15,7 @@
 //! row (an unknown `run_status`, a NULL where msdb has none, a date that is not one) becomes a
 //! [`Diagnostic`] on its job ([`assemble`]).
 use app::engine::fleet::{InstanceInput, JobInput, JobSchedule};
-use app::engine::{AgentSchedule, Diagnostic, Run, RunOutcome, Schedule, Trigger, Window};
+use app::engine::{AgentSchedule, Diagnostic, Run, RunOutcome, Schedule, Step, Trigger, Window};
 use chrono::{DateTime, Duration, NaiveDate, NaiveDateTime, NaiveTime, Utc};
 use chrono_tz::Tz;
 use std::collections::HashMap;
@@ -344,11 +344,41 @@ pub struct OutcomeRead {
     pub message: Cell,
 }
 
+/// One step row of `sysjobhistory` (`step_id > 0`): one attempt of one step.
+#[derive(sqlx::FromRow)]
+pub struct StepHistoryRead {
+    pub instance_id: Cell,
+    pub job_id: Cell,
+    pub step_id: Cell,
+    pub step_name: Cell,
+    pub run_status: Cell,
+    pub run_date: Cell,
+    pub run_time: Cell,
+    pub run_duration: Cell,
+    pub retries_attempted: Cell,
+    pub sql_message_id: Cell,
+    pub sql_severity: Cell,
+    pub message: Cell,
+}
+
+/// One `sysjobsteps` row: what a step is.
+#[derive(sqlx::FromRow)]
+pub struct JobStepRead {
+    pub job_id: Cell,
+    pub step_id: Cell,
+    pub step_name: Cell,
+    pub subsystem: Cell,
+    pub on_success_action: Cell,
+    pub on_fail_action: Cell,
+}
+
 #[derive(sqlx::FromRow)]
 pub struct RunningRead {
     pub job_id: Cell,
     pub start_execution_date: Cell,
     pub run_requested_source: Cell,
+    /// The last step that finished in this run (NULL before the first one ends).
+    pub last_executed_step_id: Cell,
 }
 
 #[derive(sqlx::FromRow)]
@@ -485,6 +515,10 @@ pub struct MsdbRows {
     pub running_rows: Vec<RunningRead>,
     /// `syssessions`: every Agent start.
     pub session_rows: Vec<SessionRead>,
+    /// `sysjobhistory` step rows (`step_id > 0`) on the same local dates as `outcome_rows`.
+    pub step_rows: Vec<StepHistoryRead>,
+    /// `sysjobsteps`: every job's steps (names, subsystems).
+    pub job_steps: Vec<JobStepRead>,
 }
 
 /// The engine's view of an instance from msdb's rows:
@@ -495,6 +529,9 @@ pub struct MsdbRows {
 ///   readers fetch those whose local `run_date` lies within the window's local dates, never all
 ///   history), plus the runs `sysjobactivity` shows still executing in the latest Agent session
 ///   (outcome `InProgress`, duration up to `window.end`);
+/// - each run's steps ([`Jobs::add_steps`]): the step rows between the job's previous outcome
+///   row and the run's own, by `instance_id`, as SSMS groups them; a run still going gets the
+///   step rows after the job's last outcome row and the step executing now;
 /// - `history_horizon`: for a job whose history looks trimmed, the start of its oldest kept
 ///   outcome row. A job looks trimmed when it keeps at least [`MAX_OUTCOME_ROWS_PER_JOB`]
 ///   outcome rows and its oldest is more than a day newer than the oldest outcome row of any
@@ -509,6 +546,7 @@ pub fn assemble(name: &str, tz: Tz, window: Window, rows: &MsdbRows) -> Instance
     jobs.add_horizons(&rows.horizon_rows, tz);
     jobs.add_outcomes(&rows.outcome_rows, tz, window);
     jobs.add_running(&rows.running_rows, tz, window);
+    jobs.add_steps(&rows.step_rows, &rows.job_steps, tz);
     let mut jobs = jobs.jobs;
     for job in &mut jobs {
         job.runs.sort_by_key(|r| r.start);
@@ -521,13 +559,23 @@ pub fn assemble(name: &str, tz: Tz, window: Window, rows: &MsdbRows) -> Instance
 struct Jobs {
     jobs: Vec<JobInput>,
     index: HashMap<String, usize>,
+    /// Per job: every readable outcome row's `instance_id` and the index of its run among the
+    /// job's runs (`None`: left out, outside the window or unreadable), as read.
+    outcomes: HashMap<usize, Vec<(i64, Option<usize>)>>,
+    /// Per job: its run going now (index among its runs) and `last_executed_step_id`.
+    running: HashMap<usize, (usize, Option<i64>)>,
 }
 
 impl Jobs {
     /// Every job with its category name (LEFT JOIN: a job whose category is gone still counts);
     /// a row without a `job_id` is skipped.
     fn from_rows(job_rows: &[JobRead]) -> Self {
-        let mut jobs = Jobs { jobs: Vec::with_capacity(job_rows.len()), index: HashMap::new() };
+        let mut jobs = Jobs {
+            jobs: Vec::with_capacity(job_rows.len()),
+            index: HashMap::new(),
+            outcomes: HashMap::new(),
+            running: HashMap::new(),
+        };
         for r in job_rows {
             let Some(id) = r.job_id.text() else { continue };
             jobs.index.insert(id.clone(), jobs.jobs.len());
@@ -583,8 +631,15 @@ impl Jobs {
             let Some(j) = self.find(&r.job_id) else { continue };
             let (run, diags) = outcome_to_run(r, tz);
             self.jobs[j].diagnostics.extend(diags);
-            if let Some(run) = run.filter(|run| window.contains(run.start)) {
-                self.jobs[j].runs.push(run);
+            let at = match run.filter(|run| window.contains(run.start)) {
+                Some(run) => {
+                    self.jobs[j].runs.push(run);
+                    Some(self.jobs[j].runs.len() - 1)
+                }
+                None => None,
+            };
+            if let Ok(Some(id)) = r.instance_id.int() {
+                self.outcomes.entry(j).or_default().push((id, at));
             }
         }
     }
@@ -595,10 +650,98 @@ impl Jobs {
         for r in running_rows {
             let Some(j) = self.find(&r.job_id) else { continue };
             match running_run(r, tz, window) {
-                Ok(Some(run)) => self.jobs[j].runs.push(run),
+                Ok(Some(run)) => {
+                    self.jobs[j].runs.push(run);
+                    let last = r.last_executed_step_id.int().ok().flatten();
+                    self.running.insert(j, (self.jobs[j].runs.len() - 1, last));
+                }
                 Ok(None) => {}
                 Err(d) => self.jobs[j].diagnostics.push(d),
             }
+        }
+    }
+
+    /// Each run's steps: a step row belongs to the job's first outcome row after it by
+    /// `instance_id` (the Agent writes the outcome row after the run's last step, as SSMS
+    /// groups them); step rows after the job's last outcome row belong to its run going now,
+    /// which also gets the step executing now. A step row that starts before the run it
+    /// would belong to, or with no run to belong to, is a diagnostic (not on the window's first
+    /// date, where a run that started the day before may have left steps).
+    fn add_steps(&mut self, step_rows: &[StepHistoryRead], job_steps: &[JobStepRead], tz: Tz) {
+        // What sysjobsteps says of each step: name and subsystem.
+        let mut defined: HashMap<(usize, i64), (String, String)> = HashMap::new();
+        for r in job_steps {
+            let (Some(j), Ok(Some(id))) = (self.find(&r.job_id), r.step_id.int()) else { continue };
+            defined.insert((j, id), (r.step_name.text().unwrap_or_default(), r.subsystem.text().unwrap_or_default()));
+        }
+        for list in self.outcomes.values_mut() {
+            list.sort_by_key(|o| o.0);
+        }
+        let first_date = step_rows.iter().filter_map(|r| r.run_date.int().ok().flatten()).min();
+        let mut orphans: HashMap<usize, (usize, String)> = HashMap::new();
+        for r in step_rows {
+            let Some(j) = self.find(&r.job_id) else { continue };
+            let (step, row_id) = match step_from_row(r, tz) {
+                Ok(s) => s,
+                Err(d) => {
+                    self.jobs[j].diagnostics.push(d);
+                    continue;
+                }
+            };
+            let mut step = step;
+            if let Some((name, subsystem)) = defined.get(&(j, step.id)) {
+                if step.name.is_empty() {
+                    step.name = name.clone();
+                }
+                step.subsystem = subsystem.clone();
+            }
+            let outcomes = self.outcomes.get(&j).map(Vec::as_slice).unwrap_or_default();
+            let after = outcomes.partition_point(|o| o.0 < row_id);
+            let home = match outcomes.get(after) {
+                Some(&(_, run)) => run.map(Some).ok_or(()),
+                None => Ok(self.running.get(&j).map(|r| r.0)),
+            };
+            match home {
+                // Its run is outside the window (or its outcome row unreadable): not shown.
+                Err(()) => {}
+                Ok(Some(run)) if step.start.is_none_or(|t| t >= self.jobs[j].runs[run].start) => {
+                    self.jobs[j].runs[run].steps.push(step);
+                }
+                _ => {
+                    if r.run_date.int().ok().flatten() != first_date {
+                        let o = orphans.entry(j).or_insert((0, format!("sysjobhistory row instance_id {row_id}")));
+                        o.0 += 1;
+                    }
+                }
+            }
+        }
+        for (j, (count, first)) in orphans {
+            self.jobs[j].diagnostics.push(Diagnostic::info(format!(
+                "{count} step row{} without the job-outcome row of {} run (the first: {first}): left out of the runs",
+                if count == 1 { "" } else { "s" },
+                if count == 1 { "its" } else { "their" },
+            )));
+        }
+        // The step executing now: the one a retry repeats, else the one after the last that
+        // ended (the Agent goes on to the next step), as sysjobsteps names it.
+        for (&j, &(run, last)) in &self.running {
+            let r = &mut self.jobs[j].runs[run];
+            let id = match r.steps.last() {
+                Some(s) if s.outcome == Some(RunOutcome::Retry) => s.id,
+                _ => last.filter(|&l| l > 0).map_or(1, |l| l + 1),
+            };
+            let known = defined.get(&(j, id));
+            let has_steps = defined.keys().any(|k| k.0 == j);
+            if has_steps && known.is_none() {
+                continue; // no such step: the run is finishing
+            }
+            let (name, subsystem) = known.cloned().unwrap_or_default();
+            let start = r
+                .steps
+                .last()
+                .and_then(|s| s.start.zip(s.duration_secs))
+                .and_then(|(t, d)| t.checked_add_signed(Duration::try_seconds(d)?));
+            r.steps.push(Step { id, name, outcome: Some(RunOutcome::InProgress), start, subsystem, ..Step::default() });
         }
     }
 }
@@ -650,6 +793,47 @@ fn oldest_kept(r: &HorizonRead, tz: Tz) -> Result<DateTime<Utc>, Diagnostic> {
             format!("{key} (the job's oldest outcome row): not an hhmmss time; the history horizon is not known"),
         )),
     }
+}
+
+/// One step row as a [`Step`] with its `instance_id`, or why not (a row without an
+/// `instance_id`, `step_id` or readable start is left out).
+fn step_from_row(r: &StepHistoryRead, tz: Tz) -> Result<(Step, i64), Diagnostic> {
+    let id = match r.instance_id.int() {
+        Ok(Some(id)) => id,
+        _ => {
+            return Err(Diagnostic::warning(
+                "instance_id",
+                r.instance_id.shown(),
+                "sysjobhistory step row without a usable instance_id; the row is left out",
+            ));
+        }
+    };
+    let key = format!("sysjobhistory step row instance_id {id}");
+    let step_id = required_int(&r.step_id, "step_id", &key, LEFT_OUT)?;
+    let int = |c: &Cell| c.int().ok().flatten();
+    let date = int(&r.run_date).and_then(parse_date_int);
+    let time = int(&r.run_time).and_then(parse_time_int);
+    let (Some(date), Some(time)) = (date, time) else {
+        return Err(Diagnostic::warning(
+            "run_date",
+            format!("{} {}", r.run_date.shown(), r.run_time.shown()),
+            format!("{key}: not a yyyymmdd date and hhmmss time; the step row is left out"),
+        ));
+    };
+    let status = int(&r.run_status);
+    let step = Step {
+        id: step_id,
+        name: r.step_name.text().unwrap_or_default(),
+        outcome: status.and_then(RunOutcome::from_run_status),
+        message: r.message.text().unwrap_or_default(),
+        sql_message_id: int(&r.sql_message_id).unwrap_or(0),
+        sql_severity: int(&r.sql_severity).unwrap_or(0),
+        retries: int(&r.retries_attempted).unwrap_or(0),
+        start: Some(local_to_utc(date.and_time(time), tz)),
+        duration_secs: int(&r.run_duration).map(|d| decode_duration(d).unwrap_or_else(|(s, _)| s.unwrap_or(0))),
+        subsystem: String::new(),
+    };
+    Ok((step, id))
 }
 
 /// A run executing now as an in-progress [`Run`] lasting up to `window.end`; `None` when it

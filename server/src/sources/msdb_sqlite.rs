@@ -21,8 +21,8 @@ use std::path::Path;
 
 use super::connect::{self, Kept};
 use super::msdb_rows::{
-    Cell, DemoMeta, HistoryRow, HorizonRead, JobRead, MAX_OUTCOME_ROWS_PER_JOB, MsdbRows, OutcomeRead, RunningRead,
-    ScheduleRead, SessionRead, assemble, date_int, utc_to_local,
+    Cell, DemoMeta, HistoryRow, HorizonRead, JobRead, JobStepRead, MAX_OUTCOME_ROWS_PER_JOB, MsdbRows, OutcomeRead,
+    RunningRead, ScheduleRead, SessionRead, StepHistoryRead, assemble, date_int, utc_to_local,
 };
 use super::{BoxFuture, ReadContext, Source, SourceError, SourceRead};
 
@@ -203,7 +203,7 @@ pub async fn read_instance(pool: &SqlitePool, window: Window) -> Result<Instance
     .await
     .map_err(sql("sysjobhistory", "read"))?;
     let running_rows: Vec<RunningRead> = sqlx::query_as(
-        "SELECT a.job_id, a.start_execution_date, a.run_requested_source
+        "SELECT a.job_id, a.start_execution_date, a.run_requested_source, a.last_executed_step_id
          FROM sysjobactivity a
          WHERE a.session_id = (SELECT MAX(session_id) FROM syssessions)
            AND a.start_execution_date IS NOT NULL AND a.stop_execution_date IS NULL",
@@ -215,7 +215,38 @@ pub async fn read_instance(pool: &SqlitePool, window: Window) -> Result<Instance
         .fetch_all(pool)
         .await
         .map_err(sql("syssessions", "read"))?;
-    let rows = MsdbRows { job_rows, schedule_rows, horizon_rows, outcome_rows, running_rows, session_rows };
+    // Reads the step rows (step_id > 0) on the same local dates as the outcome rows: each
+    // run's steps, retries included.
+    let step_rows: Vec<StepHistoryRead> = sqlx::query_as(
+        "SELECT instance_id, job_id, step_id, step_name, run_status, run_date, run_time, run_duration,
+                retries_attempted, sql_message_id, sql_severity, message
+         FROM sysjobhistory
+         WHERE step_id > 0 AND run_date BETWEEN ?1 AND ?2
+         ORDER BY instance_id",
+    )
+    .bind(first)
+    .bind(last)
+    .fetch_all(pool)
+    .await
+    .map_err(sql("sysjobhistory", "read the step rows of"))?;
+    // Reads every job's steps: names and subsystems.
+    let job_steps: Vec<JobStepRead> = sqlx::query_as(
+        "SELECT job_id, step_id, step_name, subsystem, on_success_action, on_fail_action
+         FROM sysjobsteps ORDER BY job_id, step_id",
+    )
+    .fetch_all(pool)
+    .await
+    .map_err(sql("sysjobsteps", "read"))?;
+    let rows = MsdbRows {
+        job_rows,
+        schedule_rows,
+        horizon_rows,
+        outcome_rows,
+        running_rows,
+        session_rows,
+        step_rows,
+        job_steps,
+    };
     Ok(assemble(&meta.name, tz, window, &rows))
 }
 

@@ -562,7 +562,7 @@ fn rebuild(f: &JobFacts, span: &Span, steps: &[&Step], errors: &[&ErrorRow], now
         outcome,
         trigger: Trigger::Schedule(Some(f.schedule_id)),
         message: message(outcome, steps, &done, &attempts, fatal),
-        steps: step_lines(&done, &attempts),
+        steps: step_lines(&done, &attempts).into_iter().map(app::engine::Step::note).collect(),
     };
     out.events.extend(run_events(&f.id, &run, end.min(now)));
     for a in &attempts {

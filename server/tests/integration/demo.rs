@@ -314,3 +314,121 @@ async fn analysis_of_the_demo_finds_the_zombie_the_skips_and_the_manual_runs() {
     assert!(skipped.contains(demo::LONG_RUN_JOB), "skipped: {skipped:?}");
     assert!(manual.contains(demo::RERUN_JOB) && manual.contains(demo::MANUAL_JOB), "manual: {manual:?}");
 }
+
+/// SQL Agent's step rows from the demo's file: a run gets the step rows between its job's
+/// previous outcome row and its own; a run going now gets the steps done and the step
+/// executing now (`sysjobactivity.last_executed_step_id` + 1, named by `sysjobsteps`), which
+/// the job page says; a step row with no outcome row after it (and no run going) is a
+/// diagnostic, not a run.
+#[tokio::test(flavor = "multi_thread")]
+async fn runs_carry_their_steps_and_a_running_job_its_step_executing_now() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, _) = write(dir.path(), "demo.sqlite", 42).await;
+    let before = read(&path, last_30_days()).await;
+    // Every finished run of a job with steps has them, in order, each after its run started.
+    let failed = before
+        .jobs
+        .iter()
+        .flat_map(|j| &j.runs)
+        .rev()
+        .find(|r| r.outcome == RunOutcome::Failed && r.steps.len() > 1)
+        .expect("a failed run of several steps");
+    assert!(!failed.steps.is_empty(), "{failed:?}");
+    assert!(failed.steps.iter().all(|s| s.start.is_some_and(|t| t >= failed.start) && !s.subsystem.is_empty()));
+    let step = failed.failed_step().expect("the step that failed");
+    let strays: Vec<&app::engine::Diagnostic> =
+        before.jobs.iter().flat_map(|j| &j.diagnostics).filter(|d| d.message.contains("step row")).collect();
+    assert!(strays.is_empty(), "every step row of the demo has its run: {strays:?}");
+    assert!(failed.why().starts_with(&format!("step {} ({}): ", step.id, step.name)), "{}", failed.why());
+    assert!(!failed.why().contains("The job failed"), "{}", failed.why());
+
+    // Two jobs of several steps: one started 10 minutes ago and finished its first step, the
+    // other left a step row and no outcome row.
+    let options = sqlx::sqlite::SqliteConnectOptions::new().filename(&path);
+    let pool = sqlx::sqlite::SqlitePoolOptions::new().max_connections(1).connect_with(options).await.unwrap();
+    let multi: Vec<(String, String, String)> = sqlx::query_as(
+        "SELECT j.job_id, j.name, s.step_name FROM sysjobs j JOIN sysjobsteps s ON s.job_id = j.job_id AND s.step_id = 2
+         WHERE (SELECT COUNT(*) FROM sysjobsteps x WHERE x.job_id = j.job_id) >= 2 ORDER BY j.name LIMIT 2",
+    )
+    .fetch_all(&pool)
+    .await
+    .unwrap();
+    let [(going_id, going_name, step_2), (orphan_id, orphan_name, _)] = &multi[..] else { panic!("{multi:?}") };
+    let (next_id, session): (i64, i64) = sqlx::query_as(
+        "SELECT (SELECT MAX(instance_id) + 1 FROM sysjobhistory), (SELECT MAX(session_id) FROM syssessions)",
+    )
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    let step_row = |instance_id: i64, job_id: &str, run_time: i64| HistoryRow {
+        instance_id,
+        job_id: job_id.to_owned(),
+        step_id: 1,
+        step_name: "Step one".into(),
+        sql_message_id: 0,
+        sql_severity: 0,
+        message: "Executed as user: CORP\\svc. The step succeeded.".into(),
+        run_status: 1,
+        run_date: 20261122,
+        run_time,
+        run_duration: 500,
+        retries_attempted: 0,
+        server: "SQLPROD01".into(),
+    };
+    // 06:50 in New York is 11:50 UTC, ten minutes before the demo's now.
+    server::demo::write::insert_history(
+        &pool,
+        &[step_row(next_id, going_id, 65000), step_row(next_id + 1, orphan_id, 64000)],
+    )
+    .await
+    .unwrap();
+    sqlx::query(
+        "INSERT OR REPLACE INTO sysjobactivity (session_id, job_id, run_requested_source, start_execution_date,
+            last_executed_step_id, last_executed_step_date, stop_execution_date)
+         VALUES (?1, ?2, '1', '2026-11-22 06:50:00.000', 1, '2026-11-22 06:50:00.000', NULL)",
+    )
+    .bind(session)
+    .bind(going_id)
+    .execute(&pool)
+    .await
+    .unwrap();
+    pool.close().await;
+
+    let after = read(&path, last_30_days()).await;
+    let going = job(&after, going_name).runs.last().expect("the run going").clone();
+    assert_eq!(going.outcome, RunOutcome::InProgress);
+    let steps: Vec<(i64, &str, Option<RunOutcome>)> =
+        going.steps.iter().map(|s| (s.id, s.name.as_str(), s.outcome)).collect();
+    assert_eq!(
+        steps,
+        [(1, "Step one", Some(RunOutcome::Succeeded)), (2, step_2.as_str(), Some(RunOutcome::InProgress))]
+    );
+    assert_eq!(going.steps[1].start, Some("2026-11-22T11:55:00Z".parse().unwrap()), "when step 1 ended");
+    let orphan = job(&after, orphan_name);
+    assert!(
+        orphan.diagnostics.iter().any(|d| d.message.contains(&format!(
+            "1 step row without the job-outcome row of its run (the first: sysjobhistory row instance_id {}",
+            next_id + 1
+        ))),
+        "{:?}",
+        orphan.diagnostics
+    );
+    assert_eq!(orphan.runs, job(&before, orphan_name).runs, "its runs as before");
+
+    // The job page says the step executing now.
+    let toml = std::fs::read_to_string(demo::fleet_file_of(&path)).unwrap();
+    let state = crate::support::web::fleet_as_of(&toml, now()).await;
+    let (status, html) = crate::support::web::get(
+        &state,
+        &format!("/jobs/{}?instance={}&days=7", going_id.replace(' ', "%20"), demo::INSTANCE),
+    )
+    .await;
+    assert_eq!(status, axum::http::StatusCode::OK);
+    let doc = scraper::Html::parse_document(&html);
+    let sel = |s: &str| scraper::Selector::parse(s).unwrap();
+    let current: Vec<String> =
+        doc.select(&sel(r#"[data-testid="current-step"]"#)).map(|e| e.text().collect::<String>()).collect();
+    let summaries: Vec<String> = doc.select(&sel(".steps summary")).map(|e| e.text().collect::<String>()).collect();
+    assert_eq!(current, [format!("step 2 ({step_2})")], "the running note names the step executing now");
+    assert!(summaries.contains(&format!("2 steps so far, executing step 2 ({step_2})")), "{summaries:?}");
+}

@@ -258,3 +258,85 @@ fn sundial_demo_writes_a_fleet_into_a_directory_that_check_config_reads() {
     assert!(printed.contains(&format!("8 of {} instance(s) readable", demo::FLEET.len())), "{printed}");
     assert!(printed.contains("event_scheduler") || printed.contains("event scheduler"), "{printed}");
 }
+
+/// SQL Agent's step rows, end to end: the demo's failed runs say why they failed in their
+/// failed step's own words (not msdb's job-outcome line) in the JSON API, the job page, the
+/// log, its CSV and triage (whose evidence is what alerts send), and a run lists its steps.
+#[tokio::test(flavor = "multi_thread")]
+async fn failed_runs_quote_their_failed_steps_own_message_everywhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = written(dir.path()).await;
+    let toml = std::fs::read_to_string(demo::fleet_file_of(&path)).unwrap();
+    let state = web::fleet_as_of(&toml, t(NOW)).await;
+    let week = jobs(&state, eu::INSTANCE, 7).await;
+    let crm = named(&week, eu::FAILED_STEP_JOB);
+    let id = crm["id"].as_str().unwrap().to_owned();
+    const SAID: &str = "Invoke-RestMethod : 503 Service Unavailable";
+    const OUTCOME_LINE: &str = "The job failed.";
+
+    // The API: the run carries its steps, the failed one with msdb's numbers and its message.
+    let tl = timeline(&state, eu::INSTANCE, crm).await;
+    let last = tl["runs"].as_array().unwrap().last().expect("a run").clone();
+    let steps = last["steps"].as_array().unwrap_or_else(|| panic!("steps: {last}"));
+    let names: Vec<(&str, &str)> =
+        steps.iter().map(|s| (s["name"].as_str().unwrap(), s["status"].as_str().unwrap())).collect();
+    assert_eq!(names, [("Collect changes", "succeeded"), (eu::FAILED_STEP, "failed")], "{last}");
+    let failed = &steps[1];
+    assert_eq!((failed["step_id"].as_i64(), failed["subsystem"].as_str()), (Some(2), Some("CmdExec")), "{failed}");
+    assert!(failed["message"].as_str().unwrap().contains(SAID), "{failed}");
+    assert!(failed["duration_secs"].as_i64().is_some_and(|d| d > 0) && failed["started_at"].is_string(), "{failed}");
+    assert!(last["message"].as_str().unwrap().starts_with(OUTCOME_LINE), "the run's own message stays msdb's");
+
+    // The job page: the run's message is the step's words; its steps expand from its row.
+    let (status, html) = web::get(&state, &format!("/jobs/{}?instance={}&days=1", enc(&id), eu::INSTANCE)).await;
+    assert_eq!(status, axum::http::StatusCode::OK);
+    let doc = scraper::Html::parse_document(&html);
+    let sel = |s: &str| scraper::Selector::parse(s).unwrap();
+    let messages: Vec<String> =
+        doc.select(&sel("td.col-message .message")).map(|e| e.text().collect::<String>()).collect();
+    assert!(messages.iter().any(|m| m.contains(SAID) && m.contains("step 2 (Push to CRM)")), "{messages:?}");
+    assert!(!messages.iter().any(|m| m.contains(OUTCOME_LINE)), "not the outcome line: {messages:?}");
+    let details = doc
+        .select(&sel(r#"details[data-testid="run-steps"]"#))
+        .find(|d| d.text().collect::<String>().contains(SAID))
+        .expect("the failed run's steps");
+    let summary = details.select(&sel("summary")).next().unwrap().text().collect::<String>();
+    assert_eq!(summary, "2 steps, failed in step 2 (Push to CRM)");
+    let rows: Vec<String> =
+        details.select(&sel(r#"li[data-testid="run-step"]"#)).map(|e| e.text().collect::<String>()).collect();
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert!(
+        rows[1].contains("Step 2 (Push to CRM)") && rows[1].contains("CmdExec") && rows[1].contains(SAID),
+        "{rows:?}"
+    );
+
+    // The log and its CSV: the failure line says the step's words.
+    let log = api(&state, &format!("/api/log?instance={}&kind=failed&limit=1000", eu::INSTANCE)).await;
+    let line = log["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["job"] == eu::FAILED_STEP_JOB)
+        .unwrap_or_else(|| panic!("the failure in the log: {log}"));
+    let text = line["text"].as_str().unwrap();
+    assert!(text.contains(SAID) && text.starts_with("step 2 (Push to CRM): "), "{text}");
+    assert!(!text.contains(OUTCOME_LINE), "{text}");
+    let (status, csv) = web::get(&state, &format!("/log.csv?instance={}&kind=failed", eu::INSTANCE)).await;
+    assert_eq!(status, axum::http::StatusCode::OK);
+    let row = csv.lines().find(|l| l.contains(eu::FAILED_STEP_JOB)).unwrap_or_else(|| panic!("{csv}"));
+    assert!(row.contains(SAID) && !row.contains(OUTCOME_LINE), "{row}");
+
+    // Triage (what alerts send): the step and its words, the outcome said once.
+    let triage = api(&state, "/api/triage").await;
+    let problems = triage["problems"].as_array().unwrap();
+    let evidence = |job: &str| -> String {
+        let p = problems.iter().find(|p| p["job"] == job).unwrap_or_else(|| panic!("{job}: {triage}"));
+        p["evidence"].as_str().unwrap().to_owned()
+    };
+    let e = evidence(eu::FAILED_STEP_JOB);
+    assert!(e.contains(&format!("failed in step 2 ({}): {SAID}", eu::FAILED_STEP)), "{e}");
+    assert!(!e.contains("failed: failed") && !e.contains(OUTCOME_LINE), "{e}");
+    let e = evidence(eu::NO_SUCCESS_JOB);
+    assert!(e.contains("Cannot bulk load because the file"), "{e}");
+    assert!(!e.contains(OUTCOME_LINE), "{e}");
+}

@@ -11,7 +11,7 @@
 //! `#[test]` in `regressions` below.
 use crate::support::t;
 use crate::support::web;
-use app::engine::{Diagnostic, Severity, Window};
+use app::engine::{Diagnostic, RunOutcome, Severity, Window};
 use axum::body::Body;
 use axum::extract::ConnectInfo;
 use axum::http::{Method, Request, header};
@@ -21,7 +21,8 @@ use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use server::config;
 use server::sources::msdb_rows::{
-    self, Cell, HorizonRead, JobRead, MsdbRows, OutcomeRead, RunningRead, ScheduleRead, SessionRead,
+    self, Cell, HorizonRead, JobRead, JobStepRead, MsdbRows, OutcomeRead, RunningRead, ScheduleRead, SessionRead,
+    StepHistoryRead,
 };
 use server::sources::snapshots::Store;
 use server::sources::tables::{Col, TablesDb};
@@ -675,8 +676,12 @@ struct Cells {
     schedules: Vec<Vec<Cell>>,
     horizons: Vec<[Cell; 5]>,
     outcomes: Vec<[Cell; 7]>,
-    running: Vec<[Cell; 3]>,
+    running: Vec<[Cell; 4]>,
     sessions: Vec<Cell>,
+    /// Step rows: job_id and the 11 other columns of `StepHistoryRead`.
+    steps: Vec<Vec<Cell>>,
+    /// sysjobsteps rows: job_id and the 5 other columns of `JobStepRead`.
+    job_steps: Vec<Vec<Cell>>,
 }
 
 impl Cells {
@@ -742,13 +747,50 @@ impl Cells {
             running_rows: self
                 .running
                 .iter()
-                .map(|[job_id, start, source]| RunningRead {
+                .map(|[job_id, start, source, last]| RunningRead {
                     job_id: job_id.clone(),
                     start_execution_date: start.clone(),
                     run_requested_source: source.clone(),
+                    last_executed_step_id: last.clone(),
                 })
                 .collect(),
             session_rows: self.sessions.iter().map(|c| SessionRead { agent_start_date: c.clone() }).collect(),
+            step_rows: self
+                .steps
+                .iter()
+                .map(|c| {
+                    let n = |i: usize| c[i].clone();
+                    StepHistoryRead {
+                        job_id: n(0),
+                        instance_id: n(1),
+                        step_id: n(2),
+                        step_name: n(3),
+                        run_status: n(4),
+                        run_date: n(5),
+                        run_time: n(6),
+                        run_duration: n(7),
+                        retries_attempted: n(8),
+                        sql_message_id: n(9),
+                        sql_severity: n(10),
+                        message: n(11),
+                    }
+                })
+                .collect(),
+            job_steps: self
+                .job_steps
+                .iter()
+                .map(|c| {
+                    let n = |i: usize| c[i].clone();
+                    JobStepRead {
+                        job_id: n(0),
+                        step_id: n(1),
+                        step_name: n(2),
+                        subsystem: n(3),
+                        on_success_action: n(4),
+                        on_fail_action: n(5),
+                    }
+                })
+                .collect(),
         }
     }
 }
@@ -762,7 +804,15 @@ fn msdb_rows() -> BoxedStrategy<Cells> {
     let horizon = (job_id(), prop::array::uniform4(msdb_cell())).prop_map(|(id, [a, b, c, d])| [id, a, b, c, d]);
     let outcome =
         (job_id(), prop::array::uniform6(msdb_cell())).prop_map(|(id, [a, b, c, d, e, f])| [id, a, b, c, d, e, f]);
-    let running = (job_id(), msdb_cell(), msdb_cell()).prop_map(|(a, b, c)| [a, b, c]);
+    let running = (job_id(), msdb_cell(), msdb_cell(), msdb_cell()).prop_map(|(a, b, c, d)| [a, b, c, d]);
+    let with_job = |n: usize| {
+        (job_id(), prop::collection::vec(msdb_cell(), n)).prop_map(|(id, mut c)| {
+            c.insert(0, id);
+            c
+        })
+    };
+    let step = with_job(11);
+    let job_step = with_job(5);
     (
         prop::collection::vec(job, 0..4),
         prop::collection::vec(schedule, 0..4),
@@ -770,14 +820,18 @@ fn msdb_rows() -> BoxedStrategy<Cells> {
         prop::collection::vec(outcome, 0..8),
         prop::collection::vec(running, 0..3),
         prop::collection::vec(msdb_cell(), 0..3),
+        prop::collection::vec(step, 0..8),
+        prop::collection::vec(job_step, 0..4),
     )
-        .prop_map(|(jobs, schedules, horizons, outcomes, running, sessions)| Cells {
+        .prop_map(|(jobs, schedules, horizons, outcomes, running, sessions, steps, job_steps)| Cells {
             jobs,
             schedules,
             horizons,
             outcomes,
             running,
             sessions,
+            steps,
+            job_steps,
         })
         .boxed()
 }
@@ -805,7 +859,19 @@ fn fuzz_msdb_rows() {
             let expected = rows.schedule_rows.iter().filter(|r| mine(&r.job_id)).count()
                 + rows.outcome_rows.iter().filter(|r| mine(&r.job_id)).count()
                 + rows.running_rows.iter().filter(|r| mine(&r.job_id)).count();
-            let left_out = job.diagnostics.iter().filter(|d| d.message.contains("left out")).count();
+            let left_out = job
+                .diagnostics
+                .iter()
+                .filter(|d| d.message.contains("left out") && !d.message.contains("step row"))
+                .count();
+            // Step rows join runs, never more than there are, never before their run started.
+            let step_rows = rows.step_rows.iter().filter(|r| mine(&r.job_id)).count();
+            let attached =
+                job.runs.iter().flat_map(|r| &r.steps).filter(|s| s.outcome != Some(RunOutcome::InProgress)).count();
+            prop_assert!(attached <= step_rows, "job {}: {attached} steps from {step_rows} step rows", job.id);
+            for run in &job.runs {
+                prop_assert!(run.steps.iter().all(|s| s.start.is_none_or(|t| t >= run.start)), "a step before its run");
+            }
             prop_assert_eq!(
                 job.schedules.len() + job.runs.len() + left_out,
                 expected,

@@ -22,6 +22,7 @@ mod history;
 mod hostile_text;
 mod http;
 mod job_page;
+mod judgment;
 mod log_fleet;
 mod metrics;
 mod msdb_tds;

@@ -157,9 +157,58 @@ async fn msdb_server(jobs_denied: bool, old: bool) -> u16 {
         // Backup ran at 02:00 every night but 2026-03-05; Index ran both its schedules on
         // Sunday the 1st; one Backup run failed; a manual Backup run on the 6th.
         let mut history = Vec::new();
+        // Step rows (step_id > 0), written before their run's outcome row: one per night, and
+        // on the 3rd a retry, then the failure.
+        let mut steps = Vec::new();
+        let step = |id: i32,
+                    job: &str,
+                    step: i32,
+                    name: &str,
+                    status: i32,
+                    date: i32,
+                    time: i32,
+                    secs: i32,
+                    retries: i32,
+                    msg_id: i32,
+                    severity: i32,
+                    msg: &str| {
+            vec![
+                V::Int(id),
+                s(job),
+                V::Int(step),
+                s(name),
+                V::Int(status),
+                V::Int(date),
+                V::Int(time),
+                V::Int(secs),
+                V::Int(retries),
+                V::Int(msg_id),
+                V::Int(severity),
+                s(msg),
+            ]
+        };
         let mut id = 100;
         for day in [1, 2, 3, 4, 6, 7] {
-            id += 1;
+            id += 10;
+            if day == 3 {
+                steps.push(step(id - 2, BACKUP, 1, "BACKUP DATABASE", 2, 20260303, 20003, 31, 0, 1205, 13, "Executed as user: NT SERVICE\\SQLSERVERAGENT. Transaction (Process ID 87) was deadlocked on lock resources with another process and has been chosen as the deadlock victim. [SQLSTATE 40001] (Error 1205).  The step failed."));
+                steps.push(step(id - 1, BACKUP, 1, "BACKUP DATABASE", 0, 20260303, 20500, 1000, 1, 3013, 16, "Executed as user: NT SERVICE\\SQLSERVERAGENT. Write on \"\\\\backup01\\sql\\SalesDB.bak\" failed: 112(There is not enough space on the disk.) [SQLSTATE 42000] (Error 3202)  BACKUP DATABASE is terminating abnormally. [SQLSTATE 42000] (Error 3013).  The step failed."));
+            } else {
+                steps.push(step(
+                    id - 1,
+                    BACKUP,
+                    1,
+                    "BACKUP DATABASE",
+                    1,
+                    20260300 + day,
+                    20003,
+                    1502,
+                    0,
+                    0,
+                    0,
+                    "Executed as user: NT SERVICE\\SQLSERVERAGENT. Processed 1000 pages.  The step succeeded.",
+                ));
+            }
             let (status, msg) = if day == 3 {
                 (
                     0,
@@ -214,6 +263,59 @@ async fn msdb_server(jobs_denied: bool, old: bool) -> u16 {
             V::Int(0),
             s("The job succeeded.  The Job was invoked by Schedule 4 (Saturdays)."),
         ]);
+        steps.push(step(
+            300,
+            ARCHIVE,
+            1,
+            "Copy orders",
+            1,
+            20260307,
+            170000,
+            1500,
+            0,
+            0,
+            0,
+            "Executed as user: CORP\\etl. Process Exit Code 0.  The step succeeded.",
+        ));
+        r.register(
+            msdb::steps_sql(20260228, 20260307),
+            table(
+                &[
+                    ("instance_id", T::Int),
+                    ("job_id", T::NVarChar),
+                    ("step_id", T::Int),
+                    ("step_name", T::NVarChar),
+                    ("run_status", T::Int),
+                    ("run_date", T::Int),
+                    ("run_time", T::Int),
+                    ("run_duration", T::Int),
+                    ("retries_attempted", T::Int),
+                    ("sql_message_id", T::Int),
+                    ("sql_severity", T::Int),
+                    ("message", T::NVarChar),
+                ],
+                steps,
+            ),
+        );
+        // sysjobsteps: step_id int, step_name sysname, subsystem nvarchar(40), the actions tinyint.
+        r.register(
+            msdb::Q_JOB_STEPS,
+            table(
+                &[
+                    ("job_id", T::NVarChar),
+                    ("step_id", T::Int),
+                    ("step_name", T::NVarChar),
+                    ("subsystem", T::NVarChar),
+                    ("on_success_action", T::TinyInt),
+                    ("on_fail_action", T::TinyInt),
+                ],
+                vec![
+                    vec![s(ARCHIVE), V::Int(1), s("Copy orders"), s("CmdExec"), V::TinyInt(3), V::TinyInt(2)],
+                    vec![s(ARCHIVE), V::Int(2), s("Purge copied orders"), s("TSQL"), V::TinyInt(1), V::TinyInt(2)],
+                    vec![s(BACKUP), V::Int(1), s("BACKUP DATABASE"), s("TSQL"), V::TinyInt(1), V::TinyInt(2)],
+                ],
+            ),
+        );
         r.register(
             msdb::history_sql(20260228, 20260307),
             table(
@@ -238,17 +340,26 @@ async fn msdb_server(jobs_denied: bool, old: bool) -> u16 {
                     ("start_execution_date", T::NVarChar),
                     ("stop_execution_date", T::NVarCharMax),
                     ("run_requested_source", T::NVarChar),
+                    ("last_executed_step_id", T::Int),
                     ("next_scheduled_run_date", T::NVarChar),
                 ],
                 vec![
-                    // Archive started by hand and still running.
-                    vec![s(ARCHIVE), s("2026-03-07T17:00:00.000"), m(None), s("4"), s("2026-03-14T01:00:00.000")],
+                    // Archive started by hand and still running: step 1 done, step 2 executing.
+                    vec![
+                        s(ARCHIVE),
+                        s("2026-03-07T17:00:00.000"),
+                        m(None),
+                        s("4"),
+                        V::Int(1),
+                        s("2026-03-14T01:00:00.000"),
+                    ],
                     // The Agent thinks Backup next runs on the 9th; the schedule says the 8th.
                     vec![
                         s(BACKUP),
                         s("2026-03-07T02:00:03.000"),
                         m(Some("2026-03-07T02:15:05.000")),
                         s("1"),
+                        V::Int(1),
                         s("2026-03-09T02:00:00.000"),
                     ],
                     vec![
@@ -256,6 +367,7 @@ async fn msdb_server(jobs_denied: bool, old: bool) -> u16 {
                         s("2026-03-01T04:00:00.000"),
                         m(Some("2026-03-01T04:00:05.000")),
                         s("1"),
+                        V::Null,
                         s("2026-03-08T03:00:00.000"),
                     ],
                 ],
@@ -266,44 +378,6 @@ async fn msdb_server(jobs_denied: bool, old: bool) -> u16 {
             table(
                 &[("agent_start_date", T::NVarChar)],
                 vec![vec![s("2026-03-03T09:15:00.000")], vec![s("2026-01-10T08:00:00.000")]],
-            ),
-        );
-        // Step rows of the failed run of the 3rd: a retry, then the failure.
-        r.register(
-            msdb::failed_steps_sql(20260228, 20260307),
-            table(
-                &[
-                    ("job_id", T::NVarChar),
-                    ("step_id", T::Int),
-                    ("step_name", T::NVarChar),
-                    ("run_status", T::Int),
-                    ("run_date", T::Int),
-                    ("run_time", T::Int),
-                    ("retries_attempted", T::Int),
-                    ("message", T::NVarChar),
-                ],
-                vec![
-                    vec![
-                        s(BACKUP),
-                        V::Int(1),
-                        s("BACKUP DATABASE"),
-                        V::Int(2),
-                        V::Int(20260303),
-                        V::Int(20003),
-                        V::Int(0),
-                        s("Deadlock victim; retrying."),
-                    ],
-                    vec![
-                        s(BACKUP),
-                        V::Int(1),
-                        s("BACKUP DATABASE"),
-                        V::Int(0),
-                        V::Int(20260303),
-                        V::Int(20500),
-                        V::Int(1),
-                        s("BACKUP DATABASE is terminating abnormally."),
-                    ],
-                ],
             ),
         );
         if old {
@@ -359,13 +433,31 @@ async fn msdb_over_tds_reads_jobs_schedules_history_activity_and_sessions() {
     assert_eq!(backup.runs[0].duration_secs, 15 * 60 + 2);
     assert_eq!(backup.runs[2].outcome, RunOutcome::Failed);
     assert_eq!(backup.runs[2].trigger, Trigger::Schedule(Some(1)));
-    assert!(
-        backup.runs[2].message.contains("step 1 (BACKUP DATABASE) failed: BACKUP DATABASE is terminating abnormally."),
-        "{}",
-        backup.runs[2].message
+    // Its steps, from the step rows between the previous outcome row and its own: the retried
+    // attempt, then the failure, with msdb's numbers and the subsystem from sysjobsteps.
+    let failed = &backup.runs[2];
+    assert!(failed.message.starts_with("The job failed."), "the run's own message stays msdb's: {}", failed.message);
+    let shown = |s: &app::engine::Step| {
+        format!(
+            "{} {} {:?} retries={} error={} severity={} {:?}s {}",
+            s.id, s.name, s.outcome, s.retries, s.sql_message_id, s.sql_severity, s.duration_secs, s.subsystem
+        )
+    };
+    let steps: Vec<String> = failed.steps.iter().map(shown).collect();
+    assert_eq!(
+        steps,
+        [
+            "1 BACKUP DATABASE Some(Retry) retries=0 error=1205 severity=13 Some(31)s TSQL",
+            "1 BACKUP DATABASE Some(Failed) retries=1 error=3013 severity=16 Some(600)s TSQL",
+        ]
     );
-    assert!(backup.runs[2].message.contains("retried 1 time"), "{}", backup.runs[2].message);
-    assert!(!backup.runs[1].message.contains("terminating abnormally"), "steps of other runs stay theirs");
+    assert_eq!(failed.steps[1].start, Some(t("2026-03-03T07:05:00Z")));
+    let why = failed.why();
+    assert!(why.starts_with("step 1 (BACKUP DATABASE): Write on "), "the failed step's own words: {why}");
+    assert!(why.contains("BACKUP DATABASE is terminating abnormally."), "{why}");
+    assert!(!why.contains("The job failed") && !why.contains("Executed as user"), "{why}");
+    assert_eq!(backup.runs[1].steps.len(), 1, "steps of other runs stay theirs");
+    assert_eq!(backup.runs[1].steps[0].outcome, Some(RunOutcome::Succeeded));
     let manual = backup.runs.iter().find(|r| r.trigger == Trigger::Manual).expect("the manual run");
     assert_eq!(manual.start, t("2026-03-06T19:30:00Z"));
     assert_eq!(archive.runs[0].duration_secs, 123 * 3600 + 45 * 60 + 30, "run_duration over 99 hours");
@@ -375,6 +467,15 @@ async fn msdb_over_tds_reads_jobs_schedules_history_activity_and_sessions() {
         (running.outcome, &running.trigger, running.start),
         (RunOutcome::InProgress, &Trigger::Manual, t("2026-03-07T22:00:00Z"))
     );
+    // Its step done, and the one executing now (last_executed_step_id 1: step 2, as
+    // sysjobsteps names it), after the Archive job's last outcome row.
+    let going: Vec<(i64, &str, Option<RunOutcome>)> =
+        running.steps.iter().map(|s| (s.id, s.name.as_str(), s.outcome)).collect();
+    assert_eq!(
+        going,
+        [(1, "Copy orders", Some(RunOutcome::Succeeded)), (2, "Purge copied orders", Some(RunOutcome::InProgress))]
+    );
+    assert_eq!(running.steps[1].start, Some(t("2026-03-07T22:15:00Z")), "when step 1 ended");
     // A corrupt schedule is a diagnostic on its job, not a failed read.
     assert!(
         corrupt.diagnostics.iter().chain(&notes).any(|d| d.field.as_deref() == Some("freq_type")) || {

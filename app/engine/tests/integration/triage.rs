@@ -4,7 +4,7 @@ use chrono::{DateTime, TimeDelta, Utc};
 use sundial_engine::fleet::{InstanceInput, InstanceReport, JobInput, JobSchedule, analyze};
 use sundial_engine::reconcile::Settings;
 use sundial_engine::triage::{self, Problem, ProblemKind, ProblemSeverity, Reading, TriageSettings};
-use sundial_engine::{AgentSchedule, Diagnostic, Run, RunOutcome, Schedule, Trigger, Window};
+use sundial_engine::{AgentSchedule, Diagnostic, Run, RunOutcome, Schedule, Step, Trigger, Window};
 
 fn t(s: &str) -> DateTime<Utc> {
     DateTime::parse_from_rfc3339(s).unwrap().to_utc()
@@ -113,7 +113,7 @@ fn the_last_three_hours_missed_are_one_problem_counting_three_with_the_first_as_
 fn a_failed_last_run_names_its_step_and_message_and_a_success_after_clears_it() {
     let mut runs = hourly_runs(72, 1, 60, RunOutcome::Succeeded);
     let mut bad = run(t("2026-11-20T11:00:00Z"), 30, RunOutcome::Failed);
-    bad.steps = vec!["Step 1 (Extract) succeeded".into(), "Step 2 (Load) failed: deadlock victim".into()];
+    bad.steps = vec![Step::note("Step 1 (Extract) succeeded"), Step::note("Step 2 (Load) failed: deadlock victim")];
     bad.message = "The job failed.".into();
     runs.push(bad.clone());
     let p = judge(&report(vec![job("etl", runs.clone())]));
@@ -125,15 +125,53 @@ fn a_failed_last_run_names_its_step_and_message_and_a_success_after_clears_it() 
     // Steps that do not say which one failed name none: the message does.
     let mut quiet = runs.clone();
     let last = quiet.last_mut().unwrap();
-    last.steps = vec!["done: step 'stage' 2 s".into()];
+    last.steps = vec![Step::note("done: step 'stage' 2 s")];
     last.message = "failed in step 'delete old rows': timeout".into();
     let p = judge(&report(vec![job("etl", quiet)]));
-    assert!(p[0].evidence.contains("failed: failed in step 'delete old rows': timeout"), "{}", p[0].evidence);
+    assert!(p[0].evidence.contains("failed in step 'delete old rows': timeout"), "{}", p[0].evidence);
+    assert!(!p[0].evidence.contains("failed: failed"), "the outcome is said once: {}", p[0].evidence);
     assert!(!p[0].evidence.contains("stage"), "{}", p[0].evidence);
 
     // The 12:00 run succeeded: nothing is wrong any more.
     runs.push(run(t("2026-11-20T12:00:00Z"), 60, RunOutcome::Succeeded));
     assert_eq!(kinds(&judge(&report(vec![job("etl", runs)]))), vec![]);
+}
+
+#[test]
+fn a_failed_run_quotes_its_failed_steps_own_message_not_the_outcome_line() {
+    let mut runs = hourly_runs(72, 1, 60, RunOutcome::Succeeded);
+    let mut bad = run(t("2026-11-20T11:00:00Z"), 30, RunOutcome::Failed);
+    bad.message =
+        "The job failed.  The Job was invoked by Schedule 3 (Hourly).  The last step to run was step 2 (Push to CRM)."
+            .into();
+    let step = |id: i64, name: &str, outcome: RunOutcome, message: &str| Step {
+        id,
+        name: name.into(),
+        outcome: Some(outcome),
+        message: message.into(),
+        ..Step::default()
+    };
+    let long = "x".repeat(400);
+    bad.steps = vec![
+        step(1, "Extract", RunOutcome::Succeeded, "Executed as user: CORP\\svc. The step succeeded."),
+        step(
+            2,
+            "Push to CRM",
+            RunOutcome::Failed,
+            &format!(
+                "Executed as user: CORP\\svc. Invoke-RestMethod : 503 Service Unavailable\r\n  At line:1 char:1 {long}  The step failed."
+            ),
+        ),
+    ];
+    runs.push(bad);
+    let p = judge(&report(vec![job("crm", runs)]));
+    assert_eq!(kinds(&p), vec![(ProblemKind::Failed, Some("crm"))]);
+    let e = &p[0].evidence;
+    assert!(e.contains("failed in step 2 (Push to CRM): Invoke-RestMethod : 503 Service Unavailable At line:1"), "{e}");
+    assert!(!e.contains("The job failed"), "not the outcome line: {e}");
+    assert!(!e.contains("Executed as user"), "msdb's boilerplate is dropped: {e}");
+    assert!(!e.contains("failed: failed"), "the outcome is said once: {e}");
+    assert!(e.contains('…') && !e.contains(&long), "a long message is cut: {e}");
 }
 
 #[test]

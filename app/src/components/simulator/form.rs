@@ -165,7 +165,7 @@ pub fn SimulatorForm(setup: SimSetup) -> impl IntoView {
                             <input id="sim-tz" list="zones" autocomplete="off" spellcheck="false" value=st.tz.clone()/>
                         </div>
                         <div class="field">
-                            <label for="sim-after">"Runs after (local time)"</label>
+                            <label for="sim-after">"Runs after (local time, "<span id="sim-after-zone" data-testid="after-zone" inner_html=out("sim-after-zone")></span>")"</label>
                             <input id="sim-after" type="datetime-local" step="1" value=st.after.clone()/>
                         </div>
                         <div class="field field-narrow">
@@ -185,7 +185,7 @@ pub fn SimulatorForm(setup: SimSetup) -> impl IntoView {
                     {agent_form}
                     <fieldset class="sim-columns" id="sim-sec-columns" hidden=hidden("sim-sec-columns")>
                         <legend>"Columns"</legend>
-                        <div class="sim-columns-grid" id="sim-columns" inner_html=super::render::columns(&st.json)></div>
+                        <div class="sim-columns-grid" id="sim-columns" inner_html=super::render::columns(st.dialect, &st.json)></div>
                     </fieldset>
                     <fieldset class="sim-group" id="sim-sec-dryrun" hidden=hidden("sim-sec-dryrun")>
                         <legend>"Triggered mode: the test button (usp_Scheduler_TestRun)"</legend>
@@ -222,6 +222,7 @@ pub fn SimulatorForm(setup: SimSetup) -> impl IntoView {
                     <h3>"The statement that applies it"</h3>
                     <p class="muted">"Sundial never writes to a scheduler: run this yourself."</p>
                     <pre class="sim-statement" data-testid="statement"><code id="sim-statement" inner_html=out("sim-statement")></code></pre>
+                    <p class="muted sim-no-statement" id="sim-no-statement" data-testid="no-statement" inner_html=out("sim-no-statement")></p>
                     <button type="button" class="button" id="sim-copy">"Copy"</button>
                 </section>
             </div>

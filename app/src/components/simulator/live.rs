@@ -39,9 +39,11 @@ pub fn attach(setup: SimSetup) {
         let cb = Closure::<dyn FnMut(Event)>::new(move |_: Event| {
             let text = st.borrow().st.statement();
             let w = leptos::prelude::window();
-            let _ = w.navigator().clipboard().write_text(&text);
+            if !text.is_empty() {
+                let _ = w.navigator().clipboard().write_text(&text);
+            }
             if let Some(b) = w.document().and_then(|d| d.get_element_by_id("sim-copy")) {
-                b.set_text_content(Some("Copied"));
+                b.set_text_content(Some(if text.is_empty() { "Nothing to copy" } else { "Copied" }));
             }
         });
         let _ = button.add_event_listener_with_callback("click", cb.as_ref().unchecked_ref());
@@ -51,13 +53,10 @@ pub fn attach(setup: SimSetup) {
 }
 
 /// A control's value, whether it is checked, and whether it reports on `change` (selects,
-/// boxes, the zone, the column editor) rather than on every `input`.
+/// boxes, the zone) rather than on every `input` (every text field, the column editor's too).
 fn read(el: &Element) -> Option<(String, bool, bool)> {
     if let Some(i) = el.dyn_ref::<HtmlInputElement>() {
-        let kind = i.type_();
-        let on_change =
-            matches!(kind.as_str(), "checkbox" | "radio") || i.id() == "sim-tz" || i.id().starts_with("col-");
-        return Some((i.value(), i.checked(), on_change));
+        return Some((i.value(), i.checked(), super::state::reports_on_change(&i.type_(), &i.id())));
     }
     if let Some(s) = el.dyn_ref::<HtmlSelectElement>() {
         return Some((s.value(), false, true));
@@ -77,8 +76,8 @@ fn on_event(st: &Shared, ev: &Event, kind: &str) {
         let (st, name) = (st.clone(), value.trim().to_owned());
         leptos::task::spawn_local(async move {
             let rules = crate::api::fetch_zone_rules(name.clone()).await.map_err(|e| e.to_string());
-            st.borrow_mut().st.zone_rules(&name, rules);
-            draw(&st, "", Changed::default());
+            let after = st.borrow_mut().st.zone_rules(&name, rules);
+            draw(&st, "", Changed { after, ..Changed::default() });
         });
     }
     draw(st, &id, changed);
@@ -109,7 +108,7 @@ fn draw(shared: &Shared, source: &str, changed: Changed) {
             let _ = if shown { el.remove_attribute("hidden") } else { el.set_attribute("hidden", "") };
         }
     }
-    if changed.row || changed.dialect {
+    if changed.row || changed.dialect || changed.after {
         for (id, shown) in st.controls() {
             if id == source {
                 continue;
@@ -136,10 +135,11 @@ fn draw(shared: &Shared, source: &str, changed: Changed) {
                 }
             }
         }
-        if !source.starts_with("col-")
+        if (changed.row || changed.dialect)
+            && !source.starts_with("col-")
             && let Some(el) = doc.get_element_by_id("sim-columns")
         {
-            el.set_inner_html(&render::columns(&st.json));
+            el.set_inner_html(&render::columns(st.dialect, &st.json));
         }
     }
     // The URL follows within 200 ms (browsers throttle history updates on every keystroke).

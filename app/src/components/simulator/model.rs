@@ -17,6 +17,9 @@ pub const MAX_COUNT: usize = 500;
 /// The impact window's length unless the URL says, and its limits.
 pub const DEFAULT_DAYS: u32 = 7;
 pub const MAX_DAYS: u32 = 31;
+/// What the engine's warning says of a schedule the chosen pg_cron version refuses
+/// (`cron.schedule rejects this one`): the page makes it an error (no runs, no statement).
+pub const REJECTS: &str = "rejects this one";
 /// `after` as the URL and the `<time datetime>` attributes write it.
 pub const LOCAL_FORMAT: &str = "%Y-%m-%dT%H:%M:%S";
 
@@ -204,8 +207,13 @@ pub fn preview(
     let eval = evaluation_zone(dialect, zone, pg_cron);
     let after_at = engine::tz::local_to_instant(after, zone);
     let f = engine::next_after(0, schedule, eval, after_at, count.min(MAX_COUNT));
-    let (errors, mut warnings): (Vec<_>, Vec<_>) =
+    let (mut errors, mut warnings): (Vec<_>, Vec<_>) =
         f.diagnostics.into_iter().partition(|d| d.severity == Severity::Error);
+    // What the chosen pg_cron refuses is an error here: it would not run at all.
+    let (rejected, editor): (Vec<_>, Vec<_>) = edit::warnings(schedule, now, engine::tz::to_local(now, zone), pg_cron)
+        .into_iter()
+        .partition(|w| w.message.contains(REJECTS));
+    errors.extend(rejected.into_iter().map(|w| Diagnostic { severity: Severity::Error, ..w }));
     let runs = if errors.is_empty() {
         f.occurrences
             .iter()
@@ -230,8 +238,7 @@ pub fn preview(
             "pg_cron before 1.5 ignores cron.timezone: these runs are computed in UTC and shown in the chosen zone",
         ));
     }
-    let now_local = engine::tz::to_local(now, zone);
-    for w in edit::warnings(schedule, now, now_local, pg_cron) {
+    for w in editor {
         if !warnings.contains(&w) {
             warnings.push(w);
         }

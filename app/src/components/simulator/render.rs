@@ -1,6 +1,7 @@
 //! The simulator's result regions as HTML text, the same on the server (the first page) and in
 //! the browser (every edit). Every value is escaped.
 use super::model::{NextRun, Preview};
+use crate::engine::edit::Dialect;
 use crate::engine::replay::{Impact, Overlap, ReplayedRun};
 use crate::engine::{Diagnostic, Dst, Window, Zone, tz};
 use chrono::{DateTime, Utc};
@@ -233,17 +234,75 @@ pub fn dry_run(d: Option<&Result<crate::engine::primentra::DryRun, Diagnostic>>)
     }
 }
 
+/// The values a column of fixed values takes, as its source allows them (`value` or
+/// `value=label`); `None` for a free column.
+pub fn choices(dialect: Dialect, column: &str) -> Option<&'static [&'static str]> {
+    const ENABLED: &[&str] = &["1=1 (enabled)", "0=0 (disabled)"];
+    let c = column.to_ascii_lowercase();
+    Some(match (dialect, c.as_str()) {
+        (Dialect::Cron, "active") => &["true", "false"],
+        (Dialect::MysqlEvent, "event_type") => &["RECURRING", "ONE TIME"],
+        (Dialect::MysqlEvent, "interval_field") => &[
+            "SECOND",
+            "MINUTE",
+            "HOUR",
+            "DAY",
+            "WEEK",
+            "MONTH",
+            "QUARTER",
+            "YEAR",
+            "MINUTE_SECOND",
+            "HOUR_MINUTE",
+            "HOUR_SECOND",
+            "DAY_HOUR",
+            "DAY_MINUTE",
+            "DAY_SECOND",
+            "YEAR_MONTH",
+        ],
+        (Dialect::MysqlEvent, "status") => &["ENABLED", "DISABLED", "SLAVESIDE_DISABLED"],
+        (Dialect::MysqlEvent, "on_completion") => &["NOT PRESERVE", "PRESERVE"],
+        (Dialect::JobTable, "job_status") => {
+            &["ENABLED", "DISABLED", "ABORTED", "ERROR", "FINISHED", "PAUSED", "RESUMED", "RUNNING", "SLEEPING"]
+        }
+        (Dialect::ServiceBroker, "frequencytype") => &["1=1 (daily)", "2=2 (weekly)", "3=3 (monthly)"],
+        (Dialect::ServiceBroker | Dialect::Primentra, "isenabled") => ENABLED,
+        (Dialect::Primentra, "processingmode") => &["scheduled", "triggered", "manual"],
+        (Dialect::Primentra, "scheduletype") => &["interval", "daily", "weekly", "monthly"],
+        _ => return None,
+    })
+}
+
 /// One labelled field per column of the row (the column editor; redrawn by the browser when
-/// the row's columns change).
-pub fn columns(json: &str) -> String {
+/// the row's columns change): a `<select>` for a column of fixed values, its current value
+/// kept as an option even when the source would refuse it (the page says why).
+pub fn columns(dialect: Dialect, json: &str) -> String {
     let cols = super::state::columns(json);
     if cols.is_empty() {
         return r#"<p class="muted">Fix the JSON below to edit its columns here.</p>"#.into();
     }
     cols.iter()
         .map(|(k, v)| {
-            let (k, v) = (escape(k), escape(v));
-            format!(r#"<div class="field"><label for="col-{k}">{k}</label><input id="col-{k}" autocomplete="off" spellcheck="false" value="{v}"></div>"#)
+            let field = match choices(dialect, k) {
+                None => format!(
+                    r#"<input id="col-{}" autocomplete="off" spellcheck="false" value="{}">"#,
+                    escape(k),
+                    escape(v)
+                ),
+                Some(list) => {
+                    let mut opts: Vec<(&str, &str)> =
+                        list.iter().map(|o| o.split_once('=').unwrap_or((o, o))).collect();
+                    if !opts.iter().any(|(o, _)| o == v) {
+                        opts.insert(0, (v, if v.is_empty() { "(NULL)" } else { v }));
+                    }
+                    let mut s = format!(r#"<select id="col-{}">"#, escape(k));
+                    for (o, label) in opts {
+                        let sel = if o == v { " selected" } else { "" };
+                        let _ = write!(s, r#"<option value="{}"{sel}>{}</option>"#, escape(o), escape(label));
+                    }
+                    s + "</select>"
+                }
+            };
+            format!(r#"<div class="field"><label for="col-{k}">{k}</label>{field}</div>"#, k = escape(k))
         })
         .collect()
 }
@@ -478,6 +537,40 @@ mod tests {
         }
     }
 
+    #[test]
+    fn columns_of_fixed_values_are_selects_keeping_an_odd_value() {
+        let json = r#"{"EVENT_NAME":"e","EVENT_TYPE":"RECURRING","INTERVAL_FIELD":"FORTNIGHT","STATUS":"ENABLED","ON_COMPLETION":null}"#;
+        let doc = parse(&columns(Dialect::MysqlEvent, json));
+        let options = |id: &str| -> Vec<(String, bool)> {
+            all(&doc, &format!("select#{id} option"))
+                .into_iter()
+                .map(|o| (attr(o, "value").unwrap_or_default(), o.value().attr("selected").is_some()))
+                .collect()
+        };
+        assert_eq!(all(&doc, "input#col-EVENT_NAME").len(), 1, "a free column stays a text field");
+        assert_eq!(options("col-EVENT_TYPE"), [("RECURRING".into(), true), ("ONE TIME".into(), false)]);
+        assert_eq!(
+            options("col-STATUS").into_iter().map(|(v, _)| v).collect::<Vec<_>>(),
+            ["ENABLED", "DISABLED", "SLAVESIDE_DISABLED"]
+        );
+        let field = options("col-INTERVAL_FIELD");
+        assert_eq!(
+            field[0],
+            ("FORTNIGHT".into(), true),
+            "the row's value stays, selected, for the page to call invalid"
+        );
+        assert_eq!(field.len(), 16);
+        assert!(field.contains(&("YEAR_MONTH".into(), false)));
+        assert_eq!(options("col-ON_COMPLETION")[0], ("".into(), true), "NULL kept");
+        assert_eq!(text(all(&doc, "select#col-ON_COMPLETION option")[0]), "(NULL)");
+        // Other dialects' fixed columns, matched whatever their case.
+        let doc = parse(&columns(Dialect::Primentra, r#"{"processingmode":"scheduled","IsEnabled":1}"#));
+        assert_eq!(all(&doc, "select").len(), 2);
+        assert_eq!(all(&parse(&columns(Dialect::JobTable, r#"{"job_status":"ENABLED"}"#)), "select option").len(), 9);
+        assert_eq!(all(&parse(&columns(Dialect::Cron, r#"{"active":true}"#)), "select#col-active option").len(), 2);
+        assert_eq!(all(&parse(&columns(Dialect::ServiceBroker, r#"{"FrequencyType":1}"#)), "select option").len(), 3);
+    }
+
     proptest! {
         /// Diagnostics (a value read from the row, a message naming it): one paragraph each,
         /// its text the diagnostic's whole.
@@ -588,8 +681,8 @@ mod tests {
             let row: serde_json::Map<String, serde_json::Value> = cols.iter().map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone()))).collect();
             let json = serde_json::Value::Object(row.clone()).to_string();
             let plain: serde_json::Map<String, serde_json::Value> = (0..row.len()).map(|i| (format!("k{i}"), "x".into())).collect();
-            let html = columns(&json);
-            prop_assert_eq!(shape(&html), shape(&columns(&serde_json::Value::Object(plain).to_string())), "{}", html);
+            let html = columns(Dialect::Agent, &json);
+            prop_assert_eq!(shape(&html), shape(&columns(Dialect::Agent, &serde_json::Value::Object(plain).to_string())), "{}", html);
             let doc = parse(&html);
             let fields = all(&doc, "div.field");
             let want = super::super::state::columns(&json);

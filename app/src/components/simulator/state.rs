@@ -82,10 +82,17 @@ fn value_of(text: &str, was: &Value) -> Value {
 }
 
 /// Set one column of the row's JSON (the row must be an object; otherwise nothing changes).
-pub fn set_column(json: &str, column: &str, text: &str) -> Option<String> {
+/// The column's type is read from `base` (the row before the column editor touched it), so
+/// the states a value passes through while typed ("1", "1a", "1") do not change it.
+pub fn set_column(json: &str, base: &str, column: &str, text: &str) -> Option<String> {
     let Value::Object(mut row) = serde_json::from_str::<Value>(json).ok()? else { return None };
     let key = row.keys().find(|k| k.eq_ignore_ascii_case(column)).cloned().unwrap_or_else(|| column.to_owned());
-    let was = row.get(&key).cloned().unwrap_or(Value::Null);
+    let was = match serde_json::from_str::<Value>(base) {
+        Ok(Value::Object(b)) => b.into_iter().find(|(k, _)| k.eq_ignore_ascii_case(column)).map(|(_, v)| v),
+        _ => None,
+    }
+    .or_else(|| row.get(&key).cloned())
+    .unwrap_or(Value::Null);
     row.insert(key, value_of(text, &was));
     serde_json::to_string_pretty(&Value::Object(row)).ok()
 }
@@ -137,6 +144,13 @@ fn int(s: &str) -> Option<i64> {
 
 pub const WEEKDAYS: [&str; 7] = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
 
+/// Whether an `<input>` of this type reports its edits on `change` (boxes, radios, the zone:
+/// its rules are fetched once the name is whole) rather than on every `input` (every other
+/// field, the column editor's included: the page recomputes as you type).
+pub fn reports_on_change(kind: &str, id: &str) -> bool {
+    matches!(kind, "checkbox" | "radio") || id == "sim-tz"
+}
+
 /// What a control shows.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Shown {
@@ -148,6 +162,8 @@ pub enum Shown {
 pub struct State {
     pub dialect: Dialect,
     pub json: String,
+    /// The row as it was before the column editor's edits (their values' types).
+    pub base: String,
     pub parsed: Result<Row, Vec<Diagnostic>>,
     pub after: String,
     pub count: String,
@@ -175,6 +191,8 @@ pub struct Changed {
     pub dialect: bool,
     /// A zone not known in the browser yet was chosen: fetch its rules.
     pub fetch_zone: Option<()>,
+    /// "Runs after" was rewritten (the zone changed): the field follows.
+    pub after: bool,
 }
 
 impl State {
@@ -185,6 +203,7 @@ impl State {
         let mut s = State {
             dialect,
             json: pretty(&setup.row),
+            base: pretty(&setup.row),
             parsed: Err(Vec::new()),
             after: setup.after.clone(),
             count: setup.count.to_string(),
@@ -238,7 +257,7 @@ impl State {
                     self.tz = name.clone();
                     match Zone::from_name(&name) {
                         Some(z) => {
-                            self.zone = z;
+                            changed.after = self.move_to(z);
                             self.zone_error = None;
                         }
                         None => changed.fetch_zone = Some(()),
@@ -257,13 +276,16 @@ impl State {
             "sim-dry-check" => self.queue[2] = value.to_owned(),
             _ if id.starts_with("col-") => {
                 let col = &id[4..];
-                if let Some(j) = set_column(&self.json, col, value) {
+                if let Some(j) = set_column(&self.json, &self.base, col, value) {
                     self.json = j;
                 }
             }
             _ => self.edit_agent(id, value, checked),
         }
         changed.row = self.json != before;
+        if changed.row && !id.starts_with("col-") {
+            self.base = self.json.clone();
+        }
         self.recompute();
         changed
     }
@@ -363,19 +385,35 @@ impl State {
         }
     }
 
-    /// A zone's rules arrived (or could not be had).
-    pub fn zone_rules(&mut self, name: &str, rules: Result<crate::engine::ZoneRules, String>) {
+    /// A zone's rules arrived (or could not be had); true when "runs after" was rewritten.
+    pub fn zone_rules(&mut self, name: &str, rules: Result<crate::engine::ZoneRules, String>) -> bool {
         if name != self.tz {
-            return;
+            return false;
         }
-        match rules {
+        let moved = match rules {
             Ok(r) => {
-                self.zone = Zone::Rules(r.leak());
                 self.zone_error = None;
+                self.move_to(Zone::Rules(r.leak()))
             }
-            Err(e) => self.zone_error = Some(e),
-        }
+            Err(e) => {
+                self.zone_error = Some(e);
+                false
+            }
+        };
         self.recompute();
+        moved
+    }
+
+    /// Change the zone keeping "runs after" the same instant: its wall-clock time in the old
+    /// zone becomes the new zone's (true when it was rewritten).
+    fn move_to(&mut self, zone: Zone) -> bool {
+        let old = std::mem::replace(&mut self.zone, zone);
+        let Some(local) = model::parse_local(&self.after) else { return false };
+        let at = crate::engine::tz::local_to_instant(local, old);
+        let moved = crate::engine::tz::to_local(at, zone).format(model::LOCAL_FORMAT).to_string();
+        let changed = moved != self.after;
+        self.after = moved;
+        changed
     }
 
     fn recompute(&mut self) {
@@ -436,8 +474,23 @@ impl State {
         self.parsed.as_ref().ok().map(|r| &r.schedule)
     }
 
-    /// The statement that applies the row (when it reads).
+    /// Why there is no statement to copy: the row does not read, or reads as a schedule the
+    /// page calls invalid (the chosen pg_cron's rejection named).
+    pub fn no_statement(&self) -> Option<String> {
+        if self.current.is_valid() && self.schedule().is_some() {
+            return None;
+        }
+        Some(match self.current.errors.iter().find(|d| d.message.contains(model::REJECTS)) {
+            Some(d) => format!("No statement: {}.", d.message),
+            None => "No statement: the schedule is invalid — fix the errors above.".to_owned(),
+        })
+    }
+
+    /// The statement that applies the row (none while it is invalid).
     pub fn statement(&self) -> String {
+        if self.no_statement().is_some() {
+            return String::new();
+        }
         let Some(s) = self.schedule() else { return String::new() };
         let original = self.job.as_ref().and_then(|(_, i)| i.original.as_ref());
         let target = original
@@ -486,6 +539,8 @@ impl State {
             ("sim-stale", render::stale(stale)),
             ("sim-warnings", render::diagnostics(&self.current.warnings, "sim-diag-warning")),
             ("sim-statement", render::escape(&self.statement())),
+            ("sim-no-statement", self.no_statement().as_deref().map(render::escape).unwrap_or_default()),
+            ("sim-after-zone", render::escape(self.zone.name())),
             ("sim-zone-error", self.zone_error.as_deref().map(render::escape).unwrap_or_default()),
             ("sim-dryrun", render::dry_run(self.dry_run().as_ref())),
         ];
@@ -500,6 +555,7 @@ impl State {
         let mut c: Vec<(String, Shown)> = vec![
             ("sim-dialect".into(), Shown::Value(self.dialect.key().into())),
             ("schedule-json".into(), Shown::Value(self.json.clone())),
+            ("sim-after".into(), Shown::Value(self.after.clone())),
         ];
         if let Some(a) = self.agent() {
             let v = |s: String| Shown::Value(s);
@@ -661,13 +717,91 @@ mod tests {
     }
 
     #[test]
+    fn an_invalid_schedule_has_no_statement_and_says_why() {
+        let mut s = State::new(&setup(Dialect::Agent));
+        assert!(s.statement().contains("EXEC msdb.dbo.sp_update_schedule"), "{}", s.statement());
+        assert_eq!(s.no_statement(), None);
+        s.edit("sim-every", "", true);
+        s.edit("sim-unit", "2", false);
+        s.edit("sim-every-n", "5", false);
+        assert_eq!(s.statement(), "");
+        let out = s.outputs();
+        let get = |id: &str| out.iter().find(|(i, _)| *i == id).map(|(_, h)| h.clone()).unwrap_or_default();
+        assert_eq!(get("sim-statement"), "");
+        assert_eq!(get("sim-no-statement"), "No statement: the schedule is invalid — fix the errors above.");
+        // A JSON that does not read: no statement either.
+        s.edit("schedule-json", "{", false);
+        assert_eq!(s.statement(), "");
+        assert!(s.no_statement().is_some());
+    }
+
+    #[test]
+    fn what_the_chosen_pg_cron_rejects_has_no_runs_and_no_statement() {
+        let mut s = State::new(&setup(Dialect::Cron));
+        s.edit("col-schedule", "30 seconds", false);
+        s.edit("sim-pgcron", "1.5", false);
+        assert!(!s.current.runs.is_empty());
+        assert!(s.statement().contains("cron.alter_job"), "{}", s.statement());
+        s.edit("sim-pgcron", "1.4", false);
+        assert!(s.current.runs.is_empty(), "{:?}", s.current.runs);
+        assert!(s.current.errors.iter().any(|d| d.message.contains("pg_cron 1.4")), "{:?}", s.current.errors);
+        assert_eq!(s.statement(), "");
+        let why = s.no_statement().unwrap_or_default();
+        assert!(why.starts_with("No statement: pg_cron 1.4 has no 'N seconds' schedules"), "{why}");
+        // '$' before 1.6.
+        s.edit("col-schedule", "0 0 $ * *", false);
+        s.edit("sim-pgcron", "1.5", false);
+        assert!(s.current.runs.is_empty());
+        assert!(s.no_statement().is_some_and(|w| w.contains("pg_cron 1.5 has no '$'")), "{:?}", s.no_statement());
+        s.edit("sim-pgcron", "1.6", false);
+        assert!(!s.current.runs.is_empty());
+        assert_eq!(s.no_statement(), None);
+    }
+
+    #[test]
+    fn a_zone_change_keeps_runs_after_the_same_instant() {
+        let mut s = State::new(&setup(Dialect::Agent));
+        assert_eq!(s.after, "2026-11-22T07:00:00");
+        let c = s.edit("sim-tz", "America/New_York", false);
+        assert!(c.after, "the field follows");
+        assert_eq!(s.after, "2026-11-22T02:00:00", "07:00 UTC is 02:00 in New York");
+        assert!(s.controls().contains(&("sim-after".into(), Shown::Value("2026-11-22T02:00:00".into()))));
+        assert!(s.outputs().contains(&("sim-after-zone", "America/New_York".into())));
+        // The first run after that instant is the same: 2026-11-23 02:00 New York.
+        assert_eq!(s.current.runs[0].local, "2026-11-23T02:00:00");
+        s.edit("sim-tz", "Asia/Kathmandu", false);
+        assert_eq!(s.after, "2026-11-22T12:45:00", "UTC+5:45");
+        // Rules fetched later: the same, when they arrive for the zone still chosen.
+        let mut s = State::new(&setup(Dialect::Agent));
+        s.tz = "Europe/Paris".into();
+        let rules = crate::engine::ZoneRules::new("Europe/Paris", 3600, Vec::new()).unwrap();
+        assert!(!s.zone_rules("Europe/Berlin", Ok(rules.clone())), "another zone's rules: ignored");
+        assert_eq!(s.after, "2026-11-22T07:00:00");
+        assert!(s.zone_rules("Europe/Paris", Ok(rules)));
+        assert_eq!(s.after, "2026-11-22T08:00:00");
+    }
+
+    #[test]
+    fn the_column_editor_reports_as_you_type() {
+        assert!(!reports_on_change("text", "col-schedule"), "a column's text field recomputes on input");
+        assert!(!reports_on_change("number", "sim-every-n"));
+        assert!(!reports_on_change("datetime-local", "sim-after"));
+        assert!(reports_on_change("checkbox", "sim-enabled"));
+        assert!(reports_on_change("text", "sim-tz"), "a zone is fetched once it is whole");
+    }
+
+    #[test]
     fn a_column_keeps_its_type_and_empty_is_null() {
-        let j = set_column(r#"{"a":1,"b":"x"}"#, "a", "5").unwrap();
+        let base = r#"{"a":1,"b":"x"}"#;
+        let j = set_column(base, base, "a", "5").unwrap();
         assert!(j.contains(r#""a": 5"#), "{j}");
-        let j = set_column(&j, "b", "").unwrap();
+        let j = set_column(&j, base, "b", "").unwrap();
         assert!(j.contains(r#""b": null"#), "{j}");
-        let j = set_column(&j, "a", "ten").unwrap();
+        let j = set_column(&j, base, "a", "ten").unwrap();
         assert!(j.contains(r#""a": "ten""#), "{j}");
+        // Typed key by key: "1", "1a", back to "1": the column is a number again.
+        let j = set_column(&j, base, "a", "1").unwrap();
+        assert!(j.contains(r#""a": 1"#), "{j}");
     }
 
     #[test]

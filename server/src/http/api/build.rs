@@ -74,6 +74,8 @@ pub fn job(j: &JobReport, window: Window) -> wire::Job {
         next_run: j.next_expected.as_ref().map(|o| o.at),
         history_from: j.history_horizon.filter(|h| *h > window.start),
         scheduler_history_from: j.source_horizon,
+        state: String::new(),
+        problems: Vec::new(),
     }
 }
 
@@ -109,14 +111,6 @@ pub fn timeline(report: &InstanceReport, j: &JobReport, window: Window, as_of: D
         .enumerate()
         .map(|(i, r)| {
             let going = r.outcome == RunOutcome::InProgress;
-            // The source's step lines; else what its message says of them after " | " (msdb's).
-            let (message, steps) = if r.steps.is_empty() {
-                let mut parts = r.message.split(" | ");
-                let message = parts.next().unwrap_or_default().to_owned();
-                (message, parts.map(str::to_owned).collect())
-            } else {
-                (r.message.clone(), r.steps.clone())
-            };
             wire::Run {
                 started_at: r.start,
                 ended_at: (!going).then(|| r.end()),
@@ -133,8 +127,23 @@ pub fn timeline(report: &InstanceReport, j: &JobReport, window: Window, as_of: D
                     _ => "unscheduled",
                 }
                 .into(),
-                message,
-                steps,
+                message: r.message.clone(),
+                steps: r
+                    .steps
+                    .iter()
+                    .map(|s| wire::Step {
+                        step_id: s.id,
+                        name: s.name.clone(),
+                        status: s.outcome.map(|o| outcome_key(o).to_owned()),
+                        message: s.message.clone(),
+                        sql_message_id: s.sql_message_id,
+                        sql_severity: s.sql_severity,
+                        retries: s.retries,
+                        started_at: s.start,
+                        duration_secs: s.duration_secs,
+                        subsystem: s.subsystem.clone(),
+                    })
+                    .collect(),
             }
         })
         .collect();

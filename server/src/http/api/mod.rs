@@ -56,6 +56,7 @@ pub fn routes() -> Router<AppState> {
         wire::JobRef,
         wire::Occurrence,
         wire::Run,
+        wire::Step,
         wire::Diagnostic,
         wire::Log,
         wire::Event,
@@ -225,10 +226,20 @@ async fn jobs(
     let (window, as_of) = q.resolve(&snapshot, &instance)?;
     let entry = report_of(&state, &instance, &snapshot, window, as_of).await?;
     let report = &entry.report;
-    Ok(Json(wire::Jobs {
-        span: build::span(report, window, as_of),
-        jobs: report.jobs.iter().map(|j| build::job(j, window)).collect(),
-    }))
+    // Each job's problems and state are the fleet's one judgment now, as /api/triage lists it.
+    let judgment = state.backend.triage().await;
+    let jobs = report
+        .jobs
+        .iter()
+        .map(|j| {
+            let problems = app::api::triage::problems_of(&judgment, &instance, &j.id);
+            let mut job = build::job(j, window);
+            job.state = app::api::ssr::job_state(j, window, &problems).key().to_owned();
+            job.problems = problems.into_iter().map(triage::problem).collect();
+            job
+        })
+        .collect();
+    Ok(Json(wire::Jobs { span: build::span(report, window, as_of), jobs }))
 }
 
 /// One job's expected occurrences and actual runs over the window, each occurrence with its

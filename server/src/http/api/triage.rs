@@ -62,7 +62,8 @@ fn at(p: &TimePoint) -> Option<DateTime<FixedOffset>> {
     DateTime::from_timestamp_millis(p.ms).map(|t| t.with_timezone(&off))
 }
 
-fn problem(r: ProblemRow) -> Problem {
+/// A problem as the JSON API answers it (here and in each job of the jobs list).
+pub fn problem(r: ProblemRow) -> Problem {
     Problem {
         kind: r.kind.key().to_owned(),
         severity: r.severity.key().to_owned(),

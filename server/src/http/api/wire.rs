@@ -107,6 +107,14 @@ pub struct Job {
     /// store (the scheduler purged them); absent: every run is the scheduler's.
     #[schema(value_type = Option<String>, format = DateTime)]
     pub scheduler_history_from: Option<DateTime<Utc>>,
+    /// Where the job stands now: its worst open problem's kind (`unreachable`,
+    /// `scheduler_stopped`, `zombie`, `missed`, `failing`, `no_success`, `running_long`,
+    /// `next_run_disagrees`, `stale`, `too_short`), else what the window's runs say
+    /// (`recovered`, `running`, `ok`, `norun`, `disabled`). The jobs page shows the same word.
+    pub state: String,
+    /// Its open problems now, worst first: the same objects `/api/triage` lists for it (its
+    /// own, and its instance's, which stop every job).
+    pub problems: Vec<super::triage::Problem>,
 }
 
 /// One of a job's schedules, described as SSMS would.
@@ -194,9 +202,37 @@ pub struct Run {
     pub trigger: String,
     /// `expected` (it answered an occurrence), `manual` or `unscheduled`.
     pub class: String,
+    /// The source's own message for the run (msdb: the job-outcome line).
     pub message: String,
-    /// What the scheduler said of its steps (failed steps, retries), in its words.
-    pub steps: Vec<String>,
+    /// The run's steps, in order, as the scheduler recorded them (SQL Server Agent: each step
+    /// attempt of `sysjobhistory`, retries included; a run still going: the steps done and the
+    /// one executing); empty where the source keeps no steps.
+    pub steps: Vec<Step>,
+}
+
+/// One step of a run (SQL Server Agent: one `sysjobhistory` row with `step_id > 0`).
+#[derive(Serialize, ToSchema)]
+pub struct Step {
+    /// msdb `step_id`; 0 for a line a scheduler says without a step number.
+    pub step_id: i64,
+    pub name: String,
+    /// `succeeded`, `failed`, `retry`, `canceled` or `in_progress` (executing now); absent for
+    /// a line that says none.
+    pub status: Option<String>,
+    /// The step's own message, as the scheduler wrote it.
+    pub message: String,
+    /// msdb `sql_message_id` (0: none).
+    pub sql_message_id: i64,
+    /// msdb `sql_severity` (0: none).
+    pub sql_severity: i64,
+    /// Retries attempted before this attempt.
+    pub retries: i64,
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub started_at: Option<DateTime<Utc>>,
+    /// Seconds (so far, for the step executing now).
+    pub duration_secs: Option<i64>,
+    /// msdb `sysjobsteps.subsystem` (TSQL, CmdExec, PowerShell, SSIS, …); empty when unknown.
+    pub subsystem: String,
 }
 
 /// A problem Sundial met reading or judging the job.

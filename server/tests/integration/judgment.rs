@@ -1,0 +1,163 @@
+//! One judgment of each job, read by every view (issue 26): over the whole demo fleet (every
+//! job of every instance), the jobs API's `problems` and `state`, the jobs page's row in every
+//! window, the job page's header, `/api/triage` and `/metrics` agree. A view that judged a job
+//! on its own (from its window's runs, say) would disagree with triage somewhere in the demo:
+//! a zombie Agent, an event scheduler that is off, an unreachable instance, failing and
+//! running-long jobs are all planted there, and the test checks each is seen.
+use crate::support::t;
+use crate::support::web::{self, api, get};
+use serde_json::Value;
+use server::demo;
+use std::collections::{BTreeMap, BTreeSet};
+
+const NOW: &str = "2026-11-22T12:00:00Z";
+
+fn enc(s: &str) -> String {
+    s.bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
+                (b as char).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect()
+}
+
+/// The state word a problem kind puts a job in (the API's and the page's `data-state`).
+fn state_of(kind: &str) -> &str {
+    if kind == "failed" { "failing" } else { kind }
+}
+
+/// How bad a state is: the order of severity the judgment ranks by.
+const PROBLEM_STATES: [&str; 10] = [
+    "unreachable",
+    "scheduler_stopped",
+    "zombie",
+    "missed",
+    "failing",
+    "no_success",
+    "running_long",
+    "next_run_disagrees",
+    "stale",
+    "too_short",
+];
+
+/// `data-state` of each job row of a jobs page, by job id.
+fn page_states(html: &str) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    for row in html.split("data-testid=\"job-row\"").skip(1) {
+        let head = &row[..row.find('>').unwrap_or(row.len())];
+        let attr =
+            |name: &str| head.split(&format!("{name}=\"")).nth(1).and_then(|r| r.split('"').next()).map(str::to_owned);
+        if let (Some(id), Some(state)) = (attr("data-job-id"), attr("data-state")) {
+            out.insert(html_unescape(&id), state);
+        }
+    }
+    out
+}
+
+fn html_unescape(s: &str) -> String {
+    s.replace("&quot;", "\"").replace("&#39;", "'").replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_view_reads_the_one_judgment_of_each_job() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("demo.sqlite");
+    demo::write_demo(&path, t(NOW), 42).await.expect("the demo fleet is written");
+    let toml = std::fs::read_to_string(demo::fleet_file_of(&path)).unwrap();
+    let state = web::fleet_as_of(&toml, t(NOW)).await;
+
+    let triage = api(&state, "/api/triage").await;
+    let problems = triage["problems"].as_array().unwrap().clone();
+    let metrics = get(&state, "/metrics").await.1;
+    // /metrics counts the same problems, per kind.
+    let mut counted: BTreeMap<String, i64> = BTreeMap::new();
+    for p in &problems {
+        *counted.entry(p["kind"].as_str().unwrap().to_owned()).or_default() += 1;
+    }
+    for (kind, n) in &counted {
+        let line = metrics
+            .lines()
+            .find(|l| l.starts_with("sundial_problems{") && l.contains(&format!("kind=\"{kind}\"")))
+            .unwrap_or_else(|| panic!("/metrics has no sundial_problems for {kind}"));
+        assert_eq!(line.rsplit(' ').next().unwrap().parse::<i64>().unwrap(), *n, "{line}");
+    }
+
+    let mut seen: BTreeSet<String> = BTreeSet::new();
+    let instances = api(&state, "/api/instances").await;
+    let mut jobs_checked = 0;
+    for inst in instances["instances"].as_array().unwrap() {
+        let name = inst["name"].as_str().unwrap();
+        let (status, body) = get(&state, &format!("/api/instances/{}/jobs", enc(name))).await;
+        if status != axum::http::StatusCode::OK {
+            // Never read (the unreachable instance): triage says so, and no page shows a job OK.
+            assert!(problems.iter().any(|p| p["instance"] == name && p["kind"] == "unreachable"), "{name}: {body}");
+            continue;
+        }
+        let jobs: Value = serde_json::from_str(&body).unwrap();
+        let pages: Vec<BTreeMap<String, String>> = {
+            let mut v = Vec::new();
+            for days in [1, 7, 30] {
+                let html = get(&state, &format!("/jobs?instance={}&days={days}", enc(name))).await.1;
+                v.push(page_states(&html));
+            }
+            v
+        };
+        for job in jobs["jobs"].as_array().unwrap() {
+            let id = job["id"].as_str().unwrap();
+            let own: Vec<&Value> = problems
+                .iter()
+                .filter(|p| p["instance"] == name && (p["job_id"].is_null() || p["job_id"] == id))
+                .collect();
+            // The API's problems are triage's, the same objects.
+            let listed: Vec<&Value> = job["problems"].as_array().unwrap().iter().collect();
+            let key = |p: &Value| format!("{}|{}|{}", p["kind"], p["job_id"], p["since"]);
+            let want: BTreeSet<String> = own.iter().map(|p| key(p)).collect();
+            let got: BTreeSet<String> = listed.iter().map(|p| key(p)).collect();
+            assert_eq!(got, want, "{name} / {id}: the jobs API's problems are triage's");
+            for p in &listed {
+                let same = own.iter().find(|o| key(o) == key(p)).unwrap();
+                assert_eq!(p, same, "{name} / {id}: the same object as /api/triage");
+            }
+            let api_state = job["state"].as_str().unwrap();
+            // With a problem, the state is the worst one's; without, never a problem's word.
+            let worst = own
+                .iter()
+                .map(|p| state_of(p["kind"].as_str().unwrap()))
+                .min_by_key(|s| PROBLEM_STATES.iter().position(|w| w == s));
+            match worst {
+                Some(w) => assert_eq!(api_state, w, "{name} / {id}: {own:?}"),
+                None => assert!(!PROBLEM_STATES.contains(&api_state), "{name} / {id}: {api_state} with no problem"),
+            }
+            // Every window of the jobs page shows the same judgment (a problem is now, not a
+            // window's); without a problem, the window's runs may say recovered, ok or no run.
+            for (days, page) in [1, 7, 30].iter().zip(&pages) {
+                let shown = page.get(id).unwrap_or_else(|| panic!("{name} / {id}: no row in the {days}-day list"));
+                match worst {
+                    Some(w) => assert_eq!(shown, w, "{name} / {id}: the {days}-day list"),
+                    None => assert!(!PROBLEM_STATES.contains(&shown.as_str()), "{name} / {id}: {shown} in {days} days"),
+                }
+            }
+            // The job page's header.
+            let html = get(&state, &format!("/jobs/{}?instance={}", enc(id), enc(name))).await.1;
+            let header = html
+                .split("data-testid=\"job-state\"")
+                .nth(1)
+                .and_then(|r| r.split("data-state=\"").nth(1))
+                .and_then(|r| r.split('"').next())
+                .unwrap_or_else(|| panic!("{name} / {id}: no state on the job page"));
+            if let Some(w) = worst {
+                assert_eq!(header, w, "{name} / {id}: the job page's header");
+            }
+            seen.insert(api_state.to_owned());
+            jobs_checked += 1;
+        }
+    }
+    assert!(jobs_checked > 60, "{jobs_checked} jobs");
+    // Not vacuous: the demo's planted troubles are each some job's state.
+    for planted in ["zombie", "scheduler_stopped", "failing", "missed"] {
+        assert!(seen.contains(planted), "no job is {planted}: {seen:?}");
+    }
+}

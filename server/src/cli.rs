@@ -90,7 +90,8 @@ pub struct ServeArgs {
     #[arg(long, env = "LEPTOS_SITE_ROOT")]
     pub site_root: Option<String>,
     /// Where to write the demo: SQLPROD01's file (the other instances' files beside it), or a
-    /// directory; default: `sundial-demo/` in the temporary directory.
+    /// directory; default: `sundial-demo-<port>/` in the temporary directory (one per port: two
+    /// `serve`s on one machine never write each other's files or store).
     #[arg(long, env = "SUNDIAL_DEMO_DB")]
     pub demo_db: Option<PathBuf>,
     /// A fixed "now" (UTC, e.g. 2026-11-22T12:00:00Z): the demo is simulated for it, and a
@@ -521,6 +522,12 @@ fn current_minute() -> DateTime<Utc> {
     Utc::now().duration_trunc(TimeDelta::minutes(1)).unwrap_or_else(|_| Utc::now())
 }
 
+/// The demo's directory when none is given: one per port under `tmp`, so that two `serve`s on
+/// one machine (they cannot share a port) never overwrite each other's files and store.
+pub fn default_demo_dir(tmp: &std::path::Path, addr: std::net::SocketAddr) -> PathBuf {
+    tmp.join(format!("sundial-demo-{}", addr.port()))
+}
+
 /// Where the demo's first file goes: `out` itself, or `out/sundial-demo.sqlite` when `out` is
 /// a directory (the other files go beside it).
 fn demo_path(out: &std::path::Path) -> PathBuf {
@@ -589,7 +596,7 @@ async fn serve_cmd(args: ServeArgs) -> anyhow::Result<()> {
     let db = match args.demo_db {
         Some(db) => demo_path(&db),
         None => {
-            let dir = std::env::temp_dir().join("sundial-demo");
+            let dir = default_demo_dir(&std::env::temp_dir(), addr);
             std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
             dir.join("sundial-demo.sqlite")
         }
@@ -701,6 +708,17 @@ pub fn main() -> ExitCode {
 mod tests {
     use super::*;
     use clap::CommandFactory;
+
+    #[test]
+    fn two_demos_on_one_machine_write_apart() {
+        let tmp = std::path::Path::new("/tmp");
+        let (a, b) = (
+            default_demo_dir(tmp, "127.0.0.1:3000".parse().unwrap()),
+            default_demo_dir(tmp, "127.0.0.1:3001".parse().unwrap()),
+        );
+        assert_ne!(a, b, "each serve its own files and store");
+        assert_eq!(a, tmp.join("sundial-demo-3000"));
+    }
 
     fn schedule_of(args: &[&str]) -> Result<Schedule, String> {
         let mut argv = vec!["sundial", "forecast"];

@@ -718,6 +718,13 @@ impl Backend for FleetBackend {
         })
     }
 
+    fn unacknowledge(&self, form: AckForm) -> BoxFuture<'_, Result<(), ApiError>> {
+        Box::pin(async move {
+            let fleet = self.problems_current().await;
+            self.keeper.unacknowledge(&form, &fleet.judged).await
+        })
+    }
+
     fn source_log(&self, instance: Option<&str>) -> BoxFuture<'_, Vec<LogEvent>> {
         let found = self.find(instance).cloned();
         Box::pin(async move {

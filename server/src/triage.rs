@@ -333,6 +333,32 @@ impl Keeper {
         Ok(())
     }
 
+    /// Undo the acknowledgement or silence of an open problem's episode (`form.key`,
+    /// `form.episode_ms`): it is open and unacknowledged again, here and (through the store)
+    /// on every replica. Who undid it is in the log.
+    pub async fn unacknowledge(&self, form: &AckForm, judged: &[Judged]) -> Result<(), ApiError> {
+        let held = {
+            let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+            state.acks.get(&form.key).is_some_and(|a| ms(a.episode) == form.episode_ms)
+        };
+        let open = judged.iter().any(|j| j.problem.key() == form.key && ms(j.first_seen) == form.episode_ms);
+        if !held || !open {
+            return Err(ApiError::NotFound { what: "acknowledged open problem (it may have resolved meanwhile)".into() });
+        }
+        if let Some(store) = &self.store {
+            let gone =
+                on_db!(store, |pool| sqlx::query("DELETE FROM triage_ack WHERE key = $1").bind(&form.key).execute(pool).await.map(|_| ()));
+            gone.map_err(|e| {
+                tracing::warn!(error = %e, "triage: could not undo an acknowledgement in Sundial's store");
+                ApiError::Transport("the acknowledgement could not be undone in Sundial's store".into())
+            })?;
+        }
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).acks.remove(&form.key);
+        self.generation.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        tracing::info!(key = %form.key, by = %form.by, "triage: an acknowledgement was undone");
+        Ok(())
+    }
+
     /// Changes with every episode started or ended and every acknowledgement.
     pub fn generation(&self) -> u64 {
         self.generation.load(std::sync::atomic::Ordering::Relaxed)

@@ -81,6 +81,10 @@ pub trait Backend: Send + Sync + 'static {
     fn acknowledge(&self, _form: super::AckForm) -> BoxFuture<'_, Result<(), ApiError>> {
         Box::pin(async { Err(ApiError::BadRequest("acknowledging is not available here".into())) })
     }
+    /// Undo the acknowledgement or silence of one episode of a problem.
+    fn unacknowledge(&self, _form: super::AckForm) -> BoxFuture<'_, Result<(), ApiError>> {
+        Box::pin(async { Err(ApiError::BadRequest("acknowledging is not available here".into())) })
+    }
 }
 
 /// One good read of an instance, as the engine takes it.

@@ -140,6 +140,7 @@ fn problem_row(p: ProblemRow, back: &str) -> impl IntoView + use<> {
     });
     let holds = p.ack.as_ref().is_some_and(|a| a.lapsed.is_none());
     let form = (!holds && crate::api::may_acknowledge()).then(|| ack_form(&p, back));
+    let undo = (holds && crate::api::may_acknowledge()).then(|| undo_form(&p, back));
     view! {
         <li class=format!("problem sev-{sev}") data-testid="problem" data-kind=kind data-severity=sev data-key=p.key.clone()>
             <div class="problem-head">
@@ -157,8 +158,21 @@ fn problem_row(p: ProblemRow, back: &str) -> impl IntoView + use<> {
                 <a href=p.link.clone() data-testid="evidence-link">"See the evidence →"</a>
             </p>
             {ack}
+            {undo}
             {form}
         </li>
+    }
+}
+
+/// Undo an acknowledgement or silence that holds: the problem is open again for everyone.
+fn undo_form(p: &ProblemRow, back: &str) -> impl IntoView + use<> {
+    view! {
+        <form method="post" action="/triage/unack" class="unack-form" data-testid="unack-form">
+            <input type="hidden" name="key" value=p.key.clone()/>
+            <input type="hidden" name="episode_ms" value=p.episode_ms.to_string()/>
+            <input type="hidden" name="back" value=back.to_owned()/>
+            <button type="submit" data-testid="unack">"Undo acknowledgement"</button>
+        </form>
     }
 }
 
@@ -184,7 +198,7 @@ fn ack_form(p: &ProblemRow, back: &str) -> impl IntoView + use<> {
                 <input type="hidden" name="back" value=back.to_owned()/>
                 {who}
                 <label for=note_id.clone()>"Note for the next person"</label>
-                <input id=note_id name="note" type="text" maxlength="500" required/>
+                <textarea id=note_id name="note" rows="3" maxlength="500" required></textarea>
                 <label for=silence_id.clone()>"Hold"</label>
                 <select id=silence_id name="silence">{options}</select>
                 <button type="submit">"Acknowledge"</button>

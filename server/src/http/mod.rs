@@ -16,6 +16,7 @@
 //!   cookie and go back (303) to the page the reader was on (a path on this site only).
 //! - `POST /triage/ack` (form: [`app::api::AckForm`]): acknowledge or silence a problem's
 //!   episode, kept in Sundial's store; back (303) to the page, with `ack_error` when it failed.
+//!   `POST /triage/unack` (the same form): undo it (admins, when sign-in is on).
 //! - `/pkg/…` and the files at the site root's top (`/favicon.svg`): static files, served by a
 //!   file service that answers a file or 404 and nothing else (never a page). They are the
 //!   only answers outside sign-in, with `/signin` and `/api/health` ([`auth`]).
@@ -148,6 +149,7 @@ pub fn router_at(state: AppState, public_url: Option<String>) -> Router {
         .route("/log.csv", get(log_csv::log_csv))
         .route("/prefs", post(prefs))
         .route("/triage/ack", post(acknowledge))
+        .route("/triage/unack", post(unacknowledge))
         .route("/signin", post(auth::sign_in))
         .route("/signout", post(auth::sign_out))
         .merge(api::routes())
@@ -221,6 +223,31 @@ async fn acknowledge(
     }
     let back = guard::back_path(Some(&form.back));
     let to = match state.backend.acknowledge(form).await {
+        Ok(()) => back,
+        Err(e) => {
+            let sep = if back.contains('?') { '&' } else { '?' };
+            format!("{back}{sep}ack_error={}", app::api::triage::ack_error_code(&e))
+        }
+    };
+    (StatusCode::SEE_OTHER, [(header::LOCATION, to)]).into_response()
+}
+
+/// `POST /triage/unack` (the acknowledgement form's key, episode and back): undo an
+/// acknowledgement or silence, then back to the page (303); a failure goes back as `ack_error`.
+async fn unacknowledge(
+    State(state): State<AppState>,
+    principal: Option<axum::Extension<app::api::Principal>>,
+    axum::Form(mut form): axum::Form<app::api::AckForm>,
+) -> axum::response::Response {
+    use axum::http::{StatusCode, header};
+    if let Some(axum::Extension(p)) = principal {
+        if p.role != app::api::Role::Admin {
+            return Error::Forbidden("only an admin may undo an acknowledgement".into()).into_response();
+        }
+        form.by = p.name;
+    }
+    let back = guard::back_path(Some(&form.back));
+    let to = match state.backend.unacknowledge(form).await {
         Ok(()) => back,
         Err(e) => {
             let sep = if back.contains('?') { '&' } else { '?' };

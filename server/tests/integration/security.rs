@@ -457,6 +457,8 @@ async fn a_sessions_role_is_the_users_files_at_each_request() {
     assert!(!page.contains("data-testid=\"ack-form\""), "demoted: no acknowledge forms at once");
     let a = send(state.clone(), with_cookie(post("/triage/ack", "key=k&episode_ms=0&note=n"), &cookie)).await;
     assert_eq!(a.status, StatusCode::FORBIDDEN);
+    let a = send(state.clone(), with_cookie(post("/triage/unack", "key=k&episode_ms=0"), &cookie)).await;
+    assert_eq!(a.status, StatusCode::FORBIDDEN, "nor undo one");
     // A users file that no longer reads keeps the accounts it gave.
     std::fs::write(&users, "[[user]]\nname = ").unwrap();
     assert_eq!(send(state.clone(), with_cookie(get("/triage"), &cookie)).await.status, StatusCode::OK);

@@ -151,6 +151,29 @@ async fn an_acknowledgement_is_shown_with_its_note_survives_a_restart_and_bad_fo
     drop(state);
     let again = web::fleet_as_of(&toml, t(NOW)).await;
     check(&api(&again, "/api/triage").await);
+
+    // Undone: open and unacknowledged again, the form back, and kept so across a restart.
+    let page = get(&again, "/triage").await.1;
+    assert!(page.contains("data-testid=\"unack-form\""), "an acknowledgement that holds can be undone");
+    let undo = |state: AppState, form: String| async move {
+        let req = Request::post("/triage/unack")
+            .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+            .body(Body::from(form))
+            .unwrap();
+        let a = send(state, req).await;
+        (a.status, a.headers.get(header::LOCATION).map(|v| v.to_str().unwrap().to_owned()).unwrap_or_default())
+    };
+    let (status, to) = undo(again.clone(), format!("key=unreachable%7CGONE&episode_ms={episode}&back=/triage")).await;
+    assert_eq!((status, to.as_str()), (StatusCode::SEE_OTHER, "/triage"));
+    let gone = |v: &Value| problems(v).iter().find(|x| x["instance"] == "GONE").unwrap().clone();
+    assert!(gone(&api(&again, "/api/triage").await)["acknowledged"].is_null());
+    let page = get(&again, "/triage").await.1;
+    assert!(!page.contains("Acknowledged by Ana") && page.contains("data-testid=\"ack-form\""));
+    let (_, to) = undo(again.clone(), format!("key=unreachable%7CGONE&episode_ms={episode}&back=/triage")).await;
+    assert_eq!(to, "/triage?ack_error=resolved", "nothing left to undo");
+    drop(again);
+    let third = web::fleet_as_of(&toml, t(NOW)).await;
+    assert!(gone(&api(&third, "/api/triage").await)["acknowledged"].is_null(), "undone in the store too");
 }
 
 /// One router serving several requests (as a server does): a page is kept while the data is

@@ -202,6 +202,9 @@ mod build {
     pub fn row(p: &Problem, first_seen: DateTime<Utc>, tz: Zone, ack: Option<&Ack>, now: DateTime<Utc>) -> ProblemRow {
         let point = |t| crate::api::ssr::point(t, tz);
         let link = match &p.job {
+            // A moment still to come (the scheduler's own next run, when it disagrees) is no
+            // evidence to open the page at: the job's page as it is now says it.
+            Some((id, _)) if p.at >= now => crate::components::job_href(Some(&p.instance), id, 1),
             Some((id, _)) => crate::components::job_at_href(Some(&p.instance), id, p.at),
             None => format!("/?days=1{}", crate::components::instance_query(Some(&p.instance))),
         };

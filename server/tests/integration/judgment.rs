@@ -85,6 +85,19 @@ async fn every_view_reads_the_one_judgment_of_each_job() {
         assert_eq!(line.rsplit(' ').next().unwrap().parse::<i64>().unwrap(), *n, "{line}");
     }
 
+    // Every problem's evidence link opens a page that shows it: never at a moment still to come.
+    for p in &problems {
+        let link = p["link"].as_str().unwrap();
+        if let Some(at) = link.split("at=").nth(1) {
+            let at = at.split('&').next().unwrap().replace("%3A", ":").replace("%2B", "+");
+            let at = chrono::DateTime::parse_from_rfc3339(&at).unwrap_or_else(|e| panic!("{link}: {e}"));
+            assert!(at.to_utc() < t(NOW), "{}: {link} points at now or later", p["kind"]);
+        }
+        let html = get(&state, link).await.1;
+        assert!(!html.contains("is after the instance's now"), "{link}");
+    }
+    assert!(problems.iter().any(|p| p["kind"] == "next_run_disagrees"), "the demo has a disagreeing next run");
+
     let mut seen: BTreeSet<String> = BTreeSet::new();
     let instances = api(&state, "/api/instances").await;
     let mut jobs_checked = 0;

@@ -82,6 +82,7 @@ pub fn App() -> impl IntoView {
                     <Route path=StaticSegment("") view=routes::jobs::JobsPage ssr=SsrMode::Async/>
                     <Route path=path!("/jobs") view=routes::jobs::JobsPage ssr=SsrMode::Async/>
                     <Route path=path!("/fleet") view=routes::fleet::FleetPage ssr=SsrMode::Async/>
+                    <Route path=path!("/find") view=routes::find::FindPage ssr=SsrMode::Async/>
                     <Route path=path!("/triage") view=routes::triage::TriagePage ssr=SsrMode::Async/>
                     <Route path=path!("/log") view=routes::log::LogPage ssr=SsrMode::Async/>
                     <Route path=path!("/jobs/:job_id") view=routes::timeline::TimelinePage ssr=SsrMode::Async/>

@@ -21,6 +21,12 @@ pub async fn triage() -> Result<super::TriageData, ApiError> {
     }
 }
 
+/// The jobs whose name holds `q` across the fleet (at most 200).
+#[server(prefix = "/api/fn", endpoint = "find_jobs")]
+pub async fn find_jobs(q: String) -> Result<super::FoundJobs, ApiError> {
+    Ok(view::find_jobs(&q, 200).await)
+}
+
 /// The jobs list of `instance` (`None`: the first configured) over the `days`-long window
 /// ending at the instance's "now".
 #[server(prefix = "/api/fn", endpoint = "jobs")]

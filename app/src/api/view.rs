@@ -159,6 +159,41 @@ pub async fn fleet() -> FleetData {
     }
 }
 
+/// The jobs whose name (or id) holds `q`, ignoring case, on every instance read, each with
+/// its state from the fleet's one judgment; at most `limit`.
+pub async fn find_jobs(q: &str, limit: usize) -> FoundJobs {
+    let Some(BackendHandle(backend)) = use_context::<BackendHandle>() else { return FoundJobs::default() };
+    let needle = q.trim().to_lowercase();
+    let mut out = FoundJobs { query: q.trim().to_owned(), ..FoundJobs::default() };
+    if needle.is_empty() {
+        return out;
+    }
+    let judgment = backend.triage().await;
+    for i in backend.instances().await {
+        let Ok(report) = backend.report(Some(&i.name), super::DEFAULT_DAYS).await else {
+            out.not_searched.push(i.name);
+            continue;
+        };
+        for j in &report.jobs {
+            if out.jobs.len() >= limit {
+                return out;
+            }
+            if j.name.to_lowercase().contains(&needle) || j.id.to_lowercase() == needle {
+                let problems = super::triage::problems_of(&judgment, &report.name, &j.id);
+                out.jobs.push(FoundJob {
+                    instance: report.name.clone(),
+                    id: j.id.clone(),
+                    name: j.name.clone(),
+                    category: j.category.clone(),
+                    enabled: j.enabled,
+                    state: job_state(j, report.window, &problems),
+                });
+            }
+        }
+    }
+    out
+}
+
 fn tracing_log(message: &str) {
     leptos::logging::warn!("sundial: {message}");
 }

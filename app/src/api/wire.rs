@@ -747,6 +747,27 @@ impl JobState {
     }
 }
 
+/// A job found by name across the fleet (`/find?q=`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FoundJob {
+    pub instance: String,
+    pub id: String,
+    pub name: String,
+    pub category: String,
+    pub enabled: bool,
+    /// Where it stands now: the fleet's one judgment ([`JobState`]).
+    pub state: JobState,
+}
+
+/// What `/find?q=` shows: the jobs whose name holds `q` (ignoring case), instance by
+/// instance, and the instances that could not be searched (never read).
+#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct FoundJobs {
+    pub query: String,
+    pub jobs: Vec<FoundJob>,
+    pub not_searched: Vec<String>,
+}
+
 /// The jobs list: what `/` shows and `GET /api/jobs` returns.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct JobsData {

@@ -85,6 +85,10 @@ pub fn Header(#[prop(optional)] instance: Option<InstanceHead>) -> AnyView {
                         </div>
                     }
                 })}
+            <form method="get" action="/find" class="find-box" role="search" data-testid="find-box">
+                <label class="visually-hidden" for="find-box-q">"Find a job by name"</label>
+                <input id="find-box-q" name="q" type="search" placeholder="Find a job…" maxlength="200" autocomplete="off"/>
+            </form>
             <div class="prefs">
                 <ZoneSwitch/>
                 <ThemeToggle/>

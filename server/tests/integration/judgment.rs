@@ -99,6 +99,7 @@ async fn every_view_reads_the_one_judgment_of_each_job() {
     assert!(problems.iter().any(|p| p["kind"] == "next_run_disagrees"), "the demo has a disagreeing next run");
 
     let mut seen: BTreeSet<String> = BTreeSet::new();
+    let mut states: BTreeMap<(String, String), String> = BTreeMap::new();
     let instances = api(&state, "/api/instances").await;
     let mut jobs_checked = 0;
     for inst in instances["instances"].as_array().unwrap() {
@@ -165,10 +166,32 @@ async fn every_view_reads_the_one_judgment_of_each_job() {
                 assert_eq!(header, w, "{name} / {id}: the job page's header");
             }
             seen.insert(api_state.to_owned());
+            states.insert((name.to_owned(), id.to_owned()), api_state.to_owned());
             jobs_checked += 1;
         }
     }
     assert!(jobs_checked > 60, "{jobs_checked} jobs");
+    // Finding a job by name across the fleet shows the same judgment.
+    let html = get(&state, "/find?q=backup").await.1;
+    let found: Vec<&str> = html.split("data-testid=\"found-job\"").skip(1).collect();
+    let instances_found: BTreeSet<String> = found
+        .iter()
+        .map(|r| r.split("data-instance=\"").nth(1).unwrap().split('"').next().unwrap().to_owned())
+        .collect();
+    assert!(instances_found.len() >= 2, "backups on several instances: {instances_found:?}");
+    for r in &found {
+        let attr = |n: &str| r.split(&format!("{n}=\"")).nth(1).unwrap().split('"').next().unwrap().to_owned();
+        let id = r.split("/jobs/").nth(1).unwrap().split('?').next().unwrap();
+        let id = id.replace("%2D", "-").replace("%20", " ");
+        if let Some(s) = states.get(&(attr("data-instance"), id.clone())) {
+            let shown = attr("data-state");
+            if PROBLEM_STATES.contains(&s.as_str()) {
+                assert_eq!(&shown, s, "{id} found");
+            } else {
+                assert!(!PROBLEM_STATES.contains(&shown.as_str()), "{id} found: {shown}");
+            }
+        }
+    }
     // Not vacuous: the demo's planted troubles are each some job's state.
     for planted in ["zombie", "scheduler_stopped", "failing", "missed"] {
         assert!(seen.contains(planted), "no job is {planted}: {seen:?}");

@@ -496,3 +496,14 @@ async fn the_page_memory_keeps_each_browsers_zone_apart() {
         ny.split("<span class=\"tz-off\">").skip(1).map(|t| t.split('<').next().unwrap()).collect();
     assert_eq!(offs, ["UTC\u{2212}5"].into(), "every time in New York's zone, none in Kolkata's");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_search_echoes_its_words_as_text() {
+    let state = web::state(Arc::new(fixture::FixtureBackend { fail: false, kind: "mssql" }));
+    let (status, html) = web::get(&state, "/find?q=%3C%2Ftitle%3E%3Ch1%20id%3Dpwned%3E%22%3E").await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(!html.contains("<h1 id=pwned>") && !html.contains("</title><h1"), "escaped");
+    assert!(html.contains("&lt;h1 id=pwned&gt;"), "shown as the words asked");
+    let (_, html) = web::get(&state, "/find?q=backup").await;
+    assert!(html.contains("data-testid=\"found-job\""), "the fixture's backups are found");
+}

@@ -343,11 +343,16 @@ impl Keeper {
         };
         let open = judged.iter().any(|j| j.problem.key() == form.key && ms(j.first_seen) == form.episode_ms);
         if !held || !open {
-            return Err(ApiError::NotFound { what: "acknowledged open problem (it may have resolved meanwhile)".into() });
+            return Err(ApiError::NotFound {
+                what: "acknowledged open problem (it may have resolved meanwhile)".into(),
+            });
         }
         if let Some(store) = &self.store {
-            let gone =
-                on_db!(store, |pool| sqlx::query("DELETE FROM triage_ack WHERE key = $1").bind(&form.key).execute(pool).await.map(|_| ()));
+            let gone = on_db!(store, |pool| sqlx::query("DELETE FROM triage_ack WHERE key = $1")
+                .bind(&form.key)
+                .execute(pool)
+                .await
+                .map(|_| ()));
             gone.map_err(|e| {
                 tracing::warn!(error = %e, "triage: could not undo an acknowledgement in Sundial's store");
                 ApiError::Transport("the acknowledgement could not be undone in Sundial's store".into())

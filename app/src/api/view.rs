@@ -406,6 +406,9 @@ fn row(job: &JobReport, tz: Tz, report_window: Window, problems: Vec<super::Prob
     // Crashed and abandoned runs are failures too, in the scheduler's own words.
     let failed = in_window.iter().filter(|r| r.outcome.is_failure()).count();
     let (retries, canceled) = (count(RunOutcome::Retry), count(RunOutcome::Canceled));
+    let failed_unknown = (!in_window.is_empty() && in_window.iter().all(|r| r.outcome == RunOutcome::Unknown))
+        .then(|| in_window.first().map(|r| r.message.clone()).filter(|m| !m.is_empty()))
+        .map(|m| m.unwrap_or_else(|| "the source keeps no outcome of these runs".to_owned()));
     let streak =
         problems.iter().find(|p| p.kind == crate::engine::triage::ProblemKind::Failed).map_or(0, |p| p.count.max(1));
     let state = job_state(job, window, &problems);
@@ -431,7 +434,7 @@ fn row(job: &JobReport, tz: Tz, report_window: Window, problems: Vec<super::Prob
         last_run: job.last_run.as_ref().map(|r| LastRun {
             start: point(r.start, tz),
             outcome: r.outcome,
-            duration: duration_text(r.duration_secs),
+            duration: run_duration_text(r),
         }),
         next_expected: job.next_expected.as_ref().map(|o| point(o.at, tz)),
         state,
@@ -440,6 +443,7 @@ fn row(job: &JobReport, tz: Tz, report_window: Window, problems: Vec<super::Prob
         failed,
         retries,
         canceled,
+        failed_unknown,
         due,
         missed: job.missed,
         missed_zombie,
@@ -469,6 +473,12 @@ fn trigger_text(t: &Trigger) -> String {
         Trigger::Other(s) if s.is_empty() => "Other".into(),
         Trigger::Other(s) => s.clone(),
     }
+}
+
+/// How long a run took, or "unknown" where the source keeps no outcome and no duration (a
+/// MariaDB event seen only by its LAST_EXECUTED): never "0s" for what nobody measured.
+fn run_duration_text(r: &Run) -> String {
+    if r.outcome == RunOutcome::Unknown { "unknown".to_owned() } else { duration_text(r.duration_secs) }
 }
 
 /// History messages can be pages long; the timeline keeps the first 300 characters.
@@ -529,7 +539,7 @@ fn run_view(
         start: point(r.start, tz),
         end_ms: r.end().timestamp_millis(),
         duration_secs: r.duration_secs.max(0),
-        duration: duration_text(r.duration_secs),
+        duration: run_duration_text(r),
         outcome: r.outcome,
         kind,
         trigger: trigger_text(&r.trigger),

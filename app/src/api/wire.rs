@@ -623,6 +623,10 @@ pub struct JobRow {
     pub failed: usize,
     pub retries: usize,
     pub canceled: usize,
+    /// Why the window's failures cannot be counted, when none of its runs has an outcome the
+    /// source keeps (MariaDB's events seen only by `LAST_EXECUTED`): shown as "unknown".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failed_unknown: Option<String>,
     /// Occurrences in the window that were due (not upcoming): on time, late, missed,
     /// skipped or unknown.
     pub due: usize,

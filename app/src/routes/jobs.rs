@@ -406,7 +406,10 @@ pub fn state_badge(r: &JobRow) -> impl IntoView + use<> {
         None => match r.state {
             JobState::Recovered => "A run failed in this window; the last run succeeded".to_string(),
             JobState::Running => "A run is going now".to_string(),
-            JobState::Ok => "No problem now; the window's runs succeeded".to_string(),
+            JobState::Ok => match &r.failed_unknown {
+                Some(why) => format!("No problem now; runs started in this window, their outcome unknown ({why})"),
+                None => "No problem now; the window's runs succeeded".to_string(),
+            },
             JobState::NoRun => "No problem now; no run in this window".to_string(),
             JobState::Disabled => "The job is disabled".to_string(),
             s => s.label().to_string(),
@@ -466,7 +469,9 @@ fn job_row(r: JobRow, days: u32, instance: Option<&str>, scheduler: &str) -> imp
             <OutcomeBadge outcome=l.outcome/>
             " "
             <Time t=l.start/>
-            <span class="muted">{format!(" · took {}", l.duration)}</span>
+            <span class="muted">
+                {if l.duration == "unknown" { " · duration unknown".to_owned() } else { format!(" · took {}", l.duration) }}
+            </span>
         }
         .into_any(),
         None => view! { <span class="muted">"—"</span> }.into_any(),
@@ -527,8 +532,11 @@ fn job_row(r: JobRow, days: u32, instance: Option<&str>, scheduler: &str) -> imp
             <td class="col-schedule" data-label="Schedule">{schedules}</td>
             <td class="col-last" data-label="Last run">{last}</td>
             <td class="col-next" data-label="Next expected">{next}</td>
-            <td class=failed_class data-label="Failed" title=failed_title data-testid="failed-count">
-                {r.failed}
+            <td class=failed_class data-label="Failed" title=r.failed_unknown.clone().unwrap_or(failed_title) data-testid="failed-count">
+                {match &r.failed_unknown {
+                    Some(_) => view! { <span class="muted" data-testid="failed-unknown">"unknown"</span> }.into_any(),
+                    None => r.failed.to_string().into_any(),
+                }}
                 {(r.retries > 0).then(|| view! { <span class="sub">{format!(" +{} retried", r.retries)}</span> })}
             </td>
             <td class=missed_class data-label="Missed" title=missed_title data-testid="missed-count">

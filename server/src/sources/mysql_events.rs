@@ -485,12 +485,13 @@ fn event_runs(
     let covered_from = runs.iter().map(|r| r.start - chrono::TimeDelta::seconds(SAME_EXECUTION_SECS)).min();
     runs.extend(
         seen.samples.iter().filter(|(at, _)| window.contains(*at) && covered_from.is_none_or(|c| *at < c)).map(
+            // A LAST_EXECUTED sample says a run started, not how it ended nor how long it took.
             |(at, _)| Run {
                 start: *at,
                 duration_secs: 0,
-                outcome: RunOutcome::Succeeded,
+                outcome: RunOutcome::Unknown,
                 trigger: Trigger::Schedule(Some(id)),
-                message: String::new(),
+                message: "MySQL keeps no outcome or duration of an event's run (seen by its LAST_EXECUTED)".to_owned(),
                 steps: Vec::new(),
             },
         ),

@@ -197,3 +197,26 @@ async fn every_view_reads_the_one_judgment_of_each_job() {
         assert!(seen.contains(planted), "no job is {planted}: {seen:?}");
     }
 }
+
+/// What a source cannot know is said, never 0: MariaDB's events seen by their LAST_EXECUTED
+/// keep no outcome and no duration.
+#[tokio::test(flavor = "multi_thread")]
+async fn what_a_source_cannot_tell_is_unknown_never_zero() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("demo.sqlite");
+    demo::write_demo(&path, t(NOW), 42).await.expect("the demo fleet is written");
+    let toml = std::fs::read_to_string(demo::fleet_file_of(&path)).unwrap();
+    let state = web::fleet_as_of(&toml, t(NOW)).await;
+    let jobs = api(&state, &format!("/api/instances/{}/jobs", demo::EVENTS_INSTANCE)).await;
+    let carts = jobs["jobs"].as_array().unwrap().iter().find(|j| j["name"] == "shop.purge_abandoned_carts").unwrap();
+    let counts = &carts["counts"];
+    assert!(counts["runs"].as_u64().unwrap() > 0, "{counts}");
+    assert!(counts["failed"].is_null() && counts["succeeded"].is_null(), "unknown, not 0: {counts}");
+    assert!(counts["unknown_because"].as_str().unwrap().contains("LAST_EXECUTED"), "{counts}");
+    let html = get(&state, &format!("/jobs?instance={}&days=7", demo::EVENTS_INSTANCE)).await.1;
+    assert!(html.contains("data-testid=\"failed-unknown\""), "the list says unknown");
+    assert!(html.contains("duration unknown") && !html.contains("took 0s"), "no 0-second runs");
+    // A source that keeps outcomes still counts them.
+    let pg = api(&state, &format!("/api/instances/{}/jobs", demo::PG_CRON_INSTANCE)).await;
+    assert!(pg["jobs"].as_array().unwrap().iter().all(|j| j["counts"]["failed"].is_u64()));
+}

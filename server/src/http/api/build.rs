@@ -41,11 +41,12 @@ pub fn job(j: &JobReport, window: Window) -> wire::Job {
             Outcome::Upcoming => counts.upcoming += 1,
         }
     }
+    let (mut succeeded, mut failed) = (0, 0);
     for r in &j.runs {
         counts.runs += 1;
         match r.outcome {
-            RunOutcome::Succeeded => counts.succeeded += 1,
-            RunOutcome::Failed => counts.failed += 1,
+            RunOutcome::Succeeded => succeeded += 1,
+            RunOutcome::Failed => failed += 1,
             RunOutcome::Retry => counts.retry += 1,
             RunOutcome::Canceled => counts.canceled += 1,
             RunOutcome::InProgress => counts.in_progress += 1,
@@ -54,6 +55,15 @@ pub fn job(j: &JobReport, window: Window) -> wire::Job {
             RunOutcome::Unknown => counts.outcome_unknown += 1,
         }
     }
+    // Every run's outcome unknown: how many succeeded or failed is unknown, not 0.
+    let unknowable = counts.runs > 0 && counts.outcome_unknown == counts.runs;
+    counts.succeeded = (!unknowable).then_some(succeeded);
+    counts.failed = (!unknowable).then_some(failed);
+    counts.unknown_because = (counts.outcome_unknown > 0)
+        .then(|| j.runs.iter().find(|r| r.outcome == RunOutcome::Unknown).map(|r| r.message.clone()))
+        .flatten()
+        .filter(|m| !m.is_empty())
+        .or_else(|| (counts.outcome_unknown > 0).then(|| "the source keeps no outcome of these runs".to_owned()));
     wire::Job {
         id: j.id.clone(),
         name: j.name.clone(),

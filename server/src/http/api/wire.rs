@@ -138,14 +138,19 @@ pub struct Counts {
     pub unknown: usize,
     pub upcoming: usize,
     pub runs: usize,
-    pub succeeded: usize,
-    pub failed: usize,
+    /// Runs that succeeded, that failed: `null` when the source keeps no outcome of any run of
+    /// the window (MariaDB's events seen only by `LAST_EXECUTED`): unknown, never 0.
+    pub succeeded: Option<usize>,
+    pub failed: Option<usize>,
     pub retry: usize,
     pub canceled: usize,
     pub in_progress: usize,
     pub crashed: usize,
     pub abandoned: usize,
+    /// Runs whose outcome the source does not keep.
     pub outcome_unknown: usize,
+    /// Why some counts are unknown, when they are.
+    pub unknown_because: Option<String>,
 }
 
 /// `GET /api/instances/{instance}/jobs/{job}/timeline`.

@@ -416,12 +416,23 @@ pub fn validate(j: &JobTableRow) -> Vec<Diagnostic> {
     analyze(j, Zone::UTC).1
 }
 
-/// "Every 300 seconds from 2026-01-01 00:00:00 until 2026-12-31 23:59:59".
+/// An interval in the largest unit it is a whole number of: "Every 5 minutes", "Every day",
+/// "Every 90 seconds" (never "Every 86400 seconds").
+pub fn every_secs(n: i64) -> String {
+    let (count, unit) = match n {
+        n if n > 0 && n % 86_400 == 0 => (n / 86_400, "day"),
+        n if n > 0 && n % 3_600 == 0 => (n / 3_600, "hour"),
+        n if n > 0 && n % 60 == 0 => (n / 60, "minute"),
+        n => (n, "second"),
+    };
+    if count == 1 { format!("Every {unit}") } else { format!("Every {count} {unit}s") }
+}
+
+/// "Every 5 minutes from 2026-01-01 00:00:00 until 2026-12-31 23:59:59".
 pub fn describe(j: &JobTableRow) -> String {
     let iv = j.job_schedule_interval.as_deref().map(str::trim).unwrap_or("?");
     let every = match iv.parse::<i64>() {
-        Ok(1) => "Every second".to_owned(),
-        Ok(n) => format!("Every {n} seconds"),
+        Ok(n) => every_secs(n),
         Err(_) => format!("Every {iv} (job_schedule_interval is not a number) seconds"),
     };
     let ts = |v: &Option<String>| {

@@ -120,6 +120,7 @@ const collapsed = (s) => s.replace(/[\u0000-\u0020\u007F]+/g, ' ').trim();
  * Open `url` once its islands are live; returns the page's findings: elements the text added,
  * <meta http-equiv>s, event handler attributes, the title, the heading, the URL now.
  */
+const shot = new Set();
 async function inspect(url) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   context.setDefaultTimeout(30_000);
@@ -150,6 +151,12 @@ async function inspect(url) {
     body: document.body.textContent,
   }));
   found.url = page.url();
+  // One look at each kind of page as a reader sees it, planted names and all.
+  const kind = new URL(found.url).pathname.split('/')[1] || 'jobs';
+  if (!shot.has(kind)) {
+    shot.add(kind);
+    await page.screenshot({ path: path.join(RESULTS_DIR, `hostile-${kind}.png`) });
+  }
   await context.close();
   assert.deepEqual(found.pwned, [], `${url}: elements the planted text added`);
   assert.deepEqual(found.meta, [], `${url}: a <meta http-equiv>`);

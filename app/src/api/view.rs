@@ -559,7 +559,8 @@ fn occurrence_view(
     tz: Tz,
     scheduler: &Scheduler,
 ) -> OccurrenceView {
-    let local = |t: DateTime<Utc>| point(t, tz).local;
+    // Every time in a sentence carries its zone ("2026-11-17 13:50:00 UTC+1").
+    let local = |t: DateTime<Utc>| point(t, tz).zoned();
     let (mark, cause, note) = match outcome {
         Some(Outcome::OnTime { .. }) => (Mark::OnTime, None, String::new()),
         Some(Outcome::Late { delay_secs, .. }) => {

@@ -110,7 +110,9 @@ async fn timeline_marks_missed_runs_with_their_cause() {
 
     let html = get(&format!("/jobs/{}?days=30", fixture::FULL_BACKUP_ID)).await.text();
     assert!(html.contains(r#"data-cause="zombie""#));
-    assert!(html.contains("Missed: SQL Agent started no job between 2026-11-13 12:00:00 and 2026-11-15 12:00:00"));
+    assert!(
+        html.contains("Missed: SQL Agent started no job between 2026-11-13 12:00:00 UTC and 2026-11-15 12:00:00 UTC")
+    );
     assert!(html.contains(r#"data-testid="zombie-band""#));
 }
 
@@ -294,7 +296,9 @@ async fn zombie_wording_names_the_instances_own_scheduler() {
         send(pg, Request::get(format!("/jobs/{}?days=30", fixture::FULL_BACKUP_ID)).body(Body::empty()).unwrap())
             .await
             .text();
-    assert!(html.contains("Missed: pg_cron started no job between 2026-11-13 12:00:00 and 2026-11-15 12:00:00"));
+    assert!(
+        html.contains("Missed: pg_cron started no job between 2026-11-13 12:00:00 UTC and 2026-11-15 12:00:00 UTC")
+    );
     assert!(!html.contains("SQL Agent"));
     // The Agent keeps its own words.
     let text = visible(&get("/?days=30").await.text());

@@ -85,7 +85,8 @@ pub async fn log_csv(
         }
     });
     let body = axum::body::Body::from_stream(
-        futures_util::stream::once(async move { Ok(axum::body::Bytes::from(first)) }).chain(rest),
+        // Fused: a body (gzip's, say) may ask again after the end, and an ended unfold panics.
+        futures_util::stream::once(async move { Ok(axum::body::Bytes::from(first)) }).chain(rest).fuse(),
     );
     let name = match instance {
         Some(i) => format!("sundial-log-{}.csv", file_part(i)),

@@ -345,6 +345,17 @@ async fn the_csv_holds_exactly_the_filtered_rows_and_each_row_links_its_job_at_t
         }
     }
     let lines = csv::Reader::from_reader(&bytes[..]).records().count();
+    // Compressed for a browser (every browser asks for gzip): the same file, whole.
+    let a = send(
+        state.clone(),
+        Request::get("/log.csv?days=30").header(header::ACCEPT_ENCODING, "gzip").body(Body::empty()).unwrap(),
+    )
+    .await;
+    assert_eq!(a.status, StatusCode::OK);
+    assert_eq!(a.headers[header::CONTENT_ENCODING], "gzip");
+    let mut unzipped = Vec::new();
+    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&a.body[..]), &mut unzipped).unwrap();
+    assert_eq!(unzipped, bytes, "gzip's file is the plain one");
     assert!(lines > 2 * server::http::log_csv::CHUNK, "{lines} lines");
     assert_eq!(pieces, lines.div_ceil(server::http::log_csv::CHUNK), "{lines} lines in {pieces} pieces");
 

@@ -576,7 +576,7 @@ async fn through_the_api(path: &std::path::Path) {
     // The retried run's steps: the step done, and the attempt its step retried.
     let v = timeline("1").await;
     let steps: Vec<String> =
-        list(&v["runs"][0]["steps"]).iter().filter_map(|s| s.as_str().map(str::to_owned)).collect();
+        list(&v["runs"][0]["steps"]).iter().filter_map(|s| s["message"].as_str().map(str::to_owned)).collect();
     assert!(steps.iter().any(|s| s.starts_with("done: ")), "{steps:?}");
     assert!(steps.iter().any(|s| s.starts_with("retried after ") && s.contains("1205")), "{steps:?}");
 

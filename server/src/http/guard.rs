@@ -27,9 +27,20 @@ fn is_invisible(c: char) -> bool {
     matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}')
 }
 
-/// A path on this site to go back to (see [`same_site_path`]), else `/`.
+/// A path on this site to go back to (see [`same_site_path`]), else `/`; as ASCII, ready for a
+/// `Location` header: bytes outside printable ASCII (a job name's `é`), spaces and quotes
+/// percent-encoded.
 pub fn back_path(back: Option<&str>) -> String {
-    back.and_then(same_site_path).unwrap_or("/").to_owned()
+    let path = back.and_then(same_site_path).unwrap_or("/");
+    let mut out = String::with_capacity(path.len());
+    for b in path.bytes() {
+        if b.is_ascii_graphic() && !matches!(b, b'"' | b'<' | b'>' | b'`') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
 }
 
 /// The policy of every answer that does not set its own (pages set theirs, with a nonce): no
@@ -132,6 +143,8 @@ mod tests {
         }
         assert_eq!(back_path(Some("//evil.example")), "/");
         assert_eq!(back_path(None), "/");
+        assert_eq!(back_path(Some("/jobs/Sauvegarde nocturne é")), "/jobs/Sauvegarde%20nocturne%20%C3%A9");
+        assert!(axum::http::HeaderValue::from_str(&back_path(Some("/\u{1F600}?q=\"x\""))).is_ok());
     }
 
     #[test]

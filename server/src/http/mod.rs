@@ -211,25 +211,11 @@ async fn jobs(
 async fn acknowledge(
     State(state): State<AppState>,
     principal: Option<axum::Extension<app::api::Principal>>,
-    axum::Form(mut form): axum::Form<app::api::AckForm>,
+    axum::Form(form): axum::Form<app::api::AckForm>,
 ) -> axum::response::Response {
-    use axum::http::{StatusCode, header};
-    // Signed in, only an admin acknowledges, in their own name.
-    if let Some(axum::Extension(p)) = principal {
-        if p.role != app::api::Role::Admin {
-            return Error::Forbidden("only an admin may acknowledge or silence problems".into()).into_response();
-        }
-        form.by = p.name;
-    }
-    let back = guard::back_path(Some(&form.back));
-    let to = match state.backend.acknowledge(form).await {
-        Ok(()) => back,
-        Err(e) => {
-            let sep = if back.contains('?') { '&' } else { '?' };
-            format!("{back}{sep}ack_error={}", app::api::triage::ack_error_code(&e))
-        }
-    };
-    (StatusCode::SEE_OTHER, [(header::LOCATION, to)]).into_response()
+    let backend = state.backend.clone();
+    triage_action(principal, form, "acknowledge or silence problems", |f| async move { backend.acknowledge(f).await })
+        .await
 }
 
 /// `POST /triage/unack` (the acknowledgement form's key, episode and back): undo an
@@ -237,17 +223,33 @@ async fn acknowledge(
 async fn unacknowledge(
     State(state): State<AppState>,
     principal: Option<axum::Extension<app::api::Principal>>,
-    axum::Form(mut form): axum::Form<app::api::AckForm>,
+    axum::Form(form): axum::Form<app::api::AckForm>,
 ) -> axum::response::Response {
+    let backend = state.backend.clone();
+    triage_action(principal, form, "undo an acknowledgement", |f| async move { backend.unacknowledge(f).await }).await
+}
+
+/// What both triage forms do: signed in, only an admin acts, in their own name; then back to
+/// the page (303), with the failure's code as `ack_error`.
+async fn triage_action<F, Fut>(
+    principal: Option<axum::Extension<app::api::Principal>>,
+    mut form: app::api::AckForm,
+    what: &str,
+    act: F,
+) -> axum::response::Response
+where
+    F: FnOnce(app::api::AckForm) -> Fut,
+    Fut: std::future::Future<Output = Result<(), app::api::ApiError>>,
+{
     use axum::http::{StatusCode, header};
     if let Some(axum::Extension(p)) = principal {
         if p.role != app::api::Role::Admin {
-            return Error::Forbidden("only an admin may undo an acknowledgement".into()).into_response();
+            return Error::Forbidden(format!("only an admin may {what}")).into_response();
         }
         form.by = p.name;
     }
     let back = guard::back_path(Some(&form.back));
-    let to = match state.backend.unacknowledge(form).await {
+    let to = match act(form).await {
         Ok(()) => back,
         Err(e) => {
             let sep = if back.contains('?') { '&' } else { '?' };

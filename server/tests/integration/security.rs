@@ -84,7 +84,10 @@ fn from(addr: &str, mut req: Request<Body>) -> Request<Body> {
 }
 
 fn location(a: &Answer) -> String {
-    a.headers.get(header::LOCATION).map(|v| v.to_str().unwrap().to_owned()).unwrap_or_default()
+    let v = a.headers.get(header::LOCATION);
+    // A Location is ASCII (anything else percent-encoded): a browser reads nothing else alike.
+    assert!(v.is_none_or(|v| v.to_str().is_ok()), "a Location that is not ASCII: {v:?}");
+    v.map(|v| v.to_str().unwrap().to_owned()).unwrap_or_default()
 }
 
 /// The routes a reader could want without signing in.

@@ -223,9 +223,7 @@ pub fn derive(report: &InstanceReport, source_events: &[LogEvent]) -> Vec<LogEve
             }
             flush(&mut group, &mut out);
             let (kind, text) = match outcome {
-                Outcome::Late { delay_secs, .. } => {
-                    (LogKind::Late, words_number_words("started", " ", *delay_secs, " s late"))
-                }
+                Outcome::Late { delay_secs, .. } => (LogKind::Late, late_text(*delay_secs)),
                 Outcome::SkippedRunning { .. } => {
                     (LogKind::Skipped, "skipped: the previous run was still going".to_owned())
                 }
@@ -393,6 +391,16 @@ fn sort_key(at: DateTime<Utc>, rank: u32, kind: LogKind) -> u128 {
 
 /// `format!("{before}{between}{n}{after}")`, allocated once at its size (a line per run: the
 /// formatting machinery and its reallocations showed in profiles).
+/// How late a run started, in words: `started 42 s late`, `started 1 h 0 min late` (never
+/// `started 3600 s late`).
+fn late_text(delay_secs: i64) -> String {
+    if delay_secs < 60 {
+        words_number_words("started", " ", delay_secs, " s late")
+    } else {
+        format!("started {} late", crate::triage::span(delay_secs))
+    }
+}
+
 fn words_number_words(before: &str, between: &str, n: i64, after: &str) -> String {
     let mut digits = [0u8; 20];
     let mut k = digits.len();
@@ -485,7 +493,7 @@ pub fn derive_reference(report: &InstanceReport, source_events: &[LogEvent]) -> 
             }
             flush(&mut group, &mut out);
             let (kind, text) = match outcome {
-                Outcome::Late { delay_secs, .. } => (LogKind::Late, format!("started {delay_secs} s late")),
+                Outcome::Late { delay_secs, .. } => (LogKind::Late, late_text(*delay_secs)),
                 Outcome::SkippedRunning { .. } => {
                     (LogKind::Skipped, "skipped: the previous run was still going".to_owned())
                 }
@@ -537,8 +545,16 @@ fn miss_text(cause: &MissCause) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{LogKind, sort_key, words_number_words};
+    use super::{LogKind, late_text, sort_key, words_number_words};
     use chrono::{DateTime, TimeDelta, Utc};
+
+    #[test]
+    fn lateness_is_said_in_the_largest_units() {
+        assert_eq!(late_text(42), "started 42 s late");
+        assert_eq!(late_text(125), "started 2 min 5 s late");
+        assert_eq!(late_text(3600), "started 1 h 0 min late");
+        assert_eq!(late_text(90_000), "started 1 d 1 h late");
+    }
 
     #[test]
     fn numbers_in_words_are_formats() {

@@ -224,7 +224,8 @@ fn utc(t: DateTime<Utc>) -> String {
     t.format("%Y-%m-%d %H:%M UTC").to_string()
 }
 
-fn span(secs: i64) -> String {
+/// A length in words for people: `45 s`, `12 min 5 s`, `1 h 0 min`, `2 d 3 h`.
+pub(crate) fn span(secs: i64) -> String {
     let secs = secs.max(0);
     match secs {
         s if s < 60 => format!("{s} s"),
@@ -288,10 +289,12 @@ pub fn instance_problems(reading: &Reading, now: DateTime<Utc>, settings: &Triag
         let runs: usize = streaks.iter().map(|s| s.count).sum();
         let mut evidence = note.message.clone();
         if let Some(first) = first {
+            let jobs = streaks.len();
             evidence.push_str(&format!(
-                "; since {}, {runs} due runs of {} jobs did not happen",
+                "; since {}, {runs} due {} of {jobs} {} did not happen",
                 utc(first),
-                streaks.len()
+                if runs == 1 { "run" } else { "runs" },
+                if jobs == 1 { "job" } else { "jobs" }
             ));
         }
         let mut p = instance_problem(ProblemKind::SchedulerStopped, first, first.unwrap_or(report.now), evidence);

@@ -269,6 +269,17 @@ fn a_scheduler_reported_off_is_one_row_counting_the_jobs_whose_runs_did_not_happ
 }
 
 #[test]
+fn one_job_is_one_job_and_one_run_one_run() {
+    let notes = [Diagnostic::error("event_scheduler", "OFF", "the event scheduler is not running")];
+    for (missed, words) in [(3, "3 due runs of 1 job did not"), (1, "1 due run of 1 job did not")] {
+        let r = report(vec![job("a", hourly_runs(72, missed, 60, RunOutcome::Succeeded))]);
+        let reading = Reading { notes: &notes, poll_secs: None, ..healthy(&r) };
+        let p = triage::instance_problems(&reading, t(NOW), &TriageSettings::default());
+        assert!(p[0].evidence.contains(words), "{}", p[0].evidence);
+    }
+}
+
+#[test]
 fn a_scheduler_reported_off_is_critical() {
     let r = report(vec![job("ok", hourly_runs(72, 0, 60, RunOutcome::Succeeded))]);
     let notes = [Diagnostic::error("event_scheduler", "OFF", "the event scheduler is not running")];

@@ -372,7 +372,8 @@ fn cron(
 // MySQL events.
 // ---------------------------------------------------------------------------------------------
 
-const UNITS: &[&str] = &[
+/// MySQL's INTERVAL_FIELD values, as `ALTER EVENT … EVERY n <unit>` takes them.
+pub const MYSQL_INTERVAL_FIELDS: &[&str] = &[
     "SECOND",
     "MINUTE",
     "HOUR",
@@ -507,12 +508,12 @@ impl AlterEvent {
     /// `INTERVAL_FIELD` when it is a MySQL unit; a placeholder otherwise.
     fn interval_unit(&mut self, p: &MysqlEvent) -> String {
         match upper(&p.interval_field) {
-            Some(u) if UNITS.contains(&u.as_str()) => u,
+            Some(u) if MYSQL_INTERVAL_FIELDS.contains(&u.as_str()) => u,
             Some(u) => {
                 self.notes.push(format!(
                     "-- INTERVAL_FIELD '{}' is not a MySQL interval unit: fill in one of {}.",
                     one_line(&u),
-                    UNITS.join(", ")
+                    MYSQL_INTERVAL_FIELDS.join(", ")
                 ));
                 "<unit>".to_owned()
             }

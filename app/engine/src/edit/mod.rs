@@ -31,7 +31,7 @@ mod msdb;
 mod row;
 mod warn;
 
-pub use apply::{apply_row_statement, apply_statement};
+pub use apply::{MYSQL_INTERVAL_FIELDS, apply_row_statement, apply_statement};
 pub use msdb::{msdb_description, msdb_description_idle};
 pub use row::{Row, parse_row, parse_row_full, to_row};
 pub use warn::{never_fires_warning, row_warnings, warnings};

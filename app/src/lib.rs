@@ -79,7 +79,8 @@ pub fn App() -> impl IntoView {
         <Router>
             <main id="content" tabindex="-1">
                 <Routes fallback=routes::not_found::NotFoundPage>
-                    <Route path=StaticSegment("") view=routes::jobs::JobsPage ssr=SsrMode::Async/>
+                    // The landing page: the fleet's state and what is wrong now.
+                    <Route path=StaticSegment("") view=routes::fleet::FleetPage ssr=SsrMode::Async/>
                     <Route path=path!("/jobs") view=routes::jobs::JobsPage ssr=SsrMode::Async/>
                     <Route path=path!("/fleet") view=routes::fleet::FleetPage ssr=SsrMode::Async/>
                     <Route path=path!("/find") view=routes::find::FindPage ssr=SsrMode::Async/>

@@ -66,7 +66,7 @@ async function pages() {
   assert.ok(job?.startsWith('/jobs/'), `a job's page from the jobs list (${job})`);
   return [
     ['/', 200],
-    ['/?days=30&show=problems', 200],
+    ['/jobs?days=30&show=problems', 200],
     [job, 200],
     ...(deep ? [[deep, 200]] : []),
     // An unreachable instance's page says so with 503; it is a page all the same.

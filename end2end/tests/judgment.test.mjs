@@ -48,7 +48,7 @@ const PROBLEM_STATES = ['unreachable', 'scheduler_stopped', 'zombie', 'missed', 
 for (const [instance, word, shot] of [['SQLEU01', 'zombie', 'judgment-zombie'], ['shop-mariadb', 'scheduler_stopped', 'judgment-events-off']]) {
   test(`no job of ${instance} reads OK while its scheduler is ${word}`, async () => {
     for (const days of [1, 7, 30]) {
-      const { page, context } = await open(`/?instance=${instance}&days=${days}`);
+      const { page, context } = await open(`/jobs?instance=${instance}&days=${days}`);
       const rows = page.locator('[data-testid="job-row"]');
       const n = await rows.count();
       assert.ok(n > 0, `${instance} lists jobs`);
@@ -81,7 +81,7 @@ test('the header counts the fleet\'s open problems on every page, as triage list
   assert.ok(openNow > 0, 'the demo has open problems');
   if (listed > 0) assert.equal(openNow, listed, 'the header counts what triage lists');
   assert.match(await count.innerText(), new RegExp(`^${openNow} open`));
-  for (const url of ['/fleet', '/?days=7', '/log?days=1', '/simulate', '/timeline']) {
+  for (const url of ['/fleet', '/jobs?days=7', '/log?days=1', '/simulate', '/timeline']) {
     await page.goto(`${base}${url}`);
     assert.equal(Number(await page.locator('[data-testid="open-count"]').getAttribute('data-open')), openNow, url);
   }
@@ -108,7 +108,7 @@ test('a page about one instance switches to another, without JavaScript', async 
   await page.locator('[data-testid="instance-switch"] button').click();
   await page.waitForURL((u) => u.pathname === '/jobs' && u.searchParams.get('instance') === 'SQLEU01');
   await context.close();
-  const dark = await open('/?instance=SQLEU01&days=7', { colorScheme: 'dark' });
+  const dark = await open('/jobs?instance=SQLEU01&days=7', { colorScheme: 'dark' });
   await dark.page.screenshot({ path: path.join(RESULTS_DIR, 'judgment-zombie-dark.png') });
   await dark.context.close();
 });

@@ -182,7 +182,7 @@ test('any IANA zone works: another zone is fetched once, then computed in the br
 });
 
 test('a change to a demo job names the overlap it creates and gives the sp_update_schedule that applies it', async () => {
-  const { page: list, context } = await open('/?days=7');
+  const { page: list, context } = await open('/jobs?days=7');
   const row = list.locator('[data-testid="job-row"]', { hasText: 'IndexOptimize - USER_DATABASES' });
   await row.locator('a.job-link').click();
   await list.waitForURL((u) => u.pathname.startsWith('/jobs/'));

@@ -123,7 +123,7 @@ test('the fleet page lists the instance, and its link opens its jobs', async () 
   await page.screenshot({ path: path.join(RESULTS_DIR, 'fleet.png') });
   const name = await row.getAttribute('data-instance');
   await row.locator('a.job-link').click();
-  await page.waitForURL((u) => u.pathname === '/' && u.searchParams.get('instance') === name);
+  await page.waitForURL((u) => u.pathname === '/jobs' && u.searchParams.get('instance') === name);
   await page.locator('[data-testid="jobs-table"]').waitFor();
   // The header names the instance: in its switch (a select) when the fleet has several.
   const shown = page.locator('[data-testid="instance"] .instance-name');

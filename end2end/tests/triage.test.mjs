@@ -207,7 +207,7 @@ async function followEvidence(page, row) {
     await page.locator('[data-testid="job-name"]').waitFor();
     assert.ok((await page.locator('[data-testid="job-name"]').innerText()).includes(job), `the timeline of ${job}`);
   } else {
-    assert.equal(url.pathname, '/', `an instance-wide problem opens the instance's jobs: ${url}`);
+    assert.equal(url.pathname, '/jobs', `an instance-wide problem opens the instance's jobs: ${url}`);
   }
   await page.locator('body[data-hydrated="true"]').waitFor();
   assert.ok((await page.locator('main').innerText()).includes(instance), `the page is about ${instance}`);

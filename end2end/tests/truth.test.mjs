@@ -49,7 +49,7 @@ async function open(url, { width = 1440, height = 900, colorScheme = 'light' } =
 
 /** The id of a job with a zombie-explained miss, and of one with failures (from the 30-day list). */
 async function demoJobs() {
-  const { page, context } = await open('/?days=30');
+  const { page, context } = await open('/jobs?days=30');
   const zombie = await page.locator('[data-testid="job-row"]:not([data-missed-zombie="0"])').first().getAttribute('data-job-id');
   const failing = await page.locator('[data-testid="job-row"]:not([data-failed="0"])').first().getAttribute('data-job-id');
   await context.close();
@@ -57,7 +57,7 @@ async function demoJobs() {
 }
 
 test('a failing job\'s failures show in the list, its state, and its tiles', async () => {
-  const { page, context } = await open('/?days=7');
+  const { page, context } = await open('/jobs?days=7');
   const rows = page.locator('[data-testid="job-row"]:not([data-failed="0"])');
   assert.ok(await rows.count() > 0, 'some job failed in the last 7 days');
   const row = rows.first();
@@ -91,7 +91,7 @@ test('a failing job\'s failures show in the list, its state, and its tiles', asy
 });
 
 test('the zombie period is announced on the default jobs page, with its cost and a link to it', async () => {
-  const { page, context } = await open('/');
+  const { page, context } = await open('/jobs');
   const banner = page.locator('[data-testid="zombie-banner"]');
   assert.equal(await banner.count(), 1, 'the zombie period of 9..7 days ago is announced on the 7-day view');
   const text = await banner.innerText();
@@ -101,7 +101,7 @@ test('the zombie period is announced on the default jobs page, with its cost and
   const unknown = Number(await banner.getAttribute('data-unknown'));
   assert.ok(due >= missed + unknown && missed > 0, `due ${due}, missed ${missed}, unknown ${unknown}`);
   // The 30-day list agrees: the zombie's misses are inside the list's missed runs.
-  const { page: p30, context: c30 } = await open('/?days=30');
+  const { page: p30, context: c30 } = await open('/jobs?days=30');
   const zombieMissed = await p30.locator('[data-testid="job-row"]').evaluateAll((els) => els.reduce((n, e) => n + Number(e.dataset.missedZombie), 0));
   assert.equal(zombieMissed, missed, 'banner and list count the same zombie misses');
   // And the log counts every missed run of the list, though it collapses them into lines.
@@ -179,8 +179,9 @@ test('the log pages through every line of a 30-day window, with no cap', async (
 const PAGES = async () => {
   const { zombie } = await demoJobs();
   return [
-    ['jobs', '/'],
-    ['jobs-30d', '/?days=30'],
+    ['landing', '/'],
+    ['jobs', '/jobs'],
+    ['jobs-30d', '/jobs?days=30'],
     ['timeline', `/jobs/${encodeURIComponent(zombie)}?days=7`],
     ['timeline-30d', `/jobs/${encodeURIComponent(zombie)}?days=30`],
     ['log', '/log?days=7&instance=SQLPROD01'],
@@ -199,7 +200,7 @@ test('every <time> carries a datetime with an offset, and the zone switch is rem
     assert.deepEqual(bad.slice(0, 5), [], `${name}: every <time> has a zoned datetime`);
     await context.close();
   }
-  const { page, context } = await open('/');
+  const { page, context } = await open('/jobs');
   const now = page.locator('[data-testid="instance"] time');
   const instanceText = await now.innerText();
   assert.match(instanceText, /UTC[−+]\d/, 'the instance zone\'s offset is shown');
@@ -219,7 +220,7 @@ test('no page scrolls sideways on a phone (390 × 844), and the header keeps ins
       const { page, context } = await open(url, { width: 390, height: 844, colorScheme });
       const width = await page.evaluate(() => document.documentElement.scrollWidth);
       assert.ok(width <= 390, `${name} (${colorScheme}) is ${width} px wide at 390`);
-      if (name !== 'fleet' && name !== 'log-fleet') {
+      if (!['fleet', 'landing', 'log-fleet'].includes(name)) {
         for (const sel of ['.instance-name', '[data-testid="instance-zone"]', '[data-testid="instance"] time']) {
           assert.ok(await page.locator(sel).first().isVisible(), `${name}: ${sel} visible on a phone`);
         }
@@ -273,7 +274,7 @@ test('exactly one aria-current per navigation group; a skip link leads to the co
 });
 
 test('a 7-day job page stays under 150 KB', async () => {
-  const { page, context } = await open('/?days=7');
+  const { page, context } = await open('/jobs?days=7');
   const ids = await page.locator('[data-testid="job-row"]').evaluateAll((els) => els.map((e) => e.dataset.jobId));
   await context.close();
   let biggest = [0, ''];

@@ -206,7 +206,7 @@ mod build {
             // evidence to open the page at: the job's page as it is now says it.
             Some((id, _)) if p.at >= now => crate::components::job_href(Some(&p.instance), id, 1),
             Some((id, _)) => crate::components::job_at_href(Some(&p.instance), id, p.at),
-            None => format!("/?days=1{}", crate::components::instance_query(Some(&p.instance))),
+            None => format!("/jobs?days=1{}", crate::components::instance_query(Some(&p.instance))),
         };
         ProblemRow {
             key: p.key(),

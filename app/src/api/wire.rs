@@ -772,7 +772,7 @@ pub struct FoundJobs {
     pub not_searched: Vec<String>,
 }
 
-/// The jobs list: what `/` shows and `GET /api/jobs` returns.
+/// The jobs list: what `/jobs` shows and `GET /api/jobs` returns.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct JobsData {
     pub instance: InstanceHead,

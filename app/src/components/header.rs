@@ -20,9 +20,9 @@ enum View {
 }
 
 fn current_view(path: &str) -> View {
-    if path == "/" || path.starts_with("/jobs") {
+    if path.starts_with("/jobs") {
         View::Jobs
-    } else if path.starts_with("/fleet") {
+    } else if path == "/" || path.starts_with("/fleet") {
         View::Fleet
     } else if path.starts_with("/triage") {
         View::Triage
@@ -60,7 +60,7 @@ pub fn Header(#[prop(optional)] instance: Option<InstanceHead>) -> AnyView {
                 </span>
             </a>
             <nav class="primary-nav" aria-label="Views">
-                {link(View::Jobs, format!("/?days={days}{iq}"), "Jobs")}
+                {link(View::Jobs, format!("/jobs?days={days}{iq}"), "Jobs")}
                 {link(View::Triage, "/triage".to_string(), "Triage")}
                 {open_count()}
                 {link(View::Fleet, "/fleet".to_string(), "Fleet")}

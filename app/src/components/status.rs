@@ -53,7 +53,7 @@ pub fn ErrorPanel(err: ApiError, #[prop(optional, into)] base: Option<String>) -
             {hint.map(|h| view! { <p class="hint">{h}</p> })}
             {fix}
             <p>
-                <A href="/">"Back to all jobs"</A>
+                <A href="/jobs">"Back to all jobs"</A>
                 " · "
                 <A href="/fleet">"Fleet"</A>
             </p>
@@ -71,7 +71,7 @@ pub fn NotFound(#[prop(optional, into)] what: Option<String>) -> impl IntoView {
             <h1>"Not found"</h1>
             <p class="error-message">{what}</p>
             <p>
-                <A href="/">"Back to all jobs"</A>
+                <A href="/jobs">"Back to all jobs"</A>
             </p>
         </section>
     }

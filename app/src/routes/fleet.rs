@@ -56,7 +56,7 @@ fn note_line(n: &DiagnosticLine) -> impl IntoView + use<> {
 }
 
 fn instance_row(i: InstanceStatus) -> impl IntoView {
-    let href = format!("/?instance={}", encode_segment(&i.name));
+    let href = format!("/jobs?instance={}", encode_segment(&i.name));
     let unreachable = i.state == SourceState::Unreachable;
     let notes = i.notes.iter().map(note_line).collect_view();
     let key = i.name.clone();

@@ -78,7 +78,7 @@ fn InstanceTimelineView(data: api::instance_timeline::InstanceTimelineData) -> A
         <Header instance=head.clone()/>
         <div class="page page-wide">
             <nav class="crumbs" aria-label="Breadcrumb">
-                <a href=format!("/?days={days}{}", instance_query(instance.as_deref()))>"← All jobs"</a>
+                <a href=format!("/jobs?days={days}{}", instance_query(instance.as_deref()))>"← All jobs"</a>
             </nav>
             <div class="toolbar">
                 <h1>"Instance timeline"</h1>

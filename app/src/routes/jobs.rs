@@ -1,4 +1,4 @@
-//! The jobs page (`/`, `/jobs`): every job of the instance with its last and next run and
+//! The jobs page (`/jobs`): every job of the instance with its last and next run and
 //! what went wrong in the window.
 //!
 //! Sorting and filtering are driven by the query (`?sort=status|name|last|next|failed|missed

@@ -330,7 +330,7 @@ fn TimelineView(data: TimelineData, pending: ReadSignal<bool>) -> AnyView {
         <Header instance=data.instance.clone()/>
         <div class="page" class:pending=move || pending.get()>
             <nav class="crumbs" aria-label="Breadcrumb">
-                <a href=format!("/?days={days}{}", instance_query(instance.as_deref()))>"← All jobs"</a>
+                <a href=format!("/jobs?days={days}{}", instance_query(instance.as_deref()))>"← All jobs"</a>
             </nav>
             {view! {
             <div class="job-head">

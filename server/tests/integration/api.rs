@@ -164,7 +164,7 @@ async fn the_api_answers_for_any_window_and_any_moment() {
     }
     assert_eq!(small, all[..150], "pages of 50 are the same lines");
     // The pages link to the JSON they are built from: the same jobs over the same window.
-    for (page, key) in [("/?days=7", "jobs"), ("/log?days=7", "events")] {
+    for (page, key) in [("/jobs?days=7", "jobs"), ("/log?days=7", "events")] {
         let (status, html) = get(&state, page).await;
         assert_eq!(status, StatusCode::OK);
         let tag = html.split("data-testid=\"json-link\"").next().unwrap_or_default();

@@ -205,7 +205,7 @@ user = "sundial_reader"
     let stale = v["instance"]["stale"].as_str().unwrap_or_default();
     assert!(stale.contains("cannot be read now") && stale.contains("last good read"), "{body}");
     assert!(body.contains("nightly-vacuum"), "the last good read's jobs");
-    let (status, page) = get(&state, "/?instance=pg-main&days=1").await;
+    let (status, page) = get(&state, "/jobs?instance=pg-main&days=1").await;
     assert_eq!(status, StatusCode::OK);
     assert!(page.contains(r#"data-testid="stale-banner""#), "the page says it is stale");
     // An instance never read has nothing to show: 503 with its error.
@@ -245,6 +245,6 @@ user = "sundial_reader"
     let outage = v["instance"]["incidents"].as_array().unwrap().iter().find(|i| i["kind"] == "unreachable").cloned();
     let outage = outage.unwrap_or_else(|| panic!("the unreachable stretch is an incident: {body}"));
     assert!(outage["reason"].as_str().is_some_and(|r| !r.is_empty()) && outage["ongoing"] == false, "{outage}");
-    let (_, page) = get(&state, "/?instance=pg-main&days=1").await;
+    let (_, page) = get(&state, "/jobs?instance=pg-main&days=1").await;
     assert!(page.contains(r#"data-kind="unreachable""#), "the page announces it");
 }

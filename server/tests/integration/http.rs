@@ -40,7 +40,7 @@ async fn health_is_ok() {
 
 #[tokio::test]
 async fn jobs_page_shows_the_instance_and_its_jobs() {
-    let a = get("/").await;
+    let a = get("/jobs").await;
     assert_eq!(a.status, StatusCode::OK);
     assert!(a.headers[header::CONTENT_TYPE].to_str().unwrap().starts_with("text/html"));
     let html = a.text();
@@ -60,7 +60,7 @@ async fn jobs_page_shows_the_instance_and_its_jobs() {
 
 #[tokio::test]
 async fn jobs_page_warns_of_a_zombie_agent_in_the_window() {
-    let html = get("/?days=30").await.text();
+    let html = get("/jobs?days=30").await.text();
     assert!(html.contains("zombie-banner"));
     let text = visible(&html);
     assert!(
@@ -70,7 +70,7 @@ async fn jobs_page_warns_of_a_zombie_agent_in_the_window() {
     assert!(text.contains("runs due: "));
     // Still announced when the window shown (7 days) ends before it: incidents of the last
     // 30 days are on every page.
-    assert!(get("/?days=7").await.text().contains("zombie-banner"));
+    assert!(get("/jobs?days=7").await.text().contains("zombie-banner"));
 }
 
 #[tokio::test]
@@ -81,12 +81,12 @@ async fn jobs_page_sorts_by_query() {
         at.sort();
         at.into_iter().map(|(_, n)| n).collect::<Vec<_>>()
     };
-    let asc = get("/?sort=name&dir=asc").await.text();
+    let asc = get("/jobs?sort=name&dir=asc").await.text();
     assert_eq!(
         order(&asc),
         ["CommandLog Cleanup", "DatabaseBackup - USER_DATABASES - FULL", "syspolicy_purge_history"]
     );
-    let desc = get("/?sort=name&dir=desc").await.text();
+    let desc = get("/jobs?sort=name&dir=desc").await.text();
     assert_eq!(
         order(&desc),
         ["syspolicy_purge_history", "DatabaseBackup - USER_DATABASES - FULL", "CommandLog Cleanup"]
@@ -146,7 +146,7 @@ async fn unknown_job_is_not_found() {
 
 #[tokio::test]
 async fn other_windows_are_a_bad_request() {
-    for uri in ["/?days=5", "/jobs?days=abc", &format!("/jobs/{}?days=5", fixture::FULL_BACKUP_ID)] {
+    for uri in ["/jobs?days=5", "/jobs?days=abc", &format!("/jobs/{}?days=5", fixture::FULL_BACKUP_ID)] {
         let a = get(uri).await;
         assert_eq!(a.status, StatusCode::BAD_REQUEST, "{uri}");
         assert!(a.text().contains("days must be 1, 7 or 30"), "{uri}");
@@ -160,7 +160,7 @@ async fn other_windows_are_a_bad_request() {
 
 #[tokio::test]
 async fn an_unreadable_source_is_a_503_naming_the_instance_only() {
-    for uri in ["/", &format!("/jobs/{}?days=7", fixture::FULL_BACKUP_ID), "/api/jobs"] {
+    for uri in ["/jobs", &format!("/jobs/{}?days=7", fixture::FULL_BACKUP_ID), "/api/jobs"] {
         let a = send(state(true), Request::get(uri).body(Body::empty()).unwrap()).await;
         assert_eq!(a.status, StatusCode::SERVICE_UNAVAILABLE, "{uri}");
         let text = a.text();
@@ -212,7 +212,7 @@ async fn server_functions_answer_with_the_backend_in_context() {
 
 #[tokio::test]
 async fn pages_are_gzipped_when_asked() {
-    let req = Request::get("/").header(header::ACCEPT_ENCODING, "gzip").body(Body::empty()).unwrap();
+    let req = Request::get("/jobs").header(header::ACCEPT_ENCODING, "gzip").body(Body::empty()).unwrap();
     let a = send(state(false), req).await;
     assert_eq!(a.status, StatusCode::OK);
     assert_eq!(a.headers[header::CONTENT_ENCODING], "gzip");
@@ -220,7 +220,7 @@ async fn pages_are_gzipped_when_asked() {
     std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&a.body[..]), &mut html).expect("valid gzip");
     assert!(html.contains(INSTANCE));
     // And not when not asked.
-    assert!(get("/").await.headers.get(header::CONTENT_ENCODING).is_none());
+    assert!(get("/jobs").await.headers.get(header::CONTENT_ENCODING).is_none());
 }
 
 #[tokio::test]
@@ -285,7 +285,7 @@ async fn the_log_page_lists_runs_and_findings_colour_coded_and_filters_problems(
 #[tokio::test]
 async fn zombie_wording_names_the_instances_own_scheduler() {
     let pg = web::state(Arc::new(FixtureBackend { fail: false, kind: "pg_cron" }));
-    let html = send(pg.clone(), Request::get("/?days=30").body(Body::empty()).unwrap()).await.text();
+    let html = send(pg.clone(), Request::get("/jobs?days=30").body(Body::empty()).unwrap()).await.text();
     let text = visible(&html);
     assert!(
         text.contains("Zombie scheduler.") && text.contains("pg_cron started no job from 2026-11-13 12:00:00"),
@@ -301,7 +301,7 @@ async fn zombie_wording_names_the_instances_own_scheduler() {
     );
     assert!(!html.contains("SQL Agent"));
     // The Agent keeps its own words.
-    let text = visible(&get("/?days=30").await.text());
+    let text = visible(&get("/jobs?days=30").await.text());
     assert!(text.contains("Zombie Agent.") && text.contains("SQL Agent started no job from"), "{text}");
     assert_eq!(app::api::scheduler_mid(app::api::scheduler_label("mysql_events")), "the event scheduler");
 }
@@ -329,7 +329,7 @@ async fn the_list_counts_failures_states_and_unknown_never_as_zero_missed() {
     assert!(log["unknown"].as_u64().unwrap() > 900, "{log}");
     assert_eq!(log["history_since"], "2026-11-02T12:00:00+00:00", "RFC 3339 with the offset");
     assert!(log["due"].as_u64().unwrap() >= log["unknown"].as_u64().unwrap());
-    let html = get("/?days=30").await.text();
+    let html = get("/jobs?days=30").await.text();
     let row = html
         .split(&format!(r#"data-job-id="{}""#, fixture::LOG_BACKUP_ID))
         .nth(1)
@@ -355,13 +355,13 @@ async fn the_list_counts_failures_states_and_unknown_never_as_zero_missed() {
         .collect();
     assert_eq!(order[0], fixture::LOG_BACKUP_ID, "the most missed runs first");
     assert_eq!(order.last().map(String::as_str), Some(fixture::PURGE_ID), "the disabled job last");
-    let html = get("/?days=30&show=failures").await.text();
+    let html = get("/jobs?days=30&show=failures").await.text();
     assert_eq!(html.matches(r#"data-testid="job-row""#).count(), 1);
 }
 
 #[tokio::test]
 async fn incidents_of_the_last_30_days_are_on_every_page_whatever_the_window() {
-    for uri in ["/", "/?days=1", &format!("/jobs/{}?days=1", fixture::ORDERS_ID), "/log?days=1"] {
+    for uri in ["/jobs", "/jobs?days=1", &format!("/jobs/{}?days=1", fixture::ORDERS_ID), "/log?days=1"] {
         let html = get(uri).await.text();
         let text = visible(&html);
         assert!(html.contains(r#"data-testid="zombie-banner""#), "{uri}: the zombie of 9..7 days ago is announced");
@@ -403,7 +403,7 @@ async fn consecutive_misses_with_one_cause_are_one_expandable_row() {
 
 #[tokio::test]
 async fn every_time_on_every_page_has_a_zoned_datetime() {
-    for uri in ["/?days=30", &format!("/jobs/{}?days=30", fixture::FULL_BACKUP_ID), "/log?days=7"] {
+    for uri in ["/jobs?days=30", &format!("/jobs/{}?days=30", fixture::FULL_BACKUP_ID), "/log?days=7"] {
         let html = get(uri).await.text();
         let times: Vec<&str> = html.split("<time").skip(1).collect();
         assert!(!times.is_empty(), "{uri} shows times");
@@ -435,7 +435,8 @@ async fn the_switches_remember_zone_and_theme_in_cookies_and_go_back_to_the_page
         assert!(res.headers.get("set-cookie").is_none(), "{body}");
     }
     // The pages read the cookies: UTC times, the dark theme, the pressed button.
-    let with = |cookie: &'static str| Request::get("/?days=7").header("cookie", cookie).body(Body::empty()).unwrap();
+    let with =
+        |cookie: &'static str| Request::get("/jobs?days=7").header("cookie", cookie).body(Body::empty()).unwrap();
     let html = send(state(false), with("sundial-zone=utc; sundial-theme=dark")).await.text();
     assert!(html.contains(r#"<html lang="en" data-theme="dark""#), "dark theme on <html>");
     assert!(html.contains(r#"aria-pressed="true" data-zone="utc""#), "UTC is the pressed choice");
@@ -449,7 +450,7 @@ async fn the_switches_remember_zone_and_theme_in_cookies_and_go_back_to_the_page
     // The browser's zone, from the cookie the page's script keeps.
     let html = send(state(false), with("sundial-zone=browser; sundial-browser-tz=Asia%2FKolkata")).await.text();
     assert!(html.contains("<span class=\"tz-off\">UTC+5:30</span>"), "times in the browser's zone");
-    let html = get("/?days=7").await.text();
+    let html = get("/jobs?days=7").await.text();
     assert!(
         !html.contains("data-theme=\"dark\"") && html.contains(r#"aria-pressed="true" data-zone="instance""#),
         "defaults without cookies"

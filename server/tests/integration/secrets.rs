@@ -120,8 +120,8 @@ async fn no_secret_reaches_a_log_a_page_an_error_or_the_metrics() {
     for path in [
         "/fleet",
         "/triage",
-        "/?instance=PG",
-        "/?instance=SQL",
+        "/jobs?instance=PG",
+        "/jobs?instance=SQL",
         "/log?days=7",
         "/jobs/1?instance=PG",
         "/timeline?instance=SQL",

@@ -483,7 +483,7 @@ async fn the_page_memory_keeps_each_browsers_zone_apart() {
     let state = web::fleet_as_of(&toml, t("2026-11-22T12:00:00Z")).await;
     let router = web::router(state).await;
     let page = async |zone: &str| {
-        let req = Request::get("/?days=7")
+        let req = Request::get("/jobs?days=7")
             .header(header::COOKIE, format!("sundial-zone=browser; sundial-browser-tz={zone}"))
             .body(Body::empty())
             .unwrap();

@@ -84,7 +84,7 @@ sleep "${SETTLE:-0}"
 r0=$(reads); sleep "$seconds"; r1=$(reads)
 echo "quiet ${seconds}s: $((r1 - r0)) reads (the poll intervals make about $expected in ${seconds}s)"
 for c in $clients; do
-  for page in /fleet /triage "/jobs/$job?instance=$first" "/?days=7&instance=$first" /api/triage "/api/instances/$first/jobs"; do
+  for page in /fleet /triage "/jobs/$job?instance=$first" "/jobs?days=7&instance=$first" /api/triage "/api/instances/$first/jobs"; do
     before=$(reads)
     printf 'c=%-4s %-44s ' "$c" "$page"
     # Every answer compressed, as browsers ask.

@@ -57,7 +57,7 @@ jobs=$(curl -sf "$url/api/triage" | python3 -c 'import json,sys; v=json.load(sys
 echo "fleet: $instances copies of SQLPROD01 (each read every $poll) and $trouble of the demo's 8 others; $jobs"
 # Served: pages as clients get them (rendered once per change of data, then kept, see
 # server/src/http/page_cache.rs). Rendered: every request a URL of its own, rendered afresh.
-for page in /triage /fleet /api/triage "/?days=7&instance=SQL01"; do
+for page in /triage /fleet /api/triage "/jobs?days=7&instance=SQL01"; do
   curl -sf -o /dev/null "$url$page"  # the first request judges the fleet; the figures are for pages served from it
   printf 'served   %-26s ' "$page"
   wrk -t2 -c"$clients" -d"${seconds}s" -s "$here/percentiles.lua" "$url$page" | tail -n 1

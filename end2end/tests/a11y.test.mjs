@@ -55,7 +55,7 @@ async function themed(theme) {
 async function pages() {
   const context = await browser.newContext();
   const page = await context.newPage();
-  await page.goto(`${base}/?days=7`);
+  await page.goto(`${base}/jobs?days=7`);
   const job = await page.locator('[data-testid="job-row"] a.job-link').first().getAttribute('href');
   const triage = await (await context.request.get(`${base}/api/triage`)).json();
   // A job's timeline at a moment, and an instance-wide problem's page (an unreachable

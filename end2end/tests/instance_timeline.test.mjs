@@ -84,7 +84,7 @@ async function settledOn(page, ok) {
 
 test('a row per job of SQLPROD01, linked from the jobs list and the navigation', async () => {
   const page = await newPage();
-  await page.goto(`${base}/?days=7&instance=${INSTANCE}`);
+  await page.goto(`${base}/jobs?days=7&instance=${INSTANCE}`);
   const jobNames = (await page.locator('[data-testid="job-row"] a.job-link').allTextContents()).map((s) => s.trim());
   assert.ok(jobNames.length > 5);
   await page.locator('[data-testid="instance-timeline-link"]').click();

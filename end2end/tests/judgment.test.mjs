@@ -91,7 +91,7 @@ test('the header counts the fleet\'s open problems on every page, as triage list
 test('a page about one instance switches to another, without JavaScript', async () => {
   const context = await browser.newContext({ viewport: { width: 390, height: 844 }, javaScriptEnabled: false });
   const page = await context.newPage();
-  await page.goto(`${base}/?instance=SQLPROD01&days=7`);
+  await page.goto(`${base}/jobs?instance=SQLPROD01&days=7`);
   const select = page.locator('[data-testid="instance-switch"] select');
   assert.equal(await select.inputValue(), 'SQLPROD01');
   await select.selectOption('pg-analytics');

@@ -52,7 +52,7 @@ async function newPage() {
 
 test('the jobs page lists the instance\'s jobs', async () => {
   const page = await newPage();
-  const res = await page.goto(`${base}/?days=30`);
+  const res = await page.goto(`${base}/jobs?days=30`);
   assert.equal(res.status(), 200);
   await page.locator('[data-testid="instance"]').waitFor();
   const rows = page.locator('[data-testid="job-row"]');
@@ -65,7 +65,7 @@ test('the jobs page lists the instance\'s jobs', async () => {
 
 test('a missed run the zombie Agent explains, then a window switch and back', async () => {
   const page = await newPage();
-  await page.goto(`${base}/?days=30&sort=missed&dir=desc`);
+  await page.goto(`${base}/jobs?days=30&sort=missed&dir=desc`);
   await page.locator('[data-testid="jobs-table"]').waitFor();
   await page.locator('body[data-hydrated="true"]').waitFor();
 
@@ -134,7 +134,7 @@ test('the fleet page lists the instance, and its link opens its jobs', async () 
 
 test('the scheduler log, colour-coded, filtered to problems in the browser', async () => {
   const page = await newPage();
-  await page.goto(`${base}/?days=7`);
+  await page.goto(`${base}/jobs?days=7`);
   await page.locator('body[data-hydrated="true"]').waitFor();
   await page.locator('[data-testid="nav-log"]').click();
   await page.waitForURL((u) => u.pathname === '/log' && u.searchParams.get('days') === '7');

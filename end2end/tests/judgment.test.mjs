@@ -112,3 +112,18 @@ test('a page about one instance switches to another, without JavaScript', async 
   await dark.page.screenshot({ path: path.join(RESULTS_DIR, 'judgment-zombie-dark.png') });
   await dark.context.close();
 });
+
+test('every control of a problem on triage is at least 44 × 44 CSS px on a phone', async () => {
+  const { page, context } = await open('/triage', { width: 390, height: 844 });
+  // Open one acknowledge form, so its fields count too.
+  await page.locator('[data-testid="problem"] details.ack summary').first().click();
+  const small = await page.locator('[data-testid="problem"]').evaluateAll((problems) => problems.flatMap((p) =>
+    [...p.querySelectorAll('a, button, summary, select, input:not([type="hidden"]), textarea')]
+      .filter((e) => e.offsetParent !== null)
+      .map((e) => [e.tagName, e.textContent.trim().slice(0, 30), e.getBoundingClientRect()])
+      .filter(([, , r]) => r.width < 44 || r.height < 44)
+      .map(([tag, text, r]) => `${tag} "${text}" ${Math.round(r.width)}×${Math.round(r.height)}`)));
+  assert.deepEqual(small, [], 'touch targets under 44 × 44');
+  await page.screenshot({ path: path.join(RESULTS_DIR, 'judgment-triage-phone.png') });
+  await context.close();
+});

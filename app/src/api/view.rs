@@ -752,7 +752,24 @@ pub fn parse_at(raw: &str, tz: Tz) -> Result<DateTime<Utc>, String> {
 
 /// Every run of `job` as pages show it, parallel to `job.runs`, flagged against `stats`.
 fn run_views(job: &JobReport, tz: Tz, stats: Option<&DurationStats>, flags: &DurationFlags) -> Vec<RunView> {
-    job.runs.iter().enumerate().map(|(i, r)| run_view(r, job.reconciliation.runs.get(i), tz, stats, flags)).collect()
+    job.runs
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let mut v = run_view(r, job.reconciliation.runs.get(i), tz, stats, flags);
+            v.kind = run_kind(v.kind, &r.trigger, job.enabled);
+            v
+        })
+        .collect()
+}
+
+/// A run the scheduler says one of its schedules started is a scheduled run, also once the job
+/// is disabled (its schedules then forecast nothing to match the run to): never "Unscheduled".
+fn run_kind(kind: RunKind, trigger: &Trigger, job_enabled: bool) -> RunKind {
+    match (kind, trigger) {
+        (RunKind::Unscheduled, Trigger::Schedule(_)) if !job_enabled => RunKind::Scheduled,
+        (k, _) => k,
+    }
 }
 
 /// Every occurrence of `job` as pages show it, with the index of the run that served it (on
@@ -1016,6 +1033,15 @@ mod timeline_tests {
         let v = run_view(&plain, None, Tz::UTC, None, &DurationFlags::default());
         assert!(v.steps.is_empty());
         assert_eq!(v.message, "The job succeeded.");
+    }
+
+    #[test]
+    fn a_run_a_schedule_started_stays_scheduled_once_the_job_is_disabled() {
+        let by_schedule = Trigger::Schedule(Some(7));
+        assert_eq!(run_kind(RunKind::Unscheduled, &by_schedule, false), RunKind::Scheduled);
+        assert_eq!(run_kind(RunKind::Unscheduled, &by_schedule, true), RunKind::Unscheduled, "enabled: unexpected");
+        assert_eq!(run_kind(RunKind::Unscheduled, &Trigger::Other("retry".into()), false), RunKind::Unscheduled);
+        assert_eq!(run_kind(RunKind::Manual, &Trigger::Manual, false), RunKind::Manual);
     }
 
     #[test]

@@ -163,7 +163,7 @@ fn bounce(wanted: &str) -> Response {
     let href = app::components::simulator::render::escape(&wanted);
     let body = format!(
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta http-equiv=\"refresh\" content=\"0;url={href}\">\
-         <title>Sundial</title></head><body><p><a href=\"{href}\">Continue to Sundial</a></p></body></html>"
+         <link rel=\"icon\" href=\"/favicon.svg\" type=\"image/svg+xml\"><title>Sundial</title></head><body><p><a href=\"{href}\">Continue to Sundial</a></p></body></html>"
     );
     let mut res = axum::response::Html(body).into_response();
     res.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
@@ -211,7 +211,7 @@ pub async fn sign_in(State(state): State<AppState>, req: Request) -> Response {
             tracing::warn!(user, client = ?client, secs, "sign-in refused: too many failed attempts");
             let back = format!("/signin?next={}", app::components::encode_segment(&next));
             let body = format!(
-                "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Too many attempts · Sundial</title></head>\
+                "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><link rel=\"icon\" href=\"/favicon.svg\" type=\"image/svg+xml\"><title>Too many attempts · Sundial</title></head>\
                  <body><h1>Too many sign-in attempts</h1><p>Sundial refuses sign-ins from this browser for a while \
                  (too many wrong passwords from it, or for this name from browsers it has not signed in from). \
                  Try again in {secs} s.</p><p><a href=\"{back}\">Back to sign-in</a></p></body></html>"

@@ -14,6 +14,12 @@ use tracing_subscriber::fmt::MakeWriter;
 /// The longest value written, in characters; the rest is counted, not written.
 pub const MAX_FIELD: usize = 512;
 
+/// Characters that hide what a text says (bidirectional controls, zero-width marks): the log
+/// writes them escaped, and no redirect target may hold one (`http::guard`).
+pub fn is_invisible(c: char) -> bool {
+    matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}')
+}
+
 /// `value` as the log writes it (see the module docs).
 pub fn escaped(value: &str) -> String {
     let mut out = String::with_capacity(value.len().min(MAX_FIELD + 32));
@@ -26,9 +32,7 @@ pub fn escaped(value: &str) -> String {
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
-            c if c.is_control()
-                || matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}') =>
-            {
+            c if c.is_control() || is_invisible(c) => {
                 let _ = write!(out, "\\u{{{:x}}}", c as u32);
             }
             c => out.push(c),

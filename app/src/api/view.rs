@@ -524,17 +524,12 @@ fn progress(r: &Run, stats: &DurationStats, tz: Tz) -> Progress {
 fn run_view(
     r: &Run,
     class: Option<&RunClass>,
+    job_enabled: bool,
     tz: Tz,
     stats: Option<&DurationStats>,
     flags: &DurationFlags,
 ) -> RunView {
-    let kind = match (class, &r.trigger) {
-        (Some(RunClass::Expected { .. }), _) => RunKind::Scheduled,
-        (Some(RunClass::Manual), _) | (None, Trigger::Manual) => RunKind::Manual,
-        (Some(RunClass::Unscheduled), _) => RunKind::Unscheduled,
-        (None, Trigger::Schedule(_)) => RunKind::Scheduled,
-        (None, Trigger::Other(_)) => RunKind::Unscheduled,
-    };
+    let kind = run_kind(class, &r.trigger, job_enabled);
     RunView {
         start: point(r.start, tz),
         end_ms: r.end().timestamp_millis(),
@@ -755,20 +750,21 @@ fn run_views(job: &JobReport, tz: Tz, stats: Option<&DurationStats>, flags: &Dur
     job.runs
         .iter()
         .enumerate()
-        .map(|(i, r)| {
-            let mut v = run_view(r, job.reconciliation.runs.get(i), tz, stats, flags);
-            v.kind = run_kind(v.kind, &r.trigger, job.enabled);
-            v
-        })
+        .map(|(i, r)| run_view(r, job.reconciliation.runs.get(i), job.enabled, tz, stats, flags))
         .collect()
 }
 
-/// A run the scheduler says one of its schedules started is a scheduled run, also once the job
-/// is disabled (its schedules then forecast nothing to match the run to): never "Unscheduled".
-fn run_kind(kind: RunKind, trigger: &Trigger, job_enabled: bool) -> RunKind {
-    match (kind, trigger) {
-        (RunKind::Unscheduled, Trigger::Schedule(_)) if !job_enabled => RunKind::Scheduled,
-        (k, _) => k,
+/// What started a run: the occurrence it served, else the scheduler's own word. A run the
+/// scheduler says one of its schedules started is a scheduled run also once the job is
+/// disabled (its schedules then forecast nothing to match the run to): never "Unscheduled".
+fn run_kind(class: Option<&RunClass>, trigger: &Trigger, job_enabled: bool) -> RunKind {
+    match (class, trigger) {
+        (Some(RunClass::Expected { .. }), _) => RunKind::Scheduled,
+        (Some(RunClass::Manual), _) | (None, Trigger::Manual) => RunKind::Manual,
+        (Some(RunClass::Unscheduled), Trigger::Schedule(_)) if !job_enabled => RunKind::Scheduled,
+        (Some(RunClass::Unscheduled), _) => RunKind::Unscheduled,
+        (None, Trigger::Schedule(_)) => RunKind::Scheduled,
+        (None, Trigger::Other(_)) => RunKind::Unscheduled,
     }
 }
 
@@ -1018,7 +1014,7 @@ mod timeline_tests {
             step(1, "Backup", RunOutcome::Succeeded, "Executed as user: sa. The step succeeded.", 50),
             step(2, "Verify", RunOutcome::Failed, "Executed as user: sa. CHECKSUM mismatch.  The step failed.", 10),
         ];
-        let v = run_view(&r, None, Tz::UTC, None, &DurationFlags::default());
+        let v = run_view(&r, None, true, Tz::UTC, None, &DurationFlags::default());
         assert_eq!(v.message, "step 2 (Verify): CHECKSUM mismatch.", "the step's words, not the outcome line");
         let shown: Vec<(String, Option<RunOutcome>, &str, &str)> =
             v.steps.iter().map(|s| (s.label(), s.outcome, s.message.as_str(), s.duration.as_str())).collect();
@@ -1030,7 +1026,7 @@ mod timeline_tests {
             ]
         );
         let plain = run("2026-11-20T01:00:00Z", 60, RunOutcome::Succeeded, "The job succeeded.");
-        let v = run_view(&plain, None, Tz::UTC, None, &DurationFlags::default());
+        let v = run_view(&plain, None, true, Tz::UTC, None, &DurationFlags::default());
         assert!(v.steps.is_empty());
         assert_eq!(v.message, "The job succeeded.");
     }
@@ -1038,10 +1034,11 @@ mod timeline_tests {
     #[test]
     fn a_run_a_schedule_started_stays_scheduled_once_the_job_is_disabled() {
         let by_schedule = Trigger::Schedule(Some(7));
-        assert_eq!(run_kind(RunKind::Unscheduled, &by_schedule, false), RunKind::Scheduled);
-        assert_eq!(run_kind(RunKind::Unscheduled, &by_schedule, true), RunKind::Unscheduled, "enabled: unexpected");
-        assert_eq!(run_kind(RunKind::Unscheduled, &Trigger::Other("retry".into()), false), RunKind::Unscheduled);
-        assert_eq!(run_kind(RunKind::Manual, &Trigger::Manual, false), RunKind::Manual);
+        let unmatched = Some(&RunClass::Unscheduled);
+        assert_eq!(run_kind(unmatched, &by_schedule, false), RunKind::Scheduled);
+        assert_eq!(run_kind(unmatched, &by_schedule, true), RunKind::Unscheduled, "enabled: unexpected");
+        assert_eq!(run_kind(unmatched, &Trigger::Other("retry".into()), false), RunKind::Unscheduled);
+        assert_eq!(run_kind(Some(&RunClass::Manual), &Trigger::Manual, false), RunKind::Manual);
     }
 
     #[test]
@@ -1049,11 +1046,11 @@ mod timeline_tests {
         let flags = DurationFlags::default();
         let s = stats(600, 900);
         let going = run("2026-11-20T01:00:00Z", 120, RunOutcome::InProgress, "");
-        let p = run_view(&going, None, Tz::UTC, Some(&s), &flags).progress.expect("progress of a run going");
+        let p = run_view(&going, None, true, Tz::UTC, Some(&s), &flags).progress.expect("progress of a run going");
         assert_eq!((p.elapsed_secs, p.p50, p.p95), (120, 600, 900));
         assert_eq!(p.finish.map(|f| f.ms), Some(t("2026-11-20T01:10:00Z").timestamp_millis()));
         let past = run("2026-11-20T01:00:00Z", 700, RunOutcome::InProgress, "");
-        let v = run_view(&past, None, Tz::UTC, Some(&s), &flags);
+        let v = run_view(&past, None, true, Tz::UTC, Some(&s), &flags);
         assert_eq!(
             v.progress.and_then(|p| p.finish),
             None,
@@ -1061,12 +1058,12 @@ mod timeline_tests {
         );
         assert_eq!(v.flag, None, "700 s is not past p95 × 1.5");
         let long = run("2026-11-20T01:00:00Z", 1351, RunOutcome::InProgress, "");
-        assert_eq!(run_view(&long, None, Tz::UTC, Some(&s), &flags).flag, Some(DurationFlag::Long { p95: 900 }));
+        assert_eq!(run_view(&long, None, true, Tz::UTC, Some(&s), &flags).flag, Some(DurationFlag::Long { p95: 900 }));
         let done = run("2026-11-20T01:00:00Z", 120, RunOutcome::Succeeded, "");
-        let v = run_view(&done, None, Tz::UTC, Some(&s), &flags);
+        let v = run_view(&done, None, true, Tz::UTC, Some(&s), &flags);
         assert_eq!(v.progress, None, "only a run still going has progress");
         assert_eq!(v.flag, Some(DurationFlag::Short { p50: 600 }), "120 s < 600 s × 0.25");
-        assert_eq!(run_view(&going, None, Tz::UTC, None, &flags).progress, None, "no durations, no estimate");
+        assert_eq!(run_view(&going, None, true, Tz::UTC, None, &flags).progress, None, "no durations, no estimate");
     }
 
     #[test]
@@ -1122,6 +1119,7 @@ mod timeline_tests {
         let r = run_view(
             &run("2026-11-20T01:00:00Z", 3 * 3600, RunOutcome::Succeeded, ""),
             None,
+            true,
             Tz::UTC,
             None,
             &DurationFlags::default(),

@@ -14,17 +14,11 @@ use std::sync::Arc;
 /// `/\t/evil.example` would become `//evil.example`). Every redirect goes through this check.
 pub fn same_site_path(target: &str) -> Option<&str> {
     let rest = target.strip_prefix('/')?;
-    let bad = |c: char| c == '\\' || c.is_control() || is_invisible(c);
+    let bad = |c: char| c == '\\' || c.is_control() || crate::logging::is_invisible(c);
     if rest.starts_with('/') || target.chars().any(bad) {
         return None;
     }
     Some(target)
-}
-
-/// Characters a browser removes or that hide what a link says (bidirectional controls, zero
-/// width marks): never in a redirect target.
-fn is_invisible(c: char) -> bool {
-    matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}')
 }
 
 /// A path on this site to go back to (see [`same_site_path`]), else `/`; as ASCII, ready for a

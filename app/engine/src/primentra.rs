@@ -10,6 +10,9 @@
 //!   Both are arguments here (`last_run`, `now` — not columns, not the clock). Each next run
 //!   counts from the previous one, so the forecast is `(last_run or now) + k × IntervalMinutes`,
 //!   k ≥ 1, in absolute time, from the anchor's whole second (a fractional second is dropped).
+//!   Before the last run, the runs are chained from each fire the `fired` argument lists (the
+//!   log's): after each, the next is due an interval later and, while none came, every
+//!   interval after that; a fire where the chain expected it is that expected run.
 //! - **daily**: every `RunTimes` (CSV of `HH:mm`) every day.
 //! - **weekly**: `RunDays` (`Mon,Tue,…`; full names accepted) × `RunTimes`.
 //! - **monthly**: `RunDaysOfMonth` (`1,15,…`) × `RunTimes`; a day the month lacks is skipped
@@ -35,7 +38,7 @@
 //! elapsed). Ages are `DATEDIFF` counts: minute (second) boundaries crossed.
 use super::dialect::{Clock, Until, cadence, collect, flag_field, fmt_ts, int_field, loose, timestamp_field};
 use super::service_broker::{DayWalk, Days, csv_numbers, never_fires};
-use super::{Diagnostic, Forecast, ScheduleId, Severity, Window, Zone};
+use super::{Diagnostic, Forecast, Occurrence, ScheduleId, Severity, Window, Zone};
 use chrono::{DateTime, NaiveDateTime, NaiveTime, SubsecRound, TimeDelta, Timelike, Utc};
 use serde::{Deserialize, Serialize};
 
@@ -90,12 +93,26 @@ pub struct SchedulerConfiguration {
     /// Argument (not a column): "now", from which an interval schedule that never ran counts.
     #[serde(deserialize_with = "loose")]
     pub now: Option<String>,
+    /// Argument (not a column): when the schedule fired (the log's `fired` rows the schedule
+    /// started), in any order. `CalculateNextRun` counts an interval schedule's next run from
+    /// each run, so the expected runs are chained from each of them (see [`forecast`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub fired: Vec<String>,
 }
 
 #[derive(Clone, Debug)]
 enum Plan {
-    Interval { anchor: NaiveDateTime, minutes: i64 },
-    Calendar { days: Days, times: Vec<u32> },
+    /// `anchors`: the fires (and the last run, or now) the chain counts from, sorted, each
+    /// once; `first_stands`: the first is a fire the log holds, an expected run itself.
+    Interval {
+        anchors: Vec<NaiveDateTime>,
+        minutes: i64,
+        first_stands: bool,
+    },
+    Calendar {
+        days: Days,
+        times: Vec<u32>,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -228,14 +245,42 @@ fn scheduled(m: Option<Mode>, diags: &mut Vec<Diagnostic>) -> bool {
     }
 }
 
-/// An interval schedule: `IntervalMinutes` counted from the last run, or from now.
+/// An interval schedule: `IntervalMinutes` counted from each fire and the last run, or from
+/// now when it never ran.
 fn interval_plan(c: &SchedulerConfiguration, diags: &mut Vec<Diagnostic>) -> Option<Plan> {
     let minutes = interval_minutes(c, diags);
-    let anchor = interval_anchor(c, diags);
-    match (anchor, minutes) {
-        (Some(anchor), Some(minutes)) => Some(Plan::Interval { anchor, minutes }),
+    let mut anchors = fired_times(c, diags);
+    let first_stands = !anchors.is_empty();
+    let last = if first_stands {
+        timestamp_field("last_run", &c.last_run, diags).ok().flatten()
+    } else {
+        interval_anchor(c, diags)
+    };
+    anchors.extend(last);
+    anchors.sort_unstable();
+    anchors.dedup();
+    match minutes {
+        Some(minutes) if !anchors.is_empty() => Some(Plan::Interval { anchors, minutes, first_stands }),
         _ => None,
     }
+}
+
+/// The `fired` argument's times; one that is not a timestamp is left out, with a warning.
+fn fired_times(c: &SchedulerConfiguration, diags: &mut Vec<Diagnostic>) -> Vec<NaiveDateTime> {
+    let mut out = Vec::with_capacity(c.fired.len());
+    for f in &c.fired {
+        let mut d = Vec::new();
+        match timestamp_field("fired", &Some(f.clone()), &mut d) {
+            Ok(Some(t)) => out.push(t),
+            Ok(None) => {}
+            Err(()) => diags.push(Diagnostic::warning(
+                "fired",
+                f.trim(),
+                "not a timestamp like 2026-11-22 09:00:00: left out of the chain of runs",
+            )),
+        }
+    }
+    out
 }
 
 /// `IntervalMinutes`, required and at least 1.
@@ -353,16 +398,13 @@ fn run(id: ScheduleId, c: &SchedulerConfiguration, tz: Zone, until: Until) -> Fo
     };
     let zone = Clock::Zone(tz);
     let occurrences = match plan {
-        Plan::Interval { anchor, minutes } => {
+        Plan::Interval { anchors, minutes, first_stands } => {
             // Occurrences fall on whole seconds, counted from the anchor's whole second: with
             // a fractional last run (08:50:12.5) the first step (09:05:12.5) would lie after
             // the whole second it stands for (09:05:12) and that occurrence would be skipped.
-            let a = zone.resolve(anchor).0.trunc_subsecs(0);
-            let step = minutes.saturating_mul(60);
-            match TimeDelta::try_seconds(step).and_then(|d| a.checked_add_signed(d)) {
-                Some(first) => cadence(id, zone, a, step, Some(first), None, &until, &mut diagnostics),
-                None => Vec::new(),
-            }
+            let mut fires: Vec<DateTime<Utc>> = anchors.iter().map(|&a| zone.resolve(a).0.trunc_subsecs(0)).collect();
+            fires.dedup();
+            chain(id, zone, &fires, minutes.saturating_mul(60), first_stands, &until, &mut diagnostics)
         }
         Plan::Calendar { days, times } => {
             let from = until.from(zone);
@@ -378,7 +420,70 @@ fn run(id: ScheduleId, c: &SchedulerConfiguration, tz: Zone, until: Until) -> Fo
     Forecast { occurrences, diagnostics }
 }
 
-/// Every scheduled run inside `window` (wall-clock times in `tz`).
+/// A fire up to this many seconds before the time the chain first expected it still is that
+/// expected run (reconcile's clock-skew tolerance for early starts).
+const EARLY_SECS: i64 = 5;
+
+/// An interval schedule's expected runs, chained from each fire as `CalculateNextRun` counts
+/// them: after fire `f` the next run is due at `f + step`, and while no fire came, each
+/// `step` after that (every one a run the schedule should have made); the next fire ends the
+/// segment (it is the run of the last expected time at or before it, or of the first one when
+/// it came up to `EARLY_SECS` before that) and starts the next. After
+/// the last fire the chain runs on. With `first_stands`, the first fire (the oldest the log
+/// holds: nothing says when it was due) is an expected run itself.
+fn chain(
+    id: ScheduleId,
+    zone: Clock,
+    fires: &[DateTime<Utc>],
+    step: i64,
+    first_stands: bool,
+    until: &Until,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<Occurrence> {
+    let mut out: Vec<Occurrence> = Vec::new();
+    let Some(delta) = TimeDelta::try_seconds(step) else { return out };
+    if first_stands
+        && let Some(&f) = fires.first()
+        && match until {
+            Until::Window(w) => w.contains(f),
+            Until::After(a, n) => f > *a && *n > 0,
+        }
+    {
+        let local = zone.to_local(f);
+        out.push(Occurrence { at: f, local, nominal: local, dst: None, schedule: id });
+    }
+    for (i, &fire) in fires.iter().enumerate() {
+        let rest = match until {
+            Until::Window(w) => Until::Window(*w),
+            Until::After(_, n) if out.len() >= *n => break,
+            Until::After(a, n) => Until::After(*a, n - out.len()),
+        };
+        let Some(first) = fire.checked_add_signed(delta) else { break };
+        // The next fire is the run of the last expected time at or before it (the dispatcher
+        // fires when that time has passed, never before), or of the first one when it came a
+        // few seconds before that.
+        let next =
+            fires.get(i + 1).map(|&n| if n < first && n + TimeDelta::seconds(EARLY_SECS) >= first { first } else { n });
+        // Segments wholly before what is asked give nothing: skip them without a walk.
+        let from = match until {
+            Until::Window(w) => w.start,
+            Until::After(a, _) => *a,
+        };
+        if next.is_some_and(|n| n < from) {
+            continue;
+        }
+        if let Until::Window(w) = until
+            && first >= w.end
+        {
+            break;
+        }
+        out.extend(cadence(id, zone, fire, step, Some(first), next, &rest, diags));
+    }
+    out
+}
+
+/// Every scheduled run inside `window` (wall-clock times in `tz`). An interval schedule's runs
+/// are chained from each fire in its `fired` argument and its last run (see [`chain`]).
 pub fn forecast(id: ScheduleId, c: &SchedulerConfiguration, tz: Zone, window: Window) -> Forecast {
     run(id, c, tz, Until::Window(window))
 }

@@ -135,7 +135,7 @@ pub async fn read_instance(
         let schedule_id = i as ScheduleId + 1;
         let history = History::of(&entity.id, &rows, schedule_id, window, now);
         events.extend(history.events);
-        let (job, next) = job(r, entity, schedule_id, history.runs, history.diagnostics, history.last_scheduled, now);
+        let (job, next) = job(r, entity, schedule_id, history.runs, history.diagnostics, history.scheduled, now);
         jobs.push(job);
         reported_next.extend(next);
     }
@@ -226,7 +226,7 @@ fn job(
     schedule_id: ScheduleId,
     runs: Vec<Run>,
     mut diagnostics: Vec<Diagnostic>,
-    last_scheduled: Option<String>,
+    scheduled: Vec<String>,
     now: DateTime<Utc>,
 ) -> (JobInput, Option<ReportedNext>) {
     let mut c: SchedulerConfiguration = match serde_json::from_value(tables::to_json(r)) {
@@ -241,9 +241,11 @@ fn job(
         }
     };
     c.now = Some(now.naive_utc().format("%Y-%m-%d %H:%M:%S").to_string());
-    // Interval schedules count from the last run the schedule fired (the log's last `fired` by
-    // the schedule), else from the last completion the row remembers.
-    c.last_run = last_scheduled.or_else(|| c.last_completed_at.clone());
+    // Interval schedules count from each run the schedule fired (the log's `fired` by the
+    // schedule, from a day before the window: `CalculateNextRun` after each), the next ones from
+    // the last of them, else from the last completion the row remembers.
+    c.last_run = scheduled.last().cloned().or_else(|| c.last_completed_at.clone());
+    c.fired = scheduled;
     let mode = c.processing_mode.clone().unwrap_or_else(|| "manual".into());
     let enabled = text(r, "IsEnabled").is_none_or(|v| v != "0" && !v.eq_ignore_ascii_case("false"));
     let next = (enabled && mode.trim().eq_ignore_ascii_case("scheduled"))
@@ -283,8 +285,8 @@ struct History {
     runs: Vec<Run>,
     events: Vec<LogEvent>,
     diagnostics: Vec<Diagnostic>,
-    /// `EventTime` of the last `fired` by the schedule, as the table wrote it.
-    last_scheduled: Option<String>,
+    /// `EventTime` of every `fired` by the schedule, as the table wrote it, oldest first.
+    scheduled: Vec<String>,
 }
 
 /// One log row, read.
@@ -341,7 +343,7 @@ impl<'a> Event<'a> {
 impl History {
     /// Entity `entity`'s log `rows` (in time order); `schedule` is its configuration's schedule.
     fn of(entity: &str, rows: &[&TextRow], schedule: ScheduleId, window: Window, now: DateTime<Utc>) -> History {
-        let mut h = History { runs: Vec::new(), events: Vec::new(), diagnostics: Vec::new(), last_scheduled: None };
+        let mut h = History { runs: Vec::new(), events: Vec::new(), diagnostics: Vec::new(), scheduled: Vec::new() };
         // The run whose end the log has not said yet.
         let mut open: Option<usize> = None;
         for row in rows {
@@ -356,7 +358,7 @@ impl History {
                 "fired" => {
                     h.fire(&e, schedule, now, &mut open);
                     if matches!(e.trigger(schedule), Trigger::Schedule(_)) {
-                        h.last_scheduled = text(row, "EventTime").map(str::to_owned);
+                        h.scheduled.extend(text(row, "EventTime").map(str::to_owned));
                     }
                     None
                 }

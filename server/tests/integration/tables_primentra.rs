@@ -14,8 +14,10 @@
 //!   firing (a deadlock: an `error` with no batch, a log line, not a run; the night is missed);
 //!   the 31st's batch started at a fractional second. A log row of a type Primentra never
 //!   writes (`restarted`) is the garbage row of the log.
-//! - **Customers** (11), every 30 minutes: runs at 10:15:30.250, 10:45:30.500, 11:15:30.750;
-//!   the 11:45:30 run never came (the fractional last run must not hide it).
+//! - **Customers** (11), every 30 minutes, chained from each run as `CalculateNextRun` counts:
+//!   runs at 09:15:30, then none at 09:45:30 (missed), then 10:15:30.250, 10:45:30.500,
+//!   11:15:30.750, each where the chain expected it (scheduled runs, never "unscheduled"); the
+//!   11:45:30 run never came (the fractional last run must not hide it).
 //! - **Suppliers** (12), triggered: two batches by trigger; on the 14th the dispatcher failed
 //!   three times evaluating it (its staging table was missing): log lines, not runs.
 //! - **Products** (13), manual: batches by hand; the one of the 22nd at 08:00 never logged an
@@ -211,11 +213,15 @@ fn log_rows() -> Vec<LogRow> {
         }
     }
     row(10, "2026-03-20 09:00:00", "restarted", None, "not a type Primentra writes", None, None, None);
-    // Customers: every 30 minutes, the last run at a fractional second.
-    for (i, (fired, done)) in
-        [("10:15:30.250", "10:16:10.250"), ("10:45:30.500", "10:46:10.500"), ("11:15:30.750", "11:16:10.750")]
-            .into_iter()
-            .enumerate()
+    // Customers: every 30 minutes, a gap at 09:45:30, the last run at a fractional second.
+    for (i, (fired, done)) in [
+        ("09:15:30", "09:16:10"),
+        ("10:15:30.250", "10:16:10.250"),
+        ("10:45:30.500", "10:46:10.500"),
+        ("11:15:30.750", "11:16:10.750"),
+    ]
+    .into_iter()
+    .enumerate()
     {
         let batch = Some(3000 + i as u32);
         row(11, &format!("2026-03-31 {fired}"), "fired", schedule, "", Some(20), None, batch);
@@ -399,11 +405,14 @@ fn check(read: &SourceRead, db: &str) {
     assert_eq!(garbage.len(), 1, "{db}: {:?}", orders.diagnostics);
     assert_eq!((garbage[0].field.as_deref(), garbage[0].value.as_deref()), (Some("EventType"), Some("restarted")));
 
-    // Customers: every 30 minutes from the last run (11:15:30.750): 11:45:30 missed, next 12:15:30.
+    // Customers: every 30 minutes, chained from each run: the first run the log holds, 09:45:30
+    // missed, then each run where the chain expected it; from the last run (11:15:30.750):
+    // 11:45:30 missed, next 12:15:30.
     let customers = job("11");
     assert_eq!(
         runs(customers),
         [
+            (t("2026-03-31T09:15:30Z"), RunOutcome::Succeeded),
             (t("2026-03-31T10:15:30.250Z"), RunOutcome::Succeeded),
             (t("2026-03-31T10:45:30.500Z"), RunOutcome::Succeeded),
             (t("2026-03-31T11:15:30.750Z"), RunOutcome::Succeeded),
@@ -411,9 +420,17 @@ fn check(read: &SourceRead, db: &str) {
         "{db}"
     );
     let expected: Vec<DateTime<Utc>> = customers.forecast.occurrences.iter().map(|o| o.at).collect();
-    assert_eq!(expected, [t("2026-03-31T11:45:30Z")], "{db}: the first step after a fractional last run");
+    let chain = ["09:15:30", "09:45:30", "10:15:30", "10:45:30", "11:15:30", "11:45:30"];
+    assert_eq!(expected, chain.map(|c| t(&format!("2026-03-31T{c}Z"))), "{db}: the chain, whole seconds");
     let missed = occurrences_where(customers, |o| matches!(o, Outcome::Missed { cause: MissCause::NoRun }));
-    assert_eq!(missed, [t("2026-03-31T11:45:30Z")], "{db}");
+    assert_eq!(missed, [t("2026-03-31T09:45:30Z"), t("2026-03-31T11:45:30Z")], "{db}: the gap and the last");
+    let on_time = occurrences_where(customers, |o| matches!(o, Outcome::OnTime { .. }));
+    assert_eq!(on_time.len(), 4, "{db}: {:?}", customers.reconciliation.outcomes);
+    assert!(
+        customers.reconciliation.runs.iter().all(|c| matches!(c, RunClass::Expected { .. })),
+        "{db}: every run where the chain expected it is a scheduled run: {:?}",
+        customers.reconciliation.runs
+    );
     assert_eq!(customers.next_expected.as_ref().map(|o| o.at), Some(t("2026-03-31T12:15:30Z")), "{db}");
 
     // Suppliers: two batches by trigger; the dispatcher's errors are no runs.
@@ -590,18 +607,34 @@ async fn through_the_api(path: &std::path::Path) {
     assert_eq!(occurrences(&v), want, "{v}");
     assert_eq!(at(&v["next_run"]), t("2026-04-01T02:00:00Z"), "{v}");
 
-    // Customers: every 30 minutes from the last run (11:15:30.750): 11:45:30 missed.
+    // Customers: chained from each run: 09:45:30 and, after the last run (11:15:30.750),
+    // 11:45:30 missed; every run a scheduled one.
     let v = timeline("11").await;
     assert_eq!(
         runs(&v),
         [
+            run("2026-03-31T09:15:30Z", "succeeded"),
             run("2026-03-31T10:15:30.250Z", "succeeded"),
             run("2026-03-31T10:45:30.500Z", "succeeded"),
             run("2026-03-31T11:15:30.750Z", "succeeded"),
         ],
         "{v}"
     );
-    assert_eq!(occurrences(&v), [(t("2026-03-31T11:45:30Z"), "missed".to_owned(), Some("no_run".to_owned()))], "{v}");
+    let missed = |at: &str| (t(at), "missed".to_owned(), Some("no_run".to_owned()));
+    let on_time = |at: &str| (t(at), "on_time".to_owned(), None);
+    assert_eq!(
+        occurrences(&v),
+        [
+            on_time("2026-03-31T09:15:30Z"),
+            missed("2026-03-31T09:45:30Z"),
+            on_time("2026-03-31T10:15:30Z"),
+            on_time("2026-03-31T10:45:30Z"),
+            on_time("2026-03-31T11:15:30Z"),
+            missed("2026-03-31T11:45:30Z"),
+        ],
+        "{v}"
+    );
+    assert!(list(&v["runs"]).iter().all(|r| r["class"] == "expected"), "{v}");
     assert_eq!(at(&v["next_run"]), t("2026-03-31T12:15:30Z"), "{v}");
 
     // Suppliers: two batches by trigger, nothing expected; the dispatcher's errors are no runs.

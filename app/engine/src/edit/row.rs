@@ -559,6 +559,7 @@ pub fn parse_row_full(dialect: Dialect, json: &str) -> Result<Row, Vec<Diagnosti
                 is_enabled: v.get("IsEnabled"),
                 last_run: v.get("last_run"),
                 now: v.get("now"),
+                ..SchedulerConfiguration::default()
             };
             let t = Target::Primentra { id: v.int("Id"), entity_id: v.int("EntityId") };
             (Schedule::Primentra(c), t)

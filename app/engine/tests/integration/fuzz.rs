@@ -373,6 +373,8 @@ fn primentra_config() -> BoxedStrategy<SchedulerConfiguration> {
             is_enabled: c[1].clone(),
             last_run,
             now,
+            // Any text as the fires an interval schedule is chained from.
+            fired: c[12].iter().chain(&c[13]).cloned().collect(),
         })
         .boxed()
 }

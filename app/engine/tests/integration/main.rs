@@ -13,6 +13,7 @@ mod durations;
 mod edit_cases;
 mod fleet;
 mod fuzz;
+mod primentra_chain;
 mod reconcile_cases;
 mod reconcile_props;
 mod replay;

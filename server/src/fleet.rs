@@ -126,7 +126,9 @@ impl Reader {
                         tracing::warn!(instance = %self.config.name, error = %e, "the history read could not be kept; the next read keeps it");
                     }
                 }
-                Ok(GoodRead { read, at: Utc::now() })
+                // As of the fleet's "now": a fixed one (`serve --now`, the demo) stamps its reads too, so
+                // "data as of" never comes from another clock than the page's "now".
+                Ok(GoodRead { read, at: self.fixed_now.unwrap_or_else(Utc::now) })
             }
             Err(_) => {
                 self.source.reset().await;
@@ -384,8 +386,10 @@ impl Instance {
                     error: error.clone(),
                 })
                 .collect(),
-            // The one place pages learn how old their data is: the server's clock.
-            age_secs: good.filter(|_| live).map(|g| (Utc::now() - g.at).num_seconds().max(0)),
+            // The one place pages learn how old their data is: the fleet's clock.
+            age_secs: good
+                .filter(|_| live)
+                .map(|g| (self.reader.fixed_now.unwrap_or_else(Utc::now) - g.at).num_seconds().max(0)),
             error: s.error.clone(),
             notes: good
                 .map(|g| {
@@ -426,7 +430,7 @@ fn read_of(s: &PollState) -> (Option<DateTime<Utc>>, bool) {
 type JudgeKey = (Vec<(Option<DateTime<Utc>>, bool)>, i64);
 
 /// The window triage judges each instance over, in days.
-const JUDGED_DAYS: u32 = 30;
+use app::api::JUDGED_DAYS;
 
 /// How long one judgement of the fleet serves when no read changed.
 const JUDGE_EVERY_SECS: i64 = 15;
@@ -594,9 +598,11 @@ impl FleetBackend {
         };
         // What is read may have changed while this request waited for its turn.
         let started = std::time::Instant::now();
-        let clock = Utc::now();
+        // Judged as of the fleet's "now" (a fixed one stays put: nothing turns stale under it);
+        // judged again at least every JUDGE_EVERY_SECS of the server's clock.
+        let clock = self.now();
         let states: Vec<PollState> = self.instances.iter().map(|i| i.state.borrow().clone()).collect();
-        let key: JudgeKey = (states.iter().map(read_of).collect(), clock.timestamp() / JUDGE_EVERY_SECS);
+        let key: JudgeKey = (states.iter().map(read_of).collect(), Utc::now().timestamp() / JUDGE_EVERY_SECS);
         if let Some((k, p)) = last()
             && k == key
         {

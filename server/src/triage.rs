@@ -402,6 +402,7 @@ mod tests {
             since: None,
             at: t("2026-11-22T12:00:00Z"),
             evidence: String::new(),
+            sentence: Default::default(),
             count: 1,
         };
         (p, chrono_tz::UTC.into())

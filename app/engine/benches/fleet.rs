@@ -377,6 +377,7 @@ fn fleet_inputs(instances: usize, days: i64) -> (Vec<InstanceInput>, Window, Dat
                 id: format!("{:08X}-0000-0000-0000-{:012X}", i, j),
                 name,
                 category: "[Uncategorized (Local)]".into(),
+                owner: None,
                 enabled: j != 39 || i % 5 != 0,
                 schedules: vec![JobSchedule { id, name: format!("sched {id}"), enabled: true, schedule }],
                 runs,

@@ -47,6 +47,10 @@ pub struct JobInput {
     pub id: String,
     pub name: String,
     pub category: String,
+    /// The job's owner as its scheduler records it (msdb's `owner_sid` as a login name,
+    /// pg_cron's `username`, an event's `DEFINER`, …); `None` when the scheduler keeps none.
+    #[serde(default)]
+    pub owner: Option<String>,
     pub enabled: bool,
     pub schedules: Vec<JobSchedule>,
     /// Runs (msdb step_id 0 outcome rows) in the window, sorted by start.
@@ -85,6 +89,9 @@ pub struct JobReport {
     pub id: String,
     pub name: String,
     pub category: String,
+    /// The job's owner, as [`JobInput::owner`].
+    #[serde(default)]
+    pub owner: Option<String>,
     pub enabled: bool,
     /// The job's schedules as the source gave them (what the simulator edits).
     #[serde(default)]
@@ -303,12 +310,22 @@ impl<'a> Prepared<'a> {
         let next_expected = next_expected(&self.enabled_schedules, tz, now);
         let mut diagnostics = job.diagnostics.clone();
         diagnostics.extend(self.extra);
-        diagnostics.extend(self.forecast.diagnostics.iter().cloned());
+        // Where the source's cross-check of the scheduler's own next run spoke, a dialect's
+        // warning on the same column says it again in other words: the reader is told once.
+        let cross_checked: Vec<&str> = job
+            .diagnostics
+            .iter()
+            .filter(|d| crate::triage::is_next_run_disagrees(d))
+            .filter_map(|d| d.field.as_deref())
+            .collect();
+        let said = |d: &&Diagnostic| d.field.as_deref().is_some_and(|f| cross_checked.contains(&f));
+        diagnostics.extend(self.forecast.diagnostics.iter().filter(|d| !said(d)).cloned());
         diagnostics.extend(reconciliation.diagnostics.iter().cloned());
         JobReport {
             id: job.id.clone(),
             name: job.name.clone(),
             category: job.category.clone(),
+            owner: job.owner.clone(),
             enabled: job.enabled,
             schedules: job.schedules.clone(),
             descriptions: job.schedules.iter().map(|s| super::describe(&s.schedule)).collect(),

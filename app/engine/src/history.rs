@@ -82,6 +82,7 @@ mod tests {
             id: "1".into(),
             name: "backup".into(),
             category: String::new(),
+            owner: None,
             enabled: true,
             schedules: Vec::new(),
             runs: runs.iter().map(|h| run(*h)).collect(),

@@ -35,6 +35,7 @@ pub mod mysql_event;
 pub mod primentra;
 pub mod reconcile;
 pub mod replay;
+pub mod sentence;
 pub mod service_broker;
 pub mod triage;
 pub mod tz;

@@ -28,6 +28,7 @@
 use crate::durations::{self, DurationFlag, DurationFlags};
 use crate::fleet::{InstanceReport, JobReport};
 use crate::reconcile::{MissCause, Outcome, RunOutcome};
+use crate::sentence::Sentence;
 use crate::{Diagnostic, Severity};
 use chrono::{DateTime, TimeDelta, Utc};
 use serde::{Deserialize, Serialize};
@@ -150,8 +151,12 @@ pub struct Problem {
     pub since: Option<DateTime<Utc>>,
     /// The moment the evidence points at (the deep link opens the job there).
     pub at: DateTime<Utc>,
-    /// What shows it, in plain words, with times in UTC (pages show their own zone beside).
+    /// What shows it, in plain words, with times in UTC: [`Problem::sentence`] as text (what
+    /// the JSON API, the alerts and the logs say).
     pub evidence: String,
+    /// The same evidence as words and instants: pages show each instant in their reader's zone.
+    #[serde(default)]
+    pub sentence: Sentence,
     /// How many: runs missed in a row, failures in a row, jobs a zombie starved; 1 otherwise.
     /// A larger count is "worse" (an acknowledgement does not hold against it).
     pub count: usize,
@@ -206,22 +211,58 @@ pub const SCHEDULER_STOPPED_FIELDS: [&str; 3] = ["event_scheduler", "cron.launch
 /// The words [`next_run_disagrees`] begins with.
 const NEXT_RUN_DISAGREES: &str = "the scheduler expects the next run at";
 
+/// How [`next_run_disagrees`] writes its instants (and Sundial's words in a run's message),
+/// read back by [`instants_told`].
+const TOLD: &str = "%Y-%m-%d %H:%M:%S UTC";
+const TOLD_LEN: usize = "2026-11-23 07:00:00 UTC".len();
+
 /// The finding a source reports when the scheduler's own next run (`theirs`) is not Sundial's
-/// (`ours`), both shown in the instance's wall clock; `column` names where the scheduler keeps it.
-pub fn next_run_disagrees(column: &str, raw: &str, theirs: &str, ours: &str) -> Diagnostic {
+/// (`ours`; `None`: Sundial expects none); `column` names where the scheduler keeps it. Both
+/// are instants: a source reads its wall-clock column through the instance's zone first. The
+/// message gives them in UTC, with the zone, and triage's evidence tells them as instants.
+pub fn next_run_disagrees(column: &str, raw: &str, theirs: DateTime<Utc>, ours: Option<DateTime<Utc>>) -> Diagnostic {
+    let ours = ours.map_or("no run".to_owned(), |t| t.format(TOLD).to_string());
     Diagnostic::new(
         Severity::Warning,
         Some(column),
         Some(raw.to_owned()),
         format!(
-            "{NEXT_RUN_DISAGREES} {theirs} ({column}), Sundial's forecast says {ours}: the scheduler's schedule \
-             cache may be stale (a zombie scheduler looks like this) or a schedule changed since it was read"
+            "{NEXT_RUN_DISAGREES} {} ({column}), Sundial's forecast says {ours}: the scheduler's schedule \
+             cache may be stale (a zombie scheduler looks like this) or a schedule changed since it was read",
+            theirs.format(TOLD)
         ),
     )
 }
 
-fn utc(t: DateTime<Utc>) -> String {
-    t.format("%Y-%m-%d %H:%M UTC").to_string()
+/// A message with times written as [`TOLD`] (`2026-11-20 02:04:00 UTC`: Sundial's own words,
+/// or a source's that name UTC), as a sentence: each such time the instant it names, so that
+/// pages show it in their reader's zone like every other.
+fn instants_told(message: &str) -> Sentence {
+    let mut out = Sentence::new();
+    let mut rest = message;
+    while !rest.is_empty() {
+        let found = rest.char_indices().filter(|(_, c)| c.is_ascii_digit()).find_map(|(i, _)| {
+            let candidate = rest.get(i..i + TOLD_LEN)?;
+            let t = chrono::NaiveDateTime::parse_from_str(candidate, TOLD).ok()?;
+            Some((i, t.and_utc()))
+        });
+        match found {
+            Some((i, t)) => {
+                out = out.text(&rest[..i]).at(t);
+                rest = &rest[i + TOLD_LEN..];
+            }
+            None => {
+                out = out.text(rest);
+                rest = "";
+            }
+        }
+    }
+    out
+}
+
+/// Whether a finding is the cross-check [`next_run_disagrees`] made.
+pub fn is_next_run_disagrees(d: &Diagnostic) -> bool {
+    d.message.starts_with(NEXT_RUN_DISAGREES)
 }
 
 /// A length in words for people: `45 s`, `12 min 5 s`, `1 h 0 min`, `2 d 3 h`.
@@ -239,23 +280,25 @@ pub(crate) fn span(secs: i64) -> String {
 pub fn instance_problems(reading: &Reading, now: DateTime<Utc>, settings: &TriageSettings) -> Vec<Problem> {
     let mut out = Vec::new();
     let instance_problem =
-        |kind: ProblemKind, since: Option<DateTime<Utc>>, at: DateTime<Utc>, evidence: String| Problem {
+        |kind: ProblemKind, since: Option<DateTime<Utc>>, at: DateTime<Utc>, sentence: Sentence| Problem {
             kind,
             severity: kind.severity(),
             instance: reading.instance.to_owned(),
             job: None,
             since,
             at,
-            evidence,
+            evidence: sentence.utc_text(),
+            sentence,
             count: 1,
         };
     if let Some((since, error)) = reading.failing {
-        let last = reading.read_at.map_or("never read".to_owned(), |t| format!("last good read {}", utc(t)));
+        let last =
+            reading.read_at.map_or(Sentence::from("never read"), |t| Sentence::new().text("last good read ").at(t));
         out.push(instance_problem(
             ProblemKind::Unreachable,
             Some(since),
             since,
-            format!("cannot read the instance since {}: {error}; {last}", utc(since)),
+            Sentence::new().text("cannot read the instance since ").at(since).text(format!(": {error}; ")).then(last),
         ));
     }
     let stale = match (reading.read_at, reading.poll_secs) {
@@ -270,11 +313,10 @@ pub fn instance_problems(reading: &Reading, now: DateTime<Utc>, settings: &Triag
             ProblemKind::Stale,
             Some(read_at),
             read_at,
-            format!(
-                "the last good read is {} old ({}): too old to judge its jobs",
-                span((now - read_at).num_seconds()),
-                utc(read_at)
-            ),
+            Sentence::new()
+                .text(format!("the last good read is {} old (", span((now - read_at).num_seconds())))
+                .at(read_at)
+                .text("): too old to judge its jobs"),
         ));
     }
     let Some(report) = reading.report.filter(|_| stale.is_none()) else { return out };
@@ -287,12 +329,11 @@ pub fn instance_problems(reading: &Reading, now: DateTime<Utc>, settings: &Triag
         let streaks: Vec<Streak> = report.jobs.iter().filter_map(|j| missed_streak(j, zombie.is_some())).collect();
         let first = streaks.iter().map(|s| s.first).min();
         let runs: usize = streaks.iter().map(|s| s.count).sum();
-        let mut evidence = note.message.clone();
+        let mut evidence = instants_told(&note.message);
         if let Some(first) = first {
             let jobs = streaks.len();
-            evidence.push_str(&format!(
-                "; since {}, {runs} due {} of {jobs} {} did not happen",
-                utc(first),
+            evidence = evidence.text("; since ").at(first).text(format!(
+                ", {runs} due {} of {jobs} {} did not happen",
                 if runs == 1 { "run" } else { "runs" },
                 if jobs == 1 { "job" } else { "jobs" }
             ));
@@ -307,11 +348,10 @@ pub fn instance_problems(reading: &Reading, now: DateTime<Utc>, settings: &Triag
             ProblemKind::Zombie,
             Some(period.start),
             period.start,
-            format!(
-                "the scheduler has started no job since {} ({}) while {runs} runs of {jobs} jobs were due",
-                utc(period.start),
+            Sentence::new().text("the scheduler has started no job since ").at(period.start).text(format!(
+                " ({}) while {runs} runs of {jobs} jobs were due",
                 span((report.now - period.start).num_seconds())
-            ),
+            )),
         );
         p.count = jobs.max(1);
         out.push(p);
@@ -355,7 +395,7 @@ fn job_problems(
     settings: &TriageSettings,
     out: &mut Vec<Problem>,
 ) {
-    let mut push = |kind: ProblemKind, since: Option<DateTime<Utc>>, at: DateTime<Utc>, evidence: String, count| {
+    let mut push = |kind: ProblemKind, since: Option<DateTime<Utc>>, at: DateTime<Utc>, sentence: Sentence, count| {
         out.push(Problem {
             kind,
             severity: kind.severity(),
@@ -363,7 +403,8 @@ fn job_problems(
             job: Some((job.id.clone(), job.name.clone())),
             since,
             at,
-            evidence,
+            evidence: sentence.utc_text(),
+            sentence,
             count,
         })
     };
@@ -376,20 +417,24 @@ fn job_problems(
         let in_a_row = finished.iter().rev().take_while(|r| r.outcome.is_failure()).count();
         let first_failure = finished[finished.len() - in_a_row].start;
         let why = failure_words(last);
-        let since_success =
-            last_success.map_or("no success in the window".to_owned(), |t| format!("last success {}", utc(t)));
+        let since_success = last_success
+            .map_or(Sentence::from("no success in the window"), |t| Sentence::new().text("last success ").at(t));
         let long_enough = (report.now - last_success.unwrap_or(first_failure)).num_days() >= settings.no_success_days;
         if long_enough {
             push(
                 ProblemKind::NoSuccess,
                 Some(first_failure),
                 last.start,
-                format!(
-                    "{} since {}, {since_success}; the last, {}: {why}",
-                    if in_a_row == 1 { "1 failure".to_owned() } else { format!("{in_a_row} failures in a row") },
-                    utc(first_failure),
-                    utc(last.start)
-                ),
+                Sentence::new()
+                    .text(if in_a_row == 1 { "1 failure".to_owned() } else { format!("{in_a_row} failures in a row") })
+                    .text(" since ")
+                    .at(first_failure)
+                    .text(", ")
+                    .then(since_success)
+                    .text("; the last, ")
+                    .at(last.start)
+                    .text(": ")
+                    .then(instants_told(&why)),
                 in_a_row,
             );
         } else {
@@ -397,11 +442,15 @@ fn job_problems(
                 ProblemKind::Failed,
                 Some(last.start),
                 last.start,
-                format!(
-                    "the run of {} {why} ({}{since_success})",
-                    utc(last.start),
-                    if in_a_row > 1 { format!("{in_a_row} in a row; ") } else { String::new() }
-                ),
+                Sentence::new()
+                    .text("the run of ")
+                    .at(last.start)
+                    .text(" ")
+                    .then(instants_told(&why))
+                    .text(" (")
+                    .text(if in_a_row > 1 { format!("{in_a_row} in a row; ") } else { String::new() })
+                    .then(since_success)
+                    .text(")"),
                 in_a_row,
             );
         }
@@ -411,26 +460,24 @@ fn job_problems(
         && let Some(DurationFlag::Long { p95 }) = durations::flag(run, &stats, &settings.durations)
     {
         let finish = if run.duration_secs < stats.max {
-            format!(
-                "if it ends like its longest run ({}), it finishes at {}",
-                span(stats.max),
-                utc(run.start + TimeDelta::seconds(stats.max))
-            )
+            Sentence::new()
+                .text(format!("if it ends like its longest run ({}), it finishes at ", span(stats.max)))
+                .at(run.start + TimeDelta::seconds(stats.max))
         } else {
-            format!("longer than any run in the window (the longest took {}): no finish to expect", span(stats.max))
+            Sentence::new().text(format!(
+                "longer than any run in the window (the longest took {}): no finish to expect",
+                span(stats.max)
+            ))
         };
         push(
             ProblemKind::RunningLong,
             Some(run.start),
             run.start,
-            format!(
-                "running for {} since {}: usually {} (p50), {} at p95 over {} runs; {finish}",
-                span(run.duration_secs),
-                utc(run.start),
-                span(stats.p50),
-                span(p95),
-                stats.count
-            ),
+            Sentence::new()
+                .text(format!("running for {} since ", span(run.duration_secs)))
+                .at(run.start)
+                .text(format!(": usually {} (p50), {} at p95 over {} runs; ", span(stats.p50), span(p95), stats.count))
+                .then(finish),
             1,
         );
     }
@@ -441,13 +488,12 @@ fn job_problems(
             ProblemKind::TooShort,
             Some(run.start),
             run.start,
-            format!(
-                "the run of {} succeeded in {}, where it usually takes {} (p50 over {} runs): did it do its work?",
-                utc(run.start),
+            Sentence::new().text("the run of ").at(run.start).text(format!(
+                " succeeded in {}, where it usually takes {} (p50 over {} runs): did it do its work?",
                 span(run.duration_secs),
                 span(p50),
                 stats.count
-            ),
+            )),
             1,
         );
     }
@@ -457,10 +503,10 @@ fn job_problems(
 fn next_run(
     job: &JobReport,
     report: &InstanceReport,
-    mut push: impl FnMut(ProblemKind, Option<DateTime<Utc>>, DateTime<Utc>, String, usize),
+    mut push: impl FnMut(ProblemKind, Option<DateTime<Utc>>, DateTime<Utc>, Sentence, usize),
 ) {
     for d in job.diagnostics.iter().filter(|d| d.message.starts_with(NEXT_RUN_DISAGREES)) {
-        push(ProblemKind::NextRunDisagrees, None, report.now, d.message.clone(), 1);
+        push(ProblemKind::NextRunDisagrees, None, report.now, instants_told(&d.message), 1);
     }
 }
 
@@ -502,7 +548,7 @@ struct Streak {
     first: DateTime<Utc>,
     last: DateTime<Utc>,
     count: usize,
-    evidence: String,
+    evidence: Sentence,
 }
 
 /// The job's latest due occurrences that were missed (or skipped while the previous run still
@@ -526,30 +572,37 @@ fn missed_streak(job: &JobReport, zombie: bool) -> Option<Streak> {
         return None;
     }
     let cause = match last_outcome {
-        Outcome::Missed { cause: MissCause::NoRun } => "nothing started it".to_owned(),
+        Outcome::Missed { cause: MissCause::NoRun } => Sentence::from("nothing started it"),
         Outcome::Missed { cause: MissCause::AgentZombie { period } } => {
-            format!("the scheduler started nothing from {}", utc(period.start))
+            Sentence::new().text("the scheduler started nothing from ").at(period.start)
         }
         Outcome::Missed { cause: MissCause::AgentDown { restarted_at } } => {
-            format!("the scheduler was down (it started again {})", utc(*restarted_at))
+            Sentence::new().text("the scheduler was down (it started again ").at(*restarted_at).text(")")
         }
         Outcome::SkippedRunning { run } => job
             .runs
             .get(*run)
-            .map(|r| format!("the previous run (from {}) was still running", utc(r.start)))
-            .unwrap_or_else(|| "the previous run was still running".to_owned()),
-        _ => String::new(),
+            .map(|r| Sentence::new().text("the previous run (from ").at(r.start).text(") was still running"))
+            .unwrap_or_else(|| Sentence::from("the previous run was still running")),
+        _ => Sentence::new(),
     };
     let count = streak.len();
     let last_success = job.runs.iter().rev().find(|r| r.outcome == RunOutcome::Succeeded);
-    let next = job.next_expected.as_ref().map_or("none".to_owned(), |o| utc(o.at));
-    let evidence = format!(
-        "{} due {} missed{}: {cause}; last success {}; next expected {next}",
-        if count == 1 { "the run".to_owned() } else { format!("{count} runs in a row, the first") },
-        utc(first_occ.at),
-        if count == 1 { String::new() } else { format!(", the latest {}", utc(last_occ.at)) },
-        last_success.map_or("none in the window".to_owned(), |r| utc(r.start)),
-    );
+    let when = |t: Option<DateTime<Utc>>, none: &str| t.map_or(Sentence::from(none), |t| Sentence::new().at(t));
+    let mut evidence = Sentence::new()
+        .text(if count == 1 { "the run".to_owned() } else { format!("{count} runs in a row, the first") })
+        .text(" due ")
+        .at(first_occ.at);
+    if count > 1 {
+        evidence = evidence.text(", the latest ").at(last_occ.at);
+    }
+    let evidence = evidence
+        .text(" missed: ")
+        .then(cause)
+        .text("; last success ")
+        .then(when(last_success.map(|r| r.start), "none in the window"))
+        .text("; next expected ")
+        .then(when(job.next_expected.as_ref().map(|o| o.at), "none"));
     Some(Streak { first: first_occ.at, last: last_occ.at, count, evidence })
 }
 

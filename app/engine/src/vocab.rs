@@ -109,6 +109,75 @@ pub struct Step {
     pub subsystem: String,
 }
 
+/// What `sysjobsteps` says follows one step of a job: msdb's `on_success_action` and
+/// `on_fail_action` (1 quit reporting success, 2 quit reporting failure, 3 go to the next
+/// step, 4 go to the step `on_success_step_id` / `on_fail_step_id` names).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct StepFlow {
+    pub step_id: i64,
+    pub on_success_action: i64,
+    pub on_success_step_id: i64,
+    pub on_fail_action: i64,
+    pub on_fail_step_id: i64,
+}
+
+impl StepFlow {
+    /// Where the job goes after this step ended with `outcome`: `Some(step)` when the
+    /// action continues (3: the next step by id among `steps`; 4: the step named, if the job
+    /// has it), `None` when it quits (1, 2, any other value, a next step the job lacks).
+    fn after(&self, succeeded: bool, steps: &[StepFlow]) -> Option<i64> {
+        let (action, target) = if succeeded {
+            (self.on_success_action, self.on_success_step_id)
+        } else {
+            (self.on_fail_action, self.on_fail_step_id)
+        };
+        match action {
+            3 => steps.iter().map(|s| s.step_id).filter(|&id| id > self.step_id).min(),
+            4 => steps.iter().any(|s| s.step_id == target).then_some(target),
+            _ => None,
+        }
+    }
+}
+
+/// The step a running SQL Agent job executes now, from what `sysjobsteps` says follows each
+/// step (`steps`, the job's), its `start_step_id` and its last step that finished
+/// (`sysjobactivity.last_executed_step_id`) with how that attempt ended (its step row of the
+/// run; `None` when no row says):
+///
+/// - nothing finished yet: the start step (`start_step_id`, else the job's first step);
+/// - a retry (`RunOutcome::Retry`): the same step again;
+/// - succeeded: its `on_success_action`; failed or canceled: its `on_fail_action` (3 the next
+///   step by id, 4 the step named);
+/// - an outcome no row says: the one action of the two that continues (a job still running
+///   after a step whose failure would have ended it did not fail there); when both continue,
+///   the success path, the Agent's usual one.
+///
+/// `None`: the actions end the job here (it is finishing), or the job has no such step.
+pub fn step_now(
+    steps: &[StepFlow],
+    start_step_id: Option<i64>,
+    last: Option<(i64, Option<super::RunOutcome>)>,
+) -> Option<i64> {
+    use super::RunOutcome as O;
+    let Some((last, outcome)) = last.filter(|l| l.0 > 0) else {
+        let first = steps.iter().map(|s| s.step_id).min();
+        return match start_step_id.filter(|&s| s > 0) {
+            Some(s) if steps.is_empty() || steps.iter().any(|f| f.step_id == s) => Some(s),
+            _ => first,
+        };
+    };
+    if outcome == Some(O::Retry) {
+        return Some(last);
+    }
+    let flow = steps.iter().find(|s| s.step_id == last)?;
+    match outcome {
+        Some(O::Succeeded) => flow.after(true, steps),
+        Some(O::Failed | O::Canceled) => flow.after(false, steps),
+        _ => flow.after(true, steps).or_else(|| flow.after(false, steps)),
+    }
+}
+
 /// How long a quoted step message may be, in characters, before it is cut with "…".
 pub const QUOTE_MAX: usize = 300;
 

@@ -269,8 +269,26 @@ pub struct InstanceTimelineData {
     /// Runs in `drawn` that overlap a run of another job (by [`OVERLAP_MIN_MS`] or more).
     pub overlapping: usize,
     pub ticks: Vec<Tick>,
+    /// For each tick, the width of the axis (CSS pixels) from which its label is shown: there
+    /// the labels shown never overlap (see [`tick_widths`]).
+    pub tick_px: Vec<u32>,
     /// The zone the ticks are labelled in.
     pub tick_zone: String,
+}
+
+/// What a tap on a routine item of the instance timeline shows (they are drawn together,
+/// without tooltips of their own): the run (`run`) or expected run of `job` nearest `at`
+/// (epoch ms) within `tol` ms, as its tooltip would say it; empty when there is none.
+#[leptos::server(prefix = "/api/fn", endpoint = "instance_timeline_detail")]
+pub async fn instance_timeline_detail(
+    instance: Option<String>,
+    job: String,
+    at: i64,
+    tol: i64,
+    run: bool,
+) -> Result<String, super::ApiError> {
+    let report = source(instance.as_deref()).await?;
+    Ok(detail(&report, &job, at, tol.clamp(0, DAY_MS), run).unwrap_or_default())
 }
 
 #[cfg(feature = "ssr")]
@@ -352,6 +370,7 @@ mod layout {
             .filter(|t| (drawn.start..drawn.end).contains(&t.timestamp_millis()))
             .map(|t| point(*t, tz))
             .collect();
+        let ticks = ticks(drawn, view.span(), tz);
         let mut head = head;
         head.window_start = point(utc(view.start), tz);
         head.window_end = point(utc(view.end), tz);
@@ -367,7 +386,8 @@ mod layout {
             concurrency,
             peak,
             overlapping,
-            ticks: ticks(drawn, view.span(), tz),
+            tick_px: tick_widths(&ticks, view.span(), tz),
+            ticks,
             tick_zone: tz.name().to_owned(),
         }
     }
@@ -529,6 +549,35 @@ mod layout {
         tz: Tz,
         scheduler: &Scheduler,
     ) -> ChartRow {
+        let (occ, run_items, missed, failed) = raws(job, runs, overlaps, names, drawn, tz, scheduler);
+        let expected = occ.len();
+        let run_count = run_items.len();
+        let mut items = merge_items(occ, merge, tz);
+        items.extend(merge_items(run_items, merge, tz));
+        ChartRow {
+            id: job.id.clone(),
+            name: job.name.clone(),
+            enabled: job.enabled,
+            expected,
+            runs: run_count,
+            missed,
+            failed,
+            items,
+        }
+    }
+
+    /// A job's occurrences in `drawn` and its `runs`, each with what its tooltip says after
+    /// its label; and how many were missed and failed.
+    #[allow(clippy::too_many_arguments)]
+    fn raws(
+        job: &JobReport,
+        runs: &[(usize, &Run)],
+        overlaps: &[BTreeSet<usize>],
+        names: &[&str],
+        drawn: ViewWindow,
+        tz: Tz,
+        scheduler: &Scheduler,
+    ) -> (Vec<Raw>, Vec<Raw>, usize, usize) {
         let mut occ: Vec<Raw> = Vec::new();
         let (mut missed, mut failed) = (0, 0);
         for (o, outcome) in job
@@ -574,20 +623,42 @@ mod layout {
                 why,
             });
         }
-        let expected = occ.len();
-        let run_count = run_items.len();
-        let mut items = merge_items(occ, merge, tz);
-        items.extend(merge_items(run_items, merge, tz));
-        ChartRow {
-            id: job.id.clone(),
-            name: job.name.clone(),
-            enabled: job.enabled,
-            expected,
-            runs: run_count,
-            missed,
-            failed,
-            items,
-        }
+        (occ, run_items, missed, failed)
+    }
+
+    /// What the details of one item say (as its tooltip would): the run (`run`) or the
+    /// expected run of job `job` nearest `at`, if one is within `tol` ms of it. For the
+    /// routine items, drawn together without tooltips of their own: what a tap on one shows.
+    pub fn detail(report: &InstanceReport, job: &str, at: i64, tol: i64, run: bool) -> Option<String> {
+        let tz = report.tz;
+        let scheduler = Scheduler::default();
+        let j = report.jobs.iter().position(|x| x.id == job)?;
+        let near = ViewWindow { start: at - tol, end: at + tol + 1 };
+        let distance = |r: &Raw| if r.start > at { r.start - at } else { (at - r.end).max(0) };
+        let nearest = |raws: Vec<Raw>| raws.into_iter().filter(|r| distance(r) <= tol).min_by_key(distance);
+        let raw = if run {
+            // The run, then every job's runs over its span: with whom it overlaps.
+            let mine = runs_in(&report.jobs[j], near);
+            let found = nearest(raws(&report.jobs[j], &mine, &vec![BTreeSet::new(); mine.len()], &[], near, tz, &scheduler).1)?;
+            let span = ViewWindow { start: found.start, end: found.end.max(found.start + 1) };
+            let runs: Vec<Vec<(usize, &Run)>> = report.jobs.iter().map(|x| runs_in(x, span)).collect();
+            let overlaps = overlaps(&runs);
+            let names: Vec<&str> = report.jobs.iter().map(|x| x.name.as_str()).collect();
+            let all = raws(&report.jobs[j], &runs[j], &overlaps[j], &names, span, tz, &scheduler).1;
+            all.into_iter().find(|r| r.start == found.start)?
+        } else {
+            nearest(raws(&report.jobs[j], &[], &[], &[], near, tz, &scheduler).0)?
+        };
+        let item = ChartItem {
+            kind: raw.kind,
+            start_ms: raw.start,
+            end_ms: raw.end,
+            count: 1,
+            overlap: raw.overlap,
+            first: raw.first,
+            title: String::new(),
+        };
+        Some(title(&item, &raw.why, tz))
     }
 
     fn trigger_text(t: &Trigger) -> String {
@@ -645,28 +716,39 @@ mod layout {
             });
         }
         for (item, why) in out.iter_mut().zip(whys) {
-            if item.kind.routine() {
-                continue;
+            if !item.kind.routine() {
+                item.title = title(item, &why, tz);
             }
-            let what = label(item.kind);
-            item.title = if item.count == 1 {
+        }
+        out
+    }
+
+    /// `a – b` in the instance's zone, the second date and the zone said once when shared.
+    fn span_text(a: &TimePoint, b: &TimePoint) -> String {
+        if a.local.get(..10) == b.local.get(..10) && a.off == b.off {
+            format!("{} – {}", a.local, b.zoned().get(11..).unwrap_or_default())
+        } else {
+            format!("{} – {}", a.zoned(), b.zoned())
+        }
+    }
+
+    /// What an item's tooltip and details say: when (a run from its start to its end), what,
+    /// how long, why; a stretch its count and span.
+    fn title(item: &ChartItem, why: &str, tz: Tz) -> String {
+        let what = label(item.kind);
+        let end = point(utc(item.end_ms), tz);
+        match item.kind {
+            ItemKind::Run { .. } if item.count == 1 => {
+                format!("{} · {what} · took {why}", span_text(&item.first, &end))
+            }
+            ItemKind::Occurrence { .. } if item.count == 1 => {
                 let sep = if why.is_empty() || why.starts_with('\n') { "" } else { ": " };
-                let why = if matches!(item.kind, ItemKind::Run { .. }) {
-                    format!(" · {why}")
-                } else {
-                    format!("{sep}{why}")
-                };
-                format!("{} · {what}{why}", item.first.zoned())
-            } else {
+                format!("{} · {what}{sep}{why}", item.first.zoned())
+            }
+            _ => {
                 let first_line = why.lines().next().filter(|_| matches!(item.kind, ItemKind::Occurrence { .. }));
                 let unit = if matches!(item.kind, ItemKind::Occurrence { .. }) { "expected runs" } else { "runs" };
-                let mut t = format!(
-                    "{} {unit} {}, {} – {}",
-                    item.count,
-                    what.to_lowercase(),
-                    item.first.zoned(),
-                    point(utc(item.end_ms), tz).zoned()
-                );
+                let mut t = format!("{} {unit} {}, {}", item.count, what.to_lowercase(), span_text(&item.first, &end));
                 if let Some(w) = first_line.filter(|w| !w.is_empty()) {
                     t.push_str(&format!(" ({w})"));
                 }
@@ -674,9 +756,8 @@ mod layout {
                     t.push_str("; they overlap runs of other jobs");
                 }
                 t
-            };
+            }
         }
-        out
     }
 
     /// The step of the axis' ticks for a view of `span` ms, in minutes: about eight in view.
@@ -726,6 +807,161 @@ mod layout {
             };
         }
         out
+    }
+
+    /// At least the width of `s` in CSS pixels at `font_px`: DejaVu Sans' advances (wider
+    /// than most system fonts) rounded up, bold an eighth wider.
+    pub fn text_px(s: &str, font_px: f64, bold: bool) -> f64 {
+        let em: f64 = s
+            .chars()
+            .map(|c| match c {
+                ' ' | 'i' | 'j' | 'l' | 'I' | '.' | ',' | ':' | ';' | '\'' | '|' | '!' => 0.36,
+                '(' | ')' | '[' | ']' | '-' | 'f' | 't' | 'r' | '/' => 0.45,
+                'm' | 'w' | 'M' | 'W' | '@' | '%' | '…' => 1.0,
+                '0'..='9' => 0.66,
+                'a'..='z' => 0.64,
+                'A'..='Z' | '_' => 0.8,
+                _ => 1.0,
+            })
+            .sum();
+        em * font_px * if bold { 1.125 } else { 1.0 }
+    }
+
+    /// A tick label's box at 11 px (its padding and border) and the room after it.
+    fn tick_label_px(t: &Tick) -> f64 {
+        text_px(&t.label, 11.0, t.major) + 7.0 + 4.0
+    }
+
+    /// For each tick of an axis showing `span` ms, the axis width (CSS pixels) from which its
+    /// label is shown. Ticks are ranked by how round they are (a time's longest step of the
+    /// axis dividing it; a local midnight above every time, midnights by their day number);
+    /// the labels of one rank and above are shown together, from the width where none of them
+    /// reaches the next (each rank needs at least the width the ranks above it need). So at any
+    /// width the labels shown never overlap, and the roundest stay.
+    pub fn tick_widths(ticks: &[Tick], span: i64, tz: Tz) -> Vec<u32> {
+        const STEPS: [i64; 10] = [5, 10, 15, 30, 60, 120, 180, 360, 720, 1440];
+        let step = tick_step_minutes(span).min(1440);
+        // The steps each dividing the next, from the axis' own.
+        let mut chain = vec![step];
+        for s in STEPS.into_iter().filter(|s| *s > step && 1440 % s == 0) {
+            if chain.last().is_some_and(|l| s % l == 0) {
+                chain.push(s);
+            }
+        }
+        let rank: Vec<i64> = ticks
+            .iter()
+            .map(|t| {
+                let local = utc(t.ms).with_timezone(&tz);
+                let minute = i64::from(chrono::Timelike::hour(&local) * 60 + chrono::Timelike::minute(&local));
+                if minute == 0 {
+                    let day = i64::from(chrono::Datelike::num_days_from_ce(&local.date_naive()));
+                    1440 * (0..6).rev().map(|k| 1 << k).find(|d| day % d == 0).unwrap_or(1)
+                } else {
+                    chain.iter().rev().copied().find(|s| minute % s == 0).unwrap_or(1)
+                }
+            })
+            .collect();
+        let mut ranks: Vec<i64> = rank.clone();
+        ranks.sort_unstable_by(|a, b| b.cmp(a));
+        ranks.dedup();
+        let mut need_of: Vec<(i64, f64)> = Vec::new();
+        let mut need = 0.0_f64;
+        for r in ranks {
+            let shown: Vec<&Tick> = ticks.iter().zip(&rank).filter(|(_, k)| **k >= r).map(|(t, _)| t).collect();
+            for pair in shown.windows(2) {
+                let gap = (pair[1].ms - pair[0].ms).max(1) as f64;
+                need = need.max(tick_label_px(pair[0]) * span as f64 / gap);
+            }
+            need = need.max(shown.iter().map(|t| tick_label_px(t)).fold(0.0, f64::max));
+            need_of.push((r, need));
+        }
+        rank.iter()
+            .map(|r| need_of.iter().find(|(k, _)| k == r).map_or(u32::MAX, |(_, n)| n.ceil().min(1e9) as u32))
+            .collect()
+    }
+
+    /// `name` cut to fit `max_px` at `font_px`: whole when it fits, else its head and its
+    /// tail around an ellipsis, the tail given `tail` of the room (separators next to the
+    /// ellipsis dropped).
+    pub fn middle_cut(name: &str, max_px: f64, font_px: f64, tail: f64) -> String {
+        if text_px(name, font_px, false) <= max_px {
+            return name.to_owned();
+        }
+        let chars: Vec<char> = name.chars().collect();
+        let w = |c: char| text_px(c.encode_utf8(&mut [0; 4]), font_px, false);
+        let room = max_px - text_px("…", font_px, false);
+        let mut used = 0.0;
+        let mut t = chars.len();
+        while t > 0 && used + w(chars[t - 1]) <= room * tail {
+            used += w(chars[t - 1]);
+            t -= 1;
+        }
+        let mut h = 0;
+        while h < t && used + w(chars[h]) <= room {
+            used += w(chars[h]);
+            h += 1;
+        }
+        let sep: &[char] = &[' ', '-', '_', ':', '.', ',', '/'];
+        let head: String = chars[..h].iter().collect();
+        let tail: String = chars[t..].iter().collect();
+        format!("{}…{}", head.trim_end_matches(sep), tail.trim_start_matches(sep))
+    }
+
+    /// Whether `label` (pieces of a name around ellipses) could be a cut of `name`.
+    pub fn fits(label: &str, name: &str) -> bool {
+        let parts: Vec<&str> = label.split('…').collect();
+        let (Some(first), Some(last)) = (parts.first(), parts.last()) else { return false };
+        if parts.len() == 1 {
+            return label == name;
+        }
+        if first.len() + last.len() > name.len() || !name.starts_with(first) || !name.ends_with(last) {
+            return false;
+        }
+        let mut rest = &name[first.len()..name.len() - last.len()];
+        for mid in &parts[1..parts.len() - 1] {
+            match rest.find(mid) {
+                Some(k) => rest = &rest[k + mid.len()..],
+                None => return false,
+            }
+        }
+        true
+    }
+
+    /// Labels for `names` that fit `max_px` at `font_px`, each one a cut of its own name that
+    /// could not be a cut of any other (so no two different names show the same label): a
+    /// middle cut, the ellipsis moved if need be, else the part from the word where the name
+    /// parts from those it could be taken for ("…SYSTEM…FULL").
+    pub fn distinct_labels(names: &[&str], max_px: f64, font_px: f64) -> Vec<String> {
+        const SHARES: [f64; 5] = [0.5, 0.35, 0.65, 0.2, 0.8];
+        names
+            .iter()
+            .map(|name| {
+                let others: Vec<&str> = names.iter().copied().filter(|o| o != name).collect();
+                let alone = |c: &String| !others.iter().any(|o| fits(c, o));
+                let cut = middle_cut(name, max_px, font_px, 0.5);
+                if alone(&cut) {
+                    return cut;
+                }
+                if let Some(c) = SHARES[1..].iter().map(|s| middle_cut(name, max_px, font_px, *s)).find(|c| alone(c)) {
+                    return c;
+                }
+                // Where the name parts from the names its cut could be: from that word on.
+                let parted = others
+                    .iter()
+                    .filter(|o| fits(&cut, o))
+                    .map(|o| name.char_indices().zip(o.chars()).find(|((_, a), b)| a != b).map_or(name.len(), |((i, _), _)| i))
+                    .max()
+                    .unwrap_or(0);
+                let from = name[..parted].rfind([' ', '-', '_', '.', ':']).map_or(0, |i| i + 1);
+                let rest = &name[from..];
+                let room = max_px - text_px("…", font_px, false);
+                SHARES
+                    .iter()
+                    .map(|s| format!("…{}", middle_cut(rest, room, font_px, *s)))
+                    .find(|c| from > 0 && alone(c))
+                    .unwrap_or(cut)
+            })
+            .collect()
     }
 
     /// The most instances whose timeline analysis is kept.
@@ -936,6 +1172,7 @@ mod layout_tests {
             id: id.into(),
             name: format!("Job {id}"),
             category: String::new(),
+            owner: None,
             enabled: true,
             schedules,
             runs,
@@ -1007,6 +1244,31 @@ mod layout_tests {
         assert_eq!(d.peak, 2);
         assert_eq!(d.restarts.len(), 1);
         assert_eq!(d.now_ms, t("2025-11-22T12:00:00Z").timestamp_millis());
+    }
+
+    /// What a tap on a routine item shows: the run under it from start to end, its outcome,
+    /// how long, with whom it overlaps; an expected run by its instant; nothing far from both.
+    #[test]
+    fn a_tap_on_a_routine_item_finds_its_run_or_expected_run() {
+        let daily =
+            schedule(r#"{"freq_type":4,"freq_interval":1,"active_start_date":20250101,"active_start_time":20000}"#);
+        let r = report(
+            vec![
+                job("a", vec![run("2025-11-21T02:00:05Z", 600, RunOutcome::Succeeded)], vec![daily]),
+                job("b", vec![run("2025-11-21T02:05:00Z", 60, RunOutcome::Failed)], vec![]),
+            ],
+            "2025-11-22T12:00:00Z",
+        );
+        let ms = |s: &str| t(s).timestamp_millis();
+        let text = detail(&r, "a", ms("2025-11-21T02:03:00Z"), 60_000, true).unwrap();
+        assert!(text.starts_with("2025-11-21 02:00:05 – 02:10:05 UTC · Succeeded · took 10"), "{text}");
+        assert!(text.ends_with("Overlaps runs of Job b"), "{text}");
+        // Just after its end, within the tolerance: the same run.
+        assert_eq!(detail(&r, "a", ms("2025-11-21T02:10:30Z"), 60_000, true), Some(text));
+        let upcoming = detail(&r, "a", ms("2025-11-23T02:00:20Z"), 60_000, false).unwrap();
+        assert!(upcoming.starts_with("2025-11-23 02:00:00 UTC · "), "{upcoming}");
+        assert_eq!(detail(&r, "a", ms("2025-11-21T12:00:00Z"), 60_000, true), None);
+        assert_eq!(detail(&r, "nobody", ms("2025-11-21T02:03:00Z"), 60_000, true), None);
     }
 
     #[test]
@@ -1146,5 +1408,110 @@ mod layout_tests {
         };
         let labels: Vec<String> = super::ticks(fold, fold.span(), tz).into_iter().map(|t| t.label).collect();
         assert_eq!(labels[..3], ["Sun 02 Nov", "03:00", "06:00"]);
+    }
+}
+
+#[cfg(all(test, feature = "ssr"))]
+mod label_tests {
+    use super::*;
+    use crate::engine::Zone;
+
+    const T: i64 = 1_795_323_600_000; // 2026-11-22T05:00:00Z, midnight in New York
+
+    /// The ticks shown on an axis `width` px wide (each label's box and the room after it,
+    /// from its left edge): pairwise apart.
+    fn shown(ticks: &[Tick], need: &[u32], span: i64, width: f64) -> Vec<(f64, f64, String)> {
+        ticks
+            .iter()
+            .zip(need)
+            .filter(|(_, n)| f64::from(**n) <= width)
+            .map(|(t, _)| {
+                let x = (t.ms - ticks[0].ms) as f64 / span as f64 * width;
+                (x, x + text_px(&t.label, 11.0, t.major) + 7.0, t.label.clone())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn tick_labels_never_overlap_at_any_width_and_the_roundest_stay() {
+        let tz = Zone::from_name("America/New_York").unwrap();
+        for span in [HOUR_MS, 6 * HOUR_MS, 30 * HOUR_MS, 3 * DAY_MS, 7 * DAY_MS, 30 * DAY_MS] {
+            let view = ViewWindow { start: T - span / 3, end: T - span / 3 + span };
+            let ticks = ticks(view.drawn(Bounds { min: 0, max: i64::MAX / 2 }), span, tz);
+            let need = tick_widths(&ticks, span, tz);
+            assert_eq!(need.len(), ticks.len());
+            for width in (200..=2000).step_by(40).map(f64::from) {
+                let s = shown(&ticks, &need, span, width);
+                for w in s.windows(2) {
+                    assert!(w[0].1 <= w[1].0, "{span} ms at {width} px: {:?} runs into {:?}", w[0], w[1]);
+                }
+                // The labels shown at a width stay shown wider.
+                let wider = shown(&ticks, &need, span, width + 40.0);
+                assert!(s.iter().all(|a| wider.iter().any(|b| b.2 == a.2 && b.0 >= a.0)), "{span} at {width}");
+            }
+            // A phone's axis (about 270 px) still shows some, a desk's (about 1000) most.
+            let phone = shown(&ticks, &need, span, 270.0).len();
+            let desk = shown(&ticks, &need, span, 1000.0).len();
+            assert!(phone >= 2 && desk >= phone, "{span}: {phone} on a phone, {desk} on a desk");
+        }
+        // 30 hours on a phone: the midnights and noon (the 6-hour ticks between drop out).
+        let span = 30 * HOUR_MS;
+        let view = ViewWindow { start: T - DAY_MS, end: T + 6 * HOUR_MS };
+        let ticks = ticks(view, span, tz);
+        let need = tick_widths(&ticks, span, tz);
+        let labels: Vec<String> = shown(&ticks, &need, span, 270.0).into_iter().map(|s| s.2).collect();
+        assert_eq!(labels, ["Sat 21 Nov", "12:00", "Sun 22 Nov"]);
+        let labels: Vec<String> = shown(&ticks, &need, span, 1000.0).into_iter().map(|s| s.2).collect();
+        assert_eq!(labels, ["Sat 21 Nov", "06:00", "12:00", "18:00", "Sun 22 Nov"]);
+    }
+
+    #[test]
+    fn names_are_cut_in_the_middle_to_fit() {
+        let name = "DatabaseBackup - USER_DATABASES - FULL";
+        assert_eq!(middle_cut("CommandLog Cleanup", 204.0, 12.0, 0.5), "CommandLog Cleanup", "it fits: whole");
+        let cut = middle_cut(name, 88.0, 11.0, 0.5);
+        assert!(cut.starts_with("Data") && cut.ends_with("…FULL"), "{cut}");
+        assert!(text_px(&cut, 11.0, false) <= 88.0, "{cut}");
+        assert!(fits(&cut, name) && !fits(&cut, "DatabaseBackup - USER_DATABASES - LOG"));
+        // Separators next to the ellipsis go; a cut is a cut of its own name.
+        assert_eq!(middle_cut("ab - cd - ef - gh - ij - kl", 60.0, 11.0, 0.5), "ab…kl");
+        assert!(fits("…SYSTEM…FULL", "DatabaseBackup - SYSTEM_DATABASES - FULL"));
+        assert!(!fits("…SYSTEM…FULL", "DatabaseBackup - USER_DATABASES - FULL"));
+        assert!(!fits("Data…FULL", "Data"), "head and tail may not share characters");
+    }
+
+    #[test]
+    fn different_jobs_never_show_the_same_label() {
+        let names = [
+            "DatabaseBackup - SYSTEM_DATABASES - FULL",
+            "DatabaseBackup - USER_DATABASES - DIFF",
+            "DatabaseBackup - USER_DATABASES - FULL",
+            "DatabaseBackup - USER_DATABASES - LOG",
+            "DatabaseIntegrityCheck - SYSTEM_DATABASES",
+            "DatabaseIntegrityCheck - USER_DATABASES",
+            "Report - Month-End Close",
+            "ETL - Month-End GL Extract",
+            "Nightly load 1",
+            "Nightly load 2",
+            "A very long job name that only differs right here: X and then goes on and on",
+            "A very long job name that only differs right here: Y and then goes on and on",
+        ];
+        for (px, font) in [(88.0, 11.0), (204.0, 12.0), (60.0, 11.0)] {
+            let labels = distinct_labels(&names, px, font);
+            for (i, (label, name)) in labels.iter().zip(names).enumerate() {
+                assert!(fits(label, name), "{label:?} is a cut of {name:?}");
+                assert!(text_px(label, font, false) <= px + 0.01, "{label:?} fits {px} px");
+                for (j, other) in names.iter().enumerate() {
+                    assert!(i == j || !fits(label, other), "{label:?} could be {other:?} too ({px} px)");
+                }
+            }
+            let mut unique = labels.clone();
+            unique.sort();
+            unique.dedup();
+            assert_eq!(unique.len(), labels.len(), "{labels:?}");
+        }
+        let phone = distinct_labels(&names, 88.0, 11.0);
+        assert!(phone[2].contains("USER") && phone[0].contains("SYST"), "{phone:?}");
+        assert_eq!(phone[8], "Nightly load 1", "short names stay whole");
     }
 }

@@ -36,6 +36,9 @@ pub use wire::*;
 pub const WINDOW_DAYS: [u32; 3] = [1, 7, 30];
 /// The window a page shows when the URL does not say.
 pub const DEFAULT_DAYS: u32 = 7;
+/// The window every job is judged over, in days: triage's problems and the one duration
+/// baseline (p50, p95) that triage, the job page and the API quote, whatever window is shown.
+pub const JUDGED_DAYS: u32 = 30;
 /// The message for any other window.
 pub const DAYS_MESSAGE: &str = "days must be 1, 7 or 30";
 

@@ -104,7 +104,10 @@ pub async fn job_timeline(
     view::decorate_here(&mut head).await;
     let flags = view::duration_flags();
     let judgment = triage().await?;
-    let mut data = view::timeline_data(&report, &job_id, days, &head.scheduler, &flags, moment, &judgment)?;
+    // The durations' baseline: the window every job is judged over (cached per read).
+    let baseline = view::report(instance, super::JUDGED_DAYS).await?;
+    let mut data =
+        view::timeline_data(&report, &job_id, days, &head.scheduler, &flags, moment, &judgment, &baseline)?;
     data.instance = head;
     if let Some(a) = data.at.as_mut() {
         a.chosen = chosen;

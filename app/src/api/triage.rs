@@ -39,6 +39,9 @@ pub struct ProblemRow {
     /// The moment the evidence points at.
     pub at: TimePoint,
     pub evidence: String,
+    /// The evidence as words and instants (in the instance's zone): what pages show.
+    #[serde(default)]
+    pub sentence: super::SentenceView,
     /// Runs missed in a row, failures in a row, jobs starved by a zombie; 1 otherwise.
     pub count: usize,
     /// Where the evidence is: the job's timeline at `at`, or the instance's jobs.
@@ -219,6 +222,7 @@ mod build {
             since: point(p.since.unwrap_or(first_seen)),
             at: point(p.at),
             evidence: p.evidence.clone(),
+            sentence: crate::api::SentenceView::of(&p.sentence, &point),
             count: p.count,
             link,
             ack: ack.filter(|a| a.episode == first_seen).map(|a| AckInfo {
@@ -251,6 +255,7 @@ mod tests {
             since: Some(t("2026-11-20T09:00:00Z")),
             at: t("2026-11-20T11:00:00Z"),
             evidence: "…".into(),
+            sentence: Default::default(),
             count,
         }
     }

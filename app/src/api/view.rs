@@ -393,9 +393,10 @@ fn row(job: &JobReport, tz: Tz, report_window: Window, problems: Vec<super::Prob
         .iter()
         .filter(|o| matches!(o, Outcome::Missed { cause: MissCause::AgentZombie { .. } }))
         .count();
-    let mut diagnostics: Vec<DiagnosticLine> = job.diagnostics.iter().map(diagnostic_line).collect();
-    for d in job.forecast.diagnostics.iter().chain(&job.reconciliation.diagnostics) {
-        let line = diagnostic_line(d);
+    // The report's diagnostics hold the source's, the forecast's and the reconciliation's,
+    // each fact once (`fleet::analyze`); a line repeated word for word is shown once.
+    let mut diagnostics: Vec<DiagnosticLine> = Vec::new();
+    for line in job.diagnostics.iter().map(diagnostic_line) {
         if !diagnostics.contains(&line) {
             diagnostics.push(line);
         }
@@ -428,6 +429,7 @@ fn row(job: &JobReport, tz: Tz, report_window: Window, problems: Vec<super::Prob
         id: job.id.clone(),
         name: job.name.clone(),
         category: job.category.clone(),
+        owner: job.owner.clone(),
         enabled: job.enabled,
         schedules: job.descriptions.clone(),
         schedule_notes: job.schedule_notes.clone(),
@@ -554,44 +556,46 @@ fn occurrence_view(
     tz: Tz,
     scheduler: &Scheduler,
 ) -> OccurrenceView {
-    // Every time in a sentence carries its zone ("2026-11-17 13:50:00 UTC+1").
-    let local = |t: DateTime<Utc>| point(t, tz).zoned();
+    // Every time in a sentence is an instant: pages show it in their reader's zone, with it.
+    let local = |t: DateTime<Utc>| point(t, tz);
+    let words = |s: &str| SentenceView::default().text(s);
     let (mark, cause, note) = match outcome {
-        Some(Outcome::OnTime { .. }) => (Mark::OnTime, None, String::new()),
+        Some(Outcome::OnTime { .. }) => (Mark::OnTime, None, SentenceView::default()),
         Some(Outcome::Late { delay_secs, .. }) => {
-            (Mark::Late, None, format!("Late: started {} after it was due", duration_text(*delay_secs)))
+            (Mark::Late, None, words(&format!("Late: started {} after it was due", duration_text(*delay_secs))))
         }
         Some(Outcome::Missed { cause }) => {
             let (c, note) = match cause {
                 MissCause::AgentZombie { period } => (
                     Cause::Zombie,
-                    format!(
-                        "Missed: {} started no job between {} and {}",
-                        scheduler.label(),
-                        local(period.start),
-                        local(period.end)
-                    ),
+                    words(&format!("Missed: {} started no job between ", scheduler.label()))
+                        .at(local(period.start))
+                        .text(" and ")
+                        .at(local(period.end)),
                 ),
                 MissCause::AgentDown { restarted_at } => {
                     let who = scheduler.down_who();
-                    (Cause::Down, format!("Missed: {who} was down, restarted at {}", local(*restarted_at)))
+                    (Cause::Down, words(&format!("Missed: {who} was down, restarted at ")).at(local(*restarted_at)))
                 }
-                MissCause::NoRun => (Cause::NoRun, "Missed: no run started".to_string()),
+                MissCause::NoRun => (Cause::NoRun, words("Missed: no run started")),
             };
             (Mark::Missed, Some(c), note)
         }
         Some(Outcome::SkippedRunning { run }) => {
-            let since = runs.get(*run).map(|r| format!(" (started {})", local(r.start))).unwrap_or_default();
-            (Mark::Skipped, None, format!("Skipped: the previous run{since} was still running"))
+            let note = match runs.get(*run) {
+                Some(r) => words("Skipped: the previous run (started ").at(local(r.start)).text(") was still running"),
+                None => words("Skipped: the previous run was still running"),
+            };
+            (Mark::Skipped, None, note)
         }
         Some(Outcome::Unknown) => {
             let note = match horizon {
-                Some(h) => format!("Unknown: older than the oldest history kept ({})", local(h)),
-                None => "Unknown: older than the history kept".to_string(),
+                Some(h) => words("Unknown: older than the oldest history kept (").at(local(h)).text(")"),
+                None => words("Unknown: older than the history kept"),
             };
             (Mark::Unknown, None, note)
         }
-        Some(Outcome::Upcoming) | None => (Mark::Upcoming, None, String::new()),
+        Some(Outcome::Upcoming) | None => (Mark::Upcoming, None, SentenceView::default()),
     };
     OccurrenceView { at: point(at, tz), mark, cause, note }
 }
@@ -672,6 +676,7 @@ pub fn timeline_data(
     flags: &DurationFlags,
     at: Option<DateTime<Utc>>,
     judgment: &super::TriageData,
+    baseline: &InstanceReport,
 ) -> Result<TimelineData, ApiError> {
     let tz = report.tz;
     let job = report.jobs.iter().find(|j| j.id == job_id).ok_or_else(|| ApiError::NotFound { what: "job".into() })?;
@@ -679,11 +684,15 @@ pub fn timeline_data(
     // A gap wider than 0.3% of the window breaks a stretch.
     let max_gap = ((window.end - window.start).num_milliseconds() / 300).max(1);
 
-    let stats = durations::stats(&job.runs);
+    // One duration statistic: the judged window's, as triage's (a job the baseline lacks, read
+    // in between, is measured over what is shown).
+    let usual = baseline.jobs.iter().find(|j| j.id == job_id).map_or(&job.runs, |j| &j.runs);
+    let stats = durations::stats(usual);
     let all_runs = run_views(job, tz, stats.as_ref(), flags);
     let durations = DurationsView {
+        days: super::JUDGED_DAYS,
         window: stats,
-        weekdays: durations::by_weekday(&job.runs, tz).to_vec(),
+        weekdays: durations::by_weekday(usual, tz).to_vec(),
         flags: flags.clone(),
         long: all_runs.iter().filter(|r| matches!(r.flag, Some(DurationFlag::Long { .. }))).count(),
         short: all_runs.iter().filter(|r| matches!(r.flag, Some(DurationFlag::Short { .. }))).count(),
@@ -822,7 +831,7 @@ fn table_lines(
                 at: r.start.clone(),
                 expected: None,
                 cause: None,
-                note: String::new(),
+                note: SentenceView::default(),
                 run: Some(r.clone()),
                 collapsed: Collapsed::single(),
             });
@@ -1092,7 +1101,7 @@ mod timeline_tests {
             at: point(t(at), Tz::UTC),
             expected: Some(Mark::OnTime),
             cause: None,
-            note: String::new(),
+            note: SentenceView::default(),
             run,
             collapsed: Collapsed::single(),
         }
@@ -1104,7 +1113,7 @@ mod timeline_tests {
         let occurrences: Vec<(OccurrenceView, Option<usize>)> = (0..100)
             .map(|h| {
                 let at = start + Duration::hours(h);
-                (OccurrenceView { at: point(at, Tz::UTC), mark: Mark::OnTime, cause: None, note: String::new() }, None)
+                (OccurrenceView { at: point(at, Tz::UTC), mark: Mark::OnTime, cause: None, note: SentenceView::default() }, None)
             })
             .collect();
         let moment = (start + Duration::hours(3) + Duration::minutes(20)).timestamp_millis();

@@ -274,6 +274,87 @@ pub fn wall_text(t: chrono::NaiveDateTime) -> String {
     bytes.iter().map(|&b| char::from(b)).collect()
 }
 
+/// A sentence with instants in it (triage's evidence, a missed run's explanation), as pages
+/// receive it: words, and instants as [`TimePoint`]s in the instance's zone. A page shows
+/// each instant with `components::Time` (or, inside an attribute, `components::sentence_text`),
+/// so that it follows the zone switch and says its zone; [`Display`](std::fmt::Display)
+/// writes the instance's wall clock with its offset (`2026-11-17 13:50:00 UTC+1`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct SentenceView(pub Vec<SentencePiece>);
+
+/// One piece of a [`SentenceView`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SentencePiece {
+    Text(String),
+    At(TimePoint),
+}
+
+impl SentenceView {
+    /// Words after what is there (joined to the words before them).
+    pub fn text(mut self, s: impl AsRef<str>) -> Self {
+        let s = s.as_ref();
+        match self.0.last_mut() {
+            _ if s.is_empty() => {}
+            Some(SentencePiece::Text(t)) => t.push_str(s),
+            _ => self.0.push(SentencePiece::Text(s.to_owned())),
+        }
+        self
+    }
+
+    /// An instant after what is there.
+    pub fn at(mut self, t: TimePoint) -> Self {
+        self.0.push(SentencePiece::At(t));
+        self
+    }
+
+    /// The engine's sentence, each instant made a [`TimePoint`] by `point` (the instance's zone).
+    pub fn of(s: &crate::engine::sentence::Sentence, point: impl Fn(chrono::DateTime<chrono::Utc>) -> TimePoint) -> Self {
+        use crate::engine::sentence::Piece;
+        s.0.iter().fold(SentenceView::default(), |out, p| match p {
+            Piece::Text(t) => out.text(t),
+            Piece::At(t) => out.at(point(*t)),
+        })
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Without `prefix` at its start (`Missed: `), when it starts with it.
+    pub fn strip_prefix(&self, prefix: &str) -> SentenceView {
+        let mut out = self.clone();
+        if let Some(SentencePiece::Text(t)) = out.0.first_mut()
+            && let Some(rest) = t.strip_prefix(prefix)
+        {
+            *t = rest.to_owned();
+            if t.is_empty() {
+                out.0.remove(0);
+            }
+        }
+        out
+    }
+}
+
+impl From<String> for SentenceView {
+    fn from(s: String) -> Self {
+        SentenceView::default().text(s)
+    }
+}
+
+impl std::fmt::Display for SentenceView {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for p in &self.0 {
+            match p {
+                SentencePiece::Text(t) => f.write_str(t)?,
+                SentencePiece::At(t) => f.write_str(&t.zoned())?,
+            }
+        }
+        Ok(())
+    }
+}
+
 /// `UTC`, `UTC−5`, `UTC+5:30`: a short label for an offset in seconds.
 pub fn offset_label(off: i32) -> String {
     if off == 0 {
@@ -485,6 +566,83 @@ impl Scheduler {
         }
     }
 
+    /// What this scheduler's own tables cannot tell, each with why: said on the jobs list, the
+    /// job page and in the JSON API (`cannot_tell`), so no page reads a silence as a 0. The
+    /// counts it touches are unknown (`null` in the API), never 0.
+    pub fn cannot_tell(&self) -> &'static [CannotTell] {
+        const PURGED: CannotTell = CannotTell {
+            what: "runs older than the scheduler's history",
+            why: "the scheduler purges its own history; a run due before the oldest row it keeps is unknown, \
+                  not missed, unless Sundial kept it (Sundial keeps every run it reads)",
+        };
+        match self {
+            Scheduler::SqlAgent => &[
+                CannotTell {
+                    what: "runs older than msdb's history",
+                    why: "msdb keeps a limited history (the Agent's jobhistory_max_rows, sp_purge_jobhistory): a run \
+                          due before the oldest row it keeps is unknown, not missed, unless Sundial kept it",
+                },
+                CannotTell {
+                    what: "how a run ended when the Agent stopped during it",
+                    why: "the Agent writes a run's outcome row when the run ends: a run cut off by a stop or crash \
+                          of the service has no outcome row and shows as crashed (never finished)",
+                },
+            ],
+            Scheduler::PgCron => &[
+                CannotTell {
+                    what: "whether a \"succeeded\" run did its work",
+                    why: "pg_cron's \"succeeded\" means the command returned without an error; a pg_net call \
+                          (net.http_get, net.http_post) only queues its HTTP request, whose answer is in \
+                          net._http_response, which Sundial does not read",
+                },
+                PURGED,
+                CannotTell {
+                    what: "any run, when cron.log_run is off",
+                    why: "with cron.log_run off pg_cron writes no cron.job_run_details row: every run is unknown",
+                },
+            ],
+            Scheduler::MysqlEvents => &[
+                CannotTell {
+                    what: "a run's outcome and duration",
+                    why: "information_schema.EVENTS keeps only LAST_EXECUTED, a start: no end, no outcome \
+                          (failures only where performance_schema's statement history is readable)",
+                },
+                CannotTell {
+                    what: "every run of an event that fires more often than Sundial polls",
+                    why: "between two polls only the last execution is visible: the runs before it are unobserved, \
+                          unknown rather than missed",
+                },
+                CannotTell {
+                    what: "runs before Sundial's first poll",
+                    why: "MySQL keeps no run history for events: runs accumulate in Sundial's store from its first poll",
+                },
+            ],
+            Scheduler::JobActivity => &[
+                CannotTell {
+                    what: "the schedule",
+                    why: "the jobactivity table holds runs, not schedules: each job's schedule comes from Sundial's \
+                          configuration",
+                },
+                CannotTell {
+                    what: "a crash after CleanUp",
+                    why: "CleanUp deletes a run that never stopped, so the job runs again: Sundial sees a crash only \
+                          while its row exists",
+                },
+            ],
+            Scheduler::MysqlJobTable => &[CannotTell {
+                what: "past runs, except from Sundial's samples",
+                why: "the job table keeps only the current cycle: past cycles are rebuilt from what Sundial sampled \
+                      at each poll; what cannot be placed is unobserved, not missed",
+            }],
+            Scheduler::ServiceBroker => &[CannotTell {
+                what: "runs before the last two",
+                why: "the tables keep only the latest run of each job (LastRunOn, NextRunOn) and the steps' last \
+                      success: older runs come from Sundial's store, from its first poll",
+            }],
+            Scheduler::Primentra => &[PURGED],
+        }
+    }
+
     /// The banner's title for a span in which it started nothing: "Zombie Agent." for SQL
     /// Agent, "Zombie scheduler." for the others.
     pub fn zombie_title(&self) -> &'static str {
@@ -560,6 +718,15 @@ pub fn duration_text(secs: i64) -> String {
     }
 }
 
+/// One thing a scheduler's tables cannot tell ([`Scheduler::cannot_tell`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct CannotTell {
+    /// What is unknown, a few words ("a run's outcome and duration").
+    pub what: &'static str,
+    /// Why, in the scheduler's own terms.
+    pub why: &'static str,
+}
+
 /// A [`Scheduler`] ([`Scheduler::mid`]) or a [`scheduler_label`] in the middle of a sentence
 /// ("while the event scheduler …").
 pub fn scheduler_mid<S: MidSentence + ?Sized>(scheduler: &S) -> String {
@@ -602,6 +769,9 @@ pub struct JobRow {
     pub id: String,
     pub name: String,
     pub category: String,
+    /// Its owner as the scheduler records it; `None` when the scheduler keeps none.
+    #[serde(default)]
+    pub owner: Option<String>,
     pub enabled: bool,
     /// One description per schedule.
     pub schedules: Vec<String>,
@@ -846,10 +1016,10 @@ pub struct OccurrenceView {
     pub mark: Mark,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cause: Option<Cause>,
-    /// What happened, in words (`Missed: SQL Agent started no job between … and …`); empty
-    /// for on-time and upcoming occurrences.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub note: String,
+    /// What happened, in words and instants (`Missed: SQL Agent started no job between … and
+    /// …`); empty for on-time and upcoming occurrences.
+    #[serde(default, skip_serializing_if = "SentenceView::is_empty")]
+    pub note: SentenceView,
 }
 
 /// Routine occurrences (on time, upcoming, unknown) of a dense job, drawn as one stretch.
@@ -960,7 +1130,10 @@ pub struct Progress {
 /// The job's durations over the window: completed runs only, nearest-rank percentiles.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DurationsView {
-    /// Over the whole window; `None` when no run completed in it.
+    /// The baseline's window, in days ([`crate::api::JUDGED_DAYS`]): the statistics are over
+    /// it, whatever window the page shows, so they are triage's.
+    pub days: u32,
+    /// Over the baseline's window; `None` when no run completed in it.
     pub window: Option<crate::engine::durations::DurationStats>,
     /// Per weekday of the runs' local start, Monday first (seven entries).
     pub weekdays: Vec<Option<crate::engine::durations::DurationStats>>,
@@ -1004,8 +1177,8 @@ pub struct TableLine {
     pub expected: Option<Mark>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cause: Option<Cause>,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub note: String,
+    #[serde(default, skip_serializing_if = "SentenceView::is_empty")]
+    pub note: SentenceView,
     pub run: Option<RunView>,
     /// Set when consecutive missed occurrences with one cause are collapsed into this line.
     #[serde(flatten)]

@@ -1,7 +1,7 @@
 //! Consecutive missed runs shown as one line that expands to each of them (the job's table
 //! and the log share it).
-use super::Time;
-use crate::api::{Collapsed, TimePoint};
+use super::{Sentence, Time};
+use crate::api::{Collapsed, SentenceView, TimePoint};
 use leptos::prelude::*;
 
 /// `<details>`: "290 runs missed from … to …: why", expanding to the list of each miss
@@ -10,7 +10,7 @@ use leptos::prelude::*;
 pub fn CollapsedMisses(
     c: Collapsed,
     last: TimePoint,
-    #[prop(into)] cause: String,
+    #[prop(into)] cause: SentenceView,
     more: &'static str,
 ) -> impl IntoView {
     let hidden = c.count.saturating_sub(c.members.len());
@@ -22,7 +22,8 @@ pub fn CollapsedMisses(
                 {c.first().cloned().map(|t| view! { <Time t=t/> })}
                 " to "
                 <Time t=last/>
-                {format!(": {cause}")}
+                ": "
+                <Sentence s=cause/>
             </summary>
             <ol class="members">{members}</ol>
             {(hidden > 0).then(|| view! { <p class="muted">{format!("… and {hidden} more: {more}")}</p> })}

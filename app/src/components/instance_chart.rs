@@ -20,7 +20,7 @@ pub use markup::chart_html;
 #[cfg(feature = "ssr")]
 mod markup {
     use crate::api::instance_timeline::{
-        ChartItem, ChartRow, InstanceTimelineData, ItemKind, PRESETS, ViewWindow, timeline_href,
+        ChartItem, ChartRow, InstanceTimelineData, ItemKind, PRESETS, ViewWindow, distinct_labels, timeline_href,
     };
     use crate::api::{Mark, RunKind, TimePoint, count_text};
     use crate::components::{Time, job_at_href, job_href, outcome_key};
@@ -33,6 +33,13 @@ mod markup {
     pub const STRIP_H: i64 = 30;
     /// Rows per block (even: the rows' stripes alternate across blocks as within one).
     pub const BLOCK_ROWS: usize = 12;
+    /// The room for a job's name (the names column less its padding, in the stylesheet) and
+    /// its font size: on a phone, and wider.
+    const NAME_PX_PHONE: (f64, f64) = (88.0, 11.0);
+    const NAME_PX_DESK: (f64, f64) = (204.0, 12.0);
+    /// The axis widths at which a tick's label appears without JavaScript (container
+    /// queries in the stylesheet, one per width: `.itl-tick.wN` is hidden below N px).
+    const TICK_WIDTHS: [u32; 15] = [200, 240, 280, 320, 400, 480, 560, 640, 800, 960, 1120, 1280, 1600, 2000, 2400];
 
     /// Escape text for HTML text and attribute values.
     fn esc(s: &str) -> String {
@@ -99,18 +106,31 @@ mod markup {
             r#"<div class="itl-head"><div class="itl-corner" title="How many runs of any jobs went at once">Runs at once<br><small data-testid="itl-peak">up to {}</small></div><div class="itl-top"><div class="itl-axis" aria-hidden="true">"#,
             d.peak
         );
-        for t in &d.ticks {
-            pin(&mut h, if t.major { "itl-tick major" } else { "itl-tick" }, t.ms, None, v, &esc(&t.label), "");
+        for (i, t) in d.ticks.iter().enumerate() {
+            let px = d.tick_px.get(i).copied().unwrap_or(u32::MAX);
+            let class = format!(
+                "itl-tick{}{}",
+                if t.major { " major" } else { "" },
+                match TICK_WIDTHS.iter().find(|w| **w >= px) {
+                    _ if px <= 160 => String::new(),
+                    Some(w) => format!(" w{w}"),
+                    None => " w-none".to_owned(),
+                }
+            );
+            let ms = format!(r#"{}" data-px="{px}"#, t.ms);
+            pin(&mut h, &class, &ms, t.ms, None, v, &esc(&t.label), "");
         }
         let scheduler = &d.instance.scheduler;
         for z in &d.zombies {
-            pin(&mut h, "itl-flag itl-flag-zombie", z.start.ms, Some(z.end.ms), v, "Zombie", &esc(&z.title));
+            let ms = z.start.ms.to_string();
+            pin(&mut h, "itl-flag itl-flag-zombie", &ms, z.start.ms, Some(z.end.ms), v, "Zombie", &esc(&z.title));
         }
         for r in &d.restarts {
             let title = format!("{} started {}", scheduler.label(), r.zoned());
             pin(
                 &mut h,
                 "itl-flag itl-flag-restart",
+                &r.ms.to_string(),
                 r.ms,
                 None,
                 v,
@@ -118,7 +138,7 @@ mod markup {
                 &esc(&title),
             );
         }
-        pin(&mut h, "itl-flag itl-flag-now", d.now_ms, None, v, "now", "");
+        pin(&mut h, "itl-flag itl-flag-now", &d.now_ms.to_string(), d.now_ms, None, v, "now", "");
         h.push_str("</div>");
         let _ = write!(
             h,
@@ -130,15 +150,28 @@ mod markup {
         strip(&mut h, d, &x);
         h.push_str("</svg></div></div>");
 
-        // The rows, a block of names and plot per BLOCK_ROWS jobs (see [`block`]).
+        // The rows, a block of names and plot per BLOCK_ROWS jobs (see [`block`]); each name
+        // cut to fit, in the middle, never into another job's label.
+        let names: Vec<&str> = d.rows.iter().map(|r| r.name.as_str()).collect();
+        let labels: Vec<(String, String)> = distinct_labels(&names, NAME_PX_PHONE.0, NAME_PX_PHONE.1)
+            .into_iter()
+            .zip(distinct_labels(&names, NAME_PX_DESK.0, NAME_PX_DESK.1))
+            .collect();
         h.push_str(r#"<div class="itl-body">"#);
         if d.rows.is_empty() {
-            block(&mut h, d, &[], 0, instance, &x);
+            block(&mut h, d, &[], &[], 0, instance, &x);
         }
-        for (i, rows) in d.rows.chunks(BLOCK_ROWS).enumerate() {
-            block(&mut h, d, rows, i * BLOCK_ROWS, instance, &x);
+        for (i, (rows, labels)) in d.rows.chunks(BLOCK_ROWS).zip(labels.chunks(BLOCK_ROWS)).enumerate() {
+            block(&mut h, d, rows, labels, i * BLOCK_ROWS, instance, &x);
         }
-        h.push_str("</div></div>");
+        h.push_str("</div>");
+        // What a tap, a click or Enter on an item shows (the island fills it).
+        h.push_str(concat!(
+            r#"<div class="itl-detail" role="dialog" aria-labelledby="itl-detail-job" hidden data-testid="itl-detail">"#,
+            r#"<button type="button" class="itl-detail-close" aria-label="Close the details">×</button>"#,
+            r#"<p class="itl-detail-job" id="itl-detail-job"></p><p class="itl-detail-text" data-testid="itl-detail-text"></p>"#,
+            r#"<a class="itl-detail-link" href="/" data-testid="itl-detail-link">Open the job at this moment</a></div></div>"#
+        ));
         h
     }
 
@@ -151,6 +184,7 @@ mod markup {
         h: &mut String,
         d: &InstanceTimelineData,
         rows: &[ChartRow],
+        labels: &[(String, String)],
         first: usize,
         instance: Option<&str>,
         x: &impl Fn(i64) -> i64,
@@ -164,10 +198,12 @@ mod markup {
             h,
             r#"<div class="itl-block" style="contain-intrinsic-size:auto {rows_h}px"><ol class="itl-names">"#
         );
-        for row in rows {
+        for (row, (phone, desk)) in rows.iter().zip(labels) {
+            // The label of its width (the stylesheet shows one), the whole name to read aloud.
+            let label = format!(r#"<span class="itl-nm">{}</span><span class="itl-nd">{}</span>"#, esc(phone), esc(desk));
             let _ = write!(
                 h,
-                r#"<li data-job="{}"><a href="{}" title="{}" data-testid="itl-job">{}</a>{}</li>"#,
+                r#"<li data-job="{}"><a href="{}" title="{}" aria-label="{}" data-testid="itl-job">{label}</a>{}</li>"#,
                 esc(&row.id),
                 esc(&job_href(instance, &row.id, d.instance.days)),
                 esc(&row_title(row)),
@@ -254,8 +290,19 @@ mod markup {
     }
 
     /// A label over the axis at `ms` (a band's from `ms` to `end`), placed for the view `v`;
-    /// the island moves it as the view changes.
-    fn pin(h: &mut String, class: &str, ms: i64, end: Option<i64>, v: ViewWindow, label: &str, title: &str) {
+    /// the island moves it as the view changes. `data_ms`: the value of its `data-ms`
+    /// attribute (and any attribute after it).
+    #[allow(clippy::too_many_arguments)]
+    fn pin(
+        h: &mut String,
+        class: &str,
+        data_ms: &str,
+        ms: i64,
+        end: Option<i64>,
+        v: ViewWindow,
+        label: &str,
+        title: &str,
+    ) {
         let p = pct(ms, v);
         let shown = match end {
             Some(e) => e > v.start && ms < v.end,
@@ -263,7 +310,7 @@ mod markup {
         };
         let _ = write!(
             h,
-            r#"<span class="{class}" data-ms="{ms}"{} style="left:{:.2}%"{}{}>{label}</span>"#,
+            r#"<span class="{class}" data-ms="{data_ms}"{} style="left:{:.2}%"{}{}>{label}</span>"#,
             end.map(|e| format!(r#" data-end="{e}""#)).unwrap_or_default(),
             p.max(0.0),
             if shown { "" } else { " hidden" },
@@ -341,8 +388,9 @@ mod markup {
     fn draw_row(h: &mut String, row: &ChartRow, y: i64, instance: &str, min_w: i64, x: &impl Fn(i64) -> i64) {
         let _ = write!(
             h,
-            r#"<g class="itl-row" data-job="{}" transform="translate(0 {y})"><title>{}</title>"#,
+            r#"<g class="itl-row" data-job="{}" data-name="{}" transform="translate(0 {y})"><title>{}</title>"#,
             esc(&row.id),
+            esc(&row.name),
             esc(&row_title(row))
         );
         // Routine paths: ticks and stretches of on-time and upcoming occurrences, bars of
@@ -369,6 +417,7 @@ mod markup {
                     add(format!("itl-s {}", mark.key()), a, 3, format!("h{w}v6h-{w}z"), (a, 3))
                 }
                 ItemKind::Run { .. } if it.overlap => {
+                    add("itl-ovh".into(), a, 10, format!("h{w}v12h-{w}z"), (a, 10));
                     add(format!("itl-b {} itl-ov", key(it.kind)), a, 12, format!("h{w}v8h-{w}z"), (a, 12))
                 }
                 ItemKind::Run { .. } => {
@@ -377,6 +426,8 @@ mod markup {
                 }
             }
         }
+        // Overlap bands first: under the runs, whose colours stay whole on top.
+        paths.sort_by_key(|p| p.class != "itl-ovh");
         for p in paths {
             let _ = write!(h, r#"<path class="{} itl-r" d="{}"/>"#, p.class, p.d);
         }
@@ -441,6 +492,10 @@ mod markup {
                 );
             }
             ItemKind::Run { kind, .. } => {
+                if it.overlap {
+                    // The overlap's band under the bar: its outcome's colour stays whole.
+                    let _ = write!(h, r#"<rect class="itl-ovh" x="{a}" y="10" width="{w}" height="12"/>"#);
+                }
                 let extra = if kind == RunKind::Scheduled { "" } else { " itl-extra" };
                 let _ = write!(
                     h,
@@ -487,9 +542,13 @@ mod live {
         bounds: Bounds,
         now: i64,
         instance: String,
-        /// SVGs (their height) and labels (`data-ms`, `data-end`).
+        /// SVGs (their height) and labels (`data-ms`, `data-end`, a tick's `data-px`).
         boxes: Vec<(Element, String)>,
-        pins: Vec<(Element, i64, Option<i64>)>,
+        pins: Vec<(Element, i64, Option<i64>, Option<i64>)>,
+        /// The item whose details are shown (the keyboard goes back to it), and the fetch
+        /// of a routine item's details under way.
+        opener: Option<Element>,
+        asked: u32,
         drag: Option<Drag>,
         eat_click: bool,
         frame: bool,
@@ -546,7 +605,8 @@ mod live {
                     && let Some(ms) = num(&el, "data-ms")
                 {
                     let end = num(&el, "data-end");
-                    st.pins.push((el, ms, end));
+                    let px = num(&el, "data-px");
+                    st.pins.push((el, ms, end, px));
                 }
             }
         }
@@ -566,6 +626,8 @@ mod live {
             instance: String::new(),
             boxes: Vec::new(),
             pins: Vec::new(),
+            opener: None,
+            asked: 0,
             drag: None,
             eat_click: false,
             frame: false,
@@ -648,11 +710,18 @@ mod live {
         for (el, h) in &st.boxes {
             let _ = el.set_attribute("viewBox", &format!("{x} 0 {} {h}", span / 1000));
         }
-        for (el, ms, end) in &st.pins {
+        // A tick's label shows where the axis is wide enough for it at this zoom: as wide as
+        // it needs at the zoom drawn, times how much closer the ticks are now.
+        let axis = match st.root.query_selector(".itl-axis") {
+            Ok(Some(a)) => a.get_bounding_client_rect().width(),
+            _ => 0.0,
+        };
+        let room = axis * st.drawn_for.span() as f64 / span as f64;
+        for (el, ms, end, px) in &st.pins {
             let p = (*ms - v.start).saturating_mul(10_000) / span;
             let shown = match end {
                 Some(e) => *e > v.start && *ms < v.end,
-                None => (0..=10_000).contains(&p),
+                None => (0..=10_000).contains(&p) && px.is_none_or(|px| px as f64 <= room),
             };
             if shown {
                 let p = p.max(0);
@@ -803,22 +872,91 @@ mod live {
             }
         } else if let Some(span) = closest(ev, "[data-span]").and_then(|a| num(&a, "data-span")) {
             v.with_span(span, b)
-        } else if closest(ev, ".itl-r").is_some()
-            && let Some(job) = closest(ev, "[data-job]").and_then(|g| g.get_attribute("data-job"))
-        {
-            // A routine run or occurrence: the job at the moment under the pointer.
-            let st = shared.borrow();
-            let (left, width) = plot_box(&st);
-            let at = v.start + ((ev.client_x() as f64 - left) / width * v.span() as f64) as i64;
-            let at = chrono::DateTime::from_timestamp_millis(at / 1000 * 1000).unwrap_or_default();
-            let instance = Some(st.instance.as_str()).filter(|i| !i.is_empty());
-            let _ = window().location().set_href(&crate::components::job_at_href(instance, &job, at));
+        } else if closest(ev, ".itl-detail-close").is_some() {
+            close(shared);
+            return;
+        } else if let Some(g) = closest(ev, ".itl-plot [data-job]") {
+            ev.prevent_default();
+            let job = g.get_attribute("data-job").unwrap_or_default();
+            let name = g.get_attribute("data-name").unwrap_or_default();
+            if let Some(a) = closest(ev, ".itl-plot a") {
+                // An item of its own: what its tooltip says.
+                let text = a.query_selector("title").ok().flatten().and_then(|t| t.text_content());
+                show(shared, &a, &name, &text.unwrap_or_default(), &a.get_attribute("href").unwrap_or_default());
+            } else if let Some(p) = closest(ev, ".itl-r") {
+                // A routine run or occurrence: the one under the pointer, asked of the server.
+                let (left, width, instance) = {
+                    let st = shared.borrow();
+                    let (left, width) = plot_box(&st);
+                    (left, width, st.instance.clone())
+                };
+                let at = v.start + ((ev.client_x() as f64 - left) / width * v.span() as f64) as i64;
+                let href = crate::components::job_at_href(
+                    Some(instance.as_str()).filter(|i| !i.is_empty()),
+                    &job,
+                    chrono::DateTime::from_timestamp_millis(at / 1000 * 1000).unwrap_or_default(),
+                );
+                show(shared, &p, &name, "…", &href);
+                let seq = {
+                    let mut st = shared.borrow_mut();
+                    st.asked = st.asked.wrapping_add(1);
+                    st.asked
+                };
+                let class = p.get_attribute("class").unwrap_or_default();
+                let run = !(class.starts_with("itl-k") || class.starts_with("itl-s"));
+                let tol = (6.0 / width * v.span() as f64) as i64;
+                let shared = shared.clone();
+                leptos::task::spawn_local(async move {
+                    let instance = Some(instance).filter(|i| !i.is_empty());
+                    let got = crate::api::instance_timeline::instance_timeline_detail(instance, job, at, tol, run).await;
+                    if shared.borrow().asked == seq {
+                        let text = got.ok().filter(|t| !t.is_empty());
+                        set_text(&shared, ".itl-detail-text", &text.unwrap_or_else(|| "Nothing here at this zoom.".into()));
+                    }
+                });
+            }
             return;
         } else {
             return;
         };
         ev.prevent_default();
         set_view(shared, to);
+    }
+
+    /// The details panel's part `sel`, its text set to `text` (text, never markup).
+    fn set_text(shared: &Shared, sel: &str, text: &str) -> Option<Element> {
+        let el = shared.borrow().root.query_selector(sel).ok().flatten()?;
+        el.set_text_content(Some(text));
+        Some(el)
+    }
+
+    /// Show the details of `opener`: its job `name`, what it was (`text`), a link to `href`.
+    fn show(shared: &Shared, opener: &Element, name: &str, text: &str, href: &str) {
+        set_text(shared, ".itl-detail-job", name);
+        set_text(shared, ".itl-detail-text", text);
+        let link = shared.borrow().root.query_selector(".itl-detail-link").ok().flatten();
+        let panel = shared.borrow().root.query_selector(".itl-detail").ok().flatten();
+        if let (Some(link), Some(panel)) = (link, panel) {
+            let _ = link.set_attribute("href", href);
+            let _ = panel.remove_attribute("hidden");
+            if let Some(l) = link.dyn_ref::<HtmlElement>() {
+                let _ = l.focus();
+            }
+        }
+        shared.borrow_mut().opener = Some(opener.clone());
+    }
+
+    /// Hide the details; the keyboard goes back to what opened them.
+    fn close(shared: &Shared) {
+        let mut st = shared.borrow_mut();
+        if let Ok(Some(panel)) = st.root.query_selector(".itl-detail") {
+            let _ = panel.set_attribute("hidden", "");
+        }
+        st.asked = st.asked.wrapping_add(1);
+        if let Some(el) = st.opener.take() {
+            // An SVG link: `focus` is looked up on the element itself.
+            let _ = el.unchecked_ref::<HtmlElement>().focus();
+        }
     }
 
     fn on_wheel(shared: &Shared, ev: &WheelEvent) {
@@ -851,6 +989,10 @@ mod live {
         };
         let far = if ev.shift_key() { 4.0 } else { 1.0 };
         let to = match ev.key().as_str() {
+            "Escape" => {
+                close(shared);
+                return;
+            }
             "+" | "=" => v.zoom(1.0 / ZOOM_STEP, 0.5, b),
             "-" | "_" => v.zoom(ZOOM_STEP, 0.5, b),
             "ArrowLeft" => v.pan(-PAN_STEP * far, b),
@@ -918,6 +1060,7 @@ mod tests {
             peak: 0,
             overlapping: 0,
             ticks: vec![],
+            tick_px: vec![],
             tick_zone: "UTC".into(),
         }
     }
@@ -943,8 +1086,9 @@ mod tests {
         assert!(!html.contains("<ETL>") && !html.contains("<b>"));
         // Seconds from the start of what is drawn (an hour before the view): 3600, then +3600.
         assert!(html.contains(r#"<path class="itl-bl itl-r" d="M3600 16h60m3540 0h60"/>"#), "{html}");
-        // The failed run: a link to the job at its start, outlined as overlapping.
-        assert!(html.contains(r#"<a href="/jobs/j%3C1%3E?at=2025-11-22T12:30:00Z&amp;instance=SQL%20%26%20CO"><title>failed &lt;b&gt;</title><rect class="itl-b failed itl-ov""#), "{html}");
+        // The failed run: a link to the job at its start, on the band that says it overlaps
+        // (drawn first, under it: the bar keeps its failed colour).
+        assert!(html.contains(r#"<a href="/jobs/j%3C1%3E?at=2025-11-22T12:30:00Z&amp;instance=SQL%20%26%20CO"><title>failed &lt;b&gt;</title><rect class="itl-ovh" x="5400" y="10" width="120" height="12"/><rect class="itl-b failed itl-ov""#), "{html}");
         assert!(html.contains(r#"viewBox="3600 0 7200 24""#), "the view: 2 hours from an hour in");
         assert!(html.contains(r#"data-testid="now-line""#));
     }
@@ -972,6 +1116,7 @@ mod tests {
         d.instance.name = instance.to_owned();
         d.tick_zone = tick.to_owned();
         d.ticks = vec![crate::api::Tick { ms: T0 + H / 2, label: tick.to_owned(), major: true }];
+        d.tick_px = vec![300];
         d.zombies =
             vec![crate::api::instance_timeline::ChartBand { start: at(T0), end: at(T0 + H), title: zombie.to_owned() }];
         chart_html(&d, Some(instance))
@@ -1002,7 +1147,11 @@ mod tests {
             for (((name, id, title), li), g) in rows.iter().zip(names).zip(plots) {
                 proptest::prop_assert_eq!(attr(li, "data-job"), Some(norm(id)));
                 let a = within(li, "a");
-                proptest::prop_assert_eq!(text(a[0]), norm(name));
+                proptest::prop_assert_eq!(attr(a[0], "aria-label"), Some(norm(name)));
+                for label in within(li, "a > span") {
+                    let label = text(label);
+                    proptest::prop_assert!(crate::api::instance_timeline::fits(&label, &norm(name)), "{:?} of {:?}", label, name);
+                }
                 proptest::prop_assert_eq!(attr(a[0], "href"), Some(norm(&crate::components::job_href(Some(&instance), id, 1))));
                 let tooltip = attr(a[0], "title").unwrap_or_default();
                 proptest::prop_assert!(tooltip.starts_with(&norm(&(name.clone() + ": "))), "{:?}", tooltip);

@@ -1,5 +1,6 @@
 //! Components shared by pages.
 pub mod badge;
+pub mod cannot_tell;
 pub mod chart;
 pub mod collapsed;
 pub mod header;
@@ -11,10 +12,11 @@ pub mod time;
 pub mod window_links;
 
 pub use badge::{MarkBadge, OutcomeBadge, outcome_key, outcome_label};
+pub use cannot_tell::CannotTellNote;
 pub use collapsed::CollapsedMisses;
 pub use header::Header;
 pub use status::{ErrorPanel, NotFound, set_status};
-pub use time::{Time, prefs};
+pub use time::{Sentence, Time, prefs, sentence_text};
 pub use window_links::WindowLinks;
 
 /// Text for the inside of `<title>` or `<textarea>`: leptos writes those elements' children

@@ -4,7 +4,7 @@
 //! instance zone's offset and whose title is the UTC time. Its text follows the page-wide
 //! [`ZoneMode`]: the instance's zone (the default), UTC, or the browser's own zone. The
 //! choice, and the theme's, are cookies the server reads when it renders the page.
-use crate::api::{TimePoint, offset_label};
+use crate::api::{SentencePiece, SentenceView, TimePoint, offset_label};
 use leptos::prelude::*;
 
 /// Which zone times are shown in.
@@ -164,6 +164,34 @@ pub fn Time(t: TimePoint) -> impl IntoView {
             <span class="tz-off">{zone}</span>
         </time>
     }
+}
+
+/// A sentence with instants in it (triage's evidence, a missed run's explanation): its words
+/// as text, each instant a [`Time`], so that it follows the zone switch and says its zone.
+#[component]
+pub fn Sentence(s: SentenceView) -> impl IntoView {
+    s.0.into_iter()
+        .map(|p| match p {
+            SentencePiece::Text(t) => t.into_any(),
+            SentencePiece::At(t) => view! { <Time t=t/> }.into_any(),
+        })
+        .collect_view()
+}
+
+/// A sentence as plain text for an attribute (a `title`): each instant in the page's zone
+/// with the zone after it, as [`Time`] shows it.
+pub fn sentence_text(s: &SentenceView, prefs: &Prefs) -> String {
+    let mut out = String::new();
+    for p in &s.0 {
+        match p {
+            SentencePiece::Text(t) => out.push_str(t),
+            SentencePiece::At(t) => {
+                let (text, zone) = shown(t, prefs);
+                out.push_str(&format!("{text} {zone}"));
+            }
+        }
+    }
+    out
 }
 
 /// The page being rendered (path and query), where a switch sends the reader back to.

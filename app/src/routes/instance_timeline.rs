@@ -89,7 +89,8 @@ fn InstanceTimelineView(data: api::instance_timeline::InstanceTimelineData) -> A
                 "Keys (with the chart focused): " <kbd>"+"</kbd> " " <kbd>"−"</kbd> " zoom, " <kbd>"←"</kbd> " "
                 <kbd>"→"</kbd> " pan (" <kbd>"Shift"</kbd> ": further), " <kbd>"Home"</kbd>
                 " back to now. Mouse: drag to pan; the wheel over the time axis (or " <kbd>"Ctrl"</kbd>
-                " + wheel) zooms. A run or an expected run opens its job at that moment."
+                " + wheel) zooms. A tap or a click on a run or an expected run (" <kbd>"Enter"</kbd>
+                " on a focused one) shows its details, with a link to its job at that moment."
             </p>
             <div
                 id="itl-root"
@@ -104,7 +105,7 @@ fn InstanceTimelineView(data: api::instance_timeline::InstanceTimelineData) -> A
             <InstanceChartLive/>
             <Legend scheduler=head.scheduler.clone()/>
             <ul class="legend itl-legend" aria-label="Legend of the instance timeline">
-                <li><span class="sw itl-sw-ov"></span>"Shares a minute or more with a run of another job (outlined)"</li>
+                <li><span class="sw itl-sw-ov"></span>"Shares a minute or more with a run of another job (on a band of this colour)"</li>
                 <li><span class="sw itl-sw-conc"></span>"Runs at once"</li>
                 <li><span class="sw itl-sw-over"></span>"Two or more at once"</li>
                 <li><span class="sw itl-sw-band"></span>"Many close together: one stretch (hover for how many)"</li>

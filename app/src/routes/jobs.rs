@@ -1,11 +1,15 @@
 //! The jobs page (`/jobs`): every job of the instance with its last and next run and
 //! what went wrong in the window.
 //!
-//! Sorting and filtering are driven by the query (`?sort=status|name|last|next|failed|missed
-//! &dir=asc|desc&show=all|problems|failing|failures|missed`): the column headers and filters
-//! are links the router takes, so after hydration a click re-sorts in the browser without a
-//! request, and without JavaScript the same links ask the server. By default the jobs that
-//! need attention come first: failing now, then missed runs, then recovered failures.
+//! Sorting and filtering are driven by the query (`?sort=status|name|owner|category|last|next
+//! |failed|missed&dir=asc|desc&show=all|problems|failing|failures|missed`): the column headers
+//! and filters are links the router takes, so after hydration a click re-sorts in the browser
+//! without a request, and without JavaScript the same links ask the server. By default the jobs
+//! that need attention come first: failing now, then missed runs, then recovered failures.
+//!
+//! As SSMS's Job Activity Monitor, each job shows its owner, category and whether it is
+//! enabled, and the list filters on them (`&owner=&category=&enabled=yes|no`, [`Attrs`]) with a
+//! plain GET form; every link of the page keeps them.
 use crate::api::{self, JobRow, JobState, JobsData, parse_days};
 use crate::components::{ErrorPanel, Header, OutcomeBadge, Time, WindowLinks, instance_query, job_href};
 use crate::engine::Severity;
@@ -18,6 +22,8 @@ pub enum SortKey {
     /// What needs attention first: failing now, then missed, then the rest.
     Status,
     Name,
+    Owner,
+    Category,
     Last,
     Next,
     Failed,
@@ -35,6 +41,8 @@ impl SortKey {
         Some(match s {
             "status" => SortKey::Status,
             "name" => SortKey::Name,
+            "owner" => SortKey::Owner,
+            "category" => SortKey::Category,
             "last" => SortKey::Last,
             "next" => SortKey::Next,
             "failed" => SortKey::Failed,
@@ -46,6 +54,8 @@ impl SortKey {
         match self {
             SortKey::Status => "status",
             SortKey::Name => "name",
+            SortKey::Owner => "owner",
+            SortKey::Category => "category",
             SortKey::Last => "last",
             SortKey::Next => "next",
             SortKey::Failed => "failed",
@@ -55,7 +65,7 @@ impl SortKey {
     /// The direction a first click sorts in: the interesting end first.
     fn default_dir(self) -> Dir {
         match self {
-            SortKey::Name | SortKey::Next | SortKey::Status => Dir::Asc,
+            SortKey::Name | SortKey::Owner | SortKey::Category | SortKey::Next | SortKey::Status => Dir::Asc,
             SortKey::Last | SortKey::Missed | SortKey::Failed => Dir::Desc,
         }
     }
@@ -136,6 +146,54 @@ impl Show {
     }
 }
 
+/// The owner, category and enabled filters (`?owner=&category=&enabled=yes|no`): each, when
+/// given, keeps the jobs whose value is exactly it. An empty value filters nothing (what the
+/// form's "any" sends).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Attrs {
+    pub owner: Option<String>,
+    pub category: Option<String>,
+    pub enabled: Option<bool>,
+}
+
+impl Attrs {
+    pub fn from_query(owner: Option<&str>, category: Option<&str>, enabled: Option<&str>) -> Attrs {
+        let given = |v: Option<&str>| v.filter(|v| !v.is_empty()).map(str::to_owned);
+        Attrs {
+            owner: given(owner),
+            category: given(category),
+            enabled: match enabled {
+                Some("yes") => Some(true),
+                Some("no") => Some(false),
+                _ => None,
+            },
+        }
+    }
+    pub fn is_active(&self) -> bool {
+        self.owner.is_some() || self.category.is_some() || self.enabled.is_some()
+    }
+    pub fn keeps(&self, r: &JobRow) -> bool {
+        self.owner.as_ref().is_none_or(|o| r.owner.as_ref() == Some(o))
+            && self.category.as_ref().is_none_or(|c| *c == r.category)
+            && self.enabled.is_none_or(|e| e == r.enabled)
+    }
+    /// The filters as the tail of a query (`&owner=…`), for every link of the page.
+    pub fn query(&self) -> String {
+        let enc = crate::components::encode_segment;
+        let mut q = String::new();
+        if let Some(o) = &self.owner {
+            q.push_str(&format!("&owner={}", enc(o)));
+        }
+        if let Some(c) = &self.category {
+            q.push_str(&format!("&category={}", enc(c)));
+        }
+        if let Some(e) = self.enabled {
+            q.push_str(if e { "&enabled=yes" } else { "&enabled=no" });
+        }
+        q
+    }
+}
+
 /// The sort a query asks for; by default, what needs attention first.
 pub fn sort_from_query(sort: Option<&str>, dir: Option<&str>) -> (SortKey, Dir) {
     let key = sort.and_then(SortKey::parse).unwrap_or(SortKey::Status);
@@ -167,6 +225,7 @@ fn attention(r: &JobRow) -> (u8, std::cmp::Reverse<usize>, std::cmp::Reverse<usi
 /// Sort rows in place; ties (and absent times, always last) by name.
 pub fn sort_rows(rows: &mut [JobRow], key: SortKey, dir: Dir) {
     let name = |r: &JobRow| r.name.to_lowercase();
+    let owner = |r: &JobRow| r.owner.as_ref().map(|o| o.to_lowercase());
     rows.sort_by(|a, b| {
         use std::cmp::Ordering;
         let directed = |o: Ordering| if dir == Dir::Desc { o.reverse() } else { o };
@@ -179,6 +238,14 @@ pub fn sort_rows(rows: &mut [JobRow], key: SortKey, dir: Dir) {
         let o = match key {
             SortKey::Status => directed(attention(a).cmp(&attention(b))),
             SortKey::Name => directed(name(a).cmp(&name(b))),
+            // Jobs without an owner last, whichever way.
+            SortKey::Owner => match (owner(a), owner(b)) {
+                (Some(x), Some(y)) => directed(x.cmp(&y)),
+                (Some(_), None) => Ordering::Less,
+                (None, Some(_)) => Ordering::Greater,
+                (None, None) => Ordering::Equal,
+            },
+            SortKey::Category => directed(a.category.to_lowercase().cmp(&b.category.to_lowercase())),
             SortKey::Last => by_opt(a.last_run.as_ref().map(|r| r.start.ms), b.last_run.as_ref().map(|r| r.start.ms)),
             SortKey::Next => by_opt(a.next_expected.as_ref().map(|t| t.ms), b.next_expected.as_ref().map(|t| t.ms)),
             SortKey::Failed => {
@@ -198,6 +265,11 @@ pub fn JobsPage() -> impl IntoView {
     let days = Memo::new(move |_| query.with(|q| parse_days(q.get("days").as_deref())));
     let sort = Memo::new(move |_| query.with(|q| sort_from_query(q.get("sort").as_deref(), q.get("dir").as_deref())));
     let show = Memo::new(move |_| query.with(|q| Show::parse(q.get("show").as_deref())));
+    let attrs = Memo::new(move |_| {
+        query.with(|q| {
+            Attrs::from_query(q.get("owner").as_deref(), q.get("category").as_deref(), q.get("enabled").as_deref())
+        })
+    });
     let instance = Memo::new(move |_| query.with(|q| q.get("instance").filter(|i| !i.is_empty())));
     let data = Resource::new(
         move || (instance.get(), days.get()),
@@ -219,7 +291,7 @@ pub fn JobsPage() -> impl IntoView {
         }>
             {move || Suspend::new(async move {
                 match data.await {
-                    Ok(d) => view! { <JobsView data=d sort=sort show=show/> }.into_any(),
+                    Ok(d) => view! { <JobsView data=d sort=sort show=show attrs=attrs/> }.into_any(),
                     Err(e) => {
                         let base = path.get_untracked();
                         view! {
@@ -242,9 +314,11 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 }
 
 #[component]
-fn JobsView(data: JobsData, sort: Memo<(SortKey, Dir)>, show: Memo<Show>) -> AnyView {
+fn JobsView(data: JobsData, sort: Memo<(SortKey, Dir)>, show: Memo<Show>, attrs: Memo<Attrs>) -> AnyView {
     let days = data.instance.days;
     let total = data.jobs.len();
+    let chosen = attrs.get_untracked();
+    let aq = move || attrs.get().query();
     let failing = data.jobs.iter().filter(|j| Show::Failing.keeps(j)).count();
     let with_failures = data.jobs.iter().filter(|j| j.failed > 0).count();
     let failed_total: usize = data.jobs.iter().map(|j| j.failed).sum();
@@ -253,8 +327,12 @@ fn JobsView(data: JobsData, sort: Memo<(SortKey, Dir)>, show: Memo<Show>) -> Any
     let unknown_total: usize = data.jobs.iter().map(|j| j.unknown).sum();
     let with_unknown = data.jobs.iter().filter(|j| j.unknown > 0).count();
     let disabled = data.jobs.iter().filter(|j| !j.enabled).count();
-    let counts: Vec<(Show, usize)> =
-        Show::ALL.iter().map(|s| (*s, data.jobs.iter().filter(|j| s.keeps(j)).count())).collect();
+    // The chips count within the owner, category and enabled filters.
+    let counts: Vec<(Show, usize)> = Show::ALL
+        .iter()
+        .map(|s| (*s, data.jobs.iter().filter(|j| chosen.keeps(j) && s.keeps(j)).count()))
+        .collect();
+    let shown = data.jobs.iter().filter(|j| chosen.keeps(j) && show.get_untracked().keeps(j)).count();
     let path = use_location().pathname;
     let base = move || {
         let p = path.get();
@@ -267,6 +345,8 @@ fn JobsView(data: JobsData, sort: Memo<(SortKey, Dir)>, show: Memo<Show>) -> Any
     let iq = instance_query(instance.as_deref());
     let iq2 = iq.clone();
     let iq3 = iq.clone();
+    let iq4 = iq.clone();
+    let form_instance = instance.clone();
     let show_q = move || match show.get() {
         Show::All => String::new(),
         s => format!("&show={}", s.key()),
@@ -277,7 +357,7 @@ fn JobsView(data: JobsData, sort: Memo<(SortKey, Dir)>, show: Memo<Show>) -> Any
         let href = move || {
             let (cur, dir) = sort.get();
             let next = if cur == key { dir.flip() } else { key.default_dir() };
-            format!("{}?days={days}&sort={}&dir={}{}{}", base(), key.key(), next.key(), show_q(), iq)
+            format!("{}?days={days}&sort={}&dir={}{}{}{}", base(), key.key(), next.key(), show_q(), aq(), iq)
         };
         let aria = move || {
             let (cur, dir) = sort.get();
@@ -306,10 +386,11 @@ fn JobsView(data: JobsData, sort: Memo<(SortKey, Dir)>, show: Memo<Show>) -> Any
     let rows = move || {
         let (key, dir) = sort.get();
         let show = show.get();
-        let mut rows: Vec<JobRow> = jobs.get_value().into_iter().filter(|r| show.keeps(r)).collect();
+        let attrs = attrs.get();
+        let mut rows: Vec<JobRow> = jobs.get_value().into_iter().filter(|r| attrs.keeps(r) && show.keeps(r)).collect();
         sort_rows(&mut rows, key, dir);
         if rows.is_empty() {
-            return view! { <tr><td colspan="8" class="empty-row">"No job matches this filter in this window."</td></tr> }.into_any();
+            return view! { <tr><td colspan="11" class="empty-row">"No job matches this filter in this window."</td></tr> }.into_any();
         }
         rows.into_iter()
             .map(|r| job_row(r, days, instance.as_deref(), &scheduler_mid).into_any())
@@ -323,7 +404,7 @@ fn JobsView(data: JobsData, sort: Memo<(SortKey, Dir)>, show: Memo<Show>) -> Any
             let href = move || {
                 let (key, dir) = sort.get();
                 let sq = if s == Show::All { String::new() } else { format!("&show={}", s.key()) };
-                format!("{}?days={days}&sort={}&dir={}{sq}{iq}", base(), key.key(), dir.key())
+                format!("{}?days={days}&sort={}&dir={}{sq}{}{iq}", base(), key.key(), dir.key(), aq())
             };
             let current = move || (show.get() == s).then_some("page");
             let class = move || if show.get() == s { "filter active" } else { "filter" };
@@ -335,6 +416,25 @@ fn JobsView(data: JobsData, sort: Memo<(SortKey, Dir)>, show: Memo<Show>) -> Any
         })
         .collect_view();
     let window_text = if days == 1 { "day".to_string() } else { format!("{days} days") };
+    let base_now = {
+        let p = path.get_untracked();
+        if p.is_empty() { "/".to_string() } else { p }
+    };
+    let clear_href = {
+        let (key, dir) = sort.get_untracked();
+        let sq = match show.get_untracked() {
+            Show::All => String::new(),
+            s => format!("&show={}", s.key()),
+        };
+        format!("{base_now}?days={days}&sort={}&dir={}{sq}{iq4}", key.key(), dir.key())
+    };
+    let attr_form = attr_form(&jobs.get_value(), &chosen, AttrFormKeep {
+        action: base_now.clone(),
+        days,
+        sort: sort.get_untracked(),
+        show: show.get_untracked(),
+        instance: form_instance,
+    });
 
     view! {
         <Title text=title/>
@@ -346,7 +446,7 @@ fn JobsView(data: JobsData, sort: Memo<(SortKey, Dir)>, show: Memo<Show>) -> Any
                     current=days
                     href=move |d| {
                         let (key, dir) = sort.get();
-                        format!("{}?days={d}&sort={}&dir={}{}{}", base(), key.key(), dir.key(), show_q(), iq2)
+                        format!("{}?days={d}&sort={}&dir={}{}{}{}", base(), key.key(), dir.key(), show_q(), aq(), iq2)
                     }
                 />
                 <crate::components::JsonLink href=crate::components::api_href("instances/{i}/jobs", &data.instance)/>
@@ -363,7 +463,16 @@ fn JobsView(data: JobsData, sort: Memo<(SortKey, Dir)>, show: Memo<Show>) -> Any
                 {(disabled > 0).then(|| format!(" · {disabled} disabled"))}
                 " · last " {window_text} " from " <Time t=data.instance.window_start.clone()/>
             </p>
+            <crate::components::CannotTellNote scheduler=data.instance.scheduler.clone()/>
             <nav class="filters" aria-label="Show jobs" data-testid="job-filters">{filters}</nav>
+            {attr_form}
+            {chosen.is_active().then(|| view! {
+                <p class="filtered" data-testid="jobs-filtered" data-shown=shown data-total=total>
+                    {format!("filtered: {shown} of {}", plural(total, "job", "jobs"))}
+                    " · "
+                    <a href=clear_href data-testid="jobs-filter-clear">"clear"</a>
+                </p>
+            })}
             {if total == 0 {
                 view! { <p class="empty">"No jobs on this instance."</p> }.into_any()
             } else {
@@ -373,6 +482,9 @@ fn JobsView(data: JobsData, sort: Memo<(SortKey, Dir)>, show: Memo<Show>) -> Any
                             <tr>
                                 {header_cell(SortKey::Name, "Job", "col-name")}
                                 {header_cell(SortKey::Status, "State", "col-state")}
+                                {header_cell(SortKey::Owner, "Owner", "col-owner")}
+                                {header_cell(SortKey::Category, "Category", "col-category")}
+                                <th scope="col" class="col-enabled">"Enabled"</th>
                                 <th scope="col" class="col-schedule">"Schedule"</th>
                                 {header_cell(SortKey::Last, "Last run", "col-last")}
                                 {header_cell(SortKey::Next, "Next expected", "col-next")}
@@ -393,6 +505,79 @@ fn JobsView(data: JobsData, sort: Memo<(SortKey, Dir)>, show: Memo<Show>) -> Any
     .into_any()
 }
 
+/// What the filter form keeps of the page's query as hidden fields.
+struct AttrFormKeep {
+    action: String,
+    days: u32,
+    sort: (SortKey, Dir),
+    show: Show,
+    instance: Option<String>,
+}
+
+/// The owner, category and enabled filters as a plain GET form (it works without JavaScript):
+/// selects listing the values the instance's jobs have, the chosen one selected (also one no
+/// job has, from an old link: it shows, and matches nothing).
+fn attr_form(jobs: &[JobRow], chosen: &Attrs, keep: AttrFormKeep) -> impl IntoView + use<> {
+    let values = |of: &dyn Fn(&JobRow) -> Option<String>, chosen: &Option<String>| {
+        let mut v: Vec<String> = jobs.iter().filter_map(of).chain(chosen.clone()).collect();
+        v.sort_by_key(|s| s.to_lowercase());
+        v.dedup();
+        v
+    };
+    let owners = values(&|j| j.owner.clone(), &chosen.owner);
+    let categories = values(&|j| Some(j.category.clone()).filter(|c| !c.is_empty()), &chosen.category);
+    let options = |values: Vec<String>, chosen: &Option<String>| {
+        values
+            .into_iter()
+            .map(|v| {
+                let selected = chosen.as_ref() == Some(&v);
+                view! { <option value=v.clone() selected=selected>{v.clone()}</option> }
+            })
+            .collect_view()
+    };
+    let (key, dir) = keep.sort;
+    let enabled = chosen.enabled;
+    let no_owners = owners.is_empty();
+    view! {
+        <form method="get" action=keep.action class="log-filter jobs-filter" role="search" aria-label="Filter the jobs" data-testid="jobs-filter">
+            <input type="hidden" name="days" value=keep.days/>
+            <input type="hidden" name="sort" value=key.key()/>
+            <input type="hidden" name="dir" value=dir.key()/>
+            {(keep.show != Show::All).then(|| view! { <input type="hidden" name="show" value=keep.show.key()/> })}
+            {keep.instance.map(|i| view! { <input type="hidden" name="instance" value=i/> })}
+            <div class="log-filter-row">
+                <div class="field">
+                    <label for="jobs-owner">"Owner"</label>
+                    <select id="jobs-owner" name="owner" data-testid="filter-owner" disabled=no_owners>
+                        <option value="" selected=chosen.owner.is_none()>
+                            {if no_owners { "none recorded" } else { "any owner" }}
+                        </option>
+                        {options(owners, &chosen.owner)}
+                    </select>
+                </div>
+                <div class="field">
+                    <label for="jobs-category">"Category"</label>
+                    <select id="jobs-category" name="category" data-testid="filter-category">
+                        <option value="" selected=chosen.category.is_none()>"any category"</option>
+                        {options(categories, &chosen.category)}
+                    </select>
+                </div>
+                <div class="field">
+                    <label for="jobs-enabled">"Enabled"</label>
+                    <select id="jobs-enabled" name="enabled" data-testid="filter-enabled">
+                        <option value="" selected=enabled.is_none()>"any"</option>
+                        <option value="yes" selected=enabled == Some(true)>"Yes"</option>
+                        <option value="no" selected=enabled == Some(false)>"No"</option>
+                    </select>
+                </div>
+                <div class="log-filter-actions">
+                    <button type="submit" class="button" data-testid="jobs-filter-apply">"Filter"</button>
+                </div>
+            </div>
+        </form>
+    }
+}
+
 /// A job's state as a pill: a word, never colour alone.
 pub fn state_badge(r: &JobRow) -> impl IntoView + use<> {
     let text = match r.state {
@@ -402,6 +587,7 @@ pub fn state_badge(r: &JobRow) -> impl IntoView + use<> {
     };
     // A problem's state says what triage says of it: its evidence.
     let title = match r.problems.iter().find(|p| JobState::of_problem(p.kind) == r.state) {
+        Some(p) if !p.sentence.is_empty() => crate::components::sentence_text(&p.sentence, &crate::components::prefs()),
         Some(p) => p.evidence.clone(),
         None => match r.state {
             JobState::Recovered => "A run failed in this window; the last run succeeded".to_string(),
@@ -526,9 +712,20 @@ fn job_row(r: JobRow, days: u32, instance: Option<&str>, scheduler: &str) -> imp
                 <a href=href class="job-link">{r.name.clone()}</a>
                 {(!r.enabled).then(|| view! { " " <span class="tag tag-disabled">"disabled"</span> })}
                 {diagnostics.map(|d| view! { " " {d} })}
-                {(!r.category.is_empty()).then(|| view! { <div class="category muted">{r.category.clone()}</div> })}
             </td>
             <td class="col-state" data-label="State">{state}</td>
+            <td class="col-owner" data-label="Owner" data-testid="job-owner">
+                {match r.owner.clone() {
+                    Some(o) => o.into_any(),
+                    None => view! { <span class="muted" title="The scheduler records no owner">"—"</span> }.into_any(),
+                }}
+            </td>
+            <td class="col-category" data-label="Category" data-testid="job-category">
+                {if r.category.is_empty() { view! { <span class="muted">"—"</span> }.into_any() } else { r.category.clone().into_any() }}
+            </td>
+            <td class="col-enabled" data-label="Enabled" data-testid="job-enabled" data-enabled=if r.enabled { "yes" } else { "no" }>
+                {if r.enabled { "Yes" } else { "No" }}
+            </td>
             <td class="col-schedule" data-label="Schedule">{schedules}</td>
             <td class="col-last" data-label="Last run">{last}</td>
             <td class="col-next" data-label="Next expected">{next}</td>

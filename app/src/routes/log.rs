@@ -193,7 +193,7 @@ fn log_view(d: LogData) -> impl IntoView {
             <div class="toolbar">
                 <h1>{heading}</h1>
                 <WindowLinks current=days href=links.window_href()/>
-                <a class="json-link" href=csv_href download="sundial-log.csv" type="text/csv" data-testid="csv-link" title="Every line under this filter (all pages), as CSV">"CSV"</a>
+                <a class="json-link" href=csv_href download="sundial-log.csv" type="text/csv" data-testid="csv-link" title="Every line under this filter (all pages), as CSV; times in RFC 3339 with their offset, in the instances' zone when they share one, else in UTC">"CSV"</a>
                 <crate::components::JsonLink href=json_href/>
             </div>
             {form}
@@ -452,7 +452,24 @@ fn summary(d: &LogData) -> impl IntoView + use<> {
             {stretch}
             {d.problems_only.then_some(" (problems only)")}
         </p>
+        {zone_note(d)}
     }
+}
+
+/// Lines sorted by instant read in one zone: where the instances listed are in different
+/// zones and the page shows instance zones, every time is in UTC (the server gives them so),
+/// and the page says so.
+fn zone_note(d: &LogData) -> Option<impl IntoView + use<>> {
+    let mut zones: Vec<&str> = d.instances.iter().filter(|i| i.listed).filter_map(|i| i.tz.as_deref()).collect();
+    zones.sort_unstable();
+    zones.dedup();
+    (zones.len() > 1 && prefs().zone == ZoneMode::Instance).then(|| {
+        view! {
+            <p class="zone-note muted" data-testid="log-zone-note">
+                {format!("The instances listed are in different zones ({}): every time here is in UTC.", zones.join(", "))}
+            </p>
+        }
+    })
 }
 
 /// Everything or problems only, each keeping the other filters.

@@ -11,7 +11,8 @@ use crate::api::{
 };
 use crate::components::chart::{Legend, TimelineChart};
 use crate::components::{
-    CollapsedMisses, ErrorPanel, Header, MarkBadge, NotFound, OutcomeBadge, Time, WindowLinks, instance_query, job_href,
+    CollapsedMisses, ErrorPanel, Header, MarkBadge, NotFound, OutcomeBadge, Sentence, Time, WindowLinks, instance_query,
+    job_href,
 };
 use crate::engine::Severity;
 use crate::engine::durations::{DurationFlag, DurationStats};
@@ -228,11 +229,13 @@ fn table_row(l: TableLine, moment: bool, factors: &crate::engine::durations::Dur
     let collapsed = l.collapsed.is_collapsed();
     // Consecutive misses with one cause: one row, expandable to each of them.
     let note = if collapsed {
-        let cause = l.note.strip_prefix("Missed: ").unwrap_or(&l.note).to_string();
+        let cause = l.note.strip_prefix("Missed: ");
         view! { <CollapsedMisses c=l.collapsed.clone() last=l.at.clone() cause=cause more="the chart shows each"/> }
             .into_any()
     } else {
-        (!l.note.is_empty()).then(|| view! { <div class="note">{l.note.clone()}</div> }).into_any()
+        (!l.note.is_empty())
+            .then(|| view! { <div class="note" data-testid="note"><Sentence s=l.note.clone()/></div> })
+            .into_any()
     };
     view! {
         <tr
@@ -297,7 +300,7 @@ fn TimelineView(data: TimelineData, pending: ReadSignal<bool>) -> AnyView {
     }
     let window_end = data.instance.window_end.ms;
     let at_note = data.at.clone().map(|a| at_note(a, days, window_end, &id, instance.as_deref()));
-    let durations = durations_section(&data.durations, days);
+    let durations = durations_section(&data.durations);
     let running = data
         .runs
         .iter()
@@ -364,10 +367,14 @@ fn TimelineView(data: TimelineData, pending: ReadSignal<bool>) -> AnyView {
                     </p>
                 </div>
                 <dl class="counters">
-                    <div class={if job.failed > 0 { "counter failed hot" } else { "counter failed" }} data-testid="failed-tile">
+                    <div class={if job.failed > 0 { "counter failed hot" } else if job.failed_unknown.is_some() { "counter unknown" } else { "counter failed" }} data-testid="failed-tile">
                         <dt>"Failed"</dt>
-                        <dd data-testid="failed-count">
-                            {job.failed}
+                        // What the source cannot know is said, never 0: the reason on hover.
+                        <dd data-testid="failed-count" title=job.failed_unknown.clone()>
+                            {match &job.failed_unknown {
+                                Some(_) => "unknown".to_string(),
+                                None => job.failed.to_string(),
+                            }}
                             {(job.retries > 0).then(|| view! { <small>{format!("+{} retried", job.retries)}</small> })}
                         </dd>
                     </div>
@@ -390,6 +397,7 @@ fn TimelineView(data: TimelineData, pending: ReadSignal<bool>) -> AnyView {
             </div>
             }.into_any()}
             {(!job.diagnostics.is_empty()).then(|| view! { <ul class="diagnostics">{diagnostics}</ul> })}
+            <crate::components::CannotTellNote scheduler=data.instance.scheduler.clone()/>
             <div class="toolbar">
                 <WindowLinks current=days href=move |d| job_href(instance.as_deref(), &id, d)/>
                 <crate::components::JsonLink href=crate::components::api_href(
@@ -404,7 +412,9 @@ fn TimelineView(data: TimelineData, pending: ReadSignal<bool>) -> AnyView {
             {durations}
             <h2>"Occurrences and runs"</h2>
             <p class="summary" data-testid="timeline-summary">
-                {if problems == 0 && job.unknown == 0 {
+                {if let Some(why) = job.failed_unknown.as_ref().filter(|_| problems == 0 && job.unknown == 0) {
+                    format!("Nothing missed, late or skipped in this window; whether a run failed is unknown: {why}.")
+                } else if problems == 0 && job.unknown == 0 {
                     "Nothing failed, missed, late or skipped in this window.".to_string()
                 } else {
                     let mut t = format!(
@@ -571,7 +581,7 @@ fn stats_cells(s: Option<DurationStats>) -> impl IntoView + use<> {
 }
 
 /// The job's durations over the window and per weekday, and what flags a run.
-fn durations_section(d: &DurationsView, days: u32) -> impl IntoView + use<> {
+fn durations_section(d: &DurationsView) -> impl IntoView + use<> {
     let f = &d.flags;
     let rule = format!(
         "Flagged ▲ long: longer than p95 × {}; ▼ short: a success in under p50 × {} (for jobs whose p50 is at least {}). \
@@ -583,7 +593,7 @@ fn durations_section(d: &DurationsView, days: u32) -> impl IntoView + use<> {
     );
     let counted = match d.window {
         Some(s) if s.count < f.min_samples => {
-            format!(" Only {} completed runs in this window: nothing is flagged.", s.count)
+            format!(" Only {} completed runs in the last {}: nothing is flagged.", s.count, window_words(d.days))
         }
         Some(_) => format!(" In this window: {} long, {} short.", d.long, d.short),
         None => String::new(),
@@ -603,7 +613,7 @@ fn durations_section(d: &DurationsView, days: u32) -> impl IntoView + use<> {
             .collect_view();
         view! {
             <table class="durations-table" data-testid="durations-table">
-                <caption>{format!("Durations of completed runs in the last {}, by the day they started", window_words(days))}</caption>
+                <caption>{format!("Durations of completed runs in the last {}, by the day they started: the baseline triage judges against, whatever window is shown", window_words(d.days))}</caption>
                 <thead>
                     <tr>
                         <th scope="col">"Started"</th>
@@ -628,7 +638,7 @@ fn durations_section(d: &DurationsView, days: u32) -> impl IntoView + use<> {
             <h2 id="durations-h">"Durations"</h2>
             {table.is_none().then(|| view! {
                 <p class="muted" data-testid="durations-empty">
-                    {format!("No run completed in the last {}: no durations to show yet. A wider window may have some.", window_words(days))}
+                    {format!("No run completed in the last {}: no durations to show yet.", window_words(d.days))}
                 </p>
             })}
             {table}

@@ -5,7 +5,7 @@
 //! without JavaScript.
 use crate::api::triage::{SILENCES, kind_icon};
 use crate::api::{self, ProblemRow, TriageData};
-use crate::components::{ErrorPanel, Header, Time};
+use crate::components::{ErrorPanel, Header, Sentence, Time};
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
@@ -153,7 +153,9 @@ fn problem_row(p: ProblemRow, back: &str) -> impl IntoView + use<> {
                 {count}
                 <span class="problem-since muted">"since " <Time t=p.since.clone()/></span>
             </div>
-            <p class="problem-evidence" data-testid="evidence">{p.evidence.clone()}</p>
+            <p class="problem-evidence" data-testid="evidence">
+                {if p.sentence.is_empty() { p.evidence.clone().into_any() } else { view! { <Sentence s=p.sentence.clone()/> }.into_any() }}
+            </p>
             <p class="problem-links">
                 <a href=p.link.clone() data-testid="evidence-link">"See the evidence →"</a>
             </p>

@@ -2,7 +2,7 @@
 //! steps, the kind of work it does (which sets its durations and failure rate), how it fails,
 //! and its schedules: real `sysschedules` rows, by index into the schedule list (ids are index + 1).
 use super::{DISABLED_JOB, LONG_RUN_JOB, MANUAL_JOB, RERUN_JOB, RETRY_JOB, STARTUP_JOB, TRIMMED_JOB};
-use crate::sources::msdb_rows::CategoryRow;
+use crate::sources::msdb_rows::{CategoryRow, LoginRow};
 use app::engine::AgentSchedule;
 use rand::Rng;
 use rand::rngs::SmallRng;
@@ -112,8 +112,8 @@ pub(super) struct ScheduleSpec {
 }
 
 const AGENT: &str = "NT SERVICE\\SQLSERVERAGENT";
-const ETL: &str = "DOMAIN\\svc_etl";
-const REPORTS: &str = "DOMAIN\\svc_reports";
+const ETL: &str = "CORP\\svc_etl";
+const REPORTS: &str = "CORP\\svc_reports";
 
 fn at_time(freq_type: i64, freq_interval: i64, recurrence: i64, hhmmss: i64) -> AgentSchedule {
     AgentSchedule {
@@ -924,6 +924,49 @@ fn poller_job(name: &'static str, description: &'static str, command: &'static s
         retry: None,
         enabled: true,
     }
+}
+
+/// The logins of the demo's instances, as `sys.server_principals` lists them: `sa`, the SSIS
+/// catalog's cleanup login, and Windows logins of the CORP domain.
+pub(super) const SA: &str = "sa";
+const SSIS_CLEANUP: &str = "##MS_SSISServerCleanupJobLogin##";
+pub(super) const DBA_LOGIN: &str = "CORP\\dba";
+const LOGINS: [&str; 6] = [SA, SSIS_CLEANUP, DBA_LOGIN, "CORP\\etl_admin", "CORP\\svc_reports", "CORP\\svc_sqlagent"];
+
+/// Who owns a job of `category` named `name`, as a DBA's instance has it: the maintenance,
+/// replication and system jobs `sa` (what their scripts and wizards leave), the SSIS catalog's
+/// cleanup its own login, each team's jobs the Windows login that created them.
+pub(super) fn job_owner(category: i64, name: &str) -> &'static str {
+    match category {
+        _ if name == "SSIS Server Maintenance Job" => SSIS_CLEANUP,
+        _ if name == MANUAL_JOB => DBA_LOGIN,
+        100 => "CORP\\etl_admin",
+        101 => "CORP\\svc_reports",
+        102 => "CORP\\svc_sqlagent",
+        _ => SA,
+    }
+}
+
+/// A login's SID as `owner_sid` holds it: `sa`'s is 0x01; a SQL login's 16 bytes; a Windows
+/// login's `S-1-5-21-<domain>-<RID>`, one domain for all.
+pub(super) fn login_sid(login: &str) -> Vec<u8> {
+    let index = LOGINS.iter().position(|l| *l == login).expect("a login of the demo") as u32;
+    if login == SA {
+        vec![1]
+    } else if login.starts_with("CORP\\") {
+        let mut sid = vec![1, 5, 0, 0, 0, 0, 0, 5];
+        for sub in [21_u32, 1_004_336_348, 1_177_238_915, 682_003_330, 1100 + index] {
+            sid.extend(sub.to_le_bytes());
+        }
+        sid
+    } else {
+        (0..16_u8).map(|i| i.wrapping_mul(37).wrapping_add(index as u8 * 11 + 0x5A)).collect()
+    }
+}
+
+/// Every login of [`LOGINS`] with its SID.
+pub(super) fn logins() -> Vec<LoginRow> {
+    LOGINS.iter().map(|&name| LoginRow { sid: login_sid(name), name: name.into() }).collect()
 }
 
 pub(super) fn categories() -> Vec<CategoryRow> {

@@ -7,8 +7,9 @@
 //!
 //! Pure and reproducible from `now` and the seed, like SQLPROD01's simulation, but smaller and
 //! written out plainly: a handful of jobs, each run of each occurrence decided by the story.
-use super::simulate::{guid, windows_sid};
-use super::{Demo, catalog::categories};
+use super::catalog::{SA, categories, job_owner, login_sid, logins};
+use super::simulate::guid;
+use super::Demo;
 use crate::sources::msdb_rows::{
     self, ActivityRow, DemoMeta, HistoryRow, JobRow, JobScheduleRow, ScheduleRow, SessionRow, StepRow, date_int,
     encode_duration, local_to_utc, time_int, utc_to_local,
@@ -219,7 +220,6 @@ pub fn simulate(now: DateTime<Utc>, seed: u64) -> Demo {
         local(now - Duration::days(44)).date().and_time(NaiveTime::from_hms_opt(5, 12, 41).expect("a time")),
         tz,
     );
-    let dba = windows_sid(&mut ids);
     let specs = specs();
 
     let mut jobs = Vec::new();
@@ -234,7 +234,7 @@ pub fn simulate(now: DateTime<Utc>, seed: u64) -> Demo {
             enabled: true,
             description: s.description.into(),
             category_id: s.category,
-            owner_sid: if s.run_as == AGENT { vec![1] } else { dba.clone() },
+            owner_sid: login_sid(job_owner(s.category, s.name)),
             notify_level_email: 2,
             date_created: created,
             date_modified: created + Duration::minutes(ids.random_range(1..300)),
@@ -260,7 +260,7 @@ pub fn simulate(now: DateTime<Utc>, seed: u64) -> Demo {
             schedule_id: j as i64 + 1,
             schedule_uid: guid(&mut ids),
             name: s.schedule_name.into(),
-            owner_sid: vec![1],
+            owner_sid: login_sid(SA),
             schedule,
             date_created: created,
         });
@@ -365,6 +365,7 @@ pub fn simulate(now: DateTime<Utc>, seed: u64) -> Demo {
         meta: DemoMeta { name: INSTANCE.into(), tz, now, seed },
         scenario: None,
         categories: categories(),
+        logins: logins(),
         jobs,
         steps,
         schedules,

@@ -19,7 +19,7 @@
 //! pure) and `write` (the SQLite file); here are the names and the scenario
 //! they share.
 use crate::sources::msdb_rows::{
-    ActivityRow, CategoryRow, DemoMeta, HistoryRow, JobRow, JobScheduleRow, ScheduleRow, SessionRow, StepRow,
+    ActivityRow, CategoryRow, DemoMeta, HistoryRow, JobRow, JobScheduleRow, LoginRow, ScheduleRow, SessionRow, StepRow,
     local_to_utc, utc_to_local,
 };
 use app::engine::Window;
@@ -233,6 +233,8 @@ pub struct Demo {
     /// SQLPROD01's story ([`scenario`]); `None` for SQLEU01 (its story is in [`eu`]).
     pub scenario: Option<Scenario>,
     pub categories: Vec<CategoryRow>,
+    /// Master's `sys.server_principals`: the logins that own jobs, by SID.
+    pub logins: Vec<LoginRow>,
     pub jobs: Vec<JobRow>,
     pub steps: Vec<StepRow>,
     pub schedules: Vec<ScheduleRow>,

@@ -4,7 +4,7 @@
 //! story's forced failures and long runs, manual starts) and the runs it makes of them, then the
 //! history numbered and trimmed as msdb keeps it, and the Agent's sessions, next runs and
 //! activity.
-use super::catalog::{JobSpec, Kind, ScheduleSpec, catalog, categories};
+use super::catalog::{JobSpec, Kind, SA, ScheduleSpec, catalog, categories, job_owner, login_sid, logins};
 use super::{Demo, INSTANCE, LONG_RUN_JOB, MANUAL_JOB, RERUN_JOB, RETRY_JOB, Scenario, TRIMMED_JOB, scenario, tz};
 use crate::sources::msdb_rows::{
     self, ActivityRow, DemoMeta, HistoryRow, JobRow, JobScheduleRow, ScheduleRow, SessionRow, StepRow, date_int,
@@ -18,7 +18,7 @@ use rand::{Rng, SeedableRng};
 use std::collections::HashMap;
 
 /// Who the manual runs were started by.
-const DBA: &str = "DOMAIN\\dba";
+const DBA: &str = super::catalog::DBA_LOGIN;
 
 /// What one occurrence or manual start turns into.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -133,12 +133,6 @@ struct Record {
     runs: Vec<SimRun>,
 }
 
-/// Owners of jobs and schedules: `sa` and the DBA's Windows login.
-struct Owners {
-    sa: Vec<u8>,
-    dba: Vec<u8>,
-}
-
 pub(super) fn guid(rng: &mut SmallRng) -> String {
     // Version 4 (random) in the third group, variant 10xx in the fourth, as NEWID() makes them.
     let v: u128 = rng.random::<u128>();
@@ -146,12 +140,6 @@ pub(super) fn guid(rng: &mut SmallRng) -> String {
     let v = (v & !(0xC_u128 << 60)) | (0x8_u128 << 60);
     let h = format!("{v:032X}");
     format!("{}-{}-{}-{}-{}", &h[0..8], &h[8..12], &h[12..16], &h[16..20], &h[20..32])
-}
-
-pub(super) fn windows_sid(rng: &mut SmallRng) -> Vec<u8> {
-    let mut sid = vec![1, 5, 0, 0, 0, 0, 0, 5, 21, 0, 0, 0];
-    sid.extend((0..16).map(|_| rng.random::<u8>()));
-    sid
 }
 
 fn step_success(run_as: &str, subsystem: &str) -> String {
@@ -171,10 +159,8 @@ pub fn simulate(now: DateTime<Utc>, seed: u64) -> Demo {
     // Identities come from their own stream, so they do not move when the simulation changes.
     let mut ids = SmallRng::seed_from_u64(seed ^ 0x05EE_D1D5);
     let mut rng = SmallRng::seed_from_u64(seed);
-    let owners = Owners { sa: vec![1_u8], dba: windows_sid(&mut ids) };
-
-    let jobs = job_rows(&ctx, &job_specs, &owners, &mut ids);
-    let schedules = schedule_rows(&ctx, &schedule_specs, &owners, &mut ids);
+    let jobs = job_rows(&ctx, &job_specs, &mut ids);
+    let schedules = schedule_rows(&ctx, &schedule_specs, &mut ids);
     let steps = step_rows(&job_specs, &jobs);
 
     let forced = forced_events(now);
@@ -197,6 +183,7 @@ pub fn simulate(now: DateTime<Utc>, seed: u64) -> Demo {
         meta: DemoMeta { name: INSTANCE.into(), tz: ctx.tz, now, seed },
         scenario: Some(ctx.scenario),
         categories: categories(),
+        logins: logins(),
         jobs,
         steps,
         schedules,
@@ -209,7 +196,7 @@ pub fn simulate(now: DateTime<Utc>, seed: u64) -> Demo {
 
 /// Jobs: identities and creation dates (the one-off: the morning it ran; the disabled job was
 /// last modified when it was disabled).
-fn job_rows(ctx: &Ctx, job_specs: &[JobSpec], owners: &Owners, ids: &mut SmallRng) -> Vec<JobRow> {
+fn job_rows(ctx: &Ctx, job_specs: &[JobSpec], ids: &mut SmallRng) -> Vec<JobRow> {
     let mut jobs: Vec<JobRow> = Vec::new();
     for spec in job_specs {
         let job_id = guid(ids);
@@ -231,7 +218,7 @@ fn job_rows(ctx: &Ctx, job_specs: &[JobSpec], owners: &Owners, ids: &mut SmallRn
             enabled: spec.enabled,
             description: spec.description.into(),
             category_id: spec.category,
-            owner_sid: if spec.category == 3 || spec.category == 0 { owners.sa.clone() } else { owners.dba.clone() },
+            owner_sid: login_sid(job_owner(spec.category, spec.name)),
             notify_level_email: if spec.kind == Kind::Poller { 0 } else { 2 },
             date_created: created,
             date_modified: modified,
@@ -242,7 +229,7 @@ fn job_rows(ctx: &Ctx, job_specs: &[JobSpec], owners: &Owners, ids: &mut SmallRn
 }
 
 /// Schedules: start dates at their creation (the one-off: its day).
-fn schedule_rows(ctx: &Ctx, schedule_specs: &[ScheduleSpec], owners: &Owners, ids: &mut SmallRng) -> Vec<ScheduleRow> {
+fn schedule_rows(ctx: &Ctx, schedule_specs: &[ScheduleSpec], ids: &mut SmallRng) -> Vec<ScheduleRow> {
     schedule_specs
         .iter()
         .enumerate()
@@ -262,7 +249,7 @@ fn schedule_rows(ctx: &Ctx, schedule_specs: &[ScheduleSpec], owners: &Owners, id
                 schedule_id: i as i64 + 1,
                 schedule_uid: guid(ids),
                 name: spec.name.into(),
-                owner_sid: owners.sa.clone(),
+                owner_sid: login_sid(SA),
                 schedule,
                 date_created: created,
             }

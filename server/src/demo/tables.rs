@@ -182,6 +182,8 @@ pub fn pg_cron(now: DateTime<Utc>, seed: u64) -> Vec<Table> {
     let mut job_rows = Vec::new();
     let mut runs: Vec<(DateTime<Utc>, Vec<Val>)> = Vec::new();
     for (jobid, name, schedule, command, secs, fail_rate, failure, success) in jobs {
+        // The role each job runs as (its owner): the ETL team's jobs `etl`, maintenance `postgres`.
+        let username = if jobid <= 2 { "etl" } else { "postgres" };
         job_rows.push(vec![
             jobid.into(),
             schedule.into(),
@@ -189,7 +191,7 @@ pub fn pg_cron(now: DateTime<Utc>, seed: u64) -> Vec<Table> {
             "localhost".into(),
             5432.into(),
             "analytics".into(),
-            "etl".into(),
+            username.into(),
             1.into(),
             name.into(),
         ]);
@@ -215,7 +217,7 @@ pub fn pg_cron(now: DateTime<Utc>, seed: u64) -> Vec<Table> {
                     0.into(),
                     rng.random_range(20_000..90_000_i64).into(),
                     "analytics".into(),
-                    "etl".into(),
+                    username.into(),
                     command.into(),
                     status.into(),
                     message,
@@ -347,7 +349,13 @@ pub fn mysql_events(now: DateTime<Utc>) -> (Vec<Table>, Vec<EventSamples>) {
             "def".into(),
             "shop".into(),
             name.into(),
-            "shop_admin@%".into(),
+            // The account that created it: its owner.
+            match name {
+                "rollup_daily_sales" => "reporting@%",
+                "queue_newsletter" => "marketing@10.0.%",
+                _ => "shop_admin@%",
+            }
+            .into(),
             "SYSTEM".into(),
             "SQL".into(),
             body.into(),

@@ -6,7 +6,7 @@
 use super::tables::{EventSamples, Table, Val};
 use super::{Demo, HISTORY_DAYS, INSTANCE, TIME_ZONE, simulate};
 use crate::sources::msdb_rows::{
-    ActivityRow, CategoryRow, DemoMeta, HistoryRow, JobRow, JobScheduleRow, ScheduleRow, SessionRow, StepRow,
+    ActivityRow, CategoryRow, DemoMeta, HistoryRow, JobRow, JobScheduleRow, LoginRow, ScheduleRow, SessionRow, StepRow,
     format_datetime,
 };
 use crate::sources::snapshots::Store;
@@ -101,6 +101,7 @@ async fn write_msdb(path: &Path, demo: &Demo, history_days: i64) -> anyhow::Resu
         create_schema(&pool).await?;
         insert_meta(&pool, &demo.meta, history_days).await?;
         insert_categories(&pool, &demo.categories).await?;
+        insert_logins(&pool, &demo.logins).await?;
         insert_jobs(&pool, &demo.jobs).await?;
         insert_steps(&pool, &demo.steps).await?;
         insert_schedules(&pool, &demo.schedules).await?;
@@ -272,6 +273,13 @@ const SCHEMA: &[(&str, &str)] = &[
             category_type INTEGER NOT NULL, name TEXT NOT NULL)",
     ),
     (
+        "server_principals",
+        // Creates server_principals: master's logins (sys.server_principals), which SUSER_SNAME reads.
+        "CREATE TABLE server_principals (
+            principal_id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, sid BLOB NOT NULL UNIQUE,
+            type TEXT NOT NULL, type_desc TEXT NOT NULL)",
+    ),
+    (
         "sysjobs",
         // Creates sysjobs: one row per job; job_id is a uniqueidentifier as GUID text.
         "CREATE TABLE sysjobs (
@@ -415,6 +423,29 @@ pub async fn insert_categories(pool: &SqlitePool, rows: &[CategoryRow]) -> Resul
         rows,
         |b, r| {
             b.push_bind(r.category_id).push_bind(1_i64).push_bind(1_i64).push_bind(r.name.clone());
+        },
+    )
+    .await
+}
+
+/// Write `server_principals` rows: each login, a Windows login (`U`) when its name has a domain,
+/// else a SQL login (`S`).
+pub async fn insert_logins(pool: &SqlitePool, rows: &[LoginRow]) -> Result<(), WriteError> {
+    // Writes server_principals rows (principal_id from 256 on, as CREATE LOGIN numbers them; sa is 1).
+    let numbered: Vec<(i64, &LoginRow)> =
+        rows.iter().enumerate().map(|(i, r)| (if r.sid == [1] { 1 } else { 256 + i as i64 }, r)).collect();
+    insert_batched(
+        pool,
+        "server_principals",
+        "INSERT INTO server_principals (principal_id, name, sid, type, type_desc) ",
+        &numbered,
+        |b, (id, r)| {
+            let windows = r.name.contains('\\');
+            b.push_bind(*id)
+                .push_bind(r.name.clone())
+                .push_bind(r.sid.clone())
+                .push_bind(if windows { "U" } else { "S" })
+                .push_bind(if windows { "WINDOWS_LOGIN" } else { "SQL_LOGIN" });
         },
     )
     .await

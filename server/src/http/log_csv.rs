@@ -3,7 +3,8 @@
 //! wall-clock `from`/`to`, which the page's link never needs: it gives them as instants) and
 //! answers every line under that filter, all pages of it, newest first, as an attachment.
 //!
-//! Columns: `time` (RFC 3339 with the instance zone's offset), `instance`, `job` (its name;
+//! Columns: `time` (RFC 3339 with its offset, in the page's lines' one zone: the instances'
+//! own when those listed share one, else UTC, `+00:00`), `instance`, `job` (its name;
 //! empty for an instance-wide line), `kind` (`failed`, `missed`, …), `text`, `count` (the
 //! events the line stands for: consecutive misses are one line). Quoting is the `csv` crate's
 //! (RFC 4180). Names and texts come from the schedulers' tables, which other people write: a

@@ -97,6 +97,8 @@ pub async fn read_instance(
                     .map(|p| format!("{}.{p}", text(r, "job_procedure_schema").unwrap_or_default()))
                     .unwrap_or_default()
             ),
+            // The database user the job belongs to (its name is unique per owner).
+            owner: (!owner.is_empty()).then(|| owner.clone()),
             enabled,
             schedules: vec![JobSchedule {
                 id: schedule_id,

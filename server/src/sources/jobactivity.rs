@@ -224,6 +224,8 @@ fn job_of(key: String, f: Found, plan: &Plan) -> JobInput {
         id: f.name.clone(),
         name: f.name,
         category: "worker role".into(),
+        // The jobactivity table records no owner.
+        owner: None,
         enabled,
         schedules,
         runs,

@@ -154,9 +154,6 @@ const NEXT_RUN_SLACK_SECS: i64 = 60;
 pub fn finish(read: &mut SourceRead) {
     let tz = read.input.tz;
     let now = read.now;
-    let shown = |t: Option<DateTime<Utc>>| {
-        t.map_or("none".to_owned(), |t| t.with_timezone(&tz).format("%Y-%m-%d %H:%M:%S").to_string())
-    };
     for reported in std::mem::take(&mut read.reported_next) {
         let Some(job) = read.input.jobs.iter_mut().find(|j| j.id == reported.job_id) else { continue };
         // One due this instant may be starting: the scheduler moves its next run on after.
@@ -173,11 +170,6 @@ pub fn finish(read: &mut SourceRead) {
         if ours.is_some_and(|o| (o - reported.at).num_seconds().abs() <= NEXT_RUN_SLACK_SECS) {
             continue;
         }
-        job.diagnostics.push(app::engine::triage::next_run_disagrees(
-            reported.column,
-            &reported.raw,
-            &shown(Some(reported.at)),
-            &shown(ours),
-        ));
+        job.diagnostics.push(app::engine::triage::next_run_disagrees(reported.column, &reported.raw, reported.at, ours));
     }
 }

@@ -243,7 +243,7 @@ pub async fn read_instance(
 ) -> Result<SourceRead, SourceError> {
     let mut notes = Vec::new();
     let tz = zone(client, zone_override, &mut notes).await?;
-    let (job_rows, owners) = read_jobs(client).await?;
+    let job_rows = read_jobs(client).await?;
     let schedule_rows = read_schedules(client).await?;
     let horizon_rows = read_horizons(client).await?;
     let first = date_int(utc_to_local(window.start, tz).date());
@@ -272,11 +272,6 @@ pub async fn read_instance(
     };
     let mut input: InstanceInput = msdb_rows::assemble(name, tz, window, &msdb);
     input.agent_starts.sort();
-    for job in &mut input.jobs {
-        if let Some(owner) = owners.get(&job.id) {
-            job.category = format!("{} / {owner}", job.category);
-        }
-    }
     let mut read = SourceRead::new(input, notes, now);
     read.reported_next = agent_next
         .into_iter()
@@ -290,26 +285,19 @@ pub async fn read_instance(
     Ok(read)
 }
 
-/// Every job, and each job's owner by id (shown with its category).
-async fn read_jobs(client: &mut MsdbClient) -> Result<(Vec<JobRead>, HashMap<String, String>), SourceError> {
-    let mut owners: HashMap<String, String> = HashMap::new();
-    let jobs = rows(client, "msdb.dbo.sysjobs", Q_JOBS)
+/// Every job, with its category and its owner's login name.
+async fn read_jobs(client: &mut MsdbClient) -> Result<Vec<JobRead>, SourceError> {
+    Ok(rows(client, "msdb.dbo.sysjobs", Q_JOBS)
         .await?
         .into_iter()
-        .map(|mut r| {
-            let job_id = take(&mut r, "job_id");
-            if let (Some(id), Some(owner)) = (job_id.text(), take(&mut r, "owner").text()) {
-                owners.insert(id, owner);
-            }
-            JobRead {
-                job_id,
-                name: take(&mut r, "name"),
-                enabled: take(&mut r, "enabled"),
-                category: take(&mut r, "category"),
-            }
+        .map(|mut r| JobRead {
+            job_id: take(&mut r, "job_id"),
+            name: take(&mut r, "name"),
+            enabled: take(&mut r, "enabled"),
+            category: take(&mut r, "category"),
+            owner: take(&mut r, "owner"),
         })
-        .collect();
-    Ok((jobs, owners))
+        .collect())
 }
 
 /// Every job's schedules.

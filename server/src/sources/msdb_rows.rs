@@ -15,6 +15,7 @@
 //! row (an unknown `run_status`, a NULL where msdb has none, a date that is not one) becomes a
 //! [`Diagnostic`] on its job ([`assemble`]).
 use app::engine::fleet::{InstanceInput, JobInput, JobSchedule};
+use app::engine::vocab::{StepFlow, step_now};
 use app::engine::{AgentSchedule, Diagnostic, Run, RunOutcome, Schedule, Step, Trigger, Window};
 use chrono::{DateTime, Duration, NaiveDate, NaiveDateTime, NaiveTime, Utc};
 use chrono_tz::Tz;
@@ -196,6 +197,13 @@ pub struct CategoryRow {
     pub name: String,
 }
 
+/// One login as `sys.server_principals` names it: what `SUSER_SNAME(owner_sid)` answers.
+#[derive(Clone, Debug)]
+pub struct LoginRow {
+    pub sid: Vec<u8>,
+    pub name: String,
+}
+
 /// One `sysjobs` row (datetimes are local wall clock).
 #[derive(Clone, Debug)]
 pub struct JobRow {
@@ -220,10 +228,13 @@ pub struct StepRow {
     pub subsystem: String,
     pub command: String,
     pub database_name: Option<String>,
-    /// 1 quit with success, 3 go to the next step.
+    /// 1 quit reporting success, 2 quit reporting failure, 3 go to the next step, 4 go to
+    /// `on_success_step_id`.
     pub on_success_action: i64,
-    /// 2 quit with failure.
+    pub on_success_step_id: i64,
+    /// As `on_success_action`, after a failure (4: go to `on_fail_step_id`).
     pub on_fail_action: i64,
+    pub on_fail_step_id: i64,
     pub retry_attempts: i64,
     /// Minutes.
     pub retry_interval: i64,
@@ -304,6 +315,8 @@ pub struct JobRead {
     pub name: Cell,
     pub enabled: Cell,
     pub category: Cell,
+    /// `owner_sid` as a login name (`SUSER_SNAME`); NULL when the login is gone.
+    pub owner: Cell,
 }
 
 #[derive(sqlx::FromRow)]
@@ -361,7 +374,8 @@ pub struct StepHistoryRead {
     pub message: Cell,
 }
 
-/// One `sysjobsteps` row: what a step is.
+/// One `sysjobsteps` row: what a step is and what follows it, with its job's
+/// `sysjobs.start_step_id`.
 #[derive(sqlx::FromRow)]
 pub struct JobStepRead {
     pub job_id: Cell,
@@ -369,7 +383,10 @@ pub struct JobStepRead {
     pub step_name: Cell,
     pub subsystem: Cell,
     pub on_success_action: Cell,
+    pub on_success_step_id: Cell,
     pub on_fail_action: Cell,
+    pub on_fail_step_id: Cell,
+    pub start_step_id: Cell,
 }
 
 #[derive(sqlx::FromRow)]
@@ -379,6 +396,8 @@ pub struct RunningRead {
     pub run_requested_source: Cell,
     /// The last step that finished in this run (NULL before the first one ends).
     pub last_executed_step_id: Cell,
+    /// When that step began (local datetime): which of its step rows is this run's.
+    pub last_executed_step_date: Cell,
 }
 
 #[derive(sqlx::FromRow)]
@@ -517,7 +536,8 @@ pub struct MsdbRows {
     pub session_rows: Vec<SessionRead>,
     /// `sysjobhistory` step rows (`step_id > 0`) on the same local dates as `outcome_rows`.
     pub step_rows: Vec<StepHistoryRead>,
-    /// `sysjobsteps`: every job's steps (names, subsystems).
+    /// `sysjobsteps`: every job's steps (names, subsystems, what follows each), with the job's
+    /// `start_step_id`.
     pub job_steps: Vec<JobStepRead>,
 }
 
@@ -562,8 +582,9 @@ struct Jobs {
     /// Per job: every readable outcome row's `instance_id` and the index of its run among the
     /// job's runs (`None`: left out, outside the window or unreadable), as read.
     outcomes: HashMap<usize, Vec<(i64, Option<usize>)>>,
-    /// Per job: its run going now (index among its runs) and `last_executed_step_id`.
-    running: HashMap<usize, (usize, Option<i64>)>,
+    /// Per job: its run going now (index among its runs), `last_executed_step_id` and when
+    /// that step began (`last_executed_step_date`).
+    running: HashMap<usize, (usize, Option<i64>, Option<DateTime<Utc>>)>,
 }
 
 impl Jobs {
@@ -653,7 +674,9 @@ impl Jobs {
                 Ok(Some(run)) => {
                     self.jobs[j].runs.push(run);
                     let last = r.last_executed_step_id.int().ok().flatten();
-                    self.running.insert(j, (self.jobs[j].runs.len() - 1, last));
+                    let began =
+                        r.last_executed_step_date.text().and_then(|t| parse_datetime(&t)).map(|t| local_to_utc(t, tz));
+                    self.running.insert(j, (self.jobs[j].runs.len() - 1, last, began));
                 }
                 Ok(None) => {}
                 Err(d) => self.jobs[j].diagnostics.push(d),
@@ -664,15 +687,26 @@ impl Jobs {
     /// Each run's steps: a step row belongs to the job's first outcome row after it by
     /// `instance_id` (the Agent writes the outcome row after the run's last step, as SSMS
     /// groups them); step rows after the job's last outcome row belong to its run going now,
-    /// which also gets the step executing now. A step row that starts before the run it
+    /// which also gets the step executing now ([`current_step`]). A step row that starts before the run it
     /// would belong to, or with no run to belong to, is a diagnostic (not on the window's first
     /// date, where a run that started the day before may have left steps).
     fn add_steps(&mut self, step_rows: &[StepHistoryRead], job_steps: &[JobStepRead], tz: Tz) {
-        // What sysjobsteps says of each step: name and subsystem.
+        // What sysjobsteps says of each step: name and subsystem; and what follows each.
         let mut defined: HashMap<(usize, i64), (String, String)> = HashMap::new();
+        let mut flows: HashMap<usize, (Vec<StepFlow>, Option<i64>)> = HashMap::new();
         for r in job_steps {
             let (Some(j), Ok(Some(id))) = (self.find(&r.job_id), r.step_id.int()) else { continue };
             defined.insert((j, id), (r.step_name.text().unwrap_or_default(), r.subsystem.text().unwrap_or_default()));
+            let int = |c: &Cell| c.int().ok().flatten().unwrap_or(0);
+            let job = flows.entry(j).or_default();
+            job.0.push(StepFlow {
+                step_id: id,
+                on_success_action: int(&r.on_success_action),
+                on_success_step_id: int(&r.on_success_step_id),
+                on_fail_action: int(&r.on_fail_action),
+                on_fail_step_id: int(&r.on_fail_step_id),
+            });
+            job.1 = r.start_step_id.int().ok().flatten();
         }
         for list in self.outcomes.values_mut() {
             list.sort_by_key(|o| o.0);
@@ -722,13 +756,11 @@ impl Jobs {
                 if count == 1 { "its" } else { "their" },
             )));
         }
-        // The step executing now: the one a retry repeats, else the one after the last that
-        // ended (the Agent goes on to the next step), as sysjobsteps names it.
-        for (&j, &(run, last)) in &self.running {
+        // The step executing now, as sysjobsteps names it.
+        for (&j, &(run, last, began)) in &self.running {
             let r = &mut self.jobs[j].runs[run];
-            let id = match r.steps.last() {
-                Some(s) if s.outcome == Some(RunOutcome::Retry) => s.id,
-                _ => last.filter(|&l| l > 0).map_or(1, |l| l + 1),
+            let Some(id) = current_step(&r.steps, flows.get(&j), last, began) else {
+                continue; // the actions end the job there: the run is finishing
             };
             let known = defined.get(&(j, id));
             let has_steps = defined.keys().any(|k| k.0 == j);
@@ -744,6 +776,34 @@ impl Jobs {
             r.steps.push(Step { id, name, outcome: Some(RunOutcome::InProgress), start, subsystem, ..Step::default() });
         }
     }
+}
+
+/// The step a run going now executes: what follows its last finished step
+/// (`last_executed_step_id`, else its latest step row) by that step's outcome, from its step
+/// row of this run (the one that began at `last_executed_step_date` when that is known, else
+/// its latest), and `flow`, what sysjobsteps says follows each step of the job (with
+/// `start_step_id`), by [`step_now`]'s rules. Without sysjobsteps: the step a retry repeats,
+/// else the one after the last that ended. `None`: the actions end the job there.
+fn current_step(
+    steps: &[Step],
+    flow: Option<&(Vec<StepFlow>, Option<i64>)>,
+    last: Option<i64>,
+    began: Option<DateTime<Utc>>,
+) -> Option<i64> {
+    let last = last.filter(|&l| l > 0).or_else(|| steps.iter().rev().find(|s| s.id > 0).map(|s| s.id));
+    let row = last.and_then(|l| {
+        let mut attempts = steps.iter().rev().filter(|s| s.id == l);
+        let latest = attempts.clone().next();
+        began.and_then(|b| attempts.find(|s| s.start == Some(b))).or(latest)
+    });
+    let Some((flows, start)) = flow else {
+        return match (last, row) {
+            (Some(l), Some(s)) if s.outcome == Some(RunOutcome::Retry) => Some(l),
+            (Some(l), _) => Some(l + 1),
+            (None, _) => Some(1),
+        };
+    };
+    step_now(flows, *start, last.map(|l| (l, row.and_then(|s| s.outcome))))
 }
 
 /// One `sysjobs` row as a job with no schedules or runs yet (an unreadable `enabled` is taken
@@ -765,6 +825,7 @@ fn job_from_row(r: &JobRead, id: String) -> JobInput {
         name: r.name.text().unwrap_or_else(|| id.clone()),
         id,
         category: r.category.text().unwrap_or_else(|| "[Uncategorized (Local)]".into()),
+        owner: r.owner.text().filter(|o| !o.trim().is_empty()),
         enabled,
         schedules: Vec::new(),
         runs: Vec::new(),

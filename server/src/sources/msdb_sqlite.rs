@@ -2,7 +2,8 @@
 //!
 //! The tables keep msdb's names, columns and meanings (`sysjobs`, `sysschedules`,
 //! `sysjobschedules`, `sysjobsteps`, `sysjobhistory`, `sysjobactivity`, `syssessions`,
-//! `syscategories`; see [`super::msdb_rows`] for their conventions), so what Sundial reads here
+//! `syscategories`; see [`super::msdb_rows`] for their conventions), and master's
+//! `server_principals` (logins by SID, which `SUSER_SNAME` reads), so what Sundial reads here
 //! is what it would read from a real msdb. One table is Sundial's own: `sundial_demo`
 //! (instance name, time zone, the demo's "now", the seed), so the server knows which "now" the
 //! demo was simulated for: the file is a snapshot, read as of that "now".
@@ -158,8 +159,11 @@ pub async fn read_instance(pool: &SqlitePool, window: Window) -> Result<Instance
     let first = date_int(utc_to_local(window.start, tz).date());
     let last = date_int(utc_to_local(window.end, tz).date());
     let job_rows: Vec<JobRead> = sqlx::query_as(
-        "SELECT j.job_id, j.name, j.enabled, c.name AS category
+        // The owner as SUSER_SNAME(owner_sid) names it: its login in `server_principals`, NULL
+        // when there is none (a dropped login).
+        "SELECT j.job_id, j.name, j.enabled, c.name AS category, p.name AS owner
          FROM sysjobs j LEFT JOIN syscategories c ON c.category_id = j.category_id
+         LEFT JOIN server_principals p ON p.sid = j.owner_sid
          ORDER BY j.name, j.job_id",
     )
     .fetch_all(pool)

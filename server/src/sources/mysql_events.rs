@@ -420,7 +420,9 @@ impl EventRow {
         JobInput {
             id: key.clone(),
             name: key,
-            category: format!("{} / {}", self.schema, self.definer),
+            // The schema the event belongs to; its DEFINER (`user@host`) is its owner.
+            category: self.schema.clone(),
+            owner: Some(self.definer.clone()).filter(|d| !d.is_empty()),
             enabled,
             schedules: vec![JobSchedule { id, name: self.name, enabled, schedule: Schedule::MysqlEvent(self.event) }],
             runs,

@@ -172,6 +172,7 @@ struct JobRow {
     jobname: Option<String>,
     database: Option<String>,
     username: Option<String>,
+    command: Option<String>,
 }
 
 /// One `cron.job_run_details` row, from either database; `start` is `None` when unreadable.
@@ -229,6 +230,7 @@ pub async fn read_instance(
                 jobname: column(row, job, "jobname", "name")?,
                 database: column(row, job, "database", "text")?,
                 username: column(row, job, "username", "text")?,
+                command: column(row, job, "command", "text")?,
             })
         })
         .collect::<Result<_, SourceError>>()?;
@@ -266,12 +268,22 @@ pub async fn read_instance(
     Ok(assemble(name, window, &server, notes, jobs, runs))
 }
 
+/// The pg_net function a command calls (`net.http_post`, …), whose request pg_cron only queues.
+fn pg_net_call(command: &str) -> Option<String> {
+    let lower = command.to_ascii_lowercase();
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    // `net.http_…` as a name of its own (not the end of `internet.http_…`).
+    let (at, _) = lower.match_indices("net.http_").find(|(at, _)| !lower[..*at].ends_with(word))?;
+    Some(lower[at..].chars().take_while(|c| word(*c) || *c == '.').collect())
+}
+
 /// `cron.job`'s columns that Sundial reads, in a file.
 const JOB_COLUMNS: &[Col] = &[
     Col::Plain("jobid"),
     Col::Plain("schedule"),
     Col::Plain("database"),
     Col::Plain("username"),
+    Col::Plain("command"),
     Col::Plain("active"),
     Col::Plain("jobname"),
 ];
@@ -323,6 +335,7 @@ pub async fn read_file(
                 jobname: text(r, "jobname").map(str::to_owned),
                 database: text(r, "database").map(str::to_owned),
                 username: text(r, "username").map(str::to_owned),
+                command: text(r, "command").map(str::to_owned),
             })
         })
         .collect();
@@ -414,12 +427,18 @@ fn assemble(
         });
         let active = row.active.unwrap_or(true);
         let jobname = row.jobname;
-        let database = row.database.unwrap_or_default();
-        let username = row.username.unwrap_or_default();
+        if let Some(call) = row.command.as_deref().and_then(pg_net_call) {
+            diagnostics.push(Diagnostic::info(format!(
+                "the command calls pg_net ({call}): pg_cron's \"succeeded\" means the HTTP request was queued, not \
+                 that it was answered; its answer is in net._http_response, which Sundial does not read"
+            )));
+        }
         out.push(JobInput {
             id: jobid.to_string(),
             name: jobname.filter(|n| !n.is_empty()).unwrap_or_else(|| format!("job {jobid}")),
-            category: format!("{database} / {username}"),
+            // The database the command runs in; the role it runs as is the job's owner.
+            category: row.database.unwrap_or_default(),
+            owner: row.username.filter(|u| !u.is_empty()),
             enabled: active,
             schedules: vec![JobSchedule {
                 id: jobid,
@@ -498,4 +517,19 @@ pub async fn apply_watch(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pg_net_call;
+
+    #[test]
+    fn a_pg_net_call_is_named_wherever_it_is_in_the_command() {
+        assert_eq!(pg_net_call("SELECT net.http_post(url := 'https://x', body := '{}')").as_deref(), Some("net.http_post"));
+        assert_eq!(pg_net_call("select NET.HTTP_GET('https://x')").as_deref(), Some("net.http_get"));
+        assert_eq!(pg_net_call("REFRESH MATERIALIZED VIEW CONCURRENTLY sales_mv"), None);
+        // A schema whose name ends like it is not pg_net.
+        assert_eq!(pg_net_call("CALL internet.http_logs_rollup()"), None);
+        assert_eq!(pg_net_call("CALL internet.http_x(); SELECT net.http_delete('u')").as_deref(), Some("net.http_delete"));
+    }
 }

@@ -263,6 +263,8 @@ fn job(
         id: entity.id,
         name: entity.name,
         category: format!("Primentra / {mode}"),
+        // SchedulerConfigurations records no owner (RunStartedBy is who started a run).
+        owner: None,
         enabled,
         schedules: vec![JobSchedule {
             id: schedule_id,

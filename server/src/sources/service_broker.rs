@@ -183,6 +183,8 @@ fn read_job(
         id: id.to_owned(),
         name: text(r, "JobName").map(str::to_owned).unwrap_or_else(|| format!("job {id}")),
         category: "Service Broker scheduler".into(),
+        // ScheduledJobs records no owner.
+        owner: None,
         enabled: facts.enabled,
         schedules: vec![JobSchedule {
             id: facts.schedule_id,

@@ -672,7 +672,7 @@ fn job_id() -> BoxedStrategy<Cell> {
 /// schedule_id, name and the 11 columns), horizons, outcomes, running runs, sessions.
 #[derive(Clone, Debug)]
 struct Cells {
-    jobs: Vec<[Cell; 4]>,
+    jobs: Vec<[Cell; 5]>,
     schedules: Vec<Vec<Cell>>,
     horizons: Vec<[Cell; 5]>,
     outcomes: Vec<[Cell; 7]>,
@@ -690,11 +690,12 @@ impl Cells {
             job_rows: self
                 .jobs
                 .iter()
-                .map(|[job_id, name, enabled, category]| JobRead {
+                .map(|[job_id, name, enabled, category, owner]| JobRead {
                     job_id: job_id.clone(),
                     name: name.clone(),
                     enabled: enabled.clone(),
                     category: category.clone(),
+                    owner: owner.clone(),
                 })
                 .collect(),
             schedule_rows: self
@@ -796,7 +797,7 @@ impl Cells {
 }
 
 fn msdb_rows() -> BoxedStrategy<Cells> {
-    let job = (job_id(), msdb_cell(), msdb_cell(), msdb_cell()).prop_map(|(a, b, c, d)| [a, b, c, d]);
+    let job = (job_id(), msdb_cell(), msdb_cell(), msdb_cell(), msdb_cell()).prop_map(|(a, b, c, d, e)| [a, b, c, d, e]);
     let schedule = (job_id(), prop::collection::vec(msdb_cell(), 13)).prop_map(|(id, mut c)| {
         c.insert(0, id);
         c

@@ -42,6 +42,7 @@ fn read(now: DateTime<Utc>, runs: Vec<Run>, horizon: Option<DateTime<Utc>>) -> S
         id: "backup".into(),
         name: "Backup".into(),
         category: String::new(),
+        owner: None,
         enabled: true,
         schedules: Vec::new(),
         runs,

@@ -216,7 +216,61 @@ async fn what_a_source_cannot_tell_is_unknown_never_zero() {
     let html = get(&state, &format!("/jobs?instance={}&days=7", demo::EVENTS_INSTANCE)).await.1;
     assert!(html.contains("data-testid=\"failed-unknown\""), "the list says unknown");
     assert!(html.contains("duration unknown") && !html.contains("took 0s"), "no 0-second runs");
-    // A source that keeps outcomes still counts them.
+    // The job page: unknown with its reason on hover, never "Nothing failed".
+    let page = get(&state, &format!("/jobs/{}?instance={}", enc(carts["id"].as_str().unwrap()), demo::EVENTS_INSTANCE)).await.1;
+    let tile = page.split("data-testid=\"failed-count\"").nth(1).unwrap_or_default();
+    assert!(tile.starts_with(" title=\"") && tile.contains(">unknown"), "{}", &tile[..tile.len().min(300)]);
+    assert!(!page.contains("Nothing failed"), "the summary claims what the source cannot know");
+    // What each scheduler cannot tell is said, on both pages and in the API.
+    assert!(html.contains("data-testid=\"cannot-tell\"") && page.contains("data-testid=\"cannot-tell\""));
+    let says = |v: &Value, what: &str| v["cannot_tell"].as_array().unwrap().iter().any(|c| c["what"].as_str().unwrap().contains(what));
+    assert!(says(&jobs, "outcome and duration"), "{}", jobs["cannot_tell"]);
+    // A source that keeps outcomes still counts them; pg_cron's "succeeded" is qualified.
     let pg = api(&state, &format!("/api/instances/{}/jobs", demo::PG_CRON_INSTANCE)).await;
     assert!(pg["jobs"].as_array().unwrap().iter().all(|j| j["counts"]["failed"].is_u64()));
+    assert!(says(&pg, "succeeded"), "{}", pg["cannot_tell"]);
+}
+
+/// The "usual" durations a reader is quoted are one statistic: triage's running-long evidence,
+/// the job page's "Running now … usually" line and its durations table, in any window the page
+/// shows, are the judged window's p50 and p95 (a view that measured its own window would quote
+/// the 7-day numbers beside triage's 30-day ones).
+#[tokio::test(flavor = "multi_thread")]
+async fn p50_and_p95_are_one_statistic_wherever_they_appear() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("demo.sqlite");
+    demo::write_demo(&path, t(NOW), 42).await.expect("the demo fleet is written");
+    let toml = std::fs::read_to_string(demo::fleet_file_of(&path)).unwrap();
+    let state = web::fleet_as_of(&toml, t(NOW)).await;
+    let triage = api(&state, "/api/triage").await;
+    let long = triage["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["kind"] == "running_long")
+        .unwrap_or_else(|| panic!("the demo has a run running long: {triage}"))
+        .clone();
+    let (instance, job) = (long["instance"].as_str().unwrap(), long["job_id"].as_str().unwrap());
+    let mut seen = Vec::new();
+    for days in [1, 7, 30] {
+        let form = format!("instance={}&job_id={}&days={days}", enc(instance), enc(job));
+        let req = axum::http::Request::post("/api/fn/job_timeline")
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(axum::body::Body::from(form))
+            .unwrap();
+        let a = web::send(state.clone(), req).await;
+        let v: Value = serde_json::from_slice(&a.body).expect("JSON");
+        assert_eq!(v["durations"]["days"], 30, "{}", v["durations"]);
+        seen.push(v["durations"]["window"].clone());
+    }
+    assert!(seen.iter().all(|s| *s == seen[0]), "the same in every window: {seen:?}");
+    let (p50, p95) = (seen[0]["p50"].as_i64().unwrap(), seen[0]["p95"].as_i64().unwrap());
+    // Triage says them in words ("9 min 58 s"), the page in figures ("9m 58s"): the same seconds.
+    let words = |s: i64| format!("{} min {} s", s / 60, s % 60);
+    let evidence = long["evidence"].as_str().unwrap();
+    assert!(evidence.contains(&format!("usually {} (p50), {} at p95", words(p50), words(p95))), "{evidence} vs {p50}/{p95}");
+    let html = get(&state, &format!("/jobs/{}?instance={}", enc(job), enc(instance))).await.1;
+    let figures = |s: i64| format!("{}m {:02}s", s / 60, s % 60);
+    let usual = format!("usually {} (p50), {} (p95)", figures(p50), figures(p95));
+    assert!(html_unescape(&html).contains(&usual), "the job page says {usual}");
 }

@@ -79,10 +79,13 @@ async fn msdb_server(jobs_denied: bool, old: bool) -> u16 {
                         ("name", T::NVarChar),
                         ("enabled", T::TinyInt),
                         ("category", T::NVarCharMax),
+                        // SUSER_SNAME(owner_sid): sysname, a bounded nvarchar(128) (the test
+                        // server declares every bounded nvarchar as 4000 long; tiberius decodes
+                        // them alike).
                         ("owner", T::NVarChar),
                     ],
                     vec![
-                        vec![s(ARCHIVE), s("Archive orders"), V::TinyInt(1), m(Some("Data Collector")), s("CORP\\etl")],
+                        vec![s(ARCHIVE), s("Archive orders"), V::TinyInt(1), m(Some("Data Collector")), s("CORP\\etl_admin")],
                         vec![s(BACKUP), s("Backup FULL"), V::TinyInt(1), m(Some("Database Maintenance")), s("sa")],
                         vec![s(CORRUPT), s("Corrupt schedule"), V::TinyInt(1), m(None), s("sa")],
                         vec![s(INDEX), s("Index maintenance"), V::TinyInt(1), m(Some("Database Maintenance")), s("sa")],
@@ -424,7 +427,11 @@ async fn msdb_over_tds_reads_jobs_schedules_history_activity_and_sessions() {
     assert_eq!(names, ["Archive orders", "Backup FULL", "Corrupt schedule", "Index maintenance"]);
     let [archive, backup, corrupt, index] = [&input.jobs[0], &input.jobs[1], &input.jobs[2], &input.jobs[3]];
     assert_eq!(backup.id, BACKUP);
-    assert_eq!(backup.category, "Database Maintenance / sa");
+    // The category and the owner apart, as SSMS shows them: the owner is SUSER_SNAME(owner_sid).
+    assert_eq!(backup.category, "Database Maintenance");
+    assert_eq!(backup.owner.as_deref(), Some("sa"));
+    assert_eq!(archive.owner.as_deref(), Some("CORP\\etl_admin"));
+    assert_eq!(corrupt.category, "[Uncategorized (Local)]", "a job whose category is gone");
     assert_eq!(index.schedules.len(), 2, "several schedules per job");
 
     // History: step 0 rows as runs, local times in New York, durations decoded.

@@ -46,7 +46,8 @@ async fn mariadb_events_runs_failures_and_a_stopped_scheduler_as_a_least_privile
         "CREATE EVENT shop.ok_every_second ON SCHEDULE EVERY 1 SECOND DO INSERT INTO shop.ran VALUES ('ok', UTC_TIMESTAMP())",
         // fails_every_second logs, then fails on a table that does not exist.
         "CREATE EVENT shop.fails_every_second ON SCHEDULE EVERY 1 SECOND DO BEGIN INSERT INTO shop.ran VALUES ('fails', UTC_TIMESTAMP()); INSERT INTO shop.nope VALUES (1); END",
-        "CREATE EVENT shop.paused ON SCHEDULE EVERY 1 HOUR DISABLE DO INSERT INTO shop.ran VALUES ('paused', UTC_TIMESTAMP())",
+        // Owned by another account: its DEFINER is its owner.
+        "CREATE DEFINER = 'etl_admin'@'%' EVENT shop.paused ON SCHEDULE EVERY 1 HOUR DISABLE DO INSERT INTO shop.ran VALUES ('paused', UTC_TIMESTAMP())",
         // The least privilege that sees the events and their failures.
         "CREATE USER sundial@'127.0.0.1' IDENTIFIED BY 'reader-pw'",
         "GRANT EVENT ON shop.* TO sundial@'127.0.0.1'",
@@ -113,6 +114,16 @@ async fn mariadb_events_runs_failures_and_a_stopped_scheduler_as_a_least_privile
         input.jobs[0].runs[0]
     );
     assert!(input.jobs[2].runs.is_empty() && !input.jobs[2].enabled, "a disabled event expects nothing");
+    // Each event's owner is its DEFINER, as MariaDB reports it; its category its schema.
+    let definer: String =
+        sqlx::query_scalar("SELECT DEFINER FROM information_schema.EVENTS WHERE EVENT_NAME = 'ok_every_second'")
+            .fetch_one(&root)
+            .await
+            .unwrap();
+    assert!(definer.starts_with("root@"), "created by root: {definer}");
+    assert_eq!(input.jobs[1].owner.as_deref(), Some(definer.as_str()));
+    assert_eq!(input.jobs[2].owner.as_deref(), Some("etl_admin@%"));
+    assert!(input.jobs.iter().all(|j| j.category == "shop"), "{:?}", input.jobs.iter().map(|j| &j.category).collect::<Vec<_>>());
 
     // The engine over it: since the scheduler stopped, every second is missed.
     let settings = Settings { grace_secs: 1, ..Settings::default() };
@@ -261,6 +272,7 @@ async fn seed002_job_table_cycles_accumulate_from_sundials_samples() {
             .input;
     let names: Vec<&str> = input.jobs.iter().map(|j| j.name.as_str()).collect();
     assert_eq!(names, ["etl.every_second", "etl.broken"]);
+    assert!(input.jobs.iter().all(|j| j.owner.as_deref() == Some("etl")), "job_owner is each job's owner");
     let every = &input.jobs[0];
     assert!(every.runs.len() >= 3, "one sample per poll accumulates: {:?}", every.runs);
     assert!(every.runs.windows(2).all(|w| w[0].start < w[1].start), "distinct cycles");

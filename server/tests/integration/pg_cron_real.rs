@@ -53,6 +53,16 @@ async fn pg_cron_fires_on_sundials_forecast() {
         ids.push(id);
     }
 
+    // A job another role owns (cron.job.username), inactive: it never runs.
+    sqlx::query("CREATE ROLE etl_owner LOGIN").execute(&mut db).await.expect("create etl_owner");
+    let owned: i64 = sqlx::query_scalar(
+        "SELECT cron.schedule_in_database('nightly_etl', '0 3 * * *', 'SELECT 3', current_database(), 'etl_owner', false)",
+    )
+    .fetch_one(&mut db)
+    .await
+    .expect("cron.schedule_in_database");
+    let database: String = sqlx::query_scalar("SELECT current_database()::text").fetch_one(&mut db).await.unwrap();
+
     let deadline = Instant::now() + std::time::Duration::from_secs(200);
     let observed = loop {
         let mut all = Vec::new();
@@ -104,6 +114,11 @@ async fn pg_cron_fires_on_sundials_forecast() {
     let window = Window::new(first, last + Duration::seconds(1));
     let (input, _) =
         server::sources::pg_cron::read_instance(&pool, "pg-real", window).await.expect("read as sundial_real");
+    // Each job's owner is its username, its category its database.
+    let owner = |name: &str| input.jobs.iter().find(|j| j.name == name).and_then(|j| j.owner.clone());
+    assert_eq!(owner("every_minute_ok").as_deref(), Some("postgres"), "scheduled by postgres");
+    assert_eq!(owner("nightly_etl").as_deref(), Some("etl_owner"));
+    assert!(input.jobs.iter().all(|j| j.category == database), "{:?}", input.jobs.iter().map(|j| &j.category).collect::<Vec<_>>());
     for ((name, ..), runs) in jobs.iter().zip(&observed) {
         let job = input.jobs.iter().find(|j| j.name == *name).unwrap_or_else(|| panic!("{name} not read"));
         let seen: Vec<(DateTime<Utc>, engine::RunOutcome)> = job
@@ -120,7 +135,7 @@ async fn pg_cron_fires_on_sundials_forecast() {
             .collect();
         assert_eq!(seen, truth, "{name}: Sundial's source against cron.job_run_details");
     }
-    for id in &ids {
+    for id in ids.iter().chain([&owned]) {
         let _ = sqlx::query("SELECT cron.unschedule($1)").bind(id).execute(&mut db).await;
     }
 

@@ -62,6 +62,7 @@ async fn two_replicas_share_samples_episodes_acknowledgements_and_alerts_through
         since: None,
         at: polled,
         evidence: "3 runs missed".into(),
+        sentence: "3 runs missed".into(),
         count: 3,
     };
     let judged: HashSet<String> = ["SQL1".to_owned()].into();

@@ -17,6 +17,7 @@ fn job(id: &str, name: &str, enabled: bool, schedules: Vec<JobSchedule>, runs: V
         id: id.into(),
         name: name.into(),
         category: "[Uncategorized (Local)]".into(),
+        owner: None,
         enabled,
         schedules,
         runs,

@@ -854,6 +854,7 @@ fn job() -> BoxedStrategy<JobInput> {
                 name: id.clone(),
                 id,
                 category: String::new(),
+                owner: None,
                 enabled,
                 schedules,
                 runs,

@@ -18,5 +18,6 @@ mod reconcile_cases;
 mod reconcile_props;
 mod replay;
 mod speed_reconcile;
+mod step_cases;
 mod triage;
 mod zone_rules;

@@ -363,6 +363,7 @@ mod fleet {
                             id: format!("job{j}"),
                             name: format!("Job {}", j % 3),
                             category: String::new(),
+                            owner: None,
                             enabled: spec.enabled,
                             schedules,
                             runs,

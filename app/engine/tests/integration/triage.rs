@@ -43,6 +43,7 @@ fn job(id: &str, runs: Vec<Run>) -> JobInput {
         id: id.into(),
         name: format!("Job {id}"),
         category: String::new(),
+        owner: None,
         enabled: true,
         schedules: vec![hourly()],
         runs,
@@ -294,11 +295,24 @@ fn the_schedulers_own_next_run_disagreeing_is_a_warning() {
     j.diagnostics.push(triage::next_run_disagrees(
         "next_run_date",
         "20261121",
-        "2026-11-21 00:00:00",
-        "2026-11-20 13:00:00",
+        t("2026-11-21T05:00:00Z"),
+        Some(t("2026-11-20T13:00:00Z")),
     ));
     let p = judge(&report(vec![j]));
     assert_eq!(kinds(&p), vec![(ProblemKind::NextRunDisagrees, Some("ok"))]);
+    // Both times are instants in the sentence, said with their zone in the text.
+    assert_eq!(
+        p[0].sentence.instants().collect::<Vec<_>>(),
+        vec![t("2026-11-21T05:00:00Z"), t("2026-11-20T13:00:00Z")]
+    );
+    assert!(
+        p[0].evidence.starts_with(
+            "the scheduler expects the next run at 2026-11-21 05:00 UTC (next_run_date), \
+         Sundial's forecast says 2026-11-20 13:00 UTC"
+        ),
+        "{}",
+        p[0].evidence
+    );
 }
 
 #[test]

@@ -112,6 +112,9 @@ pub struct FleetLog {
     kept: Vec<(usize, usize)>,
     /// Where the page starts, when the cursor is valid.
     cursor: Option<(i64, usize)>,
+    /// The zone of every line's time: the instances' own when those listed share one, else
+    /// UTC (lines sorted by instant read in one zone; the CSV export writes the same).
+    lines_zone: Tz,
 }
 
 /// The log of `instance` (`None`: every instance of the fleet; a fleet of one has that
@@ -198,6 +201,10 @@ pub async fn fleet_log(
     // The zone of the time range's fields: the page's, else the instance's, else the
     // fleet's when all its instances share one, else UTC.
     let zones: Vec<Tz> = reads.iter().map(|r| r.report.tz).collect();
+    let lines_zone = match zones.first() {
+        Some(z) if zones.iter().all(|o| o.name() == z.name()) => *z,
+        _ => Tz::UTC,
+    };
     let range_zone = match nonempty(&q.zone) {
         Some(z) => Tz::from_name(&z).unwrap_or(Tz::UTC),
         None => match zones.first() {
@@ -251,9 +258,8 @@ pub async fn fleet_log(
         kept.sort_by_key(|&(ri, ei)| std::cmp::Reverse(reads[ri].log[ei].at));
     }
 
-    let window_start =
-        reads.iter().min_by_key(|r| r.report.window.start).map(|r| point(r.report.window.start, r.report.tz));
-    let window_end = reads.iter().max_by_key(|r| r.report.window.end).map(|r| point(r.report.window.end, r.report.tz));
+    let window_start = reads.iter().map(|r| r.report.window.start).min().map(|t| point(t, lines_zone));
+    let window_end = reads.iter().map(|r| r.report.window.end).max().map(|t| point(t, lines_zone));
     let mut job_names: Vec<String> = reads.iter().flat_map(|r| r.names.values().cloned()).collect();
     job_names.sort_by_key(|n| n.to_lowercase());
     job_names.dedup();
@@ -288,7 +294,7 @@ pub async fn fleet_log(
             .collect(),
         limit,
     };
-    Ok(FleetLog { data, reads, kept, cursor })
+    Ok(FleetLog { data, reads, kept, cursor, lines_zone })
 }
 
 impl FleetLog {
@@ -299,7 +305,7 @@ impl FleetLog {
     fn line(&self, at: (usize, usize)) -> LogLine {
         let r = &self.reads[at.0];
         let e = self.event(at);
-        let tz = r.report.tz;
+        let tz = self.lines_zone;
         LogLine {
             at: point(e.at, tz),
             instance: r.name.clone(),

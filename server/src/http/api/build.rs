@@ -68,6 +68,7 @@ pub fn job(j: &JobReport, window: Window) -> wire::Job {
         id: j.id.clone(),
         name: j.name.clone(),
         category: j.category.clone(),
+        owner: j.owner.clone(),
         enabled: j.enabled,
         schedules: j
             .schedules

@@ -49,6 +49,7 @@ pub fn routes() -> Router<AppState> {
         wire::Instance,
         wire::Outage,
         wire::Jobs,
+        wire::CannotTell,
         wire::Job,
         wire::ScheduleInfo,
         wire::Counts,
@@ -239,7 +240,14 @@ async fn jobs(
             job
         })
         .collect();
-    Ok(Json(wire::Jobs { span: build::span(report, window, as_of), jobs }))
+    let kind = state.backend.instances().await.into_iter().find(|i| i.name == instance).map(|i| i.kind);
+    let scheduler = kind.map(|k| app::api::Scheduler::of_kind(&k)).unwrap_or_default();
+    let cannot_tell = scheduler
+        .cannot_tell()
+        .iter()
+        .map(|c| wire::CannotTell { what: c.what.to_owned(), why: c.why.to_owned() })
+        .collect();
+    Ok(Json(wire::Jobs { span: build::span(report, window, as_of), cannot_tell, jobs }))
 }
 
 /// One job's expected occurrences and actual runs over the window, each occurrence with its

@@ -83,7 +83,17 @@ pub struct Span {
 pub struct Jobs {
     #[serde(flatten)]
     pub span: Span,
+    /// What this instance's scheduler cannot tell, each with why: the counts these touch are
+    /// unknown (`null`), never 0.
+    pub cannot_tell: Vec<CannotTell>,
     pub jobs: Vec<Job>,
+}
+
+/// One thing a scheduler's tables cannot tell.
+#[derive(Serialize, ToSchema)]
+pub struct CannotTell {
+    pub what: String,
+    pub why: String,
 }
 
 /// One job over the window.
@@ -93,6 +103,10 @@ pub struct Job {
     pub id: String,
     pub name: String,
     pub category: String,
+    /// Its owner as the scheduler records it (SQL Agent: the owner's login; pg_cron: the job's
+    /// `username`; MySQL events: the `DEFINER`; the MySQL `job` table: `job_owner`); `null` when
+    /// the scheduler keeps none.
+    pub owner: Option<String>,
     pub enabled: bool,
     pub schedules: Vec<ScheduleInfo>,
     pub counts: Counts,

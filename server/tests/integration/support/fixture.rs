@@ -178,6 +178,7 @@ fn job(spec: JobSpec, window: Window, plan: impl Fn(DateTime<Utc>) -> Plan, extr
         id: spec.id.into(),
         name: spec.name.into(),
         category: spec.category.into(),
+        owner: None,
         enabled: spec.enabled,
         schedules: Vec::new(),
         descriptions: vec![spec.description.into()],

@@ -190,9 +190,13 @@ pub fn derive(report: &InstanceReport, source_events: &[LogEvent]) -> Vec<LogEve
                 };
                 let at = if run.outcome == RunOutcome::InProgress { run.start } else { end };
                 // A failed run says its failed step's own message, not the outcome line.
-                let why = run.why();
-                let text =
-                    if why.is_empty() { words_number_words(what, " after ", run.duration_secs, " s") } else { why };
+                let text = match running_text(run) {
+                    Some(going) => going,
+                    None => {
+                        let why = run.why();
+                        if why.is_empty() { words_number_words(what, " after ", run.duration_secs, " s") } else { why }
+                    }
+                };
                 out.push(LogEvent { at, job_id: job.id.clone(), kind, text, members: Vec::new() });
             }
         }
@@ -461,8 +465,13 @@ pub fn derive_reference(report: &InstanceReport, source_events: &[LogEvent]) -> 
                 };
                 let at = if run.outcome == RunOutcome::InProgress { run.start } else { end };
                 // A failed run says its failed step's own message, not the outcome line.
-                let why = run.why();
-                let text = if why.is_empty() { format!("{what} after {} s", run.duration_secs) } else { why };
+                let text = match running_text(run) {
+                    Some(going) => going,
+                    None => {
+                        let why = run.why();
+                        if why.is_empty() { format!("{what} after {} s", run.duration_secs) } else { why }
+                    }
+                };
                 out.push(LogEvent { at, job_id: job.id.clone(), kind, text, members: Vec::new() });
             }
         }
@@ -532,6 +541,25 @@ pub fn derive_reference(report: &InstanceReport, source_events: &[LogEvent]) -> 
     out
 }
 
+/// What the log says of a run still going whose scheduler names the step it executes now:
+/// "running step 3 (Load staging) since 2026-11-22 11:50:00 UTC" (when that step began, else
+/// the run), and the step that failed before it, if one did (", after step 2 (Load): …").
+/// `None` for a finished run or one without such a step.
+fn running_text(run: &crate::Run) -> Option<String> {
+    if run.outcome != RunOutcome::InProgress {
+        return None;
+    }
+    let step = crate::vocab::executing(&run.steps)?;
+    let label = step.label();
+    let since = step.start.unwrap_or(run.start).format("%Y-%m-%d %H:%M:%S UTC");
+    let mut text = format!("running {label} since {since}");
+    if run.failed_step().is_some() {
+        text.push_str(", after ");
+        text.push_str(&run.why());
+    }
+    Some(text)
+}
+
 /// Why a run was missed, as the log says it.
 fn miss_text(cause: &MissCause) -> String {
     match cause {
@@ -547,6 +575,46 @@ fn miss_text(cause: &MissCause) -> String {
 mod tests {
     use super::{LogKind, late_text, sort_key, words_number_words};
     use chrono::{DateTime, TimeDelta, Utc};
+
+    #[test]
+    fn a_running_run_names_its_step_executing_now() {
+        use super::running_text;
+        use crate::{Run, RunOutcome, Step, Trigger};
+        let t = |s: &str| DateTime::parse_from_rfc3339(s).unwrap().to_utc();
+        let step = |id: i64, name: &str, outcome: RunOutcome, start: &str, message: &str| Step {
+            id,
+            name: name.into(),
+            outcome: Some(outcome),
+            start: Some(t(start)),
+            message: message.into(),
+            ..Step::default()
+        };
+        let mut run = Run {
+            start: t("2026-11-22T11:40:00Z"),
+            duration_secs: 1200,
+            outcome: RunOutcome::InProgress,
+            trigger: Trigger::Schedule(None),
+            message: String::new(),
+            steps: vec![
+                step(1, "Extract", RunOutcome::Succeeded, "2026-11-22T11:40:00Z", ""),
+                step(3, "Load staging", RunOutcome::InProgress, "2026-11-22T11:50:00Z", ""),
+            ],
+        };
+        assert_eq!(running_text(&run).as_deref(), Some("running step 3 (Load staging) since 2026-11-22 11:50:00 UTC"));
+        // A step that failed before it (and went to this one) is said after it.
+        run.steps[0] = step(1, "Extract", RunOutcome::Failed, "2026-11-22T11:40:00Z", "Login failed for user 'etl'.");
+        assert_eq!(
+            running_text(&run).as_deref(),
+            Some(
+                "running step 3 (Load staging) since 2026-11-22 11:50:00 UTC, after step 1 (Extract): Login failed for user 'etl'."
+            )
+        );
+        // Without a step executing now, or once it ended, the line is as it was.
+        run.steps.pop();
+        assert_eq!(running_text(&run), None);
+        run.outcome = RunOutcome::Succeeded;
+        assert_eq!(running_text(&run), None);
+    }
 
     #[test]
     fn lateness_is_said_in_the_largest_units() {

@@ -474,7 +474,11 @@ fn job_problems(
             Some(run.start),
             run.start,
             Sentence::new()
-                .text(format!("running for {} since ", span(run.duration_secs)))
+                .text(format!(
+                    "running {}for {} since ",
+                    crate::vocab::executing(&run.steps).map(|s| s.label() + " ").unwrap_or_default(),
+                    span(run.duration_secs)
+                ))
                 .at(run.start)
                 .text(format!(": usually {} (p50), {} at p95 over {} runs; ", span(stats.p50), span(p95), stats.count))
                 .then(finish),

@@ -178,6 +178,12 @@ pub fn step_now(
     }
 }
 
+/// The step executing now among a run's steps (the last one `InProgress` with a label), if
+/// the scheduler says: what the log, triage's evidence and the job page name for a run going.
+pub fn executing(steps: &[Step]) -> Option<&Step> {
+    steps.iter().rev().find(|s| s.outcome == Some(super::RunOutcome::InProgress) && !s.label().is_empty())
+}
+
 /// How long a quoted step message may be, in characters, before it is cut with "…".
 pub const QUOTE_MAX: usize = 300;
 

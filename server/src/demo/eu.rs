@@ -7,9 +7,9 @@
 //!
 //! Pure and reproducible from `now` and the seed, like SQLPROD01's simulation, but smaller and
 //! written out plainly: a handful of jobs, each run of each occurrence decided by the story.
+use super::Demo;
 use super::catalog::{SA, categories, job_owner, login_sid, logins};
 use super::simulate::guid;
-use super::Demo;
 use crate::sources::msdb_rows::{
     self, ActivityRow, DemoMeta, HistoryRow, JobRow, JobScheduleRow, ScheduleRow, SessionRow, StepRow, date_int,
     encode_duration, local_to_utc, time_int, utc_to_local,
@@ -249,7 +249,9 @@ pub fn simulate(now: DateTime<Utc>, seed: u64) -> Demo {
                 command: (*command).into(),
                 database_name: (*subsystem == "TSQL").then(|| "master".to_owned()),
                 on_success_action: if k + 1 == s.steps.len() { 1 } else { 3 },
+                on_success_step_id: 0,
                 on_fail_action: 2,
+                on_fail_step_id: 0,
                 retry_attempts: 0,
                 retry_interval: 0,
             });

@@ -271,7 +271,9 @@ fn step_rows(job_specs: &[JobSpec], jobs: &[JobRow]) -> Vec<StepRow> {
                 command: s.command.into(),
                 database_name: s.database.map(Into::into),
                 on_success_action: if k + 1 == n { 1 } else { 3 },
+                on_success_step_id: 0,
                 on_fail_action: 2,
+                on_fail_step_id: 0,
                 retry_attempts: s.retry_attempts,
                 retry_interval: if s.retry_attempts > 0 { 1 } else { 0 },
             });

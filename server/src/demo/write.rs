@@ -293,11 +293,12 @@ const SCHEMA: &[(&str, &str)] = &[
     ),
     (
         "sysjobsteps",
-        // Creates sysjobsteps: each job's steps, with their retry settings.
+        // Creates sysjobsteps: each job's steps, what follows each, their retry settings.
         "CREATE TABLE sysjobsteps (
             job_id TEXT NOT NULL, step_id INTEGER NOT NULL, step_name TEXT NOT NULL,
             subsystem TEXT NOT NULL, command TEXT, database_name TEXT,
-            on_success_action INTEGER NOT NULL, on_fail_action INTEGER NOT NULL,
+            on_success_action INTEGER NOT NULL, on_success_step_id INTEGER NOT NULL,
+            on_fail_action INTEGER NOT NULL, on_fail_step_id INTEGER NOT NULL,
             retry_attempts INTEGER NOT NULL, retry_interval INTEGER NOT NULL,
             PRIMARY KEY (job_id, step_id))",
     ),
@@ -488,7 +489,7 @@ pub async fn insert_steps(pool: &SqlitePool, rows: &[StepRow]) -> Result<(), Wri
     insert_batched(
         pool,
         "sysjobsteps",
-        "INSERT INTO sysjobsteps (job_id, step_id, step_name, subsystem, command, database_name, on_success_action, on_fail_action, retry_attempts, retry_interval) ",
+        "INSERT INTO sysjobsteps (job_id, step_id, step_name, subsystem, command, database_name, on_success_action, on_success_step_id, on_fail_action, on_fail_step_id, retry_attempts, retry_interval) ",
         rows,
         |b, r| {
             b.push_bind(r.job_id.clone())
@@ -498,7 +499,9 @@ pub async fn insert_steps(pool: &SqlitePool, rows: &[StepRow]) -> Result<(), Wri
                 .push_bind(r.command.clone())
                 .push_bind(r.database_name.clone())
                 .push_bind(r.on_success_action)
+                .push_bind(r.on_success_step_id)
                 .push_bind(r.on_fail_action)
+                .push_bind(r.on_fail_step_id)
                 .push_bind(r.retry_attempts)
                 .push_bind(r.retry_interval);
         },

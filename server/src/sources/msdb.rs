@@ -116,9 +116,9 @@ pub const Q_SCHEDULES: &str = "SELECT CONVERT(nvarchar(36), js.job_id) AS job_id
 /// Per job: its oldest kept outcome row, and whether it keeps 100 or more (msdb's default
 /// per-job cap): the history horizon.
 pub const Q_HORIZON: &str = "SELECT CONVERT(nvarchar(36), j.job_id) AS job_id, o.instance_id AS oldest_id, o.run_date AS oldest_date, o.run_time AS oldest_time, CASE WHEN (SELECT COUNT(*) FROM msdb.dbo.sysjobhistory AS h WHERE h.job_id = j.job_id AND h.step_id = 0) >= 100 THEN 1 END AS at_cap FROM msdb.dbo.sysjobs AS j OUTER APPLY (SELECT TOP (1) h.instance_id, h.run_date, h.run_time FROM msdb.dbo.sysjobhistory AS h WHERE h.job_id = j.job_id AND h.step_id = 0 ORDER BY h.run_date, h.run_time) AS o";
-/// Runs executing now, in the latest Agent session (with the last step that ended), and the
-/// Agent's own next run.
-pub const Q_ACTIVITY: &str = "SELECT CONVERT(nvarchar(36), a.job_id) AS job_id, CONVERT(nvarchar(23), a.start_execution_date, 126) AS start_execution_date, CONVERT(nvarchar(23), a.stop_execution_date, 126) AS stop_execution_date, a.run_requested_source, a.last_executed_step_id, CONVERT(nvarchar(23), a.next_scheduled_run_date, 126) AS next_scheduled_run_date FROM msdb.dbo.sysjobactivity AS a WHERE a.session_id = (SELECT MAX(session_id) FROM msdb.dbo.syssessions)";
+/// Runs executing now, in the latest Agent session (with the last step that ended and when it
+/// began), and the Agent's own next run.
+pub const Q_ACTIVITY: &str = "SELECT CONVERT(nvarchar(36), a.job_id) AS job_id, CONVERT(nvarchar(23), a.start_execution_date, 126) AS start_execution_date, CONVERT(nvarchar(23), a.stop_execution_date, 126) AS stop_execution_date, a.run_requested_source, a.last_executed_step_id, CONVERT(nvarchar(23), a.last_executed_step_date, 126) AS last_executed_step_date, CONVERT(nvarchar(23), a.next_scheduled_run_date, 126) AS next_scheduled_run_date FROM msdb.dbo.sysjobactivity AS a WHERE a.session_id = (SELECT MAX(session_id) FROM msdb.dbo.syssessions)";
 /// Agent starts (one row per start of the service; the last 1000).
 pub const Q_SESSIONS: &str = "SELECT TOP (1000) CONVERT(nvarchar(23), agent_start_date, 126) AS agent_start_date FROM msdb.dbo.syssessions ORDER BY session_id DESC";
 /// The history retention settings (needs more than the reader roles on some versions).
@@ -140,8 +140,9 @@ pub fn steps_sql(first: i64, last: i64) -> String {
     )
 }
 
-/// Every job's steps: names, subsystems, what follows success and failure.
-pub const Q_JOB_STEPS: &str = "SELECT CONVERT(nvarchar(36), s.job_id) AS job_id, s.step_id, s.step_name, s.subsystem, s.on_success_action, s.on_fail_action FROM msdb.dbo.sysjobsteps AS s ORDER BY s.job_id, s.step_id";
+/// Every job's steps: names, subsystems, what follows success and failure (the actions and
+/// the steps they go to), and the job's start step.
+pub const Q_JOB_STEPS: &str = "SELECT CONVERT(nvarchar(36), s.job_id) AS job_id, s.step_id, s.step_name, s.subsystem, s.on_success_action, s.on_success_step_id, s.on_fail_action, s.on_fail_step_id, j.start_step_id FROM msdb.dbo.sysjobsteps AS s JOIN msdb.dbo.sysjobs AS j ON j.job_id = s.job_id ORDER BY s.job_id, s.step_id";
 
 // ---------------------------------------------------------------------------------------------
 
@@ -373,7 +374,10 @@ async fn read_job_steps(client: &mut MsdbClient, notes: &mut Vec<Diagnostic>) ->
                 step_name: take(&mut r, "step_name"),
                 subsystem: take(&mut r, "subsystem"),
                 on_success_action: take(&mut r, "on_success_action"),
+                on_success_step_id: take(&mut r, "on_success_step_id"),
                 on_fail_action: take(&mut r, "on_fail_action"),
+                on_fail_step_id: take(&mut r, "on_fail_step_id"),
+                start_step_id: take(&mut r, "start_step_id"),
             })
             .collect(),
         Err(e) => {
@@ -424,6 +428,7 @@ async fn read_activity(
                 start_execution_date: started,
                 run_requested_source: take(r, "run_requested_source"),
                 last_executed_step_id: take(r, "last_executed_step_id"),
+                last_executed_step_date: take(r, "last_executed_step_date"),
             })
         })
         .collect();

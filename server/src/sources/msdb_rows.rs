@@ -794,7 +794,8 @@ fn current_step(
     let row = last.and_then(|l| {
         let mut attempts = steps.iter().rev().filter(|s| s.id == l);
         let latest = attempts.clone().next();
-        began.and_then(|b| attempts.find(|s| s.start == Some(b))).or(latest)
+        // Step rows keep whole seconds; sysjobactivity keeps milliseconds.
+        began.and_then(|b| attempts.find(|s| s.start.is_some_and(|t| t.timestamp() == b.timestamp()))).or(latest)
     });
     let Some((flows, start)) = flow else {
         return match (last, row) {

@@ -207,7 +207,8 @@ pub async fn read_instance(pool: &SqlitePool, window: Window) -> Result<Instance
     .await
     .map_err(sql("sysjobhistory", "read"))?;
     let running_rows: Vec<RunningRead> = sqlx::query_as(
-        "SELECT a.job_id, a.start_execution_date, a.run_requested_source, a.last_executed_step_id
+        "SELECT a.job_id, a.start_execution_date, a.run_requested_source, a.last_executed_step_id,
+                a.last_executed_step_date
          FROM sysjobactivity a
          WHERE a.session_id = (SELECT MAX(session_id) FROM syssessions)
            AND a.start_execution_date IS NOT NULL AND a.stop_execution_date IS NULL",
@@ -233,10 +234,11 @@ pub async fn read_instance(pool: &SqlitePool, window: Window) -> Result<Instance
     .fetch_all(pool)
     .await
     .map_err(sql("sysjobhistory", "read the step rows of"))?;
-    // Reads every job's steps: names and subsystems.
+    // Reads every job's steps: names, subsystems, what follows each, and the job's start step.
     let job_steps: Vec<JobStepRead> = sqlx::query_as(
-        "SELECT job_id, step_id, step_name, subsystem, on_success_action, on_fail_action
-         FROM sysjobsteps ORDER BY job_id, step_id",
+        "SELECT s.job_id, s.step_id, s.step_name, s.subsystem, s.on_success_action, s.on_success_step_id,
+                s.on_fail_action, s.on_fail_step_id, j.start_step_id
+         FROM sysjobsteps s JOIN sysjobs j ON j.job_id = s.job_id ORDER BY s.job_id, s.step_id",
     )
     .fetch_all(pool)
     .await

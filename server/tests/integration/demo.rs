@@ -432,3 +432,107 @@ async fn runs_carry_their_steps_and_a_running_job_its_step_executing_now() {
     assert_eq!(current, [format!("step 2 ({step_2})")], "the running note names the step executing now");
     assert!(summaries.contains(&format!("2 steps so far, executing step 2 ({step_2})")), "{summaries:?}");
 }
+
+/// The step a running SQL Agent job executes now follows what `sysjobsteps` says follows its
+/// last finished step, read from the demo's file: success → go to step 3 (not step 2),
+/// failure → go to the last step, failure → quit (the run is finishing: no step executes).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_running_jobs_step_now_follows_the_go_to_of_its_last_step() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, _) = write(dir.path(), "demo.sqlite", 42).await;
+    let options = sqlx::sqlite::SqliteConnectOptions::new().filename(&path);
+    let pool = sqlx::sqlite::SqlitePoolOptions::new().max_connections(1).connect_with(options).await.unwrap();
+    let (job_id, name, steps): (String, String, i64) = sqlx::query_as(
+        "SELECT j.job_id, j.name, (SELECT COUNT(*) FROM sysjobsteps x WHERE x.job_id = j.job_id) AS n
+         FROM sysjobs j WHERE n >= 3 ORDER BY j.name LIMIT 1",
+    )
+    .fetch_one(&pool)
+    .await
+    .expect("a job of three steps or more");
+    let step_name = async |id: i64| -> String {
+        sqlx::query_scalar("SELECT step_name FROM sysjobsteps WHERE job_id = ?1 AND step_id = ?2")
+            .bind(&job_id)
+            .bind(id)
+            .fetch_one(&pool)
+            .await
+            .unwrap()
+    };
+    let (third, last) = (step_name(3).await, step_name(steps).await);
+    let (instance_id, session): (i64, i64) = sqlx::query_as(
+        "SELECT (SELECT MAX(instance_id) + 1 FROM sysjobhistory), (SELECT MAX(session_id) FROM syssessions)",
+    )
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    // Step 1 began at 06:50 New York (11:50 UTC) and ended five minutes later; the job runs on.
+    sqlx::query(
+        "INSERT OR REPLACE INTO sysjobactivity (session_id, job_id, run_requested_source, start_execution_date,
+            last_executed_step_id, last_executed_step_date, stop_execution_date)
+         VALUES (?1, ?2, '1', '2026-11-22 06:50:00.000', 1, '2026-11-22 06:50:00.000', NULL)",
+    )
+    .bind(session)
+    .bind(&job_id)
+    .execute(&pool)
+    .await
+    .unwrap();
+    let status = |run_status: i64| HistoryRow {
+        instance_id,
+        job_id: job_id.clone(),
+        step_id: 1,
+        step_name: "Step one".into(),
+        sql_message_id: 0,
+        sql_severity: 0,
+        message: String::new(),
+        run_status,
+        run_date: 20261122,
+        run_time: 65000,
+        run_duration: 500,
+        retries_attempted: 0,
+        server: "SQLPROD01".into(),
+    };
+    server::demo::write::insert_history(&pool, &[status(1)]).await.unwrap();
+    // Step 1's on_success_action, on_success_step_id, on_fail_action, on_fail_step_id.
+    let set_step_1 = async |actions: [i64; 4]| {
+        sqlx::query(
+            "UPDATE sysjobsteps SET on_success_action = ?2, on_success_step_id = ?3, on_fail_action = ?4,
+                on_fail_step_id = ?5 WHERE job_id = ?1 AND step_id = 1",
+        )
+        .bind(&job_id)
+        .bind(actions[0])
+        .bind(actions[1])
+        .bind(actions[2])
+        .bind(actions[3])
+        .execute(&pool)
+        .await
+        .unwrap();
+    };
+    let set_outcome = async |run_status: i64| {
+        sqlx::query("UPDATE sysjobhistory SET run_status = ?1 WHERE instance_id = ?2")
+            .bind(run_status)
+            .bind(instance_id)
+            .execute(&pool)
+            .await
+            .unwrap();
+    };
+    let now_step = async || -> Option<(i64, String)> {
+        let input = read(&path, last_30_days()).await;
+        let run = job(&input, &name).runs.last().expect("the run going").clone();
+        assert_eq!(run.outcome, RunOutcome::InProgress);
+        run.steps.iter().find(|s| s.outcome == Some(RunOutcome::InProgress)).map(|s| (s.id, s.name.clone()))
+    };
+
+    // Succeeded, and on success go to step 3: step 3 executes, not step 2.
+    set_step_1([4, 3, 2, 0]).await;
+    assert_eq!(now_step().await, Some((3, third.clone())), "success → go to step 3");
+    // Failed, and on failure go to the last step.
+    set_outcome(0).await;
+    set_step_1([4, 3, 4, steps]).await;
+    assert_eq!(now_step().await, Some((steps, last.clone())), "failure → go to step {steps}");
+    // Failed, and on failure quit reporting failure: the run is ending, no step executes.
+    set_step_1([4, 3, 2, 0]).await;
+    assert_eq!(now_step().await, None, "failure → quit");
+    // Succeeded, and on success go to the next step: step 2, as before.
+    set_outcome(1).await;
+    set_step_1([3, 0, 2, 0]).await;
+    assert_eq!(now_step().await.map(|s| s.0), Some(2), "success → the next step");
+}

@@ -680,7 +680,7 @@ struct Cells {
     sessions: Vec<Cell>,
     /// Step rows: job_id and the 11 other columns of `StepHistoryRead`.
     steps: Vec<Vec<Cell>>,
-    /// sysjobsteps rows: job_id and the 5 other columns of `JobStepRead`.
+    /// sysjobsteps rows: job_id and the 8 other columns of `JobStepRead`.
     job_steps: Vec<Vec<Cell>>,
 }
 
@@ -753,6 +753,8 @@ impl Cells {
                     start_execution_date: start.clone(),
                     run_requested_source: source.clone(),
                     last_executed_step_id: last.clone(),
+                    // When the last step began: any start cell serves.
+                    last_executed_step_date: start.clone(),
                 })
                 .collect(),
             session_rows: self.sessions.iter().map(|c| SessionRead { agent_start_date: c.clone() }).collect(),
@@ -788,7 +790,10 @@ impl Cells {
                         step_name: n(2),
                         subsystem: n(3),
                         on_success_action: n(4),
-                        on_fail_action: n(5),
+                        on_success_step_id: n(5),
+                        on_fail_action: n(6),
+                        on_fail_step_id: n(7),
+                        start_step_id: n(8),
                     }
                 })
                 .collect(),
@@ -797,7 +802,8 @@ impl Cells {
 }
 
 fn msdb_rows() -> BoxedStrategy<Cells> {
-    let job = (job_id(), msdb_cell(), msdb_cell(), msdb_cell(), msdb_cell()).prop_map(|(a, b, c, d, e)| [a, b, c, d, e]);
+    let job =
+        (job_id(), msdb_cell(), msdb_cell(), msdb_cell(), msdb_cell()).prop_map(|(a, b, c, d, e)| [a, b, c, d, e]);
     let schedule = (job_id(), prop::collection::vec(msdb_cell(), 13)).prop_map(|(id, mut c)| {
         c.insert(0, id);
         c
@@ -813,7 +819,7 @@ fn msdb_rows() -> BoxedStrategy<Cells> {
         })
     };
     let step = with_job(11);
-    let job_step = with_job(5);
+    let job_step = with_job(8);
     (
         prop::collection::vec(job, 0..4),
         prop::collection::vec(schedule, 0..4),

@@ -85,7 +85,13 @@ async fn msdb_server(jobs_denied: bool, old: bool) -> u16 {
                         ("owner", T::NVarChar),
                     ],
                     vec![
-                        vec![s(ARCHIVE), s("Archive orders"), V::TinyInt(1), m(Some("Data Collector")), s("CORP\\etl_admin")],
+                        vec![
+                            s(ARCHIVE),
+                            s("Archive orders"),
+                            V::TinyInt(1),
+                            m(Some("Data Collector")),
+                            s("CORP\\etl_admin"),
+                        ],
                         vec![s(BACKUP), s("Backup FULL"), V::TinyInt(1), m(Some("Database Maintenance")), s("sa")],
                         vec![s(CORRUPT), s("Corrupt schedule"), V::TinyInt(1), m(None), s("sa")],
                         vec![s(INDEX), s("Index maintenance"), V::TinyInt(1), m(Some("Database Maintenance")), s("sa")],
@@ -300,7 +306,22 @@ async fn msdb_server(jobs_denied: bool, old: bool) -> u16 {
                 steps,
             ),
         );
-        // sysjobsteps: step_id int, step_name sysname, subsystem nvarchar(40), the actions tinyint.
+        // sysjobsteps: step_id int, step_name sysname, subsystem nvarchar(40), the actions
+        // tinyint, the steps they go to int; sysjobs.start_step_id int. Archive's step 1 goes
+        // to step 3 on success (skipping 2) and to step 2 on failure.
+        let job_step = |job: &str, id: i32, name: &str, subsystem: &str, ok: (u8, i32), fail: (u8, i32)| {
+            vec![
+                s(job),
+                V::Int(id),
+                s(name),
+                s(subsystem),
+                V::TinyInt(ok.0),
+                V::Int(ok.1),
+                V::TinyInt(fail.0),
+                V::Int(fail.1),
+                V::Int(1),
+            ]
+        };
         r.register(
             msdb::Q_JOB_STEPS,
             table(
@@ -310,12 +331,16 @@ async fn msdb_server(jobs_denied: bool, old: bool) -> u16 {
                     ("step_name", T::NVarChar),
                     ("subsystem", T::NVarChar),
                     ("on_success_action", T::TinyInt),
+                    ("on_success_step_id", T::Int),
                     ("on_fail_action", T::TinyInt),
+                    ("on_fail_step_id", T::Int),
+                    ("start_step_id", T::Int),
                 ],
                 vec![
-                    vec![s(ARCHIVE), V::Int(1), s("Copy orders"), s("CmdExec"), V::TinyInt(3), V::TinyInt(2)],
-                    vec![s(ARCHIVE), V::Int(2), s("Purge copied orders"), s("TSQL"), V::TinyInt(1), V::TinyInt(2)],
-                    vec![s(BACKUP), V::Int(1), s("BACKUP DATABASE"), s("TSQL"), V::TinyInt(1), V::TinyInt(2)],
+                    job_step(ARCHIVE, 1, "Copy orders", "CmdExec", (4, 3), (4, 2)),
+                    job_step(ARCHIVE, 2, "Restore the copy", "TSQL", (2, 0), (2, 0)),
+                    job_step(ARCHIVE, 3, "Purge copied orders", "TSQL", (1, 0), (2, 0)),
+                    job_step(BACKUP, 1, "BACKUP DATABASE", "TSQL", (1, 0), (2, 0)),
                 ],
             ),
         );
@@ -344,16 +369,19 @@ async fn msdb_server(jobs_denied: bool, old: bool) -> u16 {
                     ("stop_execution_date", T::NVarCharMax),
                     ("run_requested_source", T::NVarChar),
                     ("last_executed_step_id", T::Int),
+                    ("last_executed_step_date", T::NVarCharMax),
                     ("next_scheduled_run_date", T::NVarChar),
                 ],
                 vec![
-                    // Archive started by hand and still running: step 1 done, step 2 executing.
+                    // Archive started by hand and still running: step 1 succeeded (it began at
+                    // 17:00:00.000), so step 3 executes (its on-success go-to), not step 2.
                     vec![
                         s(ARCHIVE),
                         s("2026-03-07T17:00:00.000"),
                         m(None),
                         s("4"),
                         V::Int(1),
+                        m(Some("2026-03-07T17:00:00.000")),
                         s("2026-03-14T01:00:00.000"),
                     ],
                     // The Agent thinks Backup next runs on the 9th; the schedule says the 8th.
@@ -363,6 +391,7 @@ async fn msdb_server(jobs_denied: bool, old: bool) -> u16 {
                         m(Some("2026-03-07T02:15:05.000")),
                         s("1"),
                         V::Int(1),
+                        m(Some("2026-03-07T02:00:03.000")),
                         s("2026-03-09T02:00:00.000"),
                     ],
                     vec![
@@ -371,6 +400,7 @@ async fn msdb_server(jobs_denied: bool, old: bool) -> u16 {
                         m(Some("2026-03-01T04:00:05.000")),
                         s("1"),
                         V::Null,
+                        m(None),
                         s("2026-03-08T03:00:00.000"),
                     ],
                 ],
@@ -474,13 +504,14 @@ async fn msdb_over_tds_reads_jobs_schedules_history_activity_and_sessions() {
         (running.outcome, &running.trigger, running.start),
         (RunOutcome::InProgress, &Trigger::Manual, t("2026-03-07T22:00:00Z"))
     );
-    // Its step done, and the one executing now (last_executed_step_id 1: step 2, as
-    // sysjobsteps names it), after the Archive job's last outcome row.
+    // Its step done, and the one executing now (last_executed_step_id 1, which succeeded: its
+    // on_success_action 4 goes to step 3, as sysjobsteps names it), after the Archive job's
+    // last outcome row.
     let going: Vec<(i64, &str, Option<RunOutcome>)> =
         running.steps.iter().map(|s| (s.id, s.name.as_str(), s.outcome)).collect();
     assert_eq!(
         going,
-        [(1, "Copy orders", Some(RunOutcome::Succeeded)), (2, "Purge copied orders", Some(RunOutcome::InProgress))]
+        [(1, "Copy orders", Some(RunOutcome::Succeeded)), (3, "Purge copied orders", Some(RunOutcome::InProgress))]
     );
     assert_eq!(running.steps[1].start, Some(t("2026-03-07T22:15:00Z")), "when step 1 ended");
     // A corrupt schedule is a diagnostic on its job, not a failed read.

@@ -198,6 +198,20 @@ fn a_run_going_three_times_its_usual_length_runs_long() {
 }
 
 #[test]
+fn a_run_going_long_names_the_step_it_executes_now() {
+    let mut runs = hourly_runs(48, 1, 600, RunOutcome::Succeeded);
+    let mut going = run(t("2026-11-20T11:00:00Z"), 1800, RunOutcome::InProgress);
+    going.steps = vec![
+        Step { id: 1, name: "Extract".into(), outcome: Some(RunOutcome::Succeeded), ..Step::default() },
+        Step { id: 3, name: "Load staging".into(), outcome: Some(RunOutcome::InProgress), ..Step::default() },
+    ];
+    runs.push(going);
+    let p = judge(&report(vec![job("slow", runs)]));
+    assert_eq!(kinds(&p), vec![(ProblemKind::RunningLong, Some("slow"))]);
+    assert!(p[0].evidence.contains("running step 3 (Load staging) for 30 min 0 s"), "{}", p[0].evidence);
+}
+
+#[test]
 fn a_success_in_a_tenth_of_the_usual_time_is_too_short() {
     let mut runs = hourly_runs(48, 1, 3000, RunOutcome::Succeeded);
     runs.push(run(t("2026-11-20T11:00:00Z"), 300, RunOutcome::Succeeded));

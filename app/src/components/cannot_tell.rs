@@ -14,7 +14,7 @@ pub fn CannotTellNote(scheduler: Scheduler) -> impl IntoView {
             .collect_view();
         view! {
             <details class="cannot-tell" data-testid="cannot-tell">
-                <summary>{format!("What {} cannot tell ({})", scheduler.label(), items.len())}</summary>
+                <summary>{format!("What {} cannot tell ({})", scheduler.mid(), items.len())}</summary>
                 <ul>{list}</ul>
             </details>
         }

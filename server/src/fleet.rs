@@ -37,7 +37,9 @@ const READ_DAYS: i64 = 30;
 /// One good read of an instance: what the source answered, and when.
 pub struct GoodRead {
     pub read: SourceRead,
-    /// When the read finished.
+    /// When the read finished, by the server's clock: the read's identity (caches, replicas).
+    /// What it is "as of" is `read.now`, the fleet's "now" when it was made (a fixed one under
+    /// `serve --now`), which pages and staleness go by.
     pub at: DateTime<Utc>,
 }
 
@@ -126,9 +128,7 @@ impl Reader {
                         tracing::warn!(instance = %self.config.name, error = %e, "the history read could not be kept; the next read keeps it");
                     }
                 }
-                // As of the fleet's "now": a fixed one (`serve --now`, the demo) stamps its reads too, so
-                // "data as of" never comes from another clock than the page's "now".
-                Ok(GoodRead { read, at: self.fixed_now.unwrap_or_else(Utc::now) })
+                Ok(GoodRead { read, at: Utc::now() })
             }
             Err(_) => {
                 self.source.reset().await;
@@ -222,7 +222,7 @@ impl Instance {
             Err(e) => {
                 tracing::error!(instance = %name, error = %e, "analysing a read failed");
                 let reason = "analysing its last read failed (see Sundial's log)".to_owned();
-                return Err(ReportError::Unavailable { instance: name, reason, last_good: Some(good.at) });
+                return Err(ReportError::Unavailable { instance: name, reason, last_good: Some(good.read.now) });
             }
         };
         reports.insert(days, (good.at, report.clone()));
@@ -373,7 +373,7 @@ impl Instance {
                 (Some(_), _) => SourceState::Unreachable,
                 (None, _) => SourceState::Ok,
             },
-            last_good: good.map(|g| fmt(g.at)),
+            last_good: good.map(|g| fmt(g.read.now)),
             last_attempt: s.last_attempt.map(fmt),
             reads: s.polled,
             poll_secs: live.then(|| c.poll_interval.as_secs().max(1)),
@@ -389,7 +389,7 @@ impl Instance {
             // The one place pages learn how old their data is: the fleet's clock.
             age_secs: good
                 .filter(|_| live)
-                .map(|g| (self.reader.fixed_now.unwrap_or_else(Utc::now) - g.at).num_seconds().max(0)),
+                .map(|g| (self.reader.fixed_now.unwrap_or_else(Utc::now) - g.read.now).num_seconds().max(0)),
             error: s.error.clone(),
             notes: good
                 .map(|g| {
@@ -627,7 +627,7 @@ impl FleetBackend {
                 report: report.as_deref(),
                 notes: good.map(|g| g.read.notes.as_slice()).unwrap_or_default(),
                 failing,
-                read_at: good.map(|g| g.at),
+                read_at: good.map(|g| g.read.now),
                 poll_secs: good.filter(|g| !g.read.frozen).map(|_| i.reader.config.poll_interval.as_secs().max(1)),
             };
             let found = triage::instance_problems(&reading, clock, &self.triage_settings);

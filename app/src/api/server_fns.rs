@@ -106,8 +106,8 @@ pub async fn job_timeline(
     let judgment = triage().await?;
     // The durations' baseline: the window every job is judged over (cached per read).
     let baseline = view::report(instance, super::JUDGED_DAYS).await?;
-    let mut data =
-        view::timeline_data(&report, &job_id, days, &head.scheduler, &flags, moment, &judgment, &baseline)?;
+    let judged = view::Judged { judgment: &judgment, baseline: &baseline };
+    let mut data = view::timeline_data(&report, &job_id, days, &head.scheduler, &flags, moment, judged)?;
     data.instance = head;
     if let Some(a) = data.at.as_mut() {
         a.chosen = chosen;

@@ -664,6 +664,15 @@ fn routine_line(l: &TableLine) -> bool {
     }
 }
 
+/// What the fleet's one judgment says of a job beside the window shown: its problems (triage's)
+/// and its usual durations (over the judged window, [`super::JUDGED_DAYS`]).
+#[derive(Clone, Copy)]
+pub struct Judged<'a> {
+    pub judgment: &'a super::TriageData,
+    /// The instance's report over the judged window.
+    pub baseline: &'a InstanceReport,
+}
+
 /// One job's timeline of a report; [`ApiError::NotFound`] for an unknown id.
 /// `scheduler` names what starts the jobs in the causes ([`Scheduler::label`]); `flags` says
 /// which durations are flagged; `at`, the moment of a deep link, is marked (the table line
@@ -675,9 +684,9 @@ pub fn timeline_data(
     scheduler: &Scheduler,
     flags: &DurationFlags,
     at: Option<DateTime<Utc>>,
-    judgment: &super::TriageData,
-    baseline: &InstanceReport,
+    judged: Judged<'_>,
 ) -> Result<TimelineData, ApiError> {
+    let Judged { judgment, baseline } = judged;
     let tz = report.tz;
     let job = report.jobs.iter().find(|j| j.id == job_id).ok_or_else(|| ApiError::NotFound { what: "job".into() })?;
     let window = report.window;
@@ -1113,7 +1122,15 @@ mod timeline_tests {
         let occurrences: Vec<(OccurrenceView, Option<usize>)> = (0..100)
             .map(|h| {
                 let at = start + Duration::hours(h);
-                (OccurrenceView { at: point(at, Tz::UTC), mark: Mark::OnTime, cause: None, note: SentenceView::default() }, None)
+                (
+                    OccurrenceView {
+                        at: point(at, Tz::UTC),
+                        mark: Mark::OnTime,
+                        cause: None,
+                        note: SentenceView::default(),
+                    },
+                    None,
+                )
             })
             .collect();
         let moment = (start + Duration::hours(3) + Duration::minutes(20)).timestamp_millis();

@@ -79,6 +79,17 @@ async function readRows(list) {
       sinceText: since?.textContent.trim() ?? '',
       sinceZone: since?.querySelector('.tz-off')?.textContent.trim() ?? '',
       evidence: el.querySelector('[data-testid="evidence"]')?.textContent.trim() ?? '',
+      // The same sentence as the API writes it: each <time> (shown in the reader's zone) as
+      // its instant in UTC, `2026-11-22 05:40 UTC`.
+      evidenceUtc: (() => {
+        const ev = el.querySelector('[data-testid="evidence"]')?.cloneNode(true);
+        if (!ev) return '';
+        ev.querySelectorAll('time').forEach((t) => {
+          const utc = new Date(t.getAttribute('datetime')).toISOString();
+          t.replaceWith(`${utc.slice(0, 10)} ${utc.slice(11, 16)} UTC`);
+        });
+        return ev.textContent.trim();
+      })(),
       link: link?.getAttribute('href') ?? '',
       ackNote: el.querySelector('[data-testid="ack-note"]')?.textContent.trim() ?? '',
       hasForm: !!el.querySelector('[data-testid="ack-form"]'),
@@ -172,7 +183,7 @@ test('/api/triage answers the same rows as the page, worst first', async () => {
     assert.ok(p, `the API has the page's row ${r.key}`);
     assert.equal(p.kind, r.kind, r.key);
     assert.equal(p.severity, r.severity, r.key);
-    assert.equal(p.evidence, r.evidence, `${r.key}: the same evidence`);
+    assert.equal(p.evidence, r.evidenceUtc, `${r.key}: the same evidence, the same instants`);
     assert.equal(p.link, r.link, `${r.key}: the same link`);
     assert.match(p.since, ZONED, `${r.key}: since in RFC 3339 with its offset`);
     assert.equal(ms(p.since), ms(r.sinceDatetime), `${r.key}: the same since`);

@@ -222,7 +222,7 @@ mod build {
             since: point(p.since.unwrap_or(first_seen)),
             at: point(p.at),
             evidence: p.evidence.clone(),
-            sentence: crate::api::SentenceView::of(&p.sentence, &point),
+            sentence: crate::api::SentenceView::of(&p.sentence, point),
             count: p.count,
             link,
             ack: ack.filter(|a| a.episode == first_seen).map(|a| AckInfo {

@@ -310,7 +310,10 @@ impl SentenceView {
     }
 
     /// The engine's sentence, each instant made a [`TimePoint`] by `point` (the instance's zone).
-    pub fn of(s: &crate::engine::sentence::Sentence, point: impl Fn(chrono::DateTime<chrono::Utc>) -> TimePoint) -> Self {
+    pub fn of(
+        s: &crate::engine::sentence::Sentence,
+        point: impl Fn(chrono::DateTime<chrono::Utc>) -> TimePoint,
+    ) -> Self {
         use crate::engine::sentence::Piece;
         s.0.iter().fold(SentenceView::default(), |out, p| match p {
             Piece::Text(t) => out.text(t),

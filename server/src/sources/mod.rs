@@ -170,6 +170,11 @@ pub fn finish(read: &mut SourceRead) {
         if ours.is_some_and(|o| (o - reported.at).num_seconds().abs() <= NEXT_RUN_SLACK_SECS) {
             continue;
         }
-        job.diagnostics.push(app::engine::triage::next_run_disagrees(reported.column, &reported.raw, reported.at, ours));
+        job.diagnostics.push(app::engine::triage::next_run_disagrees(
+            reported.column,
+            &reported.raw,
+            reported.at,
+            ours,
+        ));
     }
 }

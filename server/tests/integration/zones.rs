@@ -81,8 +81,10 @@ fn date_time_at(s: &str) -> Option<usize> {
 fn bare_text(el: ElementRef) -> String {
     let mut out = String::new();
     for node in el.descendants() {
-        let inside_time =
-            node.ancestors().take_while(|a| a.id() != el.id()).any(|a| a.value().as_element().is_some_and(|e| e.name() == "time"));
+        let inside_time = node
+            .ancestors()
+            .take_while(|a| a.id() != el.id())
+            .any(|a| a.value().as_element().is_some_and(|e| e.name() == "time"));
         if let Some(text) = node.value().as_text()
             && !inside_time
         {
@@ -154,7 +156,13 @@ async fn demo_fleet() -> (tempfile::TempDir, AppState) {
 
 fn enc(s: &str) -> String {
     s.bytes()
-        .map(|b| if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) { (b as char).to_string() } else { format!("%{b:02X}") })
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
+                (b as char).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
         .collect()
 }
 

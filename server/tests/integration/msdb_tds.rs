@@ -533,7 +533,12 @@ async fn msdb_over_tds_reads_jobs_schedules_history_activity_and_sessions() {
     };
     assert!(cross(backup), "{:?}", backup.diagnostics);
     assert!(
-        backup.diagnostics.iter().any(|d| d.severity == Severity::Warning && d.message.contains("2026-03-09 02:00:00"))
+        // The Agent's wall time as it keeps it, and the instant it means, zoned (EDT: UTC-4).
+        backup.diagnostics.iter().any(|d| d.severity == Severity::Warning
+            && d.value.as_deref() == Some("2026-03-09 02:00:00")
+            && d.message.contains("2026-03-09 06:00:00 UTC")),
+        "{:?}",
+        backup.diagnostics
     );
     assert!(!cross(index), "the Agent agrees about Index maintenance: {:?}", index.diagnostics);
 

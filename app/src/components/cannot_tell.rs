@@ -8,10 +8,7 @@ use leptos::prelude::*;
 pub fn CannotTellNote(scheduler: Scheduler) -> impl IntoView {
     let items = scheduler.cannot_tell();
     (!items.is_empty()).then(|| {
-        let list = items
-            .iter()
-            .map(|c| view! { <li><strong>{c.what}</strong>": "{c.why}</li> })
-            .collect_view();
+        let list = items.iter().map(|c| view! { <li><strong>{c.what}</strong>": "{c.why}</li> }).collect_view();
         view! {
             <details class="cannot-tell" data-testid="cannot-tell">
                 <summary>{format!("What {} cannot tell ({})", scheduler.mid(), items.len())}</summary>

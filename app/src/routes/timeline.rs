@@ -11,8 +11,8 @@ use crate::api::{
 };
 use crate::components::chart::{Legend, TimelineChart};
 use crate::components::{
-    CollapsedMisses, ErrorPanel, Header, MarkBadge, NotFound, OutcomeBadge, Sentence, Time, WindowLinks, instance_query,
-    job_href,
+    CollapsedMisses, ErrorPanel, Header, MarkBadge, NotFound, OutcomeBadge, Sentence, Time, WindowLinks,
+    instance_query, job_href,
 };
 use crate::engine::Severity;
 use crate::engine::durations::{DurationFlag, DurationStats};

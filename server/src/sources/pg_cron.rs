@@ -525,11 +525,17 @@ mod tests {
 
     #[test]
     fn a_pg_net_call_is_named_wherever_it_is_in_the_command() {
-        assert_eq!(pg_net_call("SELECT net.http_post(url := 'https://x', body := '{}')").as_deref(), Some("net.http_post"));
+        assert_eq!(
+            pg_net_call("SELECT net.http_post(url := 'https://x', body := '{}')").as_deref(),
+            Some("net.http_post")
+        );
         assert_eq!(pg_net_call("select NET.HTTP_GET('https://x')").as_deref(), Some("net.http_get"));
         assert_eq!(pg_net_call("REFRESH MATERIALIZED VIEW CONCURRENTLY sales_mv"), None);
         // A schema whose name ends like it is not pg_net.
         assert_eq!(pg_net_call("CALL internet.http_logs_rollup()"), None);
-        assert_eq!(pg_net_call("CALL internet.http_x(); SELECT net.http_delete('u')").as_deref(), Some("net.http_delete"));
+        assert_eq!(
+            pg_net_call("CALL internet.http_x(); SELECT net.http_delete('u')").as_deref(),
+            Some("net.http_delete")
+        );
     }
 }

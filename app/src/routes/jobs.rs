@@ -328,10 +328,8 @@ fn JobsView(data: JobsData, sort: Memo<(SortKey, Dir)>, show: Memo<Show>, attrs:
     let with_unknown = data.jobs.iter().filter(|j| j.unknown > 0).count();
     let disabled = data.jobs.iter().filter(|j| !j.enabled).count();
     // The chips count within the owner, category and enabled filters.
-    let counts: Vec<(Show, usize)> = Show::ALL
-        .iter()
-        .map(|s| (*s, data.jobs.iter().filter(|j| chosen.keeps(j) && s.keeps(j)).count()))
-        .collect();
+    let counts: Vec<(Show, usize)> =
+        Show::ALL.iter().map(|s| (*s, data.jobs.iter().filter(|j| chosen.keeps(j) && s.keeps(j)).count())).collect();
     let shown = data.jobs.iter().filter(|j| chosen.keeps(j) && show.get_untracked().keeps(j)).count();
     let path = use_location().pathname;
     let base = move || {
@@ -428,13 +426,17 @@ fn JobsView(data: JobsData, sort: Memo<(SortKey, Dir)>, show: Memo<Show>, attrs:
         };
         format!("{base_now}?days={days}&sort={}&dir={}{sq}{iq4}", key.key(), dir.key())
     };
-    let attr_form = attr_form(&jobs.get_value(), &chosen, AttrFormKeep {
-        action: base_now.clone(),
-        days,
-        sort: sort.get_untracked(),
-        show: show.get_untracked(),
-        instance: form_instance,
-    });
+    let attr_form = attr_form(
+        &jobs.get_value(),
+        &chosen,
+        AttrFormKeep {
+            action: base_now.clone(),
+            days,
+            sort: sort.get_untracked(),
+            show: show.get_untracked(),
+            instance: form_instance,
+        },
+    );
 
     view! {
         <Title text=title/>
@@ -712,6 +714,12 @@ fn job_row(r: JobRow, days: u32, instance: Option<&str>, scheduler: &str) -> imp
                 <a href=href class="job-link">{r.name.clone()}</a>
                 {(!r.enabled).then(|| view! { " " <span class="tag tag-disabled">"disabled"</span> })}
                 {diagnostics.map(|d| view! { " " {d} })}
+                // Where the Owner and Category columns do not fit (laptops), under the name.
+                <div class="job-meta" data-testid="job-meta">
+                    {(!r.category.is_empty()).then(|| view! { <span title="Category">{r.category.clone()}</span> })}
+                    {(!r.category.is_empty() && r.owner.is_some()).then_some(" · ")}
+                    {r.owner.clone().map(|o| view! { <span title="Owner">{o}</span> })}
+                </div>
             </td>
             <td class="col-state" data-label="State">{state}</td>
             <td class="col-owner" data-label="Owner" data-testid="job-owner">

@@ -2,7 +2,7 @@
 //! for everywhere Sundial shows them.
 //!
 //! The demo fleet is written at a fixed "now", then every job or event name, step name,
-//! schedule and category name, run message and other free text of each kind's SQLite file is
+//! schedule, category and owner name, run message and other free text of each kind's SQLite file is
 //! changed to hostile text: markup that would add an element (`<h1 id=pwned-N>`), leave the
 //! `<title>` or a `<textarea>` (`</title><meta http-equiv=refresh …>`, `</textarea>`), break
 //! out of an attribute (`"><img src=x onerror=…>`), `</script>`, entities that must stay
@@ -153,6 +153,8 @@ async fn hostile_fleet(dir: &Path) -> (String, BTreeMap<String, Vec<String>>) {
         p.rename(&mut c, Some(instance), "sysjobs", "job_id", "name").await;
         append(&mut c, "sysjobs", "description").await;
         p.rename(&mut c, None, "syscategories", "category_id", "name").await;
+        // The owners' logins (the jobs list's Owner column and its filter's options).
+        p.rename(&mut c, None, "server_principals", "principal_id", "name").await;
         p.rename(&mut c, None, "sysschedules", "schedule_id", "name").await;
         p.rename(&mut c, None, "sysjobsteps", "rowid", "step_name").await;
         sqlx::query(

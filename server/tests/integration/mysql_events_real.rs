@@ -123,7 +123,11 @@ async fn mariadb_events_runs_failures_and_a_stopped_scheduler_as_a_least_privile
     assert!(definer.starts_with("root@"), "created by root: {definer}");
     assert_eq!(input.jobs[1].owner.as_deref(), Some(definer.as_str()));
     assert_eq!(input.jobs[2].owner.as_deref(), Some("etl_admin@%"));
-    assert!(input.jobs.iter().all(|j| j.category == "shop"), "{:?}", input.jobs.iter().map(|j| &j.category).collect::<Vec<_>>());
+    assert!(
+        input.jobs.iter().all(|j| j.category == "shop"),
+        "{:?}",
+        input.jobs.iter().map(|j| &j.category).collect::<Vec<_>>()
+    );
 
     // The engine over it: since the scheduler stopped, every second is missed.
     let settings = Settings { grace_secs: 1, ..Settings::default() };

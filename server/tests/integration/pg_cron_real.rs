@@ -118,7 +118,11 @@ async fn pg_cron_fires_on_sundials_forecast() {
     let owner = |name: &str| input.jobs.iter().find(|j| j.name == name).and_then(|j| j.owner.clone());
     assert_eq!(owner("every_minute_ok").as_deref(), Some("postgres"), "scheduled by postgres");
     assert_eq!(owner("nightly_etl").as_deref(), Some("etl_owner"));
-    assert!(input.jobs.iter().all(|j| j.category == database), "{:?}", input.jobs.iter().map(|j| &j.category).collect::<Vec<_>>());
+    assert!(
+        input.jobs.iter().all(|j| j.category == database),
+        "{:?}",
+        input.jobs.iter().map(|j| &j.category).collect::<Vec<_>>()
+    );
     for ((name, ..), runs) in jobs.iter().zip(&observed) {
         let job = input.jobs.iter().find(|j| j.name == *name).unwrap_or_else(|| panic!("{name} not read"));
         let seen: Vec<(DateTime<Utc>, engine::RunOutcome)> = job

@@ -105,17 +105,30 @@ impl Reader {
     }
 
     /// One read bounded by the instance's timeout; a read that hung leaves no connection
-    /// behind to be reused.
-    async fn read(&self, polled_at: DateTime<Utc>) -> Result<GoodRead, SourceError> {
+    /// behind to be reused. `held`: the last good read, which an incremental source reads
+    /// past; without it (after a restart) one is rebuilt from Sundial's store when it keeps
+    /// the whole window and a mark (`crate::history::InstanceHistory::held`).
+    async fn read(&self, polled_at: DateTime<Utc>, held: Option<&SourceRead>) -> Result<GoodRead, SourceError> {
+        // Half-open, so it ends just after now: a run that starts at the poll's very
+        // instant is read (with a fixed `--now` that instant is common).
+        let window = Window::new(polled_at - Span::days(READ_DAYS), polled_at + Span::milliseconds(1));
+        let rebuilt = match (held, &self.store, self.retention) {
+            (None, Some(store), Some(retention)) if retention >= Span::days(READ_DAYS).to_std().unwrap_or_default() => {
+                let rebuilt = self.history.lock().await.held(store, &self.config.name, window).await;
+                rebuilt.unwrap_or_else(|e| {
+                    tracing::warn!(instance = %self.config.name, error = %e, "Sundial's store: the kept history could not be read; reading the whole window");
+                    None
+                })
+            }
+            _ => None,
+        };
         let cx = ReadContext {
             config: &self.config,
-            // Half-open, so it ends just after now: a run that starts at the poll's very
-            // instant is read (with a fixed `--now` that instant is common).
-            window: Window::new(polled_at - Span::days(READ_DAYS), polled_at + Span::milliseconds(1)),
+            window,
             now: polled_at,
             store: self.store.as_ref(),
+            held: held.or(rebuilt.as_ref()),
         };
-        let window = cx.window;
         match tokio::time::timeout(self.config.timeout, sources::read(self.source.as_ref(), cx)).await {
             Ok(read) => {
                 let mut read = read?;
@@ -238,7 +251,8 @@ impl Instance {
     async fn poll(&self) {
         let c = &self.reader.config;
         let polled_at = self.reader.fixed_now.unwrap_or_else(Utc::now);
-        let result = self.reader.read(polled_at).await.map_err(|e| e.to_string());
+        let held = self.state.borrow().good.clone();
+        let result = self.reader.read(polled_at, held.as_ref().map(|g| &g.read)).await.map_err(|e| e.to_string());
         match &result {
             Ok(r) => tracing::info!(instance = %c.name, jobs = r.read.input.jobs.len(), "read"),
             Err(e) => tracing::warn!(instance = %c.name, error = %e, "read failed"),
@@ -795,7 +809,7 @@ pub async fn probe(config: &FleetConfig) -> Vec<(String, Result<String, String>)
     };
     let mut out = Vec::new();
     for c in &config.instances {
-        let result = match Reader::new(c, store.clone(), None, None).read(Utc::now()).await {
+        let result = match Reader::new(c, store.clone(), None, None).read(Utc::now(), None).await {
             Err(e) => Err(e.to_string()),
             Ok(GoodRead { read: r, .. }) => {
                 let runs: usize = r.input.jobs.iter().map(|j| j.runs.len()).sum();

@@ -17,7 +17,7 @@
 //! keyed by instant and content), and those older than the read's oldest come back into it.
 //! Runs and lines older than the retention (`history_retention`, default 90 days) are deleted.
 use crate::on_db;
-use crate::sources::SourceRead;
+use crate::sources::{Mark, SourceRead};
 use crate::store::{Error, Store, query};
 use app::engine::{Run, Window, history};
 use chrono::{DateTime, Utc};
@@ -56,6 +56,8 @@ pub struct InstanceHistory {
     /// The scheduler's log lines from this instant on are written at the next read (the
     /// newest written; `None`: all).
     events_from: Option<DateTime<Utc>>,
+    /// The source's [`Mark`] last written to `read_mark`.
+    mark: Option<Mark>,
 }
 
 fn us(t: DateTime<Utc>) -> i64 {
@@ -114,6 +116,49 @@ impl InstanceHistory {
             read.events.extend(kept_events(store, instance, window.start, oldest).await?);
         }
         result
+    }
+
+    /// After a restart, what the store holds of `instance` over `window` as a read for an
+    /// incremental source to add to ([`crate::sources::ReadContext::held`]): the kept runs of
+    /// each job and the [`Mark`] of the last read kept, written in the same transaction as its
+    /// runs (so every run up to the mark is kept). `None` without a mark. The jobs have only
+    /// their ids and runs: a delta's jobs replace them.
+    pub async fn held(&mut self, store: &Store, instance: &str, window: Window) -> Result<Option<SourceRead>, Error> {
+        let text: Option<String> =
+            on_db!(store, |pool| sqlx::query_scalar("SELECT mark FROM read_mark WHERE instance = $1")
+                .bind(instance)
+                .fetch_optional(pool)
+                .await
+                .map_err(query)?);
+        let Some(mark) = text.and_then(|t| serde_json::from_str::<Mark>(&t).ok()) else { return Ok(None) };
+        if !self.loaded {
+            self.load(store, instance, window).await?;
+        }
+        let jobs = self
+            .jobs
+            .iter()
+            .map(|(id, kept)| app::engine::fleet::JobInput {
+                id: id.clone(),
+                name: String::new(),
+                category: String::new(),
+                owner: None,
+                enabled: true,
+                schedules: Vec::new(),
+                runs: kept.runs.range(window.start..).map(|(_, r)| r.clone()).collect(),
+                history_horizon: None,
+                source_horizon: None,
+                unobserved: Vec::new(),
+                diagnostics: Vec::new(),
+            })
+            .collect();
+        let input = app::engine::fleet::InstanceInput {
+            name: instance.to_owned(),
+            tz: chrono_tz::UTC.into(),
+            jobs,
+            agent_starts: Vec::new(),
+        };
+        self.mark = Some(mark.clone());
+        Ok(Some(SourceRead { mark: Some(mark), ..SourceRead::new(input, Vec::new(), window.end) }))
     }
 
     /// What the store holds for `instance` from `window`'s start on.
@@ -237,6 +282,20 @@ impl InstanceHistory {
             }
             if let Some(newest) = read.events.iter().map(|e| e.at).max() {
                 self.events_from = Some(newest);
+            }
+            // Where the source's history was read up to, with the runs read up to it.
+            if let Some(mark) = read.mark.as_ref().filter(|m| self.mark.as_ref() != Some(*m)) {
+                let text = serde_json::to_string(mark).map_err(|e| Error::Query(e.to_string()))?;
+                sqlx::query(
+                    "INSERT INTO read_mark (instance, mark) VALUES ($1, $2) \
+                     ON CONFLICT (instance) DO UPDATE SET mark = excluded.mark",
+                )
+                .bind(instance)
+                .bind(text)
+                .execute(&mut *tx)
+                .await
+                .map_err(query)?;
+                self.mark = Some(mark.clone());
             }
             if self.pruned.is_none_or(|p| read.now - p >= PRUNE_EVERY) {
                 let cutoff = read.now - chrono::Duration::from_std(retention).unwrap_or(chrono::Duration::days(90));

@@ -54,6 +54,11 @@ pub struct ReadContext<'a> {
     pub now: DateTime<Utc>,
     /// Sundial's own store, for kinds that must remember between polls.
     pub store: Option<&'a Store>,
+    /// What Sundial already has of this instance: the last good read it holds (or, after a
+    /// restart, one rebuilt from its store: the window's kept runs and the stored [`Mark`]).
+    /// A kind that reads incrementally answers a [`Extent::Delta`] against it; `None`: read
+    /// the whole window. Every kind may ignore it.
+    pub held: Option<&'a SourceRead>,
 }
 
 impl<'a> ReadContext<'a> {
@@ -75,6 +80,33 @@ pub struct ReportedNext {
     pub raw: String,
 }
 
+/// Whether a read holds the whole window or only what changed since [`ReadContext::held`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Extent {
+    /// Every job and every run of the window.
+    #[default]
+    Whole,
+    /// Every job (jobs, schedules, their diagnostics and horizons replace the held ones) and
+    /// the notes, but only the runs that are new or changed (an unfinished run read again,
+    /// now finished, replaces the held run of its job with the same start). [`read`] merges
+    /// it into the held read ([`merge`]), so every read past it is whole.
+    Delta,
+}
+
+/// Where a source's history was read up to, for the next read to ask only past it: the
+/// highest key read (pg_cron's `runid`; msdb's `instance_id` later), the lowest key the source
+/// still held with its row's time (keys only grow and purges take the oldest: a lower key, or
+/// the same key on another row, means its history was replaced), the keys of the rows read
+/// unfinished (re-read by key until they end), and when the reading last had to start over,
+/// with why (a note on the instance for a day).
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Mark {
+    pub high: i64,
+    pub low: Option<(i64, DateTime<Utc>)>,
+    pub open: Vec<i64>,
+    pub restarted: Option<(DateTime<Utc>, String)>,
+}
+
 /// One good read of an instance, the same shape for every kind (replicas share it as JSON:
 /// `crate::replicas`).
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
@@ -92,12 +124,28 @@ pub struct SourceRead {
     /// findings are in the jobs' diagnostics).
     #[serde(skip)]
     pub reported_next: Vec<ReportedNext>,
+    /// Whole, or a delta against [`ReadContext::held`] (only until [`read`] merges it).
+    #[serde(default)]
+    pub extent: Extent,
+    /// Where this read left the source's history, for an incremental kind's next read (kept
+    /// in Sundial's store by `crate::history`, shared with replicas in the read).
+    #[serde(default)]
+    pub mark: Option<Mark>,
 }
 
 impl SourceRead {
     /// A read of `input` at `now`, with its instance-level `notes`.
     pub fn new(input: InstanceInput, notes: Vec<Diagnostic>, now: DateTime<Utc>) -> SourceRead {
-        SourceRead { input, notes, events: Vec::new(), now, frozen: false, reported_next: Vec::new() }
+        SourceRead {
+            input,
+            notes,
+            events: Vec::new(),
+            now,
+            frozen: false,
+            reported_next: Vec::new(),
+            extent: Extent::Whole,
+            mark: None,
+        }
     }
 }
 
@@ -136,12 +184,32 @@ pub fn open(config: &InstanceConfig) -> Box<dyn Source> {
 /// Sundial's forecast.
 pub async fn read(source: &dyn Source, cx: ReadContext<'_>) -> Result<SourceRead, SourceError> {
     let mut read = source.read(cx).await?;
+    if read.extent == Extent::Delta {
+        let held = cx.held.ok_or_else(|| SourceError::Config("a delta read without a held read".into()))?;
+        read = merge(held, read, cx.window);
+    }
     read.input.name = cx.config.name.clone();
     if let Some(tz) = cx.config.time_zone {
         read.input.tz = tz.into();
     }
     finish(&mut read);
     Ok(read)
+}
+
+/// A [`Extent::Delta`] read merged into the `held` read: the delta's jobs (a job gone from the
+/// source is gone), each with the held runs of its id that started in `window` and are not
+/// replaced by a delta run with the same start, plus the delta's runs, by start. Notes, events,
+/// "now" and mark are the delta's. The result is whole.
+pub fn merge(held: &SourceRead, mut delta: SourceRead, window: Window) -> SourceRead {
+    for job in &mut delta.input.jobs {
+        let Some(before) = held.input.jobs.iter().find(|h| h.id == job.id) else { continue };
+        let new: std::collections::HashSet<DateTime<Utc>> = job.runs.iter().map(|r| r.start).collect();
+        let kept = before.runs.iter().filter(|r| r.start >= window.start && !new.contains(&r.start));
+        job.runs.extend(kept.cloned());
+        job.runs.sort_by_key(|r| r.start);
+    }
+    delta.extent = Extent::Whole;
+    delta
 }
 
 /// How far the scheduler's next run may be from Sundial's before it is a finding.

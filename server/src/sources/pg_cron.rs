@@ -21,7 +21,7 @@ use sqlx::{Column, Postgres, Row, TypeInfo};
 
 use super::connect::{self, Kept};
 use super::tables::{self, Col, TablesDb, text};
-use super::{BoxFuture, ReadContext, Source, SourceError, SourceRead};
+use super::{BoxFuture, Extent, Mark, ReadContext, Source, SourceError, SourceRead};
 
 fn query_error(object: &'static str, grant: &'static str, e: sqlx::Error) -> SourceError {
     if let sqlx::Error::Database(db) = &e {
@@ -50,10 +50,18 @@ fn query_error(object: &'static str, grant: &'static str, e: sqlx::Error) -> Sou
 /// read it (pg_cron marks some superuser-only: a note says which grant shows it). Any other
 /// failure (the connection lost) fails the read: a setting missed is not a setting unset.
 async fn setting(pool: &PgPool, name: &str, notes: &mut Vec<Diagnostic>) -> Result<Option<String>, SourceError> {
-    // current_setting(name, missing_ok): NULL when pg_cron does not define it.
-    match sqlx::query_scalar::<_, Option<String>>("SELECT current_setting($1, true)").bind(name).fetch_one(pool).await {
-        Ok(v) => Ok(v),
-        Err(sqlx::Error::Database(db)) if db.code().as_deref() == Some("42501") => {
+    // `pg_settings` leaves out a setting this role may not see, where `current_setting` raises
+    // an error (logged by the server at every poll); whether the role could see it tells an
+    // unset setting from a hidden one.
+    let found: Option<(Option<String>, bool)> = sqlx::query_as(
+        "SELECT s.setting, (SELECT rolsuper FROM pg_roles WHERE rolname = current_user)          OR pg_has_role(current_user, 'pg_read_all_settings', 'USAGE')          FROM (SELECT 1) one LEFT JOIN pg_settings s ON s.name = $1",
+    )
+    .bind(name)
+    .fetch_optional(pool)
+    .await
+    .map_err(|e| query_error("the server's settings", "a login", e))?;
+    match found {
+        Some((None, false)) => {
             notes.push(Diagnostic::new(
                 Severity::Info,
                 Some(name),
@@ -62,13 +70,15 @@ async fn setting(pool: &PgPool, name: &str, notes: &mut Vec<Diagnostic>) -> Resu
             ));
             Ok(None)
         }
-        Err(e) => Err(query_error("the server's settings", "a login", e)),
+        Some((setting, _)) => Ok(setting),
+        None => Ok(None),
     }
 }
 
 /// pg_cron's own types of the columns Sundial reads from `cron.job_run_details`, as
 /// `format_type` writes them.
 const RUN_TYPES: &[(&str, &str)] = &[
+    ("runid", "bigint"),
     ("jobid", "bigint"),
     ("status", "text"),
     ("return_message", "text"),
@@ -133,26 +143,44 @@ where
 /// pg_cron as a [`Source`]: one pool kept between polls (PostgreSQL, or a SQLite file when the
 /// instance has a `path`); with Sundial's store, jobs are judged only since Sundial could have
 /// seen them ([`apply_watch`]).
+///
+/// From PostgreSQL, a read with a held read that has a [`Mark`] ([`ReadContext::held`]) asks
+/// only for what is new ([`read_incremental`]) and answers an [`Extent::Delta`].
 #[derive(Default)]
 pub struct PgCron {
     pool: Kept<PgPool>,
     file: Kept<SqlitePool>,
+    /// `job_run_details` rows fetched by this source's reads, all told (for tests and figures).
+    rows: std::sync::atomic::AtomicU64,
+}
+
+impl PgCron {
+    /// How many `cron.job_run_details` rows this source's reads have fetched.
+    pub fn rows_read(&self) -> u64 {
+        self.rows.load(std::sync::atomic::Ordering::Relaxed)
+    }
 }
 
 impl Source for PgCron {
     fn read<'a>(&'a self, cx: ReadContext<'a>) -> BoxFuture<'a, Result<SourceRead, SourceError>> {
         Box::pin(async move {
-            let (mut input, notes) = if cx.config.path.is_some() {
+            let (mut input, notes, extent, mark) = if cx.config.path.is_some() {
                 let mut db = TablesDb::Sqlite(self.file.get(|| connect::sqlite_of(cx.config)).await?);
-                read_file(&mut db, &cx.config.name, cx.window).await?
+                let (input, notes) = read_file(&mut db, &cx.config.name, cx.window).await?;
+                (input, notes, Extent::Whole, None)
             } else {
                 let pool = self.pool.get(|| connect::postgres(cx.config)).await?;
-                read_instance(&pool, &cx.config.name, cx.window).await?
+                let since = cx.held.and_then(|h| h.mark.as_ref());
+                let read = read_incremental(&pool, &cx.config.name, cx.window, since, cx.now).await?;
+                self.rows.fetch_add(read.rows, std::sync::atomic::Ordering::Relaxed);
+                (read.input, read.notes, read.extent, Some(read.mark))
             };
             if let Some(store) = cx.store {
-                apply_watch(&mut input, store, cx.now).await?;
+                // A delta's jobs hold only their new runs: their first run may be a held one.
+                let held = cx.held.filter(|_| extent == Extent::Delta);
+                apply_watch(&mut input, store, cx.now, held.map(|h| (&h.input, cx.window))).await?;
             }
-            Ok(SourceRead::new(input, notes, cx.now))
+            Ok(SourceRead { extent, mark, ..SourceRead::new(input, notes, cx.now) })
         })
     }
 
@@ -177,6 +205,8 @@ struct JobRow {
 
 /// One `cron.job_run_details` row, from either database; `start` is `None` when unreadable.
 struct RunRow {
+    /// `runid` (a file's rows have none: 0).
+    runid: i64,
     jobid: i64,
     status: Option<String>,
     return_message: Option<String>,
@@ -200,6 +230,41 @@ pub async fn read_instance(
     name: &str,
     window: Window,
 ) -> Result<(InstanceInput, Vec<Diagnostic>), SourceError> {
+    let read = read_incremental(pool, name, window, None, window.end).await?;
+    Ok((read.input, read.notes))
+}
+
+/// pg_cron's run statuses of a run not finished yet (pg_cron updates its row when it ends).
+const UNFINISHED: &[&str] = &["starting", "connecting", "sending", "running"];
+
+/// New rows are asked for this many at a time (by `runid`, so each page is an index range).
+const PAGE: i64 = 1000;
+
+/// The columns of `cron.job_run_details` Sundial reads.
+const RUN_SELECT: &str = "SELECT runid, jobid, status, return_message, start_time, end_time FROM cron.job_run_details";
+
+/// A read of the instance: whole, or only what is new since `since` (a [`Mark`] of an earlier
+/// read), with where it leaves the history. `rows`: how many `job_run_details` rows it fetched.
+pub struct Incremental {
+    pub input: InstanceInput,
+    pub notes: Vec<Diagnostic>,
+    pub extent: Extent,
+    pub mark: Mark,
+    pub rows: u64,
+}
+
+/// [`read_instance`], asking the table only for what `since` does not hold: the rows past its
+/// `runid` high-water mark (by pages) and the rows it saw unfinished (`runid = ANY`), both by
+/// the primary key — never a scan of `job_run_details`. Without `since`, or when the table's
+/// `runid`s went back below it (truncated, the sequence reset: see [`went_back`]), the whole
+/// window is read and the read says why on the instance.
+pub async fn read_incremental(
+    pool: &PgPool,
+    name: &str,
+    window: Window,
+    since: Option<&Mark>,
+    now: DateTime<Utc>,
+) -> Result<Incremental, SourceError> {
     let mut notes = Vec::new();
     let tz_name = setting(pool, "cron.timezone", &mut notes).await?;
     let log_run = setting(pool, "cron.log_run", &mut notes).await?;
@@ -219,7 +284,7 @@ pub async fn read_instance(
     .fetch_all(pool)
     .await
     .map_err(|e| query_error("cron.job", "USAGE on schema cron and SELECT on cron.job", e))?;
-    let (job, run) = ("cron.job", "cron.job_run_details");
+    let job = "cron.job";
     let jobs = jobs
         .iter()
         .map(|row| {
@@ -234,38 +299,159 @@ pub async fn read_instance(
             })
         })
         .collect::<Result<_, SourceError>>()?;
-    // Runs that started in the window only (never the whole history).
-    let runs = sqlx::query(
-        "SELECT jobid, status, return_message, start_time, end_time FROM cron.job_run_details \
-         WHERE start_time >= $1 AND start_time < $2 ORDER BY start_time",
+    let (run, grant) = ("cron.job_run_details", "SELECT on cron.job_run_details");
+    // Both ends of the table by its primary key (before the rows: a row added meanwhile has a
+    // higher `runid` and is read now or by the next read, never skipped).
+    //
+    // The oldest run the table still holds (`job_run_details` is often purged by time) is the
+    // row with the smallest `runid`, not `min(start_time)`, which scans the whole table. That is
+    // sound because pg_cron numbers a run from a sequence as its launcher starts it (one
+    // process, so in start order), and its purges (`DELETE … WHERE end_time < …`) remove the
+    // oldest first. Someone deleting out of order (one job's old rows, or a run stuck
+    // unfinished with a small `runid` left behind) makes it report a later start than the true
+    // oldest: runs due before are then called unknown rather than judged, never missed wrongly.
+    let low: Option<(i64, DateTime<Utc>)> = sqlx::query_as(
+        "SELECT runid, start_time FROM cron.job_run_details WHERE start_time IS NOT NULL ORDER BY runid LIMIT 1",
     )
-    .bind(window.start)
-    .bind(window.end)
-    .fetch_all(pool)
-    .await;
-    let runs = match runs {
-        Ok(runs) => runs,
-        Err(e) => return Err(failed(pool, run, "SELECT on cron.job_run_details", RUN_TYPES, e).await),
-    };
-    let runs = runs
-        .iter()
-        .map(|row| {
-            Ok(RunRow {
-                jobid: column(row, run, "jobid", "bigint")?,
-                status: column(row, run, "status", "text")?,
-                return_message: column(row, run, "return_message", "text")?,
-                start: column(row, run, "start_time", "timestamp with time zone")?,
-                end: column(row, run, "end_time", "timestamp with time zone")?,
-            })
-        })
-        .collect::<Result<_, SourceError>>()?;
-    // The oldest run the table still holds: `job_run_details` is often purged by time.
-    let oldest: Option<DateTime<Utc>> = sqlx::query_scalar("SELECT min(start_time) FROM cron.job_run_details")
+    .fetch_optional(pool)
+    .await
+    .map_err(|e| query_error(run, grant, e))?;
+    let high: Option<i64> = sqlx::query_scalar("SELECT max(runid) FROM cron.job_run_details")
         .fetch_one(pool)
         .await
-        .map_err(|e| query_error("cron.job_run_details", "SELECT on cron.job_run_details", e))?;
+        .map_err(|e| query_error(run, grant, e))?;
+    let oldest = low.map(|l| l.1);
     let server = Server { tz_name, log_run, sees_all, oldest };
-    Ok(assemble(name, window, &server, notes, jobs, runs))
+    let fetched = |rows: &[PgRow]| -> Result<Vec<RunRow>, SourceError> {
+        rows.iter()
+            .map(|row| {
+                Ok(RunRow {
+                    runid: column(row, run, "runid", "bigint")?,
+                    jobid: column(row, run, "jobid", "bigint")?,
+                    status: column(row, run, "status", "text")?,
+                    return_message: column(row, run, "return_message", "text")?,
+                    start: column(row, run, "start_time", "timestamp with time zone")?,
+                    end: column(row, run, "end_time", "timestamp with time zone")?,
+                })
+            })
+            .collect()
+    };
+    let went_back = since.and_then(|m| went_back(m, low, high));
+    let mut restarted = since.and_then(|m| m.restarted.clone()).filter(|(at, _)| now - *at < chrono::Duration::days(1));
+    let (extent, runs) = match since.filter(|_| went_back.is_none()) {
+        Some(mark) => {
+            // What is new: every row past the mark, a page at a time.
+            let mut runs = Vec::new();
+            let mut after = mark.high;
+            loop {
+                let page = sqlx::query(sqlx::AssertSqlSafe(format!(
+                    "{RUN_SELECT} WHERE runid > $1 ORDER BY runid LIMIT {PAGE}"
+                )))
+                .bind(after)
+                .fetch_all(pool)
+                .await;
+                let page = match page {
+                    Ok(page) => fetched(&page)?,
+                    Err(e) => return Err(failed(pool, run, grant, RUN_TYPES, e).await),
+                };
+                let full = page.len() as i64 == PAGE;
+                after = page.last().map_or(after, |r| r.runid);
+                runs.extend(page);
+                if !full {
+                    break;
+                }
+            }
+            // What was unfinished: pg_cron updates those rows in place as they end.
+            if !mark.open.is_empty() {
+                let open = sqlx::query(sqlx::AssertSqlSafe(format!("{RUN_SELECT} WHERE runid = ANY($1)")))
+                    .bind(&mark.open)
+                    .fetch_all(pool)
+                    .await;
+                match open {
+                    Ok(open) => runs.extend(fetched(&open)?),
+                    Err(e) => return Err(failed(pool, run, grant, RUN_TYPES, e).await),
+                }
+            }
+            // Runs that started before the window (a stuck row) are not the window's.
+            runs.retain(|r| r.start.is_none_or(|s| s >= window.start && s < window.end));
+            (Extent::Delta, runs)
+        }
+        None => {
+            // Read again after the history went back, the window's rows are added to what
+            // Sundial holds (runs it read before still happened), not put in its place.
+            let extent = if went_back.is_some() { Extent::Delta } else { Extent::Whole };
+            if let Some(why) = went_back {
+                restarted = Some((now, why));
+            }
+            // Runs that started in the window (never the whole history), and the rows not
+            // started yet (`starting`: no start time), to follow until they end.
+            let runs = sqlx::query(sqlx::AssertSqlSafe(format!(
+                "{RUN_SELECT} WHERE (start_time >= $1 AND start_time < $2) OR start_time IS NULL ORDER BY start_time"
+            )))
+            .bind(window.start)
+            .bind(window.end)
+            .fetch_all(pool)
+            .await;
+            match runs {
+                Ok(runs) => (extent, fetched(&runs)?),
+                Err(e) => return Err(failed(pool, run, grant, RUN_TYPES, e).await),
+            }
+        }
+    };
+    if let Some((at, why)) = &restarted {
+        notes.push(Diagnostic::new(
+            Severity::Warning,
+            Some("runid"),
+            None,
+            format!(
+                "{why}: at {} UTC Sundial read the whole window again (runs it kept before are still shown)",
+                at.format("%Y-%m-%d %H:%M:%S")
+            ),
+        ));
+    }
+    let mark = Mark {
+        high: runs
+            .iter()
+            .map(|r| r.runid)
+            .chain(high)
+            .chain(since.filter(|_| extent == Extent::Delta).map(|m| m.high))
+            .max()
+            .unwrap_or(0),
+        low,
+        open: runs
+            .iter()
+            .filter(|r| r.status.as_deref().is_some_and(|s| UNFINISHED.contains(&s)))
+            .map(|r| r.runid)
+            .collect(),
+        restarted,
+    };
+    let rows = runs.len() as u64;
+    let (input, notes) = assemble(name, window, &server, notes, jobs, runs);
+    Ok(Incremental { input, notes, extent, mark, rows })
+}
+
+/// Why the table's `runid`s went back below `mark` (`None`: they did not). `runid` only grows
+/// and purges remove the oldest rows, so the largest `runid` below the mark, or a smallest one
+/// below the smallest seen before (or the same one on a row that started at another time),
+/// means the history was replaced (`TRUNCATE`, the sequence reset, a restore): rows up to the
+/// mark cannot be trusted to be the ones Sundial read, even once new rows pass the mark again.
+fn went_back(mark: &Mark, low: Option<(i64, DateTime<Utc>)>, high: Option<i64>) -> Option<String> {
+    let high = high.unwrap_or(0);
+    if high < mark.high {
+        return Some(format!(
+            "cron.job_run_details' largest runid ({high}) went back below the last one Sundial read ({}): the \
+             table was truncated or its sequence reset",
+            mark.high
+        ));
+    }
+    match (low, mark.low) {
+        (Some(now), Some(before)) if now.0 < before.0 || (now.0 == before.0 && now.1 != before.1) => Some(format!(
+            "cron.job_run_details' oldest row (runid {}) is not the one Sundial saw before (runid {}): the table was \
+             truncated or its sequence reset",
+            now.0, before.0
+        )),
+        _ => None,
+    }
 }
 
 /// The pg_net function a command calls (`net.http_post`, …), whose request pg_cron only queues.
@@ -352,6 +538,7 @@ pub async fn read_file(
                 ));
             }
             Some(RunRow {
+                runid: 0,
                 jobid: id(r, &mut notes).ok()?,
                 status: text(r, "status").map(str::to_owned),
                 return_message: text(r, "return_message").map(str::to_owned),
@@ -488,10 +675,13 @@ fn assemble(
 ///   before the poll that first saw it) is judged;
 /// - a job with no run at all in the window is judged only since Sundial first saw it;
 /// - any other job keeps its whole window (its runs show it existed).
+///
+/// `held`: for a delta read, the read it adds to and its window (a job's runs there count).
 pub async fn apply_watch(
     input: &mut InstanceInput,
     store: &super::snapshots::Store,
     polled_at: DateTime<Utc>,
+    held: Option<(&InstanceInput, Window)>,
 ) -> Result<(), super::snapshots::Error> {
     store.record(&input.name, "", None, polled_at).await?;
     let since = store.samples(&input.name, "", polled_at).await?.first_seen.unwrap_or(polled_at);
@@ -499,7 +689,11 @@ pub async fn apply_watch(
         let key = format!("job {}", job.id);
         store.record(&input.name, &key, None, polled_at).await?;
         let seen = store.samples(&input.name, &key, polled_at).await?.first_seen.unwrap_or(polled_at);
-        let first_run = job.runs.iter().map(|r| r.start).min();
+        let earlier = held.and_then(|(h, w)| {
+            let job = h.jobs.iter().find(|j| j.id == job.id)?;
+            job.runs.iter().map(|r| r.start).filter(|s| *s >= w.start).min()
+        });
+        let first_run = job.runs.iter().map(|r| r.start).chain(earlier).min();
         let horizon = if seen > since {
             Some(first_run.map_or(seen, |r| r.min(seen)))
         } else if first_run.is_none() {

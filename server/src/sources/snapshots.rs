@@ -245,7 +245,7 @@ const WATCH: &str = "INSERT INTO event_watch (instance, event, first_seen) VALUE
 const FIRST_SEEN: &str = "SELECT first_seen FROM event_watch WHERE instance = $1 AND event = $2";
 
 /// The schema's version this code writes (the file's `user_version`).
-const SCHEMA_VERSION: i64 = 3;
+const SCHEMA_VERSION: i64 = 4;
 
 /// Create a SQLite store's tables, or bring an older file up to [`SCHEMA_VERSION`], in one
 /// transaction.
@@ -310,6 +310,12 @@ pub(crate) async fn migrate_file(pool: &SqlitePool) -> Result<(), sqlx::Error> {
         )
         .execute(&mut *tx)
         .await?;
+    }
+    if version < 4 {
+        // Where an incremental source's history was read up to (`sources::Mark` as JSON).
+        sqlx::query("CREATE TABLE IF NOT EXISTS read_mark (instance TEXT NOT NULL PRIMARY KEY, mark TEXT NOT NULL)")
+            .execute(&mut *tx)
+            .await?;
     }
     if version < SCHEMA_VERSION {
         sqlx::query(sqlx::AssertSqlSafe(format!("PRAGMA user_version = {SCHEMA_VERSION}"))).execute(&mut *tx).await?;

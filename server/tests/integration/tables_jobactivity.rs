@@ -64,7 +64,7 @@ fn config(target: &str) -> server::config::InstanceConfig {
 
 async fn read(config: &server::config::InstanceConfig) -> InstanceInput {
     let source = sources::open(config);
-    let cx = ReadContext { config, window: window(), now: now(), store: None };
+    let cx = ReadContext { config, window: window(), now: now(), store: None, held: None };
     let read = sources::read(source.as_ref(), cx).await.unwrap_or_else(|e| panic!("{e}"));
     read.input
 }

@@ -45,6 +45,8 @@ pub mod port {
     pub const TYPES_MARIA: u16 = 25506;
     pub const DENIED_PG: u16 = 25507;
     pub const DENIED_MARIA: u16 = 25508;
+    pub const PG_CRON_INCREMENTAL: u16 = 25509;
+    pub const PG_CRON_REBASE: u16 = 25510;
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

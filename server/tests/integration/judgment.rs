@@ -217,13 +217,17 @@ async fn what_a_source_cannot_tell_is_unknown_never_zero() {
     assert!(html.contains("data-testid=\"failed-unknown\""), "the list says unknown");
     assert!(html.contains("duration unknown") && !html.contains("took 0s"), "no 0-second runs");
     // The job page: unknown with its reason on hover, never "Nothing failed".
-    let page = get(&state, &format!("/jobs/{}?instance={}", enc(carts["id"].as_str().unwrap()), demo::EVENTS_INSTANCE)).await.1;
+    let page = get(&state, &format!("/jobs/{}?instance={}", enc(carts["id"].as_str().unwrap()), demo::EVENTS_INSTANCE))
+        .await
+        .1;
     let tile = page.split("data-testid=\"failed-count\"").nth(1).unwrap_or_default();
     assert!(tile.starts_with(" title=\"") && tile.contains(">unknown"), "{}", &tile[..tile.len().min(300)]);
     assert!(!page.contains("Nothing failed"), "the summary claims what the source cannot know");
     // What each scheduler cannot tell is said, on both pages and in the API.
     assert!(html.contains("data-testid=\"cannot-tell\"") && page.contains("data-testid=\"cannot-tell\""));
-    let says = |v: &Value, what: &str| v["cannot_tell"].as_array().unwrap().iter().any(|c| c["what"].as_str().unwrap().contains(what));
+    let says = |v: &Value, what: &str| {
+        v["cannot_tell"].as_array().unwrap().iter().any(|c| c["what"].as_str().unwrap().contains(what))
+    };
     assert!(says(&jobs, "outcome and duration"), "{}", jobs["cannot_tell"]);
     // A source that keeps outcomes still counts them; pg_cron's "succeeded" is qualified.
     let pg = api(&state, &format!("/api/instances/{}/jobs", demo::PG_CRON_INSTANCE)).await;
@@ -268,7 +272,10 @@ async fn p50_and_p95_are_one_statistic_wherever_they_appear() {
     // Triage says them in words ("9 min 58 s"), the page in figures ("9m 58s"): the same seconds.
     let words = |s: i64| format!("{} min {} s", s / 60, s % 60);
     let evidence = long["evidence"].as_str().unwrap();
-    assert!(evidence.contains(&format!("usually {} (p50), {} at p95", words(p50), words(p95))), "{evidence} vs {p50}/{p95}");
+    assert!(
+        evidence.contains(&format!("usually {} (p50), {} at p95", words(p50), words(p95))),
+        "{evidence} vs {p50}/{p95}"
+    );
     let html = get(&state, &format!("/jobs/{}?instance={}", enc(job), enc(instance))).await.1;
     let figures = |s: i64| format!("{}m {:02}s", s / 60, s % 60);
     let usual = format!("usually {} (p50), {} (p95)", figures(p50), figures(p95));

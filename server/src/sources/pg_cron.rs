@@ -6,6 +6,12 @@
 //! Sundial sees only its own user's jobs and says so. With `cron.log_run = off` there is no
 //! history: runs are unknown, not missed.
 //!
+//! Read incrementally ([`read_incremental`]): a first read takes the window; after it, a poll
+//! asks `job_run_details` only for the rows past the `runid` high-water mark and the rows last
+//! seen unfinished, by its primary key (the table's only index), and answers a delta that
+//! `super::read` merges into the held read. The mark is kept in Sundial's store
+//! (`crate::history`), so a restart continues from it.
+//!
 //! The same tables can also be read from a SQLite file (an instance with `path = "…"`, as the
 //! built-in demo's pg_cron is): `job` and `job_run_details` with `cron.job`'s and
 //! `cron.job_run_details`' columns (times as UTC text, `YYYY-MM-DD HH:MM:SS[.ffffff]`, an

@@ -386,7 +386,7 @@ mod layout {
             concurrency,
             peak,
             overlapping,
-            tick_px: tick_widths(&ticks, view.span(), tz),
+            tick_px: tick_widths(&ticks, view, tz),
             ticks,
             tick_zone: tz.name().to_owned(),
         }
@@ -639,7 +639,8 @@ mod layout {
         let raw = if run {
             // The run, then every job's runs over its span: with whom it overlaps.
             let mine = runs_in(&report.jobs[j], near);
-            let found = nearest(raws(&report.jobs[j], &mine, &vec![BTreeSet::new(); mine.len()], &[], near, tz, &scheduler).1)?;
+            let found =
+                nearest(raws(&report.jobs[j], &mine, &vec![BTreeSet::new(); mine.len()], &[], near, tz, &scheduler).1)?;
             let span = ViewWindow { start: found.start, end: found.end.max(found.start + 1) };
             let runs: Vec<Vec<(usize, &Run)>> = report.jobs.iter().map(|x| runs_in(x, span)).collect();
             let overlaps = overlaps(&runs);
@@ -835,10 +836,11 @@ mod layout {
     /// For each tick of an axis showing `span` ms, the axis width (CSS pixels) from which its
     /// label is shown. Ticks are ranked by how round they are (a time's longest step of the
     /// axis dividing it; a local midnight above every time, midnights by their day number);
-    /// the labels of one rank and above are shown together, from the width where none of them
-    /// reaches the next (each rank needs at least the width the ranks above it need). So at any
-    /// width the labels shown never overlap, and the roundest stay.
-    pub fn tick_widths(ticks: &[Tick], span: i64, tz: Tz) -> Vec<u32> {
+    /// those in view first, each needs the width where it clears every rounder label shown
+    /// there. So at any width the labels shown never overlap, a label shown stays shown wider,
+    /// and the roundest in view win.
+    pub fn tick_widths(ticks: &[Tick], view: ViewWindow, tz: Tz) -> Vec<u32> {
+        let span = view.span();
         const STEPS: [i64; 10] = [5, 10, 15, 30, 60, 120, 180, 360, 720, 1440];
         let step = tick_step_minutes(span).min(1440);
         // The steps each dividing the next, from the axis' own.
@@ -861,23 +863,27 @@ mod layout {
                 }
             })
             .collect();
-        let mut ranks: Vec<i64> = rank.clone();
-        ranks.sort_unstable_by(|a, b| b.cmp(a));
-        ranks.dedup();
-        let mut need_of: Vec<(i64, f64)> = Vec::new();
-        let mut need = 0.0_f64;
-        for r in ranks {
-            let shown: Vec<&Tick> = ticks.iter().zip(&rank).filter(|(_, k)| **k >= r).map(|(t, _)| t).collect();
-            for pair in shown.windows(2) {
-                let gap = (pair[1].ms - pair[0].ms).max(1) as f64;
-                need = need.max(tick_label_px(pair[0]) * span as f64 / gap);
+        // Those in view first (those either side show once panned to, some perhaps only
+        // once the chart is drawn for there), then in order of roundness and time: each tick
+        // needs the width at which it clears every one before it that would be shown beside
+        // it (one already shown at a width where the two would meet).
+        let mut order: Vec<usize> = (0..ticks.len()).collect();
+        let outside = |i: usize| !(view.start..view.end).contains(&ticks[i].ms);
+        order.sort_by_key(|i| (outside(*i), std::cmp::Reverse(rank[*i]), ticks[*i].ms));
+        let mut need = vec![f64::INFINITY; ticks.len()];
+        for (k, &i) in order.iter().enumerate() {
+            let mut n = tick_label_px(&ticks[i]);
+            for &j in &order[..k] {
+                let (left, right) = if ticks[j].ms < ticks[i].ms { (j, i) } else { (i, j) };
+                let gap = (ticks[right].ms - ticks[left].ms).max(1) as f64;
+                let meet = tick_label_px(&ticks[left]) * span as f64 / gap;
+                if need[j] < meet {
+                    n = n.max(meet);
+                }
             }
-            need = need.max(shown.iter().map(|t| tick_label_px(t)).fold(0.0, f64::max));
-            need_of.push((r, need));
+            need[i] = n;
         }
-        rank.iter()
-            .map(|r| need_of.iter().find(|(k, _)| k == r).map_or(u32::MAX, |(_, n)| n.ceil().min(1e9) as u32))
-            .collect()
+        need.into_iter().map(|n| n.ceil().min(1e9) as u32).collect()
     }
 
     /// `name` cut to fit `max_px` at `font_px`: whole when it fits, else its head and its
@@ -888,23 +894,38 @@ mod layout {
             return name.to_owned();
         }
         let chars: Vec<char> = name.chars().collect();
-        let w = |c: char| text_px(c.encode_utf8(&mut [0; 4]), font_px, false);
+        let w = |c: &char| text_px(c.encode_utf8(&mut [0; 4]), font_px, false);
+        let sep = |c: &char| [' ', '-', '_', ':', '.', ',', '/'].contains(c);
         let room = max_px - text_px("…", font_px, false);
-        let mut used = 0.0;
+        // The tail: whole words from the end when the last fits in its share (a word cut
+        // only when it does not), separators before it dropped.
         let mut t = chars.len();
-        while t > 0 && used + w(chars[t - 1]) <= room * tail {
-            used += w(chars[t - 1]);
+        let mut used = 0.0;
+        while t > 0 && used + w(&chars[t - 1]) <= room * tail {
+            used += w(&chars[t - 1]);
             t -= 1;
         }
+        let word_at = |i: usize| i > 0 && i < chars.len() && sep(&chars[i - 1]) && !sep(&chars[i]);
+        if !word_at(t)
+            && let Some(start) = (t + 1..chars.len()).find(|i| word_at(*i))
+        {
+            t = start;
+        }
+        while t < chars.len() && sep(&chars[t]) {
+            t += 1;
+        }
+        let mut used: f64 = chars[t..].iter().map(w).sum();
         let mut h = 0;
-        while h < t && used + w(chars[h]) <= room {
-            used += w(chars[h]);
+        while h < t && used + w(&chars[h]) <= room {
+            used += w(&chars[h]);
             h += 1;
         }
-        let sep: &[char] = &[' ', '-', '_', ':', '.', ',', '/'];
+        while h > 0 && sep(&chars[h - 1]) {
+            h -= 1;
+        }
         let head: String = chars[..h].iter().collect();
         let tail: String = chars[t..].iter().collect();
-        format!("{}…{}", head.trim_end_matches(sep), tail.trim_start_matches(sep))
+        format!("{head}…{tail}")
     }
 
     /// Whether `label` (pieces of a name around ellipses) could be a cut of `name`.
@@ -949,15 +970,25 @@ mod layout {
                 let parted = others
                     .iter()
                     .filter(|o| fits(&cut, o))
-                    .map(|o| name.char_indices().zip(o.chars()).find(|((_, a), b)| a != b).map_or(name.len(), |((i, _), _)| i))
+                    .map(|o| {
+                        name.char_indices()
+                            .zip(o.chars())
+                            .find(|((_, a), b)| a != b)
+                            .map_or(name.len(), |((i, _), _)| i)
+                    })
                     .max()
                     .unwrap_or(0);
                 let from = name[..parted].rfind([' ', '-', '_', '.', ':']).map_or(0, |i| i + 1);
                 let rest = &name[from..];
-                let room = max_px - text_px("…", font_px, false);
-                SHARES
+                // That part alone, then after the name's first letters ("Data…USER…ASES" when
+                // "…USER…ASES" could be another's too).
+                let heads = [0, 4, 2, 1].map(|k| name.chars().take(k).collect::<String>());
+                heads
                     .iter()
-                    .map(|s| format!("…{}", middle_cut(rest, room, font_px, *s)))
+                    .flat_map(|head| {
+                        let room = max_px - text_px(&format!("{head}…"), font_px, false);
+                        SHARES.iter().map(move |s| format!("{head}…{}", middle_cut(rest, room, font_px, *s)))
+                    })
                     .find(|c| from > 0 && alone(c))
                     .unwrap_or(cut)
             })
@@ -1438,7 +1469,7 @@ mod label_tests {
         for span in [HOUR_MS, 6 * HOUR_MS, 30 * HOUR_MS, 3 * DAY_MS, 7 * DAY_MS, 30 * DAY_MS] {
             let view = ViewWindow { start: T - span / 3, end: T - span / 3 + span };
             let ticks = ticks(view.drawn(Bounds { min: 0, max: i64::MAX / 2 }), span, tz);
-            let need = tick_widths(&ticks, span, tz);
+            let need = tick_widths(&ticks, view, tz);
             assert_eq!(need.len(), ticks.len());
             for width in (200..=2000).step_by(40).map(f64::from) {
                 let s = shown(&ticks, &need, span, width);
@@ -1449,20 +1480,40 @@ mod label_tests {
                 let wider = shown(&ticks, &need, span, width + 40.0);
                 assert!(s.iter().all(|a| wider.iter().any(|b| b.2 == a.2 && b.0 >= a.0)), "{span} at {width}");
             }
-            // A phone's axis (about 270 px) still shows some, a desk's (about 1000) most.
-            let phone = shown(&ticks, &need, span, 270.0).len();
-            let desk = shown(&ticks, &need, span, 1000.0).len();
-            assert!(phone >= 2 && desk >= phone, "{span}: {phone} on a phone, {desk} on a desk");
+            // The narrowest phone's axis (about 200 px) shows one in view at least, a phone's
+            // (about 260) two, a desk's (about 1000) more.
+            let in_view = |width: f64| {
+                let x = (view.start - ticks[0].ms) as f64 / span as f64 * width;
+                shown(&ticks, &need, span, width).iter().filter(|s| s.0 >= x && s.0 < x + width).count()
+            };
+            let (narrow, phone, desk) = (in_view(200.0), in_view(260.0), in_view(1000.0));
+            assert!(
+                narrow >= 1 && phone >= 2 && desk >= phone,
+                "{span}: {narrow}, {phone} on phones, {desk} on a desk"
+            );
         }
-        // 30 hours on a phone: the midnights and noon (the 6-hour ticks between drop out).
+        // 30 hours on a phone: the midnights, noon and 18:00 (the 06:00 after a date drops out).
         let span = 30 * HOUR_MS;
         let view = ViewWindow { start: T - DAY_MS, end: T + 6 * HOUR_MS };
         let ticks = ticks(view, span, tz);
-        let need = tick_widths(&ticks, span, tz);
+        let need = tick_widths(&ticks, view, tz);
         let labels: Vec<String> = shown(&ticks, &need, span, 270.0).into_iter().map(|s| s.2).collect();
-        assert_eq!(labels, ["Sat 21 Nov", "12:00", "Sun 22 Nov"]);
+        assert_eq!(labels, ["Sat 21 Nov", "12:00", "18:00", "Sun 22 Nov"]);
         let labels: Vec<String> = shown(&ticks, &need, span, 1000.0).into_iter().map(|s| s.2).collect();
         assert_eq!(labels, ["Sat 21 Nov", "06:00", "12:00", "18:00", "Sun 22 Nov"]);
+        // The last 30 hours (01:00 to 07:00 the next day) on a 320 px phone: the date beyond the
+        // left edge gives way to those in view.
+        let view = ViewWindow { start: T + 7 * HOUR_MS - span, end: T + 7 * HOUR_MS };
+        let drawn = view.drawn(Bounds { min: 0, max: i64::MAX / 2 });
+        let ticks = super::ticks(drawn, span, tz);
+        let need = tick_widths(&ticks, view, tz);
+        let labels: Vec<&str> = ticks
+            .iter()
+            .zip(&need)
+            .filter(|(t, n)| **n <= 198 && (view.start..view.end).contains(&t.ms))
+            .map(|(t, _)| t.label.as_str())
+            .collect();
+        assert_eq!(labels, ["12:00", "Sun 22 Nov"]);
     }
 
     #[test]
@@ -1474,7 +1525,10 @@ mod label_tests {
         assert!(text_px(&cut, 11.0, false) <= 88.0, "{cut}");
         assert!(fits(&cut, name) && !fits(&cut, "DatabaseBackup - USER_DATABASES - LOG"));
         // Separators next to the ellipsis go; a cut is a cut of its own name.
-        assert_eq!(middle_cut("ab - cd - ef - gh - ij - kl", 60.0, 11.0, 0.5), "ab…kl");
+        assert_eq!(middle_cut("ab - cd - ef - gh - ij - kl", 60.0, 11.0, 0.5), "ab - c…kl");
+        // The tail keeps whole words when the last one fits: a phone's column.
+        assert_eq!(middle_cut(name, 96.0, 11.0, 0.5), "Databas…FULL");
+        assert_eq!(middle_cut("Report - Fortnightly Payroll Reconciliation", 96.0, 11.0, 0.5), "Report…iliation");
         assert!(fits("…SYSTEM…FULL", "DatabaseBackup - SYSTEM_DATABASES - FULL"));
         assert!(!fits("…SYSTEM…FULL", "DatabaseBackup - USER_DATABASES - FULL"));
         assert!(!fits("Data…FULL", "Data"), "head and tail may not share characters");
@@ -1491,12 +1545,13 @@ mod label_tests {
             "DatabaseIntegrityCheck - USER_DATABASES",
             "Report - Month-End Close",
             "ETL - Month-End GL Extract",
+            "IndexOptimize - USER_DATABASES",
             "Nightly load 1",
             "Nightly load 2",
             "A very long job name that only differs right here: X and then goes on and on",
             "A very long job name that only differs right here: Y and then goes on and on",
         ];
-        for (px, font) in [(88.0, 11.0), (204.0, 12.0), (60.0, 11.0)] {
+        for (px, font) in [(96.0, 11.0), (88.0, 11.0), (204.0, 12.0), (70.0, 11.0)] {
             let labels = distinct_labels(&names, px, font);
             for (i, (label, name)) in labels.iter().zip(names).enumerate() {
                 assert!(fits(label, name), "{label:?} is a cut of {name:?}");
@@ -1510,8 +1565,8 @@ mod label_tests {
             unique.dedup();
             assert_eq!(unique.len(), labels.len(), "{labels:?}");
         }
-        let phone = distinct_labels(&names, 88.0, 11.0);
+        let phone = distinct_labels(&names, 96.0, 11.0);
         assert!(phone[2].contains("USER") && phone[0].contains("SYST"), "{phone:?}");
-        assert_eq!(phone[8], "Nightly load 1", "short names stay whole");
+        assert_eq!(phone[9], "Nightly load 1", "short names stay whole");
     }
 }

@@ -35,7 +35,7 @@ mod markup {
     pub const BLOCK_ROWS: usize = 12;
     /// The room for a job's name (the names column less its padding, in the stylesheet) and
     /// its font size: on a phone, and wider.
-    const NAME_PX_PHONE: (f64, f64) = (88.0, 11.0);
+    const NAME_PX_PHONE: (f64, f64) = (96.0, 11.0);
     const NAME_PX_DESK: (f64, f64) = (204.0, 12.0);
     /// The axis widths at which a tick's label appears without JavaScript (container
     /// queries in the stylesheet, one per width: `.itl-tick.wN` is hidden below N px).
@@ -200,7 +200,8 @@ mod markup {
         );
         for (row, (phone, desk)) in rows.iter().zip(labels) {
             // The label of its width (the stylesheet shows one), the whole name to read aloud.
-            let label = format!(r#"<span class="itl-nm">{}</span><span class="itl-nd">{}</span>"#, esc(phone), esc(desk));
+            let label =
+                format!(r#"<span class="itl-nm">{}</span><span class="itl-nd">{}</span>"#, esc(phone), esc(desk));
             let _ = write!(
                 h,
                 r#"<li data-job="{}"><a href="{}" title="{}" aria-label="{}" data-testid="itl-job">{label}</a>{}</li>"#,
@@ -643,6 +644,7 @@ mod live {
         listen(&root, &st, "click", true, |st, ev| on_click(st, ev.unchecked_ref()));
         listen(&root, &st, "wheel", false, |st, ev| on_wheel(st, ev.unchecked_ref()));
         listen(&root, &st, "keydown", false, |st, ev| on_key(st, ev.unchecked_ref()));
+        draw(&st);
         let _ = root.set_attribute("data-ready", "true");
     }
 
@@ -875,46 +877,60 @@ mod live {
         } else if closest(ev, ".itl-detail-close").is_some() {
             close(shared);
             return;
-        } else if let Some(g) = closest(ev, ".itl-plot [data-job]") {
+        } else if let Some(a) = closest(ev, ".itl-plot a") {
+            // An item of its own: what its tooltip says.
             ev.prevent_default();
+            let name = closest(ev, "[data-name]").and_then(|g| g.get_attribute("data-name")).unwrap_or_default();
+            let text = a.query_selector("title").ok().flatten().and_then(|t| t.text_content());
+            show(shared, &a, &name, &text.unwrap_or_default(), &a.get_attribute("href").unwrap_or_default());
+            return;
+        } else if let Some(svg) = closest(ev, ".itl-plot") {
+            // Elsewhere on a row (a routine run or occurrence, drawn together; or near one: a
+            // finger is wide): the one nearest, by the row and lane under the pointer, asked
+            // of the server. Rows are 24 px; runs from 10 px down.
+            let r = svg.get_bounding_client_rect();
+            let y = ev.client_y() as f64 - r.top();
+            let Some(g) = svg
+                .query_selector_all("g.itl-row")
+                .ok()
+                .and_then(|rows| rows.item((y / 24.0) as u32))
+                .and_then(|n| n.dyn_into::<Element>().ok())
+            else {
+                return;
+            };
+            ev.prevent_default();
+            let run = y % 24.0 >= 10.0;
             let job = g.get_attribute("data-job").unwrap_or_default();
             let name = g.get_attribute("data-name").unwrap_or_default();
-            if let Some(a) = closest(ev, ".itl-plot a") {
-                // An item of its own: what its tooltip says.
-                let text = a.query_selector("title").ok().flatten().and_then(|t| t.text_content());
-                show(shared, &a, &name, &text.unwrap_or_default(), &a.get_attribute("href").unwrap_or_default());
-            } else if let Some(p) = closest(ev, ".itl-r") {
-                // A routine run or occurrence: the one under the pointer, asked of the server.
-                let (left, width, instance) = {
-                    let st = shared.borrow();
-                    let (left, width) = plot_box(&st);
-                    (left, width, st.instance.clone())
-                };
-                let at = v.start + ((ev.client_x() as f64 - left) / width * v.span() as f64) as i64;
-                let href = crate::components::job_at_href(
-                    Some(instance.as_str()).filter(|i| !i.is_empty()),
-                    &job,
-                    chrono::DateTime::from_timestamp_millis(at / 1000 * 1000).unwrap_or_default(),
-                );
-                show(shared, &p, &name, "…", &href);
-                let seq = {
-                    let mut st = shared.borrow_mut();
-                    st.asked = st.asked.wrapping_add(1);
-                    st.asked
-                };
-                let class = p.get_attribute("class").unwrap_or_default();
-                let run = !(class.starts_with("itl-k") || class.starts_with("itl-s"));
-                let tol = (6.0 / width * v.span() as f64) as i64;
-                let shared = shared.clone();
-                leptos::task::spawn_local(async move {
-                    let instance = Some(instance).filter(|i| !i.is_empty());
-                    let got = crate::api::instance_timeline::instance_timeline_detail(instance, job, at, tol, run).await;
-                    if shared.borrow().asked == seq {
-                        let text = got.ok().filter(|t| !t.is_empty());
-                        set_text(&shared, ".itl-detail-text", &text.unwrap_or_else(|| "Nothing here at this zoom.".into()));
+            let instance = shared.borrow().instance.clone();
+            let at = v.start + ((ev.client_x() as f64 - r.left()) / r.width().max(1.0) * v.span() as f64) as i64;
+            let href = crate::components::job_at_href(
+                Some(instance.as_str()).filter(|i| !i.is_empty()),
+                &job,
+                chrono::DateTime::from_timestamp_millis(at / 1000 * 1000).unwrap_or_default(),
+            );
+            show(shared, &g, &name, "…", &href);
+            let seq = {
+                let mut st = shared.borrow_mut();
+                st.asked = st.asked.wrapping_add(1);
+                st.asked
+            };
+            // Eight pixels either side.
+            let tol = (8.0 / r.width().max(1.0) * v.span() as f64) as i64;
+            let shared = shared.clone();
+            leptos::task::spawn_local(async move {
+                let instance = Some(instance).filter(|i| !i.is_empty());
+                let got = crate::api::instance_timeline::instance_timeline_detail(instance, job, at, tol, run).await;
+                if shared.borrow().asked == seq {
+                    match got.ok().filter(|t| !t.is_empty()) {
+                        Some(text) => {
+                            set_text(&shared, ".itl-detail-text", &text);
+                        }
+                        // Nothing there: no details.
+                        None => close(&shared),
                     }
-                });
-            }
+                }
+            });
             return;
         } else {
             return;

@@ -582,10 +582,13 @@ struct Jobs {
     /// Per job: every readable outcome row's `instance_id` and the index of its run among the
     /// job's runs (`None`: left out, outside the window or unreadable), as read.
     outcomes: HashMap<usize, Vec<(i64, Option<usize>)>>,
-    /// Per job: its run going now (index among its runs), `last_executed_step_id` and when
-    /// that step began (`last_executed_step_date`).
-    running: HashMap<usize, (usize, Option<i64>, Option<DateTime<Utc>>)>,
+    /// Per job: its run going now.
+    running: HashMap<usize, Going>,
 }
+
+/// A job's run going now: its index among the job's runs, `last_executed_step_id` and when
+/// that step began (`last_executed_step_date`).
+type Going = (usize, Option<i64>, Option<DateTime<Utc>>);
 
 impl Jobs {
     /// Every job with its category name (LEFT JOIN: a job whose category is gone still counts);

@@ -11,6 +11,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 const NOW: &str = "2026-11-22T12:00:00Z";
 
+/// Which jobs a filter keeps, by the API's job object.
+type Keeps = Box<dyn Fn(&Value) -> bool>;
 fn enc(s: &str) -> String {
     s.bytes()
         .map(|b| {
@@ -149,7 +151,7 @@ async fn the_jobs_list_shows_owner_category_enabled_and_filters_on_each() {
         owners_seen.insert(name.to_owned(), owners.clone());
 
         // Each filter keeps exactly the jobs whose value matches, says so, and its links keep it.
-        let mut filters: Vec<(String, Box<dyn Fn(&Value) -> bool>)> = Vec::new();
+        let mut filters: Vec<(String, Keeps)> = Vec::new();
         for o in &owners {
             let o2 = o.clone();
             filters.push((format!("&owner={}", enc(o)), Box::new(move |j: &Value| j["owner"].as_str() == Some(&o2))));

@@ -60,7 +60,9 @@ async fn setting(pool: &PgPool, name: &str, notes: &mut Vec<Diagnostic>) -> Resu
     // an error (logged by the server at every poll); whether the role could see it tells an
     // unset setting from a hidden one.
     let found: Option<(Option<String>, bool)> = sqlx::query_as(
-        "SELECT s.setting, (SELECT rolsuper FROM pg_roles WHERE rolname = current_user)          OR pg_has_role(current_user, 'pg_read_all_settings', 'USAGE')          FROM (SELECT 1) one LEFT JOIN pg_settings s ON s.name = $1",
+        "SELECT s.setting, (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) \
+         OR pg_has_role(current_user, 'pg_read_all_settings', 'USAGE') \
+         FROM (SELECT 1) one LEFT JOIN pg_settings s ON s.name = $1",
     )
     .bind(name)
     .fetch_optional(pool)
@@ -102,8 +104,10 @@ async fn failed(
     types: &[(&str, &str)],
     e: sqlx::Error,
 ) -> SourceError {
-    let on_a_type =
-        matches!(&e, sqlx::Error::Database(db) if matches!(db.code().as_deref(), Some("42883") | Some("42804")));
+    // On the server (an operator or function missing for the column's type), or here (a value
+    // of another type than the one read).
+    let on_a_type = matches!(&e, sqlx::Error::ColumnDecode { .. })
+        || matches!(&e, sqlx::Error::Database(db) if matches!(db.code().as_deref(), Some("42883") | Some("42804")));
     if on_a_type {
         let found: Result<Vec<(String, String)>, _> = sqlx::query_as(
             "SELECT a.attname::text, format_type(a.atttypid, NULL) FROM pg_catalog.pg_attribute a \
@@ -316,12 +320,15 @@ pub async fn read_incremental(
     // oldest first. Someone deleting out of order (one job's old rows, or a run stuck
     // unfinished with a small `runid` left behind) makes it report a later start than the true
     // oldest: runs due before are then called unknown rather than judged, never missed wrongly.
-    let low: Option<(i64, DateTime<Utc>)> = sqlx::query_as(
+    let low: Option<(i64, DateTime<Utc>)> = match sqlx::query_as(
         "SELECT runid, start_time FROM cron.job_run_details WHERE start_time IS NOT NULL ORDER BY runid LIMIT 1",
     )
     .fetch_optional(pool)
     .await
-    .map_err(|e| query_error(run, grant, e))?;
+    {
+        Ok(low) => low,
+        Err(e) => return Err(failed(pool, run, grant, RUN_TYPES, e).await),
+    };
     let high: Option<i64> = sqlx::query_scalar("SELECT max(runid) FROM cron.job_run_details")
         .fetch_one(pool)
         .await

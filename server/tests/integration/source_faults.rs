@@ -485,7 +485,7 @@ async fn a_connection_reset_mid_read_fails_that_read_whole_and_the_next_read_aft
     // performance_schema (a schema off or not granted). The read must fail whole, not go on
     // over a new connection as if the setting or the failures did not exist.
     for (name, proxy, needle, object) in [
-        ("pg-cut", &pg_proxy, "current_setting", "the server's settings"),
+        ("pg-cut", &pg_proxy, "pg_settings", "the server's settings"),
         (
             "maria-cut",
             &maria_proxy,

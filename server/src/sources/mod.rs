@@ -94,10 +94,11 @@ pub enum Extent {
 }
 
 /// Where a source's history was read up to, for the next read to ask only past it: the
-/// highest key read (pg_cron's `runid`; msdb's `instance_id` later), the lowest key the source
+/// highest key read (pg_cron's `runid`, msdb's `instance_id`), the lowest key the source
 /// still held with its row's time (keys only grow and purges take the oldest: a lower key, or
 /// the same key on another row, means its history was replaced), the keys of the rows read
-/// unfinished (re-read by key until they end), and when the reading last had to start over,
+/// unfinished (re-read by key until they end: pg_cron's runs not ended, msdb's step rows whose
+/// run's outcome row is not written yet), and when the reading last had to start over,
 /// with why (a note on the instance for a day).
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Mark {
@@ -168,7 +169,7 @@ pub fn needs_store(kind: SourceKind) -> bool {
 /// The registry: the source for one configured instance.
 pub fn open(config: &InstanceConfig) -> Box<dyn Source> {
     match config.kind {
-        SourceKind::Mssql => Box::new(msdb::Msdb),
+        SourceKind::Mssql => Box::new(msdb::Msdb::default()),
         SourceKind::PgCron => Box::new(pg_cron::PgCron::default()),
         SourceKind::MysqlEvents => Box::new(mysql_events::MysqlEvents::default()),
         SourceKind::SqliteDemo => Box::new(msdb_sqlite::DemoFile::default()),
@@ -200,11 +201,18 @@ pub async fn read(source: &dyn Source, cx: ReadContext<'_>) -> Result<SourceRead
 /// source is gone), each with the held runs of its id that started in `window` and are not
 /// replaced by a delta run with the same start, plus the delta's runs, by start. Notes, events,
 /// "now" and mark are the delta's. The result is whole.
+///
+/// A delta reads again every run it holds in progress (pg_cron by `runid`, msdb from
+/// `sysjobactivity` before its history): a held run in progress that the delta does not have
+/// again (finished, it comes with its outcome; else it ended without one, as an Agent stopped
+/// mid-run leaves it) is not kept, as a whole read would not have it either.
 pub fn merge(held: &SourceRead, mut delta: SourceRead, window: Window) -> SourceRead {
     for job in &mut delta.input.jobs {
         let Some(before) = held.input.jobs.iter().find(|h| h.id == job.id) else { continue };
         let new: std::collections::HashSet<DateTime<Utc>> = job.runs.iter().map(|r| r.start).collect();
-        let kept = before.runs.iter().filter(|r| r.start >= window.start && !new.contains(&r.start));
+        let kept = before.runs.iter().filter(|r| {
+            r.start >= window.start && !new.contains(&r.start) && r.outcome != app::engine::RunOutcome::InProgress
+        });
         job.runs.extend(kept.cloned());
         job.runs.sort_by_key(|r| r.start);
     }

@@ -12,7 +12,7 @@
 //! connection asks for `ApplicationIntent=ReadOnly`; Sundial never sends anything but SELECTs
 //! and one read-only procedure (`sp_get_sqlagent_properties`, where permitted).
 use app::engine::fleet::InstanceInput;
-use app::engine::{Diagnostic, Window};
+use app::engine::{Diagnostic, Severity, Window};
 use chrono::{DateTime, NaiveDateTime, Utc};
 use chrono_tz::Tz;
 use std::collections::HashMap;
@@ -25,17 +25,35 @@ use super::msdb_rows::{
     self, Cell, HorizonRead, JobRead, JobStepRead, MsdbRows, OutcomeRead, RunningRead, ScheduleRead, SessionRead,
     StepHistoryRead, date_int, local_to_utc, parse_datetime, utc_to_local,
 };
-use super::{BoxFuture, ReadContext, ReportedNext, Source, SourceError, SourceRead, connect};
+use super::{BoxFuture, Extent, Mark, ReadContext, ReportedNext, Source, SourceError, SourceRead, connect};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// SQL Server Agent as a [`Source`]: a TDS connection per poll (nothing stays open on a
-/// production server).
-pub struct Msdb;
+/// production server). A read with a held read that has a [`Mark`] ([`ReadContext::held`])
+/// asks `sysjobhistory` only for what is new ([`read_incremental`]) and answers an
+/// [`Extent::Delta`].
+#[derive(Default)]
+pub struct Msdb {
+    /// `sysjobhistory` rows fetched by this source's reads, all told (for tests and figures).
+    rows: AtomicU64,
+}
+
+impl Msdb {
+    /// How many `sysjobhistory` rows (outcome and step rows) this source's reads have fetched.
+    pub fn rows_read(&self) -> u64 {
+        self.rows.load(Ordering::Relaxed)
+    }
+}
 
 impl Source for Msdb {
     fn read<'a>(&'a self, cx: ReadContext<'a>) -> BoxFuture<'a, Result<SourceRead, SourceError>> {
         Box::pin(async move {
             let mut client = connect::mssql(cx.config).await?;
-            read_instance(&mut client, &cx.config.name, cx.config.time_zone, cx.window, cx.now).await
+            let since = cx.held.and_then(|h| h.mark.as_ref());
+            let (read, rows) =
+                read_incremental(&mut client, &cx.config.name, cx.config.time_zone, cx.window, cx.now, since).await?;
+            self.rows.fetch_add(rows, Ordering::Relaxed);
+            Ok(read)
         })
     }
 }
@@ -140,6 +158,33 @@ pub fn steps_sql(first: i64, last: i64) -> String {
     )
 }
 
+/// Both ends of `sysjobhistory` by its clustered key, `instance_id` (an identity): the highest
+/// (where the next read starts), and the oldest row with its local date and time (whether
+/// history was replaced: see [`went_back`]). Two seeks, never a scan.
+pub const Q_ENDS: &str = "SELECT (SELECT MAX(instance_id) FROM msdb.dbo.sysjobhistory) AS high, o.instance_id AS low_id, o.run_date AS low_date, o.run_time AS low_time FROM (SELECT 1 AS one) AS x OUTER APPLY (SELECT TOP (1) h.instance_id, h.run_date, h.run_time FROM msdb.dbo.sysjobhistory AS h ORDER BY h.instance_id) AS o";
+
+/// `sysjobhistory` rows are asked for this many at a time past the mark.
+pub const PAGE: i64 = 1000;
+
+/// At most this many step rows waiting for their run's outcome row are asked for again.
+pub const MAX_OPEN: usize = 500;
+
+/// Every `sysjobhistory` row past `after` (outcome rows, step_id 0, and step rows alike), and
+/// the rows `open` names again (step rows whose run had no outcome row yet), by the clustered
+/// key (`instance_id`): an index seek, at most [`PAGE`] rows. The numbers are `instance_id`s
+/// Sundial read; nothing from outside enters the text.
+pub fn delta_sql(after: i64, open: &[i64]) -> String {
+    let again = if open.is_empty() {
+        String::new()
+    } else {
+        let ids: Vec<String> = open.iter().map(i64::to_string).collect();
+        format!(" OR h.instance_id IN ({})", ids.join(", "))
+    };
+    format!(
+        "SELECT TOP ({PAGE}) h.instance_id, CONVERT(nvarchar(36), h.job_id) AS job_id, h.step_id, h.step_name, h.run_status, h.run_date, h.run_time, h.run_duration, h.retries_attempted, h.sql_message_id, h.sql_severity, LEFT(h.message, 1024) AS message FROM msdb.dbo.sysjobhistory AS h WHERE h.instance_id > {after}{again} ORDER BY h.instance_id"
+    )
+}
+
 /// Every job's steps: names, subsystems, what follows success and failure (the actions and
 /// the steps they go to), and the job's start step.
 pub const Q_JOB_STEPS: &str = "SELECT CONVERT(nvarchar(36), s.job_id) AS job_id, s.step_id, s.step_name, s.subsystem, s.on_success_action, s.on_success_step_id, s.on_fail_action, s.on_fail_step_id, j.start_step_id FROM msdb.dbo.sysjobsteps AS s JOIN msdb.dbo.sysjobs AS j ON j.job_id = s.job_id ORDER BY s.job_id, s.step_id";
@@ -234,7 +279,8 @@ async fn zone(client: &mut MsdbClient, over: Option<Tz>, notes: &mut Vec<Diagnos
 /// Everything the engine needs about the instance over `window` (as
 /// [`msdb_rows::assemble`] describes it), plus instance-level findings (the zone, the history
 /// retention) and the Agent's own `next_scheduled_run_date` per job, which
-/// [`super::finish`] checks against Sundial's forecast.
+/// [`super::finish`] checks against Sundial's forecast. Whole: [`read_incremental`] without a
+/// mark.
 pub async fn read_instance(
     client: &mut MsdbClient,
     name: &str,
@@ -242,18 +288,81 @@ pub async fn read_instance(
     window: Window,
     now: DateTime<Utc>,
 ) -> Result<SourceRead, SourceError> {
+    Ok(read_incremental(client, name, zone_override, window, now, None).await?.0)
+}
+
+/// [`read_instance`], asking `sysjobhistory` only for what `since` (the [`Mark`] of an earlier
+/// read) does not hold: the rows past its `instance_id` high-water mark, outcome and step rows
+/// alike, a page at a time, and the step rows it names as waiting for their run's outcome
+/// row ([`delta_sql`]), by the clustered key; jobs, schedules, steps, horizons, sessions and
+/// `sysjobactivity` (small) each time. The answer is an [`Extent::Delta`] that
+/// [`super::read`] merges into the held read. Without `since`, or when `sysjobhistory`'s
+/// `instance_id`s went back ([`went_back`]: restored, purged and reseeded), the window is
+/// read whole (by `run_date`), merged into what Sundial holds when it went back, with a note.
+/// With the read, how many `sysjobhistory` rows it fetched.
+pub async fn read_incremental(
+    client: &mut MsdbClient,
+    name: &str,
+    zone_override: Option<Tz>,
+    window: Window,
+    now: DateTime<Utc>,
+    since: Option<&Mark>,
+) -> Result<(SourceRead, u64), SourceError> {
     let mut notes = Vec::new();
     let tz = zone(client, zone_override, &mut notes).await?;
     let job_rows = read_jobs(client).await?;
     let schedule_rows = read_schedules(client).await?;
     let horizon_rows = read_horizons(client).await?;
+    // The runs going now before the history: a run that ends in between is read with its
+    // outcome row (and is then that run, not one going: `msdb_rows::assemble`), and a run the
+    // activity no longer shows going but whose outcome row is not in the history read after
+    // ended without one.
+    let (running_rows, agent_next) = read_activity(client).await?;
+    // Both ends before the rows: a row added meanwhile is read now or by the next read.
+    let (high, low) = read_ends(client, tz).await?;
     let first = date_int(utc_to_local(window.start, tz).date());
     let last = date_int(utc_to_local(window.end, tz).date());
-    // Steps before outcomes: a run that ends between the two reads still finds its outcome row.
-    let step_rows = read_steps(client, first, last).await?;
-    let outcome_rows = read_outcomes(client, first, last).await?;
+    let went_back = since.and_then(|m| went_back(m, low, high));
+    let mut restarted = since.and_then(|m| m.restarted.clone()).filter(|(at, _)| now - *at < chrono::Duration::days(1));
+    let (extent, step_rows, outcome_rows, read_to) = match since.filter(|_| went_back.is_none()) {
+        Some(mark) => {
+            let (steps, outcomes, read_to) = read_past(client, mark).await?;
+            (Extent::Delta, steps, outcomes, read_to.max(mark.high))
+        }
+        None => {
+            // Read again after the history went back, the window's rows are added to what
+            // Sundial holds (runs it read before still happened), not put in its place.
+            let extent = if went_back.is_some() { Extent::Delta } else { Extent::Whole };
+            if let Some(why) = went_back {
+                restarted = Some((now, why));
+            }
+            // Steps before outcomes: a run that ends between the two reads still finds its
+            // outcome row.
+            let steps = read_steps(client, first, last).await?;
+            let outcomes = read_outcomes(client, first, last).await?;
+            // Rows past the ends read are read again by the next read (a run read again is
+            // the same run: merged by its start).
+            (extent, steps, outcomes, high.unwrap_or(0))
+        }
+    };
+    let fetched = (step_rows.len() + outcome_rows.len()) as u64;
+    if let Some((at, why)) = &restarted {
+        notes.push(Diagnostic::new(
+            Severity::Warning,
+            Some("instance_id"),
+            None,
+            format!(
+                "{why}: at {} UTC Sundial read the whole window again (runs it kept before are still shown)",
+                at.format("%Y-%m-%d %H:%M:%S")
+            ),
+        ));
+    }
+    let open = msdb_rows::pending_steps(&outcome_rows, &step_rows, first, MAX_OPEN)
+        .into_iter()
+        .filter(|id| *id <= read_to)
+        .collect();
+    let mark = Mark { high: read_to, low, open, restarted };
     let job_steps = read_job_steps(client, &mut notes).await;
-    let (running_rows, agent_next) = read_activity(client).await?;
     let session_rows: Vec<SessionRead> = rows(client, "msdb.dbo.syssessions", Q_SESSIONS)
         .await?
         .into_iter()
@@ -273,7 +382,7 @@ pub async fn read_instance(
     };
     let mut input: InstanceInput = msdb_rows::assemble(name, tz, window, &msdb);
     input.agent_starts.sort();
-    let mut read = SourceRead::new(input, notes, now);
+    let mut read = SourceRead { extent, mark: Some(mark), ..SourceRead::new(input, notes, now) };
     read.reported_next = agent_next
         .into_iter()
         .map(|(job_id, at)| ReportedNext {
@@ -283,7 +392,91 @@ pub async fn read_instance(
             raw: at.format("%Y-%m-%d %H:%M:%S").to_string(),
         })
         .collect();
-    Ok(read)
+    Ok((read, fetched))
+}
+
+/// `sysjobhistory`'s highest `instance_id`, and its oldest row's with that row's start
+/// (`None`: no history at all).
+async fn read_ends(
+    client: &mut MsdbClient,
+    tz: Tz,
+) -> Result<(Option<i64>, Option<(i64, DateTime<Utc>)>), SourceError> {
+    let Some(mut r) = rows(client, "msdb.dbo.sysjobhistory", Q_ENDS).await?.pop() else { return Ok((None, None)) };
+    let int = |c: Cell| c.int().ok().flatten();
+    let high = int(take(&mut r, "high"));
+    let date = int(take(&mut r, "low_date")).and_then(msdb_rows::parse_date_int);
+    let time = int(take(&mut r, "low_time")).and_then(msdb_rows::parse_time_int);
+    let low = int(take(&mut r, "low_id")).map(|id| {
+        // A row whose date is unreadable is still that row: its key alone says.
+        let at = date.zip(time).map_or(DateTime::<Utc>::MIN_UTC, |(d, t)| local_to_utc(d.and_time(t), tz));
+        (id, at)
+    });
+    Ok((high, low))
+}
+
+/// The rows past `mark` ([`delta_sql`]), page after page, as step rows and outcome rows; with
+/// the highest `instance_id` read (0 when none).
+async fn read_past(
+    client: &mut MsdbClient,
+    mark: &Mark,
+) -> Result<(Vec<StepHistoryRead>, Vec<OutcomeRead>, i64), SourceError> {
+    let (mut steps, mut outcomes) = (Vec::new(), Vec::new());
+    let (mut after, mut open, mut read_to) = (mark.high, mark.open.as_slice(), 0);
+    loop {
+        let page = rows(client, "msdb.dbo.sysjobhistory", &delta_sql(after, open)).await?;
+        let full = page.len() as i64 == PAGE;
+        for mut r in page {
+            let instance_id = take(&mut r, "instance_id");
+            if let Ok(Some(id)) = instance_id.int() {
+                read_to = read_to.max(id);
+                after = after.max(id);
+            }
+            let step_id = take(&mut r, "step_id");
+            if step_id.int() == Ok(Some(0)) {
+                outcomes.push(OutcomeRead {
+                    instance_id,
+                    job_id: take(&mut r, "job_id"),
+                    run_status: take(&mut r, "run_status"),
+                    run_date: take(&mut r, "run_date"),
+                    run_time: take(&mut r, "run_time"),
+                    run_duration: take(&mut r, "run_duration"),
+                    message: take(&mut r, "message"),
+                });
+            } else {
+                steps.push(step_read(instance_id, step_id, r));
+            }
+        }
+        open = &[];
+        if !full {
+            break;
+        }
+    }
+    Ok((steps, outcomes, read_to))
+}
+
+/// Why `sysjobhistory`'s `instance_id`s went back below `mark` (`None`: they did not).
+/// `instance_id` is an identity that only grows, and msdb's purges (`sp_purge_jobhistory`, the
+/// per-job and total caps) remove the oldest rows: a highest `instance_id` below the mark, or
+/// an oldest one below the oldest seen before (or the same one on a row of another time),
+/// means the history was replaced (msdb restored from a backup, purged and its identity
+/// reseeded): rows up to the mark cannot be trusted to be the ones Sundial read.
+pub fn went_back(mark: &Mark, low: Option<(i64, DateTime<Utc>)>, high: Option<i64>) -> Option<String> {
+    let high = high.unwrap_or(0);
+    if high < mark.high {
+        return Some(format!(
+            "msdb's sysjobhistory: the largest instance_id ({high}) went back below the last one Sundial read ({}): \
+             msdb was restored from a backup, or its history purged and the identity reseeded",
+            mark.high
+        ));
+    }
+    match (low, mark.low) {
+        (Some(now), Some(before)) if now.0 < before.0 || (now.0 == before.0 && now.1 != before.1) => Some(format!(
+            "msdb's sysjobhistory: the oldest row (instance_id {}) is not the one Sundial saw before (instance_id {}): \
+             msdb was restored from a backup, or its history purged and the identity reseeded",
+            now.0, before.0
+        )),
+        _ => None,
+    }
 }
 
 /// Every job, with its category and its owner's login name.
@@ -345,21 +538,29 @@ async fn read_steps(client: &mut MsdbClient, first: i64, last: i64) -> Result<Ve
     Ok(rows(client, "msdb.dbo.sysjobhistory", &steps_sql(first, last))
         .await?
         .into_iter()
-        .map(|mut r| StepHistoryRead {
-            instance_id: take(&mut r, "instance_id"),
-            job_id: take(&mut r, "job_id"),
-            step_id: take(&mut r, "step_id"),
-            step_name: take(&mut r, "step_name"),
-            run_status: take(&mut r, "run_status"),
-            run_date: take(&mut r, "run_date"),
-            run_time: take(&mut r, "run_time"),
-            run_duration: take(&mut r, "run_duration"),
-            retries_attempted: take(&mut r, "retries_attempted"),
-            sql_message_id: take(&mut r, "sql_message_id"),
-            sql_severity: take(&mut r, "sql_severity"),
-            message: take(&mut r, "message"),
+        .map(|mut r| {
+            let (instance_id, step_id) = (take(&mut r, "instance_id"), take(&mut r, "step_id"));
+            step_read(instance_id, step_id, r)
         })
         .collect())
+}
+
+/// A step row's remaining columns, after its `instance_id` and `step_id`.
+fn step_read(instance_id: Cell, step_id: Cell, mut r: HashMap<String, Cell>) -> StepHistoryRead {
+    StepHistoryRead {
+        instance_id,
+        job_id: take(&mut r, "job_id"),
+        step_id,
+        step_name: take(&mut r, "step_name"),
+        run_status: take(&mut r, "run_status"),
+        run_date: take(&mut r, "run_date"),
+        run_time: take(&mut r, "run_time"),
+        run_duration: take(&mut r, "run_duration"),
+        retries_attempted: take(&mut r, "retries_attempted"),
+        sql_message_id: take(&mut r, "sql_message_id"),
+        sql_severity: take(&mut r, "sql_severity"),
+        message: take(&mut r, "message"),
+    }
 }
 
 /// Every job's steps; a login that cannot read sysjobsteps still reads the runs' steps (their

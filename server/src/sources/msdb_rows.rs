@@ -17,7 +17,7 @@
 use app::engine::fleet::{InstanceInput, JobInput, JobSchedule};
 use app::engine::vocab::{StepFlow, step_now};
 use app::engine::{AgentSchedule, Diagnostic, Run, RunOutcome, Schedule, Step, Trigger, Window};
-use chrono::{DateTime, Duration, NaiveDate, NaiveDateTime, NaiveTime, Utc};
+use chrono::{DateTime, Duration, NaiveDate, NaiveDateTime, NaiveTime, Timelike, Utc};
 use chrono_tz::Tz;
 use std::collections::HashMap;
 
@@ -101,7 +101,6 @@ pub fn date_int(d: NaiveDate) -> i64 {
 
 /// msdb `hhmmss`.
 pub fn time_int(t: NaiveTime) -> i64 {
-    use chrono::Timelike;
     i64::from(t.hour()) * 10000 + i64::from(t.minute()) * 100 + i64::from(t.second())
 }
 
@@ -670,10 +669,14 @@ impl Jobs {
 
     /// The runs executing now (started, not stopped, in the latest Agent session) that started
     /// inside the window.
+    ///
+    /// A run whose outcome row was read too (it ended between the two reads) is that run, not
+    /// one going now.
     fn add_running(&mut self, running_rows: &[RunningRead], tz: Tz, window: Window) {
         for r in running_rows {
             let Some(j) = self.find(&r.job_id) else { continue };
             match running_run(r, tz, window) {
+                Ok(Some(run)) if self.jobs[j].runs.iter().any(|o| o.start == run.start) => {}
                 Ok(Some(run)) => {
                     self.jobs[j].runs.push(run);
                     let last = r.last_executed_step_id.int().ok().flatten();
@@ -911,7 +914,9 @@ fn running_run(r: &RunningRead, tz: Tz, window: Window) -> Result<Option<Run>, D
             "sysjobactivity row of the latest session: not a datetime; the running run is left out",
         ));
     };
-    let start = local_to_utc(start, tz);
+    // Whole seconds, as the run's outcome row will say (`run_time`): the run going now and
+    // the run it will have been are one run, with one start.
+    let start = local_to_utc(start.with_nanosecond(0).unwrap_or(start), tz);
     if !window.contains(start) {
         return Ok(None);
     }
@@ -951,6 +956,33 @@ fn agent_starts(name: &str, session_rows: &[SessionRead], tz: Tz) -> Vec<DateTim
         tracing::warn!(instance = %name, "syssessions rows with an unreadable agent_start_date were left out");
     }
     starts
+}
+
+/// The step rows among `step_rows` whose run's outcome row is not among `outcome_rows` yet
+/// (after their job's last outcome row read: the run is going, or its outcome row is written
+/// later), by `instance_id`, from the local date `since` (`yyyymmdd`) on, at most `max` (the
+/// newest). An incremental read asks for them again until their outcome row comes, so that a
+/// run's steps read at one poll stay with it when it ends at a later one.
+pub fn pending_steps(outcome_rows: &[OutcomeRead], step_rows: &[StepHistoryRead], since: i64, max: usize) -> Vec<i64> {
+    let mut last: HashMap<String, i64> = HashMap::new();
+    for r in outcome_rows {
+        if let (Some(job), Ok(Some(id))) = (r.job_id.text(), r.instance_id.int()) {
+            let at = last.entry(job).or_insert(id);
+            *at = (*at).max(id);
+        }
+    }
+    let mut pending: Vec<i64> = step_rows
+        .iter()
+        .filter(|r| r.run_date.int().ok().flatten().is_some_and(|d| d >= since))
+        .filter_map(|r| {
+            let id = r.instance_id.int().ok().flatten()?;
+            let job = r.job_id.text()?;
+            last.get(&job).is_none_or(|&o| id > o).then_some(id)
+        })
+        .collect();
+    pending.sort_unstable();
+    pending.dedup();
+    pending.split_off(pending.len().saturating_sub(max))
 }
 
 #[cfg(test)]

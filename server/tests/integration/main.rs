@@ -26,6 +26,7 @@ mod jobs_list;
 mod judgment;
 mod log_fleet;
 mod metrics;
+mod msdb_incremental;
 mod msdb_tds;
 mod mysql_events_real;
 mod pg_cron_incremental;

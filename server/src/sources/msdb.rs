@@ -1,8 +1,9 @@
 //! SQL Server Agent's msdb over TDS (tiberius), read-only.
 //!
-//! Every query is in the `Q_*` constants (and [`history_sql`], [`steps_sql`]) below, one comment each; each is
-//! a plain SELECT, bounded: history only for the window's dates, never `SELECT *` of
-//! sysjobhistory. Values come back as lenient cells and go through the same mapping as the
+//! Every query is in the `Q_*` constants (and [`history_sql`], [`steps_sql`], [`delta_sql`])
+//! below, one comment each; each is a plain SELECT, bounded: history only for the window's
+//! dates at a first read, then only past the `instance_id` mark ([`read_incremental`]), never
+//! `SELECT *` of sysjobhistory. Values come back as lenient cells and go through the same mapping as the
 //! SQLite demo ([`msdb_rows::assemble`]), so a corrupt row is a diagnostic on its job.
 //! `uniqueidentifier` and `datetime` columns are converted to text in the T-SQL itself
 //! (`CONVERT(nvarchar(36), job_id)`, style 126 for dates): the result does not depend on a

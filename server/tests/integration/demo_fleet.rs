@@ -2,8 +2,8 @@
 //! file for a fixed "now", the fleet file [`demo::fleet`] describes is served as of that "now"
 //! (as `sundial serve` serves it), and every instance answers, the unreachable one as
 //! unreachable, with each planted trouble where a user would look for it.
-use crate::support::t;
 use crate::support::web::{self, api};
+use crate::support::{enc, t};
 use chrono::{DateTime, Duration, Utc};
 use serde_json::Value;
 use server::demo::{self, eu, tables};
@@ -22,10 +22,6 @@ async fn written(dir: &Path) -> PathBuf {
 
 fn at(v: &Value) -> DateTime<Utc> {
     DateTime::parse_from_rfc3339(v.as_str().unwrap_or_else(|| panic!("an instant: {v}"))).unwrap().to_utc()
-}
-
-fn enc(s: &str) -> String {
-    s.replace(' ', "%20")
 }
 
 /// The jobs of `instance` over the `days` before now, by name.

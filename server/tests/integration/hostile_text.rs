@@ -22,8 +22,8 @@
 //!   its `'`, as `log_csv` writes it); Slack's mrkdwn has no `<…>` but Sundial's own links.
 //!
 //! Every failure is collected, then reported at once (what, where, the offending markup).
-use crate::support::t;
 use crate::support::web;
+use crate::support::{enc, t};
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use chrono::Duration;
@@ -362,10 +362,6 @@ impl Server {
         assert_eq!(status, StatusCode::OK, "{uri}: {}", cut(&body));
         serde_json::from_str(&body).unwrap_or_else(|e| panic!("{uri}: not JSON ({e}): {}", cut(&body)))
     }
-}
-
-fn enc(s: &str) -> String {
-    app::components::encode_segment(s)
 }
 
 /// Every string in `v`.

@@ -3,8 +3,8 @@
 //! (`?owner=&category=&enabled=yes|no`), over the whole demo fleet. The page's rows are
 //! compared with the JSON API's jobs: a filter must keep exactly the jobs whose value matches,
 //! and every link of a filtered page must keep the filter.
-use crate::support::t;
 use crate::support::web::{self, api, get};
+use crate::support::{enc, t};
 use serde_json::Value;
 use server::demo;
 use std::collections::{BTreeMap, BTreeSet};
@@ -13,17 +13,6 @@ const NOW: &str = "2026-11-22T12:00:00Z";
 
 /// Which jobs a filter keeps, by the API's job object.
 type Keeps = Box<dyn Fn(&Value) -> bool>;
-fn enc(s: &str) -> String {
-    s.bytes()
-        .map(|b| {
-            if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
-                (b as char).to_string()
-            } else {
-                format!("%{b:02X}")
-            }
-        })
-        .collect()
-}
 
 fn unescape(s: &str) -> String {
     s.replace("&quot;", "\"").replace("&#39;", "'").replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")

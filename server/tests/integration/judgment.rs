@@ -4,25 +4,13 @@
 //! on its own (from its window's runs, say) would disagree with triage somewhere in the demo:
 //! a zombie Agent, an event scheduler that is off, an unreachable instance, failing and
 //! running-long jobs are all planted there, and the test checks each is seen.
-use crate::support::t;
 use crate::support::web::{self, api, get};
+use crate::support::{enc, t};
 use serde_json::Value;
 use server::demo;
 use std::collections::{BTreeMap, BTreeSet};
 
 const NOW: &str = "2026-11-22T12:00:00Z";
-
-fn enc(s: &str) -> String {
-    s.bytes()
-        .map(|b| {
-            if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
-                (b as char).to_string()
-            } else {
-                format!("%{b:02X}")
-            }
-        })
-        .collect()
-}
 
 /// The state word a problem kind puts a job in (the API's and the page's `data-state`).
 fn state_of(kind: &str) -> &str {

@@ -8,13 +8,12 @@
 //!
 //! Each poll does what the fleet's reader does: `sources::read` with the held read (which
 //! merges a delta into it).
+use crate::support::msdb_tables::{self as mt, m, s, table};
 use crate::support::servers::tds_server;
 use crate::support::t;
 use app::engine::{RunOutcome, Window};
 use chrono::{DateTime, Duration, Utc};
-use mssql_mock_tds::{
-    ColumnDefinition as Col, ColumnValue as V, QueryRegistry, QueryResponse, Row, SqlDataType as T, TerminalError,
-};
+use mssql_mock_tds::{ColumnValue as V, QueryRegistry, QueryResponse, SqlDataType as T, TerminalError};
 use server::sources::msdb::{self, Msdb};
 use server::sources::{self, Extent, Mark, ReadContext, SourceRead};
 use std::sync::Arc;
@@ -22,19 +21,6 @@ use tokio::sync::Mutex;
 
 const BACKUP: &str = "6F9619FF-8B86-D011-B42D-00C04FC964FF";
 
-fn s(v: &str) -> V {
-    V::NVarChar(v.to_owned())
-}
-/// A nullable text column (nvarchar(max): the test server writes NULL only for those and ints).
-fn m(v: Option<&str>) -> V {
-    match v {
-        Some(v) => V::NVarCharMax(vec![v.encode_utf16().collect()]),
-        None => V::NVarCharMaxNull,
-    }
-}
-fn table(cols: &[(&str, T)], rows: Vec<Vec<V>>) -> QueryResponse {
-    QueryResponse::new(cols.iter().map(|(n, ty)| Col::new(*n, *ty)).collect(), rows.into_iter().map(Row::new).collect())
-}
 fn refused(what: &str) -> QueryResponse {
     QueryResponse::error_only(TerminalError::new(50000, 16, format!("the test asks no {what} here")))
 }
@@ -78,21 +64,6 @@ fn outcome(id: i32, date: i32, time: i32) -> History {
     }
 }
 
-const HISTORY_COLS: &[(&str, T)] = &[
-    ("instance_id", T::Int),
-    ("job_id", T::NVarChar),
-    ("step_id", T::Int),
-    ("step_name", T::NVarChar),
-    ("run_status", T::Int),
-    ("run_date", T::Int),
-    ("run_time", T::Int),
-    ("run_duration", T::Int),
-    ("retries_attempted", T::Int),
-    ("sql_message_id", T::Int),
-    ("sql_severity", T::Int),
-    ("message", T::NVarChar),
-];
-
 fn history_row(h: &History) -> Vec<V> {
     vec![
         V::Int(h.id),
@@ -121,13 +92,7 @@ async fn holds(registry: &Arc<Mutex<QueryRegistry>>, history: &[History], runnin
     r.register(
         msdb::Q_JOBS,
         table(
-            &[
-                ("job_id", T::NVarChar),
-                ("name", T::NVarChar),
-                ("enabled", T::TinyInt),
-                ("category", T::NVarCharMax),
-                ("owner", T::NVarChar),
-            ],
+            mt::JOBS,
             vec![vec![s(BACKUP), s("Backup FULL"), V::TinyInt(1), m(Some("Database Maintenance")), s("sa")]],
         ),
     );
@@ -135,22 +100,7 @@ async fn holds(registry: &Arc<Mutex<QueryRegistry>>, history: &[History], runnin
     r.register(
         msdb::Q_SCHEDULES,
         table(
-            &[
-                ("job_id", T::NVarChar),
-                ("schedule_id", T::Int),
-                ("name", T::NVarChar),
-                ("enabled", T::Int),
-                ("freq_type", T::Int),
-                ("freq_interval", T::Int),
-                ("freq_subday_type", T::Int),
-                ("freq_subday_interval", T::Int),
-                ("freq_relative_interval", T::Int),
-                ("freq_recurrence_factor", T::Int),
-                ("active_start_date", T::Int),
-                ("active_end_date", T::Int),
-                ("active_start_time", T::Int),
-                ("active_end_time", T::Int),
-            ],
+            mt::SCHEDULES,
             vec![vec![
                 s(BACKUP),
                 int(1),
@@ -173,13 +123,7 @@ async fn holds(registry: &Arc<Mutex<QueryRegistry>>, history: &[History], runnin
     r.register(
         msdb::Q_HORIZON,
         table(
-            &[
-                ("job_id", T::NVarChar),
-                ("oldest_id", T::Int),
-                ("oldest_date", T::Int),
-                ("oldest_time", T::Int),
-                ("at_cap", T::Int),
-            ],
+            mt::HORIZON,
             vec![match oldest {
                 Some(o) => vec![s(BACKUP), int(o.id), int(o.date), int(o.time), V::Null],
                 None => vec![s(BACKUP), V::Null, V::Null, V::Null, V::Null],
@@ -203,17 +147,7 @@ async fn holds(registry: &Arc<Mutex<QueryRegistry>>, history: &[History], runnin
     r.register(
         msdb::Q_JOB_STEPS,
         table(
-            &[
-                ("job_id", T::NVarChar),
-                ("step_id", T::Int),
-                ("step_name", T::NVarChar),
-                ("subsystem", T::NVarChar),
-                ("on_success_action", T::TinyInt),
-                ("on_success_step_id", T::Int),
-                ("on_fail_action", T::TinyInt),
-                ("on_fail_step_id", T::Int),
-                ("start_step_id", T::Int),
-            ],
+            mt::JOB_STEPS,
             vec![
                 vec![s(BACKUP), int(1), s("Backup"), s("TSQL"), V::TinyInt(3), int(0), V::TinyInt(2), int(0), int(1)],
                 vec![s(BACKUP), int(2), s("Verify"), s("TSQL"), V::TinyInt(1), int(0), V::TinyInt(2), int(0), int(1)],
@@ -234,36 +168,16 @@ async fn holds(registry: &Arc<Mutex<QueryRegistry>>, history: &[History], runnin
             s("2026-03-08T02:00:00.000"),
         ],
     };
-    r.register(
-        msdb::Q_ACTIVITY,
-        table(
-            &[
-                ("job_id", T::NVarChar),
-                ("start_execution_date", T::NVarChar),
-                ("stop_execution_date", T::NVarCharMax),
-                ("run_requested_source", T::NVarChar),
-                ("last_executed_step_id", T::Int),
-                ("last_executed_step_date", T::NVarCharMax),
-                ("next_scheduled_run_date", T::NVarChar),
-            ],
-            vec![activity],
-        ),
-    );
-    r.register(msdb::Q_SESSIONS, table(&[("agent_start_date", T::NVarChar)], vec![vec![s("2026-01-10T08:00:00.000")]]));
-    r.register(
-        msdb::Q_RETENTION,
-        table(
-            &[("jobhistory_max_rows", T::Int), ("jobhistory_max_rows_per_job", T::Int)],
-            vec![vec![int(1000), int(100)]],
-        ),
-    );
+    r.register(msdb::Q_ACTIVITY, table(mt::ACTIVITY, vec![activity]));
+    r.register(msdb::Q_SESSIONS, table(mt::SESSIONS, vec![vec![s("2026-01-10T08:00:00.000")]]));
+    r.register(msdb::Q_RETENTION, table(mt::RETENTION, vec![vec![int(1000), int(100)]]));
 }
 
 /// The window's history queries answered from `history` (the first read's, by `run_date`).
 async fn window_answers(registry: &Arc<Mutex<QueryRegistry>>, history: &[History]) {
     let mut r = registry.lock().await;
     let steps = history.iter().filter(|h| h.step > 0).map(history_row).collect();
-    r.register(msdb::steps_sql(FIRST, LAST), table(HISTORY_COLS, steps));
+    r.register(msdb::steps_sql(FIRST, LAST), table(mt::STEP_HISTORY, steps));
     let outcomes = history
         .iter()
         .filter(|h| h.step == 0)
@@ -280,22 +194,7 @@ async fn window_answers(registry: &Arc<Mutex<QueryRegistry>>, history: &[History
             ]
         })
         .collect();
-    r.register(
-        msdb::history_sql(FIRST, LAST),
-        table(
-            &[
-                ("instance_id", T::Int),
-                ("job_id", T::NVarChar),
-                ("run_status", T::Int),
-                ("run_date", T::Int),
-                ("run_time", T::Int),
-                ("run_duration", T::Int),
-                ("retries_attempted", T::Int),
-                ("message", T::NVarChar),
-            ],
-            outcomes,
-        ),
-    );
+    r.register(msdb::history_sql(FIRST, LAST), table(mt::OUTCOME_HISTORY, outcomes));
 }
 
 /// The window's history queries refused: a poll that read the window again fails.
@@ -312,7 +211,7 @@ async fn delta_answers(registry: &Arc<Mutex<QueryRegistry>>, history: &[History]
         history.iter().filter(|h| i64::from(h.id) > after || open.contains(&i64::from(h.id))).collect();
     rows.sort_by_key(|h| h.id);
     let rows = rows.into_iter().map(history_row).collect();
-    registry.lock().await.register(msdb::delta_sql(after, open), table(HISTORY_COLS, rows));
+    registry.lock().await.register(msdb::delta_sql(after, open), table(mt::STEP_HISTORY, rows));
 }
 
 fn config(port: u16) -> server::config::InstanceConfig {

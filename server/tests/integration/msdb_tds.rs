@@ -5,30 +5,17 @@
 //! `datetime` columns the T-SQL itself converts to text. No SQL Server can run here; this is
 //! as close as the machine allows. A query Sundial sends that is not registered gets an empty
 //! result, so a different (say unbounded) history query would fail these assertions.
+use crate::support::msdb_tables::{self as mt, m, s, table};
 use crate::support::servers::{ends_by_its_own_timeout, silent_port, tds_server, tds_target};
 use crate::support::t;
 use app::engine::fleet::analyze;
 use app::engine::reconcile::{Outcome, Settings};
 use app::engine::{RunOutcome, Severity, Trigger, Window};
-use mssql_mock_tds::{ColumnDefinition as Col, ColumnValue as V, QueryResponse, Row, SqlDataType as T, TerminalError};
+use mssql_mock_tds::{ColumnValue as V, QueryResponse, SqlDataType as T, TerminalError};
 use server::sources::SourceError as Error;
 use server::sources::msdb::{self, Target};
 use std::time::Duration;
 
-fn s(v: &str) -> V {
-    V::NVarChar(v.to_owned())
-}
-/// A nullable text column: the test server writes NULL only for int and nvarchar(max)
-/// columns, so nullable text is declared nvarchar(max) (tiberius decodes both the same way).
-fn m(v: Option<&str>) -> V {
-    match v {
-        Some(v) => V::NVarCharMax(vec![v.encode_utf16().collect()]),
-        None => V::NVarCharMaxNull,
-    }
-}
-fn table(cols: &[(&str, T)], rows: Vec<Vec<V>>) -> QueryResponse {
-    QueryResponse::new(cols.iter().map(|(n, ty)| Col::new(*n, *ty)).collect(), rows.into_iter().map(Row::new).collect())
-}
 fn denied(object: &str) -> QueryResponse {
     QueryResponse::error_only(TerminalError::new(
         229,
@@ -74,16 +61,7 @@ async fn msdb_server(jobs_denied: bool, old: bool) -> u16 {
             r.register(
                 msdb::Q_JOBS,
                 table(
-                    &[
-                        ("job_id", T::NVarChar),
-                        ("name", T::NVarChar),
-                        ("enabled", T::TinyInt),
-                        ("category", T::NVarCharMax),
-                        // SUSER_SNAME(owner_sid): sysname, a bounded nvarchar(128) (the test
-                        // server declares every bounded nvarchar as 4000 long; tiberius decodes
-                        // them alike).
-                        ("owner", T::NVarChar),
-                    ],
+                    mt::JOBS,
                     vec![
                         vec![
                             s(ARCHIVE),
@@ -120,22 +98,7 @@ async fn msdb_server(jobs_denied: bool, old: bool) -> u16 {
         r.register(
             msdb::Q_SCHEDULES,
             table(
-                &[
-                    ("job_id", T::NVarChar),
-                    ("schedule_id", T::Int),
-                    ("name", T::NVarChar),
-                    ("enabled", T::Int),
-                    ("freq_type", T::Int),
-                    ("freq_interval", T::Int),
-                    ("freq_subday_type", T::Int),
-                    ("freq_subday_interval", T::Int),
-                    ("freq_relative_interval", T::Int),
-                    ("freq_recurrence_factor", T::Int),
-                    ("active_start_date", T::Int),
-                    ("active_end_date", T::Int),
-                    ("active_start_time", T::Int),
-                    ("active_end_time", T::Int),
-                ],
+                mt::SCHEDULES,
                 vec![
                     sched(ARCHIVE, 4, "Saturdays", 8, 64, 1, 10000),
                     sched(BACKUP, 1, "Nightly 02:00", 4, 1, 0, 20000),
@@ -148,13 +111,7 @@ async fn msdb_server(jobs_denied: bool, old: bool) -> u16 {
         r.register(
             msdb::Q_HORIZON,
             table(
-                &[
-                    ("job_id", T::NVarChar),
-                    ("oldest_id", T::Int),
-                    ("oldest_date", T::Int),
-                    ("oldest_time", T::Int),
-                    ("at_cap", T::Int),
-                ],
+                mt::HORIZON,
                 vec![
                     vec![s(BACKUP), V::Int(1), V::Int(20260201), V::Int(20000), V::Null],
                     vec![s(INDEX), V::Int(2), V::Int(20260201), V::Int(30000), V::Null],
@@ -286,26 +243,7 @@ async fn msdb_server(jobs_denied: bool, old: bool) -> u16 {
             0,
             "Executed as user: CORP\\etl. Process Exit Code 0.  The step succeeded.",
         ));
-        r.register(
-            msdb::steps_sql(20260228, 20260307),
-            table(
-                &[
-                    ("instance_id", T::Int),
-                    ("job_id", T::NVarChar),
-                    ("step_id", T::Int),
-                    ("step_name", T::NVarChar),
-                    ("run_status", T::Int),
-                    ("run_date", T::Int),
-                    ("run_time", T::Int),
-                    ("run_duration", T::Int),
-                    ("retries_attempted", T::Int),
-                    ("sql_message_id", T::Int),
-                    ("sql_severity", T::Int),
-                    ("message", T::NVarChar),
-                ],
-                steps,
-            ),
-        );
+        r.register(msdb::steps_sql(20260228, 20260307), table(mt::STEP_HISTORY, steps));
         // sysjobsteps: step_id int, step_name sysname, subsystem nvarchar(40), the actions
         // tinyint, the steps they go to int; sysjobs.start_step_id int. Archive's step 1 goes
         // to step 3 on success (skipping 2) and to step 2 on failure.
@@ -325,17 +263,7 @@ async fn msdb_server(jobs_denied: bool, old: bool) -> u16 {
         r.register(
             msdb::Q_JOB_STEPS,
             table(
-                &[
-                    ("job_id", T::NVarChar),
-                    ("step_id", T::Int),
-                    ("step_name", T::NVarChar),
-                    ("subsystem", T::NVarChar),
-                    ("on_success_action", T::TinyInt),
-                    ("on_success_step_id", T::Int),
-                    ("on_fail_action", T::TinyInt),
-                    ("on_fail_step_id", T::Int),
-                    ("start_step_id", T::Int),
-                ],
+                mt::JOB_STEPS,
                 vec![
                     job_step(ARCHIVE, 1, "Copy orders", "CmdExec", (4, 3), (4, 2)),
                     job_step(ARCHIVE, 2, "Restore the copy", "TSQL", (2, 0), (2, 0)),
@@ -344,34 +272,11 @@ async fn msdb_server(jobs_denied: bool, old: bool) -> u16 {
                 ],
             ),
         );
-        r.register(
-            msdb::history_sql(20260228, 20260307),
-            table(
-                &[
-                    ("instance_id", T::Int),
-                    ("job_id", T::NVarChar),
-                    ("run_status", T::Int),
-                    ("run_date", T::Int),
-                    ("run_time", T::Int),
-                    ("run_duration", T::Int),
-                    ("retries_attempted", T::Int),
-                    ("message", T::NVarChar),
-                ],
-                history,
-            ),
-        );
+        r.register(msdb::history_sql(20260228, 20260307), table(mt::OUTCOME_HISTORY, history));
         r.register(
             msdb::Q_ACTIVITY,
             table(
-                &[
-                    ("job_id", T::NVarChar),
-                    ("start_execution_date", T::NVarChar),
-                    ("stop_execution_date", T::NVarCharMax),
-                    ("run_requested_source", T::NVarChar),
-                    ("last_executed_step_id", T::Int),
-                    ("last_executed_step_date", T::NVarCharMax),
-                    ("next_scheduled_run_date", T::NVarChar),
-                ],
+                mt::ACTIVITY,
                 vec![
                     // Archive started by hand and still running: step 1 succeeded (it began at
                     // 17:00:00.000), so step 3 executes (its on-success go-to), not step 2.
@@ -408,19 +313,10 @@ async fn msdb_server(jobs_denied: bool, old: bool) -> u16 {
         );
         r.register(
             msdb::Q_SESSIONS,
-            table(
-                &[("agent_start_date", T::NVarChar)],
-                vec![vec![s("2026-03-03T09:15:00.000")], vec![s("2026-01-10T08:00:00.000")]],
-            ),
+            table(mt::SESSIONS, vec![vec![s("2026-03-03T09:15:00.000")], vec![s("2026-01-10T08:00:00.000")]]),
         );
         if old {
-            r.register(
-                msdb::Q_RETENTION,
-                table(
-                    &[("jobhistory_max_rows", T::Int), ("jobhistory_max_rows_per_job", T::Int)],
-                    vec![vec![V::Int(1000), V::Int(100)]],
-                ),
-            );
+            r.register(msdb::Q_RETENTION, table(mt::RETENTION, vec![vec![V::Int(1000), V::Int(100)]]));
         } else {
             r.register(msdb::Q_RETENTION, QueryResponse::error_only(TerminalError::new(229, 14, "The EXECUTE permission was denied on the object 'sp_get_sqlagent_properties', database 'msdb', schema 'dbo'.")));
         }

@@ -4,8 +4,8 @@
 //! zone, and each one follows the zone the reader chose (the `sundial-zone` cookie: the
 //! instance's zone, UTC, or the browser's, `sundial-browser-tz`). The fleet-wide log gives
 //! every line in one zone: UTC when its instances' zones differ, and says so.
-use crate::support::t;
 use crate::support::web::{self, api, send};
+use crate::support::{enc, t};
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
 use chrono::{DateTime, FixedOffset, Utc};
@@ -152,18 +152,6 @@ async fn demo_fleet() -> (tempfile::TempDir, AppState) {
     let toml = std::fs::read_to_string(demo::fleet_file_of(&path)).unwrap();
     let state = web::fleet_as_of(&toml, t(NOW)).await;
     (dir, state)
-}
-
-fn enc(s: &str) -> String {
-    s.bytes()
-        .map(|b| {
-            if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
-                (b as char).to_string()
-            } else {
-                format!("%{b:02X}")
-            }
-        })
-        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread")]

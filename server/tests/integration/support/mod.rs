@@ -10,8 +10,14 @@ use chrono::{DateTime, Utc};
 use std::process::{Command, Output};
 
 pub mod fixture;
+pub mod msdb_tables;
 pub mod servers;
 pub mod web;
+
+/// One URL path segment or query value, percent-encoded as pages write them.
+pub fn enc(s: &str) -> String {
+    app::components::encode_segment(s)
+}
 
 /// An RFC 3339 instant.
 pub fn t(s: &str) -> DateTime<Utc> {

@@ -117,20 +117,18 @@ mod markup {
                     None => " w-none".to_owned(),
                 }
             );
-            let ms = format!(r#"{}" data-px="{px}"#, t.ms);
-            pin(&mut h, &class, &ms, t.ms, None, v, &esc(&t.label), "");
+            pin(&mut h, &class, Some(px), t.ms, None, v, &esc(&t.label), "");
         }
         let scheduler = &d.instance.scheduler;
         for z in &d.zombies {
-            let ms = z.start.ms.to_string();
-            pin(&mut h, "itl-flag itl-flag-zombie", &ms, z.start.ms, Some(z.end.ms), v, "Zombie", &esc(&z.title));
+            pin(&mut h, "itl-flag itl-flag-zombie", None, z.start.ms, Some(z.end.ms), v, "Zombie", &esc(&z.title));
         }
         for r in &d.restarts {
             let title = format!("{} started {}", scheduler.label(), r.zoned());
             pin(
                 &mut h,
                 "itl-flag itl-flag-restart",
-                &r.ms.to_string(),
+                None,
                 r.ms,
                 None,
                 v,
@@ -138,7 +136,7 @@ mod markup {
                 &esc(&title),
             );
         }
-        pin(&mut h, "itl-flag itl-flag-now", &d.now_ms.to_string(), d.now_ms, None, v, "now", "");
+        pin(&mut h, "itl-flag itl-flag-now", None, d.now_ms, None, v, "now", "");
         h.push_str("</div>");
         let _ = write!(
             h,
@@ -296,13 +294,13 @@ mod markup {
     }
 
     /// A label over the axis at `ms` (a band's from `ms` to `end`), placed for the view `v`;
-    /// the island moves it as the view changes. `data_ms`: the value of its `data-ms`
-    /// attribute (and any attribute after it).
+    /// the island moves it as the view changes. `px`: a tick's axis width from which its label
+    /// shows (`data-px`, read by the island while zooming). `label` and `title` come escaped.
     #[allow(clippy::too_many_arguments)]
     fn pin(
         h: &mut String,
         class: &str,
-        data_ms: &str,
+        px: Option<u32>,
         ms: i64,
         end: Option<i64>,
         v: ViewWindow,
@@ -316,7 +314,8 @@ mod markup {
         };
         let _ = write!(
             h,
-            r#"<span class="{class}" data-ms="{data_ms}"{} style="left:{:.2}%"{}{}>{label}</span>"#,
+            r#"<span class="{class}" data-ms="{ms}"{}{} style="left:{:.2}%"{}{}>{label}</span>"#,
+            px.map(|px| format!(r#" data-px="{px}""#)).unwrap_or_default(),
             end.map(|e| format!(r#" data-end="{e}""#)).unwrap_or_default(),
             p.max(0.0),
             if shown { "" } else { " hidden" },

@@ -26,6 +26,7 @@ use std::time::Duration;
 use tokio::sync::{Mutex, watch};
 
 use crate::config::{FleetConfig, InstanceConfig};
+use crate::held::HeldRuns;
 use crate::replicas::{FOLLOW_EVERY, Replicas};
 use crate::sources::snapshots::Store;
 use crate::sources::{self, ReadContext, Source, SourceError, SourceRead};
@@ -34,13 +35,50 @@ use crate::triage::{Judged, Keeper};
 /// Each read covers the longest window pages offer.
 const READ_DAYS: i64 = 30;
 
-/// One good read of an instance: what the source answered, and when.
+/// One good read of an instance: what the source answered, and when. Its runs are held apart,
+/// compact once Sundial's store keeps them (`crate::held`).
 pub struct GoodRead {
+    /// The read, its jobs without their runs (those are in `runs`).
     pub read: SourceRead,
+    pub runs: HeldRuns,
     /// When the read finished, by the server's clock: the read's identity (caches, replicas).
     /// What it is "as of" is `read.now`, the fleet's "now" when it was made (a fixed one under
     /// `serve --now`), which pages and staleness go by.
     pub at: DateTime<Utc>,
+}
+
+impl GoodRead {
+    /// The read with its runs (those held compact without message and steps).
+    pub fn whole(&self) -> SourceRead {
+        self.runs.put(&self.read)
+    }
+
+    /// The read with every run in `window` as read, words and all: a compact run's from
+    /// Sundial's store (a run the store does not have stays as held). What pages show.
+    async fn shown(&self, store: Option<&Store>, instance: &str, window: Window) -> SourceRead {
+        let mut read = self.whole();
+        let Some(store) = store.filter(|_| !self.runs.is_whole()) else { return read };
+        match crate::history::kept_runs(store, instance, window).await {
+            Ok(mut kept) => {
+                for job in &mut read.input.jobs {
+                    let Some(kept) = kept.remove(&job.id) else { continue };
+                    let by_start: HashMap<DateTime<Utc>, app::engine::Run> =
+                        kept.into_iter().map(|r| (r.start, r)).collect();
+                    for run in job.runs.iter_mut().filter(|r| window.contains(r.start)) {
+                        if let Some(k) = by_start.get(&run.start)
+                            && (k.outcome, k.duration_secs) == (run.outcome, run.duration_secs)
+                        {
+                            *run = k.clone();
+                        }
+                    }
+                }
+            }
+            Err(e) => {
+                tracing::warn!(instance, error = %e, "Sundial's store: the runs' words could not be read; the runs are shown without them")
+            }
+        }
+        read
+    }
 }
 
 /// How reading one instance goes.
@@ -134,14 +172,20 @@ impl Reader {
                 let mut read = read?;
                 // What the source shows is kept, and what it purged comes back from the store
                 // (a fixed snapshot, the demo's file, forgets nothing).
+                let mut kept = false;
                 if let (Some(store), Some(retention), false) = (&self.store, self.retention, read.frozen) {
-                    let kept =
+                    let written =
                         self.history.lock().await.keep(store, &self.config.name, &mut read, window, retention).await;
-                    if let Err(e) = kept {
-                        tracing::warn!(instance = %self.config.name, error = %e, "the history read could not be kept; the next read keeps it");
+                    match written {
+                        Ok(()) => kept = true,
+                        Err(e) => {
+                            tracing::warn!(instance = %self.config.name, error = %e, "the history read could not be kept; the next read keeps it")
+                        }
                     }
                 }
-                Ok(GoodRead { read, at: Utc::now() })
+                // Kept runs are held compact: their words are in the store.
+                let runs = HeldRuns::take(&mut read, kept);
+                Ok(GoodRead { read, runs, at: Utc::now() })
             }
             Err(_) => {
                 self.source.reset().await;
@@ -163,42 +207,81 @@ fn next_slot(origin: tokio::time::Instant, every: Duration, now: tokio::time::In
     Duration::from_nanos(u64::try_from(wait).unwrap_or(u64::MAX))
 }
 
-/// A report and the time of the read it came from.
-type CachedReport = (DateTime<Utc>, Arc<InstanceReport>);
+/// What triage holds of one instance's last good read: the problems its report shows and how
+/// many jobs it judged, for the read it came from (`GoodRead::at`). Judged once per read, by the
+/// poller, from the runs as held; nothing else of the analysis is kept.
+pub struct InstanceJudgment {
+    at: DateTime<Utc>,
+    problems: Vec<triage::Problem>,
+    jobs: usize,
+}
 
-/// One instance: its reader, its state, its reports.
+/// The reports and snapshots pages asked for, across the fleet, kept within a byte budget
+/// ([`PAGE_CACHE_BYTES`]; the least recently used go first), each made once however many
+/// requests ask at once. Keyed by instance, window length (0: the snapshot) and read.
+type PageKey = (String, u32, i64);
+
+#[derive(Clone)]
+enum Kept {
+    Report(Arc<InstanceReport>),
+    Snapshot(Arc<Snapshot>),
+}
+
+/// What the page cache may hold, roughly in bytes (see [`approx_bytes`]).
+pub const PAGE_CACHE_BYTES: u64 = 128 << 20;
+
+/// Roughly what a report or snapshot holds in memory: its runs with their words, its
+/// occurrences and outcomes.
+fn approx_bytes(kept: &Kept) -> u32 {
+    use app::engine::Run;
+    let run = |r: &Run| {
+        std::mem::size_of::<Run>()
+            + r.message.len()
+            + r.steps
+                .iter()
+                .map(|s| std::mem::size_of::<app::engine::Step>() + s.message.len() + s.name.len())
+                .sum::<usize>()
+    };
+    let bytes: usize = match kept {
+        Kept::Report(r) => r
+            .jobs
+            .iter()
+            .map(|j| {
+                j.runs.iter().map(run).sum::<usize>()
+                    + (j.forecast.occurrences.len() + j.reconciliation.outcomes.len()) * 96
+                    + 1024
+            })
+            .sum(),
+        Kept::Snapshot(s) => {
+            s.input.jobs.iter().map(|j| j.runs.iter().map(run).sum::<usize>() + 1024).sum::<usize>()
+                + s.events.len() * 256
+        }
+    };
+    u32::try_from(bytes).unwrap_or(u32::MAX)
+}
+
+/// One instance: its reader, its state, its judgment.
 struct Instance {
     reader: Reader,
     state: watch::Sender<PollState>,
-    /// Reports per window length, for the read they came from (`GoodRead::at`).
-    reports: Mutex<HashMap<u32, CachedReport>>,
-    /// The last good read as a [`Snapshot`], for the read it came from.
-    snapshot: Mutex<Option<(DateTime<Utc>, Arc<Snapshot>)>>,
+    /// The last good read's judgment; the lock held while it is being made.
+    judgment: Mutex<Option<Arc<InstanceJudgment>>>,
+    /// Whether the poller is judging a read just in.
+    analysing: std::sync::atomic::AtomicBool,
+    /// The fleet's page cache.
+    pages: moka::future::Cache<PageKey, Kept>,
     /// With replicas: the last publication taken in or made.
     followed: Mutex<Followed>,
 }
 
 impl Instance {
-    /// The report of the last good read over the `days` before its "now": analysed once per
-    /// read and window (concurrent requests wait for that one analysis), on the blocking pool,
-    /// so that pages served meanwhile are not held up behind it.
-    async fn report(&self, days: u32) -> Result<Arc<InstanceReport>, ReportError> {
-        self.report_gated(days, None).await
-    }
-
-    /// [`Instance::report`], its analysis (if one is needed) started only once `gate` gives
-    /// a permit: the pollers' analyses queue there, the pages' never do.
-    async fn report_gated(
-        &self,
-        days: u32,
-        gate: Option<&tokio::sync::Semaphore>,
-    ) -> Result<Arc<InstanceReport>, ReportError> {
+    /// The last good read, or why there is none.
+    async fn good(&self) -> Result<Arc<GoodRead>, ReportError> {
         let state = self.settled().await;
-        let name = self.reader.config.name.clone();
         // The last good read, even when the latest attempt failed: the page then says so
         // (the instance's status is unreachable) and shows what Sundial last saw.
-        let good = match &state.good {
-            Some(good) => good.clone(),
+        match &state.good {
+            Some(good) => Ok(good.clone()),
             None => {
                 let reason = match (&state.error, state.attempts) {
                     (Some(e), _) => e.clone(),
@@ -208,53 +291,113 @@ impl Instance {
                     ),
                     (None, _) => "it has not been read".to_owned(),
                 };
-                return Err(ReportError::Unavailable { instance: name, reason, last_good: None });
+                Err(ReportError::Unavailable { instance: self.reader.config.name.clone(), reason, last_good: None })
             }
-        };
-        // Waited for before the lock, so that pages asking meanwhile analyse it themselves.
-        let analysed = self.reports.lock().await.get(&days).is_some_and(|(at, _)| *at == good.at);
-        let _permit = match gate {
-            Some(gate) if !analysed => gate.acquire().await.ok(),
-            _ => None,
-        };
-        // Holding the lock while computing coalesces concurrent requests for one instance.
-        let mut reports = self.reports.lock().await;
-        if let Some((at, report)) = reports.get(&days)
-            && *at == good.at
-        {
-            return Ok(report.clone());
         }
-        let read = good.clone();
-        let analyse = move || {
-            let (input, now) = (&read.read.input, read.read.now);
-            let window = Window::ending_at(now, Span::days(i64::from(days)));
-            fleet::analyze(&within(input, window), window, now, &Settings::default())
-        };
-        let report = match tokio::task::spawn_blocking(analyse).await {
-            Ok(report) => Arc::new(report),
-            Err(e) => {
-                tracing::error!(instance = %name, error = %e, "analysing a read failed");
-                let reason = "analysing its last read failed (see Sundial's log)".to_owned();
-                return Err(ReportError::Unavailable { instance: name, reason, last_good: Some(good.read.now) });
-            }
-        };
-        reports.insert(days, (good.at, report.clone()));
-        Ok(report)
     }
 
-    /// Whether a report of this instance is being analysed now.
+    /// The report of the last good read over the `days` before its "now", as pages show it
+    /// (every run with its words): analysed once per read and window (concurrent requests wait
+    /// for that one analysis), on the blocking pool, and kept in the fleet's page cache.
+    async fn report(&self, days: u32) -> Result<Arc<InstanceReport>, ReportError> {
+        let good = self.good().await?;
+        let name = self.reader.config.name.clone();
+        let key = (name.clone(), days.max(1), good.at.timestamp_micros());
+        let made = self
+            .pages
+            .try_get_with(key, async {
+                let now = good.read.now;
+                let window = Window::ending_at(now, Span::days(i64::from(days)));
+                let read = good.shown(self.reader.store.as_ref(), &name, window).await;
+                let analyse = move || fleet::analyze(&within(&read.input, window), window, now, &Settings::default());
+                match tokio::task::spawn_blocking(analyse).await {
+                    Ok(report) => Ok(Kept::Report(Arc::new(report))),
+                    Err(e) => {
+                        tracing::error!(instance = %name, error = %e, "analysing a read failed");
+                        Err(ReportError::Unavailable {
+                            instance: name.clone(),
+                            reason: "analysing its last read failed (see Sundial's log)".to_owned(),
+                            last_good: Some(now),
+                        })
+                    }
+                }
+            })
+            .await;
+        match made {
+            Ok(Kept::Report(r)) => Ok(r),
+            Ok(Kept::Snapshot(_)) => unreachable!("a window length of at least 1 keys a report"),
+            Err(e) => Err((*e).clone()),
+        }
+    }
+
+    /// The judgment of the last good read, made once per read (a page or the poller, whoever
+    /// asks first; the poller's queue at `gate`, a page's never does); `None` without a good read.
+    async fn judgment(
+        &self,
+        gate: Option<&tokio::sync::Semaphore>,
+        settings: &TriageSettings,
+    ) -> Option<Arc<InstanceJudgment>> {
+        let good = self.state.borrow().good.clone()?;
+        if let Some(j) = self.judgment.lock().await.as_ref().filter(|j| j.at == good.at) {
+            return Some(j.clone());
+        }
+        let _permit = match gate {
+            Some(gate) => gate.acquire().await.ok(),
+            None => None,
+        };
+        // Holding the lock while judging coalesces concurrent askers.
+        let mut judgment = self.judgment.lock().await;
+        if let Some(j) = judgment.as_ref().filter(|j| j.at == good.at) {
+            return Some(j.clone());
+        }
+        let name = self.reader.config.name.clone();
+        let settings = settings.clone();
+        let read = good.clone();
+        let judge = move || {
+            let whole = read.whole();
+            let now = whole.now;
+            let window = Window::ending_at(now, Span::days(i64::from(JUDGED_DAYS)));
+            let report = fleet::analyze(&within(&whole.input, window), window, now, &Settings::default());
+            let problems = triage::report_problems(&name, &report, &whole.notes, &settings);
+            InstanceJudgment { at: read.at, problems, jobs: report.jobs.len() }
+        };
+        match tokio::task::spawn_blocking(judge).await {
+            Ok(j) => {
+                let j = Arc::new(j);
+                *judgment = Some(j.clone());
+                Some(j)
+            }
+            Err(e) => {
+                tracing::error!(instance = %self.reader.config.name, error = %e, "judging a read failed");
+                None
+            }
+        }
+    }
+
+    /// Whether the poller is judging a read just in.
     fn analysing(&self) -> bool {
-        self.reports.try_lock().is_err()
+        self.analysing.load(std::sync::atomic::Ordering::Acquire)
     }
 
     /// Read once within the timeout and record how it went.
-    async fn poll(&self) {
+    async fn poll(&self, first_reads: &tokio::sync::Semaphore) {
         let c = &self.reader.config;
+        let good = self.state.borrow().good.clone();
+        // A read with nothing held is a first (whole) read: at most a few at once, so adding
+        // many instances never holds them all in memory nor all the cores at once.
+        let _permit = match &good {
+            None => first_reads.acquire().await.ok(),
+            Some(_) => None,
+        };
         let polled_at = self.reader.fixed_now.unwrap_or_else(Utc::now);
-        let held = self.state.borrow().good.clone();
-        let result = self.reader.read(polled_at, held.as_ref().map(|g| &g.read)).await.map_err(|e| e.to_string());
+        let held = good.map(|g| g.whole());
+        let result = self.reader.read(polled_at, held.as_ref()).await.map_err(|e| e.to_string());
+        drop(held);
         match &result {
-            Ok(r) => tracing::info!(instance = %c.name, jobs = r.read.input.jobs.len(), "read"),
+            Ok(r) => {
+                let (runs, compact) = r.runs.counts();
+                tracing::info!(instance = %c.name, jobs = r.read.input.jobs.len(), runs, compact, "read")
+            }
             Err(e) => tracing::warn!(instance = %c.name, error = %e, "read failed"),
         }
         self.state.send_modify(|s| {
@@ -297,7 +440,8 @@ impl Instance {
         let mut followed = self.followed.lock().await;
         let good_at = s.good.as_ref().map(|g| g.at);
         let new_good = s.good.as_ref().filter(|g| Some(g.at) != followed.good_at);
-        let (state, good) = match (serde_json::to_string(&shared), new_good.map(|g| serde_json::to_string(&g.read))) {
+        let (state, good) = match (serde_json::to_string(&shared), new_good.map(|g| serde_json::to_string(&g.whole())))
+        {
             (Ok(state), None) => (state, None),
             (Ok(state), Some(Ok(good))) => (state, Some(good)),
             (Err(e), _) | (_, Some(Err(e))) => {
@@ -338,7 +482,13 @@ impl Instance {
         };
         let good = match (published.good_at_us.and_then(DateTime::from_timestamp_micros), published.good.as_deref()) {
             (Some(at), Some(text)) => match serde_json::from_str::<SourceRead>(text) {
-                Ok(read) => Some(Arc::new(GoodRead { read, at })),
+                // The collector kept its runs in the shared store before publishing: held
+                // compact here too, their words read from the store when a page shows them.
+                Ok(mut read) => {
+                    let kept = self.reader.store.is_some() && !read.frozen;
+                    let runs = HeldRuns::take(&mut read, kept);
+                    Some(Arc::new(GoodRead { read, runs, at }))
+                }
                 Err(e) => {
                     tracing::warn!(instance = %name, replica = %published.replica, error = %e, "replicas: a published read cannot be read; the last one taken in stays");
                     None
@@ -446,6 +596,9 @@ type JudgeKey = (Vec<(Option<DateTime<Utc>>, bool)>, i64);
 /// The window triage judges each instance over, in days.
 use app::api::JUDGED_DAYS;
 
+/// First reads (each a whole window, the largest a read gets) under way at once, per core.
+const FIRST_READS_PER_CORE: usize = 4;
+
 /// How long one judgement of the fleet serves when no read changed.
 const JUDGE_EVERY_SECS: i64 = 15;
 
@@ -489,6 +642,10 @@ impl FleetBackend {
         if let Some(r) = &replicas {
             tracing::info!(replica = r.name(), store = %config.store, "a replica over a shared store: each instance is read by the replica holding its lease");
         }
+        let pages = moka::future::Cache::builder()
+            .max_capacity(PAGE_CACHE_BYTES)
+            .weigher(|_: &PageKey, kept: &Kept| approx_bytes(kept))
+            .build();
         let instances: Vec<Arc<Instance>> = config
             .instances
             .iter()
@@ -496,8 +653,9 @@ impl FleetBackend {
                 Arc::new(Instance {
                     reader: Reader::new(c, store.clone(), now, Some(config.history_retention)),
                     state: watch::channel(PollState::default()).0,
-                    reports: Mutex::new(HashMap::new()),
-                    snapshot: Mutex::new(None),
+                    judgment: Mutex::new(None),
+                    analysing: std::sync::atomic::AtomicBool::new(false),
+                    pages: pages.clone(),
                     followed: Mutex::new(Followed::default()),
                 })
             })
@@ -513,12 +671,16 @@ impl FleetBackend {
         // one, so pages always have one to be served on.
         let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
         let gate = Arc::new(tokio::sync::Semaphore::new(cores.saturating_sub(1).max(1)));
+        // First reads (whole windows) at most FIRST_READS_PER_CORE per core at once.
+        let first_reads = Arc::new(tokio::sync::Semaphore::new(cores * FIRST_READS_PER_CORE));
         for (k, instance) in instances.iter().enumerate() {
             let instance = instance.clone();
             let every = instance.reader.config.poll_interval.max(Duration::from_millis(1));
             let phase = every / n * (k as u32 + 1);
             let replicas = replicas.clone();
             let gate = gate.clone();
+            let first_reads = first_reads.clone();
+            let settings = config.triage.clone();
             tokio::spawn(async move {
                 let mut origin = tokio::time::Instant::now() + phase;
                 let name = instance.reader.config.name.clone();
@@ -536,7 +698,7 @@ impl FleetBackend {
                         collecting = now_collecting;
                     }
                     if collecting {
-                        instance.poll().await;
+                        instance.poll(&first_reads).await;
                         if let Some(r) = &replicas {
                             instance.publish(r).await;
                         }
@@ -550,7 +712,9 @@ impl FleetBackend {
                     // The window triage judges (and pages open on) is analysed now, once per
                     // read, rather than by the first page asking after it.
                     if instance.state.borrow().error.is_none() {
-                        let _ = instance.report_gated(JUDGED_DAYS, Some(&gate)).await;
+                        instance.analysing.store(true, std::sync::atomic::Ordering::Release);
+                        let _ = instance.judgment(Some(&gate), &settings).await;
+                        instance.analysing.store(false, std::sync::atomic::Ordering::Release);
                     }
                     if collecting {
                         let now = tokio::time::Instant::now();
@@ -628,28 +792,31 @@ impl FleetBackend {
         for (i, s) in self.instances.iter().zip(&states) {
             let name = &i.reader.config.name;
             let good = s.good.as_deref();
-            let report = match good {
-                Some(_) => self.report(Some(name), JUDGED_DAYS).await.ok(),
+            let judgment = match good {
+                Some(_) => i.judgment(None, &self.triage_settings).await,
                 None => None,
             };
             let failing = s.error.as_deref().map(|e| {
                 let open = s.outages.last().filter(|o| o.1.is_none()).map(|o| o.0);
                 (open.or(s.last_attempt).unwrap_or(clock), e)
             });
+            // The reading's own problems (unreachable, stale) now; the report's were judged
+            // once, from the read, and hold while it is not stale.
             let reading = Reading {
                 instance: name,
-                report: report.as_deref(),
+                report: None,
                 notes: good.map(|g| g.read.notes.as_slice()).unwrap_or_default(),
                 failing,
                 read_at: good.map(|g| g.read.now),
                 poll_secs: good.filter(|g| !g.read.frozen).map(|_| i.reader.config.poll_interval.as_secs().max(1)),
             };
-            let found = triage::instance_problems(&reading, clock, &self.triage_settings);
-            if let Some(r) = &report
+            let mut found = triage::instance_problems(&reading, clock, &self.triage_settings);
+            if let Some(j) = &judgment
                 && !found.iter().any(|p| p.kind == ProblemKind::Stale)
             {
                 judged_instances.insert(name.clone());
-                jobs += r.jobs.len();
+                jobs += j.jobs;
+                found.extend(j.problems.iter().cloned());
             }
             let tz = good.map(|g| g.read.input.tz).unwrap_or(chrono_tz::UTC.into());
             problems.extend(found.into_iter().map(|p| (p, tz)));
@@ -765,21 +932,20 @@ impl Backend for FleetBackend {
                     last_good: None,
                 });
             };
-            let mut cached = i.snapshot.lock().await;
-            if let Some((at, snapshot)) = cached.as_ref()
-                && *at == good.at
-            {
-                return Ok(snapshot.clone());
+            let name = i.reader.config.name.clone();
+            let key = (name.clone(), 0, good.at.timestamp_micros());
+            let made = i
+                .pages
+                .get_with(key, async {
+                    let covers = Window::ending_at(good.read.now, Span::days(READ_DAYS));
+                    let r = good.shown(i.reader.store.as_ref(), &name, covers).await;
+                    Kept::Snapshot(Arc::new(Snapshot { input: r.input, now: r.now, covers, events: r.events }))
+                })
+                .await;
+            match made {
+                Kept::Snapshot(s) => Ok(s),
+                Kept::Report(_) => unreachable!("a window length of 0 keys a snapshot"),
             }
-            let r = &good.read;
-            let snapshot = Arc::new(Snapshot {
-                input: r.input.clone(),
-                now: r.now,
-                covers: Window::ending_at(r.now, Span::days(READ_DAYS)),
-                events: r.events.clone(),
-            });
-            *cached = Some((good.at, snapshot.clone()));
-            Ok(snapshot)
         })
     }
 

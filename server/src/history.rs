@@ -10,8 +10,11 @@
 //! horizon back into the read. Jobs whose runs Sundial already samples itself (MySQL events:
 //! `unobserved` spans) are left as they are.
 //!
-//! What was written is remembered in memory (loaded once from the store, then kept per read),
-//! so a read writes only what is new. A failed write forgets that memory: the next read writes
+//! What was written is remembered in memory only from where the next read may change it (per
+//! job, the earliest run kept still going, else the latest kept: loaded once from the store,
+//! then kept per read), so a read writes only what is new and nothing holds a job's whole
+//! kept history: runs from before the source's horizon are read back from the store when a
+//! read lacks them, and pages read a window's kept runs with [`kept_runs`]. A failed write forgets that memory: the next read writes
 //! everything it holds again (nothing read is lost while the source still has it).
 //! The scheduler's own log lines (`SourceRead::events`) are kept the same way (`kept_event`,
 //! keyed by instant and content), and those older than the read's oldest come back into it.
@@ -35,7 +38,7 @@ const PRUNE_EVERY: chrono::Duration = chrono::Duration::hours(1);
 struct JobKept {
     /// Spans of whole history read, disjoint, by start.
     spans: Vec<Window>,
-    /// Runs kept, by start (those from the read window's start on).
+    /// Runs kept from `write_from` on, by start: what the next read may write again.
     runs: BTreeMap<DateTime<Utc>, Run>,
     /// Runs from this start on are written at the next read (the earliest still in progress,
     /// else the latest written).
@@ -107,7 +110,20 @@ impl InstanceHistory {
         for job in read.input.jobs.iter_mut().filter(|j| j.unobserved.is_empty()) {
             let Some(kept) = self.jobs.get(&job.id) else { continue };
             let Some(horizon) = job.history_horizon else { continue };
-            let earlier: Vec<Run> = kept.runs.range(..horizon).map(|(_, r)| r.clone()).collect();
+            let from = history::covered_from(&kept.spans, horizon).max(window.start);
+            // A read that holds runs from before the horizon already has them (an incremental
+            // source's held read, merged before); else they come back from the store.
+            let earlier = if from >= horizon || job.runs.iter().any(|r| r.start >= from && r.start < horizon) {
+                Vec::new()
+            } else {
+                match kept_job_runs(store, instance, &job.id, Window::new(from, horizon)).await {
+                    Ok(runs) => runs,
+                    Err(e) => {
+                        tracing::warn!(instance, job = %job.id, error = %e, "Sundial's store: the kept runs before the scheduler's horizon could not be read");
+                        continue;
+                    }
+                }
+            };
             history::merge(job, &kept.spans, &earlier);
         }
         if result.is_ok() {
@@ -134,17 +150,18 @@ impl InstanceHistory {
         if !self.loaded {
             self.load(store, instance, window).await?;
         }
-        let jobs = self
-            .jobs
-            .iter()
-            .map(|(id, kept)| app::engine::fleet::JobInput {
-                id: id.clone(),
+        let mut runs = kept_runs(store, instance, window).await?;
+        let ids: std::collections::BTreeSet<String> = self.jobs.keys().chain(runs.keys()).cloned().collect();
+        let jobs = ids
+            .into_iter()
+            .map(|id| app::engine::fleet::JobInput {
+                runs: runs.remove(&id).unwrap_or_default(),
+                id,
                 name: String::new(),
                 category: String::new(),
                 owner: None,
                 enabled: true,
                 schedules: Vec::new(),
-                runs: kept.runs.range(window.start..).map(|(_, r)| r.clone()).collect(),
                 history_horizon: None,
                 source_horizon: None,
                 unobserved: Vec::new(),
@@ -170,12 +187,18 @@ impl InstanceHistory {
                     .fetch_all(pool)
                     .await
                     .map_err(query)?;
-            let runs = sqlx::query_as("SELECT job, start_us, run FROM kept_run WHERE instance = $1 AND start_us >= $2")
-                .bind(instance)
-                .bind(us(window.start))
-                .fetch_all(pool)
-                .await
-                .map_err(query)?;
+            // Per job, the latest run kept and the runs kept still going: where the next
+            // read may write again.
+            let runs = sqlx::query_as(
+                "SELECT job, start_us, run FROM kept_run k WHERE instance = $1 AND start_us >= $2 \
+                 AND (run LIKE '%\"outcome\":\"InProgress\"%' OR start_us = \
+                 (SELECT MAX(start_us) FROM kept_run l WHERE l.instance = k.instance AND l.job = k.job))",
+            )
+            .bind(instance)
+            .bind(us(window.start))
+            .fetch_all(pool)
+            .await
+            .map_err(query)?;
             (spans, runs)
         });
         let mut jobs: HashMap<String, JobKept> = HashMap::new();
@@ -189,7 +212,12 @@ impl InstanceHistory {
             match serde_json::from_str::<Run>(&text) {
                 Ok(run) => {
                     let kept = jobs.entry(job).or_default();
-                    kept.write_from = Some(kept.write_from.map_or(run.start, |w| w.max(run.start)));
+                    let going = run.outcome == app::engine::RunOutcome::InProgress;
+                    kept.write_from = Some(match kept.write_from {
+                        None => run.start,
+                        Some(w) if going => w.min(run.start),
+                        Some(w) => w,
+                    });
                     kept.runs.insert(run.start, run);
                 }
                 Err(_) => unreadable += 1,
@@ -260,7 +288,10 @@ impl InstanceHistory {
                 if let Some(w) = going.or_else(|| recent.map(|r| r.start).max()) {
                     kept.write_from = Some(w);
                 }
-                kept.runs = kept.runs.split_off(&window.start);
+                kept.runs = match kept.write_from {
+                    Some(from) => kept.runs.split_off(&from),
+                    None => BTreeMap::new(),
+                };
             }
             for event in read.events.iter().filter(|e| self.events_from.is_none_or(|from| e.at >= from)) {
                 let text = serde_json::to_string(event).map_err(|e| Error::Query(e.to_string()))?;
@@ -311,6 +342,46 @@ impl InstanceHistory {
             tx.commit().await.map_err(query)
         })
     }
+}
+
+/// Every run kept of `instance` that started in `window`, per job, by start: what pages show of
+/// runs held without their words (`crate::held`). Rows that cannot be read are left out.
+pub async fn kept_runs(store: &Store, instance: &str, window: Window) -> Result<HashMap<String, Vec<Run>>, Error> {
+    let rows: Vec<KeptRunRow> = on_db!(store, |pool| {
+        sqlx::query_as(
+        "SELECT job, start_us, run FROM kept_run WHERE instance = $1 AND start_us >= $2 AND start_us < $3 ORDER BY start_us"
+    )
+    .bind(instance)
+    .bind(us(window.start))
+    .bind(us(window.end))
+    .fetch_all(pool)
+    .await
+    .map_err(query)?
+    });
+    let mut out: HashMap<String, Vec<Run>> = HashMap::new();
+    for (job, _, text) in rows {
+        if let Ok(run) = serde_json::from_str::<Run>(&text) {
+            out.entry(job).or_default().push(run);
+        }
+    }
+    Ok(out)
+}
+
+/// The runs kept of one job of `instance` that started in `window`, by start.
+async fn kept_job_runs(store: &Store, instance: &str, job: &str, window: Window) -> Result<Vec<Run>, Error> {
+    let texts: Vec<String> = on_db!(store, |pool| {
+        sqlx::query_scalar(
+        "SELECT run FROM kept_run WHERE instance = $1 AND job = $2 AND start_us >= $3 AND start_us < $4 ORDER BY start_us"
+    )
+    .bind(instance)
+    .bind(job)
+    .bind(us(window.start))
+    .bind(us(window.end))
+    .fetch_all(pool)
+    .await
+    .map_err(query)?
+    });
+    Ok(texts.iter().filter_map(|t| serde_json::from_str(t).ok()).collect())
 }
 
 /// The log lines kept of `instance` from `from` on and before `before` (`None`: all).

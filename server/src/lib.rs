@@ -6,6 +6,7 @@ pub mod cli;
 pub mod config;
 pub mod demo;
 pub mod fleet;
+pub mod held;
 pub mod history;
 pub mod http;
 pub mod logging;

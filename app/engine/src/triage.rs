@@ -319,10 +319,38 @@ pub fn instance_problems(reading: &Reading, now: DateTime<Utc>, settings: &Triag
                 .text("): too old to judge its jobs"),
         ));
     }
-    let Some(report) = reading.report.filter(|_| stale.is_none()) else { return out };
+    if let Some(report) = reading.report.filter(|_| stale.is_none()) {
+        out.extend(report_problems(reading.instance, report, reading.notes, settings));
+    }
+    out
+}
+
+/// The problems a good read's report shows (the zombie, a stopped scheduler, every job's),
+/// unranked: what [`instance_problems`] adds to the reading's own when the read is not stale.
+/// They depend on the report and its notes only (the report's `now`, never the clock), so
+/// they can be judged once per read and kept.
+pub fn report_problems(
+    instance: &str,
+    report: &InstanceReport,
+    notes: &[Diagnostic],
+    settings: &TriageSettings,
+) -> Vec<Problem> {
+    let mut out = Vec::new();
+    let instance_problem =
+        |kind: ProblemKind, since: Option<DateTime<Utc>>, at: DateTime<Utc>, sentence: Sentence| Problem {
+            kind,
+            severity: kind.severity(),
+            instance: instance.to_owned(),
+            job: None,
+            since,
+            at,
+            evidence: sentence.utc_text(),
+            sentence,
+            count: 1,
+        };
     let zombie = ongoing_zombie(report);
     // A scheduler that is off explains its jobs' missed runs: one row says so and counts them.
-    let stopped = reading.notes.iter().find(|n| {
+    let stopped = notes.iter().find(|n| {
         n.severity != Severity::Info && n.field.as_deref().is_some_and(|f| SCHEDULER_STOPPED_FIELDS.contains(&f))
     });
     if let Some(note) = stopped {

@@ -1,0 +1,252 @@
+//! What Sundial holds in memory of an instance between reads: its last good read with the runs
+//! in a compact form, their words left in Sundial's store.
+//!
+//! A read's runs are most of what an instance costs in memory (a month of a busy SQL Agent:
+//! 15,000 runs and as many step rows, each with its message). Judging needs of most runs only
+//! their start, duration, outcome and trigger; a succeeded run's message and steps are for the
+//! pages that show that run, and those read them back from Sundial's store, where every run
+//! read is kept (`crate::history`). So once a read is kept, a succeeded run is held as a
+//! [`HeldRun`] of 32 bytes; a run that did not succeed (its words are evidence), one still
+//! going (its step executing now), the last run of each job (the next read compares and may
+//! write it again) and anything the compact form cannot hold exactly keep the whole [`Run`].
+//! A read that was not kept (the demo's fixed file, no store, a write the store refused) is
+//! held whole.
+//!
+//! [`HeldRuns::put`] gives the read back with every run, the compact ones without their message
+//! and steps: what an incremental source adds its delta to and what triage judges.
+use app::engine::{Run, RunOutcome, Trigger};
+use chrono::DateTime;
+
+use crate::sources::SourceRead;
+
+/// One run, compact: everything judging reads, nothing it does not.
+#[derive(Clone, Debug)]
+pub struct HeldRun {
+    start_us: i64,
+    duration_secs: i32,
+    /// `Trigger::Schedule(Some(id))`'s id; see `trigger`.
+    schedule: i32,
+    /// 0: `Schedule(None)`, 1: `Schedule(Some(schedule))`, 2: `Manual`; anything else is kept
+    /// whole in `whole`.
+    trigger: u8,
+    outcome: u8,
+    /// The run as read, when the compact form does not hold it.
+    whole: Option<Box<Run>>,
+}
+
+const OUTCOMES: [RunOutcome; 8] = [
+    RunOutcome::Failed,
+    RunOutcome::Succeeded,
+    RunOutcome::Retry,
+    RunOutcome::Canceled,
+    RunOutcome::InProgress,
+    RunOutcome::Crashed,
+    RunOutcome::Abandoned,
+    RunOutcome::Unknown,
+];
+
+impl HeldRun {
+    fn whole(run: Run) -> HeldRun {
+        HeldRun {
+            start_us: run.start.timestamp_micros(),
+            duration_secs: 0,
+            schedule: 0,
+            trigger: u8::MAX,
+            outcome: u8::MAX,
+            whole: Some(Box::new(run)),
+        }
+    }
+
+    /// `run` held compact when it succeeded and fits, else whole.
+    fn compact(run: Run) -> HeldRun {
+        let fits = (|| {
+            if run.outcome != RunOutcome::Succeeded {
+                return None;
+            }
+            let (trigger, schedule) = match run.trigger {
+                Trigger::Schedule(None) => (0, 0),
+                Trigger::Schedule(Some(id)) => (1, i32::try_from(id).ok()?),
+                Trigger::Manual => (2, 0),
+                Trigger::Other(_) => return None,
+            };
+            let start_us = run.start.timestamp_micros();
+            // Exactly the instant it was (no finer than microseconds).
+            DateTime::from_timestamp_micros(start_us).filter(|t| *t == run.start)?;
+            Some(HeldRun {
+                start_us,
+                duration_secs: i32::try_from(run.duration_secs).ok()?,
+                schedule,
+                trigger,
+                outcome: OUTCOMES.iter().position(|o| *o == run.outcome)? as u8,
+                whole: None,
+            })
+        })();
+        fits.unwrap_or_else(|| HeldRun::whole(run))
+    }
+
+    /// The run: the whole one, or the compact one without its message and steps.
+    fn run(&self) -> Run {
+        if let Some(run) = &self.whole {
+            return (**run).clone();
+        }
+        Run {
+            start: DateTime::from_timestamp_micros(self.start_us).unwrap_or_default(),
+            duration_secs: i64::from(self.duration_secs),
+            outcome: OUTCOMES.get(usize::from(self.outcome)).copied().unwrap_or(RunOutcome::Unknown),
+            trigger: match self.trigger {
+                1 => Trigger::Schedule(Some(i64::from(self.schedule))),
+                2 => Trigger::Manual,
+                _ => Trigger::Schedule(None),
+            },
+            message: String::new(),
+            steps: Vec::new(),
+        }
+    }
+
+    /// Whether the run is held without its words.
+    pub fn is_compact(&self) -> bool {
+        self.whole.is_none()
+    }
+}
+
+/// The runs of an instance's last good read as held, taken out of the read (whose jobs are then
+/// left with no runs: [`HeldRuns::put`] gives them back).
+#[derive(Debug, Default)]
+pub struct HeldRuns {
+    /// Per job of the read's jobs, in order: its runs, by start.
+    runs: Vec<Vec<HeldRun>>,
+    /// Every run is held whole (nothing of it is only in the store).
+    whole: bool,
+}
+
+impl HeldRuns {
+    /// Take the runs out of `read`: compact when `kept` (every run it holds is kept in
+    /// Sundial's store), else whole.
+    pub fn take(read: &mut SourceRead, kept: bool) -> HeldRuns {
+        let runs = read
+            .input
+            .jobs
+            .iter_mut()
+            .map(|job| {
+                let runs = std::mem::take(&mut job.runs);
+                let last = runs.len().saturating_sub(1);
+                let mut held: Vec<HeldRun> = runs
+                    .into_iter()
+                    .enumerate()
+                    .map(|(k, r)| if kept && k != last { HeldRun::compact(r) } else { HeldRun::whole(r) })
+                    .collect();
+                held.shrink_to_fit();
+                held
+            })
+            .collect();
+        HeldRuns { runs, whole: !kept }
+    }
+
+    /// `read` (the one they were taken from) with its runs back, those held compact without
+    /// their message and steps.
+    pub fn put(&self, read: &SourceRead) -> SourceRead {
+        let mut read = read.clone();
+        for (job, runs) in read.input.jobs.iter_mut().zip(&self.runs) {
+            job.runs = runs.iter().map(HeldRun::run).collect();
+        }
+        read
+    }
+
+    /// Whether every run is held whole (the read was not kept in Sundial's store).
+    pub fn is_whole(&self) -> bool {
+        self.whole
+    }
+
+    /// Runs held, and of them held compact.
+    pub fn counts(&self) -> (usize, usize) {
+        let all = self.runs.iter().map(Vec::len).sum();
+        let compact = self.runs.iter().flatten().filter(|r| r.is_compact()).count();
+        (all, compact)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use app::engine::Step;
+    use app::engine::fleet::{InstanceInput, JobInput};
+    use chrono::{TimeZone, Utc};
+
+    fn run(min: i64, outcome: RunOutcome, trigger: Trigger) -> Run {
+        Run {
+            start: Utc.with_ymd_and_hms(2026, 11, 20, 0, 0, 0).unwrap() + chrono::Duration::minutes(min),
+            duration_secs: 61,
+            outcome,
+            trigger,
+            message: format!("The job ran at minute {min}."),
+            steps: vec![Step {
+                id: 1,
+                name: "Load".into(),
+                message: "Executed as user: etl.".into(),
+                ..Step::default()
+            }],
+        }
+    }
+
+    fn read(runs: Vec<Run>) -> SourceRead {
+        let job = JobInput {
+            id: "j".into(),
+            name: "Job".into(),
+            category: String::new(),
+            owner: None,
+            enabled: true,
+            schedules: Vec::new(),
+            runs,
+            history_horizon: None,
+            source_horizon: None,
+            unobserved: Vec::new(),
+            diagnostics: Vec::new(),
+        };
+        let input =
+            InstanceInput { name: "i".into(), tz: chrono_tz::UTC.into(), jobs: vec![job], agent_starts: Vec::new() };
+        SourceRead::new(input, Vec::new(), Utc.with_ymd_and_hms(2026, 11, 21, 0, 0, 0).unwrap())
+    }
+
+    #[test]
+    fn a_succeeded_run_is_held_without_its_words_and_everything_judging_reads_is_kept() {
+        let runs = vec![
+            run(0, RunOutcome::Succeeded, Trigger::Schedule(Some(7))),
+            run(10, RunOutcome::Succeeded, Trigger::Manual),
+            run(20, RunOutcome::Failed, Trigger::Schedule(Some(7))),
+            run(30, RunOutcome::Succeeded, Trigger::Other("alert".into())),
+            run(40, RunOutcome::InProgress, Trigger::Schedule(None)),
+            run(50, RunOutcome::Succeeded, Trigger::Schedule(Some(7))),
+        ];
+        let mut taken = read(runs.clone());
+        let held = HeldRuns::take(&mut taken, true);
+        assert!(taken.input.jobs[0].runs.is_empty());
+        assert_eq!(held.counts(), (6, 2), "the two plain successes before the last run");
+        let back = held.put(&taken).input.jobs.remove(0).runs;
+        for (k, (was, now)) in runs.iter().zip(&back).enumerate() {
+            assert_eq!(
+                (was.start, was.duration_secs, was.outcome, &was.trigger),
+                (now.start, now.duration_secs, now.outcome, &now.trigger),
+                "run {k}"
+            );
+        }
+        assert!(back[0].message.is_empty() && back[0].steps.is_empty(), "a success's words are in the store");
+        assert_eq!(&back[2..], &runs[2..], "failed, other-triggered, going and the last run whole");
+        let mut taken = read(runs.clone());
+        assert_eq!(HeldRuns::take(&mut taken, false).put(&taken).input.jobs[0].runs, runs);
+        assert!(std::mem::size_of::<HeldRun>() <= 32);
+    }
+
+    #[test]
+    fn what_the_compact_form_cannot_hold_exactly_is_held_whole() {
+        let mut long = run(0, RunOutcome::Succeeded, Trigger::Schedule(Some(i64::MAX)));
+        long.duration_secs = i64::from(i32::MAX) + 1;
+        let mut odd = run(1, RunOutcome::Succeeded, Trigger::Schedule(None));
+        odd.start += chrono::Duration::nanoseconds(1);
+        let last = run(2, RunOutcome::Succeeded, Trigger::Schedule(None));
+        let runs = vec![long, odd, last];
+        let mut taken = read(runs.clone());
+        let held = HeldRuns::take(&mut taken, true);
+        assert_eq!(held.counts(), (3, 0));
+        assert_eq!(held.put(&taken).input.jobs[0].runs, runs);
+    }
+}

@@ -859,6 +859,13 @@ impl FleetBackend {
         self.find(Some(instance)).map(|i| i.state.subscribe())
     }
 
+    /// The runs the last good read of `instance` holds in memory, and how many of them without
+    /// their words (`crate::held`).
+    pub fn held_runs(&self, instance: &str) -> Option<(usize, usize)> {
+        let i = self.find(Some(instance))?;
+        i.state.borrow().good.as_ref().map(|g| g.runs.counts())
+    }
+
     fn find(&self, name: Option<&str>) -> Option<&Arc<Instance>> {
         match name {
             None => self.instances.first(),

@@ -288,6 +288,9 @@ async fn a_fleet_serves_runs_pg_cron_purged_from_sundials_store_and_its_page_sho
     let report = app::api::ssr::Backend::report(backend.as_ref(), Some("PG"), 7).await.expect("read");
     assert_eq!(report.jobs[0].runs.len(), 120);
     assert_eq!(report.jobs[0].source_horizon, None);
+    // Kept, the runs are held without their words but the last; the page shows every run's.
+    assert_eq!(backend.held_runs("PG"), Some((120, 119)), "what the read holds in memory");
+    assert!(report.jobs[0].runs.iter().all(|r| r.message == "1 row"), "each run's message, from the store");
 
     // pg_cron's advice, followed: delete the runs older than a day.
     {
@@ -314,6 +317,10 @@ async fn a_fleet_serves_runs_pg_cron_purged_from_sundials_store_and_its_page_sho
     assert_eq!(job["counts"]["unknown"], 48, "{v}");
     assert_eq!(job["history_from"], "2026-11-17T12:00:00Z", "{v}");
     assert_eq!(job["scheduler_history_from"], "2026-11-21T12:00:00Z", "{v}");
+    let runs = web::api(&served, "/api/instances/PG/jobs/1/timeline?from=2026-11-17T12:00:00Z&to=2026-11-22T12:00:00Z").await;
+    let runs = runs["runs"].as_array().expect("runs");
+    assert_eq!(runs.len(), 120, "{runs:?}");
+    assert!(runs.iter().all(|r| r["message"] == "1 row"), "purged or held, every run's message: {runs:?}");
     let (status, page) = web::get(&served, "/jobs/1?instance=PG&days=7").await;
     assert_eq!(status, axum::http::StatusCode::OK);
     assert!(page.contains("data-testid=\"kept-band\""), "the page shows Sundial's history");

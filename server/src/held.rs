@@ -201,6 +201,7 @@ mod tests {
             source_horizon: None,
             unobserved: Vec::new(),
             diagnostics: Vec::new(),
+            earlier: Vec::new(),
         };
         let input =
             InstanceInput { name: "i".into(), tz: chrono_tz::UTC.into(), jobs: vec![job], agent_starts: Vec::new() };

@@ -18,6 +18,10 @@
 //! everything it holds again (nothing read is lost while the source still has it).
 //! The scheduler's own log lines (`SourceRead::events`) are kept the same way (`kept_event`,
 //! keyed by instant and content), and those older than the read's oldest come back into it.
+//! Each version of a job's schedules is kept too (`kept_schedule`, from the read that first saw
+//! it), and the versions before today's come back into the read as the job's
+//! [`JobInput::earlier`](app::engine::fleet::JobInput::earlier): a schedule edited between two
+//! polls applies from then on, never to the runs before it.
 //! Runs and lines older than the retention (`history_retention`, default 90 days) are deleted.
 use crate::on_db;
 use crate::sources::{Mark, SourceRead};
@@ -43,12 +47,37 @@ struct JobKept {
     /// Runs from this start on are written at the next read (the earliest still in progress,
     /// else the latest written).
     write_from: Option<DateTime<Utc>>,
+    /// The versions of its schedules, each from when a read first saw it, oldest first.
+    versions: Vec<(DateTime<Utc>, Schedules)>,
+}
+
+/// A job's schedules as one read saw them (a `kept_schedule` row, as JSON).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+struct Schedules {
+    enabled: bool,
+    schedules: Vec<app::engine::fleet::JobSchedule>,
+}
+
+impl Schedules {
+    fn of(job: &app::engine::fleet::JobInput) -> Schedules {
+        Schedules { enabled: job.enabled, schedules: job.schedules.clone() }
+    }
+
+    /// What says which runs are expected: the job's flag and each schedule's id, flag and
+    /// definition. `None` when a schedule's expected runs chain from its own fires (nothing
+    /// to keep: see `Schedule::definition`).
+    fn definition(&self) -> Option<(bool, Vec<(i64, bool, app::engine::Schedule)>)> {
+        let each = self.schedules.iter().map(|s| s.schedule.definition().map(|d| (s.id, s.enabled, d)));
+        Some((self.enabled, each.collect::<Option<Vec<_>>>()?))
+    }
 }
 
 /// A `kept_span` row: job, from, until (microseconds).
 type KeptSpanRow = (String, i64, i64);
 /// A `kept_run` row: job, start (microseconds), the run as JSON.
 type KeptRunRow = (String, i64, String);
+/// A `kept_schedule` row: job, from (microseconds), the schedules as JSON.
+type KeptScheduleRow = (String, i64, String);
 
 /// One instance's kept history, in memory.
 #[derive(Default)]
@@ -127,6 +156,11 @@ impl InstanceHistory {
             history::merge(job, &kept.spans, &earlier);
         }
         if result.is_ok() {
+            // The schedules each job had before today's, where they changed while Sundial read.
+            for job in &mut read.input.jobs {
+                let Some(kept) = self.jobs.get(&job.id) else { continue };
+                job.earlier = eras(&kept.versions, &Schedules::of(job), window.start);
+            }
             // The scheduler's log lines it no longer has come back from the store.
             let oldest = read.events.iter().map(|e| e.at).min();
             read.events.extend(kept_events(store, instance, window.start, oldest).await?);
@@ -166,6 +200,7 @@ impl InstanceHistory {
                 source_horizon: None,
                 unobserved: Vec::new(),
                 diagnostics: Vec::new(),
+                earlier: Vec::new(),
             })
             .collect();
         let input = app::engine::fleet::InstanceInput {
@@ -180,27 +215,35 @@ impl InstanceHistory {
 
     /// What the store holds for `instance` from `window`'s start on.
     async fn load(&mut self, store: &Store, instance: &str, window: Window) -> Result<(), Error> {
-        let (spans, runs): (Vec<KeptSpanRow>, Vec<KeptRunRow>) = on_db!(store, |pool| {
-            let spans =
-                sqlx::query_as("SELECT job, from_us, until_us FROM kept_span WHERE instance = $1 ORDER BY from_us")
-                    .bind(instance)
-                    .fetch_all(pool)
-                    .await
-                    .map_err(query)?;
-            // Per job, the latest run kept and the runs kept still going: where the next
-            // read may write again.
-            let runs = sqlx::query_as(
-                "SELECT job, start_us, run FROM kept_run k WHERE instance = $1 AND start_us >= $2 \
+        let (spans, runs, versions): (Vec<KeptSpanRow>, Vec<KeptRunRow>, Vec<KeptScheduleRow>) =
+            on_db!(store, |pool| {
+                let spans =
+                    sqlx::query_as("SELECT job, from_us, until_us FROM kept_span WHERE instance = $1 ORDER BY from_us")
+                        .bind(instance)
+                        .fetch_all(pool)
+                        .await
+                        .map_err(query)?;
+                // Per job, the latest run kept and the runs kept still going: where the next
+                // read may write again.
+                let runs = sqlx::query_as(
+                    "SELECT job, start_us, run FROM kept_run k WHERE instance = $1 AND start_us >= $2 \
                  AND (run LIKE '%\"outcome\":\"InProgress\"%' OR start_us = \
                  (SELECT MAX(start_us) FROM kept_run l WHERE l.instance = k.instance AND l.job = k.job))",
-            )
-            .bind(instance)
-            .bind(us(window.start))
-            .fetch_all(pool)
-            .await
-            .map_err(query)?;
-            (spans, runs)
-        });
+                )
+                .bind(instance)
+                .bind(us(window.start))
+                .fetch_all(pool)
+                .await
+                .map_err(query)?;
+                let versions = sqlx::query_as(
+                    "SELECT job, from_us, schedules FROM kept_schedule WHERE instance = $1 ORDER BY from_us",
+                )
+                .bind(instance)
+                .fetch_all(pool)
+                .await
+                .map_err(query)?;
+                (spans, runs, versions)
+            });
         let mut jobs: HashMap<String, JobKept> = HashMap::new();
         for (job, from, until) in spans {
             if let (Some(a), Some(b)) = (from_us(from), from_us(until)) {
@@ -223,8 +266,18 @@ impl InstanceHistory {
                 Err(_) => unreadable += 1,
             }
         }
+        for (job, from, text) in versions {
+            match (from_us(from), serde_json::from_str::<Schedules>(&text)) {
+                (Some(from), Ok(v)) => jobs.entry(job).or_default().versions.push((from, v)),
+                _ => unreadable += 1,
+            }
+        }
         if unreadable > 0 {
-            tracing::warn!(instance, unreadable, "Sundial's store: kept runs that cannot be read were left out");
+            tracing::warn!(
+                instance,
+                unreadable,
+                "Sundial's store: kept runs or schedules that cannot be read were left out"
+            );
         }
         self.jobs = jobs;
         self.loaded = true;
@@ -242,6 +295,29 @@ impl InstanceHistory {
     ) -> Result<(), Error> {
         on_db!(store, |pool| {
             let mut tx = pool.begin().await.map_err(query)?;
+            // A job's schedules, when they differ from the last version kept: a new version.
+            for job in &read.input.jobs {
+                let now = Schedules::of(job);
+                let Some(definition) = now.definition() else { continue };
+                let kept = self.jobs.entry(job.id.clone()).or_default();
+                if kept.versions.last().is_some_and(|(_, v)| v.definition() == Some(definition.clone())) {
+                    continue;
+                }
+                let text = serde_json::to_string(&now).map_err(|e| Error::Query(e.to_string()))?;
+                sqlx::query(
+                    "INSERT INTO kept_schedule (instance, job, from_us, schedules) VALUES ($1, $2, $3, $4) \
+                     ON CONFLICT (instance, job, from_us) DO UPDATE SET schedules = excluded.schedules",
+                )
+                .bind(instance)
+                .bind(&job.id)
+                .bind(us(read.now))
+                .bind(text)
+                .execute(&mut *tx)
+                .await
+                .map_err(query)?;
+                kept.versions.retain(|(from, _)| *from < read.now);
+                kept.versions.push((read.now, now));
+            }
             for job in read.input.jobs.iter().filter(|j| j.unobserved.is_empty()) {
                 let kept = self.jobs.entry(job.id.clone()).or_default();
                 let from = job.history_horizon.map_or(window.start, |h| h.max(window.start));
@@ -334,6 +410,11 @@ impl InstanceHistory {
                     "DELETE FROM kept_run WHERE instance = $1 AND start_us < $2",
                     "DELETE FROM kept_event WHERE instance = $1 AND at_us < $2",
                     "DELETE FROM kept_span WHERE instance = $1 AND until_us <= $2",
+                    // A version of a job's schedules followed by another before the cutoff
+                    // expects nothing any kept run is judged against.
+                    "DELETE FROM kept_schedule WHERE instance = $1 AND from_us < (SELECT MAX(from_us) \
+                     FROM kept_schedule l WHERE l.instance = kept_schedule.instance AND l.job = kept_schedule.job \
+                     AND l.from_us <= $2)",
                 ] {
                     sqlx::query(sql).bind(instance).bind(us(cutoff)).execute(&mut *tx).await.map_err(query)?;
                 }
@@ -342,6 +423,29 @@ impl InstanceHistory {
             tx.commit().await.map_err(query)
         })
     }
+}
+
+/// A job's earlier schedules from its kept versions (oldest first), ending where the next one
+/// was first seen; those that ended before `from` are left out. None when the last version
+/// kept is not `now` (it could not be written: nothing is assumed).
+fn eras(
+    versions: &[(DateTime<Utc>, Schedules)],
+    now: &Schedules,
+    from: DateTime<Utc>,
+) -> Vec<app::engine::fleet::ScheduleEra> {
+    match versions.last() {
+        Some((_, last)) if last.definition().is_some() && last.definition() == now.definition() => {}
+        _ => return Vec::new(),
+    }
+    versions
+        .windows(2)
+        .filter(|w| w[1].0 > from)
+        .map(|w| app::engine::fleet::ScheduleEra {
+            until: w[1].0,
+            enabled: w[0].1.enabled,
+            schedules: w[0].1.schedules.clone(),
+        })
+        .collect()
 }
 
 /// Every run kept of `instance` that started in `window`, per job, by start: what pages show of

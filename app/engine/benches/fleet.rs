@@ -385,6 +385,7 @@ fn fleet_inputs(instances: usize, days: i64) -> (Vec<InstanceInput>, Window, Dat
                 source_horizon: None,
                 unobserved: Vec::new(),
                 diagnostics: Vec::new(),
+                earlier: Vec::new(),
             });
         }
         let mut agent_starts = vec![window.start - Duration::days(10)];

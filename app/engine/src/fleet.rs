@@ -71,6 +71,21 @@ pub struct JobInput {
     pub unobserved: Vec<Window>,
     /// Problems the source met while reading this job's rows (corrupt values, …).
     pub diagnostics: Vec<Diagnostic>,
+    /// What the job's schedules were before each change Sundial saw, oldest first: runs before
+    /// a change are expected as the schedules then said, not as they say now (a schedule
+    /// edited today does not make last week's runs missed). Empty: the schedules never changed
+    /// while Sundial watched.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub earlier: Vec<ScheduleEra>,
+}
+
+/// A job's schedules as they were until a change (Sundial's store keeps each version it saw).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScheduleEra {
+    /// When the next version was first seen: this one held before it.
+    pub until: DateTime<Utc>,
+    pub enabled: bool,
+    pub schedules: Vec<JobSchedule>,
 }
 
 /// One instance (one SQL Server Agent) as a source sees it.
@@ -279,10 +294,34 @@ struct Prepared<'a> {
 }
 
 impl<'a> Prepared<'a> {
-    /// Forecast `job` over `window` from its enabled schedules.
+    /// Forecast `job` over `window` from its enabled schedules: each stretch of the window
+    /// from the schedules that held then ([`JobInput::earlier`]), the rest from today's.
     fn new(job: &'a JobInput, tz: Zone, window: Window) -> Self {
-        let (enabled_schedules, extra) = enabled_schedules(job);
-        let forecast = super::forecast_job(&enabled_schedules, tz, window);
+        let (enabled_schedules, extra) = enabled_schedules(job.enabled, &job.schedules);
+        if job.earlier.is_empty() {
+            let forecast = super::forecast_job(&enabled_schedules, tz, window);
+            return Prepared { job, enabled_schedules, forecast, extra };
+        }
+        let mut forecast = Forecast::default();
+        let mut from = window.start;
+        let eras = job.earlier.iter().map(|e| (Some(e.until), e.enabled, e.schedules.as_slice()));
+        for (until, enabled, schedules) in eras.chain([(None, job.enabled, job.schedules.as_slice())]) {
+            let end = until.map_or(window.end, |u| u.min(window.end));
+            if end > from {
+                let stretch = Window::new(from, end);
+                let f = match until {
+                    None => super::forecast_job(&enabled_schedules, tz, stretch),
+                    Some(_) => super::forecast_job(&enabled_schedules_of(enabled, schedules), tz, stretch),
+                };
+                forecast.occurrences.extend(f.occurrences);
+                for d in f.diagnostics {
+                    if !forecast.diagnostics.contains(&d) {
+                        forecast.diagnostics.push(d);
+                    }
+                }
+            }
+            from = from.max(end);
+        }
         Prepared { job, enabled_schedules, forecast, extra }
     }
 
@@ -351,14 +390,14 @@ impl<'a> Prepared<'a> {
 
 /// The schedules of `job` that count (the job and both enabled flags say so), with a
 /// diagnostic for a disabled job and for each schedule whose flags disagree.
-fn enabled_schedules(job: &JobInput) -> (Vec<(ScheduleId, Schedule)>, Vec<Diagnostic>) {
+fn enabled_schedules(enabled: bool, schedules: &[JobSchedule]) -> (Vec<(ScheduleId, Schedule)>, Vec<Diagnostic>) {
     let mut extra = Vec::new();
     let mut enabled_schedules = Vec::new();
-    if !job.enabled {
+    if !enabled {
         extra.push(Diagnostic::info("the job is disabled: no runs are expected"));
         return (enabled_schedules, extra);
     }
-    for js in &job.schedules {
+    for js in schedules {
         let row_enabled = match &js.schedule {
             Schedule::Agent(a) => a.enabled != 0,
             // Other dialects carry no separate per-row flag here.
@@ -379,6 +418,11 @@ fn enabled_schedules(job: &JobInput) -> (Vec<(ScheduleId, Schedule)>, Vec<Diagno
         }
     }
     (enabled_schedules, extra)
+}
+
+/// The schedules of an earlier era that counted then.
+fn enabled_schedules_of(enabled: bool, schedules: &[JobSchedule]) -> Vec<(ScheduleId, Schedule)> {
+    enabled_schedules(enabled, schedules).0
 }
 
 /// Step 2: the instants at which the instance had something due (on time, late or missed in

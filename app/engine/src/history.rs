@@ -90,6 +90,7 @@ mod tests {
             source_horizon: None,
             unobserved: Vec::new(),
             diagnostics: Vec::new(),
+            earlier: Vec::new(),
         }
     }
 

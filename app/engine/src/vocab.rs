@@ -33,6 +33,24 @@ pub enum Schedule {
     Primentra(primentra::SchedulerConfiguration),
 }
 
+impl Schedule {
+    /// The schedule's definition without the run state some dialects keep beside it (pg_cron's
+    /// last start, an event's `LAST_EXECUTED`): two schedules with equal definitions expect the
+    /// same runs, so a change of definition is an edit. `None` for the dialects whose expected
+    /// runs chain from their own last fire (the `job` table, Service Broker, Primentra): an
+    /// edit of theirs applies from their next fire by itself.
+    pub fn definition(&self) -> Option<Schedule> {
+        match self {
+            Schedule::Agent(_) => Some(self.clone()),
+            Schedule::Cron(c) => Some(Schedule::Cron(cron::CronSchedule { last_start: None, ..c.clone() })),
+            Schedule::MysqlEvent(e) => {
+                Some(Schedule::MysqlEvent(mysql_event::MysqlEvent { last_executed: None, ..e.clone() }))
+            }
+            Schedule::JobTable(_) | Schedule::ServiceBroker(_) | Schedule::Primentra(_) => None,
+        }
+    }
+}
+
 /// How a daylight-saving transition shaped an occurrence.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Dst {

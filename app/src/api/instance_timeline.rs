@@ -1211,6 +1211,7 @@ mod layout_tests {
             source_horizon: None,
             unobserved: vec![],
             diagnostics: vec![],
+            earlier: Vec::new(),
         }
     }
 

@@ -111,6 +111,7 @@ pub async fn read_instance(
             source_horizon: None,
             unobserved: history.unobserved,
             diagnostics,
+            earlier: Vec::new(),
         });
     }
     let input = InstanceInput { name: name.to_owned(), tz: tz.into(), jobs, agent_starts: Vec::new() };

@@ -233,6 +233,7 @@ fn job_of(key: String, f: Found, plan: &Plan) -> JobInput {
         source_horizon: None,
         unobserved: Vec::new(),
         diagnostics,
+        earlier: Vec::new(),
     }
 }
 

@@ -840,6 +840,7 @@ fn job_from_row(r: &JobRead, id: String) -> JobInput {
         source_horizon: None,
         unobserved: Vec::new(),
         diagnostics,
+        earlier: Vec::new(),
     }
 }
 

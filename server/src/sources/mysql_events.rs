@@ -430,6 +430,7 @@ impl EventRow {
             source_horizon: None,
             unobserved,
             diagnostics,
+            earlier: Vec::new(),
         }
     }
 }

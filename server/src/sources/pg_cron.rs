@@ -651,6 +651,7 @@ fn assemble(
             source_horizon: None,
             unobserved: Vec::new(),
             diagnostics,
+            earlier: Vec::new(),
         });
     }
     for row in runs {

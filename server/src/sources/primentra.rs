@@ -277,6 +277,7 @@ fn job(
         source_horizon: None,
         unobserved: Vec::new(),
         diagnostics,
+        earlier: Vec::new(),
     };
     (job, next)
 }

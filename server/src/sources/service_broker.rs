@@ -197,6 +197,7 @@ fn read_job(
         source_horizon: None,
         unobserved: Vec::new(),
         diagnostics,
+        earlier: Vec::new(),
     };
     (job, history.events)
 }

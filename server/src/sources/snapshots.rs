@@ -7,7 +7,7 @@
 //! A SQLite file's `user_version` is its schema's: 0 (event samples only, also job rows' last cycle
 //! starts under keys `job …`), 1 (adds `job_sample`; the old job keys' samples are copied into
 //! it as states without a counter), 2 (adds `kept_run` and `kept_span`: the history Sundial
-//! keeps, see `crate::history`), 3 (adds `kept_event`: the schedulers' log lines kept). Opening migrates; older files stay readable. PostgreSQL's schema
+//! keeps, see `crate::history`), 3 (adds `kept_event`: the schedulers' log lines kept), 4 (adds `read_mark`: where an incremental source read up to), 5 (indexes `kept_run` by instance and start: the runs pages read back; adds `kept_schedule`: each version of a job's schedules). Opening migrates; older files stay readable. PostgreSQL's schema
 //! is sqlx's migrations (`server/migrations/postgres`), the same tables.
 use app::engine::job_table::CycleSample as JobSample;
 use chrono::{DateTime, Utc};
@@ -245,7 +245,7 @@ const WATCH: &str = "INSERT INTO event_watch (instance, event, first_seen) VALUE
 const FIRST_SEEN: &str = "SELECT first_seen FROM event_watch WHERE instance = $1 AND event = $2";
 
 /// The schema's version this code writes (the file's `user_version`).
-const SCHEMA_VERSION: i64 = 4;
+const SCHEMA_VERSION: i64 = 5;
 
 /// Create a SQLite store's tables, or bring an older file up to [`SCHEMA_VERSION`], in one
 /// transaction.
@@ -316,6 +316,21 @@ pub(crate) async fn migrate_file(pool: &SqlitePool) -> Result<(), sqlx::Error> {
         sqlx::query("CREATE TABLE IF NOT EXISTS read_mark (instance TEXT NOT NULL PRIMARY KEY, mark TEXT NOT NULL)")
             .execute(&mut *tx)
             .await?;
+    }
+    if version < 5 {
+        // A window's kept runs across an instance's jobs, by start: what a page reads of the
+        // runs held without their words (`crate::held`, `crate::history::kept_runs`).
+        sqlx::query("CREATE INDEX IF NOT EXISTS kept_run_by_start ON kept_run (instance, start_us)")
+            .execute(&mut *tx)
+            .await?;
+        // Each version of a job's schedules (`{enabled, schedules}` as JSON), from the read that
+        // first saw it (microseconds): an edit applies from then on (`crate::history`).
+        sqlx::query(
+            "CREATE TABLE IF NOT EXISTS kept_schedule (instance TEXT NOT NULL, job TEXT NOT NULL, from_us INTEGER NOT NULL, \
+             schedules TEXT NOT NULL, PRIMARY KEY (instance, job, from_us))",
+        )
+        .execute(&mut *tx)
+        .await?;
     }
     if version < SCHEMA_VERSION {
         sqlx::query(sqlx::AssertSqlSafe(format!("PRAGMA user_version = {SCHEMA_VERSION}"))).execute(&mut *tx).await?;

@@ -50,6 +50,7 @@ fn read(now: DateTime<Utc>, runs: Vec<Run>, horizon: Option<DateTime<Utc>>) -> S
         source_horizon: None,
         unobserved: Vec::new(),
         diagnostics: Vec::new(),
+        earlier: Vec::new(),
     };
     let input =
         InstanceInput { name: "SQL1".into(), tz: chrono_tz::UTC.into(), jobs: vec![job], agent_starts: Vec::new() };
@@ -317,7 +318,8 @@ async fn a_fleet_serves_runs_pg_cron_purged_from_sundials_store_and_its_page_sho
     assert_eq!(job["counts"]["unknown"], 48, "{v}");
     assert_eq!(job["history_from"], "2026-11-17T12:00:00Z", "{v}");
     assert_eq!(job["scheduler_history_from"], "2026-11-21T12:00:00Z", "{v}");
-    let runs = web::api(&served, "/api/instances/PG/jobs/1/timeline?from=2026-11-17T12:00:00Z&to=2026-11-22T12:00:00Z").await;
+    let runs =
+        web::api(&served, "/api/instances/PG/jobs/1/timeline?from=2026-11-17T12:00:00Z&to=2026-11-22T12:00:00Z").await;
     let runs = runs["runs"].as_array().expect("runs");
     assert_eq!(runs.len(), 120, "{runs:?}");
     assert!(runs.iter().all(|r| r["message"] == "1 row"), "purged or held, every run's message: {runs:?}");

@@ -25,6 +25,7 @@ fn job(id: &str, name: &str, enabled: bool, schedules: Vec<JobSchedule>, runs: V
         source_horizon: None,
         unobserved: Vec::new(),
         diagnostics: Vec::new(),
+        earlier: Vec::new(),
     }
 }
 

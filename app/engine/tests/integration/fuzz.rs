@@ -862,6 +862,7 @@ fn job() -> BoxedStrategy<JobInput> {
                 source_horizon,
                 unobserved,
                 diagnostics: Vec::new(),
+                earlier: Vec::new(),
             }
         })
         .boxed()

@@ -371,6 +371,7 @@ mod fleet {
                             source_horizon: None,
                             unobserved: spec.unobserved,
                             diagnostics: Vec::new(),
+                            earlier: Vec::new(),
                         }
                     })
                     .collect();

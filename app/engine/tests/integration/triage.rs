@@ -51,6 +51,7 @@ fn job(id: &str, runs: Vec<Run>) -> JobInput {
         source_horizon: None,
         unobserved: Vec::new(),
         diagnostics: Vec::new(),
+        earlier: Vec::new(),
     }
 }
 

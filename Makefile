@@ -6,7 +6,7 @@ export PATH := $(HOME)/.cargo/bin:$(PATH)
 export LEPTOS_SITE_ROOT := target/site
 export LEPTOS_OUTPUT_NAME := sundial
 
-.PHONY: run test setup build unit engine-wasm lint e2e wasm-size bench load load-fleet fuzz clean-demo
+.PHONY: run test setup build unit engine-wasm lint e2e wasm-size bench load load-fleet load-scale fuzz clean-demo
 
 setup:
 	@.ci/install-deps
@@ -61,3 +61,9 @@ load: build
 # clients: latency per page and the reads the sources got meanwhile.
 load-fleet: build
 	end2end/load/fleet.sh 200 20 15 2
+
+# Collection at fleet scale: 1,000 live SQL Agent instances x 20 jobs, each its own file with a
+# run appended every minute, read every minute on the real clock: time to every first read,
+# memory, CPU per poll cycle, latency under 50 clients (INSTANCES, JOBS, POLL, CYCLES, SECONDS).
+load-scale: build
+	end2end/load/fleet_scale.sh $${INSTANCES:-1000} $${JOBS:-20}

@@ -352,8 +352,9 @@ const SCHEMA: &[(&str, &str)] = &[
     (
         "sundial_demo",
         // Creates sundial_demo: Sundial's own meta row (instance, zone, the demo's now, seed).
+        // now_utc NULL makes the file live (read as of each poll: `sources::msdb_sqlite`).
         "CREATE TABLE sundial_demo (
-            instance_name TEXT NOT NULL, time_zone TEXT NOT NULL, now_utc TEXT NOT NULL,
+            instance_name TEXT NOT NULL, time_zone TEXT NOT NULL, now_utc TEXT,
             seed INTEGER NOT NULL, history_days INTEGER NOT NULL, generator TEXT NOT NULL)",
     ),
 ];

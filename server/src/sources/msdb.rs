@@ -13,7 +13,7 @@
 //! connection asks for `ApplicationIntent=ReadOnly`; Sundial never sends anything but SELECTs
 //! and one read-only procedure (`sp_get_sqlagent_properties`, where permitted).
 use app::engine::fleet::InstanceInput;
-use app::engine::{Diagnostic, Severity, Window};
+use app::engine::{Diagnostic, Window};
 use chrono::{DateTime, NaiveDateTime, Utc};
 use chrono_tz::Tz;
 use std::collections::HashMap;
@@ -26,13 +26,13 @@ use super::msdb_rows::{
     self, Cell, HorizonRead, JobRead, JobStepRead, MsdbRows, OutcomeRead, RunningRead, ScheduleRead, SessionRead,
     StepHistoryRead, date_int, local_to_utc, parse_datetime, utc_to_local,
 };
-use super::{BoxFuture, Extent, Mark, ReadContext, ReportedNext, Source, SourceError, SourceRead, connect};
+use super::{BoxFuture, Mark, ReadContext, ReportedNext, Source, SourceError, SourceRead, connect};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// SQL Server Agent as a [`Source`]: a TDS connection per poll (nothing stays open on a
 /// production server). A read with a held read that has a [`Mark`] ([`ReadContext::held`])
 /// asks `sysjobhistory` only for what is new ([`read_incremental`]) and answers an
-/// [`Extent::Delta`].
+/// [`Extent::Delta`](super::Extent::Delta).
 #[derive(Default)]
 pub struct Msdb {
     /// `sysjobhistory` rows fetched by this source's reads, all told (for tests and figures).
@@ -164,11 +164,9 @@ pub fn steps_sql(first: i64, last: i64) -> String {
 /// history was replaced: see [`went_back`]). Two seeks, never a scan.
 pub const Q_ENDS: &str = "SELECT (SELECT MAX(instance_id) FROM msdb.dbo.sysjobhistory) AS high, o.instance_id AS low_id, o.run_date AS low_date, o.run_time AS low_time FROM (SELECT 1 AS one) AS x OUTER APPLY (SELECT TOP (1) h.instance_id, h.run_date, h.run_time FROM msdb.dbo.sysjobhistory AS h ORDER BY h.instance_id) AS o";
 
-/// `sysjobhistory` rows are asked for this many at a time past the mark.
-pub const PAGE: i64 = 1000;
-
-/// At most this many step rows waiting for their run's outcome row are asked for again.
-pub const MAX_OPEN: usize = 500;
+/// `sysjobhistory` rows are asked for this many at a time past the mark, and at most so many
+/// step rows waiting for their run's outcome row are asked for again (both readers'.)
+pub use msdb_rows::{MAX_OPEN, PAGE};
 
 /// Every `sysjobhistory` row past `after` (outcome rows, step_id 0, and step rows alike), and
 /// the rows `open` names again (step rows whose run had no outcome row yet), by the clustered
@@ -296,7 +294,7 @@ pub async fn read_instance(
 /// read) does not hold: the rows past its `instance_id` high-water mark, outcome and step rows
 /// alike, a page at a time, and the step rows it names as waiting for their run's outcome
 /// row ([`delta_sql`]), by the clustered key; jobs, schedules, steps, horizons, sessions and
-/// `sysjobactivity` (small) each time. The answer is an [`Extent::Delta`] that
+/// `sysjobactivity` (small) each time. The answer is an [`Extent::Delta`](super::Extent::Delta) that
 /// [`super::read`] merges into the held read. Without `since`, or when `sysjobhistory`'s
 /// `instance_id`s went back ([`went_back`]: restored, purged and reseeded), the window is
 /// read whole (by `run_date`), merged into what Sundial holds when it went back, with a note.
@@ -323,46 +321,28 @@ pub async fn read_incremental(
     let (high, low) = read_ends(client, tz).await?;
     let first = date_int(utc_to_local(window.start, tz).date());
     let last = date_int(utc_to_local(window.end, tz).date());
-    let went_back = since.and_then(|m| went_back(m, low, high));
-    let mut restarted = since.and_then(|m| m.restarted.clone()).filter(|(at, _)| now - *at < chrono::Duration::days(1));
-    let (extent, step_rows, outcome_rows, read_to) = match since.filter(|_| went_back.is_none()) {
+    // Read again after the history went back, the window's rows are added to what Sundial
+    // holds (runs it read before still happened), not put in its place: a delta.
+    let plan = msdb_rows::plan_history(since, low, high, now);
+    let (step_rows, outcome_rows, read_to) = match plan.past {
         Some(mark) => {
             let (steps, outcomes, read_to) = read_past(client, mark).await?;
-            (Extent::Delta, steps, outcomes, read_to.max(mark.high))
+            (steps, outcomes, read_to.max(mark.high))
         }
         None => {
-            // Read again after the history went back, the window's rows are added to what
-            // Sundial holds (runs it read before still happened), not put in its place.
-            let extent = if went_back.is_some() { Extent::Delta } else { Extent::Whole };
-            if let Some(why) = went_back {
-                restarted = Some((now, why));
-            }
             // Steps before outcomes: a run that ends between the two reads still finds its
             // outcome row.
             let steps = read_steps(client, first, last).await?;
             let outcomes = read_outcomes(client, first, last).await?;
             // Rows past the ends read are read again by the next read (a run read again is
             // the same run: merged by its start).
-            (extent, steps, outcomes, high.unwrap_or(0))
+            (steps, outcomes, high.unwrap_or(0))
         }
     };
     let fetched = (step_rows.len() + outcome_rows.len()) as u64;
-    if let Some((at, why)) = &restarted {
-        notes.push(Diagnostic::new(
-            Severity::Warning,
-            Some("instance_id"),
-            None,
-            format!(
-                "{why}: at {} UTC Sundial read the whole window again (runs it kept before are still shown)",
-                at.format("%Y-%m-%d %H:%M:%S")
-            ),
-        ));
-    }
-    let open = msdb_rows::pending_steps(&outcome_rows, &step_rows, first, MAX_OPEN)
-        .into_iter()
-        .filter(|id| *id <= read_to)
-        .collect();
-    let mark = Mark { high: read_to, low, open, restarted };
+    notes.extend(msdb_rows::restart_note(plan.restarted.as_ref()));
+    let extent = plan.extent;
+    let mark = msdb_rows::mark_after(&outcome_rows, &step_rows, first, read_to, low, plan.restarted);
     let job_steps = read_job_steps(client, &mut notes).await;
     let session_rows: Vec<SessionRead> = rows(client, "msdb.dbo.syssessions", Q_SESSIONS)
         .await?
@@ -455,30 +435,8 @@ async fn read_past(
     Ok((steps, outcomes, read_to))
 }
 
-/// Why `sysjobhistory`'s `instance_id`s went back below `mark` (`None`: they did not).
-/// `instance_id` is an identity that only grows, and msdb's purges (`sp_purge_jobhistory`, the
-/// per-job and total caps) remove the oldest rows: a highest `instance_id` below the mark, or
-/// an oldest one below the oldest seen before (or the same one on a row of another time),
-/// means the history was replaced (msdb restored from a backup, purged and its identity
-/// reseeded): rows up to the mark cannot be trusted to be the ones Sundial read.
-pub fn went_back(mark: &Mark, low: Option<(i64, DateTime<Utc>)>, high: Option<i64>) -> Option<String> {
-    let high = high.unwrap_or(0);
-    if high < mark.high {
-        return Some(format!(
-            "msdb's sysjobhistory: the largest instance_id ({high}) went back below the last one Sundial read ({}): \
-             msdb was restored from a backup, or its history purged and the identity reseeded",
-            mark.high
-        ));
-    }
-    match (low, mark.low) {
-        (Some(now), Some(before)) if now.0 < before.0 || (now.0 == before.0 && now.1 != before.1) => Some(format!(
-            "msdb's sysjobhistory: the oldest row (instance_id {}) is not the one Sundial saw before (instance_id {}): \
-             msdb was restored from a backup, or its history purged and the identity reseeded",
-            now.0, before.0
-        )),
-        _ => None,
-    }
-}
+/// Why `sysjobhistory`'s `instance_id`s went back below a mark (shared with the SQLite reader).
+pub use msdb_rows::went_back;
 
 /// Every job, with its category and its owner's login name.
 async fn read_jobs(client: &mut MsdbClient) -> Result<Vec<JobRead>, SourceError> {

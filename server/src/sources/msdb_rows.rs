@@ -21,6 +21,8 @@ use chrono::{DateTime, Duration, NaiveDate, NaiveDateTime, NaiveTime, Timelike, 
 use chrono_tz::Tz;
 use std::collections::HashMap;
 
+use super::{Extent, Mark};
+
 /// msdb's default per-job history cap (`jobhistory_max_rows_per_job`), which the demo also
 /// trims to. A job holding this many outcome rows whose oldest one is much newer than the
 /// instance's oldest history looks trimmed: see [`assemble`].
@@ -984,6 +986,131 @@ pub fn pending_steps(outcome_rows: &[OutcomeRead], step_rows: &[StepHistoryRead]
     pending.sort_unstable();
     pending.dedup();
     pending.split_off(pending.len().saturating_sub(max))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading incrementally: what both readers decide the same way (each asks its own database)
+
+/// `sysjobhistory` rows are asked for this many at a time past the mark.
+pub const PAGE: i64 = 1000;
+
+/// At most this many step rows waiting for their run's outcome row are asked for again.
+pub const MAX_OPEN: usize = 500;
+
+/// How long a note that the reading started over stays on the instance.
+const RESTART_NOTE_FOR: Duration = Duration::days(1);
+
+/// Why `sysjobhistory`'s `instance_id`s went back below `mark` (`None`: they did not).
+/// `instance_id` is an identity that only grows, and msdb's purges (`sp_purge_jobhistory`, the
+/// per-job and total caps) remove the oldest rows: a highest `instance_id` below the mark, or
+/// an oldest one below the oldest seen before (or the same one on a row of another time),
+/// means the history was replaced (msdb restored from a backup, purged and its identity
+/// reseeded): rows up to the mark cannot be trusted to be the ones Sundial read.
+pub fn went_back(mark: &Mark, low: Option<(i64, DateTime<Utc>)>, high: Option<i64>) -> Option<String> {
+    let high = high.unwrap_or(0);
+    if high < mark.high {
+        return Some(format!(
+            "msdb's sysjobhistory: the largest instance_id ({high}) went back below the last one Sundial read ({}): \
+             msdb was restored from a backup, or its history purged and the identity reseeded",
+            mark.high
+        ));
+    }
+    match (low, mark.low) {
+        (Some(now), Some(before)) if now.0 < before.0 || (now.0 == before.0 && now.1 != before.1) => Some(format!(
+            "msdb's sysjobhistory: the oldest row (instance_id {}) is not the one Sundial saw before (instance_id {}): \
+             msdb was restored from a backup, or its history purged and the identity reseeded",
+            now.0, before.0
+        )),
+        _ => None,
+    }
+}
+
+/// How one read asks `sysjobhistory`, from the held [`Mark`] and the table's two ends read now
+/// (`low`: its oldest row's `instance_id` and start, `high`: its largest `instance_id`).
+#[derive(Debug)]
+pub struct HistoryPlan<'m> {
+    /// Ask only past this mark (the read is a [`Extent::Delta`]); `None`: read the window's
+    /// dates whole.
+    pub past: Option<&'m Mark>,
+    /// [`Extent::Whole`] for a first read; a delta otherwise (read again after the history
+    /// went back, the window's rows are added to what Sundial holds: runs it read before still
+    /// happened).
+    pub extent: Extent,
+    /// When the reading last had to start over, with why: now, if the history went back; else
+    /// the held mark's for a day.
+    pub restarted: Option<(DateTime<Utc>, String)>,
+}
+
+/// The [`HistoryPlan`] of a read at `now` with the held mark `since`.
+pub fn plan_history(
+    since: Option<&Mark>,
+    low: Option<(i64, DateTime<Utc>)>,
+    high: Option<i64>,
+    now: DateTime<Utc>,
+) -> HistoryPlan<'_> {
+    let back = since.and_then(|m| went_back(m, low, high));
+    let kept = since.and_then(|m| m.restarted.clone()).filter(|(at, _)| now - *at < RESTART_NOTE_FOR);
+    match (since, back) {
+        (Some(mark), None) => HistoryPlan { past: Some(mark), extent: Extent::Delta, restarted: kept },
+        (Some(_), Some(why)) => HistoryPlan { past: None, extent: Extent::Delta, restarted: Some((now, why)) },
+        (None, _) => HistoryPlan { past: None, extent: Extent::Whole, restarted: None },
+    }
+}
+
+/// The note on an instance whose reading started over (`restarted`), while it stays.
+pub fn restart_note(restarted: Option<&(DateTime<Utc>, String)>) -> Option<Diagnostic> {
+    let (at, why) = restarted?;
+    Some(Diagnostic::new(
+        app::engine::Severity::Warning,
+        Some("instance_id"),
+        None,
+        format!(
+            "{why}: at {} UTC Sundial read the whole window again (runs it kept before are still shown)",
+            at.format("%Y-%m-%d %H:%M:%S")
+        ),
+    ))
+}
+
+/// The [`Mark`] a read leaves: read up to `read_to`, the table's oldest row `low`, the step rows
+/// read from the local date `first` on that wait for their run's outcome row
+/// ([`pending_steps`], at most [`MAX_OPEN`], none past `read_to`), and `restarted`.
+pub fn mark_after(
+    outcome_rows: &[OutcomeRead],
+    step_rows: &[StepHistoryRead],
+    first: i64,
+    read_to: i64,
+    low: Option<(i64, DateTime<Utc>)>,
+    restarted: Option<(DateTime<Utc>, String)>,
+) -> Mark {
+    let open =
+        pending_steps(outcome_rows, step_rows, first, MAX_OPEN).into_iter().filter(|id| *id <= read_to).collect();
+    Mark { high: read_to, low, open, restarted }
+}
+
+/// `sysjobhistory` rows read in one query (outcome and step rows alike, each with every step
+/// column) as step rows and outcome rows (`step_id` 0); with the highest `instance_id` among
+/// them (0 when none).
+pub fn split_history(rows: Vec<StepHistoryRead>) -> (Vec<StepHistoryRead>, Vec<OutcomeRead>, i64) {
+    let (mut steps, mut outcomes, mut high) = (Vec::new(), Vec::new(), 0);
+    for r in rows {
+        if let Ok(Some(id)) = r.instance_id.int() {
+            high = high.max(id);
+        }
+        if r.step_id.int() == Ok(Some(0)) {
+            outcomes.push(OutcomeRead {
+                instance_id: r.instance_id,
+                job_id: r.job_id,
+                run_status: r.run_status,
+                run_date: r.run_date,
+                run_time: r.run_time,
+                run_duration: r.run_duration,
+                message: r.message,
+            });
+        } else {
+            steps.push(r);
+        }
+    }
+    (steps, outcomes, high)
 }
 
 #[cfg(test)]

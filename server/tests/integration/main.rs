@@ -27,6 +27,7 @@ mod judgment;
 mod log_fleet;
 mod metrics;
 mod msdb_incremental;
+mod msdb_sqlite_live;
 mod msdb_tds;
 mod mysql_events_real;
 mod pg_cron_incremental;

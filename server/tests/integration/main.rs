@@ -39,6 +39,7 @@ mod seed_tables;
 mod source_faults;
 mod store_postgres;
 mod table_text;
+mod tables_incremental;
 mod tables_job_table;
 mod tables_jobactivity;
 mod tables_primentra;

@@ -209,13 +209,16 @@ pub async fn read_since(
             let tail = format!("WHERE {c} >= {}", tables::time_literal(db, from));
             let mut rows = tables::read(db, "jobactivity", COLUMNS, &tail).await?;
             // The runs read unstopped: `stop_execution_date` is written in place when they end.
-            let oldest = local(window.start - limit);
+            // Each by its second (a literal has whole seconds), those before the second the
+            // new rows are asked from.
+            let second = |t: NaiveDateTime| t.with_nanosecond(0).unwrap_or(t);
+            let oldest = second(local(window.start - limit));
             let open: std::collections::BTreeSet<NaiveDateTime> = mark
                 .open
                 .iter()
                 .filter_map(|k| unkey(*k))
-                .map(|t| t.with_nanosecond(0).unwrap_or(t))
-                .filter(|t| *t >= oldest.with_nanosecond(0).unwrap_or(oldest) && *t < from)
+                .map(second)
+                .filter(|t| *t >= oldest && *t < second(from))
                 .collect();
             if !open.is_empty() {
                 let ranges: Vec<String> = open

@@ -28,6 +28,7 @@ mod log_fleet;
 mod metrics;
 mod msdb_incremental;
 mod msdb_tds;
+mod mysql_events_incremental;
 mod mysql_events_real;
 mod pg_cron_incremental;
 mod pg_cron_real;

@@ -303,3 +303,107 @@ async fn primentra_log_in_mariadb_reads_only_what_is_new() {
     );
     primentra(&mut admin, &config("primentra", &target), "INT AUTO_INCREMENT PRIMARY KEY").await;
 }
+
+// --- Figures (end2end/load/mariadb_history.sh) ---------------------------------------------
+
+/// The figures of issue 27 for the seed tables, against the MariaDB `mariadb_history.sh`
+/// starts and fills (`SUNDIAL_FIGURES_PORT`; database `hist`, a SELECT-only `hist_reader` and
+/// a `hist_admin` that plays the schedulers and reads performance_schema): a first read of
+/// `jobactivity` and of Primentra's tables, one poll, then `SUNDIAL_FIGURES_POLLS` polls, each
+/// after the scheduler wrote a run's end and the next run's start. Prints, per poll, the rows
+/// Sundial fetched (its own count) and what MariaDB says of Sundial's SELECTs on each table
+/// (`prepared_statements_instances`: rows sent, rows examined, executions that used no index);
+/// fails when a poll after the first read fetches more than the new and unfinished rows or
+/// scans a table whole. Ignored: it needs the script's server.
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "figures: run by end2end/load/mariadb_history.sh"]
+async fn mariadb_history_figures() {
+    let port: u16 = std::env::var("SUNDIAL_FIGURES_PORT").expect("SUNDIAL_FIGURES_PORT").parse().unwrap();
+    let polls: u64 = std::env::var("SUNDIAL_FIGURES_POLLS").ok().and_then(|p| p.parse().ok()).unwrap_or(10);
+    let admin_url = format!("mysql://hist_admin:figures@127.0.0.1:{port}/hist");
+    let admin = sqlx::MySqlPool::connect(&admin_url).await.expect("hist_admin");
+    let exec = async |sql: String| {
+        sqlx::query(sqlx::AssertSqlSafe(sql.clone())).execute(&admin).await.unwrap_or_else(|e| panic!("{sql}: {e}"));
+    };
+    let target =
+        format!("engine = \"mysql\"\nhost = \"127.0.0.1\"\nport = {port}\nuser = \"hist_reader\"\ndatabase = \"hist\"");
+    let kinds: [(&str, &str, server::sources::connect::TablesRead); 2] =
+        [("jobactivity", "jobactivity", jobactivity::read), ("primentra", "SchedulerLog", primentra::read)];
+    let mut goal = true;
+    for (kind, table, read) in kinds {
+        let config = config(kind, &target);
+        let source = TablesSource::new(read);
+        let digests = async || -> (i64, i64, i64, i64) {
+            // sqlx prepares every statement, and MariaDB 10.11 leaves executions of prepared
+            // statements out of events_statements_summary_by_digest: their own account is
+            // prepared_statements_instances (the same counters).
+            sqlx::query_as(sqlx::AssertSqlSafe(format!(
+                "SELECT CAST(COALESCE(SUM(COUNT_EXECUTE), 0) AS SIGNED), CAST(COALESCE(SUM(SUM_ROWS_SENT), 0) AS SIGNED), \
+                 CAST(COALESCE(SUM(SUM_ROWS_EXAMINED), 0) AS SIGNED), CAST(COALESCE(SUM(SUM_NO_INDEX_USED), 0) AS SIGNED) \
+                 FROM performance_schema.prepared_statements_instances \
+                 WHERE SQL_TEXT LIKE 'SELECT%' AND SQL_TEXT LIKE '%`{table}`%'"
+            )))
+            .fetch_one(&admin)
+            .await
+            .expect("performance_schema")
+        };
+        let reset = "TRUNCATE TABLE performance_schema.prepared_statements_instances".to_owned();
+        // One poll: the scheduler ends its run and starts the next, then Sundial reads.
+        let step = async |held: Option<&SourceRead>, i: u64| {
+            let now = Utc::now();
+            let t = now.format("%Y-%m-%d %H:%M:%S%.6f");
+            if kind == "jobactivity" {
+                exec(format!("UPDATE jobactivity SET stop_execution_date = '{t}' WHERE job_name = 'job0' AND stop_execution_date IS NULL")).await;
+                exec(format!("INSERT INTO jobactivity VALUES ('figures', 'job0', '{t}', NULL)")).await;
+            } else if i > 0 {
+                exec(format!("INSERT INTO SchedulerLog (EntityId, EventTime, EventType, DurationMs) VALUES (1, '{t}', 'completed', 1000), (1, '{t}', 'fired', NULL)")).await;
+            }
+            let started = std::time::Instant::now();
+            let (read, fetched) = poll(&source, &config, table, held, now).await;
+            (read, fetched, started.elapsed())
+        };
+        exec(reset.clone()).await;
+        let (first, fetched, took) = step(None, 0).await;
+        let (n, sent, examined, no_index) = digests().await;
+        if n == 0 {
+            let all: Vec<(Option<String>, Option<String>, i64)> = sqlx::query_as(
+                "SELECT OBJECT_SCHEMA, LEFT(SQL_TEXT, 120), CAST(COUNT_EXECUTE AS SIGNED) \
+                 FROM performance_schema.prepared_statements_instances",
+            )
+            .fetch_all(&admin)
+            .await
+            .unwrap();
+            println!("{kind} digests: {all:?}");
+        }
+        println!(
+            "{kind} first read: {fetched} rows fetched, {:.1} s; {n} SELECTs on {table}: rows sent {sent}, rows examined {examined}, no index {no_index}",
+            took.as_secs_f64()
+        );
+        let (mut held, _, _) = step(Some(&first), 1).await;
+        exec(reset.clone()).await;
+        let mut total = 0;
+        for i in 0..polls {
+            let (read, fetched, took) = step(Some(&held), i + 2).await;
+            println!("{kind} poll {}: {fetched} rows fetched, {:.3} s", i + 1, took.as_secs_f64());
+            total += fetched;
+            held = read;
+        }
+        let (n, sent, examined, no_index) = digests().await;
+        println!(
+            "{kind} per poll after the first read: rows fetched {}, SELECTs on {table} {}, rows sent {}, rows examined {}, no index {}",
+            total as f64 / polls as f64,
+            n as f64 / polls as f64,
+            sent as f64 / polls as f64,
+            examined as f64 / polls as f64,
+            no_index as f64 / polls as f64
+        );
+        let runs: usize = held.input.jobs.iter().map(|j| j.runs.len()).sum();
+        println!("{kind} runs held after the polls: {runs}");
+        goal &= n > 0 && total <= 8 * polls && no_index == 0 && examined <= 16 * polls as i64;
+    }
+    println!(
+        "goal (issue 27: each poll reads only what is new, by an index): {}",
+        if goal { "met" } else { "not met" }
+    );
+    assert!(goal, "a poll read more than what is new, or scanned a table");
+}

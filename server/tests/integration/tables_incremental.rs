@@ -19,7 +19,7 @@ use app::engine::log::LogKind;
 use app::engine::{RunOutcome, Window};
 use chrono::{DateTime, Duration, Utc};
 use server::sources::connect::TablesSource;
-use server::sources::{self, Extent, ReadContext, SourceRead, jobactivity, primentra};
+use server::sources::{self, Extent, ReadContext, SourceRead, jobactivity, primentra, service_broker};
 use sqlx::Connection;
 
 /// Where the test writes the scheduler's rows (as the scheduler would): MariaDB's root, or the
@@ -44,7 +44,7 @@ impl Admin {
             Admin::Maria(_) => self.exec(&format!("TRUNCATE TABLE {table}")).await,
             Admin::Lite(_) => {
                 self.exec(&format!("DELETE FROM {table}")).await;
-                if table == "SchedulerLog" {
+                if table != "jobactivity" {
                     self.exec(&format!("DELETE FROM sqlite_sequence WHERE name = '{table}'")).await;
                 }
             }
@@ -302,6 +302,135 @@ async fn primentra_log_in_mariadb_reads_only_what_is_new() {
         port::PRIMENTRA_INC_MARIA
     );
     primentra(&mut admin, &config("primentra", &target), "INT AUTO_INCREMENT PRIMARY KEY").await;
+}
+
+// --- Service Broker's SchedulingErrors ----------------------------------------------------
+
+/// `nightly` runs daily at 02:00 (its last run finished at 02:00 today, one retried error in
+/// it); 300 older errors, two hours apart, are its log.
+async fn service_broker(admin: &mut Admin, config: &server::config::InstanceConfig, identity: &str) {
+    let day7 = t("2026-03-07T02:00:00Z");
+    let day8 = day7 + Duration::days(1);
+    for sql in [
+        "CREATE TABLE JobSchedules (ID INT PRIMARY KEY, FrequencyType INT NOT NULL, Frequency INT NOT NULL, \
+         AbsoluteSubFrequency VARCHAR(100), MontlyRelativeSubFrequencyWhich INT, MontlyRelativeSubFrequencyWhat INT, \
+         RunAtInSecondsFromMidnight INT NOT NULL)"
+            .to_owned(),
+        "CREATE TABLE ScheduledJobs (ID INT PRIMARY KEY, JobScheduleId INT NOT NULL, JobName VARCHAR(256) NOT NULL, \
+         ValidFrom DATETIME(3) NOT NULL, LastRunOn DATETIME(3), NextRunOn DATETIME(3), IsEnabled INT NOT NULL)"
+            .to_owned(),
+        "CREATE TABLE ScheduledJobSteps (ID INT PRIMARY KEY, ScheduledJobId INT NOT NULL, StepName VARCHAR(256), \
+         RetryOnFail INT NOT NULL, RetryOnFailTimes INT NOT NULL, DurationInSeconds DECIMAL(14,4), \
+         LastExecutedOn DATETIME(3))"
+            .to_owned(),
+        format!(
+            "CREATE TABLE SchedulingErrors (Id {identity}, ScheduledJobId INT, ScheduledJobStepId INT, ErrorLine INT, \
+             ErrorNumber INT, ErrorMessage VARCHAR(4000), ErrorSeverity INT, ErrorState INT, ErrorDate DATETIME(3) NOT NULL)"
+        ),
+        "INSERT INTO JobSchedules VALUES (1, 1, 1, NULL, NULL, NULL, 7200)".to_owned(),
+        format!(
+            "INSERT INTO ScheduledJobs VALUES (1, 1, 'nightly', '2026-01-01 00:00:00', '{}', '{}', 1)",
+            at(day7),
+            at(day8)
+        ),
+        format!("INSERT INTO ScheduledJobSteps VALUES (1, 1, 'load', 1, 3, 10, '{}')", at(day7 + Duration::seconds(5))),
+    ] {
+        admin.exec(&sql).await;
+    }
+    let cols = "(ScheduledJobId, ScheduledJobStepId, ErrorLine, ErrorNumber, ErrorMessage, ErrorSeverity, ErrorState, ErrorDate)";
+    let error = |x: DateTime<Utc>| format!("(1, 1, 1, 1205, 'deadlock', 13, 1, '{}')", at(x));
+    let old: Vec<String> = (1..=300).rev().map(|i| error(day7 - Duration::hours(2 * i))).collect();
+    admin.exec(&format!("INSERT INTO SchedulingErrors {cols} VALUES {}", old.join(", "))).await;
+    admin.exec(&format!("INSERT INTO SchedulingErrors {cols} VALUES {}", error(day7 + Duration::seconds(2)))).await;
+    let sorted = |read: &SourceRead| {
+        let mut events: Vec<(DateTime<Utc>, String)> = read.events.iter().map(|e| (e.at, e.text.clone())).collect();
+        events.sort();
+        events
+    };
+
+    let source = TablesSource::new(service_broker::read);
+    let (first, fetched) = poll(&source, config, "SchedulingErrors", None, now()).await;
+    assert_eq!(fetched, 301, "the first read takes the window");
+    assert_eq!(runs(&first, "1"), [(day7, RunOutcome::Succeeded)]);
+
+    // Nothing new: both ends, and the error of the run rebuilt from LastRunOn.
+    let (second, fetched) = poll(&source, config, "SchedulingErrors", Some(&first), now() + Duration::minutes(1)).await;
+    assert_eq!(fetched, 3, "a poll with nothing new reads no history");
+    assert_eq!(runs(&second, "1"), runs(&first, "1"));
+    assert_eq!(sorted(&second), sorted(&first), "the log stays whole, each line once");
+
+    // The next night: under way, its first attempt failed.
+    admin.exec(&format!("INSERT INTO SchedulingErrors {cols} VALUES {}", error(day8 + Duration::seconds(10)))).await;
+    let (third, fetched) = poll(&source, config, "SchedulingErrors", Some(&second), day8 + Duration::seconds(30)).await;
+    assert_eq!(fetched, 4, "both ends, the new error, the error of the run rebuilt");
+    assert_eq!(runs(&third, "1"), [(day7, RunOutcome::Succeeded), (day8, RunOutcome::InProgress)]);
+
+    // It finishes: LastRunOn and the step's LastExecutedOn written in place.
+    admin
+        .exec(&format!(
+            "UPDATE ScheduledJobs SET LastRunOn = '{}', NextRunOn = '{}'",
+            at(day8),
+            at(day8 + Duration::days(1))
+        ))
+        .await;
+    admin.exec(&format!("UPDATE ScheduledJobSteps SET LastExecutedOn = '{}'", at(day8 + Duration::seconds(20)))).await;
+    let (fourth, fetched) = poll(&source, config, "SchedulingErrors", Some(&third), day8 + Duration::minutes(1)).await;
+    assert_eq!(fetched, 4, "both ends, the errors from the last LastRunOn on");
+    assert_eq!(
+        runs(&fourth, "1"),
+        [(day7, RunOutcome::Succeeded), (day8, RunOutcome::Succeeded)],
+        "the night going then finished is one run; the one before is still shown"
+    );
+    let retried = fourth.events.iter().filter(|e| e.at == day8 + Duration::seconds(10)).count();
+    assert_eq!(
+        retried,
+        1,
+        "its retried attempt is one line: {:?}",
+        fourth.events.iter().rev().take(5).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        fourth.events.len(),
+        second.events.len() + 3,
+        "the new night's start, retry and end: {:#?}",
+        fourth.events.iter().filter(|e| e.at >= day7).collect::<Vec<_>>()
+    );
+
+    // The table truncated and reseeded: detected, read whole, noted.
+    admin.empty("SchedulingErrors").await;
+    admin.exec(&format!("INSERT INTO SchedulingErrors {cols} VALUES {}", error(day8 + Duration::minutes(2)))).await;
+    let (fifth, _) = poll(&source, config, "SchedulingErrors", Some(&fourth), day8 + Duration::minutes(3)).await;
+    let restart = fifth.mark.as_ref().and_then(|m| m.restarted.clone()).expect("the restart is marked");
+    assert!(restart.1.contains("went back"), "{}", restart.1);
+    assert!(fifth.notes.iter().any(|n| n.message.contains("read the whole window again")), "{:?}", fifth.notes);
+    assert!(fifth.events.iter().any(|e| e.at == day8 + Duration::minutes(2)), "the new error is read");
+    assert_eq!(runs(&fifth, "1"), runs(&fourth, "1"));
+}
+
+#[tokio::test]
+async fn service_broker_errors_in_sqlite_read_only_what_is_new() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("broker.sqlite");
+    let options = sqlx::sqlite::SqliteConnectOptions::new().filename(&path).create_if_missing(true);
+    let mut admin = Admin::Lite(sqlx::SqliteConnection::connect_with(&options).await.unwrap());
+    let config = config("service_broker", &format!("path = {:?}", path.display().to_string()));
+    service_broker(&mut admin, &config, "INTEGER PRIMARY KEY AUTOINCREMENT").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn service_broker_errors_in_mariadb_read_only_what_is_new() {
+    let server = TestServer::mariadb("sundial-broker-inc-", port::BROKER_INC_MARIA);
+    let root = server.maria_root().await;
+    for sql in ["CREATE DATABASE broker", "USE broker"] {
+        sqlx::query(sqlx::AssertSqlSafe(sql)).execute(&root).await.unwrap();
+    }
+    let mut admin = Admin::Maria(root);
+    admin.exec("CREATE USER broker_reader@'127.0.0.1'").await;
+    admin.exec("GRANT SELECT ON broker.* TO broker_reader@'127.0.0.1'").await;
+    let target = format!(
+        "engine = \"mysql\"\nhost = \"127.0.0.1\"\nport = {}\nuser = \"broker_reader\"\ndatabase = \"broker\"",
+        port::BROKER_INC_MARIA
+    );
+    service_broker(&mut admin, &config("service_broker", &target), "INT AUTO_INCREMENT PRIMARY KEY").await;
 }
 
 // --- Figures (end2end/load/mariadb_history.sh) ---------------------------------------------

@@ -49,6 +49,7 @@ pub mod port {
     pub const PG_CRON_REBASE: u16 = 25510;
     pub const JOBACTIVITY_INC_MARIA: u16 = 25531;
     pub const PRIMENTRA_INC_MARIA: u16 = 25532;
+    pub const BROKER_INC_MARIA: u16 = 25533;
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

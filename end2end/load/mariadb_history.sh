@@ -6,8 +6,12 @@
 # performance_schema on) holds, in database `hist`, ROWS (1,000,000) rows of `jobactivity`
 # (seed 001: 20 jobs, over SPAN_DAYS (90) days, so the 30-day window holds a third) and ROWS
 # rows of Primentra's `SchedulerLog` (seed 004: 20 entities' fired/completed pairs over the
-# same days), with `Entities` and `SchedulerConfigurations`. The tables are the designs'
-# (`SchedulerLog.Id` its identity primary key; `jobactivity` has no index in its design: with
+# same days), with `Entities` and `SchedulerConfigurations`, and ROWS rows of the Service
+# Broker scheduler's `SchedulingErrors` (seed 003: 20 daily jobs' failed attempts, up to
+# midnight; today's runs, from each job's LastRunOn, get the driver's), with its
+# `ScheduledJobs`, `JobSchedules` and `ScheduledJobSteps`. The tables are the designs'
+# (`SchedulerLog.Id` and `SchedulingErrors.Id` their identity primary keys; `jobactivity` has
+# no index in its design: with
 # JOBACTIVITY_INDEX=1, the default, an index on start_execution_date is added, as a table of a
 # million rows would have; JOBACTIVITY_INDEX=0 measures without it). Sundial reads them as a
 # SELECT-only user (`hist_reader`).
@@ -54,7 +58,7 @@ port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); pr
 "$repo/.ci/mariadb-test-server" start "$dir" "$port" >/dev/null
 sql() { mariadb --no-defaults --socket="$dir/mysqld.sock" -uroot "$@"; }
 
-echo "loading $rows rows into jobactivity and SchedulerLog ($span_days days)…" >&2
+echo "loading $rows rows into jobactivity, SchedulerLog and SchedulingErrors ($span_days days)…" >&2
 start=$(date +%s)
 span_us=$((span_days * 86400 * 1000000))
 last=$((rows - 1))
@@ -84,6 +88,28 @@ INSERT INTO SchedulerLog (EntityId, EventTime, EventType, DurationMs)
   SELECT (seq DIV 2) % 20 + 1, UTC_TIMESTAMP(6) - INTERVAL (($rows - seq) * ($span_us DIV $rows)) MICROSECOND,
          IF(seq % 2 = 0, 'fired', 'completed'), IF(seq % 2 = 0, NULL, 1000)
   FROM seq_0_to_$last;
+CREATE TABLE JobSchedules (ID INT AUTO_INCREMENT PRIMARY KEY, FrequencyType INT NOT NULL, Frequency INT NOT NULL DEFAULT 1,
+  AbsoluteSubFrequency VARCHAR(100) NULL, MontlyRelativeSubFrequencyWhich INT NULL, MontlyRelativeSubFrequencyWhat INT NULL,
+  RunAtInSecondsFromMidnight INT NOT NULL DEFAULT 0);
+INSERT INTO JobSchedules (FrequencyType, RunAtInSecondsFromMidnight) SELECT 1, seq * 60 FROM seq_1_to_20;
+CREATE TABLE ScheduledJobs (ID INT AUTO_INCREMENT PRIMARY KEY, JobScheduleId INT NOT NULL, JobName NVARCHAR(256) NOT NULL,
+  ValidFrom DATETIME NOT NULL, LastRunOn DATETIME NULL, NextRunOn DATETIME NULL, IsEnabled BIT NOT NULL DEFAULT 0,
+  CreatedOn DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP);
+INSERT INTO ScheduledJobs (JobScheduleId, JobName, ValidFrom, LastRunOn, NextRunOn, IsEnabled)
+  SELECT seq, CONCAT('job ', seq), UTC_DATE() - INTERVAL 100 DAY, UTC_DATE() + INTERVAL seq MINUTE,
+         UTC_DATE() + INTERVAL 1 DAY + INTERVAL seq MINUTE, 1 FROM seq_1_to_20;
+CREATE TABLE ScheduledJobSteps (ID INT AUTO_INCREMENT PRIMARY KEY, ScheduledJobId INT NOT NULL, StepName NVARCHAR(256) NOT NULL,
+  SqlToRun TEXT NULL, RetryOnFail BIT NOT NULL DEFAULT 0, RetryOnFailTimes INT NOT NULL DEFAULT 0,
+  DurationInSeconds DECIMAL(14,4) DEFAULT 0, CreatedOn DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP, LastExecutedOn DATETIME NULL);
+INSERT INTO ScheduledJobSteps (ScheduledJobId, StepName, RetryOnFail, RetryOnFailTimes, LastExecutedOn)
+  SELECT seq, 'load', 1, 3, UTC_DATE() + INTERVAL seq MINUTE + INTERVAL 5 SECOND FROM seq_1_to_20;
+CREATE TABLE SchedulingErrors (Id INT AUTO_INCREMENT PRIMARY KEY, ScheduledJobId INT NULL, ScheduledJobStepId INT NULL,
+  ErrorLine INT NULL, ErrorNumber INT NULL, ErrorMessage NVARCHAR(4000) NULL, ErrorSeverity INT NULL, ErrorState INT NULL,
+  ErrorDate DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP);
+INSERT INTO SchedulingErrors (ScheduledJobId, ScheduledJobStepId, ErrorNumber, ErrorMessage, ErrorSeverity, ErrorState, ErrorDate)
+  SELECT seq % 20 + 1, seq % 20 + 1, 1205, 'deadlock victim', 13, 1,
+         UTC_DATE() - INTERVAL 1 SECOND - INTERVAL (($rows - seq) * ($span_us DIV $rows)) MICROSECOND
+  FROM seq_0_to_$last;
 CREATE USER hist_reader@'127.0.0.1';
 GRANT SELECT ON hist.* TO hist_reader@'127.0.0.1';
 CREATE USER hist_admin@'127.0.0.1' IDENTIFIED BY 'figures';
@@ -91,11 +117,12 @@ GRANT ALL ON hist.* TO hist_admin@'127.0.0.1';
 GRANT SELECT, DROP ON performance_schema.* TO hist_admin@'127.0.0.1';
 SQL
 if [ "$index" = 1 ]; then sql hist -e "CREATE INDEX ix_jobactivity_start ON jobactivity (start_execution_date)"; fi
-sql hist -e "ANALYZE TABLE jobactivity, SchedulerLog" >/dev/null
-echo "loaded in $(( $(date +%s) - start )) s: $(sql -N hist -e 'SELECT COUNT(*) FROM jobactivity') jobactivity rows, $(sql -N hist -e 'SELECT COUNT(*) FROM SchedulerLog') SchedulerLog rows" >&2
+sql hist -e "ANALYZE TABLE jobactivity, SchedulerLog, SchedulingErrors" >/dev/null
+count() { sql -N hist -e "SELECT COUNT(*) FROM $1"; }
+echo "loaded in $(( $(date +%s) - start )) s: $(count jobactivity) jobactivity, $(count SchedulerLog) SchedulerLog, $(count SchedulingErrors) SchedulingErrors rows" >&2
 
 cd "$repo"
 # shellcheck disable=SC2086 # CARGO_TEST_ARGS is words for cargo
 SUNDIAL_FIGURES_PORT=$port SUNDIAL_FIGURES_POLLS=$polls \
   cargo test ${CARGO_TEST_ARGS:-} -p server --test integration mariadb_history_figures -- --ignored --nocapture 2>&1 \
-  | grep -E '^(jobactivity|primentra|goal)|panicked|test result'
+  | grep -E '^(jobactivity|primentra|service_broker|goal)|panicked|test result'

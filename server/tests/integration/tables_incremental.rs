@@ -438,7 +438,7 @@ async fn service_broker_errors_in_mariadb_read_only_what_is_new() {
 /// The figures of issue 27 for the seed tables, against the MariaDB `mariadb_history.sh`
 /// starts and fills (`SUNDIAL_FIGURES_PORT`; database `hist`, a SELECT-only `hist_reader` and
 /// a `hist_admin` that plays the schedulers and reads performance_schema): a first read of
-/// `jobactivity` and of Primentra's tables, one poll, then `SUNDIAL_FIGURES_POLLS` polls, each
+/// `jobactivity`, of Primentra's tables and of the Service Broker scheduler's, one poll, then `SUNDIAL_FIGURES_POLLS` polls, each
 /// after the scheduler wrote a run's end and the next run's start. Prints, per poll, the rows
 /// Sundial fetched (its own count) and what MariaDB says of Sundial's SELECTs on each table
 /// (`prepared_statements_instances`: rows sent, rows examined, executions that used no index);
@@ -456,8 +456,11 @@ async fn mariadb_history_figures() {
     };
     let target =
         format!("engine = \"mysql\"\nhost = \"127.0.0.1\"\nport = {port}\nuser = \"hist_reader\"\ndatabase = \"hist\"");
-    let kinds: [(&str, &str, server::sources::connect::TablesRead); 2] =
-        [("jobactivity", "jobactivity", jobactivity::read), ("primentra", "SchedulerLog", primentra::read)];
+    let kinds: [(&str, &str, server::sources::connect::TablesRead); 3] = [
+        ("jobactivity", "jobactivity", jobactivity::read),
+        ("primentra", "SchedulerLog", primentra::read),
+        ("service_broker", "SchedulingErrors", service_broker::read),
+    ];
     let mut goal = true;
     for (kind, table, read) in kinds {
         let config = config(kind, &target);
@@ -484,6 +487,8 @@ async fn mariadb_history_figures() {
             if kind == "jobactivity" {
                 exec(format!("UPDATE jobactivity SET stop_execution_date = '{t}' WHERE job_name = 'job0' AND stop_execution_date IS NULL")).await;
                 exec(format!("INSERT INTO jobactivity VALUES ('figures', 'job0', '{t}', NULL)")).await;
+            } else if kind == "service_broker" {
+                exec(format!("INSERT INTO SchedulingErrors (ScheduledJobId, ScheduledJobStepId, ErrorNumber, ErrorMessage, ErrorDate) VALUES (1, 1, 1205, 'deadlock', '{t}')")).await;
             } else if i > 0 {
                 exec(format!("INSERT INTO SchedulerLog (EntityId, EventTime, EventType, DurationMs) VALUES (1, '{t}', 'completed', 1000), (1, '{t}', 'fired', NULL)")).await;
             }

@@ -10,7 +10,18 @@
 //! zero date 1900-01-01 that a `datetime` column defaults to) is running until the job's
 //! limit (the article's `CleanUp` uses 60 minutes), then it is a crashed run. `CleanUp`
 //! deletes such rows so the job runs again: Sundial only sees a crash while its row still
-//! exists, which the job's note says.
+//! exists, which the job's note says (once read, a crash Sundial holds stays shown).
+//!
+//! Read incrementally ([`read_since`]): a first read takes the window (and the job names, by a
+//! `GROUP BY`); after it, a poll asks only for the rows started at or after the latest start it
+//! read (the [`Mark`]'s `high`, as wall-clock microseconds; two hours earlier in a zone that
+//! turns its clocks back) and, by a second's range of their starts, the rows it read without a
+//! stop (`stop_execution_date` is written in place when a run ends), and answers a delta that
+//! `super::read` merges into the held read. Both ends of the table (`MIN`/`MAX` of the start)
+//! tell a table emptied or restored (its latest start below the mark, or an oldest start below
+//! the oldest seen): read whole again and noted. The design's table has no index: every query on
+//! the start column then scans it (few rows are still returned); with an index on
+//! `start_execution_date` a poll examines only the rows it returns.
 use app::engine::cron::CronSchedule;
 use app::engine::fleet::{InstanceInput, JobInput, JobSchedule};
 use app::engine::{Diagnostic, Run, RunOutcome, Schedule, Severity, Trigger, Window};

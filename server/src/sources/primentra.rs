@@ -21,6 +21,14 @@
 //!
 //! Log times are UTC (`SYSUTCDATETIME()`), and so is `NextScheduledRun` (checked against the
 //! forecast by [`super::finish`]); schedules (`RunTimes`) are read in the instance's zone.
+//!
+//! Read incrementally ([`read_since`]): a first read takes the window's log; after it, a poll
+//! asks `SchedulerLog` only for the rows past the `Id` high-water mark and the `fired` row of
+//! each run still open (the [`Mark`]'s `open`: its end is a row yet to come), both by the
+//! primary key, and answers a delta that `super::read` merges into the held read: the held log
+//! and the schedule's earlier fires stay, the rows read again add no line. `Entities` and
+//! `SchedulerConfigurations` (a row per job, updated in place) are read whole each poll. An `Id`
+//! that went back (the log truncated, its identity reseeded) is read whole again and noted.
 use std::collections::BTreeMap;
 
 use app::engine::fleet::{InstanceInput, JobInput, JobSchedule};

@@ -41,6 +41,18 @@
 //! success or an error, outside the run under way): every run since would have left one, save
 //! a run that died in its first step. A `NextRunOn` that disagrees with Sundial's forecast is
 //! a warning ([`super::finish`]).
+//!
+//! # Read incrementally
+//!
+//! `SchedulingErrors` is the one table that grows. After a first read ([`read_since`]) a poll
+//! asks it only for the rows past the `Id` high-water mark and the rows of the runs it still
+//! rebuilds (each job's errors from its `LastRunOn` on, all of a job that never finished a run:
+//! the [`Mark`]'s `open`), by the primary key; `ScheduledJobs`, `JobSchedules` and
+//! `ScheduledJobSteps` (`LastRunOn`, `NextRunOn`, `LastExecutedOn` written in place) are read
+//! whole each poll. It answers a delta that `super::read` merges into the held read, so a run
+//! rebuilt before stays shown once `LastRunOn` moves past it; the held log before each job's
+//! `LastRunOn` stays, the lines from there on are made again. An `Id` that went back (the table
+//! truncated and reseeded, restored) is read whole again and noted.
 use app::engine::fleet::{InstanceInput, JobInput, JobSchedule};
 use app::engine::log::{LogEvent, LogKind};
 use app::engine::service_broker::ServiceBrokerJob;

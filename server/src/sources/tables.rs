@@ -7,6 +7,11 @@
 //! Times are written `YYYY-MM-DD HH:MM:SS[.fff]`. Connections are read-only (PostgreSQL
 //! `default_transaction_read_only`, SQLite `mode=ro`, SQL Server `ApplicationIntent=ReadOnly`,
 //! MySQL `SET SESSION TRANSACTION READ ONLY`).
+//!
+//! For the incremental kinds: [`read_end`] reads the row at one end of a table by its key
+//! (`WHERE key = (SELECT MAX(key) …)`, which an index answers: an `ORDER BY` on the text a
+//! column is read as would sort as text and use none), and [`counted`] counts the rows each
+//! table's reads fetched (`connect::TablesSource::rows_read`).
 use std::collections::BTreeMap;
 
 use super::SourceError;

@@ -442,8 +442,8 @@ async fn service_broker_errors_in_mariadb_read_only_what_is_new() {
 /// after the scheduler wrote a run's end and the next run's start. Prints, per poll, the rows
 /// Sundial fetched (its own count) and what MariaDB says of Sundial's SELECTs on each table
 /// (`prepared_statements_instances`: rows sent, rows examined, executions that used no index);
-/// fails when a poll after the first read fetches more than the new and unfinished rows or
-/// scans a table whole. Ignored: it needs the script's server.
+/// fails when a poll after the first read fetches more than a handful of rows, or examines a
+/// row it does not return, or runs a statement without an index. Ignored: it needs the script's server.
 #[tokio::test(flavor = "multi_thread")]
 #[ignore = "figures: run by end2end/load/mariadb_history.sh"]
 async fn mariadb_history_figures() {
@@ -533,7 +533,9 @@ async fn mariadb_history_figures() {
         );
         let runs: usize = held.input.jobs.iter().map(|j| j.runs.len()).sum();
         println!("{kind} runs held after the polls: {runs}");
-        goal &= n > 0 && total <= 8 * polls && no_index == 0 && examined <= 16 * polls as i64;
+        // A handful of rows a poll (the window holds a third of the table), each by an index:
+        // no execution without one, and no row examined that is not sent.
+        goal &= n > 0 && total < 100 * polls && no_index == 0 && examined == sent;
     }
     println!(
         "goal (issue 27: each poll reads only what is new, by an index): {}",

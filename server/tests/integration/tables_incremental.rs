@@ -304,6 +304,49 @@ async fn primentra_log_in_mariadb_reads_only_what_is_new() {
     primentra(&mut admin, &config("primentra", &target), "INT AUTO_INCREMENT PRIMARY KEY").await;
 }
 
+// --- A restart of Sundial ----------------------------------------------------------------
+
+/// After a restart, the held read is rebuilt from Sundial's store (its kept runs and the mark,
+/// `InstanceHistory::held`): the first poll goes on from the mark, reading no history, and
+/// shows what the poll before the restart showed.
+#[tokio::test]
+async fn after_a_restart_the_seed_tables_go_on_from_the_stored_mark() {
+    const RETENTION: std::time::Duration = std::time::Duration::from_secs(90 * 86_400);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("worker.sqlite");
+    let options = sqlx::sqlite::SqliteConnectOptions::new().filename(&path).create_if_missing(true);
+    let mut admin = Admin::Lite(sqlx::SqliteConnection::connect_with(&options).await.unwrap());
+    admin
+        .exec(
+            "CREATE TABLE jobactivity (job_id CHAR(36) NOT NULL, job_name VARCHAR(100) NOT NULL, \
+             start_execution_date DATETIME(3) NOT NULL, stop_execution_date DATETIME(3) NULL)",
+        )
+        .await;
+    let rows: Vec<String> = (1..=100)
+        .map(|i| now() - Duration::minutes(10 * i))
+        .map(|s| format!("('g', 'Worker', '{}', '{}')", at(s), at(s + Duration::seconds(30))))
+        .chain([format!("('g', 'Worker', '{}', NULL)", at(now() - Duration::seconds(20)))])
+        .collect();
+    admin.exec(&format!("INSERT INTO jobactivity VALUES {}", rows.join(", "))).await;
+    let config = config("jobactivity", &format!("path = {:?}", path.display().to_string()));
+    let store = server::sources::snapshots::Store::open(&dir.path().join("store.db")).await.expect("store");
+    let window = |now: DateTime<Utc>| Window::new(now - Duration::days(30), now + Duration::milliseconds(1));
+
+    let (mut first, _) = poll(&TablesSource::new(jobactivity::read), &config, "jobactivity", None, now()).await;
+    let mut kept = server::history::InstanceHistory::default();
+    kept.keep(&store, &config.name, &mut first, window(now()), RETENTION).await.expect("kept");
+
+    // Sundial restarts: a new source, a new history, the held read rebuilt from the store.
+    let later = now() + Duration::minutes(1);
+    let mut kept = server::history::InstanceHistory::default();
+    let held = kept.held(&store, &config.name, window(later)).await.expect("the store").expect("a mark is kept");
+    let source = TablesSource::new(jobactivity::read);
+    let (second, fetched) = poll(&source, &config, "jobactivity", Some(&held), later).await;
+    assert_eq!(fetched, 3, "both ends and the row at the mark (the run still going): no history");
+    assert_eq!(runs(&second, "Worker"), runs(&first, "Worker"));
+    assert_eq!(runs(&second, "Worker").len(), 101);
+}
+
 // --- Service Broker's SchedulingErrors ----------------------------------------------------
 
 /// `nightly` runs daily at 02:00 (its last run finished at 02:00 today, one retried error in

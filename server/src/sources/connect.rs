@@ -226,11 +226,18 @@ pub type TablesRead = for<'a> fn(&'a mut TablesDb, ReadContext<'a>) -> BoxFuture
 pub struct TablesSource {
     conn: TablesConn,
     read: TablesRead,
+    /// Rows this source's reads fetched, per table, all told (for tests and figures).
+    rows: std::sync::Mutex<std::collections::BTreeMap<String, u64>>,
 }
 
 impl TablesSource {
     pub fn new(read: TablesRead) -> TablesSource {
-        TablesSource { conn: TablesConn::default(), read }
+        TablesSource { conn: TablesConn::default(), read, rows: Default::default() }
+    }
+
+    /// How many rows of `table` this source's reads have fetched.
+    pub fn rows_read(&self, table: &str) -> u64 {
+        self.rows.lock().map_or(0, |r| r.get(table).copied().unwrap_or(0))
     }
 }
 
@@ -238,7 +245,13 @@ impl Source for TablesSource {
     fn read<'a>(&'a self, cx: ReadContext<'a>) -> BoxFuture<'a, Result<SourceRead, SourceError>> {
         Box::pin(async move {
             let mut db = self.conn.open(cx.config).await?;
-            (self.read)(&mut db, cx).await
+            let (read, fetched) = super::tables::counted((self.read)(&mut db, cx)).await;
+            if let Ok(mut rows) = self.rows.lock() {
+                for (table, n) in fetched {
+                    *rows.entry(table).or_default() += n;
+                }
+            }
+            read
         })
     }
 

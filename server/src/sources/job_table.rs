@@ -10,6 +10,10 @@
 //! unfinished after the instance's `stuck_after` (default 60 minutes; the design has no
 //! timeout) is taken as crashed. The samples' anchors go into the row
 //! ([`JobTableRow::cycle_anchors`]) so that the forecast follows each runner's cadence.
+//!
+//! Not read incrementally: the table has a row per job, each updated in place (status, cycles),
+//! so every poll reads it whole (as few rows as jobs). What grows is Sundial's own samples,
+//! read back over the window at every poll.
 use app::engine::fleet::{InstanceInput, JobInput, JobSchedule};
 use app::engine::job_table::{self, CycleSample, JobTableRow};
 use app::engine::{Diagnostic, Schedule, Window};

@@ -21,6 +21,13 @@
 //! read through [`super::tables`] from a file opened read-only. A file has no
 //! performance_schema: runs come from Sundial's samples only, and a note says failures cannot
 //! be told.
+//!
+//! What a poll reads that grows with history is Sundial's own samples, not the server's tables
+//! (`information_schema.EVENTS` has a row per event; `events_statements_history_long` is a
+//! bounded ring): an event firing every minute leaves 43,200 samples in 30 days. The source
+//! holds each event's samples between polls ([`SampleCache`]) and asks the store only for the
+//! newest one held (its `seen_until` grows) and those after it; the window's are read again
+//! after a restart, or when an event's `LAST_EXECUTED` went back below the newest sample held.
 use app::engine::fleet::{InstanceInput, JobInput, JobSchedule};
 use app::engine::mysql_event::MysqlEvent;
 use app::engine::{Diagnostic, Run, RunOutcome, Schedule, Severity, Trigger, Window};
@@ -54,18 +61,89 @@ fn query_error(object: &'static str, grant: &'static str, e: sqlx::Error) -> Sou
 pub struct MysqlEvents {
     pool: Kept<MySqlPool>,
     file: Kept<SqlitePool>,
+    /// The samples each event's last poll read from Sundial's store ([`SampleCache`]).
+    samples: SampleCache,
+}
+
+impl MysqlEvents {
+    /// How many samples this source's reads have fetched from Sundial's store.
+    pub fn samples_read(&self) -> u64 {
+        self.samples.rows.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+/// The samples of each event (by its store key) as the last poll read them, so that the next
+/// asks Sundial's store only for the newest one held (its `seen_until` grows) and those after it
+/// ([`Store::samples_from`]) instead of the window's: an event that fires every minute has
+/// 43,200 samples in 30 days. Memory only: after a restart the first poll reads the window.
+#[derive(Default)]
+pub struct SampleCache {
+    held: std::sync::Mutex<std::collections::HashMap<String, EventSamples>>,
+    /// Samples fetched from the store, all told (for tests and figures).
+    rows: std::sync::atomic::AtomicU64,
+}
+
+impl SampleCache {
+    /// Event `key`'s samples from the last one before `window`'s start on, as
+    /// [`Store::samples`] answers them, `last` being the `LAST_EXECUTED` this poll recorded.
+    /// The held ones are kept unless the event's `LAST_EXECUTED` went back below the newest
+    /// held (the event dropped and made again, a clock set back: samples may have been added
+    /// below it) or none is held: then the window is read.
+    async fn samples(
+        &self,
+        store: &Store,
+        instance: &str,
+        key: &str,
+        window: Window,
+        last: Option<DateTime<Utc>>,
+    ) -> Result<EventSamples, SourceError> {
+        let held = self.held.lock().ok().and_then(|h| h.get(key).cloned());
+        let newest = held.as_ref().and_then(|h| h.samples.last().map(|s| s.0).filter(|_| h.first_seen.is_some()));
+        let (seen, fetched) = match (held, newest) {
+            (Some(mut held), Some(newest)) if last.is_some_and(|l| l >= newest) => {
+                let fresh = store.samples_from(instance, key, newest).await?;
+                let fetched = fresh.len();
+                held.samples.retain(|s| s.0 < newest);
+                held.samples.extend(fresh);
+                // From the last sample before the window on (it bounds the first span).
+                let before = held.samples.iter().rposition(|s| s.0.timestamp() < window.start.timestamp());
+                if let Some(i) = before {
+                    held.samples.drain(..i);
+                }
+                (held, fetched)
+            }
+            _ => {
+                let seen = store.samples(instance, key, window.start).await?;
+                let fetched = seen.samples.len();
+                (seen, fetched)
+            }
+        };
+        self.rows.fetch_add(fetched as u64, std::sync::atomic::Ordering::Relaxed);
+        if let Ok(mut h) = self.held.lock() {
+            h.insert(key.to_owned(), seen.clone());
+        }
+        Ok(seen)
+    }
 }
 
 impl Source for MysqlEvents {
     fn read<'a>(&'a self, cx: ReadContext<'a>) -> BoxFuture<'a, Result<SourceRead, SourceError>> {
         Box::pin(async move {
             let c = cx.config;
+            let read = Polled {
+                store: cx.store()?,
+                name: &c.name,
+                tz: chrono_tz::UTC,
+                window: cx.window,
+                polled_at: cx.now,
+                cache: Some(&self.samples),
+            };
             let (input, notes) = if c.path.is_some() {
                 let mut db = TablesDb::Sqlite(self.file.get(|| connect::sqlite_of(c)).await?);
-                read_file(&mut db, cx.store()?, &c.name, c.time_zone, cx.window, cx.now).await?
+                read_file_with(&mut db, read, c.time_zone).await?
             } else {
                 let pool = self.pool.get(|| connect::mysql(c)).await?;
-                read_instance(&pool, cx.store()?, &c.name, c.time_zone, cx.window, cx.now).await?
+                read_instance_with(&pool, read, c.time_zone).await?
             };
             Ok(SourceRead::new(input, notes, cx.now))
         })
@@ -231,6 +309,16 @@ pub async fn read_instance(
     window: Window,
     polled_at: DateTime<Utc>,
 ) -> Result<(InstanceInput, Vec<Diagnostic>), SourceError> {
+    let read = Polled { store, name, tz: chrono_tz::UTC, window, polled_at, cache: None };
+    read_instance_with(pool, read, zone_override).await
+}
+
+/// [`read_instance`] as `read` says (its zone is the server's, found here).
+async fn read_instance_with(
+    pool: &MySqlPool,
+    read: Polled<'_>,
+    zone_override: Option<Tz>,
+) -> Result<(InstanceInput, Vec<Diagnostic>), SourceError> {
     let mut notes = Vec::new();
     let tz = server_zone(pool, zone_override, &mut notes).await?;
     let events = events(pool).await?;
@@ -238,7 +326,7 @@ pub async fn read_instance(
         notes.push(no_events_note());
     }
     let executions = executions(pool, &mut notes).await?;
-    let read = Polled { store, name, tz, window, polled_at };
+    let read = Polled { tz, ..read };
     Ok((read.jobs(events, &executions).await?, notes))
 }
 
@@ -268,6 +356,16 @@ pub async fn read_file(
     zone_override: Option<Tz>,
     window: Window,
     polled_at: DateTime<Utc>,
+) -> Result<(InstanceInput, Vec<Diagnostic>), SourceError> {
+    let read = Polled { store, name, tz: chrono_tz::UTC, window, polled_at, cache: None };
+    read_file_with(db, read, zone_override).await
+}
+
+/// [`read_file`] as `read` says (its zone is the file's, found here).
+async fn read_file_with(
+    db: &mut TablesDb,
+    read: Polled<'_>,
+    zone_override: Option<Tz>,
 ) -> Result<(InstanceInput, Vec<Diagnostic>), SourceError> {
     let mut notes = Vec::new();
     let variables =
@@ -305,7 +403,7 @@ pub async fn read_file(
         "a file has no performance_schema: runs come from Sundial's samples of LAST_EXECUTED, and failed executions \
          cannot be told from good ones",
     ));
-    let read = Polled { store, name, tz, window, polled_at };
+    let read = Polled { tz, ..read };
     Ok((read.jobs(events, &[]).await?, notes))
 }
 
@@ -317,20 +415,25 @@ struct Polled<'a> {
     tz: Tz,
     window: Window,
     polled_at: DateTime<Utc>,
+    /// The samples held from the last poll (`None`: read the window's from the store).
+    cache: Option<&'a SampleCache>,
 }
 
 impl Polled<'_> {
     /// Each event as a job: this poll's sample recorded, its runs from the samples and
     /// `executions`.
     async fn jobs(&self, events: Vec<EventRow>, executions: &[Execution]) -> Result<InstanceInput, SourceError> {
-        let Polled { store, name, tz, window, polled_at } = *self;
+        let Polled { store, name, tz, window, polled_at, cache } = *self;
         let mut jobs = Vec::with_capacity(events.len());
         for (i, row) in events.into_iter().enumerate() {
             let mut diagnostics = Vec::new();
             let last = last_executed(&row.event, tz, &mut diagnostics);
             let key = row.key();
             store.record(name, &key, last, polled_at).await?;
-            let seen = store.samples(name, &key, window.start).await?;
+            let seen = match cache {
+                Some(cache) => cache.samples(store, name, &key, window, last).await?,
+                None => store.samples(name, &key, window.start).await?,
+            };
             jobs.push(row.into_job(i as i64 + 1, executions, &seen, window, diagnostics));
         }
         Ok(InstanceInput { name: name.to_owned(), tz: tz.into(), jobs, agent_starts: Vec::new() })

@@ -21,17 +21,25 @@
 //!
 //! Log times are UTC (`SYSUTCDATETIME()`), and so is `NextScheduledRun` (checked against the
 //! forecast by [`super::finish`]); schedules (`RunTimes`) are read in the instance's zone.
+//!
+//! Read incrementally ([`read_since`]): a first read takes the window's log; after it, a poll
+//! asks `SchedulerLog` only for the rows past the `Id` high-water mark and the `fired` row of
+//! each run still open (the [`Mark`]'s `open`: its end is a row yet to come), both by the
+//! primary key, and answers a delta that `super::read` merges into the held read: the held log
+//! and the schedule's earlier fires stay, the rows read again add no line. `Entities` and
+//! `SchedulerConfigurations` (a row per job, updated in place) are read whole each poll. An `Id`
+//! that went back (the log truncated, its identity reseeded) is read whole again and noted.
 use std::collections::BTreeMap;
 
 use app::engine::fleet::{InstanceInput, JobInput, JobSchedule};
 use app::engine::log::{LogEvent, LogKind};
 use app::engine::primentra::SchedulerConfiguration;
 use app::engine::{Diagnostic, Run, RunOutcome, Schedule, ScheduleId, Severity, Trigger, Window};
-use chrono::{DateTime, TimeDelta, Utc};
+use chrono::{DateTime, NaiveDateTime, TimeDelta, Utc};
 use chrono_tz::Tz;
 
 use super::tables::{self, Col, TablesDb, TextRow, text};
-use super::{BoxFuture, ReadContext, ReportedNext, SourceError, SourceRead};
+use super::{BoxFuture, Extent, Mark, ReadContext, ReportedNext, SourceError, SourceRead};
 
 /// The entity columns Sundial reads (the design's dispatcher joins on `Id` and shows `Name`).
 pub const ENTITY_COLUMNS: &[Col] = &[Col::Plain("Id"), Col::Plain("Name")];
@@ -90,17 +98,21 @@ pub fn log_tail(db: &TablesDb, window: Window) -> String {
 }
 
 /// One read of Primentra's scheduler tables (the kind's read for
-/// [`super::connect::TablesSource`]); its `SchedulerLog` becomes the log.
+/// [`super::connect::TablesSource`]); its `SchedulerLog` becomes the log. With a held read
+/// that has a [`Mark`], only what is new ([`read_since`]).
 pub fn read<'a>(db: &'a mut TablesDb, cx: ReadContext<'a>) -> BoxFuture<'a, Result<SourceRead, SourceError>> {
     let c = cx.config;
-    Box::pin(async move { read_instance(db, &c.name, c.time_zone.unwrap_or(chrono_tz::UTC), cx.window, cx.now).await })
+    Box::pin(async move {
+        let held = cx.held.filter(|h| h.mark.is_some());
+        read_since(db, &c.name, c.time_zone.unwrap_or(chrono_tz::UTC), cx.window, cx.now, held).await
+    })
 }
 
 /// Every configuration whose entity exists, as a job with its runs inside `window`; orphaned
 /// configurations as notes; the log's events mapped onto Sundial's log kinds (`fired` started,
 /// `completed` succeeded, `error` failed, `skipped`, `zombie`); `NextScheduledRun` as the
 /// scheduler's own next run. `now` is the poll's time (an interval schedule that never ran
-/// counts from it).
+/// counts from it). A whole read: [`read_since`] with nothing held.
 pub async fn read_instance(
     db: &mut TablesDb,
     name: &str,
@@ -108,10 +120,107 @@ pub async fn read_instance(
     window: Window,
     now: DateTime<Utc>,
 ) -> Result<SourceRead, SourceError> {
+    read_since(db, name, tz, window, now, None).await
+}
+
+/// The log's columns a finding about one of its rows names: such findings of a held read stay
+/// on a delta, which reads only the new rows.
+const ROW_FIELDS: &[&str] = &["EventTime", "EventType", "DurationMs"];
+
+/// The log row at one end of `SchedulerLog` by `Id` (`latest`, else the oldest): its `Id` and
+/// `EventTime` (`None` when it is not a time); `None`: the table is empty.
+async fn log_end(db: &mut TablesDb, latest: bool) -> Result<Option<(i64, Option<NaiveDateTime>)>, SourceError> {
+    let cols = [Col::Plain("Id"), Col::Time("EventTime")];
+    let rows = tables::read_end(db, "SchedulerLog", &cols, "Id", latest).await?;
+    Ok(rows.first().and_then(|r| Some((row_id(r)?, text(r, "EventTime").and_then(tables::wall_clock)))))
+}
+
+/// A log row's `Id` (an identity: it only grows).
+fn row_id(r: &TextRow) -> Option<i64> {
+    text(r, "Id").and_then(|v| v.parse().ok())
+}
+
+/// Why `SchedulerLog`'s `Id`s went back below `mark` (`None`: they did not). `Id` is an identity
+/// and a purge removes the oldest rows, so a latest `Id` below the mark, or an oldest one below
+/// the oldest seen before (or the same one on a row of another time), means the log was
+/// replaced (truncated and its identity reseeded, restored): the rows up to the mark are not
+/// the ones Sundial read.
+fn went_back(mark: &Mark, low: Option<(i64, Option<NaiveDateTime>)>, high: Option<i64>) -> Option<String> {
+    let high = high.unwrap_or(0);
+    if high < mark.high {
+        return Some(format!(
+            "SchedulerLog's largest Id ({high}) went back below the last one Sundial read ({}): the log was \
+             truncated or its identity reseeded",
+            mark.high
+        ));
+    }
+    let low = low.map(|(id, at)| (id, at.map(|t| t.and_utc())));
+    match (low, mark.low) {
+        (Some((id, at)), Some((before, then))) if id < before || (id == before && at != Some(then)) => Some(format!(
+            "SchedulerLog's oldest row (Id {id}) is not the one Sundial saw before (Id {before}): the log was \
+                 truncated or its identity reseeded"
+        )),
+        _ => None,
+    }
+}
+
+/// [`read_instance`], asking `SchedulerLog` only for what `held` (a read with a [`Mark`]) does
+/// not hold: the rows past its `Id` high-water mark, and the `fired` row of each run the held
+/// read has open (by `Id`), whose end a new row may log — both by the primary key. The small
+/// tables (`SchedulerConfigurations`, `Entities`: one row per job, updated in place) are read
+/// whole each poll. When the `Id`s went back ([`went_back`]) the window is read whole again and
+/// the read says why on the instance. Answers a [`Extent::Delta`] after a held read: its log is
+/// the held log of the window with the new rows' lines.
+pub async fn read_since(
+    db: &mut TablesDb,
+    name: &str,
+    tz: Tz,
+    window: Window,
+    now: DateTime<Utc>,
+    held: Option<&SourceRead>,
+) -> Result<SourceRead, SourceError> {
+    let since = held.and_then(|h| h.mark.as_ref());
     let configs = tables::read(db, "SchedulerConfigurations", CONFIG_COLUMNS, &by_id(db)).await?;
     let mut notes = Vec::new();
     let entities = read_entities(db, &mut notes).await?;
-    let log = tables::read(db, "SchedulerLog", LOG_COLUMNS, &log_tail(db, window)).await?;
+    // Both ends before the rows: a row added meanwhile is read now or by the next poll.
+    let (mut low, mut high) = (None, None);
+    if since.is_some() {
+        low = log_end(db, false).await?;
+        high = log_end(db, true).await?.map(|h| h.0);
+    }
+    let went_back = since.and_then(|m| went_back(m, low, high));
+    let mut restarted = since.and_then(|m| m.restarted.clone()).filter(|(at, _)| now - *at < TimeDelta::days(1));
+    let id = tables::column(db, "Id");
+    // Rows a held read already logged (an open run's `fired`, read again) add no line.
+    let logged = since.filter(|_| went_back.is_none()).map(|m| m.high);
+    let (extent, mut log) = match since.filter(|_| went_back.is_none()) {
+        Some(mark) => {
+            let tail = format!("WHERE {id} > {}", mark.high);
+            let mut log = tables::read(db, "SchedulerLog", LOG_COLUMNS, &tail).await?;
+            if !mark.open.is_empty() {
+                let list: Vec<String> = mark.open.iter().map(i64::to_string).collect();
+                let tail = format!("WHERE {id} IN ({})", list.join(", "));
+                log.extend(tables::read(db, "SchedulerLog", LOG_COLUMNS, &tail).await?);
+            }
+            (Extent::Delta, log)
+        }
+        None => {
+            // Read again after the history went back, the window's rows are added to what
+            // Sundial holds (runs it read before still happened), not put in its place.
+            let extent = if went_back.is_some() { Extent::Delta } else { Extent::Whole };
+            if let Some(why) = went_back {
+                restarted = Some((now, why));
+            }
+            let log = tables::read(db, "SchedulerLog", LOG_COLUMNS, &log_tail(db, window)).await?;
+            if log.is_empty() && high.is_none() {
+                high = log_end(db, true).await?.map(|h| h.0);
+            }
+            (extent, log)
+        }
+    };
+    // In time order, as the whole read asks for it.
+    log.sort_by_cached_key(|r| (text(r, "EventTime").and_then(tables::wall_clock), row_id(r)));
     if configs.is_empty() {
         notes.push(Diagnostic::info("SchedulerConfigurations has no rows"));
     }
@@ -119,8 +228,11 @@ pub async fn read_instance(
     for e in &log {
         by_entity.entry(text(e, "EntityId").unwrap_or("")).or_default().push(e);
     }
+    let delta = extent == Extent::Delta;
+    let held_job = |id: &str| held.filter(|_| delta).and_then(|h| h.input.jobs.iter().find(|j| j.id == id));
 
     let mut events = Vec::new();
+    let mut open = Vec::new();
     let mut jobs = Vec::with_capacity(configs.len());
     let mut reported_next = Vec::new();
     for (i, r) in configs.iter().enumerate() {
@@ -133,21 +245,93 @@ pub async fn read_instance(
         };
         let rows = by_entity.remove(entity.id.as_str()).unwrap_or_default();
         let schedule_id = i as ScheduleId + 1;
-        let history = History::of(&entity.id, &rows, schedule_id, window, now);
+        let mut history = History::of(&entity.id, &rows, schedule_id, window, now, logged);
         events.extend(history.events);
+        open.extend(history.open);
+        if let Some(before) = held_job(&entity.id) {
+            // The schedule's fires before the rows read: the held job's, else its runs'.
+            let fired = before
+                .schedules
+                .iter()
+                .find_map(|s| match &s.schedule {
+                    Schedule::Primentra(c) => Some(c.fired.clone()),
+                    _ => None,
+                })
+                .unwrap_or_else(|| {
+                    let mut starts: Vec<DateTime<Utc>> = before
+                        .runs
+                        .iter()
+                        .filter(|r| matches!(r.trigger, Trigger::Schedule(Some(_))))
+                        .map(|r| r.start)
+                        .collect();
+                    starts.sort();
+                    starts.iter().map(|t| t.naive_utc().format("%Y-%m-%d %H:%M:%S%.f").to_string()).collect()
+                });
+            let mut all: Vec<String> = fired.into_iter().filter(|f| !history.scheduled.contains(f)).collect();
+            all.append(&mut history.scheduled);
+            history.scheduled = all;
+            carry(&before.diagnostics, &mut history.diagnostics);
+        }
         let (job, next) = job(r, entity, schedule_id, history.runs, history.diagnostics, history.scheduled, now);
         jobs.push(job);
         reported_next.extend(next);
     }
     // The log of entities that are no job (orphans, deleted configurations) still shows.
     for (entity, rows) in by_entity {
-        let history = History::of(entity, &rows, 0, window, now);
+        let history = History::of(entity, &rows, 0, window, now, logged);
         events.extend(history.events);
+        open.extend(history.open);
         notes.extend(history.diagnostics);
     }
+    if let (true, Some(held)) = (delta, held) {
+        // The held log of the window, and the findings on its rows, stay.
+        // (Read whole again after the history went back, a line may be both: once.)
+        let before: Vec<LogEvent> =
+            held.events.iter().filter(|e| e.at >= window.start && !events.contains(*e)).cloned().collect();
+        events.extend(before);
+        let mut kept = Vec::new();
+        carry(&held.notes, &mut kept);
+        for d in kept {
+            if !notes.contains(&d) {
+                notes.push(d);
+            }
+        }
+    }
+    if let Some((at, why)) = &restarted {
+        notes.push(Diagnostic::new(
+            Severity::Warning,
+            Some("Id"),
+            None,
+            format!(
+                "{why}: at {} UTC Sundial read the whole window again (runs it kept before are still shown)",
+                at.format("%Y-%m-%d %H:%M:%S")
+            ),
+        ));
+    }
     events.sort_by_key(|e| e.at);
+    let mark = Mark {
+        high: log
+            .iter()
+            .filter_map(row_id)
+            .chain(high)
+            .chain(since.filter(|_| delta).map(|m| m.high))
+            .max()
+            .unwrap_or(0),
+        low: low.and_then(|(id, at)| Some((id, at?.and_utc()))).or_else(|| since.and_then(|m| m.low)),
+        open,
+        restarted,
+    };
     let input = InstanceInput { name: name.to_owned(), tz: tz.into(), jobs, agent_starts: Vec::new() };
-    Ok(SourceRead { events, reported_next, ..SourceRead::new(input, notes, now) })
+    Ok(SourceRead { events, reported_next, extent, mark: Some(mark), ..SourceRead::new(input, notes, now) })
+}
+
+/// The findings of `from` about log rows ([`ROW_FIELDS`]) added to `to`, once each.
+fn carry(from: &[Diagnostic], to: &mut Vec<Diagnostic>) {
+    for d in from.iter().filter(|d| d.field.as_deref().is_some_and(|f| ROW_FIELDS.contains(&f))) {
+        if !to.contains(d) {
+            to.push(d.clone());
+        }
+    }
 }
 
 /// `Entities` as `Id` → `Name`; `None`, with a note, when the table cannot be read (missing, or
@@ -290,6 +474,8 @@ struct History {
     diagnostics: Vec<Diagnostic>,
     /// `EventTime` of every `fired` by the schedule, as the table wrote it, oldest first.
     scheduled: Vec<String>,
+    /// The `Id` of the `fired` row of the run still open after the rows (its end may come).
+    open: Option<i64>,
 }
 
 /// One log row, read.
@@ -345,10 +531,25 @@ impl<'a> Event<'a> {
 
 impl History {
     /// Entity `entity`'s log `rows` (in time order); `schedule` is its configuration's schedule.
-    fn of(entity: &str, rows: &[&TextRow], schedule: ScheduleId, window: Window, now: DateTime<Utc>) -> History {
-        let mut h = History { runs: Vec::new(), events: Vec::new(), diagnostics: Vec::new(), scheduled: Vec::new() };
-        // The run whose end the log has not said yet.
+    /// Rows whose `Id` is at most `logged` were logged by an earlier read: they add no line.
+    fn of(
+        entity: &str,
+        rows: &[&TextRow],
+        schedule: ScheduleId,
+        window: Window,
+        now: DateTime<Utc>,
+        logged: Option<i64>,
+    ) -> History {
+        let mut h = History {
+            runs: Vec::new(),
+            events: Vec::new(),
+            diagnostics: Vec::new(),
+            scheduled: Vec::new(),
+            open: None,
+        };
+        // The run whose end the log has not said yet, and its `fired` row's `Id`.
         let mut open: Option<usize> = None;
+        let mut open_row = None;
         for row in rows {
             let e = match Event::read(row) {
                 Ok(e) => e,
@@ -360,6 +561,7 @@ impl History {
             let ended = match e.kind.as_str() {
                 "fired" => {
                     h.fire(&e, schedule, now, &mut open);
+                    open_row = row_id(row);
                     if matches!(e.trigger(schedule), Trigger::Schedule(_)) {
                         h.scheduled.extend(text(row, "EventTime").map(str::to_owned));
                     }
@@ -385,10 +587,12 @@ impl History {
                     continue;
                 }
             };
-            if window.contains(e.at) {
+            let old = logged.is_some_and(|l| row_id(row).is_some_and(|id| id <= l));
+            if window.contains(e.at) && !old {
                 h.events.push(line(entity, &e, ended));
             }
         }
+        h.open = open.and(open_row);
         h.runs.retain(|r| window.contains(r.start));
         h
     }

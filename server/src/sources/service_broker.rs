@@ -41,16 +41,28 @@
 //! success or an error, outside the run under way): every run since would have left one, save
 //! a run that died in its first step. A `NextRunOn` that disagrees with Sundial's forecast is
 //! a warning ([`super::finish`]).
+//!
+//! # Read incrementally
+//!
+//! `SchedulingErrors` is the one table that grows. After a first read ([`read_since`]) a poll
+//! asks it only for the rows past the `Id` high-water mark and the rows of the runs it still
+//! rebuilds (each job's errors from its `LastRunOn` on, all of a job that never finished a run:
+//! the [`Mark`]'s `open`), by the primary key; `ScheduledJobs`, `JobSchedules` and
+//! `ScheduledJobSteps` (`LastRunOn`, `NextRunOn`, `LastExecutedOn` written in place) are read
+//! whole each poll. It answers a delta that `super::read` merges into the held read, so a run
+//! rebuilt before stays shown once `LastRunOn` moves past it; the held log before each job's
+//! `LastRunOn` stays, the lines from there on are made again. An `Id` that went back (the table
+//! truncated and reseeded, restored) is read whole again and noted.
 use app::engine::fleet::{InstanceInput, JobInput, JobSchedule};
 use app::engine::log::{LogEvent, LogKind};
 use app::engine::service_broker::ServiceBrokerJob;
-use app::engine::{Diagnostic, Run, RunOutcome, Schedule, ScheduleId, Trigger, Window, Zone};
+use app::engine::{Diagnostic, Run, RunOutcome, Schedule, ScheduleId, Severity, Trigger, Window, Zone, tz};
 use chrono::{DateTime, TimeDelta, Utc};
 use chrono_tz::Tz;
 use std::collections::HashMap;
 
 use super::tables::{self, Col, TablesDb, TextRow, text};
-use super::{BoxFuture, ReadContext, ReportedNext, SourceError, SourceRead};
+use super::{BoxFuture, Extent, Mark, ReadContext, ReportedNext, SourceError, SourceRead};
 
 pub const JOB_COLUMNS: &[Col] = &[
     Col::Plain("ID"),
@@ -108,15 +120,20 @@ pub fn error_tail(db: &TablesDb, window: Window, tz: Tz) -> String {
 }
 
 /// One read of the Service Broker scheduler's tables (the kind's read for
-/// [`super::connect::TablesSource`]).
+/// [`super::connect::TablesSource`]). With a held read that has a [`Mark`], only what is new
+/// ([`read_since`]).
 pub fn read<'a>(db: &'a mut TablesDb, cx: ReadContext<'a>) -> BoxFuture<'a, Result<SourceRead, SourceError>> {
     let c = cx.config;
-    Box::pin(async move { read_instance(db, &c.name, c.time_zone.unwrap_or(chrono_tz::UTC), cx.window, cx.now).await })
+    Box::pin(async move {
+        let held = cx.held.filter(|h| h.mark.is_some());
+        read_since(db, &c.name, c.time_zone.unwrap_or(chrono_tz::UTC), cx.window, cx.now, held).await
+    })
 }
 
 /// Every scheduled job with the runs its tables still show inside `window` (see the module
 /// docs), the errors of the window as log events, and each job's `NextRunOn` for the
-/// cross-check ([`super::finish`]); `now` is the poll's time.
+/// cross-check ([`super::finish`]); `now` is the poll's time. A whole read: [`read_since`]
+/// with nothing held.
 pub async fn read_instance(
     db: &mut TablesDb,
     name: &str,
@@ -124,27 +141,144 @@ pub async fn read_instance(
     window: Window,
     now: DateTime<Utc>,
 ) -> Result<SourceRead, SourceError> {
+    read_since(db, name, tz, window, now, None).await
+}
+
+/// The error row at one end of `SchedulingErrors` by `Id` (`latest`, else the oldest): its `Id`
+/// and `ErrorDate` as the table writes it; `None`: the table is empty.
+async fn error_end(db: &mut TablesDb, latest: bool) -> Result<Option<(i64, Option<String>)>, SourceError> {
+    let cols = [Col::Plain("Id"), Col::Time("ErrorDate")];
+    let rows = tables::read_end(db, "SchedulingErrors", &cols, "Id", latest).await?;
+    Ok(rows.first().and_then(|r| Some((error_id(r)?, text(r, "ErrorDate").map(str::to_owned)))))
+}
+
+/// An error row's `Id` (an identity: it only grows).
+fn error_id(r: &TextRow) -> Option<i64> {
+    text(r, "Id").and_then(|v| v.parse().ok())
+}
+
+/// Why `SchedulingErrors`' `Id`s went back below `mark` (`None`: they did not): `Id` is an
+/// identity and rows are never overwritten, so a latest `Id` below the mark, or an oldest one
+/// below the oldest seen before (or the same one on a row of another time), means the table was
+/// replaced (truncated and reseeded, restored).
+fn went_back(mark: &Mark, low: Option<(i64, Option<DateTime<Utc>>)>, high: Option<i64>) -> Option<String> {
+    let high = high.unwrap_or(0);
+    if high < mark.high {
+        return Some(format!(
+            "SchedulingErrors' largest Id ({high}) went back below the last one Sundial read ({}): the table was \
+             truncated or its identity reseeded",
+            mark.high
+        ));
+    }
+    match (low, mark.low) {
+        (Some((id, at)), Some((before, then))) if id < before || (id == before && at != Some(then)) => Some(format!(
+            "SchedulingErrors' oldest row (Id {id}) is not the one Sundial saw before (Id {before}): the table \
+                 was truncated or its identity reseeded"
+        )),
+        _ => None,
+    }
+}
+
+/// [`read_instance`], asking `SchedulingErrors` (the only table that grows: a row per failed
+/// attempt, never overwritten) only for what `held` (a read with a [`Mark`]) does not hold: the
+/// rows past its `Id` high-water mark, and the rows of each job's runs Sundial still rebuilds
+/// (from its `LastRunOn` on; all of a job that never finished one), by `Id`. `ScheduledJobs`,
+/// `JobSchedules` and `ScheduledJobSteps` (a row per job or step, `LastRunOn`, `NextRunOn` and
+/// `LastExecutedOn` written in place) are read whole each poll. When the `Id`s went back
+/// ([`went_back`]) the window is read whole again and the read says why on the instance.
+/// Answers a [`Extent::Delta`] after a held read: its log is the held log before each job's
+/// runs rebuilt, and the lines of what it read.
+pub async fn read_since(
+    db: &mut TablesDb,
+    name: &str,
+    tz: Tz,
+    window: Window,
+    now: DateTime<Utc>,
+    held: Option<&SourceRead>,
+) -> Result<SourceRead, SourceError> {
+    let since = held.and_then(|h| h.mark.as_ref());
     let order = format!("ORDER BY {}", tables::column(db, "ID"));
     let job_rows = tables::read(db, "ScheduledJobs", JOB_COLUMNS, &order).await?;
     let schedule_rows = tables::read(db, "JobSchedules", SCHEDULE_COLUMNS, &order).await?;
     let step_rows = tables::read(db, "ScheduledJobSteps", STEP_COLUMNS, &order).await?;
-    let tail = error_tail(db, window, tz);
-    let error_rows = tables::read(db, "SchedulingErrors", ERROR_COLUMNS, &tail).await?;
-
     let zone: Zone = tz.into();
+    let to_utc = |raw: Option<String>| raw.and_then(|r| tables::wall_clock(&r)).map(|t| tz::local_to_instant(t, zone));
+    // Both ends before the rows: a row added meanwhile is read now or by the next poll.
+    let (mut low, mut high) = (None, None);
+    if since.is_some() {
+        low = error_end(db, false).await?.map(|(id, at)| (id, to_utc(at)));
+        high = error_end(db, true).await?.map(|h| h.0);
+    }
+    let went_back = since.and_then(|m| went_back(m, low, high));
+    let mut restarted = since.and_then(|m| m.restarted.clone()).filter(|(at, _)| now - *at < TimeDelta::days(1));
+    let id = tables::column(db, "Id");
+    // Rows up to it were read (and logged) by an earlier poll.
+    let logged = since.filter(|_| went_back.is_none()).map(|m| m.high);
+    let (extent, error_rows) = match since.filter(|_| went_back.is_none()) {
+        Some(mark) => {
+            let mut rows =
+                tables::read(db, "SchedulingErrors", ERROR_COLUMNS, &format!("WHERE {id} > {}", mark.high)).await?;
+            if !mark.open.is_empty() {
+                let list: Vec<String> = mark.open.iter().map(i64::to_string).collect();
+                let tail = format!("WHERE {id} IN ({})", list.join(", "));
+                rows.extend(tables::read(db, "SchedulingErrors", ERROR_COLUMNS, &tail).await?);
+            }
+            (Extent::Delta, rows)
+        }
+        None => {
+            // Read again after the history went back, the window's rows are added to what
+            // Sundial holds (runs it read before still happened), not put in its place.
+            let extent = if went_back.is_some() { Extent::Delta } else { Extent::Whole };
+            if let Some(why) = went_back {
+                restarted = Some((now, why));
+            }
+            let rows = tables::read(db, "SchedulingErrors", ERROR_COLUMNS, &error_tail(db, window, tz)).await?;
+            if rows.is_empty() && high.is_none() {
+                high = error_end(db, true).await?.map(|h| h.0);
+            }
+            (extent, rows)
+        }
+    };
+    let delta = extent == Extent::Delta;
+
     let mut notes = Vec::new();
     let mut steps: Vec<(Step, Vec<Diagnostic>)> = step_rows.iter().map(|r| Step::read(r, zone)).collect();
     steps.sort_by_key(|(s, _)| s.order());
-    let errors: Vec<ErrorRow> = error_rows.iter().filter_map(|r| ErrorRow::read(r, zone, &mut notes)).collect();
+    let mut errors: Vec<ErrorRow> = error_rows.iter().filter_map(|r| ErrorRow::read(r, zone, &mut notes)).collect();
+    // In time order, as the whole read asks for them; a delta's only those of the window.
+    errors.retain(|e| !delta || window.contains(e.at));
+    errors.sort_by_key(|e| (e.at, e.id));
     let schedules: HashMap<&str, &TextRow> =
         schedule_rows.iter().filter_map(|r| text(r, "ID").map(|id| (id, r))).collect();
 
     let mut jobs = Vec::with_capacity(job_rows.len());
     let mut events = Vec::new();
     let mut reported_next = Vec::new();
+    let mut open = Vec::new();
     for (i, r) in job_rows.iter().enumerate() {
         let facts = JobFacts::read(r, i as ScheduleId + 1, &schedules, zone);
-        let (job, job_events) = read_job(r, &facts, &steps, &errors, window, now);
+        // The runs rebuilt start at LastRunOn: its errors from there on are read again.
+        let cut = match facts.last {
+            Ok(Some(last)) => last,
+            _ => window.start,
+        };
+        // An error read again from before it is in no run now: its line is the held one.
+        let read_before = |e: &ErrorRow| e.at < cut && e.id.is_some_and(|id| logged.is_some_and(|l| id <= l));
+        let kept: Vec<ErrorRow>;
+        let errors_now = if delta {
+            kept = errors.iter().filter(|e| !read_before(e)).cloned().collect();
+            &kept
+        } else {
+            &errors
+        };
+        let (job, job_events) = read_job(r, &facts, &steps, errors_now, window, now);
+        let mine = errors.iter().filter(|e| e.job_id.as_deref() == Some(facts.id.as_str()));
+        open.extend(mine.filter(|e| e.at >= cut).filter_map(|e| e.id));
+        if let (true, Some(held)) = (delta, held) {
+            events.extend(
+                held.events.iter().filter(|e| e.job_id == facts.id && e.at >= window.start && e.at < cut).cloned(),
+            );
+        }
         jobs.push(job);
         events.extend(job_events);
         reported_next.extend(facts.reported_next());
@@ -152,9 +286,47 @@ pub async fn read_instance(
     let known: Vec<&str> = jobs.iter().map(|j| j.id.as_str()).collect();
     notes.extend(orphan_steps(&steps, &known));
     events.extend(orphan_errors(&errors, &known));
+    if let (true, Some(held)) = (delta, held) {
+        // The log of errors of no job, and of jobs gone, stays; so do findings on rows read before.
+        let before: Vec<LogEvent> = held
+            .events
+            .iter()
+            .filter(|e| e.at >= window.start && !known.contains(&e.job_id.as_str()) && !events.contains(*e))
+            .cloned()
+            .collect();
+        events.extend(before);
+        for d in held.notes.iter().filter(|d| d.field.as_deref() == Some("ErrorDate")) {
+            if !notes.contains(d) {
+                notes.push(d.clone());
+            }
+        }
+    }
+    if let Some((at, why)) = &restarted {
+        notes.push(Diagnostic::new(
+            Severity::Warning,
+            Some("Id"),
+            None,
+            format!(
+                "{why}: at {} UTC Sundial read the whole window again (runs it kept before are still shown)",
+                at.format("%Y-%m-%d %H:%M:%S")
+            ),
+        ));
+    }
     events.sort_by(|a, b| a.at.cmp(&b.at).then_with(|| a.job_id.cmp(&b.job_id)));
+    let mark = Mark {
+        high: error_rows
+            .iter()
+            .filter_map(error_id)
+            .chain(high)
+            .chain(since.filter(|_| delta).map(|m| m.high))
+            .max()
+            .unwrap_or(0),
+        low: low.and_then(|(id, at)| Some((id, at?))).or_else(|| since.and_then(|m| m.low)),
+        open,
+        restarted,
+    };
     let input = InstanceInput { name: name.to_owned(), tz: zone, jobs, agent_starts: Vec::new() };
-    Ok(SourceRead { reported_next, events, ..SourceRead::new(input, notes, now) })
+    Ok(SourceRead { reported_next, events, extent, mark: Some(mark), ..SourceRead::new(input, notes, now) })
 }
 
 /// One job: its row, its steps' and errors' findings, the runs of `window` and its log lines.
@@ -322,6 +494,8 @@ impl Step {
 /// One `SchedulingErrors` row.
 #[derive(Clone, Debug)]
 struct ErrorRow {
+    /// `Id` (`None`: not a number).
+    id: Option<i64>,
     job_id: Option<String>,
     step_id: Option<String>,
     at: DateTime<Utc>,
@@ -352,6 +526,7 @@ impl ErrorRow {
             head = format!("{head} ({})", details.join(", "));
         }
         Some(ErrorRow {
+            id: error_id(r),
             job_id: text(r, "ScheduledJobId").map(str::to_owned),
             step_id: text(r, "ScheduledJobStepId").map(str::to_owned),
             at,

@@ -115,6 +115,29 @@ impl Store {
         })
     }
 
+    /// The samples of one event from `from` on (`last_executed >= from`), oldest first: what a
+    /// poll that holds the older ones asks for (the newest it holds, whose `seen_until` grows,
+    /// and those after it), by the table's key.
+    pub async fn samples_from(
+        &self,
+        instance: &str,
+        event: &str,
+        from: DateTime<Utc>,
+    ) -> Result<Vec<(DateTime<Utc>, DateTime<Utc>)>, Error> {
+        let rows: Vec<(i64, i64)> = on_db!(self, |pool| sqlx::query_as(
+            "SELECT last_executed, seen_until FROM event_sample WHERE instance = $1 AND event = $2 \
+             AND last_executed >= $3 ORDER BY last_executed",
+        )
+        .bind(instance)
+        .bind(event)
+        .bind(from.timestamp())
+        .fetch_all(pool)
+        .await
+        .map_err(query)?);
+        let ts = |s: i64| DateTime::from_timestamp(s, 0).unwrap_or_default();
+        Ok(rows.into_iter().map(|(a, b)| (ts(a), ts(b))).collect())
+    }
+
     /// Record one poll of one `job` table row: it exists at `polled_at` (the job's first poll
     /// is kept, as for events), and its state is `state` (polls ignored). The same state as the
     /// last one recorded extends it; another starts a new sample. A poll older than the last

@@ -7,6 +7,11 @@
 //! Times are written `YYYY-MM-DD HH:MM:SS[.fff]`. Connections are read-only (PostgreSQL
 //! `default_transaction_read_only`, SQLite `mode=ro`, SQL Server `ApplicationIntent=ReadOnly`,
 //! MySQL `SET SESSION TRANSACTION READ ONLY`).
+//!
+//! For the incremental kinds: [`read_end`] reads the row at one end of a table by its key
+//! (`WHERE key = (SELECT MAX(key) …)`, which an index answers: an `ORDER BY` on the text a
+//! column is read as would sort as text and use none), and [`counted`] counts the rows each
+//! table's reads fetched (`connect::TablesSource::rows_read`).
 use std::collections::BTreeMap;
 
 use super::SourceError;
@@ -220,7 +225,7 @@ pub fn column(db: &TablesDb, name: &str) -> String {
     }
 }
 
-/// A timestamp literal in `db`'s dialect.
+/// A timestamp literal in `db`'s dialect (to the second: a fraction is dropped).
 pub fn time_literal(db: &TablesDb, t: chrono::NaiveDateTime) -> String {
     let s = t.format("%Y-%m-%d %H:%M:%S");
     match db {
@@ -240,12 +245,63 @@ fn classify(table: &str, code: Option<&str>, number: Option<u32>, message: Strin
     }
 }
 
+tokio::task_local! {
+    /// Rows fetched per table by the reads made inside [`counted`].
+    static FETCHED: std::cell::RefCell<BTreeMap<String, u64>>;
+}
+
+/// Runs `read` counting the rows each table's [`read`]s inside it fetch (for tests and
+/// figures: how much of a history a poll asked for); the counts come back beside its answer.
+pub async fn counted<T>(read: impl Future<Output = T>) -> (T, BTreeMap<String, u64>) {
+    FETCHED
+        .scope(std::cell::RefCell::new(BTreeMap::new()), async move {
+            let out = read.await;
+            (out, FETCHED.with(|f| f.take()))
+        })
+        .await
+}
+
 /// Every row of `SELECT cols FROM table tail`, as text.
 pub async fn read(db: &mut TablesDb, table: &str, cols: &[Col], tail: &str) -> Result<Vec<TextRow>, SourceError> {
     // Audited: built from Sundial's constant table and column names and from dates Sundial
     // formats itself (see `select_sql`); no text from outside enters it.
     let spelled = spelling(db, table, cols).await?;
     let sql = select_sql_spelled(db, table, cols, tail, &spelled);
+    counted_rows(table, run(db, table, cols, sql).await?)
+}
+
+/// The rows of `table` whose `key` is its largest (`largest`) or smallest, as text: `WHERE key =
+/// (SELECT MAX(key) …)`, which an index on `key` answers without a scan (an `ORDER BY key` on
+/// the text a column is read as could not use it).
+pub async fn read_end(
+    db: &mut TablesDb,
+    table: &str,
+    cols: &[Col],
+    key: &str,
+    largest: bool,
+) -> Result<Vec<TextRow>, SourceError> {
+    let spelled = spelling(db, table, cols).await?;
+    let actual_table = spelled.table.as_deref().unwrap_or(table);
+    let actual_key = spelled.columns.get(&key.to_lowercase()).map_or(key, String::as_str);
+    let tail = format!(
+        "WHERE {} = (SELECT {}({}) FROM {})",
+        column(db, key),
+        if largest { "MAX" } else { "MIN" },
+        column(db, actual_key),
+        ident(db, actual_table)
+    );
+    let sql = select_sql_spelled(db, table, cols, &tail, &spelled);
+    counted_rows(table, run(db, table, cols, sql).await?)
+}
+
+fn counted_rows(table: &str, rows: Vec<TextRow>) -> Result<Vec<TextRow>, SourceError> {
+    // Outside `counted` nothing is counted.
+    let _ = FETCHED.try_with(|f| *f.borrow_mut().entry(table.to_owned()).or_default() += rows.len() as u64);
+    Ok(rows)
+}
+
+/// `sql` (a SELECT of `cols`, as text) sent to `db`.
+async fn run(db: &mut TablesDb, table: &str, cols: &[Col], sql: String) -> Result<Vec<TextRow>, SourceError> {
     let names: Vec<&str> = cols.iter().map(|c| c.name()).collect();
     let sqlx_err = |e: sqlx::Error| match &e {
         sqlx::Error::Database(d) => {

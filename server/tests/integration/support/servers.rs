@@ -47,6 +47,9 @@ pub mod port {
     pub const DENIED_MARIA: u16 = 25508;
     pub const PG_CRON_INCREMENTAL: u16 = 25509;
     pub const PG_CRON_REBASE: u16 = 25510;
+    pub const JOBACTIVITY_INC_MARIA: u16 = 25531;
+    pub const PRIMENTRA_INC_MARIA: u16 = 25532;
+    pub const BROKER_INC_MARIA: u16 = 25533;
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

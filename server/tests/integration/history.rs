@@ -375,3 +375,65 @@ async fn the_schedulers_log_lines_it_purged_come_back_from_sundials_store_once_e
         sqlx::query_scalar("SELECT count(*) FROM kept_event").fetch_one(store.sqlite().unwrap()).await.unwrap();
     assert_eq!(kept, 5);
 }
+
+/// A read of the backup job with one pg_cron schedule `expr` (and `last_start`, run state),
+/// its history from 2026-11-17 12:00 on.
+fn read_with(now: DateTime<Utc>, runs: Vec<Run>, expr: &str, last_start: Option<&str>) -> SourceRead {
+    let mut r = read(now, runs, Some(t("2026-11-17T12:00:00Z")));
+    let mut cron = app::engine::cron::CronSchedule::new(expr);
+    cron.last_start = last_start.map(str::to_owned);
+    r.input.jobs[0].schedules = vec![app::engine::fleet::JobSchedule {
+        id: 1,
+        name: "backup".into(),
+        enabled: true,
+        schedule: app::engine::Schedule::Cron(cron),
+    }];
+    r
+}
+
+/// Missed runs of the job as the engine judges `job` over the read window ending at `now`.
+fn missed(job: JobInput, now: DateTime<Utc>) -> usize {
+    let input =
+        InstanceInput { name: "SQL1".into(), tz: chrono_tz::UTC.into(), jobs: vec![job], agent_starts: Vec::new() };
+    let report = app::engine::fleet::analyze(&input, window(now), now, &app::engine::reconcile::Settings::default());
+    report.jobs[0].missed
+}
+
+#[tokio::test]
+async fn a_schedule_edited_between_polls_applies_from_its_change_not_to_the_runs_before() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("store.sqlite")).await.unwrap();
+    let mut history = InstanceHistory::default();
+    let now = t("2026-11-22T12:00:00Z");
+    let runs = hourly(now - Duration::days(5), now + Duration::minutes(1));
+    // Hourly for five days, every run there: nothing missed.
+    let job = keep(&mut history, &store, read_with(now, runs.clone(), "0 * * * *", None)).await;
+    assert!(job.earlier.is_empty());
+    assert_eq!(missed(job, now), 0);
+    // A poll later the job runs every half hour: its five hourly days are not judged by it.
+    let edited = now + Duration::minutes(10);
+    let job = keep(&mut history, &store, read_with(edited, runs.clone(), "*/30 * * * *", None)).await;
+    assert_eq!(job.earlier.len(), 1, "{:?}", job.earlier);
+    assert_eq!(job.earlier[0].until, edited);
+    assert_eq!(missed(job.clone(), edited), 0, "no half-hour run was due before the edit");
+    let mut retroactive = job;
+    retroactive.earlier.clear();
+    assert!(missed(retroactive, edited) >= 5 * 24, "today's schedule over the past would miss every half hour");
+    // Two hours on, the half-hour runs after the edit are expected: the two not made are missed;
+    // after a restart (a new handle on the store) too.
+    let later = edited + Duration::hours(2);
+    for (k, mut history) in [history, InstanceHistory::default()].into_iter().enumerate() {
+        let job = keep(&mut history, &store, read_with(later, runs.clone(), "*/30 * * * *", None)).await;
+        assert_eq!(job.earlier.len(), 1, "read {k}");
+        assert_eq!(missed(job, later), 4, "12:30, 13:00, 13:30, 14:00 after the 12:10 edit (read {k})");
+    }
+    // pg_cron's last start is run state, not an edit: no new version.
+    let again = later + Duration::minutes(1);
+    keep(&mut InstanceHistory::default(), &store, read_with(again, runs, "*/30 * * * *", Some("2026-11-22 14:00:00")))
+        .await;
+    let versions: i64 = server::on_db!(&store, |pool| sqlx::query_scalar("SELECT count(*) FROM kept_schedule")
+        .fetch_one(pool)
+        .await
+        .unwrap());
+    assert_eq!(versions, 2);
+}

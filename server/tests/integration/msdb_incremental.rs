@@ -389,3 +389,48 @@ async fn a_reseeded_sysjobhistory_is_detected_read_whole_and_merged_with_a_note(
     // Purged from the oldest on (msdb's caps and sp_purge_jobhistory): not.
     assert!(msdb::went_back(&back, Some((4, t("2026-03-07T12:30:00Z"))), Some(9)).is_none());
 }
+
+#[tokio::test]
+async fn after_a_restart_an_msdb_poll_continues_from_the_mark_kept_in_sundials_store() {
+    use server::history::InstanceHistory;
+    use server::sources::snapshots::Store;
+    let tds = tds_server().await;
+    let config = config(tds.port);
+    let mut history = six_nights(1);
+    history.push(step(19, 1, "Backup", 20260307, 110000));
+    holds(&tds.registry, &history, Some(("2026-03-07T11:00:00.250", 1, "2026-03-07T11:00:00.000"))).await;
+    window_answers(&tds.registry, &history).await;
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("store.db")).await.expect("store");
+    let window = |now: DateTime<Utc>| Window::new(now - Duration::days(30), now + Duration::milliseconds(1));
+    let retention = std::time::Duration::from_secs(90 * 86_400);
+    let now = t("2026-03-07T11:00:40Z");
+    let first = {
+        let source = Msdb::default();
+        let (mut first, rows) = poll(&source, &config, None, now).await;
+        assert_eq!(rows, 19);
+        let mut kept = InstanceHistory::default();
+        kept.keep(&store, &config.name, &mut first, window(now), retention).await.expect("kept");
+        first
+    };
+
+    // Sundial stops; meanwhile the run going ends (rows 20 and 21). Started again, nothing held:
+    // the store's runs and mark stand in, and only the rows past the mark are asked for.
+    history.push(step(20, 2, "Verify", 20260307, 110030));
+    history.push(outcome(21, 20260307, 110000));
+    holds(&tds.registry, &history, None).await;
+    no_window(&tds.registry).await;
+    delta_answers(&tds.registry, &history, 19, &[19]).await;
+    let later = now + Duration::minutes(2);
+    let mut kept = InstanceHistory::default();
+    let held = kept.held(&store, &config.name, window(later)).await.expect("the store").expect("a mark kept");
+    assert_eq!(held.mark, first.mark);
+    let source = Msdb::default();
+    let (second, rows) = poll(&source, &config, Some(&held), later).await;
+    assert_eq!(rows, 3, "after the restart only 19, 20 and 21 are fetched");
+    let got = runs(&second);
+    assert_eq!(got.len(), 7, "the run going before the restart and ended after it is one run: {got:?}");
+    assert_eq!(got[..6], runs(&first)[..6], "the nights before, with their steps, from the store");
+    assert_eq!(got[6], (t("2026-03-07T11:00:00Z"), RunOutcome::Succeeded, vec![(1, SUCCEEDED), (2, SUCCEEDED)]));
+    assert!(second.input.jobs.iter().all(|j| !j.name.is_empty()), "jobs from sysjobs");
+}

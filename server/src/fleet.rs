@@ -115,6 +115,17 @@ struct SharedState {
     outages: Vec<(DateTime<Utc>, Option<DateTime<Utc>>, String)>,
 }
 
+/// A good read as a collector publishes it: without the runs Sundial's shared store keeps
+/// (`runs_in_store`), which the other replicas read from the store, only what changed since
+/// the read they hold; a read not kept carries every run.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct PublishedRead {
+    #[serde(flatten)]
+    read: SourceRead,
+    #[serde(default)]
+    runs_in_store: bool,
+}
+
 /// How long an unreachable stretch is remembered (pages announce those of the last 30 days).
 pub const OUTAGE_DAYS: i64 = 30;
 
@@ -440,8 +451,13 @@ impl Instance {
         let mut followed = self.followed.lock().await;
         let good_at = s.good.as_ref().map(|g| g.at);
         let new_good = s.good.as_ref().filter(|g| Some(g.at) != followed.good_at);
-        let (state, good) = match (serde_json::to_string(&shared), new_good.map(|g| serde_json::to_string(&g.whole())))
-        {
+        let (state, good) = match (
+            serde_json::to_string(&shared),
+            new_good.map(|g| {
+                let runs_in_store = !g.runs.is_whole();
+                serde_json::to_string(&PublishedRead { read: g.runs.put_unkept(&g.read), runs_in_store })
+            }),
+        ) {
             (Ok(state), None) => (state, None),
             (Ok(state), Some(Ok(good))) => (state, Some(good)),
             (Err(e), _) | (_, Some(Err(e))) => {
@@ -481,13 +497,25 @@ impl Instance {
             }
         };
         let good = match (published.good_at_us.and_then(DateTime::from_timestamp_micros), published.good.as_deref()) {
-            (Some(at), Some(text)) => match serde_json::from_str::<SourceRead>(text) {
-                // The collector kept its runs in the shared store before publishing: held
-                // compact here too, their words read from the store when a page shows them.
-                Ok(mut read) => {
-                    let kept = self.reader.store.is_some() && !read.frozen;
-                    let runs = HeldRuns::take(&mut read, kept);
-                    Some(Arc::new(GoodRead { read, runs, at }))
+            (Some(at), Some(text)) => match serde_json::from_str::<PublishedRead>(text) {
+                // The collector kept its runs in the shared store before publishing: they come
+                // from there (only what changed since the read held here), held compact too.
+                Ok(PublishedRead { mut read, runs_in_store }) => {
+                    let held = self.state.borrow().good.clone();
+                    let taken = match runs_in_store {
+                        true => self.runs_from_store(&mut read, held.as_deref()).await,
+                        false => Ok(()),
+                    };
+                    match taken {
+                        Ok(()) => {
+                            let runs = HeldRuns::take(&mut read, runs_in_store);
+                            Some(Arc::new(GoodRead { read, runs, at }))
+                        }
+                        Err(e) => {
+                            tracing::warn!(instance = %name, error = %e, "replicas: the runs of a published read could not be read from Sundial's shared store; the last read taken in stays");
+                            return false;
+                        }
+                    }
                 }
                 Err(e) => {
                     tracing::warn!(instance = %name, replica = %published.replica, error = %e, "replicas: a published read cannot be read; the last one taken in stays");
@@ -511,6 +539,41 @@ impl Instance {
         });
         followed.updated_us = published.updated_us;
         fresh
+    }
+
+    /// The runs of a published `read` whose runs are in Sundial's shared store (the jobs that
+    /// carry none): from `held` (the last read taken in) before where any of its runs may have
+    /// changed since (the earliest run going, else the latest, per job), from the store after.
+    async fn runs_from_store(&self, read: &mut SourceRead, held: Option<&GoodRead>) -> Result<(), crate::store::Error> {
+        let store = self.reader.store.as_ref().ok_or_else(|| crate::store::Error::Query("no store".into()))?;
+        let window = Window::new(read.now - Span::days(READ_DAYS), read.now + Span::milliseconds(1));
+        let held = held.map(GoodRead::whole);
+        let held_runs =
+            |id: &str| held.as_ref().and_then(|h| h.input.jobs.iter().find(|j| j.id == id)).map(|j| &j.runs);
+        // From where the store is read: the earliest instant any job's held runs may have
+        // changed at; the whole window when a job is new here.
+        let mut from = window.end;
+        for job in read.input.jobs.iter().filter(|j| j.unobserved.is_empty()) {
+            let changes = held_runs(&job.id).and_then(|runs| {
+                let going =
+                    runs.iter().filter(|r| r.outcome == app::engine::RunOutcome::InProgress).map(|r| r.start).min();
+                going.or_else(|| runs.last().map(|r| r.start))
+            });
+            from = from.min(changes.unwrap_or(window.start));
+        }
+        let from = from.max(window.start);
+        let mut kept =
+            crate::history::kept_runs(store, &self.reader.config.name, Window::new(from, window.end)).await?;
+        for job in read.input.jobs.iter_mut().filter(|j| j.unobserved.is_empty()) {
+            // The collector's runs: from its horizon (the source's, moved back over what the store
+            // covers) or the window's start.
+            let lower = job.history_horizon.map_or(window.start, |h| h.max(window.start));
+            let before = held_runs(&job.id).into_iter().flatten().filter(|r| r.start >= lower && r.start < from);
+            let mut runs: Vec<app::engine::Run> = before.cloned().collect();
+            runs.extend(kept.remove(&job.id).unwrap_or_default().into_iter().filter(|r| r.start >= lower));
+            job.runs = runs;
+        }
+        Ok(())
     }
 
     /// The state, once the first read has finished (or its timeout passed).

@@ -121,13 +121,15 @@ pub struct HeldRuns {
 
 impl HeldRuns {
     /// Take the runs out of `read`: compact when `kept` (every run it holds is kept in
-    /// Sundial's store), else whole.
+    /// Sundial's store: those of the jobs whose runs Sundial samples itself, MySQL events'
+    /// `unobserved` ones, are not, and stay whole), else whole.
     pub fn take(read: &mut SourceRead, kept: bool) -> HeldRuns {
         let runs = read
             .input
             .jobs
             .iter_mut()
             .map(|job| {
+                let kept = kept && job.unobserved.is_empty();
                 let runs = std::mem::take(&mut job.runs);
                 let last = runs.len().saturating_sub(1);
                 let mut held: Vec<HeldRun> = runs
@@ -148,6 +150,19 @@ impl HeldRuns {
         let mut read = read.clone();
         for (job, runs) in read.input.jobs.iter_mut().zip(&self.runs) {
             job.runs = runs.iter().map(HeldRun::run).collect();
+        }
+        read
+    }
+
+    /// `read` with the runs Sundial's store does not keep (those of jobs with `unobserved`
+    /// spans; every run when held whole): what a collector publishes for the other replicas,
+    /// who read the rest from the shared store.
+    pub fn put_unkept(&self, read: &SourceRead) -> SourceRead {
+        let mut read = read.clone();
+        for (job, runs) in read.input.jobs.iter_mut().zip(&self.runs) {
+            if self.whole || !job.unobserved.is_empty() {
+                job.runs = runs.iter().map(HeldRun::run).collect();
+            }
         }
         read
     }

@@ -188,6 +188,12 @@ async fn a_second_replica_takes_over_a_killed_collector_within_a_poll_and_the_hi
     let spans: i64 =
         sqlx::query_scalar("SELECT count(*) FROM kept_span WHERE instance = 'PG'").fetch_one(&mut store).await.unwrap();
     assert_eq!(spans, 1, "A's reads and B's join into one span: no gap");
+    // What B publishes carries no run the store keeps: A (and any other) reads those from it.
+    let published: String =
+        sqlx::query_scalar("SELECT good FROM shared_read WHERE instance = 'PG'").fetch_one(&mut store).await.unwrap();
+    let published: serde_json::Value = serde_json::from_str(&published).unwrap();
+    assert_eq!(published["runs_in_store"], true);
+    assert_eq!(published["input"]["jobs"][0]["runs"], serde_json::json!([]), "{published}");
 
     // pg_cron's history purged: B serves it from the store.
     sqlx::query("DELETE FROM cron.job_run_details WHERE start_time < $1")

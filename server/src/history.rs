@@ -51,6 +51,10 @@ struct JobKept {
     versions: Vec<(DateTime<Utc>, Schedules)>,
 }
 
+/// What says which runs a job's schedules expect: the job's flag, and each schedule's id, flag
+/// and definition.
+type Definition = (bool, Vec<(i64, bool, app::engine::Schedule)>);
+
 /// A job's schedules as one read saw them (a `kept_schedule` row, as JSON).
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 struct Schedules {
@@ -66,7 +70,7 @@ impl Schedules {
     /// What says which runs are expected: the job's flag and each schedule's id, flag and
     /// definition. `None` when a schedule's expected runs chain from its own fires (nothing
     /// to keep: see `Schedule::definition`).
-    fn definition(&self) -> Option<(bool, Vec<(i64, bool, app::engine::Schedule)>)> {
+    fn definition(&self) -> Option<Definition> {
         let each = self.schedules.iter().map(|s| s.schedule.definition().map(|d| (s.id, s.enabled, d)));
         Some((self.enabled, each.collect::<Option<Vec<_>>>()?))
     }

@@ -31,6 +31,7 @@ use crate::replicas::{FOLLOW_EVERY, Replicas};
 use crate::sources::snapshots::Store;
 use crate::sources::{self, ReadContext, Source, SourceError, SourceRead};
 use crate::triage::{Judged, Keeper};
+use app::api::ssr::figures::JobFigures;
 
 /// Each read covers the longest window pages offer.
 const READ_DAYS: i64 = 30;
@@ -225,6 +226,8 @@ pub struct InstanceJudgment {
     at: DateTime<Utc>,
     problems: Vec<triage::Problem>,
     jobs: usize,
+    /// Each job's figures for `/metrics`.
+    figures: Arc<Vec<JobFigures>>,
 }
 
 /// The reports and snapshots pages asked for, across the fleet, kept within a byte budget
@@ -370,7 +373,10 @@ impl Instance {
             let window = Window::ending_at(now, Span::days(i64::from(JUDGED_DAYS)));
             let report = fleet::analyze(&within(&whole.input, window), window, now, &Settings::default());
             let problems = triage::report_problems(&name, &report, &whole.notes, &settings);
-            InstanceJudgment { at: read.at, problems, jobs: report.jobs.len() }
+            let day = Window::ending_at(now, Span::days(1));
+            let today = fleet::analyze(&within(&whole.input, day), day, now, &Settings::default());
+            let figures = Arc::new(app::api::ssr::figures::of(&report, &today));
+            InstanceJudgment { at: read.at, problems, jobs: report.jobs.len(), figures }
         };
         match tokio::task::spawn_blocking(judge).await {
             Ok(j) => {
@@ -922,6 +928,13 @@ impl FleetBackend {
         self.find(Some(instance)).map(|i| i.state.subscribe())
     }
 
+    /// Once every instance was read once (or its first read timed out).
+    pub async fn first_reads(&self) {
+        for i in &self.instances {
+            i.settled().await;
+        }
+    }
+
     /// The runs the last good read of `instance` holds in memory, and how many of them without
     /// their words (`crate::held`).
     pub fn held_runs(&self, instance: &str) -> Option<(usize, usize)> {
@@ -1016,6 +1029,15 @@ impl Backend for FleetBackend {
                 Kept::Snapshot(s) => Ok(s),
                 Kept::Report(_) => unreachable!("a window length of 0 keys a snapshot"),
             }
+        })
+    }
+
+    fn figures(&self, instance: &str) -> BoxFuture<'_, Option<Arc<Vec<JobFigures>>>> {
+        let found = self.find(Some(instance)).cloned();
+        Box::pin(async move {
+            let i = found?;
+            i.settled().await;
+            Some(i.judgment(None, &self.triage_settings).await?.figures.clone())
         })
     }
 

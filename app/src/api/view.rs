@@ -13,6 +13,7 @@ use std::{future::Future, pin::Pin, sync::Arc};
 
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
+pub mod figures;
 mod log;
 pub use log::{FleetLog, fleet_log, job_matches, parse_moment};
 
@@ -72,6 +73,16 @@ pub trait Backend: Send + Sync + 'static {
     /// When a run is long or short (the fleet file's `[triage]`).
     fn duration_flags(&self) -> DurationFlags {
         DurationFlags::default()
+    }
+    /// The figures of each job of `instance`'s last good read (`/metrics`); by default from its
+    /// 30-day and 1-day reports. `None`: no good read.
+    fn figures(&self, instance: &str) -> BoxFuture<'_, Option<Arc<Vec<figures::JobFigures>>>> {
+        let instance = instance.to_owned();
+        Box::pin(async move {
+            let month = self.report(Some(&instance), 30).await.ok()?;
+            let day = self.report(Some(&instance), 1).await.ok()?;
+            Some(Arc::new(figures::of(&month, &day)))
+        })
     }
     /// Every problem now across the fleet, worst first (see [`crate::api::triage`]).
     fn triage(&self) -> BoxFuture<'_, super::TriageData> {

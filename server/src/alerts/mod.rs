@@ -172,12 +172,9 @@ impl Alerter {
     /// Tick every [`TICK_EVERY`] once every instance was read once (or its first read timed
     /// out). `fixed_now` (`serve --now`): time starts there and runs on.
     pub fn spawn(self: &Arc<Self>, fixed_now: Option<DateTime<Utc>>) -> tokio::task::JoinHandle<()> {
-        use app::api::ssr::Backend;
         let me = self.clone();
         tokio::spawn(async move {
-            for i in me.backend.instances().await {
-                let _ = me.backend.snapshot(&i.name).await;
-            }
+            me.backend.first_reads().await;
             let started = std::time::Instant::now();
             let mut timer = tokio::time::interval(TICK_EVERY);
             timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);

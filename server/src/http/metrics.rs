@@ -15,9 +15,7 @@
 use super::AppState;
 use app::api::SourceState;
 use app::api::ssr::Backend;
-use app::engine::durations;
-use app::engine::fleet::JobReport;
-use app::engine::reconcile::{MissCause, Outcome, RunOutcome};
+use app::api::ssr::figures::JobFigures;
 use app::engine::triage::ProblemKind;
 use axum::extract::State;
 use axum::http::{StatusCode, header};
@@ -31,7 +29,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::sync::atomic::AtomicU64;
 
 /// Why a due run did not happen: the `cause` label's values.
-pub const CAUSES: [&str; 4] = ["no_run", "scheduler_zombie", "scheduler_down", "skipped_running"];
+pub use app::api::ssr::figures::CAUSES;
 
 /// The content type of the OpenMetrics text format.
 pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
@@ -146,7 +144,7 @@ fn label(s: &str) -> String {
 }
 
 /// The `job` label of each job of an instance: its name, or `name (id)` for a name taken.
-fn job_labels(jobs: &[JobReport]) -> BTreeMap<String, String> {
+fn job_labels(jobs: &[JobFigures]) -> BTreeMap<String, String> {
     let mut seen = HashSet::new();
     jobs.iter()
         .map(|j| {
@@ -154,16 +152,6 @@ fn job_labels(jobs: &[JobReport]) -> BTreeMap<String, String> {
             (j.id.clone(), self::label(&label))
         })
         .collect()
-}
-
-fn cause(outcome: &Outcome) -> Option<&'static str> {
-    match outcome {
-        Outcome::Missed { cause: MissCause::NoRun } => Some(CAUSES[0]),
-        Outcome::Missed { cause: MissCause::AgentZombie { .. } } => Some(CAUSES[1]),
-        Outcome::Missed { cause: MissCause::AgentDown { .. } } => Some(CAUSES[2]),
-        Outcome::SkippedRunning { .. } => Some(CAUSES[3]),
-        _ => None,
-    }
 }
 
 /// The whole exposition for `backend`, ages measured against `clock`.
@@ -178,39 +166,24 @@ pub async fn render(backend: &dyn Backend, clock: DateTime<Utc>) -> String {
         let Some(last_good) = &status.last_good else { continue };
         let age = (clock.timestamp_millis() - last_good.ms).max(0) as f64 / 1000.0;
         f.age.get_or_create(&instance).set(age);
-        let (Ok(month), Ok(day)) =
-            (backend.report(Some(&status.name), 30).await, backend.report(Some(&status.name), 1).await)
-        else {
-            continue;
-        };
-        let labels = job_labels(&month.jobs);
-        for job in &month.jobs {
+        // The figures made once per read (with the judgment), never an analysis per scrape.
+        let Some(figures) = backend.figures(&status.name).await else { continue };
+        let labels = job_labels(&figures);
+        for job in figures.iter() {
             let Some(label) = labels.get(&job.id) else { continue };
             let l = JobLabels { instance: name.clone(), job: label.clone() };
-            if let Some(r) = job.runs.iter().rev().find(|r| r.outcome == RunOutcome::Succeeded) {
-                f.last_success.get_or_create(&l).set(r.end().timestamp_millis() as f64 / 1000.0);
+            if let Some(end) = job.last_success {
+                f.last_success.get_or_create(&l).set(end.timestamp_millis() as f64 / 1000.0);
             }
-            let running = job.runs.iter().rev().find(|r| r.outcome == RunOutcome::InProgress);
-            f.running.get_or_create(&l).set(running.map_or(0.0, |r| r.duration_secs.max(0) as f64));
-            if let Some(stats) = durations::stats(&job.runs) {
-                f.p95.get_or_create(&l).set(stats.p95 as f64);
+            f.running.get_or_create(&l).set(job.running_secs as f64);
+            if let Some(p95) = job.p95 {
+                f.p95.get_or_create(&l).set(p95 as f64);
             }
-            let today = day.jobs.iter().find(|j| j.id == job.id);
-            let mut missed = [0i64; CAUSES.len()];
-            let mut failed = 0;
-            if let Some(today) = today {
-                for o in &today.reconciliation.outcomes {
-                    if let Some(c) = cause(o).and_then(|c| CAUSES.iter().position(|x| *x == c)) {
-                        missed[c] += 1;
-                    }
-                }
-                failed = today.runs.iter().filter(|r| day.window.contains(r.start) && r.outcome.is_failure()).count();
-            }
-            for (c, n) in CAUSES.iter().zip(missed) {
+            for (c, n) in CAUSES.iter().zip(job.missed) {
                 let labels = CauseLabels { instance: l.instance.clone(), job: l.job.clone(), cause: (*c).to_owned() };
                 f.missed.get_or_create(&labels).set(n);
             }
-            f.failed.get_or_create(&l).set(failed as i64);
+            f.failed.get_or_create(&l).set(job.failed);
         }
     }
     let triage = backend.triage().await;

@@ -10,7 +10,10 @@
 # the CPU seconds the process spent in each cycle; then, while polling goes on, wrk at CLIENTS
 # clients for SECONDS per page against /fleet, /triage, a job page and the JSON API: p50, p95,
 # p99, max and errors. Figures, not a test.
-#   [POLL=60s] [CYCLES=10] [SECONDS=15] [CLIENTS=50] [APPEND_EVERY=60] \
+# REPLICAS=2: two replicas of Sundial over one PostgreSQL store (a throwaway PostgreSQL 15 from
+# .ci/pg-test-server): each instance must be read by one replica per interval, and each
+# replica's memory is printed; the pages are then measured on the first.
+#   [POLL=60s] [CYCLES=10] [SECONDS=15] [CLIENTS=50] [APPEND_EVERY=60] [REPLICAS=1] \
 #     end2end/load/fleet_scale.sh [INSTANCES (1000)] [JOBS (20)]
 # (INSTANCES and JOBS may be given in the environment too; SUNDIAL_BIN: the binary, default the
 # release build; LEPTOS_SITE_ROOT: its site, default target/site beside it.)
@@ -25,6 +28,7 @@ poll=${POLL:-60s}
 cycles=${CYCLES:-10}
 clients=${CLIENTS:-50}
 append_every=${APPEND_EVERY:-60}
+replicas=${REPLICAS:-1}
 bin=${SUNDIAL_BIN:-$repo/target/release/sundial}
 site=${LEPTOS_SITE_ROOT:-$(dirname "$(dirname "$bin")")/site}
 command -v wrk >/dev/null || { echo "wrk is missing: make setup installs it (apt-get install wrk)" >&2; exit 1; }
@@ -38,11 +42,14 @@ print(max(1, round(int(n) * {"ms": 0.001, "s": 1, "sec": 1, "m": 60, "min": 60, 
 
 dir=$(mktemp -d)
 pid=''
+pid2=''
 appender=''
 cleanup() {
   [ -n "$appender" ] && kill "$appender" 2>/dev/null || true
   [ -n "$pid" ] && kill "$pid" 2>/dev/null || true
+  [ -n "$pid2" ] && kill "$pid2" 2>/dev/null || true
   wait 2>/dev/null || true
+  [ -d "$dir/pg" ] && "$repo/.ci/pg-test-server" stop "$dir/pg" || true
   rm -rf "$dir"
 }
 trap cleanup EXIT
@@ -80,8 +87,15 @@ mkdir "$dir/agents"
 width=${#instances}
 for i in $(seq -w 1 "$instances"); do cp "$dir/agent.sqlite" "$dir/agents/SQL$i.sqlite"; done
 first="SQL$(printf '%0*d' "$width" 1)"
+store="$dir/store.sqlite"
+if [ "$replicas" = 2 ]; then
+  pg_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  "$repo/.ci/pg-test-server" start "$dir/pg" "$pg_port" >/dev/null
+  psql -q -h 127.0.0.1 -p "$pg_port" -U postgres -c 'CREATE DATABASE sundial_store' >/dev/null
+  store="postgres://postgres@127.0.0.1:$pg_port/sundial_store"
+fi
 {
-  echo "store = \"$dir/store.sqlite\""
+  echo "store = \"$store\""
   for i in $(seq -w 1 "$instances"); do
     printf '[[instance]]\nname = "SQL%s"\nkind = "sqlite_demo"\npath = "%s"\npoll_interval = "%s"\ntimeout = "300s"\n\n' \
       "$i" "$dir/agents/SQL$i.sqlite" "$poll"
@@ -147,6 +161,13 @@ started=$(date +%s.%N)
 env -u SUNDIAL_NOW LEPTOS_SITE_ROOT="$site" LEPTOS_OUTPUT_NAME=sundial SUNDIAL_LOG=warn \
   "$bin" serve --config "$dir/fleet.toml" --addr "127.0.0.1:$port" >"$dir/out.log" 2>&1 &
 pid=$!
+if [ "$replicas" = 2 ]; then
+  port2=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  url2="http://127.0.0.1:$port2"
+  env -u SUNDIAL_NOW LEPTOS_SITE_ROOT="$site" LEPTOS_OUTPUT_NAME=sundial SUNDIAL_LOG=warn \
+    "$bin" serve --config "$dir/fleet.toml" --addr "127.0.0.1:$port2" >"$dir/out2.log" 2>&1 &
+  pid2=$!
+fi
 python3 "$dir/append.py" "$dir/agents" "$append_every" >"$dir/append.log" 2>&1 &
 appender=$!
 for _ in $(seq 1 600); do curl -sf "$url/api/health" >/dev/null && break; sleep 0.1; done
@@ -155,6 +176,12 @@ until curl -sf "$url/api/instances?at=$(date +%s%N)" | python3 -c 'import json,s
   kill -0 "$pid" 2>/dev/null || { echo "sundial stopped:" >&2; tail -n 20 "$dir/out.log" >&2; exit 1; }
   sleep 0.25
 done
+if [ "$replicas" = 2 ]; then
+  until curl -sf "$url2/api/instances?at=$(date +%s%N)" | python3 -c 'import json,sys; sys.exit(any(i["state"]=="Waiting" for i in json.load(sys.stdin)["instances"]))'; do
+    kill -0 "$pid2" 2>/dev/null || { echo "the second replica stopped:" >&2; tail -n 20 "$dir/out2.log" >&2; exit 1; }
+    sleep 0.25
+  done
+fi
 read_all=$(python3 -c "import sys,time; print(f'{time.time() - float(sys.argv[1]):.1f}')" "$started")
 
 # Counted from an answer of its own (a URL never asked before: not one kept from before).
@@ -167,25 +194,35 @@ memory() {
   hwm=$(awk '/^VmHWM/ {printf "%.0f", $2/1024}' "/proc/$pid/status")
   echo "${rss} MB resident (ps: $(ps -o rss= -p "$pid" | awk '{printf "%.0f", $1/1024}') MB), peak ${hwm} MB (VmHWM)"
 }
-# The process's CPU time (user + system), in clock ticks.
-ticks() { awk '{print $14 + $15}' "/proc/$pid/stat"; }
+# The second replica's: its own reads, memory, CPU.
+reads2() { [ -z "$pid2" ] && echo 0 && return; curl -sf "$url2/api/instances?at=$(date +%s%N)" | python3 -c 'import json,sys; print(sum(i.get("reads",0) for i in json.load(sys.stdin)["instances"]))'; }
+memory2() {
+  [ -z "$pid2" ] && return
+  echo "; second replica $(awk '/^VmRSS/ {printf "%.0f", $2/1024}' "/proc/$pid2/status") MB resident, peak $(awk '/^VmHWM/ {printf "%.0f", $2/1024}' "/proc/$pid2/status") MB"
+}
+# The process's CPU time (user + system), in clock ticks (both replicas').
+ticks() { awk '{print $14 + $15}' "/proc/$pid/stat" ${pid2:+"/proc/$pid2/stat"} | awk '{s += $1} END {print s}'; }
 hz=$(getconf CLK_TCK)
 
 echo "fleet: $instances live SQL Agent instances of $jobs jobs, each its own file ($rows history rows over $days days, $runs runs in the 30 days read, $((size / 1024)) KiB), read every $poll on the real clock; a new run appended to every file every ${append_every}s"
 echo "listening after ${listening}s; every instance's first read done after ${read_all}s ($(unreachable) not Ok)"
-echo "after the first reads: $(memory)"
+echo "after the first reads: $(memory)$(memory2)"
 total=0
 for c in $(seq 1 "$cycles"); do
-  t0=$(ticks); r0=$(reads); s0=$(date +%s.%N)
+  t0=$(ticks); r0=$(reads); q0=$(reads2); s0=$(date +%s.%N)
   sleep "$poll_secs"
-  t1=$(ticks); r1=$(reads); s1=$(date +%s.%N)
+  t1=$(ticks); r1=$(reads); q1=$(reads2); s1=$(date +%s.%N)
   cpu=$(python3 -c "import sys; print(f'{(int(sys.argv[2]) - int(sys.argv[1])) / int(sys.argv[3]):.2f}')" "$t0" "$t1" "$hz")
   wall=$(python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.1f}')" "$s0" "$s1")
   total=$((t1 - t0 + total))
-  echo "cycle $c: ${cpu} CPU s in ${wall} s, $((r1 - r0)) reads"
+  if [ -n "$pid2" ]; then
+    echo "cycle $c: ${cpu} CPU s in ${wall} s, $((r1 - r0)) reads by the first replica + $((q1 - q0)) by the second = $((r1 - r0 + q1 - q0)) of $instances instances"
+  else
+    echo "cycle $c: ${cpu} CPU s in ${wall} s, $((r1 - r0)) reads"
+  fi
 done
 echo "CPU per cycle, mean of $cycles: $(python3 -c "import sys; print(f'{int(sys.argv[1]) / int(sys.argv[2]) / int(sys.argv[3]):.2f}')" "$total" "$hz" "$cycles") s (per read: $(python3 -c "import sys; print(f'{int(sys.argv[1]) / int(sys.argv[2]) / int(sys.argv[3]) / int(sys.argv[4]) * 1000:.1f}')" "$total" "$hz" "$cycles" "$instances") ms)"
-echo "after $cycles poll cycles: $(memory); $(unreachable) instances not Ok"
+echo "after $cycles poll cycles: $(memory)$(memory2); $(unreachable) instances not Ok"
 echo "appender: $(tail -n 1 "$dir/append.log")"
 job=$(curl -sf "$url/api/jobs?instance=$first&days=7" | python3 -c 'import json,sys; print(json.load(sys.stdin)["jobs"][0]["id"])')
 for page in /fleet /triage "/jobs/$job?instance=$first" "/api/jobs?instance=$first"; do
@@ -196,7 +233,7 @@ for page in /fleet /triage "/jobs/$job?instance=$first" "/api/jobs?instance=$fir
     -s "$here/percentiles.lua" "$url$page" | tail -n 1 | tr -d '\n'
   echo "  reads $(( $(reads) - before ))"
 done
-echo "at the end: $(memory); $(unreachable) instances not Ok"
+echo "at the end: $(memory)$(memory2); $(unreachable) instances not Ok"
 # Sundial's warnings and errors, counted by kind (without their time and instance).
 if grep -qiE 'warn|error|panick' "$dir/out.log"; then
   echo "sundial's log:"

@@ -37,15 +37,11 @@ use super::{BoxFuture, Extent, Mark, ReadContext, SourceError, SourceRead};
 pub const COLUMNS: &[Col] =
     &[Col::Plain("job_name"), Col::Time("start_execution_date"), Col::Time("stop_execution_date")];
 
-/// The runs query's tail: starts in the window (and the limit before it, for runs still going).
-pub fn tail(db: &TablesDb, window: Window, tz: Tz, stuck_after: TimeDelta) -> String {
-    let c = tables::column(db, "start_execution_date");
+/// The starts a whole read asks for, as wall-clock times `[from, until)`: the window's (and the
+/// limit before it, for runs still going).
+pub fn range(window: Window, tz: Tz, stuck_after: TimeDelta) -> (NaiveDateTime, NaiveDateTime) {
     let local = |t: DateTime<Utc>| t.with_timezone(&tz).naive_local();
-    format!(
-        "WHERE {c} >= {} AND {c} < {} ORDER BY {c}",
-        tables::time_literal(db, local(window.start - stuck_after)),
-        tables::time_literal(db, local(window.end))
-    )
+    (local(window.start - stuck_after), local(window.end))
 }
 
 /// What the configuration says about the table's jobs.
@@ -217,8 +213,7 @@ pub async fn read_since(
     let (extent, rows) = match since.filter(|_| went_back.is_none()) {
         Some(mark) => {
             let from = unkey(mark.high).map_or(local(window.start - limit), |t| t - overlap(tz));
-            let tail = format!("WHERE {c} >= {}", tables::time_literal(db, from));
-            let mut rows = tables::read(db, "jobactivity", COLUMNS, &tail).await?;
+            let mut rows = tables::read_pages_by_time(db, "jobactivity", COLUMNS, START, from, None).await?;
             // The runs read unstopped: `stop_execution_date` is written in place when they end.
             // Each by its second (a literal has whole seconds), those before the second the
             // new rows are asked from.
@@ -254,7 +249,8 @@ pub async fn read_since(
             if let Some(why) = went_back {
                 restarted = Some((now, why));
             }
-            let rows = tables::read(db, "jobactivity", COLUMNS, &tail(db, window, tz, limit)).await?;
+            let (from, until) = range(window, tz, limit);
+            let rows = tables::read_pages_by_time(db, "jobactivity", COLUMNS, START, from, Some(until)).await?;
             if rows.is_empty() && high.is_none() {
                 high = end(db, true).await?;
             }

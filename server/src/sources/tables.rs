@@ -442,14 +442,17 @@ pub async fn read_pages_by_time(
             return Ok(out);
         }
         let started = |r: &TextRow| text(r, key).and_then(wall_clock).map(second);
-        match rows.iter().filter_map(started).max() {
-            Some(last) if last > at => {
+        let last = rows.iter().filter_map(started).max();
+        let before = |r: &TextRow, last: chrono::NaiveDateTime| started(r).is_none_or(|s| s < last);
+        match last {
+            Some(last) if last > at && rows.iter().any(|r| before(r, last)) => {
                 // The rows of its last second may go on past the page: the next page has them.
-                out.extend(rows.into_iter().filter(|r| started(r).is_none_or(|s| s < last)));
+                out.extend(rows.into_iter().filter(|r| before(r, last)));
                 at = last;
             }
-            Some(last) if last == at => {
+            Some(last) if last >= at => {
                 // A page's worth in one second: that second whole, then on from the next.
+                at = last;
                 let next = at + chrono::TimeDelta::seconds(1);
                 let tail = format!("WHERE {}", range(db, at, Some(until.map_or(next, |u| u.min(next)))));
                 let sql = select_sql_spelled(db, table, cols, &tail, &spelled);

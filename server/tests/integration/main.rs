@@ -44,6 +44,7 @@ mod table_text;
 mod tables_incremental;
 mod tables_job_table;
 mod tables_jobactivity;
+mod tables_paging;
 mod tables_primentra;
 mod tables_service_broker;
 mod triage;

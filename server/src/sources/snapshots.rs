@@ -235,6 +235,29 @@ impl Store {
         Ok(rows.into_iter().map(SampleRow::sample).collect())
     }
 
+    /// The samples of one job first seen at or after `from` (`first_seen >= from`), oldest
+    /// first: what a poll that holds the older ones asks for (the newest it holds, whose
+    /// `seen_until` grows, and those after it), by the table's key.
+    pub async fn job_samples_from(
+        &self,
+        instance: &str,
+        job: &str,
+        from: DateTime<Utc>,
+    ) -> Result<Vec<JobSample>, Error> {
+        let rows: Vec<SampleRow> = on_db!(self, |pool| sqlx::query_as(concat!(
+            "SELECT ",
+            sample_columns!(),
+            " FROM job_sample WHERE instance = $1 AND job = $2 AND first_seen >= $3 ORDER BY first_seen"
+        ))
+        .bind(instance)
+        .bind(job)
+        .bind(micros(from))
+        .fetch_all(pool)
+        .await
+        .map_err(query)?);
+        Ok(rows.into_iter().map(SampleRow::sample).collect())
+    }
+
     /// The first sample of one job, and the first poll that saw the job (which may be older:
     /// samples from before the store kept states are gone).
     pub async fn job_first(

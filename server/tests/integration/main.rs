@@ -22,6 +22,7 @@ mod history;
 mod hostile_text;
 mod http;
 mod job_page;
+mod job_table_incremental;
 mod jobs_list;
 mod judgment;
 mod log_fleet;

@@ -21,7 +21,10 @@
 //! tell a table emptied or restored (its latest start below the mark, or an oldest start below
 //! the oldest seen): read whole again and noted. The design's table has no index: every query on
 //! the start column then scans it (few rows are still returned); with an index on
-//! `start_execution_date` a poll examines only the rows it returns.
+//! `start_execution_date` a poll examines only the rows it returns. The rows are read by pages
+//! of their start ([`tables::read_pages_by_time`], 1,000 rows a query), the first read's window
+//! as much as a delta: the start is no unique key, so each page goes on from the second the one
+//! before ended in and reads that second's rows again.
 use app::engine::cron::CronSchedule;
 use app::engine::fleet::{InstanceInput, JobInput, JobSchedule};
 use app::engine::{Diagnostic, Run, RunOutcome, Schedule, Severity, Trigger, Window};

@@ -29,6 +29,8 @@
 //! and the schedule's earlier fires stay, the rows read again add no line. `Entities` and
 //! `SchedulerConfigurations` (a row per job, updated in place) are read whole each poll. An `Id`
 //! that went back (the log truncated, its identity reseeded) is read whole again and noted.
+//! The log is read by pages of `Id` ([`tables::read_pages`], 1,000 rows a query), the first
+//! read's window as much as a delta, and the open `fired` rows by lists of 1,000 `Id`s.
 use std::collections::BTreeMap;
 
 use app::engine::fleet::{InstanceInput, JobInput, JobSchedule};

@@ -52,7 +52,9 @@
 //! whole each poll. It answers a delta that `super::read` merges into the held read, so a run
 //! rebuilt before stays shown once `LastRunOn` moves past it; the held log before each job's
 //! `LastRunOn` stays, the lines from there on are made again. An `Id` that went back (the table
-//! truncated and reseeded, restored) is read whole again and noted.
+//! truncated and reseeded, restored) is read whole again and noted. `SchedulingErrors` is read
+//! by pages of `Id` ([`tables::read_pages`], 1,000 rows a query), the first read's window as
+//! much as a delta, and the errors of the runs still rebuilt by lists of 1,000 `Id`s.
 use app::engine::fleet::{InstanceInput, JobInput, JobSchedule};
 use app::engine::log::{LogEvent, LogKind};
 use app::engine::service_broker::ServiceBrokerJob;

@@ -2,7 +2,9 @@
 //! sampled at each poll, so that runs accumulate over time although MySQL keeps no run history;
 //! and each state of a MySQL `job` table row ([`JobSample`]: status, runner, cycle counter, last
 //! cycle), one row per state with the first and last poll that saw it, from which
-//! `job_table::reconstruct` rebuilds the cycles.
+//! `job_table::reconstruct` rebuilds the cycles. Both are read back by the window
+//! ([`Store::samples`], [`Store::job_samples`]) or, by a source that holds the older ones, past
+//! the newest it holds ([`Store::samples_from`], [`Store::job_samples_from`]).
 //!
 //! A SQLite file's `user_version` is its schema's: 0 (event samples only, also job rows' last cycle
 //! starts under keys `job …`), 1 (adds `job_sample`; the old job keys' samples are copied into

@@ -11,7 +11,14 @@
 //! For the incremental kinds: [`read_end`] reads the row at one end of a table by its key
 //! (`WHERE key = (SELECT MAX(key) …)`, which an index answers: an `ORDER BY` on the text a
 //! column is read as would sort as text and use none), and [`counted`] counts the rows each
-//! table's reads fetched (`connect::TablesSource::rows_read`).
+//! table's reads fetched (`connect::TablesSource::rows_read`; [`counted_each`] also the queries
+//! and the largest answer).
+//!
+//! The tables that grow are read by pages of [`PAGE`] rows (keyset pagination, [`page_sql`]:
+//! `WHERE … AND key > last ORDER BY t.key` with SQL Server's `TOP (n)` or everyone else's
+//! `LIMIT n`; `t.key` is the column itself, as an `ORDER BY key` would sort the text it is read
+//! as): [`read_pages`] by an integer key, [`read_pages_by_time`] by a time that is no unique
+//! key (each page from the second the one before ended in), [`read_keys`] lists of keys.
 use std::collections::BTreeMap;
 
 use super::SourceError;

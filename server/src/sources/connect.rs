@@ -230,12 +230,12 @@ impl TablesConn {
 pub type TablesRead = for<'a> fn(&'a mut TablesDb, ReadContext<'a>) -> BoxFuture<'a, Result<SourceRead, SourceError>>;
 
 /// A home-grown scheduler's tables as a [`Source`]: the connections kept between polls, and
-/// the kind's own read (`jobactivity::read`, `job_table::read`, …).
+/// the kind's own read (`jobactivity::read`, `primentra::read`, …).
 pub struct TablesSource {
     conn: TablesConn,
     read: TablesRead,
-    /// Rows this source's reads fetched, per table, all told (for tests and figures).
-    rows: std::sync::Mutex<std::collections::BTreeMap<String, u64>>,
+    /// What this source's reads fetched, per table, all told (for tests and figures).
+    rows: std::sync::Mutex<std::collections::BTreeMap<String, super::tables::Fetched>>,
 }
 
 impl TablesSource {
@@ -245,7 +245,12 @@ impl TablesSource {
 
     /// How many rows of `table` this source's reads have fetched.
     pub fn rows_read(&self, table: &str) -> u64 {
-        self.rows.lock().map_or(0, |r| r.get(table).copied().unwrap_or(0))
+        self.fetched(table).rows
+    }
+
+    /// What this source's reads of `table` fetched: rows, queries, the largest answer.
+    pub fn fetched(&self, table: &str) -> super::tables::Fetched {
+        self.rows.lock().map_or_else(|_| Default::default(), |r| r.get(table).copied().unwrap_or_default())
     }
 }
 
@@ -253,10 +258,10 @@ impl Source for TablesSource {
     fn read<'a>(&'a self, cx: ReadContext<'a>) -> BoxFuture<'a, Result<SourceRead, SourceError>> {
         Box::pin(async move {
             let mut db = self.conn.open(cx.config).await?;
-            let (read, fetched) = super::tables::counted((self.read)(&mut db, cx)).await;
+            let (read, fetched) = super::tables::counted_each((self.read)(&mut db, cx)).await;
             if let Ok(mut rows) = self.rows.lock() {
                 for (table, n) in fetched {
-                    *rows.entry(table).or_default() += n;
+                    rows.entry(table).or_default().add(n);
                 }
             }
             read

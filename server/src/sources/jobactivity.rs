@@ -21,7 +21,10 @@
 //! tell a table emptied or restored (its latest start below the mark, or an oldest start below
 //! the oldest seen): read whole again and noted. The design's table has no index: every query on
 //! the start column then scans it (few rows are still returned); with an index on
-//! `start_execution_date` a poll examines only the rows it returns.
+//! `start_execution_date` a poll examines only the rows it returns. The rows are read by pages
+//! of their start ([`tables::read_pages_by_time`], 1,000 rows a query), the first read's window
+//! as much as a delta: the start is no unique key, so each page goes on from the second the one
+//! before ended in and reads that second's rows again.
 use app::engine::cron::CronSchedule;
 use app::engine::fleet::{InstanceInput, JobInput, JobSchedule};
 use app::engine::{Diagnostic, Run, RunOutcome, Schedule, Severity, Trigger, Window};
@@ -37,15 +40,11 @@ use super::{BoxFuture, Extent, Mark, ReadContext, SourceError, SourceRead};
 pub const COLUMNS: &[Col] =
     &[Col::Plain("job_name"), Col::Time("start_execution_date"), Col::Time("stop_execution_date")];
 
-/// The runs query's tail: starts in the window (and the limit before it, for runs still going).
-pub fn tail(db: &TablesDb, window: Window, tz: Tz, stuck_after: TimeDelta) -> String {
-    let c = tables::column(db, "start_execution_date");
+/// The starts a whole read asks for, as wall-clock times `[from, until)`: the window's (and the
+/// limit before it, for runs still going).
+pub fn range(window: Window, tz: Tz, stuck_after: TimeDelta) -> (NaiveDateTime, NaiveDateTime) {
     let local = |t: DateTime<Utc>| t.with_timezone(&tz).naive_local();
-    format!(
-        "WHERE {c} >= {} AND {c} < {} ORDER BY {c}",
-        tables::time_literal(db, local(window.start - stuck_after)),
-        tables::time_literal(db, local(window.end))
-    )
+    (local(window.start - stuck_after), local(window.end))
 }
 
 /// What the configuration says about the table's jobs.
@@ -217,8 +216,7 @@ pub async fn read_since(
     let (extent, rows) = match since.filter(|_| went_back.is_none()) {
         Some(mark) => {
             let from = unkey(mark.high).map_or(local(window.start - limit), |t| t - overlap(tz));
-            let tail = format!("WHERE {c} >= {}", tables::time_literal(db, from));
-            let mut rows = tables::read(db, "jobactivity", COLUMNS, &tail).await?;
+            let mut rows = tables::read_pages_by_time(db, "jobactivity", COLUMNS, START, from, None).await?;
             // The runs read unstopped: `stop_execution_date` is written in place when they end.
             // Each by its second (a literal has whole seconds), those before the second the
             // new rows are asked from.
@@ -254,7 +252,8 @@ pub async fn read_since(
             if let Some(why) = went_back {
                 restarted = Some((now, why));
             }
-            let rows = tables::read(db, "jobactivity", COLUMNS, &tail(db, window, tz, limit)).await?;
+            let (from, until) = range(window, tz, limit);
+            let rows = tables::read_pages_by_time(db, "jobactivity", COLUMNS, START, from, Some(until)).await?;
             if rows.is_empty() && high.is_none() {
                 high = end(db, true).await?;
             }

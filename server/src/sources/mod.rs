@@ -174,7 +174,7 @@ pub fn open(config: &InstanceConfig) -> Box<dyn Source> {
         SourceKind::MysqlEvents => Box::new(mysql_events::MysqlEvents::default()),
         SourceKind::SqliteDemo => Box::new(msdb_sqlite::DemoFile::default()),
         SourceKind::JobActivity => Box::new(TablesSource::new(jobactivity::read)),
-        SourceKind::MysqlJobTable => Box::new(TablesSource::new(job_table::read)),
+        SourceKind::MysqlJobTable => Box::new(job_table::JobTable::default()),
         SourceKind::ServiceBroker => Box::new(TablesSource::new(service_broker::read)),
         SourceKind::Primentra => Box::new(TablesSource::new(primentra::read)),
     }

@@ -29,6 +29,8 @@
 //! and the schedule's earlier fires stay, the rows read again add no line. `Entities` and
 //! `SchedulerConfigurations` (a row per job, updated in place) are read whole each poll. An `Id`
 //! that went back (the log truncated, its identity reseeded) is read whole again and noted.
+//! The log is read by pages of `Id` ([`tables::read_pages`], 1,000 rows a query), the first
+//! read's window as much as a delta, and the open `fired` rows by lists of 1,000 `Id`s.
 use std::collections::BTreeMap;
 
 use app::engine::fleet::{InstanceInput, JobInput, JobSchedule};
@@ -85,15 +87,14 @@ pub fn by_id(db: &TablesDb) -> String {
     format!("ORDER BY {}", tables::column(db, "Id"))
 }
 
-/// The log query's tail: events from a day before the window (a run that started then may end
-/// inside it) to its end.
-pub fn log_tail(db: &TablesDb, window: Window) -> String {
+/// The log query's condition: events from a day before the window (a run that started then may
+/// end inside it) to its end (read by pages of `Id`, [`tables::read_pages`]).
+pub fn log_range(db: &TablesDb, window: Window) -> String {
     let t = tables::column(db, "EventTime");
     format!(
-        "WHERE {t} >= {} AND {t} < {} ORDER BY {t}, {}",
+        "{t} >= {} AND {t} < {}",
         tables::time_literal(db, (window.start - TimeDelta::days(1)).naive_utc()),
         tables::time_literal(db, window.end.naive_utc()),
-        tables::column(db, "Id")
     )
 }
 
@@ -191,18 +192,12 @@ pub async fn read_since(
     }
     let went_back = since.and_then(|m| went_back(m, low, high));
     let mut restarted = since.and_then(|m| m.restarted.clone()).filter(|(at, _)| now - *at < TimeDelta::days(1));
-    let id = tables::column(db, "Id");
     // Rows a held read already logged (an open run's `fired`, read again) add no line.
     let logged = since.filter(|_| went_back.is_none()).map(|m| m.high);
     let (extent, mut log) = match since.filter(|_| went_back.is_none()) {
         Some(mark) => {
-            let tail = format!("WHERE {id} > {}", mark.high);
-            let mut log = tables::read(db, "SchedulerLog", LOG_COLUMNS, &tail).await?;
-            if !mark.open.is_empty() {
-                let list: Vec<String> = mark.open.iter().map(i64::to_string).collect();
-                let tail = format!("WHERE {id} IN ({})", list.join(", "));
-                log.extend(tables::read(db, "SchedulerLog", LOG_COLUMNS, &tail).await?);
-            }
+            let mut log = tables::read_pages(db, "SchedulerLog", LOG_COLUMNS, "", "Id", Some(mark.high)).await?;
+            log.extend(tables::read_keys(db, "SchedulerLog", LOG_COLUMNS, "Id", &mark.open).await?);
             (Extent::Delta, log)
         }
         None => {
@@ -212,7 +207,7 @@ pub async fn read_since(
             if let Some(why) = went_back {
                 restarted = Some((now, why));
             }
-            let log = tables::read(db, "SchedulerLog", LOG_COLUMNS, &log_tail(db, window)).await?;
+            let log = tables::read_pages(db, "SchedulerLog", LOG_COLUMNS, &log_range(db, window), "Id", None).await?;
             if log.is_empty() && high.is_none() {
                 high = log_end(db, true).await?.map(|h| h.0);
             }

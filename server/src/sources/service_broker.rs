@@ -52,7 +52,9 @@
 //! whole each poll. It answers a delta that `super::read` merges into the held read, so a run
 //! rebuilt before stays shown once `LastRunOn` moves past it; the held log before each job's
 //! `LastRunOn` stays, the lines from there on are made again. An `Id` that went back (the table
-//! truncated and reseeded, restored) is read whole again and noted.
+//! truncated and reseeded, restored) is read whole again and noted. `SchedulingErrors` is read
+//! by pages of `Id` ([`tables::read_pages`], 1,000 rows a query), the first read's window as
+//! much as a delta, and the errors of the runs still rebuilt by lists of 1,000 `Id`s.
 use app::engine::fleet::{InstanceInput, JobInput, JobSchedule};
 use app::engine::log::{LogEvent, LogKind};
 use app::engine::service_broker::ServiceBrokerJob;
@@ -108,12 +110,13 @@ pub const ERROR_COLUMNS: &[Col] = &[
 /// next time comes sooner): the design has no time limit, and its schedules run at most daily.
 const STILL_RUNNING_MAX_SECS: i64 = 24 * 3600;
 
-/// The errors query's tail: the window only.
-pub fn error_tail(db: &TablesDb, window: Window, tz: Tz) -> String {
+/// The errors query's condition: the window only (read by pages of `Id`,
+/// [`tables::read_pages`]).
+pub fn error_range(db: &TablesDb, window: Window, tz: Tz) -> String {
     let d = tables::column(db, "ErrorDate");
     let local = |t: DateTime<Utc>| t.with_timezone(&tz).naive_local();
     format!(
-        "WHERE {d} >= {} AND {d} < {} ORDER BY {d}",
+        "{d} >= {} AND {d} < {}",
         tables::time_literal(db, local(window.start)),
         tables::time_literal(db, local(window.end))
     )
@@ -211,18 +214,12 @@ pub async fn read_since(
     }
     let went_back = since.and_then(|m| went_back(m, low, high));
     let mut restarted = since.and_then(|m| m.restarted.clone()).filter(|(at, _)| now - *at < TimeDelta::days(1));
-    let id = tables::column(db, "Id");
     // Rows up to it were read (and logged) by an earlier poll.
     let logged = since.filter(|_| went_back.is_none()).map(|m| m.high);
     let (extent, error_rows) = match since.filter(|_| went_back.is_none()) {
         Some(mark) => {
-            let mut rows =
-                tables::read(db, "SchedulingErrors", ERROR_COLUMNS, &format!("WHERE {id} > {}", mark.high)).await?;
-            if !mark.open.is_empty() {
-                let list: Vec<String> = mark.open.iter().map(i64::to_string).collect();
-                let tail = format!("WHERE {id} IN ({})", list.join(", "));
-                rows.extend(tables::read(db, "SchedulingErrors", ERROR_COLUMNS, &tail).await?);
-            }
+            let mut rows = tables::read_pages(db, "SchedulingErrors", ERROR_COLUMNS, "", "Id", Some(mark.high)).await?;
+            rows.extend(tables::read_keys(db, "SchedulingErrors", ERROR_COLUMNS, "Id", &mark.open).await?);
             (Extent::Delta, rows)
         }
         None => {
@@ -232,7 +229,8 @@ pub async fn read_since(
             if let Some(why) = went_back {
                 restarted = Some((now, why));
             }
-            let rows = tables::read(db, "SchedulingErrors", ERROR_COLUMNS, &error_tail(db, window, tz)).await?;
+            let range = error_range(db, window, tz);
+            let rows = tables::read_pages(db, "SchedulingErrors", ERROR_COLUMNS, &range, "Id", None).await?;
             if rows.is_empty() && high.is_none() {
                 high = error_end(db, true).await?.map(|h| h.0);
             }

@@ -2,7 +2,9 @@
 //! sampled at each poll, so that runs accumulate over time although MySQL keeps no run history;
 //! and each state of a MySQL `job` table row ([`JobSample`]: status, runner, cycle counter, last
 //! cycle), one row per state with the first and last poll that saw it, from which
-//! `job_table::reconstruct` rebuilds the cycles.
+//! `job_table::reconstruct` rebuilds the cycles. Both are read back by the window
+//! ([`Store::samples`], [`Store::job_samples`]) or, by a source that holds the older ones, past
+//! the newest it holds ([`Store::samples_from`], [`Store::job_samples_from`]).
 //!
 //! A SQLite file's `user_version` is its schema's: 0 (event samples only, also job rows' last cycle
 //! starts under keys `job …`), 1 (adds `job_sample`; the old job keys' samples are copied into
@@ -229,6 +231,29 @@ impl Store {
         .bind(instance)
         .bind(job)
         .bind(micros(since))
+        .fetch_all(pool)
+        .await
+        .map_err(query)?);
+        Ok(rows.into_iter().map(SampleRow::sample).collect())
+    }
+
+    /// The samples of one job first seen at or after `from` (`first_seen >= from`), oldest
+    /// first: what a poll that holds the older ones asks for (the newest it holds, whose
+    /// `seen_until` grows, and those after it), by the table's key.
+    pub async fn job_samples_from(
+        &self,
+        instance: &str,
+        job: &str,
+        from: DateTime<Utc>,
+    ) -> Result<Vec<JobSample>, Error> {
+        let rows: Vec<SampleRow> = on_db!(self, |pool| sqlx::query_as(concat!(
+            "SELECT ",
+            sample_columns!(),
+            " FROM job_sample WHERE instance = $1 AND job = $2 AND first_seen >= $3 ORDER BY first_seen"
+        ))
+        .bind(instance)
+        .bind(job)
+        .bind(micros(from))
         .fetch_all(pool)
         .await
         .map_err(query)?);

@@ -11,7 +11,14 @@
 //! For the incremental kinds: [`read_end`] reads the row at one end of a table by its key
 //! (`WHERE key = (SELECT MAX(key) …)`, which an index answers: an `ORDER BY` on the text a
 //! column is read as would sort as text and use none), and [`counted`] counts the rows each
-//! table's reads fetched (`connect::TablesSource::rows_read`).
+//! table's reads fetched (`connect::TablesSource::rows_read`; [`counted_each`] also the queries
+//! and the largest answer).
+//!
+//! The tables that grow are read by pages of [`PAGE`] rows (keyset pagination, [`page_sql`]:
+//! `WHERE … AND key > last ORDER BY t.key` with SQL Server's `TOP (n)` or everyone else's
+//! `LIMIT n`; `t.key` is the column itself, as an `ORDER BY key` would sort the text it is read
+//! as): [`read_pages`] by an integer key, [`read_pages_by_time`] by a time that is no unique
+//! key (each page from the second the one before ended in), [`read_keys`] lists of keys.
 use std::collections::BTreeMap;
 
 use super::SourceError;
@@ -114,6 +121,14 @@ pub fn select_sql(db: &TablesDb, table: &str, cols: &[Col], tail: &str) -> Strin
 }
 
 fn select_sql_spelled(db: &TablesDb, table: &str, cols: &[Col], tail: &str, spelling: &Spelling) -> String {
+    let (list, from) = select_parts(db, table, cols, spelling, false);
+    format!("SELECT {list} FROM {from} {tail}").trim_end().to_owned()
+}
+
+/// The column list as text and the FROM of a SELECT of `cols` (the table named `t` when `alias`,
+/// as it always is when renamed, so that `t.column` is the column itself, not the text it is read
+/// as).
+fn select_parts(db: &TablesDb, table: &str, cols: &[Col], spelling: &Spelling, alias: bool) -> (String, String) {
     let list: Vec<String> = cols
         .iter()
         .map(|c| match (db, c) {
@@ -137,10 +152,34 @@ fn select_sql_spelled(db: &TablesDb, table: &str, cols: &[Col], tail: &str, spel
             .collect();
         let name = spelling.table.as_deref().unwrap_or(table);
         format!("(SELECT {} FROM {}) AS t", inner.join(", "), ident(db, name))
+    } else if alias {
+        format!("{} AS t", ident(db, table))
     } else {
         ident(db, table)
     };
-    format!("SELECT {} FROM {from} {tail}", list.join(", ")).trim_end().to_owned()
+    (list.join(", "), from)
+}
+
+/// Rows a paged read ([`read_pages`], [`read_pages_by_time`], [`read_keys`]) asks for at once, as
+/// msdb's reads do (`msdb_rows::PAGE`).
+pub const PAGE: usize = super::msdb_rows::PAGE as usize;
+
+/// The SELECT of one page: at most [`PAGE`] rows of `cols` where `cond` holds (`""`: every row),
+/// in the order of the column `key` itself (`t.key`: an `ORDER BY` on the name alone would sort
+/// the text it is read as), by `TOP` on SQL Server and `LIMIT` elsewhere. `cond` is built by the
+/// caller from Sundial's own numbers and dates, never from outside text.
+pub fn page_sql(db: &TablesDb, table: &str, cols: &[Col], cond: &str, key: &str) -> String {
+    page_sql_spelled(db, table, cols, cond, key, &Spelling::default())
+}
+
+fn page_sql_spelled(db: &TablesDb, table: &str, cols: &[Col], cond: &str, key: &str, spelling: &Spelling) -> String {
+    let (list, from) = select_parts(db, table, cols, spelling, true);
+    let filter = if cond.is_empty() { String::new() } else { format!(" WHERE {cond}") };
+    let order = format!("ORDER BY t.{}", column(db, key));
+    match db {
+        TablesDb::SqlServer(_) => format!("SELECT TOP ({PAGE}) {list} FROM {from}{filter} {order}"),
+        _ => format!("SELECT {list} FROM {from}{filter} {order} LIMIT {PAGE}"),
+    }
 }
 
 /// The table's spelling in `db` (see [`Spelling`]). Best effort: when the catalog shows
@@ -245,14 +284,40 @@ fn classify(table: &str, code: Option<&str>, number: Option<u32>, message: Strin
     }
 }
 
-tokio::task_local! {
-    /// Rows fetched per table by the reads made inside [`counted`].
-    static FETCHED: std::cell::RefCell<BTreeMap<String, u64>>;
+/// What the reads of one table fetched, all told.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Fetched {
+    /// Rows fetched.
+    pub rows: u64,
+    /// Queries sent.
+    pub queries: u64,
+    /// The most rows one query answered.
+    pub largest: u64,
 }
 
-/// Runs `read` counting the rows each table's [`read`]s inside it fetch (for tests and
+impl Fetched {
+    /// Both counts together (the largest answer: the larger).
+    pub fn add(&mut self, other: Fetched) {
+        self.rows += other.rows;
+        self.queries += other.queries;
+        self.largest = self.largest.max(other.largest);
+    }
+}
+
+tokio::task_local! {
+    /// What the reads made inside [`counted`] fetched, per table.
+    static FETCHED: std::cell::RefCell<BTreeMap<String, Fetched>>;
+}
+
+/// Runs `read` counting the rows each table's reads inside it fetch (for tests and
 /// figures: how much of a history a poll asked for); the counts come back beside its answer.
 pub async fn counted<T>(read: impl Future<Output = T>) -> (T, BTreeMap<String, u64>) {
+    let (out, fetched) = counted_each(read).await;
+    (out, fetched.into_iter().map(|(t, f)| (t, f.rows)).collect())
+}
+
+/// [`counted`], with the queries sent and the largest answer of each table.
+pub async fn counted_each<T>(read: impl Future<Output = T>) -> (T, BTreeMap<String, Fetched>) {
     FETCHED
         .scope(std::cell::RefCell::new(BTreeMap::new()), async move {
             let out = read.await;
@@ -296,8 +361,145 @@ pub async fn read_end(
 
 fn counted_rows(table: &str, rows: Vec<TextRow>) -> Result<Vec<TextRow>, SourceError> {
     // Outside `counted` nothing is counted.
-    let _ = FETCHED.try_with(|f| *f.borrow_mut().entry(table.to_owned()).or_default() += rows.len() as u64);
+    let n = rows.len() as u64;
+    let _ = FETCHED.try_with(|f| {
+        f.borrow_mut().entry(table.to_owned()).or_default().add(Fetched { rows: n, queries: 1, largest: n })
+    });
     Ok(rows)
+}
+
+/// Every row of `table` where `cond` holds (`""`: every row) and whose integer `key` is past
+/// `after` (`None`: from the first), by pages of [`PAGE`] rows in the key's order (keyset: each
+/// page asks `key >` the largest key the last one read), in that order. A full page whose keys do
+/// not read as numbers growing (not an integer key) is not paged: the rest is read in one query,
+/// as before paging. `cond` is built from Sundial's own numbers and dates.
+pub async fn read_pages(
+    db: &mut TablesDb,
+    table: &str,
+    cols: &[Col],
+    cond: &str,
+    key: &str,
+    after: Option<i64>,
+) -> Result<Vec<TextRow>, SourceError> {
+    let spelled = spelling(db, table, cols).await?;
+    let k = column(db, key);
+    let past = |last: Option<i64>| match (cond.is_empty(), last) {
+        (_, None) => cond.to_owned(),
+        (true, Some(l)) => format!("{k} > {l}"),
+        (false, Some(l)) => format!("({cond}) AND {k} > {l}"),
+    };
+    let mut last = after;
+    let mut out = Vec::new();
+    loop {
+        let sql = page_sql_spelled(db, table, cols, &past(last), key, &spelled);
+        let rows = counted_rows(table, run(db, table, cols, sql).await?)?;
+        let full = rows.len() >= PAGE;
+        let largest = rows.iter().filter_map(|r| text(r, key)?.parse::<i64>().ok()).max();
+        out.extend(rows);
+        if !full {
+            return Ok(out);
+        }
+        match largest {
+            Some(l) if last.is_none_or(|before| l > before) => last = Some(l),
+            _ => {
+                // Not an integer key: the pages cannot go on from one; the rest at once.
+                let cond = past(last);
+                let tail = if cond.is_empty() { String::new() } else { format!("WHERE {cond}") };
+                let sql = select_sql_spelled(db, table, cols, &tail, &spelled);
+                out = counted_rows(table, run(db, table, cols, sql).await?)?;
+                return Ok(out);
+            }
+        }
+    }
+}
+
+/// Every row of `table` whose time column `key` is at or after `from` and before `until` (to the
+/// second: a literal has whole seconds), by pages of [`PAGE`] rows in the column's order. A time
+/// is no unique key: each page asks `key >=` the second of the latest start the last page read,
+/// whose rows it drops (that second's rows are read again, whole, by the next page); a full page
+/// within one second is followed by that second's rows at once. A full page whose times do not
+/// read, or go back (text in a SQLite column that sorts otherwise), is not paged: the rest is
+/// read in one query.
+pub async fn read_pages_by_time(
+    db: &mut TablesDb,
+    table: &str,
+    cols: &[Col],
+    key: &str,
+    from: chrono::NaiveDateTime,
+    until: Option<chrono::NaiveDateTime>,
+) -> Result<Vec<TextRow>, SourceError> {
+    use chrono::Timelike;
+    let spelled = spelling(db, table, cols).await?;
+    let k = column(db, key);
+    let second = |t: chrono::NaiveDateTime| t.with_nanosecond(0).unwrap_or(t);
+    let range = |db: &TablesDb, from: chrono::NaiveDateTime, until: Option<chrono::NaiveDateTime>| {
+        let mut cond = format!("{k} >= {}", time_literal(db, from));
+        if let Some(u) = until {
+            cond.push_str(&format!(" AND {k} < {}", time_literal(db, u)));
+        }
+        cond
+    };
+    let mut at = second(from);
+    let mut out = Vec::new();
+    loop {
+        let sql = page_sql_spelled(db, table, cols, &range(db, at, until), key, &spelled);
+        let rows = counted_rows(table, run(db, table, cols, sql).await?)?;
+        if rows.len() < PAGE {
+            out.extend(rows);
+            return Ok(out);
+        }
+        let started = |r: &TextRow| text(r, key).and_then(wall_clock).map(second);
+        let last = rows.iter().filter_map(started).max();
+        let before = |r: &TextRow, last: chrono::NaiveDateTime| started(r).is_none_or(|s| s < last);
+        match last {
+            Some(last) if last > at && rows.iter().any(|r| before(r, last)) => {
+                // The rows of its last second may go on past the page: the next page has them.
+                out.extend(rows.into_iter().filter(|r| before(r, last)));
+                at = last;
+            }
+            Some(last) if last >= at => {
+                // A page's worth in one second: that second whole, then on from the next.
+                at = last;
+                let next = at + chrono::TimeDelta::seconds(1);
+                let tail = format!("WHERE {}", range(db, at, Some(until.map_or(next, |u| u.min(next)))));
+                let sql = select_sql_spelled(db, table, cols, &tail, &spelled);
+                out.extend(counted_rows(table, run(db, table, cols, sql).await?)?);
+                if until.is_some_and(|u| next >= u) {
+                    return Ok(out);
+                }
+                at = next;
+            }
+            _ => {
+                let tail = format!("WHERE {}", range(db, at, until));
+                let sql = select_sql_spelled(db, table, cols, &tail, &spelled);
+                out.extend(counted_rows(table, run(db, table, cols, sql).await?)?);
+                return Ok(out);
+            }
+        }
+    }
+}
+
+/// The rows of `table` whose integer `key` is one of `keys`, by lists of at most [`PAGE`] keys
+/// (`key IN (…)`, Sundial's own numbers).
+pub async fn read_keys(
+    db: &mut TablesDb,
+    table: &str,
+    cols: &[Col],
+    key: &str,
+    keys: &[i64],
+) -> Result<Vec<TextRow>, SourceError> {
+    let mut out = Vec::new();
+    if keys.is_empty() {
+        return Ok(out);
+    }
+    let spelled = spelling(db, table, cols).await?;
+    for chunk in keys.chunks(PAGE) {
+        let list: Vec<String> = chunk.iter().map(i64::to_string).collect();
+        let tail = format!("WHERE {} IN ({})", column(db, key), list.join(", "));
+        let sql = select_sql_spelled(db, table, cols, &tail, &spelled);
+        out.extend(counted_rows(table, run(db, table, cols, sql).await?)?);
+    }
+    Ok(out)
 }
 
 /// `sql` (a SELECT of `cols`, as text) sent to `db`.

@@ -354,47 +354,82 @@ async fn seed_tables_on_sql_server_over_tds() {
     }
     let mut source = TablesDb::Sqlite(server::sources::msdb_sqlite::open_read_only(&path).await.unwrap());
     let w = window();
+    // The growing tables are read by pages of their key (`tables::page_sql`, one page here).
+    let by = |table: &str, cols: &[tables::Col], tail: &str| tables::select_sql(&db, table, cols, tail);
+    let (from, until) = jobactivity::range(w, chrono_tz::UTC, chrono::TimeDelta::minutes(60));
+    let lite_times = |c: &str| {
+        let c = tables::column(&source, c);
+        format!(
+            "WHERE {c} >= {} AND {c} < {}",
+            tables::time_literal(&source, from),
+            tables::time_literal(&source, until)
+        )
+    };
     let queries: Vec<(&str, &[tables::Col], String, String)> = vec![
-        ("Entities", primentra::ENTITY_COLUMNS, "ORDER BY Id".into(), primentra::by_id(&source)),
+        (
+            "Entities",
+            primentra::ENTITY_COLUMNS,
+            by("Entities", primentra::ENTITY_COLUMNS, "ORDER BY Id"),
+            primentra::by_id(&source),
+        ),
         (
             "SchedulerConfigurations",
             primentra::CONFIG_COLUMNS,
-            "ORDER BY Id".into(),
+            by("SchedulerConfigurations", primentra::CONFIG_COLUMNS, "ORDER BY Id"),
             format!("ORDER BY {}", tables::column(&source, "Id")),
         ),
-        ("SchedulerLog", primentra::LOG_COLUMNS, primentra::log_tail(&db, w), primentra::log_tail(&source, w)),
+        (
+            "SchedulerLog",
+            primentra::LOG_COLUMNS,
+            tables::page_sql(&db, "SchedulerLog", primentra::LOG_COLUMNS, &primentra::log_range(&db, w), "Id"),
+            format!("WHERE {}", primentra::log_range(&source, w)),
+        ),
         (
             "ScheduledJobs",
             service_broker::JOB_COLUMNS,
-            "ORDER BY ID".into(),
+            by("ScheduledJobs", service_broker::JOB_COLUMNS, "ORDER BY ID"),
             format!("ORDER BY {}", tables::column(&source, "ID")),
         ),
         (
             "ScheduledJobSteps",
             service_broker::STEP_COLUMNS,
-            "ORDER BY ID".into(),
+            by("ScheduledJobSteps", service_broker::STEP_COLUMNS, "ORDER BY ID"),
             format!("ORDER BY {}", tables::column(&source, "ID")),
         ),
         (
             "JobSchedules",
             service_broker::SCHEDULE_COLUMNS,
-            "ORDER BY ID".into(),
+            by("JobSchedules", service_broker::SCHEDULE_COLUMNS, "ORDER BY ID"),
             format!("ORDER BY {}", tables::column(&source, "ID")),
         ),
         (
             "SchedulingErrors",
             service_broker::ERROR_COLUMNS,
-            service_broker::error_tail(&db, w, chrono_tz::UTC),
-            service_broker::error_tail(&source, w, chrono_tz::UTC),
+            tables::page_sql(
+                &db,
+                "SchedulingErrors",
+                service_broker::ERROR_COLUMNS,
+                &service_broker::error_range(&db, w, chrono_tz::UTC),
+                "Id",
+            ),
+            format!("WHERE {}", service_broker::error_range(&source, w, chrono_tz::UTC)),
         ),
         (
             "jobactivity",
             jobactivity::COLUMNS,
-            jobactivity::tail(&db, w, chrono_tz::UTC, chrono::TimeDelta::minutes(60)),
-            jobactivity::tail(&source, w, chrono_tz::UTC, chrono::TimeDelta::minutes(60)),
+            {
+                let c = tables::column(&db, "start_execution_date");
+                let cond = format!(
+                    "{c} >= {} AND {c} < {}",
+                    tables::time_literal(&db, from),
+                    tables::time_literal(&db, until)
+                );
+                tables::page_sql(&db, "jobactivity", jobactivity::COLUMNS, &cond, "start_execution_date")
+            },
+            lite_times("start_execution_date"),
         ),
     ];
-    for (table, cols, tds_tail, lite_tail) in queries {
+    for (table, cols, tds_sql, lite_tail) in queries {
         let rows = tables::read(&mut source, table, cols, &lite_tail).await.unwrap();
         let names: Vec<String> = cols.iter().map(|c| c.name().to_string()).collect();
         let response = QueryResponse::new(
@@ -414,7 +449,7 @@ async fn seed_tables_on_sql_server_over_tds() {
                 })
                 .collect(),
         );
-        registry.lock().await.register(tables::select_sql(&db, table, cols, &tds_tail), response);
+        registry.lock().await.register(tds_sql, response);
     }
     let (seed4, seed3, notes3) = read_both(&mut db).await;
     check(&seed4, &seed3, &notes3, "SQL Server (TDS test server)");

@@ -50,6 +50,7 @@ pub mod port {
     pub const JOBACTIVITY_INC_MARIA: u16 = 25531;
     pub const PRIMENTRA_INC_MARIA: u16 = 25532;
     pub const BROKER_INC_MARIA: u16 = 25533;
+    pub const PAGING_MARIA: u16 = 25534;
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -666,7 +666,7 @@ type JudgeKey = (Vec<(Option<DateTime<Utc>>, bool)>, i64);
 use app::api::JUDGED_DAYS;
 
 /// First reads (each a whole window, the largest a read gets) under way at once, per core.
-const FIRST_READS_PER_CORE: usize = 4;
+const FIRST_READS_PER_CORE: usize = 2;
 
 /// How long one judgement of the fleet serves when no read changed.
 const JUDGE_EVERY_SECS: i64 = 15;

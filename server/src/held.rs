@@ -6,7 +6,7 @@
 //! their start, duration, outcome and trigger; a succeeded run's message and steps are for the
 //! pages that show that run, and those read them back from Sundial's store, where every run
 //! read is kept (`crate::history`). So once a read is kept, a succeeded run is held as a
-//! [`HeldRun`] of 32 bytes; a run that did not succeed (its words are evidence), one still
+//! [`HeldRun`] of 16 bytes; a run that did not succeed (its words are evidence), one still
 //! going (its step executing now), the last run of each job (the next read compares and may
 //! write it again) and anything the compact form cannot hold exactly keep the whole [`Run`].
 //! A read that was not kept (the demo's fixed file, no store, a write the store refused) is
@@ -19,81 +19,53 @@ use chrono::DateTime;
 
 use crate::sources::SourceRead;
 
-/// One run, compact: everything judging reads, nothing it does not.
-#[derive(Clone, Debug)]
+/// One run, compact: everything judging reads of a succeeded run (it succeeded), nothing it
+/// does not; or where its job's whole runs hold it.
+#[derive(Clone, Copy, Debug)]
 pub struct HeldRun {
     start_us: i64,
+    /// Seconds; for a run held whole, its index among its job's whole runs.
     duration_secs: i32,
-    /// `Trigger::Schedule(Some(id))`'s id; see `trigger`.
-    schedule: i32,
-    /// 0: `Schedule(None)`, 1: `Schedule(Some(schedule))`, 2: `Manual`; anything else is kept
-    /// whole in `whole`.
-    trigger: u8,
-    outcome: u8,
-    /// The run as read, when the compact form does not hold it.
-    whole: Option<Box<Run>>,
+    /// `Trigger::Schedule(Some(id))`'s id; see `kind`.
+    schedule: u16,
+    /// 0: `Schedule(None)`, 1: `Schedule(Some(schedule))`, 2: `Manual` (each succeeded);
+    /// [`WHOLE`]: held whole.
+    kind: u8,
 }
 
-const OUTCOMES: [RunOutcome; 8] = [
-    RunOutcome::Failed,
-    RunOutcome::Succeeded,
-    RunOutcome::Retry,
-    RunOutcome::Canceled,
-    RunOutcome::InProgress,
-    RunOutcome::Crashed,
-    RunOutcome::Abandoned,
-    RunOutcome::Unknown,
-];
+/// [`HeldRun::kind`] of a run held whole.
+const WHOLE: u8 = u8::MAX;
 
 impl HeldRun {
-    fn whole(run: Run) -> HeldRun {
-        HeldRun {
-            start_us: run.start.timestamp_micros(),
-            duration_secs: 0,
-            schedule: 0,
-            trigger: u8::MAX,
-            outcome: u8::MAX,
-            whole: Some(Box::new(run)),
+    /// `run` compact when it succeeded and the compact form holds it exactly.
+    fn compact(run: &Run) -> Option<HeldRun> {
+        if run.outcome != RunOutcome::Succeeded {
+            return None;
         }
+        let (kind, schedule) = match run.trigger {
+            Trigger::Schedule(None) => (0, 0),
+            Trigger::Schedule(Some(id)) => (1, u16::try_from(id).ok()?),
+            Trigger::Manual => (2, 0),
+            Trigger::Other(_) => return None,
+        };
+        let start_us = run.start.timestamp_micros();
+        // Exactly the instant it was (no finer than microseconds).
+        DateTime::from_timestamp_micros(start_us).filter(|t| *t == run.start)?;
+        Some(HeldRun { start_us, duration_secs: i32::try_from(run.duration_secs).ok()?, schedule, kind })
     }
 
-    /// `run` held compact when it succeeded and fits, else whole.
-    fn compact(run: Run) -> HeldRun {
-        let fits = (|| {
-            if run.outcome != RunOutcome::Succeeded {
-                return None;
+    /// The run, the compact one without its message and steps (`whole`: its job's whole runs).
+    fn run(&self, whole: &[Run]) -> Run {
+        if self.kind == WHOLE {
+            if let Some(run) = usize::try_from(self.duration_secs).ok().and_then(|k| whole.get(k)) {
+                return run.clone();
             }
-            let (trigger, schedule) = match run.trigger {
-                Trigger::Schedule(None) => (0, 0),
-                Trigger::Schedule(Some(id)) => (1, i32::try_from(id).ok()?),
-                Trigger::Manual => (2, 0),
-                Trigger::Other(_) => return None,
-            };
-            let start_us = run.start.timestamp_micros();
-            // Exactly the instant it was (no finer than microseconds).
-            DateTime::from_timestamp_micros(start_us).filter(|t| *t == run.start)?;
-            Some(HeldRun {
-                start_us,
-                duration_secs: i32::try_from(run.duration_secs).ok()?,
-                schedule,
-                trigger,
-                outcome: OUTCOMES.iter().position(|o| *o == run.outcome)? as u8,
-                whole: None,
-            })
-        })();
-        fits.unwrap_or_else(|| HeldRun::whole(run))
-    }
-
-    /// The run: the whole one, or the compact one without its message and steps.
-    fn run(&self) -> Run {
-        if let Some(run) = &self.whole {
-            return (**run).clone();
         }
         Run {
             start: DateTime::from_timestamp_micros(self.start_us).unwrap_or_default(),
             duration_secs: i64::from(self.duration_secs),
-            outcome: OUTCOMES.get(usize::from(self.outcome)).copied().unwrap_or(RunOutcome::Unknown),
-            trigger: match self.trigger {
+            outcome: RunOutcome::Succeeded,
+            trigger: match self.kind {
                 1 => Trigger::Schedule(Some(i64::from(self.schedule))),
                 2 => Trigger::Manual,
                 _ => Trigger::Schedule(None),
@@ -105,7 +77,20 @@ impl HeldRun {
 
     /// Whether the run is held without its words.
     pub fn is_compact(&self) -> bool {
-        self.whole.is_none()
+        self.kind != WHOLE
+    }
+}
+
+/// One job's runs as held: every run in order, and those held whole.
+#[derive(Debug, Default)]
+struct HeldJob {
+    runs: Vec<HeldRun>,
+    whole: Vec<Run>,
+}
+
+impl HeldJob {
+    fn runs(&self) -> impl Iterator<Item = Run> + '_ {
+        self.runs.iter().map(|r| r.run(&self.whole))
     }
 }
 
@@ -113,8 +98,8 @@ impl HeldRun {
 /// left with no runs: [`HeldRuns::put`] gives them back).
 #[derive(Debug, Default)]
 pub struct HeldRuns {
-    /// Per job of the read's jobs, in order: its runs, by start.
-    runs: Vec<Vec<HeldRun>>,
+    /// Per job of the read's jobs, in order.
+    jobs: Vec<HeldJob>,
     /// Every run is held whole (nothing of it is only in the store).
     whole: bool,
 }
@@ -124,7 +109,7 @@ impl HeldRuns {
     /// Sundial's store: those of the jobs whose runs Sundial samples itself, MySQL events'
     /// `unobserved` ones, are not, and stay whole), else whole.
     pub fn take(read: &mut SourceRead, kept: bool) -> HeldRuns {
-        let runs = read
+        let jobs = read
             .input
             .jobs
             .iter_mut()
@@ -132,24 +117,35 @@ impl HeldRuns {
                 let kept = kept && job.unobserved.is_empty();
                 let runs = std::mem::take(&mut job.runs);
                 let last = runs.len().saturating_sub(1);
-                let mut held: Vec<HeldRun> = runs
-                    .into_iter()
-                    .enumerate()
-                    .map(|(k, r)| if kept && k != last { HeldRun::compact(r) } else { HeldRun::whole(r) })
-                    .collect();
-                held.shrink_to_fit();
+                let mut held = HeldJob { runs: Vec::with_capacity(runs.len()), whole: Vec::new() };
+                for (k, run) in runs.into_iter().enumerate() {
+                    match HeldRun::compact(&run).filter(|_| kept && k != last) {
+                        Some(h) => held.runs.push(h),
+                        None => {
+                            let index = i32::try_from(held.whole.len()).unwrap_or(i32::MAX);
+                            held.runs.push(HeldRun {
+                                start_us: run.start.timestamp_micros(),
+                                duration_secs: index,
+                                schedule: 0,
+                                kind: WHOLE,
+                            });
+                            held.whole.push(run);
+                        }
+                    }
+                }
+                held.whole.shrink_to_fit();
                 held
             })
             .collect();
-        HeldRuns { runs, whole: !kept }
+        HeldRuns { jobs, whole: !kept }
     }
 
     /// `read` (the one they were taken from) with its runs back, those held compact without
     /// their message and steps.
     pub fn put(&self, read: &SourceRead) -> SourceRead {
         let mut read = read.clone();
-        for (job, runs) in read.input.jobs.iter_mut().zip(&self.runs) {
-            job.runs = runs.iter().map(HeldRun::run).collect();
+        for (job, held) in read.input.jobs.iter_mut().zip(&self.jobs) {
+            job.runs = held.runs().collect();
         }
         read
     }
@@ -159,9 +155,9 @@ impl HeldRuns {
     /// who read the rest from the shared store.
     pub fn put_unkept(&self, read: &SourceRead) -> SourceRead {
         let mut read = read.clone();
-        for (job, runs) in read.input.jobs.iter_mut().zip(&self.runs) {
+        for (job, held) in read.input.jobs.iter_mut().zip(&self.jobs) {
             if self.whole || !job.unobserved.is_empty() {
-                job.runs = runs.iter().map(HeldRun::run).collect();
+                job.runs = held.runs().collect();
             }
         }
         read
@@ -174,8 +170,8 @@ impl HeldRuns {
 
     /// Runs held, and of them held compact.
     pub fn counts(&self) -> (usize, usize) {
-        let all = self.runs.iter().map(Vec::len).sum();
-        let compact = self.runs.iter().flatten().filter(|r| r.is_compact()).count();
+        let all = self.jobs.iter().map(|j| j.runs.len()).sum();
+        let compact = self.jobs.iter().flat_map(|j| &j.runs).filter(|r| r.is_compact()).count();
         (all, compact)
     }
 }
@@ -249,12 +245,12 @@ mod tests {
         assert_eq!(&back[2..], &runs[2..], "failed, other-triggered, going and the last run whole");
         let mut taken = read(runs.clone());
         assert_eq!(HeldRuns::take(&mut taken, false).put(&taken).input.jobs[0].runs, runs);
-        assert!(std::mem::size_of::<HeldRun>() <= 32);
+        assert_eq!(std::mem::size_of::<HeldRun>(), 16);
     }
 
     #[test]
     fn what_the_compact_form_cannot_hold_exactly_is_held_whole() {
-        let mut long = run(0, RunOutcome::Succeeded, Trigger::Schedule(Some(i64::MAX)));
+        let mut long = run(0, RunOutcome::Succeeded, Trigger::Schedule(Some(70_000)));
         long.duration_secs = i64::from(i32::MAX) + 1;
         let mut odd = run(1, RunOutcome::Succeeded, Trigger::Schedule(None));
         odd.start += chrono::Duration::nanoseconds(1);

@@ -145,7 +145,7 @@ async fn mysql_with(options: MySqlConnectOptions, timeout: Duration) -> Result<M
 /// A SQLite file opened read-only (`mode=ro`): it must exist. The error names no path (pages
 /// show it): "the file `path` in the fleet file", and the log has the path.
 pub async fn sqlite(path: &Path) -> Result<SqlitePool, SourceError> {
-    // A fleet of files is a connection each, kept between polls: each holds a small page cache
+    // A fleet of files is a connection each: each holds a small page cache
     // (256 KiB, SQLite's default is 2 MiB) and few prepared statements (a delta's text names its
     // open keys: a new statement most polls), so 1,000 instances do not hold gigabytes of them.
     let options = SqliteConnectOptions::new()
@@ -154,13 +154,21 @@ pub async fn sqlite(path: &Path) -> Result<SqlitePool, SourceError> {
         .create_if_missing(false)
         .pragma("cache_size", "-256")
         .statement_cache_capacity(16);
-    SqlitePoolOptions::new().max_connections(1).connect_with(options).await.map_err(|e| {
-        tracing::warn!(path = %path.display(), error = %e, "cannot open a SQLite source");
-        SourceError::Unreachable {
-            server: "SQLite",
-            detail: format!("cannot open the file its `path` names in the fleet file: {}", kind(&e)),
-        }
-    })
+    // And no connection is kept idle between polls: sqlx runs each SQLite connection on a
+    // thread of its own, whose allocations (a first read's rows) stay with it while it lives.
+    SqlitePoolOptions::new()
+        .max_connections(1)
+        .min_connections(0)
+        .idle_timeout(std::time::Duration::from_secs(2))
+        .connect_with(options)
+        .await
+        .map_err(|e| {
+            tracing::warn!(path = %path.display(), error = %e, "cannot open a SQLite source");
+            SourceError::Unreachable {
+                server: "SQLite",
+                detail: format!("cannot open the file its `path` names in the fleet file: {}", kind(&e)),
+            }
+        })
 }
 
 /// What went wrong opening a file, without the driver's full text.

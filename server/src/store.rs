@@ -144,8 +144,13 @@ impl Store {
     /// Open the SQLite store at `path`, creating the file and its tables when missing.
     pub async fn open(path: &Path) -> Result<Store, Error> {
         let open_err = |e: sqlx::Error| Error::Open { path: path.display().to_string(), message: e.to_string() };
-        let options =
-            SqliteConnectOptions::new().filename(path).create_if_missing(true).journal_mode(SqliteJournalMode::Wal);
+        // One writer at a time is SQLite's rule: a read's history written while another's is
+        // waits its turn (a first read of a large fleet writes many) rather than failing.
+        let options = SqliteConnectOptions::new()
+            .filename(path)
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .busy_timeout(std::time::Duration::from_secs(120));
         let pool = SqlitePoolOptions::new().max_connections(2).connect_with(options).await.map_err(open_err)?;
         crate::sources::snapshots::migrate_file(&pool).await.map_err(open_err)?;
         Ok(Store { db: Db::Sqlite(pool), at: StoreAt::File(path.to_owned()) })

@@ -280,8 +280,9 @@ struct Instance {
     state: watch::Sender<PollState>,
     /// The last good read's judgment; the lock held while it is being made.
     judgment: Mutex<Option<Arc<InstanceJudgment>>>,
-    /// Whether the poller is judging a read just in.
-    analysing: std::sync::atomic::AtomicBool,
+    /// The latest judgment made (of the last good read, or of the one before while the last
+    /// is being judged): what pages read, never waiting.
+    latest: std::sync::Mutex<Option<Arc<InstanceJudgment>>>,
     /// The fleet's page cache.
     pages: moka::future::Cache<PageKey, Kept>,
     /// With replicas: the last publication taken in or made.
@@ -382,6 +383,7 @@ impl Instance {
             Ok(j) => {
                 let j = Arc::new(j);
                 *judgment = Some(j.clone());
+                *self.latest.lock().unwrap_or_else(|e| e.into_inner()) = Some(j.clone());
                 Some(j)
             }
             Err(e) => {
@@ -389,11 +391,6 @@ impl Instance {
                 None
             }
         }
-    }
-
-    /// Whether the poller is judging a read just in.
-    fn analysing(&self) -> bool {
-        self.analysing.load(std::sync::atomic::Ordering::Acquire)
     }
 
     /// Read once within the timeout and record how it went.
@@ -652,15 +649,16 @@ pub struct FleetBackend {
     store: Option<Store>,
 }
 
-/// What a judgement depends on of one instance's reading: its last good read, and whether its
-/// last attempt failed.
-fn read_of(s: &PollState) -> (Option<DateTime<Utc>>, bool) {
-    (s.good.as_ref().map(|g| g.at), s.error.is_some())
+/// What a judgement depends on of one instance: the read its latest judgment is of, its last
+/// good read (staleness) and whether its last attempt failed.
+fn read_of(i: &Instance, s: &PollState) -> (Option<DateTime<Utc>>, Option<DateTime<Utc>>, bool) {
+    let judged = i.latest.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map(|j| j.at);
+    (judged, s.good.as_ref().map(|g| g.at), s.error.is_some())
 }
 
 /// What a judgement depends on: each instance's last good read and whether its last attempt
 /// failed, and the moment (to the [`JUDGE_EVERY_SECS`]), since reads grow stale.
-type JudgeKey = (Vec<(Option<DateTime<Utc>>, bool)>, i64);
+type JudgeKey = (Vec<(Option<DateTime<Utc>>, Option<DateTime<Utc>>, bool)>, i64);
 
 /// The window triage judges each instance over, in days.
 use app::api::JUDGED_DAYS;
@@ -723,7 +721,7 @@ impl FleetBackend {
                     reader: Reader::new(c, store.clone(), now, Some(config.history_retention)),
                     state: watch::channel(PollState::default()).0,
                     judgment: Mutex::new(None),
-                    analysing: std::sync::atomic::AtomicBool::new(false),
+                    latest: std::sync::Mutex::new(None),
                     pages: pages.clone(),
                     followed: Mutex::new(Followed::default()),
                 })
@@ -781,9 +779,7 @@ impl FleetBackend {
                     // The window triage judges (and pages open on) is analysed now, once per
                     // read, rather than by the first page asking after it.
                     if instance.state.borrow().error.is_none() {
-                        instance.analysing.store(true, std::sync::atomic::Ordering::Release);
                         let _ = instance.judgment(Some(&gate), &settings).await;
-                        instance.analysing.store(false, std::sync::atomic::Ordering::Release);
                     }
                     if collecting {
                         let now = tokio::time::Instant::now();
@@ -826,18 +822,17 @@ impl FleetBackend {
     async fn judge(&self, current: bool) -> Arc<FleetProblems> {
         let last = || self.judged.lock().unwrap_or_else(|e| e.into_inner()).clone();
         // The key from each state in place: a request served the last judgement copies nothing.
-        let reads = self.instances.iter().map(|i| read_of(&i.state.borrow())).collect();
+        let reads = self.instances.iter().map(|i| read_of(i, &i.state.borrow())).collect();
         let key: JudgeKey = (reads, Utc::now().timestamp() / JUDGE_EVERY_SECS);
         let _turn = match last() {
             Some((k, p)) if k == key => return p,
             Some(_) if current => self.judging.lock().await,
-            // While one request judges the fleet again (a read came in, or the last judgement
-            // aged), or a read just in is analysed, requests are served the last judgement: no
-            // page waits on a judgement when there is one to show. The next request after it
-            // judges what came since.
+            // While one request judges the fleet again (an instance's judgment came in, or the
+            // last judgement aged), requests are served the last judgement: no page waits on a
+            // judgement when there is one to show. The next request after it judges what came
+            // since. A fleet judgement only gathers each instance's latest judgment (its
+            // poller's), never analyses.
             Some((_, p)) => match self.judging.try_lock() {
-                // A read just in is being analysed (by its poller): judge once it is done.
-                Ok(_) if self.instances.iter().any(|i| i.analysing()) => return p,
                 Ok(turn) => turn,
                 Err(_) => return p,
             },
@@ -849,7 +844,10 @@ impl FleetBackend {
         // judged again at least every JUDGE_EVERY_SECS of the server's clock.
         let clock = self.now();
         let states: Vec<PollState> = self.instances.iter().map(|i| i.state.borrow().clone()).collect();
-        let key: JudgeKey = (states.iter().map(read_of).collect(), Utc::now().timestamp() / JUDGE_EVERY_SECS);
+        let key: JudgeKey = (
+            self.instances.iter().zip(&states).map(|(i, s)| read_of(i, s)).collect(),
+            Utc::now().timestamp() / JUDGE_EVERY_SECS,
+        );
         if let Some((k, p)) = last()
             && k == key
         {
@@ -861,8 +859,17 @@ impl FleetBackend {
         for (i, s) in self.instances.iter().zip(&states) {
             let name = &i.reader.config.name;
             let good = s.good.as_deref();
+            // Alerts and acknowledgements judge the last read (waiting for its judgment, made
+            // here if its poller has not yet); pages the latest judgment there is.
             let judgment = match good {
-                Some(_) => i.judgment(None, &self.triage_settings).await,
+                Some(_) if current => i.judgment(None, &self.triage_settings).await,
+                Some(_) => {
+                    let latest = i.latest.lock().unwrap_or_else(|e| e.into_inner()).clone();
+                    match latest {
+                        Some(j) => Some(j),
+                        None => i.judgment(None, &self.triage_settings).await,
+                    }
+                }
                 None => None,
             };
             let failing = s.error.as_deref().map(|e| {

@@ -56,10 +56,10 @@ impl HeldRun {
 
     /// The run, the compact one without its message and steps (`whole`: its job's whole runs).
     fn run(&self, whole: &[Run]) -> Run {
-        if self.kind == WHOLE {
-            if let Some(run) = usize::try_from(self.duration_secs).ok().and_then(|k| whole.get(k)) {
-                return run.clone();
-            }
+        if self.kind == WHOLE
+            && let Some(run) = usize::try_from(self.duration_secs).ok().and_then(|k| whole.get(k))
+        {
+            return run.clone();
         }
         Run {
             start: DateTime::from_timestamp_micros(self.start_us).unwrap_or_default(),

@@ -207,6 +207,7 @@ hz=$(getconf CLK_TCK)
 echo "fleet: $instances live SQL Agent instances of $jobs jobs, each its own file ($rows history rows over $days days, $runs runs in the 30 days read, $((size / 1024)) KiB), read every $poll on the real clock; a new run appended to every file every ${append_every}s"
 echo "listening after ${listening}s; every instance's first read done after ${read_all}s ($(unreachable) not Ok)"
 echo "after the first reads: $(memory)$(memory2)"
+echo "triage: $(curl -sf "$url/api/triage" | python3 -c 'import json,sys; v=json.load(sys.stdin); print(v["judged_jobs"], "jobs judged on", v["judged_instances"], "instances,", len(v["problems"]), "problems")')"
 total=0
 for c in $(seq 1 "$cycles"); do
   t0=$(ticks); r0=$(reads); q0=$(reads2); s0=$(date +%s.%N)

@@ -108,6 +108,34 @@ pub struct Mark {
     pub restarted: Option<(DateTime<Utc>, String)>,
 }
 
+impl Mark {
+    /// Why a history keyed by a growing key went back since this mark, or `None`: its largest
+    /// key (`high`) is below the mark's, or its oldest row (`low`: key and start) is another
+    /// than the one seen before (a lower key, or the same key on another start). `whose` names
+    /// the table as the sentence begins ("cron.job_run_details'", "msdb's sysjobhistory: the"),
+    /// `key` its key, `cause` what that means for this scheduler.
+    pub fn went_back(
+        &self,
+        low: Option<(i64, Option<DateTime<Utc>>)>,
+        high: Option<i64>,
+        (whose, key, cause): (&str, &str, &str),
+    ) -> Option<String> {
+        let high = high.unwrap_or(0);
+        if high < self.high {
+            return Some(format!(
+                "{whose} largest {key} ({high}) went back below the last one Sundial read ({}): {cause}",
+                self.high
+            ));
+        }
+        match (low, self.low) {
+            (Some((id, at)), Some((before, then))) if id < before || (id == before && at != Some(then)) => Some(
+                format!("{whose} oldest row ({key} {id}) is not the one Sundial saw before ({key} {before}): {cause}"),
+            ),
+            _ => None,
+        }
+    }
+}
+
 /// One good read of an instance, the same shape for every kind (replicas share it as JSON:
 /// `crate::replicas`).
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]

@@ -1007,22 +1007,8 @@ const RESTART_NOTE_FOR: Duration = Duration::days(1);
 /// means the history was replaced (msdb restored from a backup, purged and its identity
 /// reseeded): rows up to the mark cannot be trusted to be the ones Sundial read.
 pub fn went_back(mark: &Mark, low: Option<(i64, DateTime<Utc>)>, high: Option<i64>) -> Option<String> {
-    let high = high.unwrap_or(0);
-    if high < mark.high {
-        return Some(format!(
-            "msdb's sysjobhistory: the largest instance_id ({high}) went back below the last one Sundial read ({}): \
-             msdb was restored from a backup, or its history purged and the identity reseeded",
-            mark.high
-        ));
-    }
-    match (low, mark.low) {
-        (Some(now), Some(before)) if now.0 < before.0 || (now.0 == before.0 && now.1 != before.1) => Some(format!(
-            "msdb's sysjobhistory: the oldest row (instance_id {}) is not the one Sundial saw before (instance_id {}): \
-             msdb was restored from a backup, or its history purged and the identity reseeded",
-            now.0, before.0
-        )),
-        _ => None,
-    }
+    let cause = "msdb was restored from a backup, or its history purged and the identity reseeded";
+    mark.went_back(low.map(|(id, at)| (id, Some(at))), high, ("msdb's sysjobhistory: the", "instance_id", cause))
 }
 
 /// How one read asks `sysjobhistory`, from the held [`Mark`] and the table's two ends read now

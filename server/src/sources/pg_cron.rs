@@ -449,22 +449,8 @@ pub async fn read_incremental(
 /// means the history was replaced (`TRUNCATE`, the sequence reset, a restore): rows up to the
 /// mark cannot be trusted to be the ones Sundial read, even once new rows pass the mark again.
 fn went_back(mark: &Mark, low: Option<(i64, DateTime<Utc>)>, high: Option<i64>) -> Option<String> {
-    let high = high.unwrap_or(0);
-    if high < mark.high {
-        return Some(format!(
-            "cron.job_run_details' largest runid ({high}) went back below the last one Sundial read ({}): the \
-             table was truncated or its sequence reset",
-            mark.high
-        ));
-    }
-    match (low, mark.low) {
-        (Some(now), Some(before)) if now.0 < before.0 || (now.0 == before.0 && now.1 != before.1) => Some(format!(
-            "cron.job_run_details' oldest row (runid {}) is not the one Sundial saw before (runid {}): the table was \
-             truncated or its sequence reset",
-            now.0, before.0
-        )),
-        _ => None,
-    }
+    let words = ("cron.job_run_details'", "runid", "the table was truncated or its sequence reset");
+    mark.went_back(low.map(|(id, at)| (id, Some(at))), high, words)
 }
 
 /// The pg_net function a command calls (`net.http_post`, …), whose request pg_cron only queues.

@@ -147,22 +147,8 @@ fn row_id(r: &TextRow) -> Option<i64> {
 /// replaced (truncated and its identity reseeded, restored): the rows up to the mark are not
 /// the ones Sundial read.
 fn went_back(mark: &Mark, low: Option<(i64, Option<NaiveDateTime>)>, high: Option<i64>) -> Option<String> {
-    let high = high.unwrap_or(0);
-    if high < mark.high {
-        return Some(format!(
-            "SchedulerLog's largest Id ({high}) went back below the last one Sundial read ({}): the log was \
-             truncated or its identity reseeded",
-            mark.high
-        ));
-    }
     let low = low.map(|(id, at)| (id, at.map(|t| t.and_utc())));
-    match (low, mark.low) {
-        (Some((id, at)), Some((before, then))) if id < before || (id == before && at != Some(then)) => Some(format!(
-            "SchedulerLog's oldest row (Id {id}) is not the one Sundial saw before (Id {before}): the log was \
-                 truncated or its identity reseeded"
-        )),
-        _ => None,
-    }
+    mark.went_back(low, high, ("SchedulerLog's", "Id", "the log was truncated or its identity reseeded"))
 }
 
 /// [`read_instance`], asking `SchedulerLog` only for what `held` (a read with a [`Mark`]) does

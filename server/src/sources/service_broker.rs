@@ -165,21 +165,7 @@ fn error_id(r: &TextRow) -> Option<i64> {
 /// below the oldest seen before (or the same one on a row of another time), means the table was
 /// replaced (truncated and reseeded, restored).
 fn went_back(mark: &Mark, low: Option<(i64, Option<DateTime<Utc>>)>, high: Option<i64>) -> Option<String> {
-    let high = high.unwrap_or(0);
-    if high < mark.high {
-        return Some(format!(
-            "SchedulingErrors' largest Id ({high}) went back below the last one Sundial read ({}): the table was \
-             truncated or its identity reseeded",
-            mark.high
-        ));
-    }
-    match (low, mark.low) {
-        (Some((id, at)), Some((before, then))) if id < before || (id == before && at != Some(then)) => Some(format!(
-            "SchedulingErrors' oldest row (Id {id}) is not the one Sundial saw before (Id {before}): the table \
-                 was truncated or its identity reseeded"
-        )),
-        _ => None,
-    }
+    mark.went_back(low, high, ("SchedulingErrors'", "Id", "the table was truncated or its identity reseeded"))
 }
 
 /// [`read_instance`], asking `SchedulingErrors` (the only table that grows: a row per failed

@@ -167,7 +167,8 @@ test('the fleet page carries the same ranked list on top', async () => {
     return !!(p && table && (p.compareDocumentPosition(table) & Node.DOCUMENT_POSITION_FOLLOWING));
   });
   assert.ok(before, 'the triage panel comes before the fleet table');
-  assert.deepEqual((await readRows(openList(page))).map((r) => r.key), onTriage, 'the same rows in the same order');
+  // The worst ten at most (the triage page lists the rest).
+  assert.deepEqual((await readRows(openList(page))).map((r) => r.key), onTriage.slice(0, 10), 'the same rows in the same order');
   await context.close();
 });
 

@@ -13,7 +13,7 @@
 //! time of its last good read, and its pages go on showing that last good read under a banner
 //! that says so; the other instances go on being read and served.
 use app::api::ssr::{Backend, BoxFuture, ReportError, Snapshot};
-use app::api::{AckForm, ApiError, DiagnosticLine, InstanceStatus, SourceState, TriageData};
+use app::api::{AckForm, ApiError, DiagnosticLine, InstanceStatus, SourceState, TriageData, TriageScope};
 use app::engine::Window;
 use app::engine::fleet::{self, InstanceInput, InstanceReport};
 use app::engine::log::LogEvent;
@@ -981,10 +981,10 @@ impl Backend for FleetBackend {
         self.keeper.generation()
     }
 
-    fn triage(&self) -> BoxFuture<'_, TriageData> {
+    fn triage(&self, scope: TriageScope) -> BoxFuture<'_, TriageData> {
         Box::pin(async move {
             let fleet = self.problems().await;
-            self.keeper.data(&fleet.judged, self.now(), fleet.counts)
+            self.keeper.data(&fleet.judged, &scope, self.now(), fleet.counts)
         })
     }
 

@@ -7,7 +7,7 @@
 //! judging and [`Keeper::rows`] to show them.
 use app::api::ApiError;
 use app::api::triage::ProblemSeverity;
-use app::api::triage::{Ack, AckForm, ProblemRow, TriageData, row, silence_secs};
+use app::api::triage::{Ack, AckForm, ProblemRow, TriageData, TriageScope, row, silence_secs};
 use app::engine::Zone;
 use app::engine::triage::Problem;
 use chrono::{DateTime, TimeDelta, Utc};
@@ -262,15 +262,36 @@ impl Keeper {
 
     /// The triage list: problems open and not acknowledged first, then the acknowledged.
     pub fn rows(&self, judged: &[Judged], now: DateTime<Utc>) -> (Vec<ProblemRow>, Vec<ProblemRow>) {
+        let mut counts = ([0; 4], 0);
+        self.rows_in(judged, &TriageScope::all(), now, &mut counts)
+    }
+
+    /// [`Keeper::rows`] of `scope`'s problems: at most its limit of each list, and `counts`
+    /// (open by severity, acknowledged) of all of them. Rows past the limit are counted, never
+    /// built.
+    fn rows_in(
+        &self,
+        judged: &[Judged],
+        scope: &TriageScope,
+        now: DateTime<Utc>,
+        counts: &mut ([usize; 4], usize),
+    ) -> (Vec<ProblemRow>, Vec<ProblemRow>) {
         let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let limit = scope.limit.unwrap_or(usize::MAX);
         let mut open = Vec::new();
         let mut acknowledged = Vec::new();
-        for j in judged {
+        for j in judged.iter().filter(|j| scope.instance.as_ref().is_none_or(|i| *i == j.problem.instance)) {
             let ack = state.acks.get(&j.problem.key());
-            let r = row(&j.problem, j.first_seen, j.tz, ack, now);
-            match &r.ack {
-                Some(a) if a.lapsed.is_none() => acknowledged.push(r),
-                _ => open.push(r),
+            let holds = ack.is_some_and(|a| a.episode == j.first_seen && a.lapsed(&j.problem, now).is_none());
+            let list = if holds {
+                counts.1 += 1;
+                &mut acknowledged
+            } else {
+                counts.0[j.problem.severity as usize] += 1;
+                &mut open
+            };
+            if list.len() < limit {
+                list.push(row(&j.problem, j.first_seen, j.tz, ack, now));
             }
         }
         (open, acknowledged)
@@ -370,8 +391,15 @@ impl Keeper {
     }
 
     /// The whole list as pages and the API receive it.
-    pub fn data(&self, judged: &[Judged], now: DateTime<Utc>, counts: (usize, usize, usize)) -> TriageData {
-        let (problems, acknowledged) = self.rows(judged, now);
+    pub fn data(
+        &self,
+        judged: &[Judged],
+        scope: &TriageScope,
+        now: DateTime<Utc>,
+        counts: (usize, usize, usize),
+    ) -> TriageData {
+        let mut listed = ([0; 4], 0);
+        let (problems, acknowledged) = self.rows_in(judged, scope, now, &mut listed);
         TriageData {
             problems,
             acknowledged,
@@ -379,6 +407,8 @@ impl Keeper {
             judged: counts.1,
             jobs: counts.2,
             store_note: self.store_note.clone(),
+            open_by_severity: listed.0,
+            acknowledged_total: listed.1,
         }
     }
 }

@@ -26,7 +26,7 @@ pub mod wire;
 
 pub use server_fns::*;
 pub use simulate::{SimQuery, fetch_zone_rules, simulate_setup};
-pub use triage::{AckForm, AckInfo, ProblemRow, TriageData};
+pub use triage::{AckForm, AckInfo, ProblemRow, TriageData, TriageScope};
 /// The server-side mapping under its former name: `crate::api::ssr::…` paths keep working.
 #[cfg(feature = "ssr")]
 pub use view as ssr;

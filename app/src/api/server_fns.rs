@@ -7,16 +7,22 @@ use leptos::prelude::*;
 
 /// Every configured instance and how reading it goes.
 #[server(prefix = "/api/fn", endpoint = "fleet")]
-pub async fn fleet() -> Result<FleetData, ApiError> {
-    Ok(view::fleet().await)
+pub async fn fleet(limit: Option<usize>) -> Result<FleetData, ApiError> {
+    Ok(view::fleet(limit).await)
 }
 
-/// Every problem now across the fleet, worst first, and the acknowledged ones.
+/// The problems now across the fleet (or of `instance`), worst first, and the acknowledged
+/// ones: at most `limit` of each list, with how many there are.
 #[server(prefix = "/api/fn", endpoint = "triage")]
-pub async fn triage() -> Result<super::TriageData, ApiError> {
+pub async fn triage(instance: Option<String>, limit: Option<usize>) -> Result<super::TriageData, ApiError> {
+    triage_in(super::TriageScope { instance, limit }).await
+}
+
+#[cfg(feature = "ssr")]
+async fn triage_in(scope: super::TriageScope) -> Result<super::TriageData, ApiError> {
     use leptos::prelude::use_context;
     match use_context::<view::BackendHandle>() {
-        Some(view::BackendHandle(backend)) => Ok(backend.triage().await),
+        Some(view::BackendHandle(backend)) => Ok(backend.triage(scope).await),
         None => Err(ApiError::Transport("the server is not set up".into())),
     }
 }
@@ -33,7 +39,7 @@ pub async fn find_jobs(q: String) -> Result<super::FoundJobs, ApiError> {
 pub async fn jobs(instance: Option<String>, days: u32) -> Result<JobsData, ApiError> {
     let days = check_days(days)?;
     let report = view::report(instance.as_deref(), days).await?;
-    let judgment = triage().await?;
+    let judgment = triage_in(super::TriageScope::instance(&report.name)).await?;
     let mut data = view::jobs_data(&report, days, &judgment);
     view::decorate_here(&mut data.instance).await;
     Ok(data)
@@ -103,7 +109,7 @@ pub async fn job_timeline(
     let mut head = view::head(&report, days);
     view::decorate_here(&mut head).await;
     let flags = view::duration_flags();
-    let judgment = triage().await?;
+    let judgment = triage_in(super::TriageScope::instance(&report.name)).await?;
     // The durations' baseline: the window every job is judged over (cached per read).
     let baseline = view::report(instance, super::JUDGED_DAYS).await?;
     let judged = view::Judged { judgment: &judgment, baseline: &baseline };

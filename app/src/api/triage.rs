@@ -20,7 +20,54 @@ pub struct TriageData {
     /// Why acknowledgements do not outlive a restart, when Sundial's store cannot be opened.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub store_note: Option<String>,
+    /// Every open problem in the scope by severity (critical, error, warning, info), those
+    /// past the scope's limit too: `problems` holds the worst of them.
+    #[serde(default)]
+    pub open_by_severity: [usize; 4],
+    /// Every acknowledged or silenced problem in the scope: `acknowledged` holds the worst.
+    #[serde(default)]
+    pub acknowledged_total: usize,
 }
+
+impl TriageData {
+    /// Open problems in the scope, those not listed too.
+    pub fn open_total(&self) -> usize {
+        self.open_by_severity.iter().sum()
+    }
+
+    /// Open problems in the scope past the list's limit.
+    pub fn open_unlisted(&self) -> usize {
+        self.open_total().saturating_sub(self.problems.len())
+    }
+}
+
+/// Which problems a view asks for. Every view of one instance (its jobs, a job, the API's)
+/// asks for that instance's only; a page lists the worst `limit` of each list and says how
+/// many more there are: a fleet with thousands of problems is never one page of thousands.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TriageScope {
+    /// One instance's problems (its own and its jobs'); `None`: the fleet's.
+    pub instance: Option<String>,
+    /// At most this many rows in each list; `None`: all.
+    pub limit: Option<usize>,
+}
+
+impl TriageScope {
+    /// The whole fleet, every row.
+    pub fn all() -> Self {
+        Self::default()
+    }
+
+    /// One instance's problems, every row.
+    pub fn instance(name: &str) -> Self {
+        Self { instance: Some(name.to_owned()), limit: None }
+    }
+}
+
+/// How many rows the triage page lists at first (`?show=all` lists every one).
+pub const PAGE_ROWS: usize = 100;
+/// How many rows the fleet page's triage panel lists (the triage page has the rest).
+pub const PANEL_ROWS: usize = 10;
 
 /// One problem, ready to show.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

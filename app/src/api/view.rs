@@ -84,8 +84,9 @@ pub trait Backend: Send + Sync + 'static {
             Some(Arc::new(figures::of(&month, &day)))
         })
     }
-    /// Every problem now across the fleet, worst first (see [`crate::api::triage`]).
-    fn triage(&self) -> BoxFuture<'_, super::TriageData> {
+    /// The problems now in `scope` (the fleet's or one instance's), worst first, at most its
+    /// limit of each list and how many there are (see [`crate::api::triage`]).
+    fn triage(&self, _scope: super::TriageScope) -> BoxFuture<'_, super::TriageData> {
         Box::pin(async { super::TriageData::default() })
     }
     /// Acknowledge or silence one episode of a problem (kept in Sundial's store).
@@ -162,12 +163,14 @@ fn per_report<T>(
     v
 }
 
-/// The fleet through the [`BackendHandle`] in context.
-pub async fn fleet() -> FleetData {
-    match use_context::<BackendHandle>() {
-        Some(BackendHandle(backend)) => FleetData { instances: backend.instances().await },
-        None => FleetData { instances: Vec::new() },
-    }
+/// The fleet through the [`BackendHandle`] in context: at most `limit` instances listed
+/// (those that cannot be read first when not all are), every one counted.
+pub async fn fleet(limit: Option<usize>) -> FleetData {
+    let instances = match use_context::<BackendHandle>() {
+        Some(BackendHandle(backend)) => backend.instances().await,
+        None => Vec::new(),
+    };
+    FleetData::listing(instances, limit)
 }
 
 /// The jobs whose name (or id) holds `q`, ignoring case, on every instance read, each with
@@ -179,7 +182,7 @@ pub async fn find_jobs(q: &str, limit: usize) -> FoundJobs {
     if needle.is_empty() {
         return out;
     }
-    let judgment = backend.triage().await;
+    let judgment = backend.triage(super::TriageScope::all()).await;
     for i in backend.instances().await {
         let Ok(report) = backend.report(Some(&i.name), super::DEFAULT_DAYS).await else {
             out.not_searched.push(i.name);

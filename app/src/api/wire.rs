@@ -193,8 +193,40 @@ pub const LOG_LIMIT_MAX: usize = 10_000;
 /// The fleet overview.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FleetData {
+    /// The instances listed: every one in the configuration's order, or, when they are more
+    /// than the page's limit, those that cannot be read or not yet first, then the rest, up
+    /// to the limit.
     pub instances: Vec<InstanceStatus>,
+    /// Every configured instance, listed or not.
+    #[serde(default)]
+    pub total: usize,
+    /// How many cannot be read now, listed or not.
+    #[serde(default)]
+    pub unreachable: usize,
 }
+
+impl FleetData {
+    /// `instances` (in the configuration's order) counted, and at most `limit` of them
+    /// listed: every one in order when they fit, else those that cannot be read, then those
+    /// not read yet, then the rest, each in order.
+    pub fn listing(mut instances: Vec<InstanceStatus>, limit: Option<usize>) -> Self {
+        let total = instances.len();
+        let unreachable = instances.iter().filter(|i| i.state == SourceState::Unreachable).count();
+        if let Some(limit) = limit.filter(|l| *l < total) {
+            // A stable sort: the configuration's order within each state.
+            instances.sort_by_key(|i| match i.state {
+                SourceState::Unreachable => 0,
+                SourceState::Waiting => 1,
+                SourceState::Ok => 2,
+            });
+            instances.truncate(limit);
+        }
+        FleetData { instances, total, unreachable }
+    }
+}
+
+/// How many instances the fleet page lists at first (`?show=all` lists every one).
+pub const FLEET_ROWS: usize = 100;
 
 /// One instant as pages show it: epoch milliseconds (positioning on a time axis), the
 /// wall-clock text in the instance's zone, and that zone's offset at the instant.
@@ -1275,6 +1307,42 @@ pub struct LogQuery {
 mod tests {
     use super::*;
     use crate::engine::log::LogKind;
+
+    #[test]
+    fn a_fleet_past_the_limit_lists_what_cannot_be_read_first_and_counts_every_instance() {
+        let status = |name: &str, state| InstanceStatus {
+            name: name.to_owned(),
+            kind: "sqlite_demo".into(),
+            tz: None,
+            state,
+            last_good: None,
+            last_attempt: None,
+            poll_secs: None,
+            age_secs: None,
+            outages: Vec::new(),
+            error: None,
+            notes: Vec::new(),
+            jobs: None,
+            tags: Vec::new(),
+            reads: 0,
+        };
+        use SourceState::{Ok as Good, Unreachable as Down, Waiting};
+        let fleet: Vec<InstanceStatus> = (0..150)
+            .map(|i| status(&format!("I{i:03}"), [Good, Good, Good, Down, Good, Waiting][i % 6]))
+            .collect();
+        let names = |d: &FleetData| d.instances.iter().map(|i| i.name.clone()).collect::<Vec<_>>();
+        let all = FleetData::listing(fleet.clone(), None);
+        assert_eq!((all.total, all.unreachable, all.instances.len()), (150, 25, 150));
+        assert_eq!(names(&all), fleet.iter().map(|i| i.name.clone()).collect::<Vec<_>>(), "all: in order");
+        let page = FleetData::listing(fleet.clone(), Some(100));
+        assert_eq!((page.total, page.unreachable, page.instances.len()), (150, 25, 100), "counted whole");
+        let states: Vec<SourceState> = page.instances.iter().map(|i| i.state).collect();
+        assert!(states[..25].iter().all(|s| *s == Down) && states[25..50].iter().all(|s| *s == Waiting));
+        assert_eq!(&names(&page)[..3], ["I003", "I009", "I015"], "in order within a state");
+        assert_eq!(&names(&page)[50..52], ["I000", "I001"]);
+        let few = FleetData::listing(fleet[..5].to_vec(), Some(100));
+        assert_eq!(names(&few), ["I000", "I001", "I002", "I003", "I004"], "all fit: the configuration's order");
+    }
 
     #[test]
     fn wall_text_writes_what_chrono_writes() {

@@ -105,7 +105,7 @@ pub fn Header(#[prop(optional)] instance: Option<InstanceHead>) -> AnyView {
 /// JavaScript). From a job's page it goes to the other instance's jobs list (job ids are an
 /// instance's own); elsewhere to the same page of the other instance.
 fn instance_switch(name: String, days: u32) -> impl IntoView {
-    let fleet = Resource::new(|| (), |_| crate::api::fleet());
+    let fleet = Resource::new(|| (), |_| crate::api::fleet(None));
     let path = use_location().pathname.get_untracked();
     let action = if path.starts_with("/jobs/") || path.is_empty() { "/jobs".to_owned() } else { path };
     let shown = name.clone();
@@ -145,12 +145,13 @@ fn instance_switch(name: String, days: u32) -> impl IntoView {
 /// How many problems are open now across the fleet, and how many of them someone
 /// acknowledged: "6 open · 1 acknowledged", on every page, from the fleet's one judgment.
 fn open_count() -> impl IntoView {
-    let judged = Resource::new(|| (), |_| crate::api::triage());
+    // Counted, no row listed: every page carries this.
+    let judged = Resource::new(|| (), |_| crate::api::triage(None, Some(0)));
     view! {
         <Suspense fallback=|| ()>
             {move || Suspend::new(async move {
                 judged.await.ok().map(|t| {
-                    let (open, acked) = (t.problems.len(), t.acknowledged.len());
+                    let (open, acked) = (t.open_total(), t.acknowledged_total);
                     let class = if open > 0 { "nav-count nav-count-open" } else { "nav-count" };
                     let text = if acked > 0 { format!("{open} open · {acked} acknowledged") } else { format!("{open} open") };
                     view! {

@@ -8,11 +8,15 @@ use crate::engine::Severity;
 use crate::routes::triage::TriagePanel;
 use leptos::prelude::*;
 use leptos_meta::Title;
+use leptos_router::hooks::use_query_map;
 
 #[component]
 pub fn FleetPage() -> impl IntoView {
-    let data = Resource::new(|| (), |_| api::fleet());
-    let triage = Resource::new(|| (), |_| api::triage());
+    // Every instance when the URL asks (`show=all`), else the first FLEET_ROWS, the
+    // unreadable first; the worst PANEL_ROWS problems on top (the triage page has the rest).
+    let all = use_query_map().with_untracked(|q| q.get("show").as_deref() == Some("all"));
+    let data = Resource::new(|| (), move |_| api::fleet((!all).then_some(api::FLEET_ROWS)));
+    let triage = Resource::new(|| (), |_| api::triage(None, Some(api::triage::PANEL_ROWS)));
     view! {
         <Title text="Fleet · Sundial"/>
         <Header/>
@@ -84,14 +88,22 @@ fn instance_row(i: InstanceStatus) -> impl IntoView {
 }
 
 fn fleet_view(d: FleetData) -> impl IntoView {
-    let down = d.instances.iter().filter(|i| i.state == SourceState::Unreachable).count();
-    let total = d.instances.len();
+    let down = d.unreachable;
+    let total = d.total;
+    let listed = d.instances.len();
     let rows = d.instances.into_iter().map(|i| instance_row(i).into_any()).collect_view();
     view! {
         <h1>"Fleet"</h1>
         <p class="summary" data-testid="fleet-summary">
             {format!("{total} instance{}", if total == 1 { "" } else { "s" })}
             {(down > 0).then(|| view! { " · " <span class="hot">{format!("{down} unreachable")}</span> })}
+            {(listed < total).then(|| view! {
+                " · "
+                <span data-testid="fleet-more" data-unlisted=total - listed>
+                    {format!("{listed} listed (those that cannot be read first) ")}
+                    <a href="/fleet?show=all">{format!("List all {total}")}</a>
+                </span>
+            })}
         </p>
         <table class="jobs" data-testid="fleet-table">
             <thead>

@@ -3,7 +3,7 @@
 //! (the job's timeline at that moment); acknowledged and silenced problems below, with who,
 //! when and their note, for the next person. Acknowledging is a plain form: the page works
 //! without JavaScript.
-use crate::api::triage::{SILENCES, kind_icon};
+use crate::api::triage::{PAGE_ROWS, SILENCES, kind_icon};
 use crate::api::{self, ProblemRow, TriageData};
 use crate::components::{ErrorPanel, Header, Sentence, Time};
 use leptos::prelude::*;
@@ -12,8 +12,14 @@ use leptos_router::hooks::use_query_map;
 
 #[component]
 pub fn TriagePage() -> impl IntoView {
-    let data = Resource::new(|| (), |_| api::triage());
     let query = use_query_map();
+    // The worst PAGE_ROWS unless the URL asks for all (`show=all`) or another number.
+    let limit = query.with_untracked(|q| match q.get("show").as_deref() {
+        Some("all") => None,
+        Some(n) => Some(n.parse::<usize>().map_or(PAGE_ROWS, |n| n.max(1))),
+        None => Some(PAGE_ROWS),
+    });
+    let data = Resource::new(|| (), move |_| api::triage(None, limit));
     // A code, shown as Sundial's own sentence: text in a URL is never echoed as a message.
     let ack_error =
         query.with_untracked(|q| q.get("ack_error").filter(|e| !e.is_empty())).map(|c| api::triage::ack_error_text(&c));
@@ -41,7 +47,11 @@ pub fn TriagePage() -> impl IntoView {
 pub fn TriagePanel(data: TriageData, back: String) -> impl IntoView {
     let summary = summary(&data);
     let empty = data.problems.is_empty();
-    let acked = data.acknowledged.len();
+    let acked = data.acknowledged_total;
+    // Rows past the list's limit: counted in the summary, listed on the page that lists all.
+    let unlisted = data.open_unlisted() + acked.saturating_sub(data.acknowledged.len());
+    let listed = data.problems.len();
+    let total = data.open_total();
     let open_rows = data.problems.into_iter().map(|p| problem_row(p, &back)).collect_view();
     let acked_rows = data.acknowledged.into_iter().map(|p| problem_row(p, &back)).collect_view();
     view! {
@@ -62,6 +72,12 @@ pub fn TriagePanel(data: TriageData, back: String) -> impl IntoView {
                 }
                     .into_any()
             }}
+            {(unlisted > 0).then(|| view! {
+                <p class="more-rows" data-testid="triage-more" data-unlisted=unlisted>
+                    {format!("The worst {listed} of {total} open problems are listed. ")}
+                    <a href="/triage?show=all">{format!("List all {}", total + acked)}</a>
+                </p>
+            })}
             {(acked > 0).then(|| view! {
                 <details class="acknowledged" data-testid="acknowledged">
                     <summary>{format!("{acked} acknowledged or silenced")}</summary>
@@ -78,7 +94,7 @@ pub fn TriagePanel(data: TriageData, back: String) -> impl IntoView {
 
 fn summary(d: &TriageData) -> String {
     use crate::api::triage::ProblemSeverity as S;
-    let n = |s: S| d.problems.iter().filter(|p| p.severity == s).count();
+    let n = |s: S| d.open_by_severity[s as usize];
     let mut parts: Vec<String> =
         [(S::Critical, "critical"), (S::Error, "error"), (S::Warning, "warning"), (S::Info, "info")]
             .into_iter()

@@ -186,7 +186,7 @@ pub async fn render(backend: &dyn Backend, clock: DateTime<Utc>) -> String {
             f.failed.get_or_create(&l).set(job.failed);
         }
     }
-    let triage = backend.triage().await;
+    let triage = backend.triage(app::api::TriageScope::all()).await;
     let mut by_kind: BTreeMap<ProblemKind, i64> = ProblemKind::ALL.iter().map(|k| (*k, 0)).collect();
     for p in triage.problems.iter().chain(&triage.acknowledged) {
         *by_kind.entry(p.kind).or_default() += 1;

@@ -200,7 +200,7 @@ async fn jobs(
     let days = parse_days(q.get("days").map(String::as_str))?;
     let instance = q.get("instance").map(String::as_str).filter(|i| !i.is_empty());
     let report = state.backend.report(instance, days).await.map_err(app::api::ApiError::from)?;
-    let judgment = state.backend.triage().await;
+    let judgment = state.backend.triage(app::api::TriageScope::instance(&report.name)).await;
     let mut data = app::api::ssr::jobs_data(&report, days, &judgment);
     app::api::ssr::decorate(state.backend.as_ref(), &mut data.instance).await;
     Ok(Json(data))

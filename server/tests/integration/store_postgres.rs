@@ -82,7 +82,7 @@ async fn two_replicas_share_samples_episodes_acknowledgements_and_alerts_through
     let seen_b = b.observe(vec![(problem.clone(), chrono_tz::UTC.into())], &judged, &judged, later).await;
     assert_eq!(seen_b[0].first_seen, polled, "the episode began when replica one first saw it");
     assert!(b.is_acknowledged(&seen_b[0], later), "replica one's acknowledgement holds on replica two");
-    let rows = b.data(&seen_b, later, (1, 1, 1));
+    let rows = b.data(&seen_b, &app::api::TriageScope::all(), later, (1, 1, 1));
     let shown = serde_json::to_string(&rows).unwrap();
     assert!(shown.contains("restore test, expected") && shown.contains("dana"), "with its note and author: {shown}");
 

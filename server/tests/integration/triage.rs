@@ -315,3 +315,53 @@ async fn the_job_page_flags_runs_with_the_fleet_files_factors() {
     assert_eq!(v["durations"]["flags"]["long_factor"], 4.0, "{}", v["durations"]);
     assert_eq!(v["durations"]["flags"]["short_factor"], 0.1);
 }
+
+/// `data-testid="problem"` rows in the open list (before the acknowledged ones).
+fn open_rows(html: &str) -> usize {
+    let list = html.split("data-testid=\"acknowledged\"").next().unwrap_or(html);
+    list.matches("data-testid=\"problem\"").count()
+}
+
+fn attr(html: &str, testid: &str, name: &str) -> Option<usize> {
+    let at = html.find(&format!("data-testid=\"{testid}\""))?;
+    let tag = &html[html[..at].rfind('<')?..at + html[at..].find('>')?];
+    let v = tag.split(&format!("{name}=\"")).nth(1)?;
+    v[..v.find('"')?].parse().ok()
+}
+
+#[tokio::test]
+async fn a_long_list_shows_the_worst_counts_every_problem_and_lists_all_on_asking() {
+    // The demo fleet: its planted trouble is a list worth cutting.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("demo.sqlite");
+    demo::write_demo(&path, t(NOW), 42).await.expect("the demo fleet is written");
+    let toml = std::fs::read_to_string(demo::fleet_file_of(&path)).expect("the fleet file is written beside");
+    let state = web::fleet_as_of(&toml, t(NOW)).await;
+    let all = problems(&api(&state, "/api/triage").await).len();
+    assert!(all >= 4, "the demo has problems enough to cut: {all}");
+    let (status, whole) = get(&state, "/triage?show=all").await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(open_rows(&whole), all, "all listed on asking");
+    assert!(!whole.contains("data-testid=\"triage-more\""), "nothing left to list");
+    let summary = |h: &str| {
+        let at = h.find("data-testid=\"triage-summary\"").unwrap();
+        h[at..at + h[at..].find("</p>").unwrap()].to_owned()
+    };
+    // The worst two: the same first rows, the same counts in the summary and the header.
+    let (_, two) = get(&state, "/triage?show=2").await;
+    assert_eq!(open_rows(&two), 2);
+    let keys = |h: &str| h.split("data-key=\"").skip(1).map(|k| k[..k.find('"').unwrap()].to_owned()).collect::<Vec<_>>();
+    assert_eq!(keys(&two)[..2], keys(&whole)[..2], "the worst first");
+    assert_eq!(summary(&two), summary(&whole), "the summary counts every problem");
+    assert_eq!(attr(&two, "triage-more", "data-unlisted"), Some(all - 2));
+    assert!(two.contains("href=\"/triage?show=all\""), "a way to list them all");
+    assert_eq!(attr(&two, "open-count", "data-open"), Some(all), "the header counts every one");
+    // A value that is no number is the page's default (every row here), never an error.
+    let (status, bad) = get(&state, "/triage?show=lots").await;
+    assert_eq!((status, open_rows(&bad)), (StatusCode::OK, all.min(app::api::triage::PAGE_ROWS)));
+    // The fleet page's panel: the worst PANEL_ROWS at most, the same first ones.
+    let (_, fleet) = get(&state, "/fleet").await;
+    let panel = &fleet[..fleet.find("data-testid=\"fleet-table\"").unwrap()];
+    assert_eq!(open_rows(panel), all.min(app::api::triage::PANEL_ROWS));
+    assert_eq!(keys(panel)[..2], keys(&whole)[..2]);
+}

@@ -228,7 +228,7 @@ async fn jobs(
     let entry = report_of(&state, &instance, &snapshot, window, as_of).await?;
     let report = &entry.report;
     // Each job's problems and state are the fleet's one judgment now, as /api/triage lists it.
-    let judgment = state.backend.triage().await;
+    let judgment = state.backend.triage(app::api::TriageScope::instance(&instance)).await;
     let jobs = report
         .jobs
         .iter()

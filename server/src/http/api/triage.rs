@@ -85,7 +85,7 @@ pub fn problem(r: ProblemRow) -> Problem {
 /// Every problem now across the fleet, worst first.
 #[utoipa::path(get, path = "/api/triage", responses((status = 200, body = Triage)))]
 pub async fn triage(State(state): State<AppState>) -> Json<Triage> {
-    let data = state.backend.triage().await;
+    let data = state.backend.triage(app::api::TriageScope::all()).await;
     let mut rows: Vec<ProblemRow> = data.problems.into_iter().chain(data.acknowledged).collect();
     // Worst first across both lists, as the engine ranks.
     rows.sort_by_key(|r| (r.severity, r.since.ms));

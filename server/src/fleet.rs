@@ -664,7 +664,7 @@ type JudgeKey = (Vec<(Option<DateTime<Utc>>, Option<DateTime<Utc>>, bool)>, i64)
 use app::api::JUDGED_DAYS;
 
 /// First reads (each a whole window, the largest a read gets) under way at once, per core.
-const FIRST_READS_PER_CORE: usize = 2;
+const FIRST_READS_PER_CORE: usize = 1;
 
 /// How long one judgement of the fleet serves when no read changed.
 const JUDGE_EVERY_SECS: i64 = 15;
@@ -978,7 +978,7 @@ impl Backend for FleetBackend {
     }
 
     fn kept_version(&self) -> u64 {
-        self.keeper.generation()
+        self.keeper.acks_generation()
     }
 
     fn triage(&self, scope: TriageScope) -> BoxFuture<'_, TriageData> {

@@ -34,6 +34,8 @@ pub struct Keeper {
     state: Mutex<State>,
     /// Changes with every episode started or ended and every acknowledgement.
     generation: std::sync::atomic::AtomicU64,
+    /// Changes with every acknowledgement given or undone (here or by another replica).
+    acks_generation: std::sync::atomic::AtomicU64,
 }
 
 #[derive(Clone, Debug)]
@@ -85,6 +87,7 @@ impl Keeper {
             store_note: None,
             state: Mutex::new(State::default()),
             generation: Default::default(),
+            acks_generation: Default::default(),
         };
         let pool = match store {
             Ok(s) => s.clone(),
@@ -157,6 +160,9 @@ impl Keeper {
         };
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let mut changed = state.acks != fresh.acks;
+        if changed {
+            self.acks_generation.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
         state.acks = fresh.acks;
         for (key, open) in &fresh.open {
             if let Some(mine) = state.open.get_mut(key)
@@ -351,6 +357,7 @@ impl Keeper {
         }
         self.state.lock().unwrap_or_else(|e| e.into_inner()).acks.insert(ack.key.clone(), ack);
         self.generation.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.acks_generation.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Ok(())
     }
 
@@ -381,6 +388,7 @@ impl Keeper {
         }
         self.state.lock().unwrap_or_else(|e| e.into_inner()).acks.remove(&form.key);
         self.generation.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.acks_generation.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         tracing::info!(key = %form.key, by = %form.by, "triage: an acknowledgement was undone");
         Ok(())
     }
@@ -388,6 +396,11 @@ impl Keeper {
     /// Changes with every episode started or ended and every acknowledgement.
     pub fn generation(&self) -> u64 {
         self.generation.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Changes with every acknowledgement given or undone, here or by another replica.
+    pub fn acks_generation(&self) -> u64 {
+        self.acks_generation.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// The whole list as pages and the API receive it.

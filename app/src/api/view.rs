@@ -65,8 +65,10 @@ pub trait Backend: Send + Sync + 'static {
     fn version(&self) -> Option<u64> {
         None
     }
-    /// A number that changes whenever what Sundial keeps changes (an acknowledgement, a
-    /// problem's episode): pages are never answered from before such a change.
+    /// A number that changes whenever someone acknowledges or undoes an acknowledgement:
+    /// pages are never answered from before such a change (whoever acknowledged sees it). A
+    /// problem's episode starting or ending is a change of data ([`Backend::version`]): with
+    /// thousands of problems episodes change every second, and pages then never waited less.
     fn kept_version(&self) -> u64 {
         0
     }

@@ -1327,9 +1327,8 @@ mod tests {
             reads: 0,
         };
         use SourceState::{Ok as Good, Unreachable as Down, Waiting};
-        let fleet: Vec<InstanceStatus> = (0..150)
-            .map(|i| status(&format!("I{i:03}"), [Good, Good, Good, Down, Good, Waiting][i % 6]))
-            .collect();
+        let fleet: Vec<InstanceStatus> =
+            (0..150).map(|i| status(&format!("I{i:03}"), [Good, Good, Good, Down, Good, Waiting][i % 6])).collect();
         let names = |d: &FleetData| d.instances.iter().map(|i| i.name.clone()).collect::<Vec<_>>();
         let all = FleetData::listing(fleet.clone(), None);
         assert_eq!((all.total, all.unreachable, all.instances.len()), (150, 25, 150));

@@ -12,9 +12,9 @@
 //! - A page kept from older reads (less than [`TTL`] ago) is answered at once while one request
 //!   renders it again in the background: a fleet read every minute per instance changes the
 //!   data several times a second, and a page is then one render behind its data, never waiting
-//!   for it. A change of what Sundial keeps (an acknowledgement, a problem's episode,
-//!   [`Backend::kept_version`]) is never answered stale: the next request renders afresh, so
-//!   whoever acknowledged sees it on the page they are sent back to.
+//!   for it. An acknowledgement given or undone ([`Backend::kept_version`]) is never answered
+//!   stale: the next request renders afresh, so whoever acknowledged sees it on the page they
+//!   are sent back to. (A problem's episode starting or ending is a change of data like a read.)
 //! - Requests for a page being rendered, with nothing kept to answer, wait for that render
 //!   instead of rendering it again: when the data changes under fifty clients, the page is
 //!   rendered once, not fifty times at once.
@@ -48,8 +48,8 @@ struct Key {
 struct Entry {
     /// The data's version it was rendered from ([`Backend::version`]).
     version: u64,
-    /// What Sundial kept then ([`Backend::kept_version`]): acknowledgements, episodes. A page
-    /// from other kept data is never answered, not even while it is rendered again.
+    /// The acknowledgements then ([`Backend::kept_version`]). A page from other
+    /// acknowledgements is never answered, not even while it is rendered again.
     kept: u64,
     at: Instant,
     headers: HeaderMap,

@@ -350,7 +350,8 @@ async fn a_long_list_shows_the_worst_counts_every_problem_and_lists_all_on_askin
     // The worst two: the same first rows, the same counts in the summary and the header.
     let (_, two) = get(&state, "/triage?show=2").await;
     assert_eq!(open_rows(&two), 2);
-    let keys = |h: &str| h.split("data-key=\"").skip(1).map(|k| k[..k.find('"').unwrap()].to_owned()).collect::<Vec<_>>();
+    let keys =
+        |h: &str| h.split("data-key=\"").skip(1).map(|k| k[..k.find('"').unwrap()].to_owned()).collect::<Vec<_>>();
     assert_eq!(keys(&two)[..2], keys(&whole)[..2], "the worst first");
     assert_eq!(summary(&two), summary(&whole), "the summary counts every problem");
     assert_eq!(attr(&two, "triage-more", "data-unlisted"), Some(all - 2));

@@ -184,25 +184,27 @@ pub async fn find_jobs(q: &str, limit: usize) -> FoundJobs {
     if needle.is_empty() {
         return out;
     }
+    // Each instance's jobs as its last judgment saw them (no instance analysed for a search),
+    // their state triage's where a problem speaks for it, as the jobs list says.
     let judgment = backend.triage(super::TriageScope::all()).await;
     for i in backend.instances().await {
-        let Ok(report) = backend.report(Some(&i.name), super::DEFAULT_DAYS).await else {
+        let Some(jobs) = backend.figures(&i.name).await else {
             out.not_searched.push(i.name);
             continue;
         };
-        for j in &report.jobs {
+        for j in jobs.iter() {
             if out.jobs.len() >= limit {
                 return out;
             }
             if j.name.to_lowercase().contains(&needle) || j.id.to_lowercase() == needle {
-                let problems = super::triage::problems_of(&judgment, &report.name, &j.id);
+                let problems = super::triage::problems_of(&judgment, &i.name, &j.id);
                 out.jobs.push(FoundJob {
-                    instance: report.name.clone(),
+                    instance: i.name.clone(),
                     id: j.id.clone(),
                     name: j.name.clone(),
                     category: j.category.clone(),
                     enabled: j.enabled,
-                    state: job_state(j, report.window, &problems),
+                    state: problems_state(&problems).unwrap_or(j.quiet),
                 });
             }
         }
@@ -385,7 +387,7 @@ fn diagnostic_line(d: &Diagnostic) -> DiagnosticLine {
 /// scheduler's), the worst one's state, whatever the window — and only without one what the
 /// window's runs say. The jobs list, the job page and the JSON API all take it from here.
 pub fn job_state(job: &JobReport, window: Window, problems: &[super::ProblemRow]) -> JobState {
-    if let Some(s) = problems.iter().map(|p| JobState::of_problem(p.kind)).min() {
+    if let Some(s) = problems_state(problems) {
         return s;
     }
     let in_window = || job.runs.iter().filter(|r| window.contains(r.start));
@@ -400,6 +402,11 @@ pub fn job_state(job: &JobReport, window: Window, problems: &[super::ProblemRow]
     } else {
         JobState::Ok
     }
+}
+
+/// The state the worst of a job's problems gives it; `None` without a problem.
+fn problems_state(problems: &[super::ProblemRow]) -> Option<JobState> {
+    problems.iter().map(|p| JobState::of_problem(p.kind)).min()
 }
 
 fn row(job: &JobReport, tz: Tz, report_window: Window, problems: Vec<super::ProblemRow>) -> JobRow {

@@ -88,6 +88,7 @@ async fn every_view_reads_the_one_judgment_of_each_job() {
 
     let mut seen: BTreeSet<String> = BTreeSet::new();
     let mut states: BTreeMap<(String, String), String> = BTreeMap::new();
+    let mut week: BTreeMap<(String, String), String> = BTreeMap::new();
     let instances = api(&state, "/api/instances").await;
     let mut jobs_checked = 0;
     for inst in instances["instances"].as_array().unwrap() {
@@ -137,6 +138,9 @@ async fn every_view_reads_the_one_judgment_of_each_job() {
             // window's); without a problem, the window's runs may say recovered, ok or no run.
             for (days, page) in [1, 7, 30].iter().zip(&pages) {
                 let shown = page.get(id).unwrap_or_else(|| panic!("{name} / {id}: no row in the {days}-day list"));
+                if *days == 7 {
+                    week.insert((name.to_owned(), id.to_owned()), shown.clone());
+                }
                 match worst {
                     Some(w) => assert_eq!(shown, w, "{name} / {id}: the {days}-day list"),
                     None => assert!(!PROBLEM_STATES.contains(&shown.as_str()), "{name} / {id}: {shown} in {days} days"),
@@ -171,6 +175,9 @@ async fn every_view_reads_the_one_judgment_of_each_job() {
         let attr = |n: &str| r.split(&format!("{n}=\"")).nth(1).unwrap().split('"').next().unwrap().to_owned();
         let id = r.split("/jobs/").nth(1).unwrap().split('?').next().unwrap();
         let id = id.replace("%2D", "-").replace("%20", " ");
+        // The find page's state is the jobs list's (its default 7 days), problem or not.
+        let listed = week.get(&(attr("data-instance"), id.clone()));
+        assert_eq!(Some(&attr("data-state")), listed, "{id} found, as the 7-day list says");
         if let Some(s) = states.get(&(attr("data-instance"), id.clone())) {
             let shown = attr("data-state");
             if PROBLEM_STATES.contains(&s.as_str()) {

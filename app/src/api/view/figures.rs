@@ -1,6 +1,6 @@
-//! The figures `/metrics` exposes of each job, from the fleet's reports: made once per read by
-//! the server's poller (with the judgment), so a scrape reads numbers instead of analysing every
-//! instance again.
+//! The figures `/metrics` exposes of each job, and what the find page says of it, from the
+//! fleet's reports: made once per read by the server's poller (with the judgment), so a scrape
+//! or a search across the fleet reads these instead of analysing every instance again.
 use crate::engine::durations;
 use crate::engine::fleet::InstanceReport;
 use crate::engine::reconcile::{MissCause, Outcome, RunOutcome};
@@ -25,6 +25,11 @@ pub struct JobFigures {
     pub missed: [i64; 4],
     /// Runs of the last day that failed, crashed or were abandoned.
     pub failed: i64,
+    pub category: String,
+    pub enabled: bool,
+    /// Its state over the last [`crate::api::DEFAULT_DAYS`] when no problem speaks for it
+    /// ([`super::job_state`] without problems): what the find page shows beside triage's.
+    pub quiet: crate::api::JobState,
 }
 
 fn cause(outcome: &Outcome) -> Option<usize> {
@@ -40,6 +45,8 @@ fn cause(outcome: &Outcome) -> Option<usize> {
 /// Every job's figures from the reports of the last 30 days (`month`) and the last day (`day`)
 /// of one read.
 pub fn of(month: &InstanceReport, day: &InstanceReport) -> Vec<JobFigures> {
+    let recent =
+        crate::engine::Window::ending_at(month.window.end, chrono::Duration::days(i64::from(crate::api::DEFAULT_DAYS)));
     month
         .jobs
         .iter()
@@ -63,6 +70,9 @@ pub fn of(month: &InstanceReport, day: &InstanceReport) -> Vec<JobFigures> {
                 p95: durations::stats(&job.runs).map(|s| s.p95),
                 missed,
                 failed,
+                category: job.category.clone(),
+                enabled: job.enabled,
+                quiet: super::job_state(job, recent, &[]),
             }
         })
         .collect()

@@ -89,6 +89,8 @@ for i in $(seq -w 1 "$instances"); do cp "$dir/agent.sqlite" "$dir/agents/SQL$i.
 first="SQL$(printf '%0*d' "$width" 1)"
 store="$dir/store.sqlite"
 if [ "$replicas" = 2 ]; then
+  # PostgreSQL runs as its own OS user: it must get through the directory to its own.
+  chmod 755 "$dir"
   pg_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
   "$repo/.ci/pg-test-server" start "$dir/pg" "$pg_port" >/dev/null
   psql -q -h 127.0.0.1 -p "$pg_port" -U postgres -c 'CREATE DATABASE sundial_store' >/dev/null

@@ -981,11 +981,15 @@ impl Backend for FleetBackend {
         self.keeper.acks_generation()
     }
 
-    fn triage(&self, scope: TriageScope) -> BoxFuture<'_, TriageData> {
-        Box::pin(async move {
-            let fleet = self.problems().await;
-            self.keeper.data(&fleet.judged, &scope, self.now(), fleet.counts)
-        })
+    fn judgment(&self) -> BoxFuture<'_, app::api::ssr::Judgment> {
+        Box::pin(async move { self.problems().await as app::api::ssr::Judgment })
+    }
+
+    fn triage_of(&self, judgment: &app::api::ssr::Judgment, scope: TriageScope) -> TriageData {
+        match judgment.downcast_ref::<FleetProblems>() {
+            Some(fleet) => self.keeper.data(&fleet.judged, &scope, self.now(), fleet.counts),
+            None => TriageData::default(),
+        }
     }
 
     fn acknowledge(&self, form: AckForm) -> BoxFuture<'_, Result<(), ApiError>> {

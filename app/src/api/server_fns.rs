@@ -22,7 +22,7 @@ pub async fn triage(instance: Option<String>, limit: Option<usize>) -> Result<su
 async fn triage_in(scope: super::TriageScope) -> Result<super::TriageData, ApiError> {
     use leptos::prelude::use_context;
     match use_context::<view::BackendHandle>() {
-        Some(view::BackendHandle(backend)) => Ok(backend.triage(scope).await),
+        Some(view::BackendHandle(backend)) => Ok(view::triage_here(backend.as_ref(), scope).await),
         None => Err(ApiError::Transport("the server is not set up".into())),
     }
 }

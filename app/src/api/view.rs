@@ -86,10 +86,23 @@ pub trait Backend: Send + Sync + 'static {
             Some(Arc::new(figures::of(&month, &day)))
         })
     }
-    /// The problems now in `scope` (the fleet's or one instance's), worst first, at most its
-    /// limit of each list and how many there are (see [`crate::api::triage`]).
-    fn triage(&self, _scope: super::TriageScope) -> BoxFuture<'_, super::TriageData> {
-        Box::pin(async { super::TriageData::default() })
+    /// The fleet's one judgment now, opaque to views: [`Backend::triage_of`] reads it. A
+    /// request reads one ([`RequestJudgment`]), however many of its views ask.
+    fn judgment(&self) -> BoxFuture<'_, Judgment> {
+        Box::pin(async { Arc::new(()) as Judgment })
+    }
+    /// The problems in `scope` (the fleet's or one instance's) of a `judgment` this backend
+    /// gave, worst first, at most the scope's limit of each list and how many there are (see
+    /// [`crate::api::triage`]).
+    fn triage_of(&self, _judgment: &Judgment, _scope: super::TriageScope) -> super::TriageData {
+        super::TriageData::default()
+    }
+    /// [`Backend::triage_of`] the judgment now.
+    fn triage(&self, scope: super::TriageScope) -> BoxFuture<'_, super::TriageData> {
+        Box::pin(async move {
+            let judgment = self.judgment().await;
+            self.triage_of(&judgment, scope)
+        })
     }
     /// Acknowledge or silence one episode of a problem (kept in Sundial's store).
     fn acknowledge(&self, _form: super::AckForm) -> BoxFuture<'_, Result<(), ApiError>> {
@@ -116,6 +129,36 @@ pub struct Snapshot {
 /// Put in leptos context by the server.
 #[derive(Clone)]
 pub struct BackendHandle(pub Arc<dyn Backend>);
+
+/// A backend's judgment of the fleet, opaque to views ([`Backend::judgment`]).
+pub type Judgment = Arc<dyn std::any::Any + Send + Sync>;
+
+/// The one judgment a request reads, put in leptos context by the server for each request:
+/// the header's count, a page's list and every job's state on it are of the same judgment,
+/// even when a new one is made while the page renders.
+#[derive(Clone, Default)]
+pub struct RequestJudgment(Arc<std::sync::Mutex<Option<Judgment>>>);
+
+impl RequestJudgment {
+    /// The judgment this request reads: the first one asked for.
+    pub async fn get(&self, backend: &dyn Backend) -> Judgment {
+        if let Some(j) = self.0.lock().unwrap_or_else(|e| e.into_inner()).clone() {
+            return j;
+        }
+        let made = backend.judgment().await;
+        // Two views asking at once may each get one; both read the first kept.
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(made).clone()
+    }
+}
+
+/// The problems in `scope` of the judgment this request reads (a fresh one outside a request).
+pub async fn triage_here(backend: &dyn Backend, scope: super::TriageScope) -> super::TriageData {
+    let judgment = match use_context::<RequestJudgment>() {
+        Some(pinned) => pinned.get(backend).await,
+        None => backend.judgment().await,
+    };
+    backend.triage_of(&judgment, scope)
+}
 
 /// The report through the [`BackendHandle`] in context.
 pub async fn report(instance: Option<&str>, days: u32) -> Result<Arc<InstanceReport>, ApiError> {
@@ -186,7 +229,7 @@ pub async fn find_jobs(q: &str, limit: usize) -> FoundJobs {
     }
     // Each instance's jobs as its last judgment saw them (no instance analysed for a search),
     // their state triage's where a problem speaks for it, as the jobs list says.
-    let judgment = backend.triage(super::TriageScope::all()).await;
+    let judgment = triage_here(backend.as_ref(), super::TriageScope::all()).await;
     for i in backend.instances().await {
         let Some(jobs) = backend.figures(&i.name).await else {
             out.not_searched.push(i.name);

@@ -137,7 +137,11 @@ fn static_files(options: &LeptosOptions) -> Router<AppState> {
 pub fn router_at(state: AppState, public_url: Option<String>) -> Router {
     let routes = generate_route_list(app::App);
     let backend = state.backend.clone();
-    let context = move || provide_context(BackendHandle(backend.clone()));
+    // Each request reads one judgment of the fleet, whatever its views ask (RequestJudgment).
+    let context = move || {
+        provide_context(BackendHandle(backend.clone()));
+        provide_context(app::api::ssr::RequestJudgment::default());
+    };
     let shell_options = state.leptos_options.clone();
     let shell = move || app::shell(shell_options.clone());
 

@@ -479,7 +479,7 @@ impl Instance {
 
     /// Take in what the instance's collector published since last time; whether a new good
     /// read came with it.
-    async fn follow(&self, replicas: &Replicas) -> bool {
+    async fn follow(&self, replicas: &Replicas, first_reads: &tokio::sync::Semaphore) -> bool {
         let name = &self.reader.config.name;
         let mut followed = self.followed.lock().await;
         let have = followed.good_at.map(|g| g.timestamp_micros());
@@ -505,6 +505,12 @@ impl Instance {
                 // from there (only what changed since the read held here), held compact too.
                 Ok(PublishedRead { mut read, runs_in_store }) => {
                     let held = self.state.borrow().good.clone();
+                    // Nothing held here: the whole window comes from the store, the largest
+                    // thing a replica takes in; as many at once as first reads.
+                    let _permit = match &held {
+                        None => first_reads.acquire().await.ok(),
+                        Some(_) => None,
+                    };
                     let taken = match runs_in_store {
                         true => self.runs_from_store(&mut read, held.as_deref()).await,
                         false => Ok(()),
@@ -749,7 +755,7 @@ impl FleetBackend {
             let first_reads = first_reads.clone();
             let settings = config.triage.clone();
             tokio::spawn(async move {
-                let mut origin = tokio::time::Instant::now() + phase;
+                let origin = tokio::time::Instant::now() + phase;
                 let name = instance.reader.config.name.clone();
                 let mut collecting = replicas.is_none();
                 loop {
@@ -758,10 +764,9 @@ impl FleetBackend {
                         if now_collecting != collecting {
                             tracing::info!(instance = %name, replica = r.name(), collecting = now_collecting, "replicas: the lease changed hands");
                         }
-                        if now_collecting && !collecting {
-                            // Taken over: read now, then every interval from now.
-                            origin = tokio::time::Instant::now() + every;
-                        }
+                        // Taken over: read now, then at this instance's own slots of the
+                        // interval (its phase), never in step with every other instance
+                        // taken over at once (a replica starting, another one gone).
                         collecting = now_collecting;
                     }
                     if collecting {
@@ -770,7 +775,7 @@ impl FleetBackend {
                             instance.publish(r).await;
                         }
                     } else if let Some(r) = &replicas
-                        && !instance.follow(r).await
+                        && !instance.follow(r, &first_reads).await
                     {
                         // Nothing new published: try again (the lease too) shortly.
                         tokio::time::sleep(every.min(FOLLOW_EVERY)).await;

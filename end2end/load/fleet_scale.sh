@@ -236,6 +236,10 @@ for page in /fleet /triage "/jobs/$job?instance=$first" "/api/jobs?instance=$fir
     -s "$here/percentiles.lua" "$url$page" | tail -n 1 | tr -d '\n'
   echo "  reads $(( $(reads) - before ))"
 done
+# Pages across the fleet that no load test covers: one request each, its time.
+for page in "/find?q=backup" "/log"; do
+  printf 'one request %-40s %ss\n' "$page" "$(curl -s -o /dev/null -w '%{time_total}' --max-time 300 "$url$page" || echo 'no answer in 300 ')"
+done
 echo "at the end: $(memory)$(memory2); $(unreachable) instances not Ok"
 # Sundial's warnings and errors, counted by kind (without their time and instance).
 if grep -qiE 'warn|error|panick' "$dir/out.log"; then

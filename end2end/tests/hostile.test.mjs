@@ -173,11 +173,14 @@ async function api(p) {
 
 test('pages across the fleet show planted names as text', async (t) => {
   if (!SUNDIAL_BIN) return t.skip('needs SUNDIAL_BIN (it writes the demo, alters it, and serves it)');
-  const pages = ['/fleet', '/triage', '/log?days=30', `/jobs?instance=${SQLPROD}`, `/timeline?instance=${SQLPROD}`];
+  const pages = ['/triage?show=all', '/log?days=30', `/jobs?instance=${SQLPROD}`, `/timeline?instance=${SQLPROD}`];
   for (const p of pages) {
     const found = await inspect(p);
     assert.ok(planted.some(({ name }) => found.body.includes(name.replace(/\r\n?/g, '\n'))), `${p} shows a planted name`);
   }
+  // The fleet page lists the worst ten problems only: the planted names may rank below them,
+  // and it must add nothing all the same.
+  await inspect('/fleet');
 });
 
 test('a job\'s page has the name in its title and heading, and adds nothing', async (t) => {

@@ -983,7 +983,18 @@ impl Backend for FleetBackend {
     }
 
     fn kept_version(&self) -> u64 {
-        self.keeper.acks_generation()
+        // Until every instance is tried and its read judged once, a page rendered before one
+        // more is lacks it: never answered once it is (a page at startup, from a part of the
+        // fleet, would show a part of its problems).
+        let settled = self
+            .instances
+            .iter()
+            .filter(|i| {
+                let s = i.state.borrow();
+                s.attempts > 0 && (s.good.is_none() || i.latest.lock().unwrap_or_else(|e| e.into_inner()).is_some())
+            })
+            .count() as u64;
+        (settled << 40) | (self.keeper.acks_generation() & ((1 << 40) - 1))
     }
 
     fn judgment(&self) -> BoxFuture<'_, app::api::ssr::Judgment> {

@@ -65,10 +65,12 @@ pub trait Backend: Send + Sync + 'static {
     fn version(&self) -> Option<u64> {
         None
     }
-    /// A number that changes whenever someone acknowledges or undoes an acknowledgement:
-    /// pages are never answered from before such a change (whoever acknowledged sees it). A
-    /// problem's episode starting or ending is a change of data ([`Backend::version`]): with
-    /// thousands of problems episodes change every second, and pages then never waited less.
+    /// A number that changes whenever someone acknowledges or undoes an acknowledgement, and
+    /// whenever one more instance is judged for the first time: pages are never answered from
+    /// before such a change (whoever acknowledged sees it; a page from a part of the fleet is
+    /// not shown once all of it is). A problem's episode starting or ending is a change of
+    /// data ([`Backend::version`]): with thousands of problems episodes change every second,
+    /// and pages then never waited less.
     fn kept_version(&self) -> u64 {
         0
     }

@@ -12,9 +12,11 @@
 //! - A page kept from older reads (less than [`TTL`] ago) is answered at once while one request
 //!   renders it again in the background: a fleet read every minute per instance changes the
 //!   data several times a second, and a page is then one render behind its data, never waiting
-//!   for it. An acknowledgement given or undone ([`Backend::kept_version`]) is never answered
-//!   stale: the next request renders afresh, so whoever acknowledged sees it on the page they
-//!   are sent back to. (A problem's episode starting or ending is a change of data like a read.)
+//!   for it. An acknowledgement given or undone, or one more instance judged for the first
+//!   time ([`Backend::kept_version`]), is never answered stale: the next request renders
+//!   afresh, so whoever acknowledged sees it on the page they are sent back to, and a page
+//!   from a part of the fleet at startup is not shown once all of it is judged. (A problem's
+//!   episode starting or ending is a change of data like a read.)
 //! - Requests for a page being rendered, with nothing kept to answer, wait for that render
 //!   instead of rendering it again: when the data changes under fifty clients, the page is
 //!   rendered once, not fifty times at once.

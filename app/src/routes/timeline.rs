@@ -331,7 +331,9 @@ fn TimelineView(data: TimelineData, pending: ReadSignal<bool>) -> AnyView {
     view! {
         <Title text=title/>
         <Header instance=data.instance.clone()/>
-        <div class="page" class:pending=move || pending.get()>
+        // `try_get`: a render whose request was dropped meanwhile reads "not pending", never
+        // panics (seen once under load in `zones::every_time_in_a_sentence…`).
+        <div class="page" class:pending=move || pending.try_get().unwrap_or(false)>
             <nav class="crumbs" aria-label="Breadcrumb">
                 <a href=format!("/jobs?days={days}{}", instance_query(instance.as_deref()))>"← All jobs"</a>
             </nav>

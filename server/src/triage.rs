@@ -26,6 +26,11 @@ pub struct Judged {
     pub first_seen: DateTime<Utc>,
 }
 
+/// Whether `ack` is of this episode of the problem and still holds (not lapsed).
+fn holds(ack: Option<&Ack>, j: &Judged, now: DateTime<Utc>) -> bool {
+    ack.is_some_and(|a| a.episode == j.first_seen && a.lapsed(&j.problem, now).is_none())
+}
+
 /// The open problems' first sightings and the acknowledgements, in memory and in the store.
 pub struct Keeper {
     store: Option<Store>,
@@ -266,15 +271,9 @@ impl Keeper {
         })
     }
 
-    /// The triage list: problems open and not acknowledged first, then the acknowledged.
-    pub fn rows(&self, judged: &[Judged], now: DateTime<Utc>) -> (Vec<ProblemRow>, Vec<ProblemRow>) {
-        let mut counts = ([0; 4], 0);
-        self.rows_in(judged, &TriageScope::all(), now, &mut counts)
-    }
-
-    /// [`Keeper::rows`] of `scope`'s problems: at most its limit of each list, and `counts`
-    /// (open by severity, acknowledged) of all of them. Rows past the limit are counted, never
-    /// built.
+    /// The triage list of `scope`'s problems (open and not acknowledged, then acknowledged):
+    /// at most its limit of each list, and `counts` (open by severity, acknowledged) of all of
+    /// them. Rows past the limit are counted, never built.
     fn rows_in(
         &self,
         judged: &[Judged],
@@ -288,8 +287,7 @@ impl Keeper {
         let mut acknowledged = Vec::new();
         for j in judged.iter().filter(|j| scope.instance.as_ref().is_none_or(|i| *i == j.problem.instance)) {
             let ack = state.acks.get(&j.problem.key());
-            let holds = ack.is_some_and(|a| a.episode == j.first_seen && a.lapsed(&j.problem, now).is_none());
-            let list = if holds {
+            let list = if holds(ack, j, now) {
                 counts.1 += 1;
                 &mut acknowledged
             } else {
@@ -306,10 +304,7 @@ impl Keeper {
     /// Whether this problem's episode is acknowledged (or silenced) and it still holds.
     pub fn is_acknowledged(&self, j: &Judged, now: DateTime<Utc>) -> bool {
         let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        state
-            .acks
-            .get(&j.problem.key())
-            .is_some_and(|a| a.episode == j.first_seen && a.lapsed(&j.problem, now).is_none())
+        holds(state.acks.get(&j.problem.key()), j, now)
     }
 
     /// Acknowledge or silence an open problem's episode, as it is now.

@@ -137,44 +137,74 @@ impl LogEvent {
     }
 }
 
-/// The log of `report`: Sundial's findings for every job, the runs of jobs for which the source
-/// gave no events, the source's events, and instance-wide lines; inside the report's window,
-/// newest first (ties: instance lines, then by job, then kind).
-pub fn derive(report: &InstanceReport, source_events: &[LogEvent]) -> Vec<LogEvent> {
+/// The words of a line, made only when a line is kept ([`derive`]); a [`tally`] never makes them.
+enum Text<'a> {
+    Empty,
+    Static(&'static str),
+    /// A run's outcome line: its running step, else its failed step's message, else `what`
+    /// after its seconds.
+    Run(&'a crate::Run, &'static str),
+    Miss(&'a MissCause),
+    Late(i64),
+    ZombieUntil(DateTime<Utc>),
+    Source(&'a str),
+}
+
+impl Text<'_> {
+    fn render(&self) -> String {
+        match self {
+            Text::Empty => String::new(),
+            Text::Static(s) => (*s).to_owned(),
+            Text::Run(run, what) => match running_text(run) {
+                Some(going) => going,
+                None => {
+                    let why = run.why();
+                    if why.is_empty() { words_number_words(what, " after ", run.duration_secs, " s") } else { why }
+                }
+            },
+            Text::Miss(cause) => miss_text(cause),
+            Text::Late(delay) => late_text(*delay),
+            Text::ZombieUntil(end) => format!(
+                "the scheduler started no job until {} although runs were due",
+                end.format("%Y-%m-%d %H:%M:%S UTC")
+            ),
+            Text::Source(s) => (*s).to_owned(),
+        }
+    }
+}
+
+/// One line of the log as [`each_line`] visits it.
+struct Line<'a> {
+    at: DateTime<Utc>,
+    job_id: &'a str,
+    kind: LogKind,
+    members: Vec<DateTime<Utc>>,
+    text: Text<'a>,
+}
+
+/// Every line of `report`'s log, in the order [`derive`] then sorts (the source's events, each
+/// job's run lines then its findings, instance-wide lines): the one place that says which lines
+/// there are, for [`derive`] (the lines) and [`tally`] (their counts).
+fn each_line<'a>(report: &'a InstanceReport, source_events: &'a [LogEvent], mut line: impl FnMut(Line<'a>)) {
     let window: Window = report.window;
-    // Every job id ranked once, so that the sort compares numbers, not strings: an id's rank
-    // orders as the id does ("" for instance lines ranks first).
-    let mut ids: Vec<&str> = report
-        .jobs
-        .iter()
-        .map(|j| j.id.as_str())
-        .chain(source_events.iter().map(|e| e.job_id.as_str()))
-        .chain([""])
-        .collect();
-    ids.sort_unstable();
-    ids.dedup();
-    let rank = |id: &str| ids.binary_search(&id).unwrap_or_default() as u32;
-    // Parallel to `out`: the rank of each line's job id.
-    let mut ranks: Vec<u32> = Vec::new();
-    let mut out: Vec<LogEvent> = source_events.iter().filter(|e| window.contains(e.at)).cloned().collect();
-    // At most two lines per run and one per occurrence: one allocation, not a doubling per growth.
-    out.reserve(report.jobs.iter().map(|j| 2 * j.runs.len() + j.reconciliation.outcomes.len()).sum());
-    ranks.extend(out.iter().map(|e| rank(&e.job_id)));
+    for e in source_events.iter().filter(|e| window.contains(e.at)) {
+        line(Line { at: e.at, job_id: &e.job_id, kind: e.kind, members: e.members.clone(), text: Text::Source(&e.text) });
+    }
     let logged: std::collections::HashSet<&str> = source_events.iter().map(|e| e.job_id.as_str()).collect();
     for job in &report.jobs {
-        let job_rank = rank(&job.id);
-        if !logged.contains(job.id.as_str()) {
+        let id = job.id.as_str();
+        if !logged.contains(id) {
             for run in &job.runs {
                 if !window.contains(run.start) {
                     continue;
                 }
                 let unknown = run.outcome == RunOutcome::Unknown;
-                out.push(LogEvent {
+                line(Line {
                     at: run.start,
-                    job_id: job.id.clone(),
+                    job_id: id,
                     kind: LogKind::Started,
                     // How it ended, the history cannot tell: the start is the one line.
-                    text: if unknown { "how it ended is not known".to_owned() } else { String::new() },
+                    text: if unknown { Text::Static("how it ended is not known") } else { Text::Empty },
                     members: Vec::new(),
                 });
                 let end = run.end().min(report.now);
@@ -190,25 +220,17 @@ pub fn derive(report: &InstanceReport, source_events: &[LogEvent]) -> Vec<LogEve
                 };
                 let at = if run.outcome == RunOutcome::InProgress { run.start } else { end };
                 // A failed run says its failed step's own message, not the outcome line.
-                let text = match running_text(run) {
-                    Some(going) => going,
-                    None => {
-                        let why = run.why();
-                        if why.is_empty() { words_number_words(what, " after ", run.duration_secs, " s") } else { why }
-                    }
-                };
-                out.push(LogEvent { at, job_id: job.id.clone(), kind, text, members: Vec::new() });
+                line(Line { at, job_id: id, kind, text: Text::Run(run, what), members: Vec::new() });
             }
         }
         // Consecutive misses with one cause become one line (a zombie day of an every-minute
         // job is one line of 1,440, not 1,440 lines); anything else between them ends it.
         let mut group: Option<(&MissCause, Vec<DateTime<Utc>>)> = None;
-        let flush = |group: &mut Option<(&MissCause, Vec<DateTime<Utc>>)>, out: &mut Vec<LogEvent>| {
+        let flush = |group: &mut Option<(&'a MissCause, Vec<DateTime<Utc>>)>, line: &mut dyn FnMut(Line<'a>)| {
             if let Some((cause, members)) = group.take() {
-                let text = miss_text(cause);
                 let at = *members.last().expect("a group has a member");
                 let members = if members.len() > 1 { members } else { Vec::new() };
-                out.push(LogEvent { at, job_id: job.id.clone(), kind: LogKind::Missed, text, members });
+                line(Line { at, job_id: id, kind: LogKind::Missed, text: Text::Miss(cause), members });
             }
         };
         for (occ, outcome) in job.forecast.occurrences.iter().zip(&job.reconciliation.outcomes) {
@@ -219,53 +241,157 @@ pub fn derive(report: &InstanceReport, source_events: &[LogEvent]) -> Vec<LogEve
                 match &mut group {
                     Some((c, members)) if *c == cause => members.push(occ.at),
                     _ => {
-                        flush(&mut group, &mut out);
+                        flush(&mut group, &mut line);
                         group = Some((cause, vec![occ.at]));
                     }
                 }
                 continue;
             }
-            flush(&mut group, &mut out);
+            flush(&mut group, &mut line);
             let (kind, text) = match outcome {
-                Outcome::Late { delay_secs, .. } => (LogKind::Late, late_text(*delay_secs)),
+                Outcome::Late { delay_secs, .. } => (LogKind::Late, Text::Late(*delay_secs)),
                 Outcome::SkippedRunning { .. } => {
-                    (LogKind::Skipped, "skipped: the previous run was still going".to_owned())
+                    (LogKind::Skipped, Text::Static("skipped: the previous run was still going"))
                 }
                 _ => continue,
             };
-            out.push(LogEvent { at: occ.at, job_id: job.id.clone(), kind, text, members: Vec::new() });
+            line(Line { at: occ.at, job_id: id, kind, text, members: Vec::new() });
         }
-        flush(&mut group, &mut out);
-        ranks.resize(out.len(), job_rank);
+        flush(&mut group, &mut line);
     }
-    let instance_rank = rank("");
     for p in &report.context.zombie_periods {
         if window.contains(p.start) {
-            out.push(LogEvent {
-                at: p.start,
-                job_id: String::new(),
-                kind: LogKind::Zombie,
-                text: format!(
-                    "the scheduler started no job until {} although runs were due",
-                    p.end.format("%Y-%m-%d %H:%M:%S UTC")
-                ),
-                members: Vec::new(),
-            });
+            line(Line { at: p.start, job_id: "", kind: LogKind::Zombie, text: Text::ZombieUntil(p.end), members: Vec::new() });
         }
     }
     for s in &report.context.agent_starts {
         if window.contains(*s) {
-            out.push(LogEvent {
+            line(Line {
                 at: *s,
-                job_id: String::new(),
+                job_id: "",
                 kind: LogKind::AgentStart,
-                text: "the scheduler started".into(),
+                text: Text::Static("the scheduler started"),
                 members: Vec::new(),
             });
         }
     }
-    ranks.resize(out.len(), instance_rank);
+}
+
+/// The log of `report`: Sundial's findings for every job, the runs of jobs for which the source
+/// gave no events, the source's events, and instance-wide lines; inside the report's window,
+/// newest first (ties: instance lines, then by job, then kind).
+pub fn derive(report: &InstanceReport, source_events: &[LogEvent]) -> Vec<LogEvent> {
+    // Every job id ranked once, so that the sort compares numbers, not strings: an id's rank
+    // orders as the id does ("" for instance lines ranks first).
+    let mut ids: Vec<&str> = report
+        .jobs
+        .iter()
+        .map(|j| j.id.as_str())
+        .chain(source_events.iter().map(|e| e.job_id.as_str()))
+        .chain([""])
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let rank_of = |id: &str| ids.binary_search(&id).unwrap_or_default() as u32;
+    // Lines come job by job: the last job's rank is asked again for each of its lines.
+    let mut last: Option<(&str, u32)> = None;
+    // Parallel to `out`: the rank of each line's job id.
+    let mut ranks: Vec<u32> = Vec::new();
+    let mut out: Vec<LogEvent> = Vec::new();
+    // At most two lines per run and one per occurrence: one allocation, not a doubling per growth.
+    let most = source_events.len() + report.jobs.iter().map(|j| 2 * j.runs.len() + j.reconciliation.outcomes.len()).sum::<usize>();
+    out.reserve(most);
+    ranks.reserve(most);
+    each_line(report, source_events, |l| {
+        let rank = match last {
+            Some((id, rank)) if id == l.job_id => rank,
+            _ => {
+                let rank = rank_of(l.job_id);
+                last = Some((l.job_id, rank));
+                rank
+            }
+        };
+        ranks.push(rank);
+        out.push(LogEvent { at: l.at, job_id: l.job_id.to_owned(), kind: l.kind, text: l.text.render(), members: l.members });
+    });
     sort_lines(out, &ranks)
+}
+
+/// How many lines (and events: a collapsed line counts each) of each kind each job has on each
+/// day of a log, without their words: what the fleet-wide log of a large fleet counts and pages
+/// by, kept with each judgment of an instance ([`tally`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LogTally {
+    /// The log's window; day `k` is the 24 hours ending `k` days before its end, within it.
+    /// Day 0 also has the window's end and after: a run that started in the window and ended at
+    /// or after its end has its line there (at the read's moment, for a window ending then).
+    pub window: Window,
+    /// The job ids the cells name, sorted ("" for instance-wide lines).
+    pub jobs: Vec<String>,
+    /// By day, job, kind.
+    pub cells: Vec<TallyCell>,
+}
+
+/// One day's lines of one kind of one job ([`LogTally`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TallyCell {
+    pub day: u32,
+    /// Index into [`LogTally::jobs`].
+    pub job: u32,
+    pub kind: LogKind,
+    pub lines: u32,
+    pub events: u32,
+}
+
+const DAY_SECS: i64 = 86_400;
+
+impl LogTally {
+    /// The day of the window `at` falls on (`None`: outside the window).
+    pub fn day_of(&self, at: DateTime<Utc>) -> Option<u32> {
+        let before_end = (self.window.end - at).num_nanoseconds().unwrap_or(i64::MAX);
+        (self.window.start <= at).then(|| ((before_end - 1).max(0) / (DAY_SECS * 1_000_000_000)) as u32)
+    }
+
+    /// The stretch of day `k`, within the window (day 0's without an end).
+    pub fn day(&self, k: u32) -> Window {
+        let end = self.window.end - chrono::TimeDelta::days(i64::from(k));
+        let start = (end - chrono::TimeDelta::days(1)).max(self.window.start);
+        let end = if k == 0 { DateTime::<Utc>::MAX_UTC } else { end };
+        Window { start, end: end.max(start) }
+    }
+
+    /// How many days the window has.
+    pub fn days(&self) -> u32 {
+        let ms = (self.window.end - self.window.start).num_milliseconds().max(0) as u64;
+        ms.div_ceil(DAY_SECS as u64 * 1000) as u32
+    }
+}
+
+/// The [`LogTally`] of `report`'s log (the lines [`derive`] lists, without making their words).
+pub fn tally(report: &InstanceReport, source_events: &[LogEvent]) -> LogTally {
+    let mut t = LogTally { window: report.window, jobs: Vec::new(), cells: Vec::new() };
+    let mut counts: std::collections::BTreeMap<(u32, &str, LogKind), (u32, u32)> = std::collections::BTreeMap::new();
+    each_line(report, source_events, |l| {
+        let Some(day) = t.day_of(l.at) else { return };
+        let c = counts.entry((day, l.job_id, l.kind)).or_default();
+        c.0 += 1;
+        c.1 += l.members.len().max(1) as u32;
+    });
+    let mut jobs: Vec<&str> = counts.keys().map(|k| k.1).collect();
+    jobs.sort_unstable();
+    jobs.dedup();
+    t.cells = counts
+        .into_iter()
+        .map(|((day, job, kind), (lines, events))| TallyCell {
+            day,
+            job: jobs.binary_search(&job).unwrap_or_default() as u32,
+            kind,
+            lines,
+            events,
+        })
+        .collect();
+    t.jobs = jobs.into_iter().map(str::to_owned).collect();
+    t
 }
 
 /// `out` newest first, then by job id (its `ranks`), then kind; lines equal in all three keep
@@ -573,8 +699,34 @@ fn miss_text(cause: &MissCause) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{LogKind, late_text, sort_key, words_number_words};
+    use super::{LogKind, LogTally, late_text, sort_key, words_number_words};
+    use crate::Window;
     use chrono::{DateTime, TimeDelta, Utc};
+
+    #[test]
+    fn a_tallys_days_are_the_24_hours_ending_a_whole_number_of_days_before_its_end() {
+        let end: DateTime<Utc> = "2026-11-27T09:30:00Z".parse().expect("a time");
+        let t = LogTally { window: Window::ending_at(end, TimeDelta::hours(60)), jobs: Vec::new(), cells: Vec::new() };
+        assert_eq!(t.days(), 3, "60 hours are 2 days and a half");
+        let ns = TimeDelta::nanoseconds(1);
+        assert_eq!(t.day_of(end), Some(0), "a line at the window's end (a run that ended then) is day 0's");
+        assert_eq!(t.day_of(end + TimeDelta::days(3)), Some(0), "and one after it");
+        assert_eq!(t.day_of(end - ns), Some(0));
+        assert_eq!(t.day_of(end - TimeDelta::days(1)), Some(0), "a day includes its start");
+        assert_eq!(t.day_of(end - TimeDelta::days(1) - ns), Some(1));
+        assert_eq!(t.day_of(end - TimeDelta::hours(60)), Some(2), "the window's start");
+        assert_eq!(t.day_of(end - TimeDelta::hours(60) - ns), None);
+        assert_eq!(t.day(0), Window { start: end - TimeDelta::days(1), end: DateTime::<Utc>::MAX_UTC });
+        assert_eq!(t.day(2), Window { start: end - TimeDelta::hours(60), end: end - TimeDelta::days(2) }, "the last day is cut at the window's start");
+        for k in 0..3 {
+            assert_eq!(t.day_of(t.day(k).start), Some(k));
+            assert_eq!(t.day_of(t.day(k).start - ns), (k < 2).then_some(k + 1));
+            if k > 0 {
+                assert_eq!(t.day_of(t.day(k).end - ns), Some(k));
+                assert_eq!(t.day_of(t.day(k).end), Some(k - 1));
+            }
+        }
+    }
 
     #[test]
     fn a_running_run_names_its_step_executing_now() {

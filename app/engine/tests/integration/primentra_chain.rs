@@ -46,7 +46,7 @@ fn any_chain() -> impl Strategy<Value = (i64, i64, Vec<(i64, i64)>)> {
     (
         1i64..240,
         0i64..86_400 * 30,
-        proptest::collection::vec((prop_oneof![6 => Just(0i64), 1 => 1i64..4], 0i64..=60), 1..40),
+        proptest::collection::vec((prop_oneof![6 => Just(0i64), 1 => 1i64..4], 0i64..60), 1..40),
     )
 }
 

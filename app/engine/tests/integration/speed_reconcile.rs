@@ -425,6 +425,30 @@ mod fleet {
             prop_assert_eq!(derive(&report, &events), derive_reference(&report, &events));
             prop_assert_eq!(derive(&report, &[]), derive_reference(&report, &[]));
         }
+
+        /// A tally counts the lines the log lists, by day, job and kind, events and all.
+        #[test]
+        fn a_tally_counts_the_logs_lines(
+            (input, window, now, settings) in instance(),
+            events in source_events(),
+        ) {
+            let report = analyze(&input, window, now, &settings);
+            let t = sundial_engine::log::tally(&report, &events);
+            let mut counted: std::collections::BTreeMap<(u32, String, LogKind), (u32, u32)> = Default::default();
+            for l in derive(&report, &events) {
+                let day = t.day_of(l.at).expect("a line of the log is not before its window");
+                prop_assert!(t.day(day).contains(l.at));
+                let c = counted.entry((day, l.job_id.clone(), l.kind)).or_default();
+                c.0 += 1;
+                c.1 += l.count() as u32;
+            }
+            let tallied: std::collections::BTreeMap<(u32, String, LogKind), (u32, u32)> = t
+                .cells
+                .iter()
+                .map(|c| ((c.day, t.jobs[c.job as usize].clone(), c.kind), (c.lines, c.events)))
+                .collect();
+            prop_assert_eq!(tallied, counted);
+        }
     }
 
     /// The property above means something only if zombie periods occur: count them.

@@ -13,10 +13,11 @@
 //! time of its last good read, and its pages go on showing that last good read under a banner
 //! that says so; the other instances go on being read and served.
 use app::api::ssr::{Backend, BoxFuture, ReportError, Snapshot};
+use app::api::ssr::{InstanceLog, ReportLog};
 use app::api::{AckForm, ApiError, DiagnosticLine, InstanceStatus, SourceState, TriageData, TriageScope};
 use app::engine::Window;
 use app::engine::fleet::{self, InstanceInput, InstanceReport};
-use app::engine::log::LogEvent;
+use app::engine::log::{LogEvent, LogTally};
 use app::engine::reconcile::Settings;
 use app::engine::triage::{self, ProblemKind, Reading, TriageSettings};
 use chrono::{DateTime, Duration as Span, Utc};
@@ -57,7 +58,22 @@ impl GoodRead {
     /// The read with every run in `window` as read, words and all: a compact run's from
     /// Sundial's store (a run the store does not have stays as held). What pages show.
     async fn shown(&self, store: Option<&Store>, instance: &str, window: Window) -> SourceRead {
-        let mut read = self.whole();
+        self.shown_from(self.whole(), store, instance, window).await
+    }
+
+    /// [`GoodRead::shown`] with only the runs an analysis of `window` reads
+    /// ([`HeldRuns::put_within`]): a few days of a long read, not all of it.
+    async fn shown_within(&self, store: Option<&Store>, instance: &str, window: Window) -> SourceRead {
+        self.shown_from(self.runs.put_within(&self.read, window), store, instance, window).await
+    }
+
+    async fn shown_from(
+        &self,
+        mut read: SourceRead,
+        store: Option<&Store>,
+        instance: &str,
+        window: Window,
+    ) -> SourceRead {
         let Some(store) = store.filter(|_| !self.runs.is_whole()) else { return read };
         match crate::history::kept_runs(store, instance, window).await {
             Ok(mut kept) => {
@@ -228,6 +244,10 @@ pub struct InstanceJudgment {
     jobs: usize,
     /// Each job's figures for `/metrics`.
     figures: Arc<Vec<JobFigures>>,
+    /// How many lines of each kind each job has on each day of the log over each window pages
+    /// offer ([`app::api::WINDOW_DAYS`]): the fleet-wide log of a large fleet counts and pages
+    /// by them.
+    tallies: Vec<(u32, Arc<LogTally>)>,
 }
 
 /// The reports and snapshots pages asked for, across the fleet, kept within a byte budget
@@ -377,7 +397,24 @@ impl Instance {
             let day = Window::ending_at(now, Span::days(1));
             let today = fleet::analyze(&within(&whole.input, day), day, now, &Settings::default());
             let figures = Arc::new(app::api::ssr::figures::of(&report, &today));
-            InstanceJudgment { at: read.at, problems, jobs: report.jobs.len(), figures }
+            // Each window's own analysis: a log over fewer days judges its first hours without
+            // what came before them, as the page of that window does.
+            let tallies = app::api::WINDOW_DAYS
+                .iter()
+                .map(|&days| {
+                    let tally = match days {
+                        JUDGED_DAYS => app::engine::log::tally(&report, &whole.events),
+                        1 => app::engine::log::tally(&today, &whole.events),
+                        days => {
+                            let w = Window::ending_at(now, Span::days(i64::from(days)));
+                            let r = fleet::analyze(&within(&whole.input, w), w, now, &Settings::default());
+                            app::engine::log::tally(&r, &whole.events)
+                        }
+                    };
+                    (days, Arc::new(tally))
+                })
+                .collect();
+            InstanceJudgment { at: read.at, problems, jobs: report.jobs.len(), figures, tallies }
         };
         match tokio::task::spawn_blocking(judge).await {
             Ok(j) => {
@@ -963,6 +1000,92 @@ impl FleetBackend {
 }
 
 /// The part of a read that falls in `window`: runs outside it are not the window's.
+/// An instance's log of one read over one window for the fleet-wide log of a large fleet: the
+/// tally of its judgment, and a few days of lines analysed on asking (never before the
+/// window's start, as the window's own page analyses them).
+struct JudgedLog {
+    instance: Arc<Instance>,
+    good: Arc<GoodRead>,
+    tally: Arc<LogTally>,
+    names: HashMap<String, String>,
+}
+
+/// How far before and after the days asked for their lines are analysed, at first: a run or a
+/// miss there is judged as in the whole log (checked against the tally, else analysed wider).
+const LOG_MARGIN_HOURS: i64 = 6;
+
+impl JudgedLog {
+    /// Whether `lines` (of the whole days in `span`) are as many, of each job and kind on each
+    /// day, as the tally says.
+    fn agrees(&self, lines: &[LogEvent], span: Window) -> bool {
+        let t = &self.tally;
+        let mut counted: std::collections::BTreeMap<(u32, &str, app::engine::log::LogKind), (u32, u32)> =
+            Default::default();
+        for e in lines {
+            let Some(day) = t.day_of(e.at) else { return false };
+            let c = counted.entry((day, e.job_id.as_str(), e.kind)).or_default();
+            c.0 += 1;
+            c.1 += e.count() as u32;
+        }
+        let tallied: std::collections::BTreeMap<(u32, &str, app::engine::log::LogKind), (u32, u32)> = t
+            .cells
+            .iter()
+            .filter(|c| span.contains(t.day(c.day).start))
+            .map(|c| ((c.day, t.jobs[c.job as usize].as_str(), c.kind), (c.lines, c.events)))
+            .collect();
+        counted == tallied
+    }
+}
+
+impl InstanceLog for JudgedLog {
+    fn tally(&self) -> &LogTally {
+        &self.tally
+    }
+
+    fn tz(&self) -> app::engine::Zone {
+        self.good.read.input.tz
+    }
+
+    fn names(&self) -> &HashMap<String, String> {
+        &self.names
+    }
+
+    fn lines(&self, span: Window) -> BoxFuture<'_, Vec<LogEvent>> {
+        Box::pin(async move {
+            let judged = self.tally.window;
+            let now = self.good.read.now;
+            let name = &self.instance.reader.config.name;
+            let mut margin = Span::hours(LOG_MARGIN_HOURS);
+            loop {
+                let analysed = Window {
+                    start: (span.start - margin).max(judged.start),
+                    end: span.end.checked_add_signed(margin).unwrap_or(span.end).min(judged.end),
+                };
+                let whole = analysed.start <= judged.start && analysed.end >= judged.end;
+                let read = self.good.shown_within(self.instance.reader.store.as_ref(), name, analysed).await;
+                let derive = move || {
+                    let report = fleet::analyze(&within(&read.input, analysed), analysed, now, &Settings::default());
+                    let mut lines = app::engine::log::derive(&report, &read.events);
+                    lines.retain(|e| span.contains(e.at));
+                    lines
+                };
+                let lines = match tokio::task::spawn_blocking(derive).await {
+                    Ok(lines) => lines,
+                    Err(e) => {
+                        tracing::error!(instance = %name, error = %e, "analysing a read's days for the log failed");
+                        return Vec::new();
+                    }
+                };
+                if whole || self.agrees(&lines, span) {
+                    return lines;
+                }
+                tracing::debug!(instance = %name, margin_hours = margin.num_hours(), "the log's days differ from the tally: analysed wider");
+                margin = margin * 4;
+            }
+        })
+    }
+}
+
 fn within(input: &InstanceInput, window: Window) -> InstanceInput {
     let mut input = input.clone();
     for job in &mut input.jobs {
@@ -1056,6 +1179,27 @@ impl Backend for FleetBackend {
                 Kept::Snapshot(s) => Ok(s),
                 Kept::Report(_) => unreachable!("a window length of 0 keys a snapshot"),
             }
+        })
+    }
+
+    fn instance_log(&self, instance: &str, days: u32) -> BoxFuture<'_, Result<Arc<dyn InstanceLog>, ReportError>> {
+        let found = self.find(Some(instance)).cloned();
+        Box::pin(async move {
+            let i = found.ok_or(ReportError::UnknownInstance)?;
+            // The tally of the read whose lines are derived: a read that arrives meanwhile
+            // is judged and taken instead.
+            for _ in 0..3 {
+                let good = i.good().await?;
+                let Some(judgment) = i.judgment(None, &self.triage_settings).await else { break };
+                let Some(tally) = judgment.tallies.iter().find(|t| t.0 == days).map(|t| t.1.clone()) else { break };
+                if judgment.at == good.at {
+                    let names = good.read.input.jobs.iter().map(|j| (j.id.clone(), j.name.clone())).collect();
+                    return Ok(Arc::new(JudgedLog { instance: i.clone(), good, tally, names }) as Arc<dyn InstanceLog>);
+                }
+            }
+            let report = i.report(days).await?;
+            let events = i.good().await.map(|g| g.read.events.clone()).unwrap_or_default();
+            Ok(Arc::new(ReportLog::new(&report, &events)) as Arc<dyn InstanceLog>)
         })
     }
 

@@ -150,6 +150,23 @@ impl HeldRuns {
         read
     }
 
+    /// `read` with the runs an analysis of `window` reads: those that started in it or were
+    /// still going at its start (as `fleet::within` keeps them), none that started after it.
+    pub fn put_within(&self, read: &SourceRead, window: app::engine::Window) -> SourceRead {
+        let mut read = read.clone();
+        let end = window.end.timestamp_micros();
+        for (job, held) in read.input.jobs.iter_mut().zip(&self.jobs) {
+            job.runs = held
+                .runs
+                .iter()
+                .filter(|h| h.start_us < end)
+                .map(|h| h.run(&held.whole))
+                .filter(|r| window.contains(r.start) || r.end() > window.start)
+                .collect();
+        }
+        read
+    }
+
     /// `read` with the runs Sundial's store does not keep (those of jobs with `unobserved`
     /// spans; every run when held whole): what a collector publishes for the other replicas,
     /// who read the rest from the shared store.

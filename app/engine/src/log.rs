@@ -188,7 +188,13 @@ struct Line<'a> {
 fn each_line<'a>(report: &'a InstanceReport, source_events: &'a [LogEvent], mut line: impl FnMut(Line<'a>)) {
     let window: Window = report.window;
     for e in source_events.iter().filter(|e| window.contains(e.at)) {
-        line(Line { at: e.at, job_id: &e.job_id, kind: e.kind, members: e.members.clone(), text: Text::Source(&e.text) });
+        line(Line {
+            at: e.at,
+            job_id: &e.job_id,
+            kind: e.kind,
+            members: e.members.clone(),
+            text: Text::Source(&e.text),
+        });
     }
     let logged: std::collections::HashSet<&str> = source_events.iter().map(|e| e.job_id.as_str()).collect();
     for job in &report.jobs {
@@ -261,7 +267,13 @@ fn each_line<'a>(report: &'a InstanceReport, source_events: &'a [LogEvent], mut 
     }
     for p in &report.context.zombie_periods {
         if window.contains(p.start) {
-            line(Line { at: p.start, job_id: "", kind: LogKind::Zombie, text: Text::ZombieUntil(p.end), members: Vec::new() });
+            line(Line {
+                at: p.start,
+                job_id: "",
+                kind: LogKind::Zombie,
+                text: Text::ZombieUntil(p.end),
+                members: Vec::new(),
+            });
         }
     }
     for s in &report.context.agent_starts {
@@ -299,7 +311,8 @@ pub fn derive(report: &InstanceReport, source_events: &[LogEvent]) -> Vec<LogEve
     let mut ranks: Vec<u32> = Vec::new();
     let mut out: Vec<LogEvent> = Vec::new();
     // At most two lines per run and one per occurrence: one allocation, not a doubling per growth.
-    let most = source_events.len() + report.jobs.iter().map(|j| 2 * j.runs.len() + j.reconciliation.outcomes.len()).sum::<usize>();
+    let most = source_events.len()
+        + report.jobs.iter().map(|j| 2 * j.runs.len() + j.reconciliation.outcomes.len()).sum::<usize>();
     out.reserve(most);
     ranks.reserve(most);
     each_line(report, source_events, |l| {
@@ -312,7 +325,13 @@ pub fn derive(report: &InstanceReport, source_events: &[LogEvent]) -> Vec<LogEve
             }
         };
         ranks.push(rank);
-        out.push(LogEvent { at: l.at, job_id: l.job_id.to_owned(), kind: l.kind, text: l.text.render(), members: l.members });
+        out.push(LogEvent {
+            at: l.at,
+            job_id: l.job_id.to_owned(),
+            kind: l.kind,
+            text: l.text.render(),
+            members: l.members,
+        });
     });
     sort_lines(out, &ranks)
 }
@@ -717,7 +736,11 @@ mod tests {
         assert_eq!(t.day_of(end - TimeDelta::hours(60)), Some(2), "the window's start");
         assert_eq!(t.day_of(end - TimeDelta::hours(60) - ns), None);
         assert_eq!(t.day(0), Window { start: end - TimeDelta::days(1), end: DateTime::<Utc>::MAX_UTC });
-        assert_eq!(t.day(2), Window { start: end - TimeDelta::hours(60), end: end - TimeDelta::days(2) }, "the last day is cut at the window's start");
+        assert_eq!(
+            t.day(2),
+            Window { start: end - TimeDelta::hours(60), end: end - TimeDelta::days(2) },
+            "the last day is cut at the window's start"
+        );
         for k in 0..3 {
             assert_eq!(t.day_of(t.day(k).start), Some(k));
             assert_eq!(t.day_of(t.day(k).start - ns), (k < 2).then_some(k + 1));

@@ -15,7 +15,9 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 pub mod figures;
 mod log;
-pub use log::{FleetLog, fleet_log, job_matches, parse_moment};
+pub use log::{
+    FLEET_LOG_WHOLE, FleetLog, InstanceLog, PieceAt, ReportLog, fleet_log, fleet_log_scaled, job_matches, parse_moment,
+};
 
 /// Why a backend has no report. Both texts are shown to users, so a backend puts only
 /// safe words in them (what failed, which grant is missing) and logs the rest itself.
@@ -46,6 +48,18 @@ pub trait Backend: Send + Sync + 'static {
     /// The report of `instance` (`None`: the first configured) for the `days`-long window
     /// ending at the instance's "now".
     fn report(&self, instance: Option<&str>, days: u32) -> BoxFuture<'_, Result<Arc<InstanceReport>, ReportError>>;
+
+    /// One instance's log of its last good read over the `days` before its "now", as the
+    /// fleet-wide log of a large fleet reads it: a tally of its lines, and the lines of a few
+    /// days on asking ([`InstanceLog`]). By default its report's whole log.
+    fn instance_log(&self, instance: &str, days: u32) -> BoxFuture<'_, Result<Arc<dyn InstanceLog>, ReportError>> {
+        let instance = instance.to_owned();
+        Box::pin(async move {
+            let report = self.report(Some(&instance), days).await?;
+            let events = self.source_log(Some(&instance)).await;
+            Ok(Arc::new(ReportLog::new(&report, &events)) as Arc<dyn InstanceLog>)
+        })
+    }
 
     /// Every instance and how reading it goes, in configuration order.
     fn instances(&self) -> BoxFuture<'_, Vec<InstanceStatus>>;

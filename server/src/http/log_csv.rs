@@ -13,7 +13,8 @@
 //! nothing. A filter the log cannot use is a 400 naming it, as on the page.
 //!
 //! The file is streamed, [`CHUNK`] lines at a time, each written as it is sent: a 30-day export
-//! of the fleet holds the log's index of lines, never the whole file.
+//! of the fleet holds the log's index of lines (a large fleet's: a page of them), never the whole file.
+use app::api::ssr::PieceAt;
 use app::api::{LogQuery, parse_days};
 use axum::extract::{Query, State};
 use axum::http::header;
@@ -29,13 +30,13 @@ pub const COLUMNS: [&str; 6] = ["time", "instance", "job", "kind", "text", "coun
 /// Lines written per piece of the answer.
 pub const CHUNK: usize = 512;
 
-/// Lines `from..` (at most [`CHUNK`]) of `log` as CSV, after the header row when `from` is 0.
-fn piece(log: &app::api::ssr::FleetLog, from: usize) -> Result<Vec<u8>, String> {
+/// `lines` as CSV, after the header row when `header`.
+fn piece(lines: &[app::api::LogLine], header: bool) -> Result<Vec<u8>, String> {
     let mut out = csv::Writer::from_writer(Vec::with_capacity(CHUNK * 160));
-    if from == 0 {
+    if header {
         out.write_record(COLUMNS).map_err(|e| e.to_string())?;
     }
-    for l in (from..(from + CHUNK).min(log.len())).filter_map(|i| log.line_at(i)) {
+    for l in lines {
         let count = l.collapsed.count.max(1).to_string();
         let (instance, job, text) = (cell(&l.instance), cell(&l.job_name), cell(&l.text));
         out.write_record([l.at.rfc3339().as_str(), &instance, &job, l.kind.key(), &text, &count])
@@ -68,21 +69,21 @@ pub async fn log_csv(
     }
     let log = std::sync::Arc::new(log);
     // The first piece before the answer starts: a failure there is still a 500, not a cut file.
-    let first = piece(&log, 0).map_err(|e| {
+    let (lines, next) = log.piece(PieceAt::Index(0), CHUNK).await;
+    let first = piece(&lines, true).map_err(|e| {
         tracing::error!("writing the log's CSV: {e}");
         Error::Internal
     })?;
-    let rest = futures_util::stream::unfold(CHUNK, move |from| {
+    drop(lines);
+    let rest = futures_util::stream::unfold(next, move |at| {
         let log = log.clone();
         async move {
-            if from >= log.len() {
-                return None;
-            }
-            let next = piece(&log, from).map(axum::body::Bytes::from).map_err(|e| {
+            let (lines, then) = log.piece(at?, CHUNK).await;
+            let written = piece(&lines, false).map(axum::body::Bytes::from).map_err(|e| {
                 tracing::error!("writing the log's CSV: {e}");
                 std::io::Error::other("the log's CSV could not be written")
             });
-            Some((next, from + CHUNK))
+            Some((written, then))
         }
     });
     let body = axum::body::Body::from_stream(

@@ -1,7 +1,11 @@
 //! The scheduler log across the fleet: each instance's lines ([`crate::engine::log::derive`],
 //! cached per report), filtered by instance, job, kind and time range, merged newest first,
-//! counted over the whole filter, and paged by cursor ([`FleetLog::page`]) or taken whole
-//! for the CSV export ([`FleetLog::all_lines`]).
+//! counted over the whole filter, and paged by cursor ([`FleetLog::page`]) or taken a piece
+//! at a time for the CSV export ([`FleetLog::piece`]).
+//!
+//! A fleet of more than [`FLEET_LOG_WHOLE`] instances is not read whole: its log is counted
+//! from each instance's tally of lines and a page is made from a few days of lines at a time
+//! ([`tallied`]), listing the same lines in the same order.
 //!
 //! The merged order is total and stable: newest first, then by instance name, then each
 //! instance's own order (instance lines, then by job, then kind). A cursor `ms~skip` means
@@ -12,6 +16,12 @@ use super::*;
 use crate::engine::log::LogKind;
 use chrono::{LocalResult, NaiveDate, NaiveDateTime};
 use std::collections::{BTreeMap, HashMap};
+
+mod tallied;
+pub use tallied::{InstanceLog, ReportLog};
+
+/// Above this many instances, the fleet-wide log is read from tallies ([`tallied`]).
+pub const FLEET_LOG_WHOLE: usize = 50;
 
 /// The derived log of a report (and the source's own events), once per report.
 fn derived_log(report: &Arc<InstanceReport>, events: &[LogEvent]) -> Arc<Vec<LogEvent>> {
@@ -106,15 +116,32 @@ impl Read {
 pub struct FleetLog {
     /// The page's data but its lines and paging.
     data: LogData,
-    /// The instances whose lines are listed, by name.
-    reads: Vec<Read>,
-    /// The lines under the whole filter, newest first: (read, line) indices.
-    kept: Vec<(usize, usize)>,
     /// Where the page starts, when the cursor is valid.
     cursor: Option<(i64, usize)>,
     /// The zone of every line's time: the instances' own when those listed share one, else
     /// UTC (lines sorted by instant read in one zone; the CSV export writes the same).
     lines_zone: Tz,
+    lines: Lines,
+}
+
+/// Where a [`FleetLog`]'s lines come from.
+enum Lines {
+    /// Every instance's whole log.
+    Whole {
+        /// The instances whose lines are listed, by name.
+        reads: Vec<Read>,
+        /// The lines under the whole filter, newest first: (read, line) indices.
+        kept: Vec<(usize, usize)>,
+    },
+    /// Tallies and days of lines ([`tallied`]), the page made already.
+    Tallied { log: tallied::Tallied, page: Option<tallied::TalliedPage> },
+}
+
+/// Where the next piece of a [`FleetLog`]'s CSV export starts.
+#[derive(Clone, Copy, Debug)]
+pub enum PieceAt {
+    Index(usize),
+    Cursor(i64, usize),
 }
 
 /// The log of `instance` (`None`: every instance of the fleet; a fleet of one has that
@@ -129,6 +156,19 @@ pub async fn fleet_log(
     instance: Option<&str>,
     days: u32,
     q: &LogQuery,
+) -> Result<FleetLog, ApiError> {
+    fleet_log_scaled(backend, instance, days, q, FLEET_LOG_WHOLE).await
+}
+
+/// [`fleet_log`], read from tallies when the fleet-wide log has more than `whole_up_to`
+/// instances (tests compare both ways on one fleet).
+#[doc(hidden)]
+pub async fn fleet_log_scaled(
+    backend: &dyn Backend,
+    instance: Option<&str>,
+    days: u32,
+    q: &LogQuery,
+    whole_up_to: usize,
 ) -> Result<FleetLog, ApiError> {
     let nonempty = |v: &Option<String>| v.as_deref().map(str::trim).filter(|v| !v.is_empty()).map(str::to_owned);
     let (from_raw, to_raw) = (nonempty(&q.from), nonempty(&q.to));
@@ -151,10 +191,17 @@ pub async fn fleet_log(
     };
     // A fleet of one is that instance's log, with its header (zone, incidents).
     let headed = instance.is_some() || scope.len() == 1;
+    let by_tally = instance.is_none() && scope.len() > whole_up_to;
     let mut reads = Vec::new();
+    let mut logs: Vec<(String, Arc<dyn InstanceLog>)> = Vec::new();
     let mut head_of_chosen = None;
     for name in scope {
-        let report = match backend.report(Some(name), days).await {
+        let got = if by_tally {
+            backend.instance_log(name, days).await.map(|log| (log.tz(), Err(log)))
+        } else {
+            backend.report(Some(name), days).await.map(|report| (report.tz, Ok(report)))
+        };
+        let (tz, got) = match got {
             Ok(r) => r,
             Err(e) if instance.is_some() => return Err(e.into()),
             Err(ReportError::UnknownInstance) => continue,
@@ -167,23 +214,30 @@ pub async fn fleet_log(
                 continue;
             }
         };
-        let events = backend.source_log(Some(name)).await;
         let status = statuses.iter().find(|s| s.name == name);
         match instances.iter_mut().find(|i| i.name == name) {
             Some(i) => {
                 i.listed = true;
-                i.tz = Some(report.tz.name().to_owned());
+                i.tz = Some(tz.name().to_owned());
                 i.unreachable = status.and_then(stale_note);
             }
             // A backend that lists no such instance but reports it (a single fixed report).
             None => instances.push(LogInstance {
                 name: name.to_owned(),
-                tz: Some(report.tz.name().to_owned()),
+                tz: Some(tz.name().to_owned()),
                 scheduler: Scheduler::default(),
                 listed: true,
                 unreachable: None,
             }),
         }
+        let report = match got {
+            Ok(report) => report,
+            Err(log) => {
+                logs.push((name.to_owned(), log));
+                continue;
+            }
+        };
+        let events = backend.source_log(Some(name)).await;
         if headed {
             let mut head = head(&report, days);
             decorate(backend, &mut head).await;
@@ -197,20 +251,18 @@ pub async fn fleet_log(
         });
     }
     reads.sort_by(|a, b| a.name.cmp(&b.name));
+    logs.sort_by(|a, b| a.0.cmp(&b.0));
 
     // The zone of the time range's fields: the page's, else the instance's, else the
     // fleet's when all its instances share one, else UTC.
-    let zones: Vec<Tz> = reads.iter().map(|r| r.report.tz).collect();
+    let zones: Vec<Tz> = reads.iter().map(|r| r.report.tz).chain(logs.iter().map(|l| l.1.tz())).collect();
     let lines_zone = match zones.first() {
         Some(z) if zones.iter().all(|o| o.name() == z.name()) => *z,
         _ => Tz::UTC,
     };
     let range_zone = match nonempty(&q.zone) {
         Some(z) => Tz::from_name(&z).unwrap_or(Tz::UTC),
-        None => match zones.first() {
-            Some(z) if zones.iter().all(|o| o.name() == z.name()) => *z,
-            _ => Tz::UTC,
-        },
+        None => lines_zone,
     };
 
     let mut invalid = Vec::new();
@@ -234,35 +286,64 @@ pub async fn fleet_log(
     }
     let job = nonempty(&q.job);
 
-    let mut counts: BTreeMap<LogKind, (usize, usize)> = BTreeMap::new();
-    let mut kept = Vec::new();
-    if invalid.is_empty() {
-        for (ri, r) in reads.iter().enumerate() {
-            for (ei, e) in r.log.iter().enumerate() {
-                if (q.problems_only && !e.kind.is_problem())
-                    || job.as_deref().is_some_and(|j| !job_matches(j, &e.job_id, r.job_name(&e.job_id)))
-                    || from.is_some_and(|f| e.at < f)
-                    || to.is_some_and(|t| e.at >= t)
-                {
-                    continue;
-                }
-                let c = counts.entry(e.kind).or_default();
-                c.0 += 1;
-                c.1 += e.count();
-                if kind.is_none_or(|k| e.kind == k) {
-                    kept.push((ri, ei));
-                }
-            }
-        }
-        // Stable: ties keep the instances' name order and each instance's own order.
-        kept.sort_by_key(|&(ri, ei)| std::cmp::Reverse(reads[ri].log[ei].at));
-    }
-
-    let window_start = reads.iter().map(|r| r.report.window.start).min().map(|t| point(t, lines_zone));
-    let window_end = reads.iter().map(|r| r.report.window.end).max().map(|t| point(t, lines_zone));
-    let mut job_names: Vec<String> = reads.iter().flat_map(|r| r.names.values().cloned()).collect();
+    // Each listed instance's window, and its jobs' names.
+    let windows: Vec<Window> = reads
+        .iter()
+        .map(|r| r.report.window)
+        .chain(logs.iter().map(|(_, l)| {
+            let w = l.tally().window;
+            Window { start: (w.end - chrono::TimeDelta::days(i64::from(days))).max(w.start), end: w.end }
+        }))
+        .collect();
+    let mut job_names: Vec<String> = reads
+        .iter()
+        .flat_map(|r| r.names.values().cloned())
+        .chain(logs.iter().flat_map(|(_, l)| l.names().values().cloned().collect::<Vec<_>>()))
+        .collect();
     job_names.sort_by_key(|n| n.to_lowercase());
     job_names.dedup();
+
+    let mut counts: BTreeMap<LogKind, (usize, usize)> = BTreeMap::new();
+    let mut total = 0;
+    let lines = if by_tally {
+        let filter = tallied::Filter { problems_only: q.problems_only, job: job.clone(), kind, from, to };
+        let log = tallied::Tallied::new(logs, days, filter);
+        let page = if invalid.is_empty() {
+            (counts, total) = log.counts().await;
+            Some(log.page(cursor, limit).await)
+        } else {
+            None
+        };
+        Lines::Tallied { log, page }
+    } else {
+        let mut kept = Vec::new();
+        if invalid.is_empty() {
+            for (ri, r) in reads.iter().enumerate() {
+                for (ei, e) in r.log.iter().enumerate() {
+                    if (q.problems_only && !e.kind.is_problem())
+                        || job.as_deref().is_some_and(|j| !job_matches(j, &e.job_id, r.job_name(&e.job_id)))
+                        || from.is_some_and(|f| e.at < f)
+                        || to.is_some_and(|t| e.at >= t)
+                    {
+                        continue;
+                    }
+                    let c = counts.entry(e.kind).or_default();
+                    c.0 += 1;
+                    c.1 += e.count();
+                    if kind.is_none_or(|k| e.kind == k) {
+                        kept.push((ri, ei));
+                    }
+                }
+            }
+            // Stable: ties keep the instances' name order and each instance's own order.
+            kept.sort_by_key(|&(ri, ei)| std::cmp::Reverse(reads[ri].log[ei].at));
+        }
+        total = kept.len();
+        Lines::Whole { reads, kept }
+    };
+
+    let window_start = windows.iter().map(|w| w.start).min().map(|t| point(t, lines_zone));
+    let window_end = windows.iter().map(|w| w.end).max().map(|t| point(t, lines_zone));
     let text = |raw: &Option<String>, t: Option<DateTime<Utc>>| match t {
         Some(t) => field_text(t, range_zone),
         None => raw.clone().unwrap_or_default(),
@@ -286,7 +367,7 @@ pub async fn fleet_log(
         lines: Vec::new(),
         cursor: None,
         next_cursor: None,
-        total: kept.len(),
+        total,
         offset: 0,
         counts: counts
             .into_iter()
@@ -294,74 +375,127 @@ pub async fn fleet_log(
             .collect(),
         limit,
     };
-    Ok(FleetLog { data, reads, kept, cursor, lines_zone })
+    Ok(FleetLog { data, cursor, lines_zone, lines })
+}
+
+/// A line of the log as the page and the export show it.
+fn log_line(instance: &str, job_name: &str, e: &LogEvent, tz: Tz) -> LogLine {
+    LogLine {
+        at: point(e.at, tz),
+        instance: instance.to_owned(),
+        job_id: e.job_id.clone(),
+        job_name: job_name.to_owned(),
+        kind: e.kind,
+        text: e.text.clone(),
+        collapsed: Collapsed {
+            count: e.count(),
+            members: e.members.iter().take(MEMBERS_SHOWN).map(|t| point(*t, tz)).collect(),
+        },
+    }
+}
+
+/// The `cursor` text of a page starting `skip` lines into millisecond `ms`.
+fn cursor_text((ms, skip): (i64, usize)) -> String {
+    format!("{ms}~{skip}")
 }
 
 impl FleetLog {
-    fn event(&self, (ri, ei): (usize, usize)) -> &LogEvent {
-        &self.reads[ri].log[ei]
-    }
-
-    fn line(&self, at: (usize, usize)) -> LogLine {
-        let r = &self.reads[at.0];
-        let e = self.event(at);
-        let tz = self.lines_zone;
-        LogLine {
-            at: point(e.at, tz),
-            instance: r.name.clone(),
-            job_id: e.job_id.clone(),
-            job_name: r.job_name(&e.job_id).to_owned(),
-            kind: e.kind,
-            text: e.text.clone(),
-            collapsed: Collapsed {
-                count: e.count(),
-                members: e.members.iter().take(MEMBERS_SHOWN).map(|t| point(*t, tz)).collect(),
-            },
-        }
-    }
-
     /// The filter's page: the lines from the cursor on (the newest without one), at most
     /// `limit` of them, and where the next, older page starts.
     pub fn page(self) -> LogData {
-        let at = |i: usize| self.event(self.kept[i]).at.timestamp_millis();
-        let start = match self.cursor {
-            None => 0,
-            Some((ms, skip)) => {
-                let first = self.kept.partition_point(|&k| self.event(k).at.timestamp_millis() > ms);
-                let same = (first..self.kept.len()).take_while(|&i| at(i) == ms).count();
-                first + skip.min(same)
+        let cursor = self.cursor.map(cursor_text);
+        let tz = self.lines_zone;
+        match self.lines {
+            Lines::Whole { reads, kept } => {
+                let at = |i: usize| reads[kept[i].0].log[kept[i].1].at.timestamp_millis();
+                let start = match self.cursor {
+                    None => 0,
+                    Some((ms, skip)) => {
+                        let first = kept.partition_point(|&(ri, ei)| reads[ri].log[ei].at.timestamp_millis() > ms);
+                        let same = (first..kept.len()).take_while(|&i| at(i) == ms).count();
+                        first + skip.min(same)
+                    }
+                };
+                let end = (start + self.data.limit).min(kept.len());
+                let next_cursor = (end < kept.len()).then(|| {
+                    let ms = at(end);
+                    let skip = (0..end).rev().take_while(|&i| at(i) == ms).count();
+                    cursor_text((ms, skip))
+                });
+                let lines = kept[start..end]
+                    .iter()
+                    .map(|&(ri, ei)| {
+                        let r = &reads[ri];
+                        let e = &r.log[ei];
+                        log_line(&r.name, r.job_name(&e.job_id), e, tz)
+                    })
+                    .collect();
+                LogData { lines, cursor, next_cursor, offset: start, ..self.data }
             }
-        };
-        let end = (start + self.data.limit).min(self.kept.len());
-        let next_cursor = (end < self.kept.len()).then(|| {
-            let ms = at(end);
-            let skip = (0..end).rev().take_while(|&i| at(i) == ms).count();
-            format!("{ms}~{skip}")
-        });
-        let lines = self.kept[start..end].iter().map(|&k| self.line(k)).collect();
-        let cursor = self.cursor.map(|(ms, skip)| format!("{ms}~{skip}"));
-        LogData { lines, cursor, next_cursor, offset: start, ..self.data }
-    }
-
-    /// Every line under the filter, newest first (every page of it).
-    pub fn all_lines(&self) -> Vec<LogLine> {
-        self.kept.iter().map(|&k| self.line(k)).collect()
+            Lines::Tallied { log, page } => {
+                let Some(page) = page else { return LogData { cursor, ..self.data } };
+                let lines = page
+                    .lines
+                    .iter()
+                    .map(|(i, e)| log_line(log.instance_name(*i), log.job_name(*i, &e.job_id), e, tz))
+                    .collect();
+                LogData {
+                    lines,
+                    cursor,
+                    next_cursor: page.next_cursor.map(cursor_text),
+                    offset: page.offset,
+                    ..self.data
+                }
+            }
+        }
     }
 
     /// How many lines are under the filter (every page).
     pub fn len(&self) -> usize {
-        self.kept.len()
+        self.data.total
     }
 
     /// Whether no line is under the filter.
     pub fn is_empty(&self) -> bool {
-        self.kept.is_empty()
+        self.data.total == 0
     }
 
-    /// The `i`-th line under the filter, newest first: the CSV export writes them a few at a
-    /// time, never all at once.
-    pub fn line_at(&self, i: usize) -> Option<LogLine> {
-        self.kept.get(i).map(|&k| self.line(k))
+    /// The lines under the filter from `at` (the newest: `PieceAt::Index(0)`), at most `n`
+    /// of them, newest first, and where the next piece starts: the CSV export writes them a
+    /// piece at a time, never all at once.
+    pub async fn piece(&self, at: PieceAt, n: usize) -> (Vec<LogLine>, Option<PieceAt>) {
+        let tz = self.lines_zone;
+        if !self.data.invalid.is_empty() {
+            return (Vec::new(), None);
+        }
+        match (&self.lines, at) {
+            (Lines::Whole { reads, kept }, PieceAt::Index(from)) => {
+                let to = (from + n).min(kept.len());
+                let lines = kept[from.min(to)..to]
+                    .iter()
+                    .map(|&(ri, ei)| {
+                        let r = &reads[ri];
+                        let e = &r.log[ei];
+                        log_line(&r.name, r.job_name(&e.job_id), e, tz)
+                    })
+                    .collect();
+                (lines, (to < kept.len()).then_some(PieceAt::Index(to)))
+            }
+            (Lines::Tallied { log, .. }, at) => {
+                let cursor = match at {
+                    PieceAt::Cursor(ms, skip) => Some((ms, skip)),
+                    PieceAt::Index(_) => None,
+                };
+                let page = log.page(cursor, n).await;
+                let lines = page
+                    .lines
+                    .iter()
+                    .map(|(i, e)| log_line(log.instance_name(*i), log.job_name(*i, &e.job_id), e, tz))
+                    .collect();
+                (lines, page.next_cursor.map(|(ms, skip)| PieceAt::Cursor(ms, skip)))
+            }
+            (Lines::Whole { .. }, PieceAt::Cursor(..)) => (Vec::new(), None),
+        }
     }
 
     /// What the URL got wrong (empty when nothing).

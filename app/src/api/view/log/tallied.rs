@@ -10,6 +10,7 @@
 //! instance's days are held at once.
 use super::*;
 use crate::engine::log::LogTally;
+use futures_util::StreamExt;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -159,6 +160,9 @@ impl Ord for Candidate {
     }
 }
 
+/// How many instances' days are analysed at once.
+const AT_ONCE: usize = 4;
+
 /// A cursor's `skip` beyond this many lines at one millisecond is taken as this many.
 const SKIP_MOST: usize = 100_000;
 
@@ -293,6 +297,7 @@ impl Tallied {
         // Rounds: take the next 1, 1, 2, 4… days of every instance.
         let mut depth = 1u32;
         loop {
+            let mut taken = Vec::new();
             for (i, l) in self.listed.iter().enumerate() {
                 let Some(from) = next_day[i] else { continue };
                 let to = (from + depth - 1).min(l.days - 1);
@@ -300,9 +305,18 @@ impl Tallied {
                 // Only days with a line listed in range.
                 let wanted: Vec<u32> =
                     (from..=to).filter(|&k| l.day_in_range(k).is_some() && l.listed_on(k, f) > 0).collect();
-                let (Some(&newest), Some(&oldest)) = (wanted.first(), wanted.last()) else { continue };
+                if let (Some(&newest), Some(&oldest)) = (wanted.first(), wanted.last()) {
+                    taken.push((i, newest, oldest));
+                }
+            }
+            // A few instances' days at once (their analyses run on the blocking pool), taken
+            // in as they come: a line's place is its key, not its arrival.
+            let mut analysed = futures_util::stream::iter(taken)
+                .map(|(i, newest, oldest)| async move { (i, self.listed[i].lines_of(newest, oldest).await) })
+                .buffer_unordered(AT_ONCE);
+            while let Some((i, lines)) = analysed.next().await {
+                let l = &self.listed[i];
                 derivations += 1;
-                let lines = l.lines_of(newest, oldest).await;
                 for (j, e) in lines.into_iter().enumerate() {
                     if !(l.passes(&e, f) && listed_kind(&e)) {
                         continue;

@@ -430,15 +430,17 @@ impl Instance {
         }
     }
 
-    /// Read once within the timeout and record how it went.
-    async fn poll(&self, first_reads: &tokio::sync::Semaphore) {
+    /// Read once within the timeout and record how it went; `taken_over`: the first read of
+    /// this replica after another collected the instance.
+    async fn poll(&self, first_reads: &tokio::sync::Semaphore, taken_over: bool) {
         let c = &self.reader.config;
         let good = self.state.borrow().good.clone();
         // A read with nothing held is a first (whole) read: at most a few at once, so adding
-        // many instances never holds them all in memory nor all the cores at once.
+        // many instances never holds them all in memory nor all the cores at once. So is a read
+        // taken over: a replica starting, or another one gone, takes over hundreds at once.
         let _permit = match &good {
-            None => first_reads.acquire().await.ok(),
-            Some(_) => None,
+            Some(_) if !taken_over => None,
+            _ => first_reads.acquire().await.ok(),
         };
         let polled_at = self.reader.fixed_now.unwrap_or_else(Utc::now);
         let held = good.map(|g| g.whole());
@@ -750,6 +752,9 @@ impl FleetBackend {
         let store = store.ok();
         let replicas = store.as_ref().and_then(Replicas::over).map(Arc::new);
         if let Some(r) = &replicas {
+            r.set_fleet_size(config.instances.len());
+        }
+        if let Some(r) = &replicas {
             tracing::info!(replica = r.name(), store = %config.store, "a replica over a shared store: each instance is read by the replica holding its lease");
         }
         let pages = moka::future::Cache::builder()
@@ -795,28 +800,37 @@ impl FleetBackend {
                 let origin = tokio::time::Instant::now() + phase;
                 let name = instance.reader.config.name.clone();
                 let mut collecting = replicas.is_none();
+                // When this replica last saw the instance read (its own read, or one taken in).
+                let mut progress = tokio::time::Instant::now();
                 loop {
+                    let mut taken_over = false;
                     if let Some(r) = &replicas {
-                        let now_collecting = r.collects(&name).await;
+                        // Nobody has read it for two intervals: taken whatever the shares say.
+                        let overdue = progress.elapsed() > every * 2 + FOLLOW_EVERY;
+                        let now_collecting = r.collects(&name, overdue).await;
                         if now_collecting != collecting {
                             tracing::info!(instance = %name, replica = r.name(), collecting = now_collecting, "replicas: the lease changed hands");
                         }
                         // Taken over: read now, then at this instance's own slots of the
                         // interval (its phase), never in step with every other instance
                         // taken over at once (a replica starting, another one gone).
+                        taken_over = now_collecting && !collecting;
                         collecting = now_collecting;
                     }
                     if collecting {
-                        instance.poll(&first_reads).await;
+                        instance.poll(&first_reads, taken_over).await;
+                        progress = tokio::time::Instant::now();
                         if let Some(r) = &replicas {
                             instance.publish(r).await;
                         }
-                    } else if let Some(r) = &replicas
-                        && !instance.follow(r, &first_reads).await
-                    {
-                        // Nothing new published: try again (the lease too) shortly.
-                        tokio::time::sleep(every.min(FOLLOW_EVERY)).await;
-                        continue;
+                    } else if let Some(r) = &replicas {
+                        if instance.follow(r, &first_reads).await {
+                            progress = tokio::time::Instant::now();
+                        } else {
+                            // Nothing new published: try again (the lease too) shortly.
+                            tokio::time::sleep(every.min(FOLLOW_EVERY)).await;
+                            continue;
+                        }
                     }
                     // The window triage judges (and pages open on) is analysed now, once per
                     // read, rather than by the first page asking after it.

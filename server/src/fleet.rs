@@ -1064,7 +1064,7 @@ impl InstanceLog for JudgedLog {
         &self.names
     }
 
-    fn lines(&self, span: Window) -> BoxFuture<'_, Vec<LogEvent>> {
+    fn lines(&self, span: Window, words: bool) -> BoxFuture<'_, Vec<LogEvent>> {
         Box::pin(async move {
             let judged = self.tally.window;
             let now = self.good.read.now;
@@ -1076,7 +1076,10 @@ impl InstanceLog for JudgedLog {
                     end: span.end.checked_add_signed(margin).unwrap_or(span.end).min(judged.end),
                 };
                 let whole = analysed.start <= judged.start && analysed.end >= judged.end;
-                let read = self.good.shown_within(self.instance.reader.store.as_ref(), name, analysed).await;
+                let read = match words {
+                    true => self.good.shown_within(self.instance.reader.store.as_ref(), name, analysed).await,
+                    false => self.good.runs.put_within(&self.good.read, analysed),
+                };
                 let derive = move || {
                     let report = fleet::analyze(&within(&read.input, analysed), analysed, now, &Settings::default());
                     let mut lines = app::engine::log::derive(&report, &read.events);

@@ -168,6 +168,9 @@ impl Ord for Candidate {
 /// How many instances' days are analysed at once.
 const AT_ONCE: usize = 4;
 
+/// The most days one analysis covers (consecutive days with lines on them).
+const DAYS_AT_ONCE: u32 = 3;
+
 /// A cursor's `skip` beyond this many lines at one millisecond is taken as this many.
 const SKIP_MOST: usize = 100_000;
 
@@ -350,8 +353,14 @@ impl Tallied {
                 // Only days with a line listed in range.
                 let wanted: Vec<u32> =
                     (from..=to).filter(|&k| l.day_in_range(k).is_some() && l.listed_on(k, f) > 0).collect();
-                if let (Some(&newest), Some(&oldest)) = (wanted.first(), wanted.last()) {
-                    taken.push((i, newest, oldest));
+                // Runs of consecutive days, a few at most each: an analysis holds a few days.
+                for k in wanted {
+                    match taken.last_mut() {
+                        Some((j, newest, oldest)) if *j == i && *oldest + 1 == k && k - *newest < DAYS_AT_ONCE => {
+                            *oldest = k
+                        }
+                        _ => taken.push((i, k, k)),
+                    }
                 }
             }
             // A few instances' days at once (their analyses run on the blocking pool), taken

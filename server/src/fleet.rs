@@ -432,16 +432,19 @@ impl Instance {
 
     /// Read once within the timeout and record how it went; `taken_over`: the first read of
     /// this replica after another collected the instance.
-    async fn poll(&self, first_reads: &tokio::sync::Semaphore, taken_over: bool) {
+    /// Whether the next read is a first (whole) read, or the first after taking the instance
+    /// over: those are made at most a few at once, so adding many instances (or a replica
+    /// starting, another one gone: hundreds taken over at once) never holds them all in memory
+    /// nor all the cores at once.
+    fn queues(&self, taken_over: bool) -> bool {
+        taken_over || self.state.borrow().good.is_none()
+    }
+
+    /// Read once within the timeout and record how it went (holding `_turn`, a first read's
+    /// place in the queue, while it reads).
+    async fn poll(&self, _turn: Option<tokio::sync::SemaphorePermit<'_>>) {
         let c = &self.reader.config;
         let good = self.state.borrow().good.clone();
-        // A read with nothing held is a first (whole) read: at most a few at once, so adding
-        // many instances never holds them all in memory nor all the cores at once. So is a read
-        // taken over: a replica starting, or another one gone, takes over hundreds at once.
-        let _permit = match &good {
-            Some(_) if !taken_over => None,
-            _ => first_reads.acquire().await.ok(),
-        };
         let polled_at = self.reader.fixed_now.unwrap_or_else(Utc::now);
         let held = good.map(|g| g.whole());
         let result = self.reader.read(polled_at, held.as_ref()).await.map_err(|e| e.to_string());
@@ -818,7 +821,21 @@ impl FleetBackend {
                         collecting = now_collecting;
                     }
                     if collecting {
-                        instance.poll(&first_reads, taken_over).await;
+                        let turn = match instance.queues(taken_over) {
+                            true => first_reads.acquire().await.ok(),
+                            false => None,
+                        };
+                        // A queued read asks for the lease again when its turn comes: the
+                        // shares may have moved meanwhile (a replica starting gives most of
+                        // what it took at once to the others before reading it).
+                        if turn.is_some()
+                            && let Some(r) = &replicas
+                            && !r.collects(&name, false).await
+                        {
+                            collecting = false;
+                            continue;
+                        }
+                        instance.poll(turn).await;
                         progress = tokio::time::Instant::now();
                         if let Some(r) = &replicas {
                             instance.publish(r).await;

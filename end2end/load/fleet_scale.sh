@@ -237,8 +237,16 @@ for page in /fleet /triage "/jobs/$job?instance=$first" "/api/jobs?instance=$fir
   echo "  reads $(( $(reads) - before ))"
 done
 # Pages across the fleet that no load test covers: one request each, its time.
-for page in "/find?q=backup" "/log"; do
-  printf 'one request %-40s %ss\n' "$page" "$(curl -s -o /dev/null -w '%{time_total}' --max-time 300 "$url$page" || echo 'no answer in 300 ')"
+# The fleet-wide log: its first page, its next (the first page's "Older" link), under filters,
+# over a time range that cuts days, and a CSV export.
+first_log=$(curl -sf --max-time 300 -o "$dir/log.html" -w '%{time_total}' "$url/log" || echo 'no answer in 300 ')
+printf 'one request %-60s %ss (the first: rendered, not kept)\n' "/log" "$first_log"
+older=$(python3 -c 'import html,re,sys; m=re.search(r"href=\"([^\"]*)\"[^>]*data-testid=\"pager-older\"|data-testid=\"pager-older\"[^>]*href=\"([^\"]*)\"", open(sys.argv[1]).read()); print(html.unescape((m.group(1) or m.group(2))) if m else "/log")' "$dir/log.html")
+range_from=$(date -u -d '-3 days -5 hours' +%Y-%m-%dT%H:%M:00Z)
+range_to=$(date -u -d '-1 days -7 hours' +%Y-%m-%dT%H:%M:00Z)
+for page in "/find?q=backup" "$older" "/log?problems=1" "/log?kind=failed&days=30" "/log?job=backup" \
+  "/log?from=$range_from&to=$range_to" "/log.csv?kind=failed&days=1"; do
+  printf 'one request %-60s %ss\n' "$page" "$(curl -s -o /dev/null -w '%{time_total}' --max-time 300 "$url$page" || echo 'no answer in 300 ')"
 done
 echo "at the end: $(memory)$(memory2); $(unreachable) instances not Ok"
 # Sundial's warnings and errors, counted by kind (without their time and instance).

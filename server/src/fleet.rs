@@ -430,16 +430,21 @@ impl Instance {
         }
     }
 
-    /// Read once within the timeout and record how it went.
-    async fn poll(&self, first_reads: &tokio::sync::Semaphore) {
+    /// Read once within the timeout and record how it went; `taken_over`: the first read of
+    /// this replica after another collected the instance.
+    /// Whether the next read is a first (whole) read, or the first after taking the instance
+    /// over: those are made at most a few at once, so adding many instances (or a replica
+    /// starting, another one gone: hundreds taken over at once) never holds them all in memory
+    /// nor all the cores at once.
+    fn queues(&self, taken_over: bool) -> bool {
+        taken_over || self.state.borrow().good.is_none()
+    }
+
+    /// Read once within the timeout and record how it went (holding `_turn`, a first read's
+    /// place in the queue, while it reads).
+    async fn poll(&self, _turn: Option<tokio::sync::SemaphorePermit<'_>>) {
         let c = &self.reader.config;
         let good = self.state.borrow().good.clone();
-        // A read with nothing held is a first (whole) read: at most a few at once, so adding
-        // many instances never holds them all in memory nor all the cores at once.
-        let _permit = match &good {
-            None => first_reads.acquire().await.ok(),
-            Some(_) => None,
-        };
         let polled_at = self.reader.fixed_now.unwrap_or_else(Utc::now);
         let held = good.map(|g| g.whole());
         let result = self.reader.read(polled_at, held.as_ref()).await.map_err(|e| e.to_string());
@@ -750,6 +755,9 @@ impl FleetBackend {
         let store = store.ok();
         let replicas = store.as_ref().and_then(Replicas::over).map(Arc::new);
         if let Some(r) = &replicas {
+            r.set_fleet_size(config.instances.len());
+        }
+        if let Some(r) = &replicas {
             tracing::info!(replica = r.name(), store = %config.store, "a replica over a shared store: each instance is read by the replica holding its lease");
         }
         let pages = moka::future::Cache::builder()
@@ -795,28 +803,51 @@ impl FleetBackend {
                 let origin = tokio::time::Instant::now() + phase;
                 let name = instance.reader.config.name.clone();
                 let mut collecting = replicas.is_none();
+                // When this replica last saw the instance read (its own read, or one taken in).
+                let mut progress = tokio::time::Instant::now();
                 loop {
+                    let mut taken_over = false;
                     if let Some(r) = &replicas {
-                        let now_collecting = r.collects(&name).await;
+                        // Nobody has read it for two intervals: taken whatever the shares say.
+                        let overdue = progress.elapsed() > every * 2 + FOLLOW_EVERY;
+                        let now_collecting = r.collects(&name, overdue).await;
                         if now_collecting != collecting {
                             tracing::info!(instance = %name, replica = r.name(), collecting = now_collecting, "replicas: the lease changed hands");
                         }
                         // Taken over: read now, then at this instance's own slots of the
                         // interval (its phase), never in step with every other instance
                         // taken over at once (a replica starting, another one gone).
+                        taken_over = now_collecting && !collecting;
                         collecting = now_collecting;
                     }
                     if collecting {
-                        instance.poll(&first_reads).await;
+                        let turn = match instance.queues(taken_over) {
+                            true => first_reads.acquire().await.ok(),
+                            false => None,
+                        };
+                        // A queued read asks for the lease again when its turn comes: the
+                        // shares may have moved meanwhile (a replica starting gives most of
+                        // what it took at once to the others before reading it).
+                        if turn.is_some()
+                            && let Some(r) = &replicas
+                            && !r.collects(&name, false).await
+                        {
+                            collecting = false;
+                            continue;
+                        }
+                        instance.poll(turn).await;
+                        progress = tokio::time::Instant::now();
                         if let Some(r) = &replicas {
                             instance.publish(r).await;
                         }
-                    } else if let Some(r) = &replicas
-                        && !instance.follow(r, &first_reads).await
-                    {
-                        // Nothing new published: try again (the lease too) shortly.
-                        tokio::time::sleep(every.min(FOLLOW_EVERY)).await;
-                        continue;
+                    } else if let Some(r) = &replicas {
+                        if instance.follow(r, &first_reads).await {
+                            progress = tokio::time::Instant::now();
+                        } else {
+                            // Nothing new published: try again (the lease too) shortly.
+                            tokio::time::sleep(every.min(FOLLOW_EVERY)).await;
+                            continue;
+                        }
                     }
                     // The window triage judges (and pages open on) is analysed now, once per
                     // read, rather than by the first page asking after it.
@@ -1050,7 +1081,7 @@ impl InstanceLog for JudgedLog {
         &self.names
     }
 
-    fn lines(&self, span: Window) -> BoxFuture<'_, Vec<LogEvent>> {
+    fn lines(&self, span: Window, words: bool) -> BoxFuture<'_, Vec<LogEvent>> {
         Box::pin(async move {
             let judged = self.tally.window;
             let now = self.good.read.now;
@@ -1062,7 +1093,10 @@ impl InstanceLog for JudgedLog {
                     end: span.end.checked_add_signed(margin).unwrap_or(span.end).min(judged.end),
                 };
                 let whole = analysed.start <= judged.start && analysed.end >= judged.end;
-                let read = self.good.shown_within(self.instance.reader.store.as_ref(), name, analysed).await;
+                let read = match words {
+                    true => self.good.shown_within(self.instance.reader.store.as_ref(), name, analysed).await,
+                    false => self.good.runs.put_within(&self.good.read, analysed),
+                };
                 let derive = move || {
                     let report = fleet::analyze(&within(&read.input, analysed), analysed, now, &Settings::default());
                     let mut lines = app::engine::log::derive(&report, &read.events);

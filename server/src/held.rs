@@ -76,6 +76,14 @@ impl HeldRun {
     }
 
     /// Whether the run is held without its words.
+    /// When the run ended, in microseconds (saturating, as `Run::end`).
+    fn end_us(&self, whole: &[Run]) -> i64 {
+        match usize::try_from(self.duration_secs).ok().and_then(|k| whole.get(k)).filter(|_| self.kind == WHOLE) {
+            Some(run) => run.end().timestamp_micros(),
+            None => self.start_us.saturating_add(i64::from(self.duration_secs.max(0)).saturating_mul(1_000_000)),
+        }
+    }
+
     pub fn is_compact(&self) -> bool {
         self.kind != WHOLE
     }
@@ -154,14 +162,14 @@ impl HeldRuns {
     /// still going at its start (as `fleet::within` keeps them), none that started after it.
     pub fn put_within(&self, read: &SourceRead, window: app::engine::Window) -> SourceRead {
         let mut read = read.clone();
-        let end = window.end.timestamp_micros();
+        let (start, end) = (window.start.timestamp_micros(), window.end.timestamp_micros());
         for (job, held) in read.input.jobs.iter_mut().zip(&self.jobs) {
+            // Only the runs kept are made (a few days of a month's read).
             job.runs = held
                 .runs
                 .iter()
-                .filter(|h| h.start_us < end)
+                .filter(|h| h.start_us < end && (h.start_us >= start || h.end_us(&held.whole) > start))
                 .map(|h| h.run(&held.whole))
-                .filter(|r| window.contains(r.start) || r.end() > window.start)
                 .collect();
         }
         read
@@ -263,6 +271,29 @@ mod tests {
         let mut taken = read(runs.clone());
         assert_eq!(HeldRuns::take(&mut taken, false).put(&taken).input.jobs[0].runs, runs);
         assert_eq!(std::mem::size_of::<HeldRun>(), 16);
+    }
+
+    #[test]
+    fn a_window_gets_the_runs_that_started_in_it_or_were_going_at_its_start() {
+        let mut runs: Vec<Run> =
+            (0..40).map(|m| run(m * 7, RunOutcome::Succeeded, Trigger::Schedule(Some(7)))).collect();
+        runs[5].outcome = RunOutcome::Failed;
+        runs[9].duration_secs = 3_600;
+        runs[12].duration_secs = i64::from(i32::MAX) + 1;
+        let mut taken = read(runs);
+        let held = HeldRuns::take(&mut taken, true);
+        let all = held.put(&taken).input.jobs.remove(0).runs;
+        let t0 = all[0].start;
+        for (from, to) in [(0, 1), (30, 95), (64, 70), (100, 400), (-60, 0), (500, 600)] {
+            let window =
+                app::engine::Window::new(t0 + chrono::Duration::minutes(from), t0 + chrono::Duration::minutes(to));
+            let expected: Vec<Run> = all
+                .iter()
+                .filter(|r| r.start < window.end && (window.contains(r.start) || r.end() > window.start))
+                .cloned()
+                .collect();
+            assert_eq!(held.put_within(&taken, window).input.jobs[0].runs, expected, "{from}..{to} minutes");
+        }
     }
 
     #[test]

@@ -37,6 +37,9 @@ pub const DEFAULT_RETENTION: Duration = Duration::from_secs(90 * 86_400);
 /// Retention is enforced at most this often per instance.
 const PRUNE_EVERY: chrono::Duration = chrono::Duration::hours(1);
 
+/// Runs written per statement: 4 values a row, well under SQLite's and PostgreSQL's limits.
+const ROWS_PER_INSERT: usize = 200;
+
 /// What is kept for one job, as written to the store.
 #[derive(Default)]
 struct JobKept {
@@ -343,23 +346,26 @@ impl InstanceHistory {
                             .map_err(query)?;
                     }
                 }
+                // New and changed runs, a statement per [`ROWS_PER_INSERT`] (one per run made a
+                // first read of a long history, over a PostgreSQL store, take half an hour at
+                // 1,000 instances); the last of two runs at one start, as one per row would keep.
+                let mut rows: BTreeMap<DateTime<Utc>, String> = BTreeMap::new();
                 for run in job.runs.iter().filter(|r| kept.write_from.is_none_or(|w| r.start >= w)) {
                     if kept.runs.get(&run.start) == Some(run) {
                         continue;
                     }
                     let text = serde_json::to_string(run).map_err(|e| Error::Query(e.to_string()))?;
-                    sqlx::query(
-                        "INSERT INTO kept_run (instance, job, start_us, run) VALUES ($1, $2, $3, $4) \
-                         ON CONFLICT (instance, job, start_us) DO UPDATE SET run = excluded.run",
-                    )
-                    .bind(instance)
-                    .bind(&job.id)
-                    .bind(us(run.start))
-                    .bind(text)
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(query)?;
+                    rows.insert(run.start, text);
                     kept.runs.insert(run.start, run.clone());
+                }
+                let rows: Vec<(DateTime<Utc>, String)> = rows.into_iter().collect();
+                for chunk in rows.chunks(ROWS_PER_INSERT) {
+                    let mut insert = sqlx::QueryBuilder::new("INSERT INTO kept_run (instance, job, start_us, run) ");
+                    insert.push_values(chunk, |mut row, (start, text)| {
+                        row.push_bind(instance).push_bind(&job.id).push_bind(us(*start)).push_bind(text);
+                    });
+                    insert.push(" ON CONFLICT (instance, job, start_us) DO UPDATE SET run = excluded.run");
+                    insert.build().execute(&mut *tx).await.map_err(query)?;
                 }
                 // Next time: from the earliest run still going (it will end), else the latest run.
                 let recent = job.runs.iter().filter(|r| r.start >= window.start);

@@ -15,6 +15,15 @@
 //! counted twice). Alerts are sent by the one replica holding the fleet's alert lease
 //! ([`Replicas::leads_alerts`]).
 //!
+//! Leases are shared out: each replica holds a shared *presence* lock on its lease connection,
+//! so every replica can count the live ones (`pg_locks`), and collects at most its share of the
+//! fleet (the instances divided by the live replicas, rounded up). One holding more gives the
+//! excess up as their pollers come round (spread over an interval), and the others take them;
+//! one that starts alone, or outlives the others, takes everything. An instance whose lease is
+//! free but that nobody has read for two intervals is taken whatever the share
+//! ([`Replicas::collects`]'s `overdue`): a live replica that does not collect its share leaves
+//! nothing unread.
+//!
 //! Invariants: a replica reads an instance's source only while it holds that instance's lease
 //! and its lease connection answers; one that cannot reach the store collects nothing.
 use chrono::{DateTime, Utc};
@@ -35,6 +44,10 @@ const COLLECT: i32 = 0x5355_4e44;
 const FLEET: i32 = 0x5355_4e45;
 /// The fleet lease of the replica that sends alerts.
 const ALERTS: i32 = 1;
+/// The fleet lock every live replica holds shared (counted for the shares).
+const PRESENCE: i32 = 2;
+/// The live replicas are counted again after this long.
+const COUNT_EVERY: Duration = Duration::from_secs(5);
 
 /// One replica's leases over a shared store (see the module docs).
 pub struct Replicas {
@@ -43,6 +56,8 @@ pub struct Replicas {
     pool: sqlx::PgPool,
     options: PgConnectOptions,
     lease: Mutex<Lease>,
+    /// How many instances the fleet has (for the shares).
+    fleet: std::sync::atomic::AtomicUsize,
 }
 
 #[derive(Default)]
@@ -51,6 +66,8 @@ struct Lease {
     conn: Option<PgConnection>,
     /// The leases held on it: (first key, second key).
     held: HashSet<(i32, i32)>,
+    /// The live replicas, and when they were counted.
+    alive: Option<(usize, std::time::Instant)>,
 }
 
 /// What a collector published of one instance, newer than a follower had.
@@ -81,7 +98,13 @@ impl Replicas {
         let options = store.postgres_options()?;
         let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
         let name = format!("{}:{}", host.trim(), std::process::id());
-        Some(Replicas { name, pool: store.postgres()?.clone(), options, lease: Mutex::new(Lease::default()) })
+        Some(Replicas {
+            name,
+            pool: store.postgres()?.clone(),
+            options,
+            lease: Mutex::new(Lease::default()),
+            fleet: std::sync::atomic::AtomicUsize::new(usize::MAX),
+        })
     }
 
     /// This replica's name.
@@ -89,9 +112,49 @@ impl Replicas {
         &self.name
     }
 
-    /// Whether this replica collects `instance` now: it holds the lease, taking it when free.
-    pub async fn collects(&self, instance: &str) -> bool {
-        self.hold((COLLECT, key_of(instance))).await
+    /// How many instances the fleet has: each replica collects at most its share of them.
+    pub fn set_fleet_size(&self, instances: usize) {
+        self.fleet.store(instances, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Whether this replica collects `instance` now: it holds the lease, taking it when free and
+    /// this replica holds fewer than its share (or when `overdue`: nobody has read it for too
+    /// long), giving it up when it holds more than its share (see the module docs).
+    pub async fn collects(&self, instance: &str, overdue: bool) -> bool {
+        let key = (COLLECT, key_of(instance));
+        let mut lease = self.lease.lock().await;
+        if !self.connected(&mut lease).await {
+            return false;
+        }
+        let share = self.share(&mut lease).await;
+        let held = lease.held.iter().filter(|k| k.0 == COLLECT).count();
+        if lease.held.contains(&key) {
+            if held <= share {
+                return true;
+            }
+            // More than the share: this one goes to another replica.
+            let Some(conn) = lease.conn.as_mut() else { return false };
+            match sqlx::query_scalar::<_, bool>("SELECT pg_advisory_unlock($1, $2)")
+                .bind(key.0)
+                .bind(key.1)
+                .fetch_one(conn)
+                .await
+            {
+                Ok(_) => {
+                    lease.held.remove(&key);
+                    tracing::info!(replica = %self.name, instance, held, share, "replicas: a lease given up for another replica to collect");
+                    return false;
+                }
+                Err(e) => {
+                    tracing::warn!(replica = %self.name, error = %e, "replicas: a lease could not be given up");
+                    return true;
+                }
+            }
+        }
+        if held >= share && !overdue {
+            return false;
+        }
+        self.try_lock(&mut lease, key).await
     }
 
     /// Whether this replica sends the fleet's alerts now (one replica does).
@@ -101,6 +164,18 @@ impl Replicas {
 
     async fn hold(&self, key: (i32, i32)) -> bool {
         let mut lease = self.lease.lock().await;
+        if !self.connected(&mut lease).await {
+            return false;
+        }
+        if lease.held.contains(&key) {
+            return true;
+        }
+        self.try_lock(&mut lease, key).await
+    }
+
+    /// Whether the lease connection answers, connecting (and counting this replica present)
+    /// when there is none.
+    async fn connected(&self, lease: &mut Lease) -> bool {
         // A connection that no longer answers has lost every lock it held.
         if let Some(conn) = lease.conn.as_mut()
             && let Err(e) = conn.ping().await
@@ -110,17 +185,61 @@ impl Replicas {
             lease.held.clear();
         }
         if lease.conn.is_none() {
-            match PgConnection::connect_with(&self.options).await {
-                Ok(conn) => lease.conn = Some(conn),
+            let mut conn = match PgConnection::connect_with(&self.options).await {
+                Ok(conn) => conn,
                 Err(e) => {
                     tracing::warn!(replica = %self.name, error = %e, "replicas: Sundial's store cannot be reached; collecting nothing until it can");
                     return false;
                 }
+            };
+            if let Err(e) = sqlx::query("SELECT pg_advisory_lock_shared($1, $2)")
+                .bind(FLEET)
+                .bind(PRESENCE)
+                .execute(&mut conn)
+                .await
+            {
+                tracing::warn!(replica = %self.name, error = %e, "replicas: this replica could not say it is present; it takes no share");
             }
+            lease.conn = Some(conn);
+            lease.alive = None;
         }
-        if lease.held.contains(&key) {
-            return true;
+        true
+    }
+
+    /// This replica's share of the fleet: its instances divided by the live replicas, rounded up
+    /// (all of it when they cannot be counted).
+    async fn share(&self, lease: &mut Lease) -> usize {
+        let fleet = self.fleet.load(std::sync::atomic::Ordering::Relaxed);
+        if let Some((alive, at)) = lease.alive
+            && at.elapsed() < COUNT_EVERY
+        {
+            return fleet.div_ceil(alive.max(1));
         }
+        let Some(conn) = lease.conn.as_mut() else { return fleet };
+        let counted = sqlx::query_scalar::<_, i64>(
+            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2 \
+             AND classid = $1::bigint::oid AND objid = $2::bigint::oid",
+        )
+        .bind(i64::from(FLEET))
+        .bind(i64::from(PRESENCE))
+        .fetch_one(conn)
+        .await;
+        let alive = match counted {
+            Ok(n) => usize::try_from(n).unwrap_or(1).max(1),
+            Err(e) => {
+                tracing::warn!(replica = %self.name, error = %e, "replicas: the live replicas could not be counted; taking any share");
+                1
+            }
+        };
+        if lease.alive.is_some_and(|(before, _)| before != alive) {
+            tracing::info!(replica = %self.name, alive, "replicas: the live replicas changed; the shares follow");
+        }
+        lease.alive = Some((alive, std::time::Instant::now()));
+        fleet.div_ceil(alive)
+    }
+
+    /// Try the lock `key` on the lease connection.
+    async fn try_lock(&self, lease: &mut Lease, key: (i32, i32)) -> bool {
         let Some(conn) = lease.conn.as_mut() else { return false };
         let took = sqlx::query_scalar::<_, bool>("SELECT pg_try_advisory_lock($1, $2)")
             .bind(key.0)

@@ -488,4 +488,21 @@ async fn a_log_read_from_tallies_lists_what_the_whole_log_lists() {
     }
     // A filter the URL got wrong: named, no line either way.
     same_both_ways(&state, 7, &q(&|q| q.kind = Some("nonsense".into()))).await;
+
+    // The CSV export's pieces, every one: the same lines.
+    use app::api::ssr::{PieceAt, fleet_log_scaled};
+    let problems = q(&|q| q.problems_only = true);
+    let mut all = Vec::new();
+    for whole_up_to in [usize::MAX, 0] {
+        let log = fleet_log_scaled(state.backend.as_ref(), None, 30, &problems, whole_up_to).await.unwrap();
+        let (mut lines, mut next) = log.piece(PieceAt::Index(0), 7).await;
+        while let Some(at) = next {
+            let (more, then) = log.piece(at, 7).await;
+            lines.extend(more);
+            next = then;
+        }
+        assert_eq!(lines.len(), log.len(), "every line of the filter, once");
+        all.push(lines);
+    }
+    assert_eq!(all[0], all[1], "the export of the whole log and of the tallies");
 }

@@ -212,3 +212,86 @@ async fn a_second_replica_takes_over_a_killed_collector_within_a_poll_and_the_hi
     assert_eq!(reads(&instance(&a).await.unwrap()), 0, "A, back, does not read what B collects");
     until_runs(&a, 50, "A, back, serves the same").await;
 }
+
+/// Who collects each of `names` now, by `a` and `b` (asking both, as their pollers do).
+async fn collectors(
+    a: &server::replicas::Replicas,
+    b: Option<&server::replicas::Replicas>,
+    names: &[&str],
+) -> (usize, usize) {
+    let (mut by_a, mut by_b) = (0, 0);
+    for n in names {
+        let took_a = a.collects(n, false).await;
+        let took_b = match b {
+            Some(b) => b.collects(n, false).await,
+            None => false,
+        };
+        assert!(!(took_a && took_b), "{n} is collected by both replicas");
+        by_a += usize::from(took_a);
+        by_b += usize::from(took_b);
+    }
+    (by_a, by_b)
+}
+
+/// Replicas share the fleet out: one alone collects every instance; a second one, once it is
+/// counted, gets half (the first gives them up as its pollers come round, the second takes
+/// them); an instance nobody has read for too long is taken whatever the share; the replica
+/// left alone takes everything again. Never an instance collected by both.
+#[tokio::test(flavor = "multi_thread")]
+async fn replicas_share_the_fleet_and_the_one_left_takes_it_all() {
+    use server::replicas::Replicas;
+    use server::store::{Store, StoreAt};
+    let pg = TestServer::postgres("sundial-shares-", port::SHARES_PG);
+    let mut db = PgConnection::connect(&pg.pg_url("postgres")).await.unwrap();
+    sqlx::query("CREATE DATABASE sundial_store").execute(&mut db).await.unwrap();
+    let at = StoreAt::Postgres(format!("postgres://postgres@127.0.0.1:{}/sundial_store", port::SHARES_PG));
+    let store = Store::open_at(&at).await.expect("the store, migrated");
+    let names = ["I1", "I2", "I3", "I4", "I5", "I6", "I7"];
+    let a = Replicas::over(&store).expect("a shared store");
+    a.set_fleet_size(names.len());
+    assert_eq!(collectors(&a, None, &names).await, (7, 0), "alone, it collects everything");
+
+    let b = Replicas::over(&store).expect("a shared store");
+    b.set_fleet_size(names.len());
+    let t0 = Instant::now();
+    let mut shared = (0, 0);
+    while shared != (4, 3) {
+        assert!(t0.elapsed() < GUARD, "the second replica never got its share: {shared:?}");
+        shared = collectors(&a, Some(&b), &names).await;
+        assert_eq!(shared.0 + shared.1, names.len(), "every instance has a collector: {shared:?}");
+        tokio::time::sleep(Duration::from_millis(100)).await; // re-checks the condition
+    }
+    assert_eq!(collectors(&a, Some(&b), &names).await, (4, 3), "the shares hold");
+
+    // The second goes (its session ends, its leases and its presence with it).
+    drop(b);
+    let free: Vec<&str> = {
+        let mut free = Vec::new();
+        for n in names {
+            if !a.collects(n, false).await {
+                free.push(n);
+            }
+        }
+        free
+    };
+    // Before it has counted again, an instance nobody read for too long is taken (once the
+    // server has ended the other's session), its share full or not.
+    // (Unless it counted the live replicas again just then: it then takes them anyway.)
+    assert!(free.len() <= 3, "at its share, it takes no more: {free:?}");
+    let t0 = Instant::now();
+    while let Some(first) = free.first()
+        && !a.collects(first, true).await
+    {
+        assert!(t0.elapsed() < GUARD, "an overdue instance is never taken");
+        tokio::time::sleep(Duration::from_millis(100)).await; // re-checks the condition
+    }
+    let t0 = Instant::now();
+    loop {
+        let (by_a, _) = collectors(&a, None, &names).await;
+        if by_a == names.len() {
+            break;
+        }
+        assert!(t0.elapsed() < GUARD, "the replica left alone collects {by_a} of {}", names.len());
+        tokio::time::sleep(Duration::from_millis(100)).await; // re-checks the condition
+    }
+}

@@ -23,6 +23,9 @@ pub use tallied::{InstanceLog, ReportLog};
 /// Above this many instances, the fleet-wide log is read from tallies ([`tallied`]).
 pub const FLEET_LOG_WHOLE: usize = 50;
 
+/// Lines per piece of a large fleet's CSV export, at least.
+const TALLIED_PIECE: usize = 4_096;
+
 /// The derived log of a report (and the source's own events), once per report.
 fn derived_log(report: &Arc<InstanceReport>, events: &[LogEvent]) -> Arc<Vec<LogEvent>> {
     static CACHE: std::sync::OnceLock<ReportCache<Vec<LogEvent>>> = std::sync::OnceLock::new();
@@ -486,7 +489,8 @@ impl FleetLog {
                     PieceAt::Cursor(ms, skip) => Some((ms, skip)),
                     PieceAt::Index(_) => None,
                 };
-                let page = log.page(cursor, n).await;
+                // A piece of a large fleet's log analyses the fleet's days again: large pieces.
+                let page = log.page(cursor, n.max(TALLIED_PIECE)).await;
                 let lines = page
                     .lines
                     .iter()

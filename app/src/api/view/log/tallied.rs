@@ -24,8 +24,9 @@ pub trait InstanceLog: Send + Sync {
     /// Job id → name, for every job of the read.
     fn names(&self) -> &HashMap<String, String>;
     /// The lines on the tally's days that `span` covers (whole days), as the instance's log
-    /// lists them, in its order.
-    fn lines(&self, span: Window) -> BoxFuture<'_, Vec<LogEvent>>;
+    /// lists them, in its order. Without `words`, a line may lack words the store keeps (a
+    /// succeeded run's message): which lines there are, and their order, are the same.
+    fn lines(&self, span: Window, words: bool) -> BoxFuture<'_, Vec<LogEvent>>;
 }
 
 /// An [`InstanceLog`] over a report already made: its whole log, derived once.
@@ -57,7 +58,7 @@ impl InstanceLog for ReportLog {
     fn names(&self) -> &HashMap<String, String> {
         &self.names
     }
-    fn lines(&self, span: Window) -> BoxFuture<'_, Vec<LogEvent>> {
+    fn lines(&self, span: Window, _words: bool) -> BoxFuture<'_, Vec<LogEvent>> {
         Box::pin(async move { self.lines.iter().filter(|e| span.contains(e.at)).cloned().collect() })
     }
 }
@@ -119,10 +120,11 @@ impl Listed {
             && self.range.contains(e.at)
     }
 
-    /// The lines of days `first..=last` (the tally's numbers: `last` the oldest).
-    async fn lines_of(&self, first: u32, last: u32) -> Vec<LogEvent> {
+    /// The lines of days `first..=last` (the tally's numbers: `last` the oldest), with their
+    /// `words` or not ([`InstanceLog::lines`]).
+    async fn lines_of(&self, first: u32, last: u32, words: bool) -> Vec<LogEvent> {
         let t = self.log.tally();
-        self.log.lines(Window { start: t.day(last).start, end: t.day(first).end }).await
+        self.log.lines(Window { start: t.day(last).start, end: t.day(first).end }, words).await
     }
 }
 
@@ -131,6 +133,9 @@ impl Listed {
 struct Candidate {
     at: DateTime<Utc>,
     instance: usize,
+    /// How many lines of its instance before it have its time, job and kind (to find it again
+    /// among the same day's lines with their words).
+    twin: u32,
     /// Which derivation, and where in it (ties of one instance are all of one day, so of one
     /// derivation).
     seq: (u32, u32),
@@ -162,6 +167,9 @@ impl Ord for Candidate {
 
 /// How many instances' days are analysed at once.
 const AT_ONCE: usize = 4;
+
+/// The most days one analysis covers (consecutive days with lines on them).
+const DAYS_AT_ONCE: u32 = 3;
 
 /// A cursor's `skip` beyond this many lines at one millisecond is taken as this many.
 const SKIP_MOST: usize = 100_000;
@@ -219,7 +227,9 @@ impl Tallied {
     pub async fn counts(&self) -> (BTreeMap<LogKind, (usize, usize)>, usize) {
         let f = &self.filter;
         let mut counts: BTreeMap<LogKind, (usize, usize)> = BTreeMap::new();
-        for l in &self.listed {
+        // Days the range cuts, with a line under the filter: their lines counted one by one.
+        let mut cut = Vec::new();
+        for (i, l) in self.listed.iter().enumerate() {
             for k in 0..l.days {
                 match l.day_in_range(k) {
                     None => {}
@@ -230,17 +240,20 @@ impl Tallied {
                             c.1 += events as usize;
                         }
                     }
-                    Some(false) => {
-                        if l.tallied(k, f).next().is_none() {
-                            continue;
-                        }
-                        for e in l.lines_of(k, k).await.iter().filter(|e| l.passes(e, f)) {
-                            let c = counts.entry(e.kind).or_default();
-                            c.0 += 1;
-                            c.1 += e.count();
-                        }
-                    }
+                    Some(false) if l.tallied(k, f).next().is_some() => cut.push((i, k)),
+                    Some(false) => {}
                 }
+            }
+        }
+        let mut analysed = futures_util::stream::iter(cut)
+            .map(|(i, k)| async move { (i, self.listed[i].lines_of(k, k, false).await) })
+            .buffer_unordered(AT_ONCE);
+        while let Some((i, lines)) = analysed.next().await {
+            let l = &self.listed[i];
+            for e in lines.iter().filter(|e| l.passes(e, f)) {
+                let c = counts.entry(e.kind).or_default();
+                c.0 += 1;
+                c.1 += e.count();
             }
         }
         let listed = match f.kind {
@@ -248,6 +261,35 @@ impl Tallied {
             None => counts.values().map(|c| c.0).sum(),
         };
         (counts, listed)
+    }
+
+    /// The page's lines with their words: each instance on it analysed again, with the words
+    /// the store keeps, over the days of its lines there.
+    async fn put_words(&self, shown: &mut [Candidate]) {
+        let mut spans: BTreeMap<usize, (u32, u32)> = BTreeMap::new();
+        for c in shown.iter() {
+            let t = self.listed[c.instance].log.tally();
+            let Some(day) = t.day_of(c.at) else { continue };
+            let s = spans.entry(c.instance).or_insert((day, day));
+            *s = (s.0.min(day), s.1.max(day));
+        }
+        let mut analysed = futures_util::stream::iter(spans)
+            .map(|(i, (newest, oldest))| async move { (i, self.listed[i].lines_of(newest, oldest, true).await) })
+            .buffer_unordered(AT_ONCE);
+        while let Some((i, lines)) = analysed.next().await {
+            let mut worded: HashMap<(DateTime<Utc>, &str, LogKind, u32), &LogEvent> = HashMap::new();
+            let mut twins: HashMap<(DateTime<Utc>, &str, LogKind), u32> = HashMap::new();
+            for e in &lines {
+                let n = twins.entry((e.at, e.job_id.as_str(), e.kind)).or_default();
+                worded.insert((e.at, e.job_id.as_str(), e.kind, *n), e);
+                *n += 1;
+            }
+            for c in shown.iter_mut().filter(|c| c.instance == i) {
+                if let Some(e) = worded.get(&(c.at, c.line.job_id.as_str(), c.line.kind, c.twin)) {
+                    c.line.text.clone_from(&e.text);
+                }
+            }
+        }
     }
 
     /// The page of at most `limit` lines from `cursor` (lines at or before its millisecond,
@@ -267,7 +309,9 @@ impl Tallied {
         let mut derivations = 0u32;
         // Per instance: its cursor day, and the oldest day taken so far (none: `cursor day - 1`).
         let mut next_day: Vec<Option<u32>> = Vec::with_capacity(self.listed.len());
-        for l in &self.listed {
+        // Days after the cursor's that the range cuts: their lines counted one by one.
+        let mut cut = Vec::new();
+        for (i, l) in self.listed.iter().enumerate() {
             let t = l.log.tally();
             // The cursor's day; before the window, every line is after the cursor.
             let first = match edge {
@@ -285,14 +329,18 @@ impl Tallied {
                 match l.day_in_range(k) {
                     None => {}
                     Some(true) => above += l.listed_on(k, f) as usize,
-                    Some(false) if l.tallied(k, f).next().is_some() => {
-                        let lines = l.lines_of(k, k).await;
-                        above += lines.iter().filter(|e| l.passes(e, f) && listed_kind(e)).count();
-                    }
+                    Some(false) if l.tallied(k, f).next().is_some() => cut.push((i, k)),
                     Some(false) => {}
                 }
             }
             next_day.push(first);
+        }
+        let mut analysed = futures_util::stream::iter(cut)
+            .map(|(i, k)| async move { (i, self.listed[i].lines_of(k, k, false).await) })
+            .buffer_unordered(AT_ONCE);
+        while let Some((i, lines)) = analysed.next().await {
+            let l = &self.listed[i];
+            above += lines.iter().filter(|e| l.passes(e, f) && listed_kind(e)).count();
         }
         // Rounds: take the next 1, 1, 2, 4… days of every instance.
         let mut depth = 1u32;
@@ -305,18 +353,34 @@ impl Tallied {
                 // Only days with a line listed in range.
                 let wanted: Vec<u32> =
                     (from..=to).filter(|&k| l.day_in_range(k).is_some() && l.listed_on(k, f) > 0).collect();
-                if let (Some(&newest), Some(&oldest)) = (wanted.first(), wanted.last()) {
-                    taken.push((i, newest, oldest));
+                // Runs of consecutive days, a few at most each: an analysis holds a few days.
+                for k in wanted {
+                    match taken.last_mut() {
+                        Some((j, newest, oldest)) if *j == i && *oldest + 1 == k && k - *newest < DAYS_AT_ONCE => {
+                            *oldest = k
+                        }
+                        _ => taken.push((i, k, k)),
+                    }
                 }
             }
             // A few instances' days at once (their analyses run on the blocking pool), taken
             // in as they come: a line's place is its key, not its arrival.
             let mut analysed = futures_util::stream::iter(taken)
-                .map(|(i, newest, oldest)| async move { (i, self.listed[i].lines_of(newest, oldest).await) })
+                .map(|(i, newest, oldest)| async move { (i, self.listed[i].lines_of(newest, oldest, false).await) })
                 .buffer_unordered(AT_ONCE);
             while let Some((i, lines)) = analysed.next().await {
                 let l = &self.listed[i];
                 derivations += 1;
+                let mut twins: HashMap<(DateTime<Utc>, &str, LogKind), u32> = HashMap::new();
+                let twin_of: Vec<u32> = lines
+                    .iter()
+                    .map(|e| {
+                        let n = twins.entry((e.at, e.job_id.as_str(), e.kind)).or_default();
+                        *n += 1;
+                        *n - 1
+                    })
+                    .collect();
+                drop(twins);
                 for (j, e) in lines.into_iter().enumerate() {
                     if !(l.passes(&e, f) && listed_kind(&e)) {
                         continue;
@@ -328,7 +392,13 @@ impl Tallied {
                     if ms == Some(e.at.timestamp_millis()) {
                         same += 1;
                     }
-                    heap.push(Candidate { at: e.at, instance: i, seq: (derivations, j as u32), line: e });
+                    heap.push(Candidate {
+                        at: e.at,
+                        instance: i,
+                        twin: twin_of[j],
+                        seq: (derivations, j as u32),
+                        line: e,
+                    });
                     if heap.len() > need {
                         heap.pop();
                     }
@@ -359,10 +429,110 @@ impl Tallied {
             let ms = c.at.timestamp_millis();
             (ms, lines[..end].iter().rev().take_while(|c| c.at.timestamp_millis() == ms).count())
         });
+        let mut shown: Vec<Candidate> = lines.into_iter().skip(start).take(end - start).collect();
+        self.put_words(&mut shown).await;
         TalliedPage {
-            lines: lines.into_iter().skip(start).take(end - start).map(|c| (c.instance, c.line)).collect(),
+            lines: shown.into_iter().map(|c| (c.instance, c.line)).collect(),
             next_cursor,
             offset: above + start,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::log::TallyCell;
+
+    /// An instance whose lines have words only when asked for them.
+    struct Fake {
+        tally: LogTally,
+        names: HashMap<String, String>,
+        bare: Vec<LogEvent>,
+        worded: Vec<LogEvent>,
+    }
+
+    impl InstanceLog for Fake {
+        fn tally(&self) -> &LogTally {
+            &self.tally
+        }
+        fn tz(&self) -> Tz {
+            Tz::UTC
+        }
+        fn names(&self) -> &HashMap<String, String> {
+            &self.names
+        }
+        fn lines(&self, span: Window, words: bool) -> BoxFuture<'_, Vec<LogEvent>> {
+            let lines = if words { &self.worded } else { &self.bare };
+            Box::pin(async move { lines.iter().filter(|e| span.contains(e.at)).cloned().collect() })
+        }
+    }
+
+    /// Lines every `step` minutes over two days ending at `end`, two at each time (twins: the
+    /// same time, job and kind), the worded ones saying which.
+    fn fake(end: DateTime<Utc>, step: i64, who: &str) -> Fake {
+        let window = Window::ending_at(end, chrono::TimeDelta::days(2));
+        let mut worded = Vec::new();
+        let mut at = window.start;
+        while at < end {
+            for twin in ["first", "second"] {
+                worded.push(LogEvent {
+                    at,
+                    job_id: "j".into(),
+                    kind: LogKind::Succeeded,
+                    text: format!("{who} {} {twin}", at.format("%d %H:%M")),
+                    members: Vec::new(),
+                });
+            }
+            at += chrono::TimeDelta::minutes(step);
+        }
+        let bare: Vec<LogEvent> = worded.iter().map(|e| LogEvent { text: String::new(), ..e.clone() }).collect();
+        let mut tally = LogTally { window, jobs: vec!["j".into()], cells: Vec::new() };
+        for day in 0..2 {
+            let n = bare.iter().filter(|e| tally.day_of(e.at) == Some(day)).count() as u32;
+            tally.cells.push(TallyCell { day, job: 0, kind: LogKind::Succeeded, lines: n, events: n });
+        }
+        Fake { tally, names: HashMap::from([("j".into(), "Job".into())]), bare, worded }
+    }
+
+    /// `f`'s answer: nothing here waits.
+    fn now<F: std::future::Future>(f: F) -> F::Output {
+        use futures_util::FutureExt;
+        f.now_or_never().expect("nothing waits")
+    }
+
+    #[test]
+    fn a_page_from_tallies_has_every_lines_own_words_twins_apart() {
+        let end: DateTime<Utc> = "2026-11-27T09:00:00Z".parse().unwrap();
+        let logs: Vec<(String, Arc<dyn InstanceLog>)> = vec![
+            ("A".into(), Arc::new(fake(end, 7, "A"))),
+            ("B".into(), Arc::new(fake(end - chrono::TimeDelta::minutes(30), 11, "B"))),
+        ];
+        // The whole log, as it lists: newest first, then by instance, then its own order.
+        let mut all: Vec<(DateTime<Utc>, usize, usize, String)> = Vec::new();
+        for (i, (_, log)) in logs.iter().enumerate() {
+            let span = Window { start: log.tally().window.start, end: DateTime::<Utc>::MAX_UTC };
+            for (j, e) in now(log.lines(span, true)).into_iter().enumerate() {
+                all.push((e.at, i, j, e.text));
+            }
+        }
+        all.sort_by_key(|(at, i, j, _)| (std::cmp::Reverse(*at), *i, *j));
+        let filter = Filter { problems_only: false, job: None, kind: None, from: None, to: None };
+        let log = Tallied::new(logs, 2, filter);
+        assert_eq!(now(log.counts()).1, all.len());
+        let mut cursor = None;
+        let mut seen = Vec::new();
+        for _ in 0..all.len() {
+            let page = now(log.page(cursor, 97));
+            assert_eq!(page.offset, seen.len(), "a page starts where the last ended");
+            seen.extend(page.lines.iter().map(|(i, e)| (e.at, *i, e.text.clone())));
+            match page.next_cursor {
+                Some(c) => cursor = Some(c),
+                None => break,
+            }
+        }
+        let expected: Vec<(DateTime<Utc>, usize, String)> = all.into_iter().map(|(at, i, _, t)| (at, i, t)).collect();
+        assert_eq!(seen.len(), expected.len());
+        assert_eq!(seen, expected, "every line, in order, with its own words");
     }
 }

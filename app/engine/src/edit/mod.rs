@@ -13,8 +13,8 @@
 //! read in), and the forecast that shows whether the edited schedule ever fires is the
 //! caller's (see [`never_fires_warning`]).
 //!
-//! - [`Dialect`]: the seven sources, with stable keys for URLs (`agent`, `cron`, `mysql_event`,
-//!   `job_table`, `service_broker`, `primentra`, `pgagent`) and labels.
+//! - [`Dialect`]: the six sources, with stable keys for URLs (`agent`, `cron`, `mysql_event`,
+//!   `job_table`, `service_broker`, `primentra`) and labels.
 //! - [`parse_row`] / [`parse_row_full`]: one row as JSON → a [`Schedule`] (and the [`Target`]
 //!   key columns found in the row); [`to_row`] writes a schedule back as such a row.
 //! - [`msdb_description`]: the text msdb's `sp_get_schedule_description` produces, as
@@ -62,24 +62,20 @@ pub enum Dialect {
     /// Seed 004: Primentra's `SchedulerConfigurations`.
     #[serde(rename = "primentra")]
     Primentra,
-    /// pgAgent: `pgagent.pga_schedule`.
-    #[serde(rename = "pgagent")]
-    PgAgent,
 }
 
 impl Dialect {
-    pub const ALL: [Dialect; 7] = [
+    pub const ALL: [Dialect; 6] = [
         Dialect::Agent,
         Dialect::Cron,
         Dialect::MysqlEvent,
         Dialect::JobTable,
         Dialect::ServiceBroker,
         Dialect::Primentra,
-        Dialect::PgAgent,
     ];
 
     /// The stable key for URLs: `agent`, `cron`, `mysql_event`, `job_table`, `service_broker`,
-    /// `primentra`, `pgagent`.
+    /// `primentra`.
     pub fn key(self) -> &'static str {
         match self {
             Dialect::Agent => "agent",
@@ -88,7 +84,6 @@ impl Dialect {
             Dialect::JobTable => "job_table",
             Dialect::ServiceBroker => "service_broker",
             Dialect::Primentra => "primentra",
-            Dialect::PgAgent => "pgagent",
         }
     }
 
@@ -114,7 +109,6 @@ impl Dialect {
             Dialect::JobTable => "MySQL job table",
             Dialect::ServiceBroker => "Service Broker scheduler",
             Dialect::Primentra => "Primentra scheduler",
-            Dialect::PgAgent => "pgAgent",
         }
     }
 
@@ -127,7 +121,6 @@ impl Dialect {
             Dialect::JobTable => "job",
             Dialect::ServiceBroker => "ScheduledJobs joined with JobSchedules",
             Dialect::Primentra => "SchedulerConfigurations",
-            Dialect::PgAgent => "pgagent.pga_schedule",
         }
     }
 
@@ -140,7 +133,6 @@ impl Dialect {
             Schedule::JobTable(_) => Dialect::JobTable,
             Schedule::ServiceBroker(_) => Dialect::ServiceBroker,
             Schedule::Primentra(_) => Dialect::Primentra,
-            Schedule::PgAgent(_) => Dialect::PgAgent,
         }
     }
 }
@@ -223,12 +215,6 @@ pub enum Target {
         #[serde(default)]
         entity_id: Option<i64>,
     },
-    /// `pgagent.pga_schedule.jscid`.
-    #[serde(rename = "pgagent")]
-    PgAgent {
-        #[serde(default)]
-        jscid: Option<i64>,
-    },
 }
 
 impl Target {
@@ -241,7 +227,6 @@ impl Target {
             Dialect::JobTable => Target::JobTable { job_id: None, job_owner: None, job_name: None },
             Dialect::ServiceBroker => Target::ServiceBroker { scheduled_job_id: None, job_schedule_id: None },
             Dialect::Primentra => Target::Primentra { id: None, entity_id: None },
-            Dialect::PgAgent => Target::PgAgent { jscid: None },
         }
     }
 
@@ -268,7 +253,6 @@ impl Target {
             Target::JobTable { .. } => Dialect::JobTable,
             Target::ServiceBroker { .. } => Dialect::ServiceBroker,
             Target::Primentra { .. } => Dialect::Primentra,
-            Target::PgAgent { .. } => Dialect::PgAgent,
         }
     }
 }

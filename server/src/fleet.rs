@@ -1050,21 +1050,11 @@ impl JudgedLog {
     /// day, as the tally says.
     fn agrees(&self, lines: &[LogEvent], span: Window) -> bool {
         let t = &self.tally;
-        let mut counted: std::collections::BTreeMap<(u32, &str, app::engine::log::LogKind), (u32, u32)> =
-            Default::default();
-        for e in lines {
-            let Some(day) = t.day_of(e.at) else { return false };
-            let c = counted.entry((day, e.job_id.as_str(), e.kind)).or_default();
-            c.0 += 1;
-            c.1 += e.count() as u32;
-        }
-        let tallied: std::collections::BTreeMap<(u32, &str, app::engine::log::LogKind), (u32, u32)> = t
-            .cells
-            .iter()
-            .filter(|c| span.contains(t.day(c.day).start))
-            .map(|c| ((c.day, t.jobs[c.job as usize].as_str(), c.kind), (c.lines, c.events)))
-            .collect();
-        counted == tallied
+        let in_span = |day: u32| span.contains(t.day(day).start);
+        let derived = app::engine::log::tally_lines(t.window, lines);
+        // A line before the window would not be counted: it disagrees too.
+        derived.cells.iter().map(|c| c.lines as usize).sum::<usize>() == lines.len()
+            && derived.counts(|_| true) == t.counts(in_span)
     }
 }
 

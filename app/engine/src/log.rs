@@ -9,6 +9,7 @@ use super::reconcile::{MissCause, Outcome};
 use super::{RunOutcome, Window};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// The kinds of line, each with its own colour on the page.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -379,6 +380,22 @@ impl LogTally {
         Window { start, end: end.max(start) }
     }
 
+    /// The last `days` days of the window (the window of a log over `days` days ending where
+    /// this one ends).
+    pub fn last_days(&self, days: u32) -> Window {
+        let start = (self.window.end - chrono::TimeDelta::days(i64::from(days))).max(self.window.start);
+        Window { start, end: self.window.end }
+    }
+
+    /// Lines and events by day, job id and kind, on the days `keep` says.
+    pub fn counts(&self, keep: impl Fn(u32) -> bool) -> BTreeMap<(u32, &str, LogKind), (u32, u32)> {
+        self.cells
+            .iter()
+            .filter(|c| keep(c.day))
+            .map(|c| ((c.day, self.jobs[c.job as usize].as_str(), c.kind), (c.lines, c.events)))
+            .collect()
+    }
+
     /// How many days the window has.
     pub fn days(&self) -> u32 {
         let ms = (self.window.end - self.window.start).num_milliseconds().max(0) as u64;
@@ -388,37 +405,61 @@ impl LogTally {
 
 /// The [`LogTally`] of `report`'s log (the lines [`derive`] lists, without making their words).
 pub fn tally(report: &InstanceReport, source_events: &[LogEvent]) -> LogTally {
-    let mut t = LogTally { window: report.window, jobs: Vec::new(), cells: Vec::new() };
-    let mut counts: std::collections::BTreeMap<(u32, &str, LogKind), (u32, u32)> = std::collections::BTreeMap::new();
-    each_line(report, source_events, |l| {
-        let Some(day) = t.day_of(l.at) else { return };
-        let c = counts.entry((day, l.job_id, l.kind)).or_default();
-        c.0 += 1;
-        c.1 += l.members.len().max(1) as u32;
-    });
-    let mut jobs: Vec<&str> = counts.keys().map(|k| k.1).collect();
-    jobs.sort_unstable();
-    jobs.dedup();
-    t.cells = counts
-        .into_iter()
-        .map(|((day, job, kind), (lines, events))| TallyCell {
-            day,
-            job: jobs.binary_search(&job).unwrap_or_default() as u32,
-            kind,
-            lines,
-            events,
-        })
-        .collect();
-    t.jobs = jobs.into_iter().map(str::to_owned).collect();
-    t
+    let mut counter = Counter::new(report.window);
+    each_line(report, source_events, |l| counter.add(l.at, l.job_id, l.kind, l.members.len()));
+    counter.finish()
 }
 
-/// `out` newest first, then by job id (its `ranks`), then kind; lines equal in all three keep
-/// their order (the stable sort [`derive_reference`] does). The lines' keys are sorted, not the
-/// lines: packed into a `u64` with the line's index when they fit ([`compact_keys`]: the usual
-/// case) and sorted by a stable radix sort on the key's bits, else packed into a `u128`
-/// ([`sort_key`]) beside the index. The lines are then gathered in that order, each moved
-/// once (what is left behind holds nothing on the heap).
+/// The [`LogTally`] over `window` of lines already made (say, a few days of a log, to check
+/// against the whole log's tally).
+pub fn tally_lines(window: Window, lines: &[LogEvent]) -> LogTally {
+    let mut counter = Counter::new(window);
+    for e in lines {
+        counter.add(e.at, &e.job_id, e.kind, e.members.len());
+    }
+    counter.finish()
+}
+
+/// Lines counted into a [`LogTally`], by day, job and kind.
+struct Counter<'a> {
+    tally: LogTally,
+    counts: BTreeMap<(u32, &'a str, LogKind), (u32, u32)>,
+}
+
+impl<'a> Counter<'a> {
+    fn new(window: Window) -> Self {
+        Counter { tally: LogTally { window, jobs: Vec::new(), cells: Vec::new() }, counts: BTreeMap::new() }
+    }
+
+    /// A line (standing for `members` events, at least one); one before the window is left out.
+    fn add(&mut self, at: DateTime<Utc>, job: &'a str, kind: LogKind, members: usize) {
+        let Some(day) = self.tally.day_of(at) else { return };
+        let c = self.counts.entry((day, job, kind)).or_default();
+        c.0 += 1;
+        c.1 += members.max(1) as u32;
+    }
+
+    fn finish(self) -> LogTally {
+        let mut t = self.tally;
+        let mut jobs: Vec<&str> = self.counts.keys().map(|k| k.1).collect();
+        jobs.sort_unstable();
+        jobs.dedup();
+        t.cells = self
+            .counts
+            .into_iter()
+            .map(|((day, job, kind), (lines, events))| TallyCell {
+                day,
+                job: jobs.binary_search(&job).unwrap_or_default() as u32,
+                kind,
+                lines,
+                events,
+            })
+            .collect();
+        t.jobs = jobs.into_iter().map(str::to_owned).collect();
+        t
+    }
+}
+
 fn sort_lines(mut out: Vec<LogEvent>, ranks: &[u32]) -> Vec<LogEvent> {
     let order: Vec<usize> = match compact_keys(&out, ranks) {
         Some((mut keys, index_bits)) => {

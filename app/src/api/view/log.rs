@@ -290,14 +290,8 @@ pub async fn fleet_log_scaled(
     let job = nonempty(&q.job);
 
     // Each listed instance's window, and its jobs' names.
-    let windows: Vec<Window> = reads
-        .iter()
-        .map(|r| r.report.window)
-        .chain(logs.iter().map(|(_, l)| {
-            let w = l.tally().window;
-            Window { start: (w.end - chrono::TimeDelta::days(i64::from(days))).max(w.start), end: w.end }
-        }))
-        .collect();
+    let windows: Vec<Window> =
+        reads.iter().map(|r| r.report.window).chain(logs.iter().map(|(_, l)| l.tally().last_days(days))).collect();
     let mut job_names: Vec<String> = reads
         .iter()
         .flat_map(|r| r.names.values().cloned())
@@ -397,6 +391,22 @@ fn log_line(instance: &str, job_name: &str, e: &LogEvent, tz: Tz) -> LogLine {
     }
 }
 
+/// The lines `kept` names ((read, line) indices) of `reads`, as the page shows them.
+fn whole_lines(reads: &[Read], kept: &[(usize, usize)], tz: Tz) -> Vec<LogLine> {
+    kept.iter()
+        .map(|&(ri, ei)| {
+            let r = &reads[ri];
+            let e = &r.log[ei];
+            log_line(&r.name, r.job_name(&e.job_id), e, tz)
+        })
+        .collect()
+}
+
+/// A page of a log read from tallies ((instance, line) pairs), as the page shows it.
+fn tallied_lines(log: &tallied::Tallied, lines: &[(usize, LogEvent)], tz: Tz) -> Vec<LogLine> {
+    lines.iter().map(|(i, e)| log_line(log.instance_name(*i), log.job_name(*i, &e.job_id), e, tz)).collect()
+}
+
 /// The `cursor` text of a page starting `skip` lines into millisecond `ms`.
 fn cursor_text((ms, skip): (i64, usize)) -> String {
     format!("{ms}~{skip}")
@@ -425,23 +435,12 @@ impl FleetLog {
                     let skip = (0..end).rev().take_while(|&i| at(i) == ms).count();
                     cursor_text((ms, skip))
                 });
-                let lines = kept[start..end]
-                    .iter()
-                    .map(|&(ri, ei)| {
-                        let r = &reads[ri];
-                        let e = &r.log[ei];
-                        log_line(&r.name, r.job_name(&e.job_id), e, tz)
-                    })
-                    .collect();
+                let lines = whole_lines(&reads, &kept[start..end], tz);
                 LogData { lines, cursor, next_cursor, offset: start, ..self.data }
             }
             Lines::Tallied { log, page } => {
                 let Some(page) = page else { return LogData { cursor, ..self.data } };
-                let lines = page
-                    .lines
-                    .iter()
-                    .map(|(i, e)| log_line(log.instance_name(*i), log.job_name(*i, &e.job_id), e, tz))
-                    .collect();
+                let lines = tallied_lines(&log, &page.lines, tz);
                 LogData {
                     lines,
                     cursor,
@@ -474,14 +473,7 @@ impl FleetLog {
         match (&self.lines, at) {
             (Lines::Whole { reads, kept }, PieceAt::Index(from)) => {
                 let to = (from + n).min(kept.len());
-                let lines = kept[from.min(to)..to]
-                    .iter()
-                    .map(|&(ri, ei)| {
-                        let r = &reads[ri];
-                        let e = &r.log[ei];
-                        log_line(&r.name, r.job_name(&e.job_id), e, tz)
-                    })
-                    .collect();
+                let lines = whole_lines(reads, &kept[from.min(to)..to], tz);
                 (lines, (to < kept.len()).then_some(PieceAt::Index(to)))
             }
             (Lines::Tallied { log, .. }, at) => {
@@ -491,11 +483,7 @@ impl FleetLog {
                 };
                 // A piece of a large fleet's log analyses the fleet's days again: large pieces.
                 let page = log.page(cursor, n.max(TALLIED_PIECE)).await;
-                let lines = page
-                    .lines
-                    .iter()
-                    .map(|(i, e)| log_line(log.instance_name(*i), log.job_name(*i, &e.job_id), e, tz))
-                    .collect();
+                let lines = tallied_lines(log, &page.lines, tz);
                 (lines, page.next_cursor.map(|(ms, skip)| PieceAt::Cursor(ms, skip)))
             }
             (Lines::Whole { .. }, PieceAt::Cursor(..)) => (Vec::new(), None),

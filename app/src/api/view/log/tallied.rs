@@ -79,8 +79,11 @@ struct Listed {
     /// The stretch of its lines under the filter's time range (its window's start on; a line
     /// after its window's end, of a run that ended then, is still in it).
     range: Window,
-    /// Whether each of the tally's jobs passes the job filter.
-    job_ok: Vec<bool>,
+    /// Each day's lines and events under the filter (its kind aside), by kind, from the tally:
+    /// summed once, asked for on every round of a page.
+    by_day: Vec<Vec<(LogKind, u32, u32)>>,
+    /// Each day's lines the filter lists (its kind too).
+    listed: Vec<u64>,
     /// The tally's days in the log's window.
     days: u32,
 }
@@ -97,19 +100,13 @@ impl Listed {
     }
 
     /// The tally's lines and events on day `k` under the filter, by kind.
-    fn tallied(&self, k: u32, f: &Filter) -> impl Iterator<Item = (LogKind, u32, u32)> + '_ {
-        let problems_only = f.problems_only;
-        self.log
-            .tally()
-            .cells
-            .iter()
-            .filter(move |c| c.day == k && self.job_ok[c.job as usize] && (!problems_only || c.kind.is_problem()))
-            .map(|c| (c.kind, c.lines, c.events))
+    fn tallied(&self, k: u32) -> &[(LogKind, u32, u32)] {
+        self.by_day.get(k as usize).map_or(&[], Vec::as_slice)
     }
 
     /// How many lines on day `k` the filter lists (its kind too), by the tally.
-    fn listed_on(&self, k: u32, f: &Filter) -> u64 {
-        self.tallied(k, f).filter(|(kind, ..)| f.kind.is_none_or(|x| x == *kind)).map(|(_, l, _)| u64::from(l)).sum()
+    fn listed_on(&self, k: u32) -> u64 {
+        self.listed.get(k as usize).copied().unwrap_or_default()
     }
 
     fn passes(&self, e: &LogEvent, f: &Filter) -> bool {
@@ -165,6 +162,20 @@ impl Ord for Candidate {
     }
 }
 
+/// For each line, how many lines before it have its time, job and kind: with those, the line
+/// is found again among the same days' lines analysed another time.
+fn twins(lines: &[LogEvent]) -> Vec<u32> {
+    let mut seen: HashMap<(DateTime<Utc>, &str, LogKind), u32> = HashMap::new();
+    lines
+        .iter()
+        .map(|e| {
+            let n = seen.entry((e.at, e.job_id.as_str(), e.kind)).or_default();
+            *n += 1;
+            *n - 1
+        })
+        .collect()
+}
+
 /// How many instances' days are analysed at once.
 const AT_ONCE: usize = 4;
 
@@ -194,12 +205,12 @@ impl Tallied {
             .into_iter()
             .map(|(name, log)| {
                 let t = log.tally();
-                let start = (t.window.end - chrono::TimeDelta::days(i64::from(days))).max(t.window.start);
+                let start = t.last_days(days).start;
                 let range = Window {
                     start: filter.from.map_or(start, |f| f.max(start)),
                     end: filter.to.unwrap_or(DateTime::<Utc>::MAX_UTC),
                 };
-                let job_ok = t
+                let job_ok: Vec<bool> = t
                     .jobs
                     .iter()
                     .map(|id| {
@@ -208,7 +219,26 @@ impl Tallied {
                     })
                     .collect();
                 let days = days.min(t.days());
-                Listed { name, log, range, job_ok, days }
+                let mut by_day: Vec<BTreeMap<LogKind, (u32, u32)>> = vec![BTreeMap::new(); days as usize];
+                for c in t.cells.iter().filter(|c| {
+                    c.day < days && job_ok[c.job as usize] && (!filter.problems_only || c.kind.is_problem())
+                }) {
+                    let sum = by_day[c.day as usize].entry(c.kind).or_default();
+                    sum.0 += c.lines;
+                    sum.1 += c.events;
+                }
+                let by_day: Vec<Vec<(LogKind, u32, u32)>> =
+                    by_day.into_iter().map(|d| d.into_iter().map(|(k, (l, e))| (k, l, e)).collect()).collect();
+                let listed = by_day
+                    .iter()
+                    .map(|d| {
+                        d.iter()
+                            .filter(|(k, ..)| filter.kind.is_none_or(|x| x == *k))
+                            .map(|(_, l, _)| u64::from(*l))
+                            .sum()
+                    })
+                    .collect();
+                Listed { name, log, range, by_day, listed, days }
             })
             .collect();
         Tallied { listed, filter }
@@ -234,13 +264,13 @@ impl Tallied {
                 match l.day_in_range(k) {
                     None => {}
                     Some(true) => {
-                        for (kind, lines, events) in l.tallied(k, f) {
+                        for &(kind, lines, events) in l.tallied(k) {
                             let c = counts.entry(kind).or_default();
                             c.0 += lines as usize;
                             c.1 += events as usize;
                         }
                     }
-                    Some(false) if l.tallied(k, f).next().is_some() => cut.push((i, k)),
+                    Some(false) if !l.tallied(k).is_empty() => cut.push((i, k)),
                     Some(false) => {}
                 }
             }
@@ -277,13 +307,8 @@ impl Tallied {
             .map(|(i, (newest, oldest))| async move { (i, self.listed[i].lines_of(newest, oldest, true).await) })
             .buffer_unordered(AT_ONCE);
         while let Some((i, lines)) = analysed.next().await {
-            let mut worded: HashMap<(DateTime<Utc>, &str, LogKind, u32), &LogEvent> = HashMap::new();
-            let mut twins: HashMap<(DateTime<Utc>, &str, LogKind), u32> = HashMap::new();
-            for e in &lines {
-                let n = twins.entry((e.at, e.job_id.as_str(), e.kind)).or_default();
-                worded.insert((e.at, e.job_id.as_str(), e.kind, *n), e);
-                *n += 1;
-            }
+            let worded: HashMap<(DateTime<Utc>, &str, LogKind, u32), &LogEvent> =
+                lines.iter().zip(twins(&lines)).map(|(e, n)| ((e.at, e.job_id.as_str(), e.kind, n), e)).collect();
             for c in shown.iter_mut().filter(|c| c.instance == i) {
                 if let Some(e) = worded.get(&(c.at, c.line.job_id.as_str(), c.line.kind, c.twin)) {
                     c.line.text.clone_from(&e.text);
@@ -328,8 +353,8 @@ impl Tallied {
             for k in 0..newer {
                 match l.day_in_range(k) {
                     None => {}
-                    Some(true) => above += l.listed_on(k, f) as usize,
-                    Some(false) if l.tallied(k, f).next().is_some() => cut.push((i, k)),
+                    Some(true) => above += l.listed_on(k) as usize,
+                    Some(false) if !l.tallied(k).is_empty() => cut.push((i, k)),
                     Some(false) => {}
                 }
             }
@@ -352,7 +377,7 @@ impl Tallied {
                 next_day[i] = (to + 1 < l.days).then_some(to + 1);
                 // Only days with a line listed in range.
                 let wanted: Vec<u32> =
-                    (from..=to).filter(|&k| l.day_in_range(k).is_some() && l.listed_on(k, f) > 0).collect();
+                    (from..=to).filter(|&k| l.day_in_range(k).is_some() && l.listed_on(k) > 0).collect();
                 // Runs of consecutive days, a few at most each: an analysis holds a few days.
                 for k in wanted {
                     match taken.last_mut() {
@@ -371,16 +396,7 @@ impl Tallied {
             while let Some((i, lines)) = analysed.next().await {
                 let l = &self.listed[i];
                 derivations += 1;
-                let mut twins: HashMap<(DateTime<Utc>, &str, LogKind), u32> = HashMap::new();
-                let twin_of: Vec<u32> = lines
-                    .iter()
-                    .map(|e| {
-                        let n = twins.entry((e.at, e.job_id.as_str(), e.kind)).or_default();
-                        *n += 1;
-                        *n - 1
-                    })
-                    .collect();
-                drop(twins);
+                let twin_of = twins(&lines);
                 for (j, e) in lines.into_iter().enumerate() {
                     if !(l.passes(&e, f) && listed_kind(&e)) {
                         continue;
@@ -412,7 +428,7 @@ impl Tallied {
                 .filter_map(|(l, k)| {
                     let k = (*k)?;
                     (k..l.days)
-                        .find(|&k| l.day_in_range(k).is_some() && l.listed_on(k, f) > 0)
+                        .find(|&k| l.day_in_range(k).is_some() && l.listed_on(k) > 0)
                         .map(|k| l.log.tally().day(k).end)
                 })
                 .max();

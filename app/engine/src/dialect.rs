@@ -3,7 +3,7 @@
 //! Diagnostic naming its column), and turning wall-clock times or a fixed cadence into
 //! occurrences (`Clock`, `Until`, `collect`, `cadence`), capped at [`MAX_OCCURRENCES`].
 //!
-//! The dialects (`cron`, `mysql_event`, `job_table`, `service_broker`, `primentra`) import from here;
+//! The dialects (`cron`, `mysql_event`, `job_table`, `service_broker`, `primentra`, `pgagent`) import from here;
 //! `cron` re-exports the public items under their former `cron::` paths.
 use super::{Diagnostic, Dst, Occurrence, Schedule, ScheduleId, Severity, Window, Zone, tz};
 use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, TimeDelta, Utc};
@@ -31,9 +31,11 @@ pub enum Overlap {
 ///   late run is followed at once by the next due one.
 /// - Seed 004 (Primentra): the overlap guard logs "skipped" but leaves `NextScheduledRun`
 ///   alone, so the run happens at the first dispatcher cycle after the batch ends.
+/// - pgAgent: the next run is computed when a run ends, from the minute after it: the times
+///   the run covered are skipped.
 pub fn overlap_policy(s: &Schedule) -> Overlap {
     match s {
-        Schedule::Agent(_) => Overlap::Skip,
+        Schedule::Agent(_) | Schedule::PgAgent(_) => Overlap::Skip,
         Schedule::Cron(_) => Overlap::Queue,
         Schedule::MysqlEvent(_) => Overlap::Concurrent,
         Schedule::JobTable(_) | Schedule::ServiceBroker(_) | Schedule::Primentra(_) => Overlap::Queue,

@@ -32,6 +32,7 @@ pub mod history;
 pub mod job_table;
 pub mod log;
 pub mod mysql_event;
+pub mod pgagent;
 pub mod primentra;
 pub mod reconcile;
 pub mod replay;
@@ -61,6 +62,7 @@ pub fn forecast(id: ScheduleId, schedule: &Schedule, tz: Zone, window: Window) -
         Schedule::JobTable(s) => job_table::forecast(id, s, tz, window),
         Schedule::ServiceBroker(s) => service_broker::forecast(id, s, tz, window),
         Schedule::Primentra(s) => primentra::forecast(id, s, tz, window),
+        Schedule::PgAgent(s) => pgagent::forecast(id, s, tz, window),
     }
 }
 
@@ -73,6 +75,7 @@ pub fn next_after(id: ScheduleId, schedule: &Schedule, tz: Zone, after: DateTime
         Schedule::JobTable(s) => job_table::next_after(id, s, tz, after, count),
         Schedule::ServiceBroker(s) => service_broker::next_after(id, s, tz, after, count),
         Schedule::Primentra(s) => primentra::next_after(id, s, tz, after, count),
+        Schedule::PgAgent(s) => pgagent::next_after(id, s, tz, after, count),
     }
 }
 
@@ -85,6 +88,7 @@ pub fn describe(schedule: &Schedule) -> String {
         Schedule::JobTable(s) => job_table::describe(s),
         Schedule::ServiceBroker(s) => service_broker::describe(s),
         Schedule::Primentra(s) => primentra::describe(s),
+        Schedule::PgAgent(s) => pgagent::describe(s),
     }
 }
 

@@ -48,7 +48,7 @@ fn offset_secs(utc: NaiveDateTime, tz: Zone) -> i64 {
 /// Found by bisection over the instants within ±26 hours of `local` read as UTC: every zone's
 /// offset lies within those bounds, so the local time at the low end is before `local` and at
 /// the high end after it.
-fn gap_end(local: NaiveDateTime, tz: Zone) -> DateTime<Utc> {
+pub(crate) fn gap_end(local: NaiveDateTime, tz: Zone) -> DateTime<Utc> {
     let fallback = local.and_utc();
     let base = local.and_utc().timestamp();
     let local_ts = base; // the wall clock read as if it were UTC, in seconds

@@ -2,7 +2,7 @@
 //! what it should therefore do ([`Occurrence`]s, with the [`Dst`] rule that shaped them) and a
 //! [`Forecast`] of them with its diagnostics, and a run's [`Step`]s. [`Window`](super::Window), [`Run`](super::Run)
 //! and [`Diagnostic`] live in their own modules; `lib.rs` re-exports all of them.
-use super::{AgentSchedule, Diagnostic, Severity, cron, job_table, mysql_event, primentra, service_broker};
+use super::{AgentSchedule, Diagnostic, Severity, cron, job_table, mysql_event, pgagent, primentra, service_broker};
 use chrono::{DateTime, NaiveDateTime, Utc};
 use serde::{Deserialize, Serialize};
 
@@ -31,6 +31,10 @@ pub enum Schedule {
     /// `seed004`).
     #[serde(alias = "seed004")]
     Primentra(primentra::SchedulerConfiguration),
+    /// pgAgent (pgAdmin's scheduler): one `pgagent.pga_schedule` row with its `pga_exception`
+    /// rows (`kind = "pgagent"`; evaluated in the agent's session zone, the `tz` argument).
+    #[serde(rename = "pgagent")]
+    PgAgent(pgagent::PgAgentSchedule),
 }
 
 impl Schedule {
@@ -41,7 +45,7 @@ impl Schedule {
     /// edit of theirs applies from their next fire by itself.
     pub fn definition(&self) -> Option<Schedule> {
         match self {
-            Schedule::Agent(_) => Some(self.clone()),
+            Schedule::Agent(_) | Schedule::PgAgent(_) => Some(self.clone()),
             Schedule::Cron(c) => Some(Schedule::Cron(cron::CronSchedule { last_start: None, ..c.clone() })),
             Schedule::MysqlEvent(e) => {
                 Some(Schedule::MysqlEvent(mysql_event::MysqlEvent { last_executed: None, ..e.clone() }))
@@ -58,7 +62,7 @@ pub enum Dst {
     /// first valid instant after the gap.
     Gap,
     /// The nominal wall-clock time existed twice (fall back); the occurrence fires once, at the
-    /// earlier instant.
+    /// earlier instant (pgAgent's, as PostgreSQL reads the time: at the later one).
     Fold,
 }
 

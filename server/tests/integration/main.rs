@@ -35,6 +35,7 @@ mod mysql_events_real;
 mod pg_cron_incremental;
 mod pg_cron_real;
 mod pg_cron_source;
+mod pgagent_schedule;
 mod replicas;
 mod secrets;
 mod security;

@@ -24,6 +24,7 @@ use super::super::cron::CronSchedule;
 use super::super::dialect::parse_timestamp;
 use super::super::job_table::JobTableRow;
 use super::super::mysql_event::MysqlEvent;
+use super::super::pgagent::PgAgentSchedule;
 use super::super::primentra::SchedulerConfiguration;
 use super::super::service_broker::ServiceBrokerJob;
 use super::{Dialect, Row, Target};
@@ -48,6 +49,8 @@ const NO_CHANGE: &str = "-- No change: the proposed schedule is the same as the 
 ///   created with the article's `usp_AddJobSchedule`), and `EXEC usp_StopScheduledJob` /
 ///   `usp_StartScheduledJob` for `IsEnabled`, which ends or starts the Service Broker timer.
 /// - Primentra (seed 004): `UPDATE SchedulerConfigurations SET … WHERE Id = …;`.
+/// - pgAgent: `UPDATE pgagent.pga_schedule SET … WHERE jscid = …;` (its trigger then
+///   recomputes the job's next run).
 ///
 /// When `original` is of another dialect than `proposed` it is ignored (a comment says so);
 /// so is a `target` of another dialect. Nothing to change gives a one-line comment.
@@ -133,6 +136,13 @@ fn apply(original: Option<&Schedule>, proposed: &Schedule, target: &Target, cron
                 _ => None,
             };
             primentra(o, p, *id, *entity_id)
+        }
+        (Schedule::PgAgent(p), Target::PgAgent { jscid }) => {
+            let o = match original {
+                Some(Schedule::PgAgent(o)) => Some(o),
+                _ => None,
+            };
+            pgagent(o, p, *jscid)
         }
         // `target` was made to match `proposed` above.
         _ => NO_CHANGE.to_owned(),
@@ -882,5 +892,62 @@ fn primentra(
         ));
     }
     out.push(format!("UPDATE SchedulerConfigurations SET {} WHERE {wher};", sets.join(", ")));
+    out.join("\n")
+}
+
+// ---------------------------------------------------------------------------------------------
+// pgAgent's pga_schedule.
+// ---------------------------------------------------------------------------------------------
+
+fn pgagent(o: Option<&PgAgentSchedule>, p: &PgAgentSchedule, jscid: Option<i64>) -> String {
+    type Field = fn(&PgAgentSchedule) -> &Option<String>;
+    let cols: [(&str, Kind, Field); 8] = [
+        ("jscenabled", Kind::Flag, |s| &s.jscenabled),
+        ("jscstart", Kind::Text, |s| &s.jscstart),
+        ("jscend", Kind::Text, |s| &s.jscend),
+        ("jscminutes", Kind::Text, |s| &s.jscminutes),
+        ("jschours", Kind::Text, |s| &s.jschours),
+        ("jscweekdays", Kind::Text, |s| &s.jscweekdays),
+        ("jscmonthdays", Kind::Text, |s| &s.jscmonthdays),
+        ("jscmonths", Kind::Text, |s| &s.jscmonths),
+    ];
+    // A blank value is no value (NULL), whatever its kind.
+    let value = |kind: Kind, v: &Option<String>| {
+        val(kind, v.as_deref().filter(|t| !t.trim().is_empty() && !t.trim().eq_ignore_ascii_case("null")))
+    };
+    let mut sets = Vec::new();
+    for (name, kind, f) in cols {
+        let pv = value(kind, f(p));
+        match o {
+            Some(o) if same(&value(kind, f(o)), &pv) => continue,
+            None if pv == Val::Null => continue,
+            _ => {}
+        }
+        let lit = match &pv {
+            Val::Null => "NULL".to_owned(),
+            Val::Flag(b) => if *b { "true" } else { "false" }.to_owned(),
+            Val::Int(n) => n.to_string(),
+            Val::Ts(t) => pg(&t.format("%Y-%m-%d %H:%M:%S").to_string()),
+            Val::Text(t) | Val::Bad(t) => pg(t.trim()),
+        };
+        sets.push(format!("{name} = {lit}"));
+    }
+    if sets.is_empty() {
+        return NO_CHANGE.to_owned();
+    }
+    let mut out = Vec::new();
+    let own = o.and_then(|o| parse_id(o.jscid.as_deref())).or_else(|| parse_id(p.jscid.as_deref()));
+    let wher = match jscid.or(own) {
+        Some(id) => format!("jscid = {id}"),
+        None => {
+            out.push("-- Fill in the schedule's jscid (pgagent.pga_schedule.jscid) before running.".to_owned());
+            "jscid = <jscid>".to_owned()
+        }
+    };
+    out.push(
+        "-- pga_schedule_trigger then sets the job's jobnextrun again, computed from now() by pga_next_schedule."
+            .to_owned(),
+    );
+    out.push(format!("UPDATE pgagent.pga_schedule SET {} WHERE {wher};", sets.join(", ")));
     out.join("\n")
 }

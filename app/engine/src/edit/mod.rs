@@ -13,8 +13,8 @@
 //! read in), and the forecast that shows whether the edited schedule ever fires is the
 //! caller's (see [`never_fires_warning`]).
 //!
-//! - [`Dialect`]: the six sources, with stable keys for URLs (`agent`, `cron`, `mysql_event`,
-//!   `job_table`, `service_broker`, `primentra`) and labels.
+//! - [`Dialect`]: the seven sources, with stable keys for URLs (`agent`, `cron`, `mysql_event`,
+//!   `job_table`, `service_broker`, `primentra`, `pgagent`) and labels.
 //! - [`parse_row`] / [`parse_row_full`]: one row as JSON → a [`Schedule`] (and the [`Target`]
 //!   key columns found in the row); [`to_row`] writes a schedule back as such a row.
 //! - [`msdb_description`]: the text msdb's `sp_get_schedule_description` produces, as
@@ -62,20 +62,24 @@ pub enum Dialect {
     /// Seed 004: Primentra's `SchedulerConfigurations`.
     #[serde(rename = "primentra")]
     Primentra,
+    /// pgAgent: `pgagent.pga_schedule`.
+    #[serde(rename = "pgagent")]
+    PgAgent,
 }
 
 impl Dialect {
-    pub const ALL: [Dialect; 6] = [
+    pub const ALL: [Dialect; 7] = [
         Dialect::Agent,
         Dialect::Cron,
         Dialect::MysqlEvent,
         Dialect::JobTable,
         Dialect::ServiceBroker,
         Dialect::Primentra,
+        Dialect::PgAgent,
     ];
 
     /// The stable key for URLs: `agent`, `cron`, `mysql_event`, `job_table`, `service_broker`,
-    /// `primentra`.
+    /// `primentra`, `pgagent`.
     pub fn key(self) -> &'static str {
         match self {
             Dialect::Agent => "agent",
@@ -84,6 +88,7 @@ impl Dialect {
             Dialect::JobTable => "job_table",
             Dialect::ServiceBroker => "service_broker",
             Dialect::Primentra => "primentra",
+            Dialect::PgAgent => "pgagent",
         }
     }
 
@@ -109,6 +114,7 @@ impl Dialect {
             Dialect::JobTable => "MySQL job table",
             Dialect::ServiceBroker => "Service Broker scheduler",
             Dialect::Primentra => "Primentra scheduler",
+            Dialect::PgAgent => "pgAgent",
         }
     }
 
@@ -121,6 +127,7 @@ impl Dialect {
             Dialect::JobTable => "job",
             Dialect::ServiceBroker => "ScheduledJobs joined with JobSchedules",
             Dialect::Primentra => "SchedulerConfigurations",
+            Dialect::PgAgent => "pgagent.pga_schedule",
         }
     }
 
@@ -133,6 +140,7 @@ impl Dialect {
             Schedule::JobTable(_) => Dialect::JobTable,
             Schedule::ServiceBroker(_) => Dialect::ServiceBroker,
             Schedule::Primentra(_) => Dialect::Primentra,
+            Schedule::PgAgent(_) => Dialect::PgAgent,
         }
     }
 }
@@ -215,6 +223,12 @@ pub enum Target {
         #[serde(default)]
         entity_id: Option<i64>,
     },
+    /// `pgagent.pga_schedule.jscid`.
+    #[serde(rename = "pgagent")]
+    PgAgent {
+        #[serde(default)]
+        jscid: Option<i64>,
+    },
 }
 
 impl Target {
@@ -227,6 +241,7 @@ impl Target {
             Dialect::JobTable => Target::JobTable { job_id: None, job_owner: None, job_name: None },
             Dialect::ServiceBroker => Target::ServiceBroker { scheduled_job_id: None, job_schedule_id: None },
             Dialect::Primentra => Target::Primentra { id: None, entity_id: None },
+            Dialect::PgAgent => Target::PgAgent { jscid: None },
         }
     }
 
@@ -253,6 +268,7 @@ impl Target {
             Target::JobTable { .. } => Dialect::JobTable,
             Target::ServiceBroker { .. } => Dialect::ServiceBroker,
             Target::Primentra { .. } => Dialect::Primentra,
+            Target::PgAgent { .. } => Dialect::PgAgent,
         }
     }
 }

@@ -36,6 +36,7 @@ use super::super::cron::CronSchedule;
 use super::super::dialect::parse_timestamp;
 use super::super::job_table::JobTableRow;
 use super::super::mysql_event::MysqlEvent;
+use super::super::pgagent::PgAgentSchedule;
 use super::super::primentra::SchedulerConfiguration;
 use super::super::service_broker::ServiceBrokerJob;
 use super::super::{Diagnostic, Schedule};
@@ -69,6 +70,9 @@ enum Kind {
     Flag,
     /// Text, kept as written.
     Text,
+    /// A PostgreSQL `bool[]`: a JSON array of booleans (`row_to_json`'s) or its text
+    /// (`{t,f,…}`), kept as that text.
+    Bools,
 }
 
 /// What a column is for: the `at least one schedule column` check ignores keys and extras.
@@ -98,7 +102,7 @@ const fn extra(name: &'static str, kind: Kind) -> Col {
     Col { name, kind, role: Role::Extra, aliases: &[] }
 }
 
-use Kind::{AgentDate, AgentTime, Flag, Int, Text, Timestamp};
+use Kind::{AgentDate, AgentTime, Bools, Flag, Int, Text, Timestamp};
 
 const AGENT: &[Col] = &[
     col("enabled", Int),
@@ -200,6 +204,22 @@ const SEED004: &[Col] = &[
     extra("now", Timestamp),
 ];
 
+/// `pgagent.pga_schedule` (its `pga_exception` rows are not edited here: a parsed row has
+/// none). `jscstart` and `jscend` are `timestamptz` text, kept with their offsets.
+const PGAGENT: &[Col] = &[
+    key("jscid", Int),
+    key("jscjobid", Int),
+    key("jscname", Text),
+    col("jscenabled", Flag),
+    col("jscstart", Text),
+    col("jscend", Text),
+    col("jscminutes", Bools),
+    col("jschours", Bools),
+    col("jscweekdays", Bools),
+    col("jscmonthdays", Bools),
+    col("jscmonths", Bools),
+];
+
 fn columns(d: Dialect) -> &'static [Col] {
     match d {
         Dialect::Agent => AGENT,
@@ -208,6 +228,7 @@ fn columns(d: Dialect) -> &'static [Col] {
         Dialect::JobTable => SEED002,
         Dialect::ServiceBroker => SEED003,
         Dialect::Primentra => SEED004,
+        Dialect::PgAgent => PGAGENT,
     }
 }
 
@@ -286,6 +307,27 @@ fn agent_time(t: &str) -> Option<i64> {
     Some(i64::from(time.hour() * 10000 + time.minute() * 100 + time.second()))
 }
 
+/// A `bool[]` value as PostgreSQL's text: a JSON array's elements as `t`, `f` or `NULL`
+/// (other elements as their text), or the text as it is.
+fn bools_text(v: &Value) -> Result<Option<String>, &'static str> {
+    match v {
+        Value::Array(items) => {
+            let parts: Vec<String> = items
+                .iter()
+                .map(|x| match x {
+                    Value::Bool(true) => "t".to_owned(),
+                    Value::Bool(false) => "f".to_owned(),
+                    Value::Null => "NULL".to_owned(),
+                    Value::String(s) => s.replace([',', '{', '}'], " "),
+                    other => other.to_string().replace([',', '{', '}'], " "),
+                })
+                .collect();
+            Ok(Some(format!("{{{}}}", parts.join(","))))
+        }
+        other => text_of(other),
+    }
+}
+
 /// Read one value: `Ok(None)` for no value, the normalised text otherwise.
 fn read(c: &Col, raw: &str, diags: &mut Vec<Diagnostic>) -> Option<String> {
     if c.kind != Text && blank(raw) {
@@ -297,6 +339,21 @@ fn read(c: &Col, raw: &str, diags: &mut Vec<Diagnostic>) -> Option<String> {
     };
     match c.kind {
         Text => Some(raw.to_owned()),
+        // `{t,f,NULL}` whatever the spelling when it reads as booleans, else as written.
+        Bools => Some(match bools_json(raw) {
+            Some(Value::Array(items)) => {
+                let parts: Vec<&str> = items
+                    .iter()
+                    .map(|v| match v {
+                        Value::Bool(true) => "t",
+                        Value::Bool(false) => "f",
+                        _ => "NULL",
+                    })
+                    .collect();
+                format!("{{{}}}", parts.join(","))
+            }
+            _ => raw.trim().to_owned(),
+        }),
         Int => match whole(raw) {
             Some(n) => Some(n.to_string()),
             None => bad(diags, "not a whole number"),
@@ -367,7 +424,7 @@ fn values(dialect: Dialect, obj: &serde_json::Map<String, Value>) -> Result<Valu
         let Some(c) = cols.iter().find(|c| norm(c.name) == nk || c.aliases.iter().any(|a| norm(a) == nk)) else {
             continue;
         };
-        let raw = match text_of(v) {
+        let raw = match if c.kind == Bools { bools_text(v) } else { text_of(v) } {
             Ok(t) => t,
             Err(why) => {
                 diags.push(Diagnostic::error(c.name, excerpt(&v.to_string()), why));
@@ -564,6 +621,23 @@ pub fn parse_row_full(dialect: Dialect, json: &str) -> Result<Row, Vec<Diagnosti
             let t = Target::Primentra { id: v.int("Id"), entity_id: v.int("EntityId") };
             (Schedule::Primentra(c), t)
         }
+        Dialect::PgAgent => {
+            let p = PgAgentSchedule {
+                jscid: v.get("jscid"),
+                jscjobid: v.get("jscjobid"),
+                jscname: v.get("jscname"),
+                jscenabled: v.get("jscenabled"),
+                jscstart: v.get("jscstart"),
+                jscend: v.get("jscend"),
+                jscminutes: v.get("jscminutes"),
+                jschours: v.get("jschours"),
+                jscweekdays: v.get("jscweekdays"),
+                jscmonthdays: v.get("jscmonthdays"),
+                jscmonths: v.get("jscmonths"),
+                exceptions: Vec::new(),
+            };
+            (Schedule::PgAgent(p), Target::PgAgent { jscid: v.int("jscid") })
+        }
     };
     Ok(Row { schedule, target, active })
 }
@@ -583,9 +657,29 @@ fn cell(name: &str, kind: Kind, v: Option<&str>) -> (String, Value) {
                 _ => Value::from(t),
             },
             Timestamp | Text => Value::from(t),
+            // Back to the JSON array `row_to_json` gives, when the text reads as one.
+            Bools => bools_json(t).unwrap_or_else(|| Value::from(t)),
         },
     };
     (name.to_owned(), value)
+}
+
+/// `{t,f,NULL}` as a JSON array of booleans (and nulls); `None` for other text.
+fn bools_json(t: &str) -> Option<Value> {
+    let inner = t.trim().strip_prefix('{')?.strip_suffix('}')?;
+    if inner.trim().is_empty() {
+        return Some(Value::Array(Vec::new()));
+    }
+    inner
+        .split(',')
+        .map(|e| match e.trim().to_ascii_lowercase().as_str() {
+            "t" | "true" => Some(Value::Bool(true)),
+            "f" | "false" => Some(Value::Bool(false)),
+            "null" => Some(Value::Null),
+            _ => None,
+        })
+        .collect::<Option<Vec<_>>>()
+        .map(Value::Array)
 }
 
 /// The schedule as one row of its table: pretty JSON with the table's column names, in the
@@ -699,6 +793,25 @@ pub fn to_row(schedule: &Schedule) -> String {
                 if v.is_some() {
                     put(find(SEED004, n), s(v));
                 }
+            }
+        }
+        Schedule::PgAgent(p) => {
+            for (n, v) in [("jscid", &p.jscid), ("jscjobid", &p.jscjobid), ("jscname", &p.jscname)] {
+                if v.is_some() {
+                    put(find(PGAGENT, n), s(v));
+                }
+            }
+            for (n, v) in [
+                ("jscenabled", &p.jscenabled),
+                ("jscstart", &p.jscstart),
+                ("jscend", &p.jscend),
+                ("jscminutes", &p.jscminutes),
+                ("jschours", &p.jschours),
+                ("jscweekdays", &p.jscweekdays),
+                ("jscmonthdays", &p.jscmonthdays),
+                ("jscmonths", &p.jscmonths),
+            ] {
+                put(find(PGAGENT, n), s(v));
             }
         }
     }

@@ -28,13 +28,13 @@ pub fn never_fires_warning() -> Diagnostic {
 /// the schedule's zone). `pg_cron_version` is the installed `pg_cron` (`extversion`, e.g.
 /// `(1, 4)`); `None` when unknown, which warns about nothing version-related.
 ///
-/// - Disabled: Agent `enabled = 0`; MySQL `STATUS` DISABLED or SLAVESIDE_DISABLED; job table
+/// - Disabled: Agent `enabled = 0`; pgAgent `jscenabled = false`; MySQL `STATUS` DISABLED or SLAVESIDE_DISABLED; job table
 ///   `job_status` PAUSED, DISABLED, ABORTED, FINISHED or ERROR; Service Broker / Primentra
 ///   `IsEnabled = 0`; Primentra `ProcessingMode` manual. (pg_cron's `active` is no part of
 ///   the schedule: see [`row_warnings`].)
 /// - Ended: Agent `active_end_date` (at the day's last possible run) or a once schedule's
 ///   start; MySQL `ENDS` or a one-time event's `EXECUTE_AT`; job table
-///   `job_schedule_finish`; Service Broker run-once `NextRunOn`.
+///   `job_schedule_finish`; Service Broker run-once `NextRunOn`; pgAgent `jscend`.
 /// - pg_cron: day-of-month and day-of-week both restricted (Vixie cron runs on days matching
 ///   *either*); and for an installed version older than the feature: `cron.timezone` and
 ///   `'N seconds'` (1.5), `$` (1.6), `cron.alter_job` (1.4).
@@ -52,6 +52,18 @@ pub fn warnings(
         Schedule::JobTable(j) => job_table(j, now_local, &mut w),
         Schedule::ServiceBroker(j) => service_broker(j, now_local, &mut w),
         Schedule::Primentra(c) => primentra(c, &mut w),
+        Schedule::PgAgent(p) => {
+            if crate::pgagent::is_disabled(p) {
+                w.push(Diagnostic::warning(
+                    "jscenabled",
+                    "false",
+                    "the schedule is disabled: pgAgent does not run the job on it until it is enabled again",
+                ));
+            }
+            if let Some(end) = crate::pgagent::ended(p, now, now_local) {
+                w.push(Diagnostic::warning("jscend", end, "the schedule has ended: it will not run again"));
+            }
+        }
     }
     w
 }

@@ -1,4 +1,4 @@
-//! Runs every case in `tests/cases/{cron,mysql_event,job_table,service_broker,primentra,dry_run}/*.toml`.
+//! Runs every case in `tests/cases/{cron,mysql_event,job_table,service_broker,primentra,pgagent,dry_run}/*.toml`.
 //! Adding a case needs no code. One test runs them all, reports every failure with its file
 //! and case, and checks the minimum number of cases per dialect.
 //!
@@ -23,6 +23,11 @@
 //!   forecast must be empty. `expect_message`: some diagnostic's text contains this.
 //! - `expect_warning` / `expect_info`: a Warning / Info whose text contains this.
 //! - `describe = "…"`: the exact description (cron: with the zone, `describe_in`).
+//! - pgAgent only: `now` (local wall clock): what `pga_next_schedule` answers when called then
+//!   (`expect`: its one run, `[]` for NULL; `expect_message`: the error it raises); and the
+//!   arrays may be written as the values set (`jscminutes = [0, 30]`, `jschours`,
+//!   `jscweekdays` 0 = Sunday … 6, `jscmonthdays` 1..31 and 32 = last day, `jscmonths` 1..12),
+//!   or as the column's own text (`"{t,f,…}"`).
 //!
 //! Unless `expect_error` is given, a case fails on any Error diagnostic. A case must expect
 //! something (any `expect*` key or `describe`); one that expects nothing fails, and so does a
@@ -37,12 +42,20 @@ use chrono::{DateTime, NaiveDateTime, Utc};
 use chrono_tz::Tz;
 use serde::Deserialize;
 use sundial_engine::cron::{self, CronSchedule};
+use sundial_engine::pgagent;
 use sundial_engine::primentra::{self, QueueState, SchedulerConfiguration};
 use sundial_engine::{self as engine, Forecast, Schedule, Severity, Window, Zone, tz};
 
 /// Minimum cases per directory.
-const MINIMUM: &[(&str, usize)] =
-    &[("cron", 25), ("mysql_event", 25), ("job_table", 10), ("service_broker", 10), ("primentra", 10), ("dry_run", 15)];
+const MINIMUM: &[(&str, usize)] = &[
+    ("cron", 25),
+    ("mysql_event", 25),
+    ("job_table", 10),
+    ("service_broker", 10),
+    ("primentra", 10),
+    ("pgagent", 30),
+    ("dry_run", 15),
+];
 
 #[derive(Deserialize)]
 struct File<C> {
@@ -65,6 +78,7 @@ struct Case {
     schedule: toml::Value,
     after: Option<String>,
     window: Option<[String; 2]>,
+    now: Option<String>,
     count: Option<usize>,
     expect: Option<Vec<String>>,
     expect_utc: Option<Vec<String>>,
@@ -138,8 +152,66 @@ fn schedule_of(dir: &str, v: toml::Value) -> Result<Schedule, String> {
         "job_table" => Schedule::JobTable(v.try_into().map_err(e)?),
         "service_broker" => Schedule::ServiceBroker(v.try_into().map_err(e)?),
         "primentra" => Schedule::Primentra(v.try_into().map_err(e)?),
+        "pgagent" => Schedule::PgAgent(pgagent_row(v)?.try_into().map_err(e)?),
         other => return Err(format!("no dialect for directory {other}")),
     })
+}
+
+/// A pgAgent row with its arrays written as the values set turned into the columns' text.
+fn pgagent_row(v: toml::Value) -> Result<toml::Value, String> {
+    let toml::Value::Table(mut t) = v else { return Err("a pgagent schedule is a table of columns".into()) };
+    // Column, slots, slot of the first value (minute 0 is slot 1; day 1 is slot 1).
+    for (col, n, shift) in [
+        ("jscminutes", 60, 1),
+        ("jschours", 24, 1),
+        ("jscweekdays", 7, 1),
+        ("jscmonthdays", 32, 0),
+        ("jscmonths", 12, 0),
+    ] {
+        let Some(toml::Value::Array(items)) = t.get(col) else { continue };
+        if !items.iter().all(|i| i.is_integer()) {
+            continue;
+        }
+        let mut slots = vec!["f"; n];
+        for i in items {
+            let slot = i.as_integer().unwrap_or(-1) + shift;
+            match usize::try_from(slot - 1).ok().filter(|&s| s < n) {
+                Some(s) => slots[s] = "t",
+                None => return Err(format!("{col}: {i} is no value of the column")),
+            }
+        }
+        t.insert(col.into(), toml::Value::String(format!("{{{}}}", slots.join(","))));
+    }
+    Ok(toml::Value::Table(t))
+}
+
+/// A `now` case: what `pga_next_schedule` answers when called then.
+fn run_now(c: &Case, schedule: &Schedule, tz: Zone, now: &str) -> Vec<String> {
+    let Schedule::PgAgent(s) = schedule else { return vec!["`now` is for pgagent cases".into()] };
+    let now = match parse_local(now) {
+        Ok(n) => tz::local_to_instant(n, tz),
+        Err(e) => return vec![e],
+    };
+    let mut problems = Vec::new();
+    let (answer, diags) = pgagent::pga_next_schedule(s, tz, now);
+    let got: Vec<String> = match &answer {
+        pgagent::NextRun::At(t) => vec![fmt(tz::to_local(*t, tz))],
+        _ => Vec::new(),
+    };
+    check_list(&mut problems, "expect", got, &c.expect);
+    if let Some(m) = &c.expect_message {
+        let text = match &answer {
+            pgagent::NextRun::Fails(e) => e.clone(),
+            other => format!("{other:?}"),
+        };
+        if !text.contains(m.as_str()) {
+            problems.push(format!("expected the function to fail with {m:?}; got {text:?}"));
+        }
+    }
+    if c.expect_error.is_none() && diags.iter().any(|d| d.severity == Severity::Error) {
+        problems.push(format!("unexpected Error: {diags:?}"));
+    }
+    problems
 }
 
 fn check_list(problems: &mut Vec<String>, what: &str, got: Vec<String>, want: &Option<Vec<String>>) {
@@ -163,10 +235,13 @@ fn run_case(dir: &str, c: Case) -> Vec<String> {
         Err(_) => return vec![format!("bad tz {:?}", c.tz)],
     };
     let tz = Zone::from(tz);
-    let schedule = match schedule_of(dir, c.schedule) {
+    let schedule = match schedule_of(dir, c.schedule.clone()) {
         Ok(s) => s,
         Err(e) => return vec![e],
     };
+    if let Some(now) = &c.now {
+        return run_now(&c, &schedule, tz, now);
+    }
     let f: Forecast = if let Some([a, b]) = &c.window {
         let (a, b) = match (parse_local(a), parse_local(b)) {
             (Ok(a), Ok(b)) => (a, b),
@@ -431,6 +506,7 @@ fn schedules_round_trip_through_json() {
         r#"{"kind":"job_table","job_schedule_start":"2026-01-01 00:00:00","job_schedule_interval":60}"#,
         r#"{"kind":"service_broker","ValidFrom":"2026-01-01 00:00:00","FrequencyType":1,"IsEnabled":true}"#,
         r#"{"kind":"primentra","ProcessingMode":"scheduled","ScheduleType":"daily","RunTimes":"06:00"}"#,
+        r#"{"kind":"pgagent","jscid":3,"jscenabled":true,"jscstart":"1969-12-31 00:00:00+00","jscend":null,"jscminutes":"{t,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,t,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f}","jscweekdays":[false,true,false,false,false,false,false],"exceptions":[{"jexid":1,"jexdate":"1970-01-05","jextime":null}]}"#,
     ];
     // The first tags (after the seeds) still read as the same schedules.
     for (old, new) in [("seed002", "job_table"), ("seed003", "service_broker"), ("seed004", "primentra")] {

@@ -1,4 +1,4 @@
-//! Properties of the dialects added in issue 3 (pg_cron, MySQL events, seeds 002–004),
+//! Properties of the dialects added in issue 3 (pg_cron, MySQL events, seeds 002–004) and pgAgent,
 //! checked on generated schedules, zones and windows: occurrences strictly increase and stay
 //! inside the window, adjacent windows add up to their union, next_after agrees with forecast,
 //! cron agrees with a minute-by-minute Vixie oracle, and nothing panics on arbitrary input.
@@ -9,6 +9,7 @@ use proptest::prelude::*;
 use sundial_engine::cron::{self, CronSchedule, Plan};
 use sundial_engine::job_table::JobTableRow;
 use sundial_engine::mysql_event::MysqlEvent;
+use sundial_engine::pgagent::{PgAgentException, PgAgentSchedule};
 use sundial_engine::primentra::{self, QueueState, SchedulerConfiguration};
 use sundial_engine::service_broker::ServiceBrokerJob;
 use sundial_engine::{self as engine, Occurrence, Schedule, Window, Zone};
@@ -161,6 +162,48 @@ fn primentra() -> impl Strategy<Value = SchedulerConfiguration> {
         })
 }
 
+/// `{t,f,…}` with the slots of `values` (from `first`) set.
+fn bools(n: usize, first: usize, values: &[usize]) -> String {
+    let slots: Vec<&str> = (0..n).map(|i| if values.contains(&(i + first)) { "t" } else { "f" }).collect();
+    format!("{{{}}}", slots.join(","))
+}
+
+fn pgagent() -> impl Strategy<Value = PgAgentSchedule> {
+    let set = |lo: usize, hi: usize| prop_oneof![Just(Vec::new()), prop::collection::vec(lo..=hi, 1..5)];
+    (
+        (
+            set(0, 59),
+            set(0, 23),
+            set(0, 6),
+            set(1, 32),
+            prop_oneof![3 => Just(Vec::new()), 1 => prop::collection::vec(1usize..=12, 3..8)],
+        ),
+        instant(),
+        prop::option::weighted(0.2, instant()),
+        prop::option::weighted(0.3, (0i64..1500, 0u32..24)),
+    )
+        .prop_map(|((mi, h, wd, md, mo), start, end, ex)| PgAgentSchedule {
+            jscstart: Some(ts(start) + "+00"),
+            jscend: end.map(|e| ts(e) + "+00"),
+            jscminutes: Some(bools(60, 0, &mi)),
+            jschours: Some(bools(24, 0, &h)),
+            jscweekdays: Some(bools(7, 0, &wd)),
+            jscmonthdays: Some(bools(32, 1, &md)),
+            jscmonths: Some(bools(12, 1, &mo)),
+            exceptions: ex
+                .map(|(d, hh)| PgAgentException {
+                    jexdate: Some(
+                        (chrono::NaiveDate::from_ymd_opt(2023, 1, 1).unwrap() + Duration::days(d)).to_string(),
+                    ),
+                    jextime: Some(format!("{hh:02}:00:00")),
+                    ..PgAgentException::default()
+                })
+                .into_iter()
+                .collect(),
+            ..PgAgentSchedule::default()
+        })
+}
+
 fn schedule() -> impl Strategy<Value = Schedule> {
     prop_oneof![
         3 => cron_expr().prop_map(|e| Schedule::Cron(CronSchedule::new(e))),
@@ -168,6 +211,7 @@ fn schedule() -> impl Strategy<Value = Schedule> {
         1 => job_table().prop_map(Schedule::JobTable),
         2 => service_broker().prop_map(Schedule::ServiceBroker),
         2 => primentra().prop_map(Schedule::Primentra),
+        2 => pgagent().prop_map(Schedule::PgAgent),
     ]
 }
 
@@ -286,6 +330,7 @@ proptest! {
             Schedule::JobTable(JobTableRow { job_schedule_start: t(1), job_schedule_finish: t(5), job_schedule_interval: t(10), job_status: t(11), job_runner_start: t(4), job_runner_last_cycle_start: t(12), ..JobTableRow::default() }),
             Schedule::ServiceBroker(ServiceBrokerJob { job_schedule_id: t(13), valid_from: t(1), last_run_on: t(4), next_run_on: t(5), is_enabled: t(14), frequency_type: t(15), frequency: t(10), absolute_sub_frequency: t(11), relative_which: t(12), relative_what: t(13), run_at: t(2), ..ServiceBrokerJob::default() }),
             Schedule::Primentra(SchedulerConfiguration { processing_mode: t(0), schedule_type: t(3), interval_minutes: t(10), run_times: t(2), run_days: t(11), run_days_of_month: t(12), last_run: t(1), now: t(4), is_enabled: t(14), ..SchedulerConfiguration::default() }),
+            Schedule::PgAgent(PgAgentSchedule { jscenabled: t(14), jscstart: t(1), jscend: t(5), jscminutes: t(2), jschours: t(3), jscweekdays: t(11), jscmonthdays: t(12), jscmonths: t(13), exceptions: vec![PgAgentException { jexid: t(10), jexdate: t(4), jextime: t(6) }], ..PgAgentSchedule::default() }),
         ];
         for s in &rows {
             let f = engine::forecast(1, s, z, Window::new(at, at + Duration::days(1)));

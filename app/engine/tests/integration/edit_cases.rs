@@ -376,7 +376,7 @@ fn the_edit_harness_fails_what_it_cannot_check() {
 #[test]
 fn dialect_keys_are_stable_and_parse_back() {
     let keys: Vec<&str> = Dialect::ALL.iter().map(|d| d.key()).collect();
-    assert_eq!(keys, ["agent", "cron", "mysql_event", "job_table", "service_broker", "primentra"]);
+    assert_eq!(keys, ["agent", "cron", "mysql_event", "job_table", "service_broker", "primentra", "pgagent"]);
     let labels: Vec<&str> = Dialect::ALL.iter().map(|d| d.label()).collect();
     assert_eq!(
         labels,
@@ -386,7 +386,8 @@ fn dialect_keys_are_stable_and_parse_back() {
             "MySQL / MariaDB event",
             "MySQL job table",
             "Service Broker scheduler",
-            "Primentra scheduler"
+            "Primentra scheduler",
+            "pgAgent"
         ]
     );
     for d in Dialect::ALL {

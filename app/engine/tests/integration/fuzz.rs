@@ -17,6 +17,7 @@ use sundial_engine::fleet::{self, InstanceInput, JobInput, JobSchedule};
 use sundial_engine::job_table::{self, CycleSample, JobTableRow};
 use sundial_engine::log::LogKind;
 use sundial_engine::mysql_event::{self, MysqlEvent};
+use sundial_engine::pgagent::{self, PgAgentException, PgAgentSchedule};
 use sundial_engine::primentra::{self, QueueState, SchedulerConfiguration};
 use sundial_engine::reconcile::Settings;
 use sundial_engine::service_broker::{self, ServiceBrokerJob};
@@ -379,6 +380,45 @@ fn primentra_config() -> BoxedStrategy<SchedulerConfiguration> {
         .boxed()
 }
 
+/// A `bool[]` column: mostly `{t,f,…}` of about the right length, sometimes anything.
+fn bools_cell(n: usize) -> BoxedStrategy<Option<String>> {
+    let slot = prop::sample::select(vec!["t", "f", "f", "f", "NULL", "true", " f "]);
+    prop_oneof![
+        4 => prop::collection::vec(slot, n - 1..=n + 1).prop_map(|v| Some(format!("{{{}}}", v.join(",")))),
+        1 => Just(Some(format!("{{{}}}", vec!["f"; n].join(",")))),
+        1 => cell(),
+    ]
+    .boxed()
+}
+
+fn pgagent_schedule() -> BoxedStrategy<PgAgentSchedule> {
+    let stamp = prop_oneof![
+        3 => instant().prop_map(|t| Some(t.format("%Y-%m-%d %H:%M:%S+00").to_string())),
+        1 => instant().prop_map(|t| Some(t.format("%Y-%m-%dT%H:%M:%S%.f-05:30").to_string())),
+        1 => cell(),
+    ];
+    let exception =
+        (cell(), cell(), cell()).prop_map(|(jexid, jexdate, jextime)| PgAgentException { jexid, jexdate, jextime });
+    (
+        (cell(), stamp.clone(), stamp),
+        (bools_cell(60), bools_cell(24), bools_cell(7), bools_cell(32), bools_cell(12)),
+        prop::collection::vec(exception, 0..3),
+    )
+        .prop_map(|((jscenabled, jscstart, jscend), (mi, h, wd, md, mo), exceptions)| PgAgentSchedule {
+            jscenabled,
+            jscstart,
+            jscend,
+            jscminutes: mi,
+            jschours: h,
+            jscweekdays: wd,
+            jscmonthdays: md,
+            jscmonths: mo,
+            exceptions,
+            ..PgAgentSchedule::default()
+        })
+        .boxed()
+}
+
 fn schedule() -> BoxedStrategy<Schedule> {
     prop_oneof![
         agent_schedule().prop_map(Schedule::Agent),
@@ -387,6 +427,7 @@ fn schedule() -> BoxedStrategy<Schedule> {
         job_table_row().prop_map(Schedule::JobTable),
         service_broker_job().prop_map(Schedule::ServiceBroker),
         primentra_config().prop_map(Schedule::Primentra),
+        pgagent_schedule().prop_map(Schedule::PgAgent),
     ]
     .boxed()
 }
@@ -586,6 +627,19 @@ fn fuzz_primentra_rows() {
     });
 }
 
+#[test]
+fn fuzz_pgagent_rows() {
+    fuzz("pgagent", (pgagent_schedule(), zone(), window(), instant()), |(s, z, w, now)| {
+        check_named(&pgagent::validate(&s, z))?;
+        check_forecast(&pgagent::forecast(1, &s, z, w), &w)?;
+        let n = pgagent::next_after(1, &s, z, w.start, 3);
+        prop_assert!(n.occurrences.iter().all(|o| o.at > w.start));
+        let _ = pgagent::describe(&s);
+        let _ = pgagent::pga_next_schedule(&s, z, now);
+        Ok(())
+    });
+}
+
 /// Every dialect through the engine's entry points together (the way a read reaches them).
 #[test]
 fn fuzz_schedules() {
@@ -736,6 +790,20 @@ fn columns(d: Dialect) -> &'static [&'static str] {
             "IsEnabled",
             "last_run",
             "now",
+        ],
+        Dialect::PgAgent => &[
+            "jscid",
+            "jscjobid",
+            "jscname",
+            "jscenabled",
+            "jscstart",
+            "jscend",
+            "jscminutes",
+            "jschours",
+            "jscweekdays",
+            "jscmonthdays",
+            "jscmonths",
+            "JSCSTART",
         ],
     }
 }

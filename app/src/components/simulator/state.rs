@@ -31,6 +31,9 @@ pub fn example_row(d: Dialect) -> &'static str {
         Dialect::Primentra => {
             r#"{"Id":1,"EntityId":10,"ProcessingMode":"scheduled","ScheduleType":"interval","IntervalMinutes":60,"IsEnabled":1,"LastCompletedAt":"2026-01-01 00:00:00"}"#
         }
+        Dialect::PgAgent => {
+            r#"{"jscid":1,"jscjobid":1,"jscname":"nightly","jscenabled":true,"jscstart":"2026-01-01 00:00:00+00","jscend":null,"jscminutes":"{t,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f}","jschours":"{f,f,t,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f}","jscweekdays":"{f,f,f,f,f,f,f}","jscmonthdays":"{f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f,f}","jscmonths":"{f,f,f,f,f,f,f,f,f,f,f,f}"}"#
+        }
     }
 }
 

@@ -52,6 +52,7 @@ pub mod port {
     pub const BROKER_INC_MARIA: u16 = 25533;
     pub const PAGING_MARIA: u16 = 25534;
     pub const SHARES_PG: u16 = 25535;
+    pub const PGAGENT_SCHEDULE_PG: u16 = 25540;
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -270,7 +270,7 @@ fn reconcile_data(jobs: usize, window_days: i64, history_days: i64) -> Reconcile
                 agent_starts.push(down.end);
             }
             let zombie_periods = if i == 3 { vec![zombie] } else { Vec::new() };
-            InstanceContext { zombie_periods, agent_starts, all_run_starts }
+            InstanceContext { zombie_periods, agent_starts, all_run_starts, catches_up: false }
         })
         .collect();
     ReconcileData { jobs: out, contexts, window, now }

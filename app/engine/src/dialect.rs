@@ -42,6 +42,14 @@ pub fn overlap_policy(s: &Schedule) -> Overlap {
     }
 }
 
+/// True when the scheduler runs a time it missed (down, or busy with another job) once, late,
+/// as soon as it can, instead of dropping it: pgAgent (it computes the next time when a run
+/// ends and starts every job whose time has passed). Reconciliation then gives such a late run
+/// to the time it was for (see "Catching up" in [`crate::reconcile`]).
+pub fn catches_up(s: &Schedule) -> bool {
+    matches!(s, Schedule::PgAgent(_))
+}
+
 /// True when a tick that comes during a run starts late (when the run ends) instead of being
 /// skipped: Agent false, pg_cron true.
 pub fn queues_overlapping_ticks(s: &Schedule) -> bool {

@@ -190,6 +190,7 @@ pub fn analyze(input: &InstanceInput, window: Window, now: DateTime<Utc>, settin
         zombie_periods: Vec::new(),
         agent_starts: sorted_agent_starts(input),
         all_run_starts: sorted_run_starts(input),
+        catches_up: catches_up(input),
     };
     // 1. Forecast.
     let prepared: Vec<Prepared> = input.jobs.iter().map(|job| Prepared::new(job, tz, window)).collect();
@@ -236,6 +237,7 @@ pub fn analyze_reference(
         zombie_periods: Vec::new(),
         agent_starts: sorted_agent_starts(input),
         all_run_starts: sorted_run_starts(input),
+        catches_up: catches_up(input),
     };
     let prepared: Vec<Prepared> = input.jobs.iter().map(|job| Prepared::new(job, tz, window)).collect();
     let first: Vec<Reconciliation> =
@@ -266,6 +268,11 @@ fn zombie_misses(r: &mut Reconciliation, occurrences: &[Occurrence], periods: &[
             *cause = MissCause::AgentZombie { period: *period };
         }
     }
+}
+
+/// The instance's scheduler catches up on a missed time (its jobs are pgAgent's).
+fn catches_up(input: &InstanceInput) -> bool {
+    input.jobs.iter().flat_map(|j| &j.schedules).any(|s| super::dialect::catches_up(&s.schedule))
 }
 
 /// The instance's Agent starts, sorted.

@@ -345,7 +345,10 @@ fn plus(t: DateTime<Utc>, d: TimeDelta) -> DateTime<Utc> {
 /// The plan's cadences in time order (see the module docs).
 fn segments(p: &Plan) -> Vec<Segment> {
     let mut anchors = p.anchors.clone();
-    anchors.sort_by_key(|a| (a.at, a.kind));
+    super::order::sort_by_key(&mut anchors, |a| {
+        let [s, n] = super::order::instant(a.at);
+        [s, n, a.kind as i64, 0, 0, 0, 0, 0]
+    });
     let mut out = Vec::new();
     // The cadence in force: (anchor, step, first due time).
     let mut current: Option<(DateTime<Utc>, i64, DateTime<Utc>)> = p.nominal.map(|s| (s, p.interval, s));
@@ -397,7 +400,10 @@ fn run(id: ScheduleId, j: &JobTableRow, tz: Zone, until: Until) -> Forecast {
             break;
         }
     }
-    occurrences.sort_by_key(|o| o.at);
+    super::order::sort_by_key(&mut occurrences, |o| {
+        let [s, n] = super::order::instant(o.at);
+        [s, n, 0, 0, 0, 0, 0, 0]
+    });
     occurrences.dedup_by_key(|o| o.at);
     Forecast { occurrences, diagnostics }
 }

@@ -32,6 +32,7 @@ pub mod history;
 pub mod job_table;
 pub mod log;
 pub mod mysql_event;
+pub mod order;
 pub mod pgagent;
 pub mod primentra;
 pub mod reconcile;
@@ -101,6 +102,9 @@ pub fn forecast_job(schedules: &[(ScheduleId, Schedule)], tz: Zone, window: Wind
         out.occurrences.extend(f.occurrences);
         out.diagnostics.extend(f.diagnostics);
     }
-    out.occurrences.sort_by(|a, b| a.at.cmp(&b.at).then(a.schedule.cmp(&b.schedule)));
+    order::sort_by_key(&mut out.occurrences, |o| {
+        let [s, n] = order::instant(o.at);
+        [s, n, o.schedule, 0, 0, 0, 0, 0]
+    });
     out
 }

@@ -230,32 +230,27 @@ impl<'de> Deserialize<'de> for Element {
 // The row, checked.
 // ---------------------------------------------------------------------------------------------
 
-/// A `bool[]` element: true, false or NULL (which `= TRUE` never matches).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Tri {
-    T,
-    F,
-    Null,
-}
-
-/// A checked `bool[N]` column.
+/// A checked `bool[]` column of up to 64 slots (not generic over its length: one copy of
+/// the code serves the five columns, which keeps the browser's bundle small).
 #[derive(Clone, Copy, Debug)]
-struct Bools<const N: usize> {
-    slots: [Tri; N],
+struct Bools {
+    /// Bit `i` set: slot `i + 1` is TRUE (a NULL element is not: `= TRUE` never matches it).
+    t: u64,
+    /// Some element is NULL.
+    null: bool,
     /// Equal to `'{f,f,…}'` (every element false; a NULL makes it unequal).
     all_f: bool,
     any_t: bool,
 }
 
-impl<const N: usize> Bools<N> {
-    fn new(slots: [Tri; N]) -> Self {
-        Bools { slots, all_f: slots.iter().all(|&s| s == Tri::F), any_t: slots.contains(&Tri::T) }
-    }
+impl Bools {
+    /// Every slot false: the column's default.
+    const NONE: Bools = Bools { t: 0, null: false, all_f: true, any_t: false };
 
     /// `arr[i] = TRUE`, PL/pgSQL's 1-based subscript (out of range: NULL, not true).
     #[inline]
     fn t(&self, i: i64) -> bool {
-        usize::try_from(i - 1).ok().and_then(|i| self.slots.get(i)).is_some_and(|&s| s == Tri::T)
+        (1..=64).contains(&i) && self.t >> (i - 1) & 1 == 1
     }
 
     /// The check's clause: all false (every value), or slot `i` true.
@@ -264,8 +259,9 @@ impl<const N: usize> Bools<N> {
         self.all_f || self.t(i)
     }
 
+    /// The 0-based slots that are TRUE.
     fn set(&self) -> Vec<usize> {
-        (0..N).filter(|&i| self.slots[i] == Tri::T).collect()
+        (0..64).filter(|&i| self.t >> i & 1 == 1).collect()
     }
 }
 
@@ -290,11 +286,11 @@ struct Plan {
     tz: Zone,
     start: DateTime<Utc>,
     end: End,
-    minutes: Bools<60>,
-    hours: Bools<24>,
-    weekdays: Bools<7>,
-    monthdays: Bools<32>,
-    months: Bools<12>,
+    minutes: Bools,
+    hours: Bools,
+    weekdays: Bools,
+    monthdays: Bools,
+    months: Bools,
     /// `jscmonthdays = '{f,…,f,t}'`: only the last-day slot.
     only_last_day: bool,
     exceptions: Vec<Exception>,
@@ -326,19 +322,19 @@ fn parse_bool(v: &str) -> Option<bool> {
     }
 }
 
-/// A `bool[N]` column's text: `{t,f,…}` (optionally `[1:N]={…}`), exactly N elements.
-fn bools<const N: usize>(field: &str, v: &Option<String>, diags: &mut Vec<Diagnostic>) -> Option<Bools<N>> {
+/// A `bool[n]` column's text: `{t,f,…}` (optionally `[1:n]={…}`), exactly `n` elements.
+fn bools(field: &str, n: usize, v: &Option<String>, diags: &mut Vec<Diagnostic>) -> Option<Bools> {
     let Some(text) = v.as_deref().map(str::trim).filter(|t| !t.is_empty() && !t.eq_ignore_ascii_case("null")) else {
-        return Some(Bools::new([Tri::F; N]));
+        return Some(Bools::NONE);
     };
     let body = match text.strip_prefix('[') {
         Some(rest) => match rest.split_once("]=") {
-            Some((dims, body)) if dims.trim() == format!("1:{N}") => body.trim(),
+            Some((dims, body)) if dims.trim() == format!("1:{n}") => body.trim(),
             _ => {
                 diags.push(Diagnostic::error(
                     field,
                     text,
-                    format!("must be subscripted 1..{N} (pgAgent reads slots 1..{N})"),
+                    format!("must be subscripted 1..{n} (pgAgent reads slots 1..{n})"),
                 ));
                 return None;
             }
@@ -346,40 +342,41 @@ fn bools<const N: usize>(field: &str, v: &Option<String>, diags: &mut Vec<Diagno
         None => text,
     };
     let Some(inner) = body.strip_prefix('{').and_then(|b| b.strip_suffix('}')) else {
-        diags.push(Diagnostic::error(field, text, format!("not an array of {N} booleans like {{f,t,f,…}}")));
+        diags.push(Diagnostic::error(field, text, format!("not an array of {n} booleans like {{f,t,f,…}}")));
         return None;
     };
-    let mut slots = Vec::with_capacity(N);
+    let (mut t, mut null, mut len) = (0u64, false, 0usize);
     if !inner.trim().is_empty() {
         for part in inner.split(',') {
             let p = part.trim();
-            let unquoted = p.trim_matches('"');
-            let slot = if p.eq_ignore_ascii_case("null") {
-                Tri::Null
+            if p.eq_ignore_ascii_case("null") {
+                null = true;
             } else {
-                match parse_bool(unquoted) {
-                    Some(true) => Tri::T,
-                    Some(false) => Tri::F,
+                match parse_bool(p.trim_matches('"')) {
+                    Some(true) => {
+                        if len < 64 {
+                            t |= 1 << len;
+                        }
+                    }
+                    Some(false) => {}
                     None => {
                         diags.push(Diagnostic::error(field, text, format!("'{p}' is not a boolean (t or f)")));
                         return None;
                     }
                 }
-            };
-            slots.push(slot);
+            }
+            len += 1;
         }
     }
-    match <[Tri; N]>::try_from(slots) {
-        Ok(a) => Some(Bools::new(a)),
-        Err(v) => {
-            diags.push(Diagnostic::error(
-                field,
-                text,
-                format!("has {} elements; the column holds {N} (its CHECK: array_upper = {N})", v.len()),
-            ));
-            None
-        }
+    if len != n {
+        diags.push(Diagnostic::error(
+            field,
+            text,
+            format!("has {len} elements; the column holds {n} (its CHECK: array_upper = {n})"),
+        ));
+        return None;
     }
+    Some(Bools { t, null, all_f: t == 0 && !null, any_t: t != 0 })
 }
 
 /// A `timestamptz` as PostgreSQL prints it, or without an offset (then read in the zone).
@@ -531,11 +528,11 @@ fn analyze(s: &PgAgentSchedule, tz: Zone) -> (Option<Plan>, Vec<Diagnostic>) {
     let mut diags = Vec::new();
     let start = stamp_field("jscstart", &s.jscstart, &mut diags);
     let end = stamp_field("jscend", &s.jscend, &mut diags);
-    let minutes = bools::<60>("jscminutes", &s.jscminutes, &mut diags);
-    let hours = bools::<24>("jschours", &s.jschours, &mut diags);
-    let weekdays = bools::<7>("jscweekdays", &s.jscweekdays, &mut diags);
-    let monthdays = bools::<32>("jscmonthdays", &s.jscmonthdays, &mut diags);
-    let months = bools::<12>("jscmonths", &s.jscmonths, &mut diags);
+    let minutes = bools("jscminutes", 60, &s.jscminutes, &mut diags);
+    let hours = bools("jschours", 24, &s.jschours, &mut diags);
+    let weekdays = bools("jscweekdays", 7, &s.jscweekdays, &mut diags);
+    let monthdays = bools("jscmonthdays", 32, &s.jscmonthdays, &mut diags);
+    let months = bools("jscmonths", 12, &s.jscmonths, &mut diags);
     let exceptions: Vec<Option<Exception>> =
         s.exceptions.iter().enumerate().map(|(i, e)| exception_of(i, e, &mut diags)).collect();
     let start = match start {
@@ -581,7 +578,8 @@ fn analyze(s: &PgAgentSchedule, tz: Zone) -> (Option<Plan>, Vec<Diagnostic>) {
         End::Always => diags.push(Diagnostic::info("jscend is -infinity: the schedule never runs")),
         _ => {}
     }
-    let only_last_day = (1..=31).all(|d| monthdays.slots[d - 1] == Tri::F) && monthdays.slots[31] == Tri::T;
+    // Equal to '{f,…,f,t}': no NULL among the days, only slot 32 true.
+    let only_last_day = monthdays.t == 1 << 31 && !monthdays.null;
     if monthdays.t(32) && !only_last_day && monthdays.any_t && (1..=31).any(|d| monthdays.t(d)) {
         diags.push(Diagnostic::warning(
             "jscmonthdays",
@@ -727,7 +725,7 @@ const MAX_ITERATIONS: u32 = 200_000;
 
 /// The first slot in `from..=to` that is true (a PL/pgSQL `FOR i IN from .. to LOOP IF
 /// arr[i] = TRUE THEN … EXIT`, its bounds read once).
-fn first<const N: usize>(b: &Bools<N>, from: i64, to: i64) -> Option<i64> {
+fn first(b: &Bools, from: i64, to: i64) -> Option<i64> {
     (from..=to).find(|&i| b.t(i))
 }
 
@@ -1340,11 +1338,11 @@ fn and_list(items: &[String]) -> String {
 pub fn describe(s: &PgAgentSchedule) -> String {
     let mut d = Vec::new();
     let (Some(minutes), Some(hours), Some(weekdays), Some(monthdays), Some(months)) = (
-        bools::<60>("jscminutes", &s.jscminutes, &mut d),
-        bools::<24>("jschours", &s.jschours, &mut d),
-        bools::<7>("jscweekdays", &s.jscweekdays, &mut d),
-        bools::<32>("jscmonthdays", &s.jscmonthdays, &mut d),
-        bools::<12>("jscmonths", &s.jscmonths, &mut d),
+        bools("jscminutes", 60, &s.jscminutes, &mut d),
+        bools("jschours", 24, &s.jschours, &mut d),
+        bools("jscweekdays", 7, &s.jscweekdays, &mut d),
+        bools("jscmonthdays", 32, &s.jscmonthdays, &mut d),
+        bools("jscmonths", 12, &s.jscmonths, &mut d),
     ) else {
         return format!("Invalid pga_schedule row: {}", d.first().map(|x| x.to_string()).unwrap_or_default());
     };

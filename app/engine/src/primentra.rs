@@ -148,7 +148,7 @@ fn run_times(v: &str, diags: &mut Vec<Diagnostic>) -> Option<Vec<u32>> {
             }
         }
     }
-    out.sort_unstable();
+    super::order::sort_by_key(&mut out, |&s| [i64::from(s), 0, 0, 0, 0, 0, 0, 0]);
     out.dedup();
     Some(out)
 }
@@ -257,7 +257,7 @@ fn interval_plan(c: &SchedulerConfiguration, diags: &mut Vec<Diagnostic>) -> Opt
         interval_anchor(c, diags)
     };
     anchors.extend(last);
-    anchors.sort_unstable();
+    super::order::sort_by_key(&mut anchors, |a| super::order::by_instant(a.and_utc()));
     anchors.dedup();
     match minutes {
         Some(minutes) if !anchors.is_empty() => Some(Plan::Interval { anchors, minutes, first_stands }),

@@ -22,6 +22,14 @@
 //!   ([`Trigger::Schedule`]) claim slots before runs triggered by something else
 //!   ([`Trigger::Other`]: an alert, the Agent starting), so an alert-started run never hides
 //!   the schedule's own run in the same slot.
+//! - **Catching up** (a scheduler that runs a missed time once, late, when it can:
+//!   [`InstanceContext::catches_up`], pgAgent). Such a scheduler computes the job's next time
+//!   when a run ends, and starts the job at that time or, if it was down or busy, as soon as it
+//!   can. So a schedule-triggered run belongs to the earliest time due at or after the end of
+//!   the job's previous run (any run of the job, the one ending last) that no run has claimed,
+//!   if that time comes before the run's own slot: it is that time's run, late. The times
+//!   between are not run (missed, with their cause). A run with no earlier run in the history
+//!   given belongs to its own slot, as do runs triggered by something else.
 //! - **Never matched.** [`Trigger::Manual`] runs are always [`RunClass::Manual`]; runs whose
 //!   outcome is [`RunOutcome::Retry`] and runs no slot claims are [`RunClass::Unscheduled`].
 //! - **Schedule ids.** `Trigger::Schedule(Some(id))` is a preference, not a requirement: it only
@@ -230,6 +238,10 @@ pub struct InstanceContext {
     pub agent_starts: Vec<DateTime<Utc>>,
     /// Start instants of every run of every job on the instance, sorted.
     pub all_run_starts: Vec<DateTime<Utc>>,
+    /// The instance's scheduler runs a missed time once, late (pgAgent; see "Catching up" in
+    /// the [module docs](self)).
+    #[serde(default)]
+    pub catches_up: bool,
 }
 
 /// One job's occurrences and runs, classified.
@@ -336,17 +348,31 @@ impl<'a> Reconciler<'a> {
             .collect();
         let mut others: Vec<(usize, usize)> = Vec::new();
         let mut slots = SlotWalker { at: &groups.at, k: 0, window };
+        // The latest group a schedule-triggered run claimed: every claim so far is at or before it.
+        let mut last_claim: Option<usize> = None;
         for k in 0..runs.len() {
             let r = view.index(k);
             let run = &runs[r];
             if run.trigger == Trigger::Manual || run.outcome == RunOutcome::Retry {
                 continue;
             }
-            let Some(g) = slots.slot_of(run.start) else { continue };
+            let Some(mut g) = slots.slot_of(run.start) else { continue };
             if let Trigger::Other(_) = run.trigger {
                 others.push((g, r));
-            } else if claim[g] == UNCLAIMED {
+                continue;
+            }
+            if self.ctx.catches_up
+                && let Some(previous) = k.checked_sub(1)
+            {
+                // The earliest time at or after the previous run's end, past every claim.
+                let free_from = view.ends[view.latest_end[previous]];
+                let first = groups.at.partition_point(|at| *at < free_from);
+                let first = last_claim.map_or(first, |c| first.max(c + 1));
+                g = g.min(first);
+            }
+            if claim[g] == UNCLAIMED {
                 claim[g] = r;
+                last_claim = Some(g);
             }
         }
         for (g, r) in others {

@@ -54,10 +54,10 @@
 //! the runs sorted by start, keeping the moved runs and the other runs that are still going:
 //! `O(n log n + overlaps)` for `n` runs, never all pairs, and other jobs' runs never meet each
 //! other. Other jobs' runs are computed once and shared by both scenarios.
-use super::{Diagnostic, ScheduleId, Window};
+use super::{Diagnostic, ScheduleId, Window, order};
 use chrono::{DateTime, SecondsFormat, TimeDelta, Utc};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
 
 /// The default [`Settings::band_gap_secs`]: 15 minutes.
@@ -297,7 +297,7 @@ pub struct Impact {
 /// docs). The result is in time order.
 pub fn replay_runs(occurrences: &[DateTime<Utc>], estimate: Option<Estimate>) -> Vec<ReplayedRun> {
     let mut occ = occurrences.to_vec();
-    occ.sort_unstable();
+    order::sort_by_key(&mut occ, |&t| order::by_instant(t));
     occ.dedup();
     let (p50, p95) = lengths(estimate);
     walk(&occ, p50, p95)
@@ -400,7 +400,7 @@ fn clean(
             ),
         ));
     }
-    v.sort_unstable();
+    order::sort_by_key(&mut v, |&t| order::by_instant(t));
     let before = v.len();
     v.dedup();
     if v.len() < before {
@@ -467,9 +467,15 @@ impl Raw {
             Partner::Moved(_) => (self.lane, self.partner, None),
         }
     }
-    /// Unique per pair of runs; also the order overlaps are listed in.
-    fn identity(&self) -> (DateTime<Utc>, usize, DateTime<Utc>, Partner) {
-        (self.at, self.lane, self.partner_at, self.partner)
+    /// Unique per pair of runs (its start, lane, partner's start, partner); also the order
+    /// overlaps are listed in.
+    fn order(&self) -> order::Key {
+        let ([a, an], [p, pn]) = (order::instant(self.at), order::instant(self.partner_at));
+        let (kind, index) = match self.partner {
+            Partner::Moved(i) => (0, i),
+            Partner::Other(i) => (1, i),
+        };
+        [a, an, self.lane as i64, p, pn, kind, index as i64, 0]
     }
 }
 
@@ -478,6 +484,14 @@ impl Raw {
 struct Span {
     w: Window,
     owner: usize,
+}
+
+impl Span {
+    /// By start, then owner.
+    fn order(&self) -> order::Key {
+        let [s, n] = order::instant(self.w.start);
+        [s, n, self.owner as i64, 0, 0, 0, 0, 0]
+    }
 }
 
 /// Intersecting pairs between moved runs (and among them, across jobs) and other runs. Both
@@ -553,12 +567,12 @@ fn scenario(moved_runs: &[(usize, &[ReplayedRun])], others: &[Vec<Span>; 2]) -> 
         for (lane, runs) in moved_runs {
             spans(runs, *lane, level == 1, &mut m);
         }
-        m.sort_by_key(|s| (s.w.start, s.owner));
+        order::sort_by_key(&mut m, Span::order);
         sweep(&m, &others[level], out);
-        out.sort_by_key(Raw::identity);
+        order::sort_by_key(out, Raw::order);
     }
-    let likely: BTreeSet<_> = found[0].iter().map(Raw::identity).collect();
-    found[1].retain(|r| !likely.contains(&r.identity()));
+    let likely = order::set_of(found[0].iter().map(Raw::order).collect());
+    found[1].retain(|r| !order::contains(&likely, &r.order()));
     found
 }
 
@@ -576,7 +590,7 @@ fn diff(current: &[Raw], proposed: &[Raw]) -> (Vec<Raw>, Vec<Raw>) {
         }
     }
     let mut removed: Vec<Raw> = pending.into_values().flatten().copied().collect();
-    removed.sort_by_key(Raw::identity);
+    order::sort_by_key(&mut removed, Raw::order);
     (created, removed)
 }
 
@@ -786,7 +800,7 @@ fn other_spans(still: &[Still]) -> [Vec<Span>; 2] {
         spans(&s.runs, s.k, true, &mut out[1]);
     }
     for s in &mut out {
-        s.sort_by_key(|s| (s.w.start, s.owner));
+        order::sort_by_key(s, Span::order);
     }
     out
 }

@@ -51,7 +51,7 @@ pub fn reconcile_reference(
         .map(|r| if r.trigger == Trigger::Manual { RunClass::Manual } else { RunClass::Unscheduled })
         .collect();
     for schedule_pass in [true, false] {
-        for &r in &view.order {
+        for (k, &r) in view.order.iter().enumerate() {
             let run = &runs[r];
             let eligible = match run.trigger {
                 Trigger::Schedule(_) => schedule_pass,
@@ -61,9 +61,18 @@ pub fn reconcile_reference(
             if !eligible || run.outcome == RunOutcome::Retry {
                 continue;
             }
-            if let Some(g) = slot_of(&groups, run.start, window)
-                && claim[g].is_none()
+            let Some(mut g) = slot_of(&groups, run.start, window) else { continue };
+            if ctx.catches_up
+                && schedule_pass
+                && let Some(free_from) = view.order[..k].iter().map(|&j| view.ends[j]).max()
             {
+                // Catching up: the earliest time at or after the end of the runs before this
+                // one such that it and every time up to the run's own slot is unclaimed.
+                if let Some(h) = (0..=g).find(|&h| groups[h].at >= free_from && (h..=g).all(|i| claim[i].is_none())) {
+                    g = h;
+                }
+            }
+            if claim[g].is_none() {
                 claim[g] = Some(r);
             }
         }

@@ -79,6 +79,9 @@ struct Case {
     agent_starts: Vec<String>,
     #[serde(default)]
     other_starts: Vec<String>,
+    /// The scheduler catches up on a missed time (pgAgent).
+    #[serde(default)]
+    catches_up: bool,
     expect: Expect,
 }
 
@@ -265,6 +268,7 @@ fn run_case(case: &Case) -> Result<Vec<String>, String> {
             .collect::<Result<Vec<_>, String>>()?,
         agent_starts: case.agent_starts.iter().map(|s| c.at(s)).collect::<Result<Vec<_>, String>>()?,
         all_run_starts,
+        catches_up: case.catches_up,
     };
 
     let r = reconcile(&occurrences, &runs, window, now, horizon, &ctx, &settings);

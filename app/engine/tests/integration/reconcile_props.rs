@@ -115,7 +115,7 @@ fn input() -> impl Strategy<Value = Input> {
                     window,
                     now,
                     horizon,
-                    ctx: InstanceContext { zombie_periods: zp, agent_starts: agent, all_run_starts },
+                    ctx: InstanceContext { zombie_periods: zp, agent_starts: agent, all_run_starts, catches_up: false },
                     settings: Settings { grace_secs: grace, zombie_min_due: min_due },
                 }
             },

@@ -119,22 +119,24 @@ fn instance() -> impl Strategy<Value = Instance> {
             prop::collection::vec(instant(), 0..10),
             any::<bool>(),
         ),
-        (prop_oneof![8 => 0i64..300, 1 => any::<i64>()], 0usize..5),
+        (prop_oneof![8 => 0i64..300, 1 => any::<i64>()], 0usize..5, any::<bool>()),
     )
-        .prop_map(|(jobs, window, now, (zombie_periods, agent_starts, extra, sort_starts), (grace, min_due))| {
-            let mut all_run_starts: Vec<DateTime<Utc>> =
-                jobs.iter().flat_map(|j| j.runs.iter().map(|r| r.start)).chain(extra).collect();
-            if sort_starts {
-                all_run_starts.sort();
-            }
-            Instance {
-                jobs,
-                window,
-                now,
-                ctx: InstanceContext { zombie_periods, agent_starts, all_run_starts },
-                settings: Settings { grace_secs: grace, zombie_min_due: min_due },
-            }
-        })
+        .prop_map(
+            |(jobs, window, now, (zombie_periods, agent_starts, extra, sort_starts), (grace, min_due, catches_up))| {
+                let mut all_run_starts: Vec<DateTime<Utc>> =
+                    jobs.iter().flat_map(|j| j.runs.iter().map(|r| r.start)).chain(extra).collect();
+                if sort_starts {
+                    all_run_starts.sort();
+                }
+                Instance {
+                    jobs,
+                    window,
+                    now,
+                    ctx: InstanceContext { zombie_periods, agent_starts, all_run_starts, catches_up },
+                    settings: Settings { grace_secs: grace, zombie_min_due: min_due },
+                }
+            },
+        )
 }
 
 proptest! {
@@ -235,6 +237,7 @@ fn every_minute_day_matches_the_reference() {
         zombie_periods: vec![Window::new(base() + TimeDelta::hours(3), base() + TimeDelta::hours(4))],
         agent_starts: vec![base() + TimeDelta::hours(6)],
         all_run_starts,
+        catches_up: false,
     };
     let settings = Settings::default();
     for horizon in [None, Some(base() + TimeDelta::hours(2))] {

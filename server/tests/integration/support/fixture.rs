@@ -344,6 +344,7 @@ pub fn report(days: u32) -> InstanceReport {
             zombie_periods: vec![zombie()].into_iter().filter(|z| z.end > window.start).collect(),
             agent_starts: vec![day(40), agent_down().end],
             all_run_starts,
+            catches_up: false,
         },
     }
 }

@@ -31,7 +31,7 @@ pub fn sort_by_key<T>(v: &mut Vec<T>, key: impl Fn(&T) -> Key) {
 /// The indices of `keys` in key order, equal keys in their given order. Not generic: the one
 /// copy of the sort.
 #[inline(never)]
-fn order_of(keys: Vec<Key>) -> Vec<usize> {
+pub fn order_of(keys: Vec<Key>) -> Vec<usize> {
     let mut keyed: Vec<(Key, usize)> = keys.into_iter().enumerate().map(|(i, k)| (k, i)).collect();
     // The index makes every key unique, so the unstable sort is stable.
     keyed.sort_unstable();

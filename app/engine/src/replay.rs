@@ -57,7 +57,6 @@
 use super::{Diagnostic, ScheduleId, Window, order};
 use chrono::{DateTime, SecondsFormat, TimeDelta, Utc};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
 
 /// The default [`Settings::band_gap_secs`]: 15 minutes.
@@ -461,11 +460,13 @@ struct Raw {
 
 impl Raw {
     /// The diff matches on this (the moved run itself may move).
-    fn key(&self) -> (usize, Partner, Option<DateTime<Utc>>) {
-        match self.partner {
-            Partner::Other(_) => (self.lane, self.partner, Some(self.partner_at)),
-            Partner::Moved(_) => (self.lane, self.partner, None),
-        }
+    /// Its lane, its partner, and for a job not moved the partner run's start.
+    fn key(&self) -> order::Key {
+        let ([s, n], (kind, index)) = match self.partner {
+            Partner::Other(i) => (order::instant(self.partner_at), (1, i)),
+            Partner::Moved(i) => ([0, 0], (0, i)),
+        };
+        [self.lane as i64, kind, index as i64, s, n, 0, 0, 0]
     }
     /// Unique per pair of runs (its start, lane, partner's start, partner); also the order
     /// overlaps are listed in.
@@ -577,19 +578,29 @@ fn scenario(moved_runs: &[(usize, &[ReplayedRun])], others: &[Vec<Span>; 2]) -> 
 }
 
 /// `(created, removed)`: proposed overlaps no current one matches, and the reverse.
+/// Equal keys pair up in the order given: the first current with the first proposed, and so on.
 fn diff(current: &[Raw], proposed: &[Raw]) -> (Vec<Raw>, Vec<Raw>) {
-    let mut pending: BTreeMap<_, VecDeque<&Raw>> = BTreeMap::new();
-    for r in current {
-        pending.entry(r.key()).or_default().push_back(r);
-    }
-    let mut created = Vec::new();
-    for r in proposed {
-        match pending.get_mut(&r.key()).and_then(VecDeque::pop_front) {
-            Some(_) => {}
-            None => created.push(*r),
+    let ck: Vec<order::Key> = current.iter().map(Raw::key).collect();
+    let pk: Vec<order::Key> = proposed.iter().map(Raw::key).collect();
+    // Both in key order, equal keys in the order given: a merge pairs them.
+    let (co, po) = (order::order_of(ck.clone()), order::order_of(pk.clone()));
+    let (mut c_paired, mut p_paired) = (vec![false; current.len()], vec![false; proposed.len()]);
+    let (mut i, mut j) = (0, 0);
+    while i < co.len() && j < po.len() {
+        match ck[co[i]].cmp(&pk[po[j]]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                (c_paired[co[i]], p_paired[po[j]]) = (true, true);
+                (i, j) = (i + 1, j + 1);
+            }
         }
     }
-    let mut removed: Vec<Raw> = pending.into_values().flatten().copied().collect();
+    let unpaired = |rs: &[Raw], paired: &[bool]| -> Vec<Raw> {
+        rs.iter().zip(paired).filter(|(_, p)| !**p).map(|(r, _)| *r).collect()
+    };
+    let created = unpaired(proposed, &p_paired);
+    let mut removed = unpaired(current, &c_paired);
     order::sort_by_key(&mut removed, Raw::order);
     (created, removed)
 }

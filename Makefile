@@ -2,7 +2,7 @@
 #   make run   installs what is missing, builds, serves the demo at http://127.0.0.1:3000
 #   make test  installs what is missing, runs every test (the browser test included)
 SHELL := /bin/bash
-export PATH := $(HOME)/.cargo/bin:$(PATH)
+export PATH := $(CURDIR)/.tools/node_modules/.bin:$(HOME)/.cargo/bin:$(PATH)
 export LEPTOS_SITE_ROOT := target/site
 export LEPTOS_OUTPUT_NAME := sundial
 

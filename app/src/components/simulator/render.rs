@@ -256,9 +256,46 @@ pub fn choices(dialect: Dialect, column: &str) -> Option<&'static [&'static str]
     })
 }
 
+/// pgAgent's `bool[]` columns: how many slots, and each slot's label.
+pub fn slots(dialect: Dialect, column: &str) -> Option<(usize, fn(usize) -> String)> {
+    const DAYS: [&str; 7] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+    const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+    if dialect != Dialect::PgAgent {
+        return None;
+    }
+    Some(match column.to_ascii_lowercase().as_str() {
+        "jscminutes" => (60, |i| format!(":{i:02}")),
+        "jschours" => (24, |i| format!("{i:02}")),
+        "jscweekdays" => (7, |i| DAYS[i].to_owned()),
+        "jscmonthdays" => (32, |i| if i == 31 { "Last".to_owned() } else { (i + 1).to_string() }),
+        "jscmonths" => (12, |i| MONTHS[i].to_owned()),
+        _ => return None,
+    })
+}
+
+/// A `bool[]` column's value as `n` slots (`None`: not an array of `n` booleans, absent or
+/// empty is all false, as pgAgent's default).
+pub fn slot_values(v: &str, n: usize) -> Option<Vec<bool>> {
+    let t = v.trim();
+    if t.is_empty() {
+        return Some(vec![false; n]);
+    }
+    // `[true,false,…]` (JSON) or `{t,f,…}` (PostgreSQL's text).
+    let mut out = Vec::with_capacity(n);
+    for p in t.get(1..t.len() - 1)?.split(',') {
+        out.push(match p.trim() {
+            "true" | "t" => true,
+            "false" | "f" => false,
+            _ => return None,
+        });
+    }
+    (out.len() == n).then_some(out)
+}
+
 /// One labelled field per column of the row (the column editor; redrawn by the browser when
 /// the row's columns change): a `<select>` for a column of fixed values, its current value
-/// kept as an option even when the source would refuse it (the page says why).
+/// kept as an option even when the source would refuse it (the page says why); a box per
+/// slot for pgAgent's arrays (`col-{column}.{slot}`), when the column holds one.
 pub fn columns(dialect: Dialect, json: &str) -> String {
     let cols = super::state::columns(json);
     if cols.is_empty() {
@@ -266,6 +303,21 @@ pub fn columns(dialect: Dialect, json: &str) -> String {
     }
     cols.iter()
         .map(|(k, v)| {
+            if let Some((n, label)) = slots(dialect, k)
+                && let Some(set) = slot_values(v, n)
+            {
+                let mut s = format!(r#"<fieldset class="field picks"><legend>{}</legend>"#, escape(k));
+                for (i, on) in set.iter().enumerate() {
+                    let _ = write!(
+                        s,
+                        r#"<label><input type="checkbox" id="col-{}.{i}"{}>{}</label>"#,
+                        escape(k),
+                        if *on { " checked" } else { "" },
+                        label(i)
+                    );
+                }
+                return s + "</fieldset>";
+            }
             let field = match choices(dialect, k) {
                 None => format!(
                     r#"<input id="col-{}" autocomplete="off" spellcheck="false" value="{}">"#,

@@ -100,6 +100,22 @@ pub fn set_column(json: &str, base: &str, column: &str, text: &str) -> Option<St
     serde_json::to_string_pretty(&Value::Object(row)).ok()
 }
 
+/// Set slot `i` of a pgAgent `bool[]` column (its box in the column editor): the column
+/// becomes a JSON array of booleans, all false where it was absent or empty. Nothing changes
+/// when the column holds something else (the field shows it as text then).
+pub fn set_slot(json: &str, dialect: Dialect, column: &str, i: usize, on: bool) -> Option<String> {
+    let Value::Object(mut row) = serde_json::from_str::<Value>(json).ok()? else { return None };
+    let (n, _) = super::render::slots(dialect, column)?;
+    let (key, was) = row
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case(column))
+        .map_or_else(|| (column.to_owned(), String::new()), |(k, v)| (k.clone(), text_of(v)));
+    let mut set = super::render::slot_values(&was, n)?;
+    *set.get_mut(i)? = on;
+    row.insert(key, Value::Array(set.into_iter().map(Value::Bool).collect()));
+    serde_json::to_string_pretty(&Value::Object(row)).ok()
+}
+
 /// The columns of the row, in its order, with their texts (empty when the JSON is no object).
 pub fn columns(json: &str) -> Vec<(String, String)> {
     match serde_json::from_str::<Value>(json) {
@@ -279,7 +295,12 @@ impl State {
             "sim-dry-check" => self.queue[2] = value.to_owned(),
             _ if id.starts_with("col-") => {
                 let col = &id[4..];
-                if let Some(j) = set_column(&self.json, &self.base, col, value) {
+                let slot = col.split_once('.').and_then(|(c, i)| Some((c, i.parse::<usize>().ok()?)));
+                let j = match slot {
+                    Some((col, i)) => set_slot(&self.json, self.dialect, col, i, checked),
+                    None => set_column(&self.json, &self.base, col, value),
+                };
+                if let Some(j) = j {
                     self.json = j;
                 }
             }
@@ -736,6 +757,37 @@ mod tests {
         s.edit("schedule-json", "{", false);
         assert_eq!(s.statement(), "");
         assert!(s.no_statement().is_some());
+    }
+
+    #[test]
+    fn a_pgagent_array_is_edited_a_box_at_a_time_and_the_runs_follow() {
+        let mut s = State::new(&setup(Dialect::PgAgent));
+        let boxes = render::columns(Dialect::PgAgent, &s.json);
+        assert!(boxes.contains(r#"id="col-jscminutes.59""#), "a box per minute: {boxes}");
+        assert!(boxes.contains(r#"id="col-jscmonthdays.31""#) && boxes.contains(">Last<"), "slot 32 is the last day");
+        assert!(!boxes.contains(r#"id="col-jscminutes""#), "no text field for an array shown as boxes");
+        // Only minute 15 of hour 03: one run a day at 03:15.
+        for m in 0..60 {
+            s.edit(&format!("col-jscminutes.{m}"), "on", m == 15);
+        }
+        for h in 0..24 {
+            s.edit(&format!("col-jschours.{h}"), "on", h == 3);
+        }
+        let row: Value = serde_json::from_str(&s.json).unwrap();
+        let minutes = row["jscminutes"].as_array().unwrap();
+        assert_eq!(minutes.len(), 60);
+        assert_eq!(minutes.iter().filter(|v| v.as_bool() == Some(true)).count(), 1);
+        assert!(!s.current.runs.is_empty(), "{:?}", s.current.errors);
+        assert!(s.current.runs.iter().all(|r| r.text.contains("03:15:00")), "{:?}", s.current.runs);
+        assert!(s.statement().contains("UPDATE pgagent.pga_schedule"), "{}", s.statement());
+        // The box unticked again: every hour at :15.
+        s.edit("col-jschours.3", "on", false);
+        assert!(s.current.runs.iter().any(|r| !r.text.contains("03:15:00")), "{:?}", s.current.runs);
+        // A slot past the array's end, or a column that is no array, changes nothing.
+        let before = s.json.clone();
+        s.edit("col-jschours.24", "on", true);
+        s.edit("col-jscname.0", "on", true);
+        assert_eq!(s.json, before);
     }
 
     #[test]

@@ -37,7 +37,7 @@ const OLD_FLAGS: &str = "--seed002, --seed003 and --seed004, the first names of 
                          and --primentra, are still accepted.";
 
 /// The `kind`s a fleet configuration takes, for `--help`.
-const KINDS: &str = "Instance kinds: mssql, pg_cron, mysql_events, jobactivity, mysql_job_table, service_broker, \
+const KINDS: &str = "Instance kinds: mssql, pg_cron, pgagent, mysql_events, jobactivity, mysql_job_table, service_broker, \
                      primentra, sqlite_demo. seed001, seed002, seed003 and seed004, the first names of jobactivity, \
                      mysql_job_table, service_broker and primentra, are still accepted.";
 

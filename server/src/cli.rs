@@ -914,6 +914,7 @@ mod tests {
             &ScheduleArg {
                 agent: None,
                 cron: None,
+                pgagent: None,
                 mysql_event: None,
                 mysql_job_table: None,
                 service_broker: None,

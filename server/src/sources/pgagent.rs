@@ -604,17 +604,23 @@ async fn zone(db: &mut PgConnection, agents: &[Agent], notes: &mut Vec<Diagnosti
     let (found, whence) = match set {
         Some(s) => (Some(s), "the agent's role or the database (pg_db_role_setting)"),
         None => {
-            // Only superusers may read the file's settings: without, an error we step past.
-            let file: Result<Option<String>, _> = sqlx::query_scalar(
-                "SELECT setting FROM pg_catalog.pg_file_settings WHERE lower(name) = 'timezone' AND applied LIMIT 1",
-            )
-            .fetch_optional(&mut *db)
-            .await;
-            match file {
-                Ok(f) => (f, "the server's configuration"),
-                Err(sqlx::Error::Database(e)) if e.code().as_deref() == Some("42501") => (None, ""),
-                Err(e) => return Err(query_error("pg_file_settings", e)),
-            }
+            // Only superusers may read the file's settings (asked first: a refusal would end
+            // the read's transaction).
+            let may: bool = sqlx::query_scalar("SELECT has_table_privilege('pg_catalog.pg_file_settings', 'SELECT')")
+                .fetch_one(&mut *db)
+                .await
+                .map_err(|e| query_error("pg_file_settings", e))?;
+            let file: Option<String> = if may {
+                sqlx::query_scalar(
+                    "SELECT setting FROM pg_catalog.pg_file_settings WHERE lower(name) = 'timezone' AND applied LIMIT 1",
+                )
+                .fetch_optional(&mut *db)
+                .await
+                .map_err(|e| query_error("pg_file_settings", e))?
+            } else {
+                None
+            };
+            (file, "the server's configuration")
         }
     };
     match found.as_deref().map(|s| s.trim().trim_matches('\'')) {

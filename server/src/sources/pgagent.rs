@@ -266,7 +266,7 @@ async fn read_in(
                 restarted = Some((now, why));
             }
             let runs = paged(db, "jlgid > $1 AND jlgstart >= $2 AND jlgstart < $3", 0, Some(window)).await?;
-            let from = runs.iter().map(|r| i64::from(r.jlgid)).min().unwrap_or(0);
+            let from = runs.iter().map(|r| i64::from(r.jlgid)).min().or(high).unwrap_or(0);
             (extent, runs, from)
         }
     };

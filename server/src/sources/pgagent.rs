@@ -243,6 +243,8 @@ async fn read_in(
     let went_back = since.and_then(|m| m.went_back(low.map(|(id, at)| (id, Some(at))), high, words));
     let mut restarted = since.and_then(|m| m.restarted.clone()).filter(|(at, _)| now - *at < chrono::Duration::days(1));
 
+    // Every id fetched (a run outside the window too: it is read, not late), and how many.
+    let mut seen: BTreeSet<i64> = BTreeSet::new();
     let (extent, runs, from) = match since.filter(|_| went_back.is_none()) {
         Some(mark) => {
             let mut runs = paged(db, "jlgid > $1", mark.high, None).await?;
@@ -255,6 +257,7 @@ async fn read_in(
                     .map_err(|e| query_error(JOBLOG, e))?;
                 runs.extend(open.iter().map(run_row).collect::<Result<Vec<_>, _>>()?);
             }
+            seen.extend(runs.iter().map(|r| i64::from(r.jlgid)));
             runs.retain(|r| r.start >= window.start && r.start < window.end);
             (Extent::Delta, runs, mark.high)
         }
@@ -267,6 +270,7 @@ async fn read_in(
             }
             let runs = paged(db, "jlgid > $1 AND jlgstart >= $2 AND jlgstart < $3", 0, Some(window)).await?;
             let from = runs.iter().map(|r| i64::from(r.jlgid)).min().or(high).unwrap_or(0);
+            seen.extend(runs.iter().map(|r| i64::from(r.jlgid)));
             (extent, runs, from)
         }
     };
@@ -283,7 +287,7 @@ async fn read_in(
     }
     let steps = steps(db, &runs).await?;
 
-    let seen: BTreeSet<i64> = runs.iter().map(|r| i64::from(r.jlgid)).collect();
+    let rows = seen.len() as u64;
     let top = seen.iter().copied().chain(high).chain(since.filter(|_| extent == Extent::Delta).map(|m| m.high)).max();
     let top = top.unwrap_or(0);
     let live: HashMap<i32, &Agent> = agents.iter().filter(|a| a.alive).map(|a| (a.pid, a)).collect();
@@ -377,7 +381,6 @@ async fn read_in(
             earlier: Vec::new(),
         });
     }
-    let rows = runs.len() as u64;
     let mut steps = steps;
     for row in runs {
         let Some(job) = out.iter_mut().find(|j| j.id == row.jobid.to_string()) else { continue };

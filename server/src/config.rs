@@ -819,6 +819,13 @@ impl Checker<'_> {
                 "a sqlite_demo instance needs the path of its SQLite file",
             )),
             SourceKind::SqliteDemo => Ok(()),
+            SourceKind::PgAgent if r.path.is_some() => Err(self.invalid(
+                table_span,
+                me,
+                "path",
+                &format!("{:?}", r.path.clone().unwrap_or_default()),
+                "pgagent reads pgAgent's tables in PostgreSQL only: give host (or url_env), not path",
+            )),
             _ if r.host.is_none() && r.path.is_none() && !has_url => Err(self.invalid(
                 table_span,
                 me,
@@ -965,6 +972,15 @@ mod tests {
             assert!(SourceKind::ALL.iter().any(|k| k.scheduler() == s), "{s:?}");
         }
         assert_eq!(SourceKind::MysqlJobTable.scheduler().label(), "The job runner");
+    }
+
+    #[test]
+    fn a_pgagent_instance_is_postgresql() {
+        let c = one("pgagent", "user = \"sundial_reader\"\ntime_zone = \"Europe/Berlin\"\n").expect("loads");
+        assert_eq!((c.kind, c.kind.name()), (SourceKind::PgAgent, "pgagent"));
+        assert_eq!(c.kind.scheduler(), app::api::Scheduler::PgAgent);
+        let e = one("pgagent", "path = \"/tmp/x.sqlite\"\n").unwrap_err().to_string();
+        assert!(e.contains("path") && e.contains("PostgreSQL only"), "{e}");
     }
 
     #[test]

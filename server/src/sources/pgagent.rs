@@ -41,7 +41,9 @@
 //!   The run's message is the failing step's output (`f`), else the last step's.
 //! - The agent: `pga_jobagent` (`jaglogintime`, `jagstation`, `jagpid`); each login time is an
 //!   agent start (as SQL Agent's `syssessions.agent_start_date`: missed runs before it are
-//!   "the scheduler was down"); when no row is a live session (`pg_stat_activity`), the
+//!   "the scheduler was down"; a delta keeps the logins of the read it adds to, since an
+//!   agent's row goes when the next agent clears it); when no row is a live session
+//!   (`pg_stat_activity`), the
 //!   instance has a warning on `pga_jobagent` (the scheduler is stopped).
 //! - `jobnextrun` is checked against Sundial's forecast by `super::finish` (a warning when
 //!   they differ by more than a minute).
@@ -112,6 +114,15 @@ impl Source for PgAgent {
             let since = cx.held.and_then(|h| h.mark.as_ref());
             let read = read_incremental(&pool, &cx.config.name, cx.window, since, cx.now, cx.config.time_zone).await?;
             self.rows.fetch_add(read.rows, std::sync::atomic::Ordering::Relaxed);
+            let mut read = read;
+            // An agent's row goes when the next agent clears it: the logins Sundial saw before
+            // still happened (a whole read after Sundial's restart has only the table's).
+            if let Some(held) = cx.held.filter(|_| read.extent == Extent::Delta) {
+                let starts = &mut read.input.agent_starts;
+                starts.extend(held.input.agent_starts.iter().filter(|s| **s >= cx.window.start));
+                starts.sort_unstable();
+                starts.dedup();
+            }
             Ok(SourceRead {
                 extent: read.extent,
                 mark: Some(read.mark),

@@ -220,6 +220,7 @@ async fn the_real_pgagent_daemon_its_runs_its_stop_and_its_late_catch_up() {
     .await;
     let back = read(Some(down.clone())).await;
     assert!(back.input.agent_starts.contains(&relogin), "the restart is an agent start");
+    assert!(back.input.agent_starts.contains(&login), "the first agent's login, whose row the new agent cleared");
     assert!(!back.notes.iter().any(|n| n.field.as_deref() == Some("pga_jobagent")), "an agent is connected again");
     let tz = back.input.tz;
     for (job, last) in ["select-one", "divide-by-zero"].iter().zip(&last_before) {

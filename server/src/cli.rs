@@ -37,7 +37,7 @@ const OLD_FLAGS: &str = "--seed002, --seed003 and --seed004, the first names of 
                          and --primentra, are still accepted.";
 
 /// The `kind`s a fleet configuration takes, for `--help`.
-const KINDS: &str = "Instance kinds: mssql, pg_cron, mysql_events, jobactivity, mysql_job_table, service_broker, \
+const KINDS: &str = "Instance kinds: mssql, pg_cron, pgagent, mysql_events, jobactivity, mysql_job_table, service_broker, \
                      primentra, sqlite_demo. seed001, seed002, seed003 and seed004, the first names of jobactivity, \
                      mysql_job_table, service_broker and primentra, are still accepted.";
 
@@ -121,6 +121,15 @@ pub struct ScheduleArg {
     /// (cron.timezone).
     #[arg(long, value_name = "EXPR", allow_hyphen_values = true)]
     pub cron: Option<String>,
+    /// One pgagent.pga_schedule row as a JSON object (jscstart, jscend, the arrays jscminutes,
+    /// jschours, jscweekdays, jscmonthdays, jscmonths as JSON arrays of booleans or as
+    /// PostgreSQL's `{t,f,…}`), with "exceptions": [{"jexdate": …, "jextime": …}]; evaluated in
+    /// --tz (the agent's session TimeZone). Without jscstart, it is --after (the insert's time).
+    /// The first time printed is what pgagent.pga_next_schedule answers when called at --after;
+    /// each next one, what it answers at the time before (the agent's chain when runs end within
+    /// their minute).
+    #[arg(long, value_name = "JSON")]
+    pub pgagent: Option<String>,
     /// One information_schema.EVENTS row as a JSON object (EVENT_TYPE, INTERVAL_VALUE, …);
     /// times print in the event's TIME_ZONE (SYSTEM: --tz).
     #[arg(long, value_name = "JSON")]
@@ -287,6 +296,86 @@ pub fn parse_agent(json: &str, default_start: Option<NaiveDateTime>) -> Result<A
     Ok(s)
 }
 
+/// The pga_schedule columns `--pgagent` understands (`jscdesc` is accepted and ignored), and
+/// its list of pga_exception rows.
+const PGAGENT_COLUMNS: &[&str] = &[
+    "jscid",
+    "jscjobid",
+    "jscname",
+    "jscdesc",
+    "jscenabled",
+    "jscstart",
+    "jscend",
+    "jscminutes",
+    "jschours",
+    "jscweekdays",
+    "jscmonthdays",
+    "jscmonths",
+    "exceptions",
+];
+const PGAGENT_EXCEPTION_COLUMNS: &[&str] = &["jexid", "jexscid", "jexdate", "jextime"];
+
+/// Parse `--pgagent`: a pga_schedule row whose arrays may be JSON arrays, with its exceptions.
+/// Errors name the column (and the exception), in one line. Without `jscstart`, `default_start`
+/// (the local --after, as the column's default is the insert's time).
+pub fn parse_pgagent(
+    json: &str,
+    default_start: Option<NaiveDateTime>,
+) -> Result<engine::pgagent::PgAgentSchedule, String> {
+    const FLAG: &str = "--pgagent";
+    let mut value: serde_json::Value =
+        serde_json::from_str(json).map_err(|e| format!("{FLAG}: not valid JSON ({e})"))?;
+    let obj = value.as_object_mut().ok_or_else(|| format!("{FLAG}: expected a JSON object of pga_schedule columns"))?;
+    for (key, v) in obj.iter() {
+        if !PGAGENT_COLUMNS.contains(&key.as_str()) {
+            return Err(format!(
+                "{FLAG}: unknown column '{key}' (pga_schedule columns: {})",
+                PGAGENT_COLUMNS.join(", ")
+            ));
+        }
+        let array = matches!(key.as_str(), "jscminutes" | "jschours" | "jscweekdays" | "jscmonthdays" | "jscmonths");
+        match (key.as_str(), v) {
+            ("exceptions", serde_json::Value::Array(items)) => {
+                for (i, item) in items.iter().enumerate() {
+                    let row = item.as_object().ok_or_else(|| {
+                        format!("{FLAG}: exceptions[{i}] = {item}: expected an object with jexdate and jextime")
+                    })?;
+                    for (k, x) in row {
+                        if !PGAGENT_EXCEPTION_COLUMNS.contains(&k.as_str()) {
+                            return Err(format!(
+                                "{FLAG}: exceptions[{i}]: unknown column '{k}' (pga_exception columns: {})",
+                                PGAGENT_EXCEPTION_COLUMNS.join(", ")
+                            ));
+                        }
+                        if x.is_array() || x.is_object() {
+                            return Err(format!("exceptions[{i}].{k} = {x}: expected a string or null"));
+                        }
+                    }
+                }
+            }
+            ("exceptions", other) => return Err(format!("exceptions = {other}: expected an array of objects")),
+            (_, serde_json::Value::Object(_)) => return Err(format!("{key} = {v}: expected a value, not an object")),
+            (_, serde_json::Value::Array(_)) if !array => {
+                return Err(format!("{key} = {v}: expected a string, number, boolean or null"));
+            }
+            _ => {}
+        }
+    }
+    obj.remove("jscdesc");
+    if let Some(items) = obj.get_mut("exceptions").and_then(|e| e.as_array_mut()) {
+        for item in items {
+            if let Some(row) = item.as_object_mut() {
+                row.remove("jexscid");
+            }
+        }
+    }
+    let mut s: engine::pgagent::PgAgentSchedule = serde_json::from_value(value).map_err(|e| format!("{FLAG}: {e}"))?;
+    if s.jscstart.as_deref().is_none_or(|t| t.trim().is_empty()) {
+        s.jscstart = default_start.map(|a| a.format("%Y-%m-%d %H:%M:%S").to_string());
+    }
+    Ok(s)
+}
+
 /// Parse a dialect's JSON row: an object whose values are strings, numbers, booleans or null.
 /// Errors name the flag, or the column and its value, in one line.
 pub fn parse_row<T: serde::de::DeserializeOwned>(flag: &str, json: &str) -> Result<T, String> {
@@ -312,6 +401,9 @@ pub fn schedule_from(args: &ScheduleArg, after: Option<NaiveDateTime>) -> Result
     if let Some(j) = &args.mysql_event {
         return parse_row("--mysql-event", j).map(Schedule::MysqlEvent);
     }
+    if let Some(j) = &args.pgagent {
+        return parse_pgagent(j, after).map(Schedule::PgAgent);
+    }
     if let Some(j) = &args.mysql_job_table {
         return parse_row("--mysql-job-table", j).map(Schedule::JobTable);
     }
@@ -325,7 +417,8 @@ pub fn schedule_from(args: &ScheduleArg, after: Option<NaiveDateTime>) -> Result
         }
         return Ok(Schedule::Primentra(c));
     }
-    Err("give one of --agent, --cron, --mysql-event, --mysql-job-table, --service-broker, --primentra".into())
+    Err("give one of --agent, --cron, --pgagent, --mysql-event, --mysql-job-table, --service-broker, --primentra"
+        .into())
 }
 
 fn invalid(message: impl std::fmt::Display) -> ExitCode {
@@ -351,6 +444,9 @@ fn forecast_cmd(args: ForecastArgs) -> ExitCode {
         Err(e) => return invalid(e),
     };
     let after = tz::local_to_instant(args.after, args.tz.into());
+    if let Schedule::PgAgent(s) = &schedule {
+        return pgagent_forecast(s, args.tz, after, args.count, args.json);
+    }
     let f = engine::next_after(0, &schedule, args.tz.into(), after, args.count);
     if let Some(e) = f.diagnostics.iter().find(|d| d.severity == engine::Severity::Error) {
         return invalid(e);
@@ -360,6 +456,53 @@ fn forecast_cmd(args: ForecastArgs) -> ExitCode {
     }
     let times: Vec<NaiveDateTime> = f.occurrences.iter().map(|o| o.local).collect();
     print!("{}", render_times(&times, args.json));
+    ExitCode::SUCCESS
+}
+
+/// `forecast --pgagent`: what `pgagent.pga_next_schedule` answers when called at `after`, then
+/// at each time it answered (the trigger's chain when each run ends within its minute), up to
+/// `count` times. A NULL answer (past jscend) ends the list; the function's error ends it with
+/// a note saying so (the agent schedules the job no more).
+fn pgagent_forecast(
+    s: &engine::pgagent::PgAgentSchedule,
+    tz: Tz,
+    after: DateTime<Utc>,
+    count: usize,
+    json: bool,
+) -> ExitCode {
+    use engine::pgagent::{NextRun, pga_next_schedule, validate};
+    let diags = validate(s, tz.into());
+    if let Some(e) = diags.iter().find(|d| d.severity == engine::Severity::Error) {
+        return invalid(e);
+    }
+    for d in &diags {
+        eprintln!("sundial: note: {d}");
+    }
+    let mut times = Vec::new();
+    // Disabled (`jscenabled` false, said in a note): the trigger never reads it.
+    let enabled = !diags.iter().any(|d| d.field.as_deref() == Some("jscenabled"));
+    let mut now = after;
+    while enabled && times.len() < count {
+        match pga_next_schedule(s, tz.into(), now).0 {
+            NextRun::At(t) if t > now => {
+                times.push(tz::to_local(t, tz.into()));
+                now = t;
+            }
+            NextRun::At(_) | NextRun::Null => break,
+            NextRun::Fails(e) => {
+                eprintln!(
+                    "sundial: note: pgagent.pga_next_schedule fails when called at {} ({e}): the agent schedules the job no more",
+                    tz::to_local(now, tz.into()).format("%Y-%m-%dT%H:%M:%S")
+                );
+                break;
+            }
+            NextRun::Unknown => {
+                eprintln!("sundial: note: the next run lies past what Sundial models (years 1000 to 9999)");
+                break;
+            }
+        }
+    }
+    print!("{}", render_times(&times, json));
     ExitCode::SUCCESS
 }
 
@@ -395,6 +538,7 @@ fn describe_dialect(args: DescribeArgs) -> ExitCode {
         Schedule::JobTable(j) => (job_table::describe(j), job_table::validate(j)),
         Schedule::ServiceBroker(j) => (service_broker::describe(j), service_broker::validate(j)),
         Schedule::Primentra(c) => (primentra::describe(c), primentra::validate(c)),
+        Schedule::PgAgent(p) => (engine::pgagent::describe(p), engine::pgagent::validate(p, args.tz.into())),
         other => (engine::describe(other), Vec::new()),
     };
     println!("{text}");
@@ -770,6 +914,7 @@ mod tests {
             &ScheduleArg {
                 agent: None,
                 cron: None,
+                pgagent: None,
                 mysql_event: None,
                 mysql_job_table: None,
                 service_broker: None,

@@ -18,8 +18,8 @@
 //!
 //! [[instance]]
 //! name = "SQLPROD01"
-//! kind = "mssql"                   # mssql | pg_cron | mysql_events | jobactivity | mysql_job_table
-//!                                  # | service_broker | primentra | sqlite_demo
+//! kind = "mssql"                   # mssql | pg_cron | pgagent | mysql_events | jobactivity
+//!                                  # | mysql_job_table | service_broker | primentra | sqlite_demo
 //! host = "sqlprod01.corp"
 //! port = 1433
 //! user = "sundial_reader"
@@ -108,6 +108,9 @@ pub enum SourceKind {
     /// pg_cron: `cron.job` and `cron.job_run_details`.
     #[serde(rename = "pg_cron")]
     PgCron,
+    /// pgAgent (pgAdmin's job scheduler): the `pgagent` schema's tables.
+    #[serde(rename = "pgagent")]
+    PgAgent,
     /// The MySQL / MariaDB event scheduler: `information_schema.EVENTS`.
     #[serde(rename = "mysql_events")]
     MysqlEvents,
@@ -133,9 +136,10 @@ pub type Kind = SourceKind;
 
 impl SourceKind {
     /// Every kind, in the order messages list them.
-    pub const ALL: [SourceKind; 8] = [
+    pub const ALL: [SourceKind; 9] = [
         SourceKind::Mssql,
         SourceKind::PgCron,
+        SourceKind::PgAgent,
         SourceKind::MysqlEvents,
         SourceKind::JobActivity,
         SourceKind::MysqlJobTable,
@@ -149,6 +153,7 @@ impl SourceKind {
         match self {
             SourceKind::Mssql => "mssql",
             SourceKind::PgCron => "pg_cron",
+            SourceKind::PgAgent => "pgagent",
             SourceKind::MysqlEvents => "mysql_events",
             SourceKind::JobActivity => "jobactivity",
             SourceKind::MysqlJobTable => "mysql_job_table",
@@ -184,6 +189,7 @@ impl SourceKind {
         match self {
             SourceKind::Mssql | SourceKind::SqliteDemo => Scheduler::SqlAgent,
             SourceKind::PgCron => Scheduler::PgCron,
+            SourceKind::PgAgent => Scheduler::PgAgent,
             SourceKind::MysqlEvents => Scheduler::MysqlEvents,
             SourceKind::JobActivity => Scheduler::JobActivity,
             SourceKind::MysqlJobTable => Scheduler::MysqlJobTable,
@@ -813,6 +819,13 @@ impl Checker<'_> {
                 "a sqlite_demo instance needs the path of its SQLite file",
             )),
             SourceKind::SqliteDemo => Ok(()),
+            SourceKind::PgAgent if r.path.is_some() => Err(self.invalid(
+                table_span,
+                me,
+                "path",
+                &format!("{:?}", r.path.clone().unwrap_or_default()),
+                "pgagent reads pgAgent's tables in PostgreSQL only: give host (or url_env), not path",
+            )),
             _ if r.host.is_none() && r.path.is_none() && !has_url => Err(self.invalid(
                 table_span,
                 me,
@@ -959,6 +972,15 @@ mod tests {
             assert!(SourceKind::ALL.iter().any(|k| k.scheduler() == s), "{s:?}");
         }
         assert_eq!(SourceKind::MysqlJobTable.scheduler().label(), "The job runner");
+    }
+
+    #[test]
+    fn a_pgagent_instance_is_postgresql() {
+        let c = one("pgagent", "user = \"sundial_reader\"\ntime_zone = \"Europe/Berlin\"\n").expect("loads");
+        assert_eq!((c.kind, c.kind.name()), (SourceKind::PgAgent, "pgagent"));
+        assert_eq!(c.kind.scheduler(), app::api::Scheduler::PgAgent);
+        let e = one("pgagent", "path = \"/tmp/x.sqlite\"\n").unwrap_err().to_string();
+        assert!(e.contains("path") && e.contains("PostgreSQL only"), "{e}");
     }
 
     #[test]

@@ -206,7 +206,7 @@ pub struct Reading<'a> {
 }
 
 /// The fields of instance findings that mean "the scheduler is off".
-pub const SCHEDULER_STOPPED_FIELDS: [&str; 3] = ["event_scheduler", "cron.launcher", "agent_service"];
+pub const SCHEDULER_STOPPED_FIELDS: [&str; 4] = ["event_scheduler", "cron.launcher", "agent_service", "pga_jobagent"];
 
 /// The words [`next_run_disagrees`] begins with.
 const NEXT_RUN_DISAGREES: &str = "the scheduler expects the next run at";

@@ -485,7 +485,7 @@ pub struct Incident {
 
 /// What starts an instance's jobs: the scheduler Sundial reads there. Pages word what they
 /// say of it by this type, never by the configuration's strings or by display text. Its JSON
-/// form is `sql_agent` or the source kind's name (`pg_cron`, `mysql_events`, `jobactivity`,
+/// form is `sql_agent` or the source kind's name (`pg_cron`, `pgagent`, `mysql_events`, `jobactivity`,
 /// `mysql_job_table`, `service_broker`, `primentra`).
 // Not `Copy` (yet): pages pass it on with `.clone()`, which clippy refuses on a `Copy` type.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -496,6 +496,9 @@ pub enum Scheduler {
     SqlAgent,
     /// pg_cron.
     PgCron,
+    /// pgAgent (pgAdmin's job scheduler).
+    #[serde(rename = "pgagent")]
+    PgAgent,
     /// The MySQL / MariaDB event scheduler.
     MysqlEvents,
     /// A worker role keeping a `jobactivity` table (seed 001).
@@ -510,9 +513,10 @@ pub enum Scheduler {
 }
 
 impl Scheduler {
-    pub const ALL: [Scheduler; 7] = [
+    pub const ALL: [Scheduler; 8] = [
         Scheduler::SqlAgent,
         Scheduler::PgCron,
+        Scheduler::PgAgent,
         Scheduler::MysqlEvents,
         Scheduler::JobActivity,
         Scheduler::MysqlJobTable,
@@ -521,12 +525,13 @@ impl Scheduler {
     ];
 
     /// The scheduler of a configured source kind, as `InstanceStatus::kind` carries it: the
-    /// one place the configuration's spellings are read (`mssql`, `pg_cron`, `mysql_events`,
+    /// one place the configuration's spellings are read (`mssql`, `pg_cron`, `pgagent`, `mysql_events`,
     /// `jobactivity`, `mysql_job_table`, `service_broker`, `primentra`, and their first names
     /// `seed001` … `seed004`); SQL Agent for the demo (`sqlite_demo`) and anything else.
     pub fn of_kind(kind: &str) -> Scheduler {
         match kind {
             "pg_cron" => Scheduler::PgCron,
+            "pgagent" => Scheduler::PgAgent,
             "mysql_events" => Scheduler::MysqlEvents,
             "jobactivity" | "seed001" => Scheduler::JobActivity,
             "mysql_job_table" | "seed002" => Scheduler::MysqlJobTable,
@@ -543,6 +548,7 @@ impl Scheduler {
         match self {
             Scheduler::SqlAgent => "SQL Agent",
             Scheduler::PgCron => "pg_cron",
+            Scheduler::PgAgent => "pgAgent",
             Scheduler::MysqlEvents => "The event scheduler",
             Scheduler::JobActivity => "The worker role",
             Scheduler::MysqlJobTable => "The job runner",
@@ -556,6 +562,7 @@ impl Scheduler {
         match self {
             Scheduler::SqlAgent => "SQL Agent",
             Scheduler::PgCron => "pg_cron",
+            Scheduler::PgAgent => "pgAgent",
             Scheduler::MysqlEvents => "the event scheduler",
             Scheduler::JobActivity => "the worker role",
             Scheduler::MysqlJobTable => "the job runner",
@@ -570,6 +577,7 @@ impl Scheduler {
         match self {
             Scheduler::SqlAgent => "Agent",
             Scheduler::PgCron => "pg_cron",
+            Scheduler::PgAgent => "pgAgent",
             Scheduler::MysqlEvents => "event scheduler",
             Scheduler::JobActivity => "worker role",
             Scheduler::MysqlJobTable => "job runner",
@@ -593,6 +601,7 @@ impl Scheduler {
         match self {
             Scheduler::SqlAgent => "Agent restart",
             Scheduler::PgCron => "pg_cron restart",
+            Scheduler::PgAgent => "pgAgent restart",
             Scheduler::MysqlEvents => "Event scheduler restart",
             Scheduler::JobActivity => "Worker role restart",
             Scheduler::MysqlJobTable => "Job runner restart",
@@ -635,6 +644,14 @@ impl Scheduler {
                     what: "any run, when cron.log_run is off",
                     why: "with cron.log_run off pg_cron writes no cron.job_run_details row: every run is unknown",
                 },
+            ],
+            Scheduler::PgAgent => &[
+                CannotTell {
+                    what: "which schedule started a run, or whether it was started by hand",
+                    why: "pga_joblog keeps no trigger: a job with one enabled schedule has its runs put on it; a \
+                          \"run now\" from pgAdmin (jobnextrun set to now) looks like a scheduled run",
+                },
+                PURGED,
             ],
             Scheduler::MysqlEvents => &[
                 CannotTell {
@@ -1369,6 +1386,7 @@ mod tests {
             [
                 "SQL Agent",
                 "pg_cron",
+                "pgAgent",
                 "The event scheduler",
                 "The worker role",
                 "The job runner",
@@ -1395,9 +1413,12 @@ mod tests {
         assert_eq!(Scheduler::PgCron.log_label(LogKind::AgentStart), "pg_cron start");
         assert_eq!(Scheduler::MysqlEvents.log_label(LogKind::AgentStart), "event scheduler start");
         assert_eq!(Scheduler::PgCron.log_label(LogKind::Missed), "missed");
+        assert_eq!(Scheduler::PgAgent.log_label(LogKind::AgentStart), "pgAgent start");
+        // No "Agent" (SQL Agent's word) for the others; pgAgent's own name is not that word.
         for s in Scheduler::ALL.into_iter().filter(|s| *s != Scheduler::SqlAgent) {
             for words in [s.restart_word().to_owned(), s.log_label(LogKind::AgentStart), s.label().to_owned()] {
-                assert!(!words.contains("Agent") && !words.contains("agent"), "{s:?}: {words}");
+                let said = words.split(|c: char| !c.is_alphanumeric()).any(|w| w.eq_ignore_ascii_case("agent"));
+                assert!(!said, "{s:?}: {words}");
             }
         }
     }

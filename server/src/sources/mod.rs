@@ -31,6 +31,7 @@ pub mod msdb_rows;
 pub mod msdb_sqlite;
 pub mod mysql_events;
 pub mod pg_cron;
+pub mod pgagent;
 pub mod primentra;
 pub mod service_broker;
 pub mod snapshots;
@@ -94,7 +95,7 @@ pub enum Extent {
 }
 
 /// Where a source's history was read up to, for the next read to ask only past it: the
-/// highest key read (pg_cron's `runid`, msdb's `instance_id`), the lowest key the source
+/// highest key read (pg_cron's `runid`, pgAgent's `jlgid`, msdb's `instance_id`), the lowest key the source
 /// still held with its row's time (keys only grow and purges take the oldest: a lower key, or
 /// the same key on another row, means its history was replaced), the keys of the rows read
 /// unfinished (re-read by key until they end: pg_cron's runs not ended, msdb's step rows whose
@@ -199,6 +200,7 @@ pub fn open(config: &InstanceConfig) -> Box<dyn Source> {
     match config.kind {
         SourceKind::Mssql => Box::new(msdb::Msdb::default()),
         SourceKind::PgCron => Box::new(pg_cron::PgCron::default()),
+        SourceKind::PgAgent => Box::new(pgagent::PgAgent::default()),
         SourceKind::MysqlEvents => Box::new(mysql_events::MysqlEvents::default()),
         SourceKind::SqliteDemo => Box::new(msdb_sqlite::DemoFile::default()),
         SourceKind::JobActivity => Box::new(TablesSource::new(jobactivity::read)),

@@ -135,7 +135,7 @@ async fn failed(
 /// Column `column` of a row of `table`, as pg_cron types it (`expected`, in its words): a
 /// column of another type (a look-alike or altered table) fails the read, naming it, rather
 /// than reading as a default.
-fn column<'r, T>(row: &'r PgRow, table: &str, column: &str, expected: &str) -> Result<T, SourceError>
+pub(super) fn column<'r, T>(row: &'r PgRow, table: &str, column: &str, expected: &str) -> Result<T, SourceError>
 where
     T: sqlx::Decode<'r, Postgres> + sqlx::Type<Postgres>,
 {

@@ -200,3 +200,98 @@ fn exactly_one_schedule_flag() {
     let o = sundial(&["forecast", "--after", "2026-11-22T00:00:00"]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// `{…}` of `n` JSON booleans, true at `set`.
+fn bools(n: usize, set: &[usize]) -> String {
+    let v: Vec<&str> = (0..n).map(|i| if set.contains(&i) { "true" } else { "false" }).collect();
+    format!("[{}]", v.join(","))
+}
+
+/// Every quarter hour from 2026-11-22, but not at 10:30 that day (a pga_exception row).
+fn quarter_hours() -> String {
+    format!(
+        r#"{{"jscname": "quarter", "jscstart": "2026-11-22 00:00:00+00", "jscminutes": {}, "jscweekdays": {},
+            "exceptions": [{{"jexdate": "2026-11-22", "jextime": "10:30:00"}}]}}"#,
+        bools(60, &[0, 15, 30, 45]),
+        bools(7, &[])
+    )
+}
+
+#[test]
+fn pgagent_forecast_chains_the_function_and_skips_the_exception() {
+    let s = quarter_hours();
+    let o = sundial(&["forecast", "--pgagent", &s, "--after", "2026-11-22T10:00:00", "--count", "4"]);
+    assert!(o.status.success(), "stderr: {}", stderr(&o));
+    assert_eq!(stdout(&o), "2026-11-22T10:15:00\n2026-11-22T10:45:00\n2026-11-22T11:00:00\n2026-11-22T11:15:00\n");
+}
+
+#[test]
+fn pgagent_count_1_is_what_pga_next_schedule_answers_at_after() {
+    // pgagent.pga_next_schedule called at 10:14:30 searches from the next whole minute,
+    // 10:15:30 cut to 10:15, inclusive: 10:15 itself (checked against the real function).
+    let s = quarter_hours();
+    let o = sundial(&["forecast", "--pgagent", &s, "--after", "2026-11-22T10:14:30", "--count", "1", "--json"]);
+    assert!(o.status.success(), "stderr: {}", stderr(&o));
+    assert_eq!(stdout(&o), "[\"2026-11-22T10:15:00\"]\n");
+    // Called inside 10:15 the function never answers the minute it is in.
+    let o = sundial(&["forecast", "--pgagent", &s, "--after", "2026-11-22T10:15:00", "--count", "1"]);
+    assert_eq!(stdout(&o), "2026-11-22T10:45:00\n", "stderr: {}", stderr(&o));
+}
+
+#[test]
+fn pgagent_with_nothing_set_runs_every_two_minutes_and_says_why() {
+    let o = sundial(&["forecast", "--pgagent", "{}", "--after", "2026-11-22T10:00:30", "--count", "3"]);
+    assert!(o.status.success(), "stderr: {}", stderr(&o));
+    assert_eq!(stdout(&o), "2026-11-22T10:02:00\n2026-11-22T10:04:00\n2026-11-22T10:06:00\n");
+    assert!(stderr(&o).contains("every 2 minutes"), "{}", stderr(&o));
+}
+
+#[test]
+fn pgagent_in_the_agents_zone() {
+    // 09:00 every day in the session zone Europe/Berlin; times print in that zone.
+    let s = format!(
+        r#"{{"jscstart": "2026-11-01 00:00:00+00", "jscminutes": {}, "jschours": {}}}"#,
+        bools(60, &[0]),
+        bools(24, &[9])
+    );
+    let o = sundial(&[
+        "forecast",
+        "--pgagent",
+        &s,
+        "--tz",
+        "Europe/Berlin",
+        "--after",
+        "2026-11-22T09:00:00",
+        "--count",
+        "2",
+    ]);
+    assert!(o.status.success(), "stderr: {}", stderr(&o));
+    assert_eq!(stdout(&o), "2026-11-23T09:00:00\n2026-11-24T09:00:00\n");
+}
+
+#[test]
+fn pgagent_past_jscend_ends_the_list() {
+    let s = format!(
+        r#"{{"jscstart": "2026-11-22 00:00:00+00", "jscend": "2026-11-22 10:20:00+00", "jscminutes": {}}}"#,
+        bools(60, &[0, 15, 30, 45])
+    );
+    let o = sundial(&["forecast", "--pgagent", &s, "--after", "2026-11-22T10:00:00", "--count", "5"]);
+    assert!(o.status.success(), "stderr: {}", stderr(&o));
+    assert_eq!(stdout(&o), "2026-11-22T10:15:00\n");
+}
+
+#[test]
+fn pgagent_bad_rows_exit_2_naming_the_column() {
+    let after = ["--after", "2026-11-22T10:00:00"];
+    let o = sundial(&["forecast", "--pgagent", r#"{"jscminutes": [true, false]}"#, after[0], after[1]]);
+    assert_invalid(&o, &["jscminutes", "has 2 elements; the column holds 60"]);
+    let o = sundial(&["forecast", "--pgagent", r#"{"jscweekday": [true]}"#, after[0], after[1]]);
+    assert_invalid(&o, &["--pgagent: unknown column 'jscweekday'"]);
+    let o = sundial(&["forecast", "--pgagent", r#"{"exceptions": [{"jexdate": "2026-13-01"}]}"#, after[0], after[1]]);
+    assert_invalid(&o, &["jexdate", "2026-13-01", "exception 1"]);
+    let o = sundial(&["forecast", "--pgagent", r#"{"exceptions": [{"jexday": "x"}]}"#, after[0], after[1]]);
+    assert_invalid(&o, &["exceptions[0]: unknown column 'jexday'"]);
+    let o = sundial(&["forecast", "--pgagent", "[1]", after[0], after[1]]);
+    assert_invalid(&o, &["--pgagent: expected a JSON object"]);
+    assert!(stdout(&o).is_empty());
+}

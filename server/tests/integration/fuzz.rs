@@ -116,6 +116,7 @@ const TOKENS: &[&str] = &[
     "auto",
     "mssql",
     "pg_cron",
+    "pgagent",
     "mysql_events",
     "jobactivity",
     "mysql_job_table",
@@ -287,7 +288,7 @@ const AUTH: &[&str] = &["users_file", "session", "proxy_header", "trusted_proxie
 fn fleet_file() -> BoxedStrategy<String> {
     let instance = (
         prop_oneof![4 => (0u8..6).prop_map(|i| toml_string(&format!("i{i}"))), 1 => toml_value()],
-        prop_oneof![4 => prop::sample::select(vec!["mssql", "pg_cron", "mysql_events", "jobactivity", "mysql_job_table", "service_broker", "primentra", "sqlite_demo", "seed002", "oracle"]).prop_map(toml_string), 1 => toml_value()],
+        prop_oneof![4 => prop::sample::select(vec!["mssql", "pg_cron", "pgagent", "mysql_events", "jobactivity", "mysql_job_table", "service_broker", "primentra", "sqlite_demo", "seed002", "oracle"]).prop_map(toml_string), 1 => toml_value()],
         fields(INSTANCE),
         prop::collection::vec((toml_value(), fields(JOB)), 0..3),
         prop::option::of(fields(&["env", "team", "x"])),

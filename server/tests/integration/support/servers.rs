@@ -53,6 +53,8 @@ pub mod port {
     pub const PAGING_MARIA: u16 = 25534;
     pub const SHARES_PG: u16 = 25535;
     pub const PGAGENT_SCHEDULE_PG: u16 = 25540;
+    pub const PGAGENT_SOURCE_PG: u16 = 25545;
+    pub const PGAGENT_DAEMON_PG: u16 = 25546;
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -2,12 +2,13 @@
 //! PostgreSQL 15 on loopback: two jobs every minute, one whose step succeeds (`SELECT 1`) and
 //! one whose step fails (`SELECT 1/0`). Sundial reads their runs, steps and output; then the
 //! daemon is stopped while two of the schedule's minutes pass, and started again: Sundial sees
-//! the agent gone, the missed minutes with no run, the new agent's login, and the late run
-//! pgAgent makes at once for the time it missed (its `jobnextrun` was in the past).
+//! the agent gone, the new agent's login, and the late run pgAgent makes at once for the time
+//! it missed (its `jobnextrun` was in the past). Sundial's judgment gives that run to the first
+//! minute missed, late, and calls the minutes after it missed because the agent was down.
 //!
 //! Nothing waits on a clock: every wait polls the tables (or `pg_stat_activity`) until a
 //! condition holds, with a deadline. Both jobs are first started by "run now" (`jobnextrun =
-//! now()`, as pgAdmin does), so the test does not wait for a first minute to come round.
+//! now()`, as pgAdmin does), then run once on the schedule's next minute before the stop.
 use crate::support::servers::{TestServer, port};
 use app::engine::{self, RunOutcome, Severity, Window};
 use chrono::{DateTime, Duration, Utc};
@@ -128,12 +129,15 @@ async fn the_real_pgagent_daemon_its_runs_its_stop_and_its_late_catch_up() {
 
     // The agent runs both jobs at once; Sundial reads the runs, their steps and output.
     let mut daemon = Daemon::start(port::PGAGENT_DAEMON_PG, &log);
+    // Two runs each: "run now", then the schedule's own next minute (a last run before the
+    // stop on a minute of the schedule, so what follows does not hang on where "run now" fell).
     let _: i64 = until(
         &mut db,
-        60,
-        "both jobs' first runs ended",
+        90,
+        "both jobs' first two runs ended",
         &log,
-        "SELECT count(DISTINCT jlgjobid) FROM pgagent.pga_joblog WHERE jlgstatus IN ('s', 'f') HAVING count(DISTINCT jlgjobid) = 2",
+        "SELECT count(*) FROM (SELECT jlgjobid FROM pgagent.pga_joblog WHERE jlgstatus IN ('s', 'f') \
+           GROUP BY jlgjobid HAVING count(*) >= 2) two HAVING count(*) = 2",
     )
     .await;
     let first = read(None).await;
@@ -247,4 +251,37 @@ async fn the_real_pgagent_daemon_its_runs_its_stop_and_its_late_catch_up() {
     let outcome = |job: &str| runs(&back, job).iter().find(|r| r.start >= restart_from).map(|r| r.outcome);
     assert_eq!(outcome("select-one"), Some(RunOutcome::Succeeded));
     assert_eq!(outcome("divide-by-zero"), Some(RunOutcome::Failed));
+
+    // Sundial's judgment, as every page reads it: the catch-up run is the late run of the first
+    // minute the agent missed (pgAgent's jobnextrun then); the minutes after it up to the new
+    // login were never run, missed because the agent was down until it came back.
+    let now = Utc::now();
+    let window = Window::new(now - Duration::hours(1), now + Duration::milliseconds(1));
+    // No grace: the judgment is made seconds after the last minute missed, which a grace would
+    // still call upcoming.
+    let settings = engine::reconcile::Settings { grace_secs: 0, ..Default::default() };
+    let report = engine::fleet::analyze(&back.input, window, now, &settings);
+    for (job, last) in ["select-one", "divide-by-zero"].iter().zip(&last_before) {
+        let j = report.jobs.iter().find(|j| j.name == *job).expect("the job is judged");
+        let catch_up = j.runs.iter().position(|r| r.start >= restart_from).expect("the catch-up run");
+        let outcomes: Vec<(DateTime<Utc>, &engine::Outcome)> = j
+            .forecast
+            .occurrences
+            .iter()
+            .zip(&j.reconciliation.outcomes)
+            .filter(|(o, _)| o.at > *last && o.at < relogin)
+            .map(|(o, r)| (o.at, r))
+            .collect();
+        assert!(outcomes.len() >= 2, "{job}: {outcomes:?}");
+        assert!(
+            matches!(outcomes[0].1, engine::Outcome::Late { run, .. } if *run == catch_up),
+            "{job}: the first missed minute is the catch-up's, late: {outcomes:?}"
+        );
+        for (at, o) in &outcomes[1..] {
+            assert!(
+                matches!(o, engine::Outcome::Missed { cause: engine::reconcile::MissCause::AgentDown { restarted_at } } if *restarted_at == relogin),
+                "{job}: {at} missed, the agent down until {relogin}: {o:?}"
+            );
+        }
+    }
 }

@@ -157,7 +157,9 @@ async fn pgagent_source_reads_jobs_runs_steps_and_agents_with_only_the_documente
     assert_eq!(hourly.runs.iter().map(|r| r.outcome).collect::<Vec<_>>(), [RunOutcome::Crashed, RunOutcome::Failed]);
     assert!(hourly.runs[0].message.contains("aborted"), "{}", hourly.runs[0].message);
 
-    // The engine over it: 02:30 missed (05:00 is an exception: not expected), nothing else.
+    // The engine over it (05:00 is an exception: not expected). pgAgent catches up: with 02:30
+    // not run, the run at 02:45:01 is 02:30's, late (the agent's jobnextrun was 02:30), and
+    // 02:45 is the time never run (the next was computed from that run's end: 03:00).
     let report = analyze(input, window, now, &Settings::default());
     let job = report.jobs.iter().find(|j| j.name == "quarter-hourly").expect("the job");
     let missed: Vec<_> = job
@@ -168,7 +170,13 @@ async fn pgagent_source_reads_jobs_runs_steps_and_agents_with_only_the_documente
         .filter(|(_, o)| matches!(o, Outcome::Missed { .. }))
         .map(|(occ, _)| occ.at)
         .collect();
-    assert!(missed.contains(&t("2026-01-01T02:30:00Z")), "{missed:?}");
+    assert!(missed.contains(&t("2026-01-01T02:45:00Z")), "{missed:?}");
+    let at_0230 = job.forecast.occurrences.iter().position(|o| o.at == t("2026-01-01T02:30:00Z")).expect("02:30");
+    assert!(
+        matches!(job.reconciliation.outcomes[at_0230], Outcome::Late { delay_secs: 901, .. }),
+        "{:?}",
+        job.reconciliation.outcomes[at_0230]
+    );
     assert!(!job.forecast.occurrences.iter().any(|o| o.at == t("2026-01-01T05:00:00Z")), "the exception");
     let corrupt = report.jobs.iter().find(|j| j.name == "corrupt").expect("the corrupt job is shown");
     assert!(corrupt.forecast.occurrences.is_empty());

@@ -256,8 +256,11 @@ pub fn choices(dialect: Dialect, column: &str) -> Option<&'static [&'static str]
     })
 }
 
+/// A slot's label in a pgAgent array's boxes.
+pub type SlotLabel = fn(usize) -> String;
+
 /// pgAgent's `bool[]` columns: how many slots, and each slot's label.
-pub fn slots(dialect: Dialect, column: &str) -> Option<(usize, fn(usize) -> String)> {
+pub fn slots(dialect: Dialect, column: &str) -> Option<(usize, SlotLabel)> {
     const DAYS: [&str; 7] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
     const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
     if dialect != Dialect::PgAgent {

@@ -484,3 +484,65 @@ fn as_of_keeps_a_run_that_started_at_that_moment() {
     assert_eq!(then.agent_starts, [at]);
     assert_eq!((then.jobs[0].runs[0].outcome, then.jobs[0].runs[0].duration_secs), (RunOutcome::InProgress, 0));
 }
+
+/// pgAgent's agent alive but starting nothing for an hour (a stalled agent), then running the
+/// job once, late, when it wakes: the late run is the first stalled time's (pgAgent's
+/// `jobnextrun` then), and every time after it up to that run is missed in a zombie period,
+/// as for SQL Server Agent.
+#[test]
+fn a_stalled_pgagent_is_a_zombie_and_its_wake_up_run_is_the_first_stalled_times() {
+    use sundial_engine::pgagent::PgAgentSchedule;
+    let every_5 = format!("{{{}}}", (0..60).map(|m| if m % 5 == 0 { "t" } else { "f" }).collect::<Vec<_>>().join(","));
+    let schedule = PgAgentSchedule {
+        jscstart: Some("2024-02-01 00:00:00+00".into()),
+        jscminutes: Some(every_5),
+        ..Default::default()
+    };
+    let now = t("2024-03-01T12:00:00Z");
+    let window = Window::ending_at(now, TimeDelta::hours(12));
+    let (stalled, woke) = (t("2024-03-01T08:00:00Z"), t("2024-03-01T09:02:10Z"));
+    let mut runs = Vec::new();
+    let mut at = window.start;
+    while at < now {
+        if at < stalled || at >= t("2024-03-01T09:05:00Z") {
+            runs.push(run(at + TimeDelta::seconds(3), Trigger::Schedule(Some(1))));
+        }
+        at += TimeDelta::minutes(5);
+    }
+    runs.push(run(woke, Trigger::Schedule(Some(1))));
+    runs.sort_by_key(|r| r.start);
+    let input = InstanceInput {
+        name: "pg-batch".into(),
+        tz: chrono_tz::UTC.into(),
+        jobs: vec![job(
+            "1",
+            "queue drain",
+            true,
+            vec![JobSchedule { id: 1, name: "every 5".into(), enabled: true, schedule: Schedule::PgAgent(schedule) }],
+            runs,
+        )],
+        agent_starts: vec![t("2024-02-01T00:00:00Z")],
+    };
+    let report = analyze(&input, window, now, &Settings::default());
+    let j = &report.jobs[0];
+    assert!(j.forecast.diagnostics.is_empty(), "{:?}", j.forecast.diagnostics);
+    let [period] = report.context.zombie_periods[..] else { panic!("{:?}", report.context.zombie_periods) };
+    assert_eq!(period.end, woke, "the stall ends with the run it made on waking");
+    let woke_run = j.runs.iter().position(|r| r.start == woke).expect("the wake-up run");
+    for (occ, outcome) in j.forecast.occurrences.iter().zip(&j.reconciliation.outcomes) {
+        match occ.at {
+            at if at == stalled => assert_eq!(
+                outcome,
+                &Outcome::Late { run: woke_run, delay_secs: 3730 },
+                "08:00 is the wake-up run's, late"
+            ),
+            at if at > stalled && at < woke => assert_eq!(
+                outcome,
+                &Outcome::Missed { cause: MissCause::AgentZombie { period } },
+                "{at}: never run, the agent alive and stalled"
+            ),
+            at => assert!(matches!(outcome, Outcome::OnTime { .. }), "{at}: {outcome:?}"),
+        }
+    }
+    assert_eq!(j.missed, 12, "08:05 to 09:00");
+}

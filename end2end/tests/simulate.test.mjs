@@ -278,6 +278,28 @@ test('every dialect recomputes as you type in a column, before the field loses f
   }
 });
 
+test("pgAgent's arrays are a box per slot: ticking and unticking moves the runs and the UPDATE", async () => {
+  const { page, context } = await open('/simulate?dialect=pgagent&tz=UTC&after=2026-11-22T07:00:00&count=3');
+  const first = (want) => page.waitForFunction((w) => {
+    const got = [...document.querySelectorAll('#next-runs time')].map((t) => t.getAttribute('datetime'));
+    return JSON.stringify(got) === w;
+  }, JSON.stringify(want));
+  await first(['2026-11-23T02:00:00', '2026-11-24T02:00:00', '2026-11-25T02:00:00']);
+  assert.equal(await page.locator('#sim-columns input[type="checkbox"]').count(), 60 + 24 + 7 + 32 + 12, 'a box per slot');
+  await page.locator('[id="col-jscminutes.30"]').check();
+  await first(['2026-11-23T02:00:00', '2026-11-23T02:30:00', '2026-11-24T02:00:00']);
+  await page.locator('[id="col-jscminutes.0"]').uncheck();
+  await first(['2026-11-23T02:30:00', '2026-11-24T02:30:00', '2026-11-25T02:30:00']);
+  // The last day of the month (slot 32) alone: 02:30 on 2026-11-30, then 2026-12-31.
+  await page.locator('[id="col-jscmonthdays.31"]').check();
+  await first(['2026-11-30T02:30:00', '2026-12-31T02:30:00', '2027-01-31T02:30:00']);
+  const statement = await page.locator('#sim-statement').innerText();
+  assert.match(statement, /UPDATE pgagent\.pga_schedule SET/);
+  assert.match(statement.replace(/\s+/g, ''), /jscminutes='\{f(,f){29},t(,f){29}\}'/, 'minute 30 alone in the UPDATE');
+  await page.screenshot({ path: path.join(RESULTS_DIR, 'simulate-pgagent-boxes.png'), fullPage: true });
+  await context.close();
+});
+
 test('an invalid schedule, or one the chosen pg_cron rejects, gives no statement and no runs, and says why', async () => {
   const { page, context } = await open('/simulate?dialect=cron&tz=UTC&after=2026-11-22T07:00:00&count=3&pg_cron=1.4');
   const statement = () => page.locator('#sim-statement').innerText();

@@ -6,12 +6,17 @@ export PATH := $(CURDIR)/.tools/node_modules/.bin:$(HOME)/.cargo/bin:$(PATH)
 export LEPTOS_SITE_ROOT := target/site
 export LEPTOS_OUTPUT_NAME := sundial
 
-.PHONY: run test setup build unit engine-wasm lint e2e wasm-size bench load load-fleet load-scale fuzz clean-demo
+.PHONY: run test setup setup-build build unit engine-wasm lint e2e wasm-size bench load load-fleet load-scale fuzz clean-demo
 
+# Everything the tests need (the browser, the databases, the test packages).
 setup:
 	@.ci/install-deps
 
-build: setup
+# Only what building and serving need: `make run` installs no test tool.
+setup-build:
+	@.ci/install-deps build
+
+build: setup-build
 	cargo leptos build --release
 
 run: build
@@ -24,7 +29,7 @@ unit: setup engine-wasm
 engine-wasm: setup
 	cargo build -p sundial-engine --lib --target wasm32-unknown-unknown --locked --no-default-features
 
-e2e: build
+e2e: setup build
 	cd end2end && SUNDIAL_BIN=../target/release/sundial node --test
 
 # The browser's budget: all the WASM a page loads (one bundle), gzipped, at most 300,000 bytes.

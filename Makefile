@@ -17,7 +17,7 @@ setup-build:
 	@.ci/install-deps build
 
 build: setup-build
-	cargo leptos build --release
+	.ci/build-release
 
 run: build
 	target/release/sundial serve

@@ -12,7 +12,7 @@
 // SQLite file, its jobs are copied four more times (new ids and names, schedules and history
 // with them) down to 200, and `sundial serve --config` serves the file as a fleet of one.
 //
-//   cargo leptos build --release
+//   make build
 //   cd end2end && SUNDIAL_BIN=../target/release/sundial node bench/instance_timeline.bench.mjs
 //
 // Needs the sqlite3 command (Debian: apt-get install sqlite3). Prints one JSON report; it

@@ -301,11 +301,6 @@ async fn read_in(
     let rows = seen.len() as u64;
     let top = seen.iter().copied().chain(high).chain(since.filter(|_| extent == Extent::Delta).map(|m| m.high)).max();
     let top = top.unwrap_or(0);
-    let live: HashMap<i32, &Agent> = agents.iter().filter(|a| a.alive).map(|a| (a.pid, a)).collect();
-    let job_agent: HashMap<i32, Option<i32>> = jobs.iter().map(|j| (j.jobid, j.agent)).collect();
-    let running = |r: &RunRow| {
-        r.status == "r" && job_agent.get(&r.jobid).copied().flatten().is_some_and(|a| live.contains_key(&a))
-    };
     let mut open: Vec<i64> = runs.iter().filter(|r| r.status == "r").map(|r| i64::from(r.jlgid)).collect();
     // Ids just below the mark not seen: a job thread's row not committed yet, or a gap.
     let asked_before: BTreeSet<i64> = since.map(|m| m.open.iter().copied().collect()).unwrap_or_default();
@@ -323,7 +318,31 @@ async fn read_in(
             o.format("%Y-%m-%d %H:%M:%S")
         )));
     }
-    agent_notes(&agents, &mut notes);
+    let (input, reported_next) = assemble(name, tz, window, purged, &agents, &jobs, schedules, runs, steps, &mut notes);
+    Ok(Incremental { input, notes, extent, mark, rows, reported_next })
+}
+
+/// The rows read (from PostgreSQL or a file) as the engine's input, with each enabled job's
+/// `jobnextrun`; the instance's findings go to `notes`.
+#[allow(clippy::too_many_arguments)]
+fn assemble(
+    name: &str,
+    tz: Tz,
+    window: Window,
+    purged: Option<DateTime<Utc>>,
+    agents: &[Agent],
+    jobs: &[JobRow],
+    schedules: Vec<Sched>,
+    runs: Vec<RunRow>,
+    steps: HashMap<i32, Vec<Step>>,
+    notes: &mut Vec<Diagnostic>,
+) -> (InstanceInput, Vec<ReportedNext>) {
+    let live: HashMap<i32, &Agent> = agents.iter().filter(|a| a.alive).map(|a| (a.pid, a)).collect();
+    let job_agent: HashMap<i32, Option<i32>> = jobs.iter().map(|j| (j.jobid, j.agent)).collect();
+    let running = |r: &RunRow| {
+        r.status == "r" && job_agent.get(&r.jobid).copied().flatten().is_some_and(|a| live.contains_key(&a))
+    };
+    agent_notes(agents, notes);
 
     let mut reported_next = Vec::new();
     let mut out: Vec<JobInput> = Vec::with_capacity(jobs.len());
@@ -331,7 +350,7 @@ async fn read_in(
     for s in schedules {
         by_job.entry(s.jobid).or_default().push(s);
     }
-    for job in &jobs {
+    for job in jobs {
         let mut diagnostics = Vec::new();
         let scheds = by_job.remove(&job.jobid).unwrap_or_default();
         let mut schedules = Vec::with_capacity(scheds.len());
@@ -447,14 +466,7 @@ async fn read_in(
         job.runs.sort_by_key(|r| r.start);
     }
     let agent_starts = agents.iter().map(|a| a.login).collect();
-    Ok(Incremental {
-        input: InstanceInput { name: name.to_owned(), tz: tz.into(), jobs: out, agent_starts },
-        notes,
-        extent,
-        mark,
-        rows,
-        reported_next,
-    })
+    (InstanceInput { name: name.to_owned(), tz: tz.into(), jobs: out, agent_starts }, reported_next)
 }
 
 /// `pga_joblog` rows matching `filter` (`$1`: the id after which a page starts; `$2`, `$3`:

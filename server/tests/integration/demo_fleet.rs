@@ -267,7 +267,7 @@ fn sundial_demo_writes_a_fleet_into_a_directory_that_check_config_reads() {
     let printed = stdout(&o);
     assert_eq!(o.status.code(), Some(1), "{printed}");
     assert!(printed.contains(&format!("{}: FAILED", demo::UNREACHABLE)), "{printed}");
-    assert!(printed.contains(&format!("8 of {} instance(s) readable", demo::FLEET.len())), "{printed}");
+    assert!(printed.contains(&format!("9 of {} instance(s) readable", demo::FLEET.len())), "{printed}");
     assert!(printed.contains("event_scheduler") || printed.contains("event scheduler"), "{printed}");
 }
 

@@ -203,9 +203,14 @@ fn interval(ms: i64) -> String {
     format!("{:02}:{:02}:{:02}.{:06}", s / 3600, s / 60 % 60, s % 60, (ms % 1000) * 1000)
 }
 
+/// A `pga_jobsteplog` row to be: jstid, status, result, start, duration (ms), output.
+type StepLog = (i64, &'static str, Option<i64>, DateTime<Utc>, Option<i64>, Option<String>);
+/// A `pga_joblog` row to be: start, jobid, status, duration (ms), its steps.
+type RunLog = (DateTime<Utc>, i64, &'static str, Option<i64>, Vec<StepLog>);
+
 /// pgAgent's tables for `now` and `seed` (see the module docs).
 pub fn pgagent(now: DateTime<Utc>, seed: u64) -> Vec<Table> {
-    let mut rng = SmallRng::seed_from_u64(seed ^ 0x09A6_E47);
+    let mut rng = SmallRng::seed_from_u64(seed ^ 0x009A_6E47);
     let tz = tz();
     let story = story(now);
     let history = Window::ending_at(now, Duration::days(DAYS));
@@ -220,9 +225,7 @@ pub fn pgagent(now: DateTime<Utc>, seed: u64) -> Vec<Table> {
     let mut step_rows = Vec::new();
     let mut schedule_rows = Vec::new();
     let mut exception_rows = Vec::new();
-    // (start, jobid, status, duration ms, steps: (jstid, status, result, start, duration ms, output))
-    type StepLog = (i64, &'static str, Option<i64>, DateTime<Utc>, Option<i64>, Option<String>);
-    let mut runs: Vec<(DateTime<Utc>, i64, &'static str, Option<i64>, Vec<StepLog>)> = Vec::new();
+    let mut runs: Vec<RunLog> = Vec::new();
     let mut jstid = 0;
     for job in &JOBS {
         let first_step = jstid + 1;

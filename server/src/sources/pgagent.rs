@@ -870,7 +870,8 @@ const FILE_STEPLOG: &[Col] = &[
 ];
 
 /// The instance read from a SQLite file holding pgAgent's tables (see the module docs): the
-/// whole window each time. `configured`: the instance's `time_zone`.
+/// whole window each time, in SQLite's SQL (`db` is the file). `configured`: the instance's
+/// `time_zone`. A value that cannot be read is a warning naming `table.column`, its row left out.
 pub async fn read_file(
     db: &mut TablesDb,
     name: &str,
@@ -976,8 +977,10 @@ pub async fn read_file(
     let start = tables::column(db, "jlgstart");
     let first = tables::read(db, "pga_joblog", &[Col::Time("jlgstart")], &format!("ORDER BY {start} LIMIT 1")).await?;
     let oldest = first.first().and_then(|r| text(r, "jlgstart")).and_then(instant);
+    // Times compare as text: a value not shaped as a time comes through too, to be named.
     let tail = format!(
-        "WHERE {start} >= {} AND {start} < {} ORDER BY {}",
+        "WHERE ({start} >= {} AND {start} < {}) OR NOT ({start} GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*') \
+         ORDER BY {}",
         tables::time_literal(db, window.start.naive_utc()),
         tables::time_literal(db, window.end.naive_utc()),
         tables::column(db, "jlgid")

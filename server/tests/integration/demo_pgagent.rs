@@ -144,3 +144,38 @@ async fn the_demo_pgagent_is_reproducible() {
     // Another seed moves the failures, not the story: the same catch-ups.
     assert_eq!(ra.jobs.iter().map(|j| j.late).collect::<Vec<_>>(), rc.jobs.iter().map(|j| j.late).collect::<Vec<_>>());
 }
+
+/// A file whose values pgAgent would never write: each is named (table and column) and its row
+/// left out or its schedule not forecast; the rest still reads, and nothing panics.
+#[tokio::test]
+async fn a_pgagent_file_with_bad_values_names_them_and_reads_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = written(dir.path(), 42).await;
+    let file = demo::file_of(&path, demo::PGAGENT_INSTANCE);
+    {
+        use sqlx::ConnectOptions;
+        let mut db = sqlx::sqlite::SqliteConnectOptions::new().filename(&file).connect().await.unwrap();
+        for sql in [
+            "UPDATE pga_joblog SET jlgstart = 'yesterday-ish' WHERE jlgid = (SELECT max(jlgid) FROM pga_joblog)",
+            "UPDATE pga_joblog SET jlgduration = 'forever' WHERE jlgid = (SELECT max(jlgid) - 1 FROM pga_joblog)",
+            "UPDATE pga_schedule SET jscminutes = '{t,f}' WHERE jscjobid = 1",
+            "UPDATE pga_job SET jobenabled = 'maybe' WHERE jobid = 3",
+            "UPDATE pga_jobsteplog SET jsljlgid = 'x' WHERE jslid = 1",
+        ] {
+            sqlx::query(sql).execute(&mut db).await.unwrap_or_else(|e| panic!("{sql}: {e}"));
+        }
+    }
+    let (report, read) = judged(&path).await;
+    let said = format!("{:?}", read.notes);
+    for named in ["pga_joblog.jlgstart", "pga_joblog.jlgduration", "pga_job.jobenabled", "pga_jobsteplog.jsljlgid"] {
+        assert!(said.contains(named), "{named} in {said}");
+    }
+    let vacuum = job(&report, "Nightly vacuum analyze");
+    assert!(
+        vacuum.diagnostics.iter().any(|d| d.field.as_deref() == Some("pgagent.pga_schedule.jscminutes")),
+        "{:?}",
+        vacuum.diagnostics
+    );
+    assert_eq!(report.jobs.len(), 6);
+    assert!(job(&report, pgagent::FAILING_JOB).runs.len() > 600);
+}

@@ -17,7 +17,8 @@
 //!
 //! The module is split by job: `catalog` (what the instance runs), `simulate` (the 60 days,
 //! pure) and `write` (the SQLite file); here are the names and the scenario
-//! they share.
+//! they share. The rest of the fleet: `eu` (SQLEU01), `pgagent` (pg-batch, pgAgent's tables) and
+//! `tables` (the other schedulers' tables).
 use crate::sources::msdb_rows::{
     ActivityRow, CategoryRow, DemoMeta, HistoryRow, JobRow, JobScheduleRow, LoginRow, ScheduleRow, SessionRow, StepRow,
     local_to_utc, utc_to_local,

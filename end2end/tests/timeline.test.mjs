@@ -115,8 +115,8 @@ test('the fleet page lists the instance, and its link opens its jobs', async () 
   const page = await newPage();
   const res = await page.goto(`${base}/fleet`);
   assert.equal(res.status(), 200);
-  // The demo is a fleet of 9 (one unreachable); SQLPROD01 is read.
-  assert.equal(await page.locator('[data-testid="instance-row"]').count(), 9, 'the demo fleet');
+  // The demo is a fleet of 10 (one unreachable); SQLPROD01 is read.
+  assert.equal(await page.locator('[data-testid="instance-row"]').count(), 10, 'the demo fleet');
   const row = page.locator('[data-testid="instance-row"][data-instance="SQLPROD01"]');
   assert.equal(await row.locator('[data-testid="instance-state"]').getAttribute('data-state'), 'reading');
   await page.locator('body[data-hydrated="true"]').waitFor();

@@ -819,13 +819,6 @@ impl Checker<'_> {
                 "a sqlite_demo instance needs the path of its SQLite file",
             )),
             SourceKind::SqliteDemo => Ok(()),
-            SourceKind::PgAgent if r.path.is_some() => Err(self.invalid(
-                table_span,
-                me,
-                "path",
-                &format!("{:?}", r.path.clone().unwrap_or_default()),
-                "pgagent reads pgAgent's tables in PostgreSQL only: give host (or url_env), not path",
-            )),
             _ if r.host.is_none() && r.path.is_none() && !has_url => Err(self.invalid(
                 table_span,
                 me,
@@ -975,12 +968,14 @@ mod tests {
     }
 
     #[test]
-    fn a_pgagent_instance_is_postgresql() {
+    fn a_pgagent_instance_is_postgresql_or_a_file() {
         let c = one("pgagent", "user = \"sundial_reader\"\ntime_zone = \"Europe/Berlin\"\n").expect("loads");
         assert_eq!((c.kind, c.kind.name()), (SourceKind::PgAgent, "pgagent"));
         assert_eq!(c.kind.scheduler(), app::api::Scheduler::PgAgent);
-        let e = one("pgagent", "path = \"/tmp/x.sqlite\"\n").unwrap_err().to_string();
-        assert!(e.contains("path") && e.contains("PostgreSQL only"), "{e}");
+        // The same tables in a SQLite file (as the built-in demo's pgAgent).
+        let c = parse("[[instance]]\nname = \"a\"\nkind = \"pgagent\"\npath = \"/tmp/x.sqlite\"\n", "fleet.toml")
+            .expect("a file loads");
+        assert_eq!(c.instances[0].path.as_deref(), Some(std::path::Path::new("/tmp/x.sqlite")));
     }
 
     #[test]

@@ -17,7 +17,8 @@
 //!
 //! The module is split by job: `catalog` (what the instance runs), `simulate` (the 60 days,
 //! pure) and `write` (the SQLite file); here are the names and the scenario
-//! they share.
+//! they share. The rest of the fleet: `eu` (SQLEU01), `pgagent` (pg-batch, pgAgent's tables) and
+//! `tables` (the other schedulers' tables).
 use crate::sources::msdb_rows::{
     ActivityRow, CategoryRow, DemoMeta, HistoryRow, JobRow, JobScheduleRow, LoginRow, ScheduleRow, SessionRow, StepRow,
     local_to_utc, utc_to_local,
@@ -28,6 +29,7 @@ use chrono_tz::Tz;
 
 mod catalog;
 pub mod eu;
+pub mod pgagent;
 mod simulate;
 pub mod tables;
 pub mod write;
@@ -36,11 +38,12 @@ pub use simulate::simulate;
 pub use write::{DemoSummary, write_demo};
 
 /// Every instance of the demo fleet, in the order pages list them.
-pub const FLEET: [&str; 9] = [
+pub const FLEET: [&str; 10] = [
     INSTANCE,
     eu::INSTANCE,
     UNREACHABLE,
     PG_CRON_INSTANCE,
+    PGAGENT_INSTANCE,
     EVENTS_INSTANCE,
     JOBACTIVITY_INSTANCE,
     JOB_TABLE_INSTANCE,
@@ -51,6 +54,8 @@ pub const FLEET: [&str; 9] = [
 pub const UNREACHABLE: &str = "SQLAPAC01";
 /// pg_cron on PostgreSQL (`cron.timezone` Europe/Berlin).
 pub const PG_CRON_INSTANCE: &str = "pg-analytics";
+/// pgAgent on PostgreSQL (`TimeZone` America/New_York): its agent died for a night.
+pub const PGAGENT_INSTANCE: &str = "pg-batch";
 /// MariaDB's events, with the event scheduler switched off.
 pub const EVENTS_INSTANCE: &str = "shop-mariadb";
 /// The worker role's `jobactivity` table.
@@ -115,6 +120,7 @@ pub fn fleet_toml(path: &std::path::Path) -> String {
         "time_zone = \"Asia/Singapore\"\ntimeout = \"5s\"\ntags = { environment = \"demo\" }\n",
     ));
     text.push_str(&instance(PG_CRON_INSTANCE, "pg_cron", demo));
+    text.push_str(&instance(PGAGENT_INSTANCE, "pgagent", demo));
     text.push_str(&instance(EVENTS_INSTANCE, "mysql_events", demo));
     let mut worker = format!("time_zone = \"UTC\"\n{demo}");
     worker.push_str(&format!(
@@ -155,6 +161,7 @@ pub fn others(now: DateTime<Utc>, seed: u64) -> Others {
         eu: eu::simulate(now, seed),
         tables: vec![
             (PG_CRON_INSTANCE, tables::pg_cron(now, seed)),
+            (PGAGENT_INSTANCE, pgagent::pgagent(now, seed)),
             (EVENTS_INSTANCE, events),
             (JOBACTIVITY_INSTANCE, tables::jobactivity(now, seed)),
             (JOB_TABLE_INSTANCE, tables::job_table(now)),

@@ -59,6 +59,23 @@
 //! asked for once more by the next read (rows that never came are gaps of the sequence).
 //! Everything is read in one `REPEATABLE READ` snapshot, so a run and its job, and a run and
 //! its steps, agree.
+//!
+//! # From a SQLite file
+//!
+//! The same tables can also be read from a SQLite file (an instance with `path = "…"`, as the
+//! built-in demo's pgAgent is), through [`super::tables`] from a file opened read-only
+//! ([`read_file`], the whole window at each poll): `pga_job`, `pga_jobclass`, `pga_jobstep`,
+//! `pga_schedule`, `pga_exception`, `pga_joblog`, `pga_jobsteplog` and `pga_jobagent` with
+//! pgAgent's own column names. Times are UTC text (`YYYY-MM-DD HH:MM:SS[.ffffff]`, an offset such
+//! as `+00` allowed); booleans `t`/`f` (`true`/`false`, `1`/`0`); the five arrays of
+//! `pga_schedule` PostgreSQL's text `{t,f,…}` or JSON arrays of booleans; `jlgduration` and
+//! `jslduration` an interval's text (`00:01:02.5`, `1 day 02:00:00`) or seconds. The zone is the
+//! instance's `time_zone`, else the file's `pg_settings` row `TimeZone` (`name`, `setting`),
+//! else UTC with a warning. A file has no `pg_stat_activity`: every `pga_jobagent` row is taken
+//! as a live agent (a file is a snapshot of the tables as of when it was taken; an agent whose
+//! row is there was logged in then), so a run `r` of a job whose `jobagentid` is such an agent is
+//! in progress. A value that cannot be read is a warning naming its table and column, and its
+//! row is left out (a bad boolean is read as the column's default).
 use app::engine::fleet::{InstanceInput, JobInput, JobSchedule};
 use app::engine::pgagent::{PgAgentException, PgAgentSchedule};
 use app::engine::{Diagnostic, Run, RunOutcome, Schedule, Severity, Step, Trigger, Window};
@@ -70,6 +87,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use super::connect::{self, Kept};
 use super::pg_cron::column;
+use super::tables::{self, Col, TablesDb, text};
 use super::{BoxFuture, Extent, Mark, ReadContext, ReportedNext, Source, SourceError, SourceRead};
 
 /// What the reading role needs, as errors say it.
@@ -96,6 +114,8 @@ fn query_error(object: &'static str, e: sqlx::Error) -> SourceError {
 #[derive(Default)]
 pub struct PgAgent {
     pool: Kept<PgPool>,
+    /// The SQLite file, for an instance with a `path` ([`read_file`]).
+    file: Kept<sqlx::SqlitePool>,
     /// `pga_joblog` rows fetched by this source's reads, all told (for tests and figures).
     rows: std::sync::atomic::AtomicU64,
 }
@@ -110,6 +130,12 @@ impl PgAgent {
 impl Source for PgAgent {
     fn read<'a>(&'a self, cx: ReadContext<'a>) -> BoxFuture<'a, Result<SourceRead, SourceError>> {
         Box::pin(async move {
+            if cx.config.path.is_some() {
+                let mut db = TablesDb::Sqlite(self.file.get(|| connect::sqlite_of(cx.config)).await?);
+                let (input, notes, reported_next) =
+                    read_file(&mut db, &cx.config.name, cx.window, cx.config.time_zone).await?;
+                return Ok(SourceRead { reported_next, ..SourceRead::new(input, notes, cx.now) });
+            }
             let pool = self.pool.get(|| connect::postgres(cx.config)).await?;
             let since = cx.held.and_then(|h| h.mark.as_ref());
             let read = read_incremental(&pool, &cx.config.name, cx.window, since, cx.now, cx.config.time_zone).await?;
@@ -135,6 +161,7 @@ impl Source for PgAgent {
     fn reset(&self) -> BoxFuture<'_, ()> {
         Box::pin(async {
             self.pool.forget().await;
+            self.file.forget().await;
         })
     }
 }
@@ -301,11 +328,6 @@ async fn read_in(
     let rows = seen.len() as u64;
     let top = seen.iter().copied().chain(high).chain(since.filter(|_| extent == Extent::Delta).map(|m| m.high)).max();
     let top = top.unwrap_or(0);
-    let live: HashMap<i32, &Agent> = agents.iter().filter(|a| a.alive).map(|a| (a.pid, a)).collect();
-    let job_agent: HashMap<i32, Option<i32>> = jobs.iter().map(|j| (j.jobid, j.agent)).collect();
-    let running = |r: &RunRow| {
-        r.status == "r" && job_agent.get(&r.jobid).copied().flatten().is_some_and(|a| live.contains_key(&a))
-    };
     let mut open: Vec<i64> = runs.iter().filter(|r| r.status == "r").map(|r| i64::from(r.jlgid)).collect();
     // Ids just below the mark not seen: a job thread's row not committed yet, or a gap.
     let asked_before: BTreeSet<i64> = since.map(|m| m.open.iter().copied().collect()).unwrap_or_default();
@@ -323,7 +345,31 @@ async fn read_in(
             o.format("%Y-%m-%d %H:%M:%S")
         )));
     }
-    agent_notes(&agents, &mut notes);
+    let (input, reported_next) = assemble(name, tz, window, purged, &agents, &jobs, schedules, runs, steps, &mut notes);
+    Ok(Incremental { input, notes, extent, mark, rows, reported_next })
+}
+
+/// The rows read (from PostgreSQL or a file) as the engine's input, with each enabled job's
+/// `jobnextrun`; the instance's findings go to `notes`.
+#[allow(clippy::too_many_arguments)]
+fn assemble(
+    name: &str,
+    tz: Tz,
+    window: Window,
+    purged: Option<DateTime<Utc>>,
+    agents: &[Agent],
+    jobs: &[JobRow],
+    schedules: Vec<Sched>,
+    runs: Vec<RunRow>,
+    steps: HashMap<i32, Vec<Step>>,
+    notes: &mut Vec<Diagnostic>,
+) -> (InstanceInput, Vec<ReportedNext>) {
+    let live: HashMap<i32, &Agent> = agents.iter().filter(|a| a.alive).map(|a| (a.pid, a)).collect();
+    let job_agent: HashMap<i32, Option<i32>> = jobs.iter().map(|j| (j.jobid, j.agent)).collect();
+    let running = |r: &RunRow| {
+        r.status == "r" && job_agent.get(&r.jobid).copied().flatten().is_some_and(|a| live.contains_key(&a))
+    };
+    agent_notes(agents, notes);
 
     let mut reported_next = Vec::new();
     let mut out: Vec<JobInput> = Vec::with_capacity(jobs.len());
@@ -331,7 +377,7 @@ async fn read_in(
     for s in schedules {
         by_job.entry(s.jobid).or_default().push(s);
     }
-    for job in &jobs {
+    for job in jobs {
         let mut diagnostics = Vec::new();
         let scheds = by_job.remove(&job.jobid).unwrap_or_default();
         let mut schedules = Vec::with_capacity(scheds.len());
@@ -447,14 +493,7 @@ async fn read_in(
         job.runs.sort_by_key(|r| r.start);
     }
     let agent_starts = agents.iter().map(|a| a.login).collect();
-    Ok(Incremental {
-        input: InstanceInput { name: name.to_owned(), tz: tz.into(), jobs: out, agent_starts },
-        notes,
-        extent,
-        mark,
-        rows,
-        reported_next,
-    })
+    (InstanceInput { name: name.to_owned(), tz: tz.into(), jobs: out, agent_starts }, reported_next)
 }
 
 /// `pga_joblog` rows matching `filter` (`$1`: the id after which a page starts; `$2`, `$3`:
@@ -519,39 +558,64 @@ async fn steps(db: &mut PgConnection, runs: &[RunRow]) -> Result<HashMap<i32, Ve
             let output: Option<String> = column(row, TABLE, "jsloutput", "text")?;
             let name: Option<String> = column(row, "pgagent.pga_jobstep", "jstname", "text")?;
             let kind: Option<String> = column(row, "pgagent.pga_jobstep", "jstkind", "character")?;
-            let batch = kind.as_deref().map(str::trim) == Some("b");
-            let outcome = match status.trim() {
-                "s" => Some(RunOutcome::Succeeded),
-                "f" | "i" => Some(RunOutcome::Failed),
-                "r" => Some(RunOutcome::InProgress),
-                "d" => Some(RunOutcome::Crashed),
-                _ => None,
-            };
-            let mut message = output.unwrap_or_default().trim().to_owned();
-            if status.trim() == "i" {
-                message =
-                    format!("(failure ignored: the step's on-error is \"ignore\") {message}").trim_end().to_owned();
-            }
-            if batch
-                && outcome != Some(RunOutcome::Succeeded)
-                && let Some(code) = result
-            {
-                message = format!("exit code {code}{}{message}", if message.is_empty() { "" } else { ": " });
-            }
-            out.entry(jlgid).or_default().push(Step {
-                id: i64::from(jstid),
-                name: name.unwrap_or_else(|| format!("step {jstid}")),
-                outcome,
-                message,
-                start: column(row, TABLE, "jslstart", "timestamp with time zone")?,
-                duration_secs: column::<Option<f64>>(row, TABLE, "jslduration", "interval")?
-                    .map(|d| d.max(0.0).round() as i64),
-                subsystem: if batch { "batch".into() } else { "SQL".into() },
-                ..Step::default()
-            });
+            let start = column(row, TABLE, "jslstart", "timestamp with time zone")?;
+            let duration = column::<Option<f64>>(row, TABLE, "jslduration", "interval")?;
+            out.entry(jlgid).or_default().push(step(
+                jstid,
+                name,
+                kind.as_deref(),
+                &status,
+                result,
+                output,
+                start,
+                duration,
+            ));
         }
     }
     Ok(out)
+}
+
+/// One `pga_jobsteplog` row, with its `pga_jobstep` name and kind, as a [`Step`] (see the
+/// module docs for the statuses and the message).
+#[allow(clippy::too_many_arguments)]
+fn step(
+    jstid: i32,
+    name: Option<String>,
+    kind: Option<&str>,
+    status: &str,
+    result: Option<i32>,
+    output: Option<String>,
+    start: Option<DateTime<Utc>>,
+    duration: Option<f64>,
+) -> Step {
+    let batch = kind.map(str::trim) == Some("b");
+    let outcome = match status.trim() {
+        "s" => Some(RunOutcome::Succeeded),
+        "f" | "i" => Some(RunOutcome::Failed),
+        "r" => Some(RunOutcome::InProgress),
+        "d" => Some(RunOutcome::Crashed),
+        _ => None,
+    };
+    let mut message = output.unwrap_or_default().trim().to_owned();
+    if status.trim() == "i" {
+        message = format!("(failure ignored: the step's on-error is \"ignore\") {message}").trim_end().to_owned();
+    }
+    if batch
+        && outcome != Some(RunOutcome::Succeeded)
+        && let Some(code) = result
+    {
+        message = format!("exit code {code}{}{message}", if message.is_empty() { "" } else { ": " });
+    }
+    Step {
+        id: i64::from(jstid),
+        name: name.unwrap_or_else(|| format!("step {jstid}")),
+        outcome,
+        message,
+        start,
+        duration_secs: duration.map(|d| d.max(0.0).round() as i64),
+        subsystem: if batch { "batch".into() } else { "SQL".into() },
+        ..Step::default()
+    }
 }
 
 /// The agents that logged in to this database, whether each session is still there.
@@ -757,4 +821,360 @@ async fn schedules(db: &mut PgConnection) -> Result<Vec<Sched>, SourceError> {
             })
         })
         .collect()
+}
+
+// -------------------------------------------------------------------------------------------
+// The same tables in a SQLite file.
+
+const FILE_JOB: &[Col] = &[
+    Col::Plain("jobid"),
+    Col::Plain("jobjclid"),
+    Col::Plain("jobname"),
+    Col::Plain("jobhostagent"),
+    Col::Plain("jobenabled"),
+    Col::Time("jobcreated"),
+    Col::Plain("jobagentid"),
+    Col::Time("jobnextrun"),
+];
+const FILE_SCHEDULE: &[Col] = &[
+    Col::Plain("jscid"),
+    Col::Plain("jscjobid"),
+    Col::Plain("jscname"),
+    Col::Plain("jscenabled"),
+    Col::Time("jscstart"),
+    Col::Time("jscend"),
+    Col::Plain("jscminutes"),
+    Col::Plain("jschours"),
+    Col::Plain("jscweekdays"),
+    Col::Plain("jscmonthdays"),
+    Col::Plain("jscmonths"),
+];
+const FILE_EXCEPTION: &[Col] =
+    &[Col::Plain("jexid"), Col::Plain("jexscid"), Col::Plain("jexdate"), Col::Plain("jextime")];
+const FILE_JOBLOG: &[Col] = &[
+    Col::Plain("jlgid"),
+    Col::Plain("jlgjobid"),
+    Col::Plain("jlgstatus"),
+    Col::Time("jlgstart"),
+    Col::Plain("jlgduration"),
+];
+const FILE_STEPLOG: &[Col] = &[
+    Col::Plain("jslid"),
+    Col::Plain("jsljlgid"),
+    Col::Plain("jsljstid"),
+    Col::Plain("jslstatus"),
+    Col::Plain("jslresult"),
+    Col::Time("jslstart"),
+    Col::Plain("jslduration"),
+    Col::Plain("jsloutput"),
+];
+
+/// The instance read from a SQLite file holding pgAgent's tables (see the module docs): the
+/// whole window each time, in SQLite's SQL (`db` is the file). `configured`: the instance's
+/// `time_zone`. A value that cannot be read is a warning naming `table.column`, its row left out.
+pub async fn read_file(
+    db: &mut TablesDb,
+    name: &str,
+    window: Window,
+    configured: Option<Tz>,
+) -> Result<(InstanceInput, Vec<Diagnostic>, Vec<ReportedNext>), SourceError> {
+    let mut notes = Vec::new();
+    let order = |c: &str| format!("ORDER BY {}", tables::column(db, c));
+    let (by_login, by_jobid, by_jexid, by_jscid) =
+        (order("jaglogintime"), order("jobid"), order("jexid"), order("jscid"));
+
+    let agent_rows = tables::read(
+        db,
+        "pga_jobagent",
+        &[Col::Plain("jagpid"), Col::Time("jaglogintime"), Col::Plain("jagstation")],
+        &by_login,
+    )
+    .await?;
+    let mut agents = Vec::new();
+    for r in &agent_rows {
+        let (Some(pid), Some(login)) =
+            (int(r, "pga_jobagent", "jagpid", &mut notes), time(r, "pga_jobagent", "jaglogintime", &mut notes))
+        else {
+            continue;
+        };
+        // No pg_stat_activity in a file: the row there is the agent that is running.
+        agents.push(Agent {
+            pid,
+            login,
+            station: text(r, "jagstation").unwrap_or_default().to_owned(),
+            role: None,
+            alive: true,
+        });
+    }
+    let tz = match configured {
+        Some(tz) => tz,
+        None => file_zone(db, &mut notes).await?,
+    };
+
+    let classes = tables::read(db, "pga_jobclass", &[Col::Plain("jclid"), Col::Plain("jclname")], "").await?;
+    let class_of: HashMap<&str, &str> =
+        classes.iter().filter_map(|r| Some((text(r, "jclid")?, text(r, "jclname")?))).collect();
+    let job_rows = tables::read(db, "pga_job", FILE_JOB, &by_jobid).await?;
+    let mut jobs = Vec::new();
+    for r in &job_rows {
+        const T: &str = "pga_job";
+        let Some(jobid) = int(r, T, "jobid", &mut notes) else { continue };
+        let Some(created) = time(r, T, "jobcreated", &mut notes) else { continue };
+        jobs.push(JobRow {
+            jobid,
+            name: text(r, "jobname").map_or_else(|| format!("job {jobid}"), str::to_owned),
+            class: text(r, "jobjclid").and_then(|c| class_of.get(c)).map(|c| (*c).to_owned()),
+            hostagent: text(r, "jobhostagent").unwrap_or_default().to_owned(),
+            enabled: flag(r, T, "jobenabled", true, &mut notes),
+            created,
+            agent: text(r, "jobagentid").and_then(|_| int(r, T, "jobagentid", &mut notes)),
+            nextrun: text(r, "jobnextrun").and_then(|_| time(r, T, "jobnextrun", &mut notes)),
+        });
+    }
+
+    let exceptions = tables::read(db, "pga_exception", FILE_EXCEPTION, &by_jexid).await?;
+    let mut by_schedule: HashMap<i32, Vec<PgAgentException>> = HashMap::new();
+    for r in &exceptions {
+        let Some(scid) = int(r, "pga_exception", "jexscid", &mut notes) else { continue };
+        by_schedule.entry(scid).or_default().push(PgAgentException {
+            jexid: text(r, "jexid").map(str::to_owned),
+            jexdate: text(r, "jexdate").map(str::to_owned),
+            jextime: text(r, "jextime").map(str::to_owned),
+        });
+    }
+    let schedule_rows = tables::read(db, "pga_schedule", FILE_SCHEDULE, &by_jscid).await?;
+    let mut schedules = Vec::new();
+    for r in &schedule_rows {
+        const T: &str = "pga_schedule";
+        let (Some(id), Some(jobid)) = (int(r, T, "jscid", &mut notes), int(r, T, "jscjobid", &mut notes)) else {
+            continue;
+        };
+        let enabled = flag(r, T, "jscenabled", true, &mut notes);
+        let name = text(r, "jscname").unwrap_or_default().to_owned();
+        let s = |c: &str| text(r, c).map(str::to_owned);
+        schedules.push(Sched {
+            id,
+            jobid,
+            name: name.clone(),
+            enabled,
+            row: PgAgentSchedule {
+                jscid: Some(id.to_string()),
+                jscjobid: Some(jobid.to_string()),
+                jscname: Some(name),
+                jscenabled: Some(enabled.to_string()),
+                jscstart: s("jscstart"),
+                jscend: s("jscend"),
+                jscminutes: s("jscminutes"),
+                jschours: s("jschours"),
+                jscweekdays: s("jscweekdays"),
+                jscmonthdays: s("jscmonthdays"),
+                jscmonths: s("jscmonths"),
+                exceptions: by_schedule.remove(&id).unwrap_or_default(),
+            },
+        });
+    }
+
+    let start = tables::column(db, "jlgstart");
+    let first = tables::read(db, "pga_joblog", &[Col::Time("jlgstart")], &format!("ORDER BY {start} LIMIT 1")).await?;
+    let oldest = first.first().and_then(|r| text(r, "jlgstart")).and_then(instant);
+    // Times compare as text: a value not shaped as a time comes through too, to be named.
+    let tail = format!(
+        "WHERE ({start} >= {} AND {start} < {}) OR NOT ({start} GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*') \
+         ORDER BY {}",
+        tables::time_literal(db, window.start.naive_utc()),
+        tables::time_literal(db, window.end.naive_utc()),
+        tables::column(db, "jlgid")
+    );
+    let run_rows = tables::read(db, "pga_joblog", FILE_JOBLOG, &tail).await?;
+    let mut runs = Vec::new();
+    for r in &run_rows {
+        const T: &str = "pga_joblog";
+        let (Some(jlgid), Some(jobid), Some(start)) =
+            (int(r, T, "jlgid", &mut notes), int(r, T, "jlgjobid", &mut notes), time(r, T, "jlgstart", &mut notes))
+        else {
+            continue;
+        };
+        // The text comparison lets through a time written otherwise (another offset).
+        if start < window.start || start >= window.end {
+            continue;
+        }
+        runs.push(RunRow {
+            jlgid,
+            jobid,
+            status: text(r, "jlgstatus").unwrap_or_default().to_owned(),
+            start,
+            duration: text(r, "jlgduration").and_then(|_| seconds(r, T, "jlgduration", &mut notes)),
+        });
+    }
+    let wanted: BTreeSet<i32> = runs.iter().map(|r| r.jlgid).collect();
+    let first_run = wanted.first().copied().unwrap_or(i32::MAX);
+    let step_names =
+        tables::read(db, "pga_jobstep", &[Col::Plain("jstid"), Col::Plain("jstname"), Col::Plain("jstkind")], "")
+            .await?;
+    let step_of: HashMap<&str, (Option<&str>, Option<&str>)> =
+        step_names.iter().filter_map(|r| Some((text(r, "jstid")?, (text(r, "jstname"), text(r, "jstkind"))))).collect();
+    let step_rows = tables::read(
+        db,
+        "pga_jobsteplog",
+        FILE_STEPLOG,
+        &format!(
+            "WHERE {} >= {first_run} ORDER BY {}, {}",
+            tables::column(db, "jsljlgid"),
+            tables::column(db, "jsljlgid"),
+            tables::column(db, "jslid")
+        ),
+    )
+    .await?;
+    let mut steps: HashMap<i32, Vec<Step>> = HashMap::new();
+    for r in &step_rows {
+        const T: &str = "pga_jobsteplog";
+        let (Some(jlgid), Some(jstid)) = (int(r, T, "jsljlgid", &mut notes), int(r, T, "jsljstid", &mut notes)) else {
+            continue;
+        };
+        if !wanted.contains(&jlgid) {
+            continue;
+        }
+        let (name, kind) = text(r, "jsljstid").and_then(|j| step_of.get(j)).copied().unwrap_or((None, None));
+        let result = text(r, "jslresult").and_then(|_| int(r, T, "jslresult", &mut notes));
+        let start = text(r, "jslstart").and_then(|_| time(r, T, "jslstart", &mut notes));
+        let duration = text(r, "jslduration").and_then(|_| seconds(r, T, "jslduration", &mut notes));
+        steps.entry(jlgid).or_default().push(step(
+            jstid,
+            name.map(str::to_owned),
+            kind,
+            text(r, "jslstatus").unwrap_or_default(),
+            result,
+            r.get("jsloutput").cloned().flatten(),
+            start,
+            duration,
+        ));
+    }
+
+    let purged = oldest.filter(|o| *o > window.start);
+    if let Some(o) = purged {
+        notes.push(Diagnostic::info(format!(
+            "pga_joblog holds runs from {} UTC on (older ones were deleted): runs due before are unknown, not missed",
+            o.format("%Y-%m-%d %H:%M:%S")
+        )));
+    }
+    let (input, reported_next) = assemble(name, tz, window, purged, &agents, &jobs, schedules, runs, steps, &mut notes);
+    Ok((input, notes, reported_next))
+}
+
+/// The zone of a file's schedules: its `pg_settings` row `TimeZone` (as `SHOW TimeZone`
+/// says), else UTC with a warning.
+async fn file_zone(db: &mut TablesDb, notes: &mut Vec<Diagnostic>) -> Result<Tz, SourceError> {
+    let settings = match tables::read(db, "pg_settings", &[Col::Plain("name"), Col::Plain("setting")], "").await {
+        Ok(rows) => rows,
+        Err(SourceError::Missing { .. }) => Vec::new(),
+        Err(e) => return Err(e),
+    };
+    let set = settings.iter().find(|r| text(r, "name").is_some_and(|n| n.eq_ignore_ascii_case("timezone")));
+    match set.and_then(|r| text(r, "setting")) {
+        Some(z) => Ok(z.parse().unwrap_or_else(|_| {
+            notes.push(Diagnostic::warning(
+                "TimeZone",
+                z,
+                "in the file's pg_settings, not an IANA zone Sundial knows; forecasting in UTC (set time_zone for this \
+                 instance)",
+            ));
+            chrono_tz::UTC
+        })),
+        None => {
+            notes.push(Diagnostic::new(
+                Severity::Warning,
+                Some("TimeZone"),
+                None,
+                "the file has no pg_settings row TimeZone, the zone pgAgent computes schedules in: forecasting in UTC; \
+                 set time_zone for this instance",
+            ));
+            Ok(chrono_tz::UTC)
+        }
+    }
+}
+
+/// An integer column of a file's row; `None` with a note naming the table and column.
+fn int(r: &tables::TextRow, table: &str, c: &str, notes: &mut Vec<Diagnostic>) -> Option<i32> {
+    let raw = text(r, c);
+    let parsed = raw.and_then(|v| v.parse::<i32>().ok());
+    if parsed.is_none() {
+        notes.push(Diagnostic::warning(
+            &format!("{table}.{c}"),
+            raw.unwrap_or("NULL"),
+            "not an integer; the row is left out",
+        ));
+    }
+    parsed
+}
+
+/// A `timestamptz` column of a file's row; `None` with a note.
+fn time(r: &tables::TextRow, table: &str, c: &str, notes: &mut Vec<Diagnostic>) -> Option<DateTime<Utc>> {
+    let raw = text(r, c);
+    let parsed = raw.and_then(instant);
+    if parsed.is_none() {
+        notes.push(Diagnostic::warning(
+            &format!("{table}.{c}"),
+            raw.unwrap_or("NULL"),
+            "not a time; the row is left out",
+        ));
+    }
+    parsed
+}
+
+/// A boolean column (`t`/`f`, `true`/`false`, `1`/`0`); NULL is `default`, anything else a note
+/// and `default`.
+fn flag(r: &tables::TextRow, table: &str, c: &str, default: bool, notes: &mut Vec<Diagnostic>) -> bool {
+    match text(r, c).map(str::to_ascii_lowercase).as_deref() {
+        None => default,
+        Some("t" | "true" | "1") => true,
+        Some("f" | "false" | "0") => false,
+        Some(other) => {
+            notes.push(Diagnostic::warning(
+                &format!("{table}.{c}"),
+                other,
+                format!("not a boolean; read as {default}"),
+            ));
+            default
+        }
+    }
+}
+
+/// An `interval` column as seconds: PostgreSQL's text (`00:01:02.5`, `1 day 02:00:00`) or a
+/// number of seconds; `None` with a note.
+fn seconds(r: &tables::TextRow, table: &str, c: &str, notes: &mut Vec<Diagnostic>) -> Option<f64> {
+    let raw = text(r, c)?;
+    let parsed = interval_secs(raw);
+    if parsed.is_none() {
+        notes.push(Diagnostic::warning(&format!("{table}.{c}"), raw, "not an interval; the duration is unknown"));
+    }
+    parsed
+}
+
+fn interval_secs(s: &str) -> Option<f64> {
+    if let Ok(v) = s.parse::<f64>() {
+        return v.is_finite().then_some(v);
+    }
+    let (days, clock) = match s.split_once(" day") {
+        Some((d, rest)) => (d.trim().parse::<f64>().ok()?, rest.trim_start_matches('s').trim()),
+        None => (0.0, s),
+    };
+    let mut parts = clock.split(':');
+    let (h, m, sec) = (parts.next()?, parts.next()?, parts.next()?);
+    if parts.next().is_some() {
+        return None;
+    }
+    let (h, m, sec) = (h.trim().parse::<f64>().ok()?, m.parse::<f64>().ok()?, sec.parse::<f64>().ok()?);
+    let total = days * 86_400.0 + h * 3600.0 + m * 60.0 + sec;
+    total.is_finite().then_some(total)
+}
+
+/// A `timestamptz` as a file holds it: `YYYY-MM-DD HH:MM:SS[.f]`, with an offset (`+00`,
+/// `+00:00`) or without (UTC).
+fn instant(s: &str) -> Option<DateTime<Utc>> {
+    let s = s.trim();
+    ["%Y-%m-%d %H:%M:%S%.f%#z", "%Y-%m-%dT%H:%M:%S%.f%#z"]
+        .iter()
+        .find_map(|f| DateTime::parse_from_str(s, f).ok())
+        .map(|t| t.to_utc())
+        .or_else(|| tables::wall_clock(s).map(|t| t.and_utc()))
 }

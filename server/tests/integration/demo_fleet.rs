@@ -6,7 +6,7 @@ use crate::support::web::{self, api};
 use crate::support::{enc, t};
 use chrono::{DateTime, Duration, Utc};
 use serde_json::Value;
-use server::demo::{self, eu, tables};
+use server::demo::{self, eu, pgagent, tables};
 use std::path::{Path, PathBuf};
 
 const NOW: &str = "2026-11-22T12:00:00Z";
@@ -193,6 +193,15 @@ async fn the_demo_fleet_serves_every_instance_with_its_planted_trouble() {
     let primentra = jobs(&state, demo::PRIMENTRA_INSTANCE, 30).await;
     let orders = named(&primentra, "Orders");
     assert_eq!((count(orders, "runs"), count(orders, "failed")), (30, 1), "{orders}");
+
+    // pgAgent: the night its agent died (the hourly roll's 02:00 run late at the restart, 03:00
+    // to 06:00 missed), the roll's failing step every few days, in its server's zone.
+    assert_eq!(zone(demo::PGAGENT_INSTANCE), pgagent::ZONE);
+    let batch = jobs(&state, demo::PGAGENT_INSTANCE, 30).await;
+    assert_eq!(batch.len(), 6);
+    let roll = named(&batch, pgagent::FAILING_JOB);
+    assert_eq!((count(roll, "late"), count(roll, "missed")), (1, 4), "{roll}");
+    assert!((4..=20).contains(&count(roll, "failed")), "{roll}");
 }
 
 #[tokio::test]
@@ -267,7 +276,7 @@ fn sundial_demo_writes_a_fleet_into_a_directory_that_check_config_reads() {
     let printed = stdout(&o);
     assert_eq!(o.status.code(), Some(1), "{printed}");
     assert!(printed.contains(&format!("{}: FAILED", demo::UNREACHABLE)), "{printed}");
-    assert!(printed.contains(&format!("8 of {} instance(s) readable", demo::FLEET.len())), "{printed}");
+    assert!(printed.contains(&format!("9 of {} instance(s) readable", demo::FLEET.len())), "{printed}");
     assert!(printed.contains("event_scheduler") || printed.contains("event scheduler"), "{printed}");
 }
 

@@ -26,7 +26,7 @@ use server::sources::msdb_rows::{
 };
 use server::sources::snapshots::Store;
 use server::sources::tables::{Col, TablesDb};
-use server::sources::{SourceRead, job_table, jobactivity, mysql_events, pg_cron, primentra, service_broker};
+use server::sources::{SourceRead, job_table, jobactivity, mysql_events, pg_cron, pgagent, primentra, service_broker};
 use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
 use tower::ServiceExt;
 
@@ -959,13 +959,34 @@ fn plain_value() -> BoxedStrategy<Sql> {
 /// A value for `column`: keys that join tables are mostly 1 to 3, names that select a
 /// setting mostly the settings read.
 fn value_for(column: &str, time: bool) -> BoxedStrategy<Sql> {
-    let ids = ["ID", "Id", "EntityId", "JobScheduleId", "ScheduledJobId", "ScheduledJobStepId", "jobid", "job_id"];
+    let ids = [
+        "ID",
+        "Id",
+        "EntityId",
+        "JobScheduleId",
+        "ScheduledJobId",
+        "ScheduledJobStepId",
+        "jobid",
+        "job_id",
+        // pgAgent's keys and the columns that join on them.
+        "jobjclid",
+        "jclid",
+        "jscid",
+        "jscjobid",
+        "jexscid",
+        "jlgid",
+        "jlgjobid",
+        "jsljlgid",
+        "jsljstid",
+        "jstid",
+    ];
     if time {
         time_text().boxed()
     } else if ids.contains(&column) {
         prop_oneof![4 => (1i64..4).prop_map(Sql::Int), 1 => plain_value()].boxed()
     } else if column == "name" || column == "VARIABLE_NAME" {
-        let names = ["cron.timezone", "cron.log_run", "time_zone", "system_time_zone", "event_scheduler", "other"];
+        let names =
+            ["cron.timezone", "cron.log_run", "TimeZone", "time_zone", "system_time_zone", "event_scheduler", "other"];
         prop_oneof![4 => prop::sample::select(names.to_vec()).prop_map(|n| Sql::Text(n.to_owned())), 1 => plain_value()]
             .boxed()
     } else {
@@ -1165,6 +1186,71 @@ fn fuzz_pg_cron_rows() {
         Box::pin(async move {
             let (input, notes) = pg_cron::read_file(db, "fuzz", w).await?;
             Ok::<_, server::sources::SourceError>(SourceRead::new(input, notes, w.end))
+        })
+    });
+}
+
+#[test]
+fn fuzz_pgagent_rows() {
+    let times = |name: &'static str, cols: &[(&'static str, bool)]| Table { name, columns: cols.to_vec() };
+    let tables = vec![
+        times(
+            "pga_job",
+            &[
+                ("jobid", false),
+                ("jobjclid", false),
+                ("jobname", false),
+                ("jobhostagent", false),
+                ("jobenabled", false),
+                ("jobcreated", true),
+                ("jobagentid", false),
+                ("jobnextrun", true),
+            ],
+        ),
+        plain("pga_jobclass", &["jclid", "jclname"]),
+        plain("pga_jobstep", &["jstid", "jstname", "jstkind"]),
+        times(
+            "pga_schedule",
+            &[
+                ("jscid", false),
+                ("jscjobid", false),
+                ("jscname", false),
+                ("jscenabled", false),
+                ("jscstart", true),
+                ("jscend", true),
+                ("jscminutes", false),
+                ("jschours", false),
+                ("jscweekdays", false),
+                ("jscmonthdays", false),
+                ("jscmonths", false),
+            ],
+        ),
+        plain("pga_exception", &["jexid", "jexscid", "jexdate", "jextime"]),
+        times(
+            "pga_joblog",
+            &[("jlgid", false), ("jlgjobid", false), ("jlgstatus", false), ("jlgstart", true), ("jlgduration", false)],
+        ),
+        times(
+            "pga_jobsteplog",
+            &[
+                ("jslid", false),
+                ("jsljlgid", false),
+                ("jsljstid", false),
+                ("jslstatus", false),
+                ("jslresult", false),
+                ("jslstart", true),
+                ("jslduration", false),
+                ("jsloutput", false),
+            ],
+        ),
+        times("pga_jobagent", &[("jagpid", false), ("jaglogintime", true), ("jagstation", false)]),
+        plain("pg_settings", &["name", "setting"]),
+    ];
+    fuzz_tables("pgagent_rows", tables, Some(0), |db, _| {
+        let (w, now) = poll();
+        Box::pin(async move {
+            let (input, notes, _) = pgagent::read_file(db, "fuzz", w, None).await?;
+            Ok::<_, server::sources::SourceError>(SourceRead::new(input, notes, now))
         })
     });
 }

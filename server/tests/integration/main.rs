@@ -16,6 +16,7 @@ mod cli_dialects;
 mod config;
 mod demo;
 mod demo_fleet;
+mod demo_pgagent;
 mod fleet_faults;
 mod fuzz;
 mod history;

@@ -266,11 +266,14 @@ pub fn finish(read: &mut SourceRead) {
         if reported.at < now {
             continue;
         }
+        // From `now` on, `now` included: a run due this very instant (pgAgent's jobnextrun at
+        // the poll's second) is the scheduler's next and Sundial's.
+        let from = now - chrono::TimeDelta::nanoseconds(1);
         let ours = job
             .schedules
             .iter()
             .filter(|s| s.enabled && job.enabled)
-            .filter_map(|s| app::engine::next_after(s.id, &s.schedule, tz, now, 1).occurrences.into_iter().next())
+            .filter_map(|s| app::engine::next_after(s.id, &s.schedule, tz, from, 1).occurrences.into_iter().next())
             .map(|o| o.at)
             .min();
         if ours.is_some_and(|o| (o - reported.at).num_seconds().abs() <= NEXT_RUN_SLACK_SECS) {
@@ -282,5 +285,60 @@ pub fn finish(read: &mut SourceRead) {
             reported.at,
             ours,
         ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use app::engine::cron::CronSchedule;
+    use app::engine::fleet::{JobInput, JobSchedule};
+    use app::engine::{Schedule, Severity};
+
+    fn t(s: &str) -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339(s).unwrap().to_utc()
+    }
+
+    /// An hourly job, its scheduler reporting its next run at `reported`, read at `now`.
+    fn checked(now: &str, reported: &str) -> Vec<Diagnostic> {
+        let job = JobInput {
+            id: "1".into(),
+            name: "hourly".into(),
+            category: String::new(),
+            owner: None,
+            enabled: true,
+            schedules: vec![JobSchedule {
+                id: 1,
+                name: "hourly".into(),
+                enabled: true,
+                schedule: Schedule::Cron(CronSchedule::new("0 * * * *")),
+            }],
+            runs: Vec::new(),
+            history_horizon: None,
+            source_horizon: None,
+            unobserved: Vec::new(),
+            diagnostics: Vec::new(),
+            earlier: Vec::new(),
+        };
+        let input =
+            InstanceInput { name: "i".into(), tz: chrono_tz::UTC.into(), jobs: vec![job], agent_starts: Vec::new() };
+        let mut read = SourceRead::new(input, Vec::new(), t(now));
+        read.reported_next.push(ReportedNext {
+            job_id: "1".into(),
+            at: t(reported),
+            column: "jobnextrun",
+            raw: reported.into(),
+        });
+        finish(&mut read);
+        read.input.jobs.remove(0).diagnostics
+    }
+
+    #[test]
+    fn a_next_run_due_this_very_instant_agrees_with_the_forecast() {
+        assert_eq!(checked("2026-11-22T12:00:00Z", "2026-11-22T12:00:00Z"), Vec::new());
+        assert_eq!(checked("2026-11-22T11:59:30Z", "2026-11-22T12:00:00Z"), Vec::new());
+        let off = checked("2026-11-22T12:00:00Z", "2026-11-22T12:30:00Z");
+        assert_eq!(off.len(), 1, "{off:?}");
+        assert_eq!((off[0].severity, off[0].field.as_deref()), (Severity::Warning, Some("jobnextrun")));
     }
 }

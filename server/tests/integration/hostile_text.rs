@@ -214,6 +214,14 @@ async fn hostile_fleet(dir: &Path) -> (String, BTreeMap<String, Vec<String>>) {
     p.rename(&mut c, Some(demo::PRIMENTRA_INSTANCE), "Entities", "Id", "Name").await;
     append(&mut c, "SchedulerLog", "Message").await;
 
+    // pgAgent: jobs, classes, steps, schedules, the steps' output.
+    let mut c = open(&file(demo::PGAGENT_INSTANCE)).await;
+    p.rename(&mut c, Some(demo::PGAGENT_INSTANCE), "pga_job", "jobid", "jobname").await;
+    p.rename(&mut c, None, "pga_jobclass", "jclid", "jclname").await;
+    p.rename(&mut c, None, "pga_jobstep", "jstid", "jstname").await;
+    p.rename(&mut c, None, "pga_schedule", "jscid", "jscname").await;
+    append(&mut c, "pga_jobsteplog", "jsloutput").await;
+
     assert!(p.n > LONG, "the 10 KB name is planted");
     (toml, p.names)
 }

@@ -326,7 +326,9 @@ pub fn incidents(report: &InstanceReport) -> Vec<Incident> {
             }
         })
         .collect();
-    for s in report.context.agent_starts.iter().filter(|s| report.window.contains(**s)) {
+    let mut starts: Vec<DateTime<Utc>> = report.context.agent_starts.clone();
+    starts.sort_unstable();
+    for (k, s) in starts.iter().enumerate().filter(|(_, s)| report.window.contains(**s)) {
         let missed_at: Vec<DateTime<Utc>> = report
             .jobs
             .iter()
@@ -336,12 +338,28 @@ pub fn incidents(report: &InstanceReport) -> Vec<Incident> {
                 })
             })
             .collect();
-        let start = missed_at.iter().min().copied().unwrap_or(*s);
+        // Times due before the restart whose run came only after it (before any later
+        // restart): run late on the scheduler's return (pgAgent's catch-up run, a queued tick).
+        let next_start = starts.get(k + 1).copied().unwrap_or(DateTime::<Utc>::MAX_UTC);
+        let late_at: Vec<DateTime<Utc>> = report
+            .jobs
+            .iter()
+            .flat_map(|j| {
+                j.forecast.occurrences.iter().zip(&j.reconciliation.outcomes).filter_map(|(o, out)| match out {
+                    Outcome::Late { run, .. } => {
+                        let started = j.runs.get(*run)?.start;
+                        (o.at < *s && *s <= started && started < next_start).then_some(o.at)
+                    }
+                    _ => None,
+                })
+            })
+            .collect();
+        let start = missed_at.iter().chain(&late_at).min().copied().unwrap_or(*s);
         out.push(Incident {
             kind: IncidentKind::SchedulerDown,
             start: point(start, tz),
             end: point(*s, tz),
-            due: missed_at.len(),
+            due: missed_at.len() + late_at.len(),
             missed: missed_at.len(),
             unknown: 0,
             jobs: jobs_missing(report, |c| matches!(c, MissCause::AgentDown { restarted_at } if restarted_at == s)),

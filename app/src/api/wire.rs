@@ -467,7 +467,8 @@ pub struct Incident {
     pub kind: IncidentKind,
     pub start: TimePoint,
     pub end: TimePoint,
-    /// Runs of all jobs that were due inside it.
+    /// Runs of all jobs that were due inside it (a scheduler that was down: the missed ones
+    /// and those it ran late when it came back).
     pub due: usize,
     /// Of those, the ones judged missed, and the ones that cannot be judged because the
     /// history of their job was already trimmed (unknown, never counted as missed).

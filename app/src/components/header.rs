@@ -235,8 +235,19 @@ fn incident_view(inc: &Incident, scheduler: &Scheduler, log_href: String) -> imp
             t.push_str(&format!("; {} jobs affected.", inc.jobs));
             t
         }
-        IncidentKind::SchedulerDown if inc.missed == 0 => "no run was due while it was down.".to_string(),
-        IncidentKind::SchedulerDown => format!("{} missed across {} jobs.", runs(inc.missed), inc.jobs),
+        IncidentKind::SchedulerDown if inc.due == 0 => "no run was due while it was down.".to_string(),
+        IncidentKind::SchedulerDown => {
+            let late = inc.due.saturating_sub(inc.missed);
+            let mut t = if inc.missed == 0 {
+                "no run was missed".to_string()
+            } else {
+                format!("{} missed across {} jobs", runs(inc.missed), inc.jobs)
+            };
+            if late > 0 {
+                t.push_str(&format!("; {} late, when it came back", runs(late)));
+            }
+            t + "."
+        }
         IncidentKind::Unreachable if inc.ongoing => {
             format!(
                 "it still cannot be read ({}); pages show its last good read.",
@@ -317,5 +328,9 @@ mod tests {
         assert!(!pg.contains("Agent"), "{pg}");
         let down = banner(Scheduler::Primentra, IncidentKind::SchedulerDown);
         assert!(down.contains("The Primentra dispatcher was down"), "{down}");
+        // pgAgent back from a night down: what it missed, and what it ran late on its return.
+        let inc = Incident { kind: IncidentKind::SchedulerDown, due: 7, missed: 4, jobs: 1, ..zombie() };
+        let back = Owner::new().with(|| incident_view(&inc, &Scheduler::PgAgent, "/log".into()).to_html());
+        assert!(back.contains("4 runs missed across 1 jobs; 3 runs late, when it came back."), "{back}");
     }
 }

@@ -92,6 +92,24 @@ async fn the_demo_pgagent_shows_the_night_its_agent_died_a_failing_step_and_a_ho
     // The hourly roll missed 03:00 to 06:00 (02:00 was caught up).
     assert_eq!(caught_up.iter().find(|(n, _)| n == pgagent::FAILING_JOB).unwrap().1, 4, "{caught_up:?}");
 
+    // The pages' banner of the night: from the first time due while the agent was away (a
+    // caught-up one) to the login; 4 missed, 3 run late when it came back.
+    let first_due = report
+        .jobs
+        .iter()
+        .flat_map(outcomes)
+        .filter(|(at, o)| *at >= died && *at < back && !matches!(o, Outcome::OnTime { .. }))
+        .map(|(at, _)| at)
+        .min()
+        .expect("times due in the night");
+    let incidents = app::api::view::incidents(&report);
+    let down = incidents
+        .iter()
+        .find(|i| i.kind == app::api::wire::IncidentKind::SchedulerDown)
+        .unwrap_or_else(|| panic!("{incidents:?}"));
+    assert_eq!((down.start.ms, down.end.ms), (first_due.timestamp_millis(), back.timestamp_millis()), "{down:?}");
+    assert_eq!((down.due, down.missed, down.jobs), (4 + 3, 4, 1), "{down:?}");
+
     // The partition roll's second step fails every few days, in its own words.
     let roll = job(&report, pgagent::FAILING_JOB);
     let failed: Vec<_> = roll.runs.iter().filter(|r| r.outcome == RunOutcome::Failed).collect();

@@ -671,7 +671,7 @@ pub fn describe(s: &CronSchedule) -> String {
     }
 }
 
-const MONTH_NAMES: [&str; 12] = [
+pub(crate) const MONTH_NAMES: [&str; 12] = [
     "January",
     "February",
     "March",

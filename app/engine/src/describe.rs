@@ -8,7 +8,7 @@ use super::AgentSchedule;
 use super::agent::{date_from_int, time_from_int};
 use chrono::{Datelike, Timelike};
 
-const WEEKDAYS: [&str; 7] = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
+pub(crate) const WEEKDAYS: [&str; 7] = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
 
 /// "Occurs every 2 week(s) on Monday at 8:00:00 AM. Schedule will be used starting on 3/3/2008."
 pub fn agent(s: &AgentSchedule) -> String {

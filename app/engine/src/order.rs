@@ -22,7 +22,8 @@ pub fn by_instant(t: DateTime<Utc>) -> Key {
 
 /// Sorts `v` by `key`, stably (equal keys keep their order), as `slice::sort_by_key` does.
 pub fn sort_by_key<T>(v: &mut Vec<T>, key: impl Fn(&T) -> Key) {
-    let order = order_of(v.iter().map(key).collect());
+    let keys: Vec<Key> = v.iter().map(key).collect();
+    let order = order_of(&keys);
     let mut slots: Vec<Option<T>> = std::mem::take(v).into_iter().map(Some).collect();
     // Each index appears once: every element is taken exactly once.
     v.extend(order.into_iter().filter_map(|i| slots[i].take()));
@@ -31,8 +32,8 @@ pub fn sort_by_key<T>(v: &mut Vec<T>, key: impl Fn(&T) -> Key) {
 /// The indices of `keys` in key order, equal keys in their given order. Not generic: the one
 /// copy of the sort.
 #[inline(never)]
-pub fn order_of(keys: Vec<Key>) -> Vec<usize> {
-    let mut keyed: Vec<(Key, usize)> = keys.into_iter().enumerate().map(|(i, k)| (k, i)).collect();
+pub fn order_of(keys: &[Key]) -> Vec<usize> {
+    let mut keyed: Vec<(Key, usize)> = keys.iter().enumerate().map(|(i, k)| (*k, i)).collect();
     // The index makes every key unique, so the unstable sort is stable.
     keyed.sort_unstable();
     keyed.into_iter().map(|(_, i)| i).collect()
@@ -40,8 +41,7 @@ pub fn order_of(keys: Vec<Key>) -> Vec<usize> {
 
 /// `keys` sorted and without duplicates, for [`contains`].
 pub fn set_of(keys: Vec<Key>) -> Vec<Key> {
-    let order = order_of(keys.clone());
-    let mut out: Vec<Key> = order.into_iter().map(|i| keys[i]).collect();
+    let mut out: Vec<Key> = order_of(&keys).into_iter().map(|i| keys[i]).collect();
     out.dedup();
     out
 }

@@ -71,6 +71,8 @@
 //!
 //! A job's schedules are forecast each on its own; pgAgent computes them together (the least
 //! of them after each run), which differs only where a schedule's own chain would differ.
+use super::cron::MONTH_NAMES as MONTHS;
+use super::describe::WEEKDAYS;
 use super::dialect::{MAX_OCCURRENCES, fmt_ts, loose, parse_timestamp};
 use super::{Diagnostic, Dst, Forecast, Occurrence, ScheduleId, Severity, Window, Zone, tz};
 use chrono::{
@@ -1307,22 +1309,6 @@ pub fn validate(s: &PgAgentSchedule, tz: Zone) -> Vec<Diagnostic> {
 // ---------------------------------------------------------------------------------------------
 // In words.
 // ---------------------------------------------------------------------------------------------
-
-const WEEKDAYS: [&str; 7] = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
-const MONTHS: [&str; 12] = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-];
 
 /// "a, b and c".
 fn and_list(items: &[String]) -> String {

@@ -583,7 +583,7 @@ fn diff(current: &[Raw], proposed: &[Raw]) -> (Vec<Raw>, Vec<Raw>) {
     let ck: Vec<order::Key> = current.iter().map(Raw::key).collect();
     let pk: Vec<order::Key> = proposed.iter().map(Raw::key).collect();
     // Both in key order, equal keys in the order given: a merge pairs them.
-    let (co, po) = (order::order_of(ck.clone()), order::order_of(pk.clone()));
+    let (co, po) = (order::order_of(&ck), order::order_of(&pk));
     let (mut c_paired, mut p_paired) = (vec![false; current.len()], vec![false; proposed.len()]);
     let (mut i, mut j) = (0, 0);
     while i < co.len() && j < po.len() {

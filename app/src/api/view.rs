@@ -329,38 +329,37 @@ pub fn incidents(report: &InstanceReport) -> Vec<Incident> {
     let mut starts: Vec<DateTime<Utc>> = report.context.agent_starts.clone();
     starts.sort_unstable();
     for (k, s) in starts.iter().enumerate().filter(|(_, s)| report.window.contains(**s)) {
-        let missed_at: Vec<DateTime<Utc>> = report
-            .jobs
-            .iter()
-            .flat_map(|j| {
-                j.forecast.occurrences.iter().zip(&j.reconciliation.outcomes).filter_map(|(o, out)| {
-                    matches!(out, Outcome::Missed { cause: MissCause::AgentDown { restarted_at } } if restarted_at == s).then_some(o.at)
-                })
-            })
-            .collect();
-        // Times due before the restart whose run came only after it (before any later
-        // restart): run late on the scheduler's return (pgAgent's catch-up run, a queued tick).
+        // In one pass: the times missed because of this stop, and the times due before the
+        // restart whose run came only after it (before any later restart): run late on the
+        // scheduler's return (pgAgent's catch-up run, a queued tick).
         let next_start = starts.get(k + 1).copied().unwrap_or(DateTime::<Utc>::MAX_UTC);
-        let late_at: Vec<DateTime<Utc>> = report
-            .jobs
-            .iter()
-            .flat_map(|j| {
-                j.forecast.occurrences.iter().zip(&j.reconciliation.outcomes).filter_map(|(o, out)| match out {
-                    Outcome::Late { run, .. } => {
-                        let started = j.runs.get(*run)?.start;
-                        (o.at < *s && *s <= started && started < next_start).then_some(o.at)
+        let (mut missed, mut late, mut first) = (0, 0, *s);
+        for j in &report.jobs {
+            for (o, out) in j.forecast.occurrences.iter().zip(&j.reconciliation.outcomes) {
+                let counted = match out {
+                    Outcome::Missed { cause: MissCause::AgentDown { restarted_at } } if restarted_at == s => {
+                        missed += 1;
+                        true
                     }
-                    _ => None,
-                })
-            })
-            .collect();
-        let start = missed_at.iter().chain(&late_at).min().copied().unwrap_or(*s);
+                    Outcome::Late { run, .. } => {
+                        let caught_up =
+                            j.runs.get(*run).is_some_and(|r| o.at < *s && *s <= r.start && r.start < next_start);
+                        late += usize::from(caught_up);
+                        caught_up
+                    }
+                    _ => false,
+                };
+                if counted {
+                    first = first.min(o.at);
+                }
+            }
+        }
         out.push(Incident {
             kind: IncidentKind::SchedulerDown,
-            start: point(start, tz),
+            start: point(first, tz),
             end: point(*s, tz),
-            due: missed_at.len() + late_at.len(),
-            missed: missed_at.len(),
+            due: missed + late,
+            missed,
             unknown: 0,
             jobs: jobs_missing(report, |c| matches!(c, MissCause::AgentDown { restarted_at } if restarted_at == s)),
             ongoing: false,

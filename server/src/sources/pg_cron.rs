@@ -495,7 +495,7 @@ pub async fn read_file(
     let start = tables::column(db, "start_time");
     let first =
         tables::read(db, "job_run_details", &[Col::Time("start_time")], &format!("ORDER BY {start} LIMIT 1")).await?;
-    let oldest = first.first().and_then(|r| text(r, "start_time")).and_then(instant);
+    let oldest = first.first().and_then(|r| text(r, "start_time")).and_then(tables::instant);
     let server = Server { tz_name: setting("cron.timezone"), log_run: setting("cron.log_run"), sees_all: true, oldest };
     let jobs = tables::read(db, "job", JOB_COLUMNS, &format!("ORDER BY {}", tables::column(db, "jobid"))).await?;
     let tail = format!(
@@ -528,7 +528,7 @@ pub async fn read_file(
         .iter()
         .filter_map(|r| {
             let start = text(r, "start_time");
-            let parsed = start.and_then(instant);
+            let parsed = start.and_then(tables::instant);
             if parsed.is_none() {
                 notes.push(Diagnostic::warning(
                     "start_time",
@@ -542,22 +542,11 @@ pub async fn read_file(
                 status: text(r, "status").map(str::to_owned),
                 return_message: text(r, "return_message").map(str::to_owned),
                 start: parsed,
-                end: text(r, "end_time").and_then(instant),
+                end: text(r, "end_time").and_then(tables::instant),
             })
         })
         .collect();
     Ok(assemble(name, window, &server, notes, jobs, runs))
-}
-
-/// A `timestamptz` as a file holds it: `YYYY-MM-DD HH:MM:SS[.f]`, with an offset (`+00`,
-/// `+00:00`) or without (UTC).
-fn instant(s: &str) -> Option<DateTime<Utc>> {
-    let s = s.trim();
-    ["%Y-%m-%d %H:%M:%S%.f%#z", "%Y-%m-%dT%H:%M:%S%.f%#z"]
-        .iter()
-        .find_map(|f| DateTime::parse_from_str(s, f).ok())
-        .map(|t| t.to_utc())
-        .or_else(|| tables::wall_clock(s).map(|t| t.and_utc()))
 }
 
 /// The rows as the engine's input, with the instance's findings.

@@ -976,7 +976,7 @@ pub async fn read_file(
 
     let start = tables::column(db, "jlgstart");
     let first = tables::read(db, "pga_joblog", &[Col::Time("jlgstart")], &format!("ORDER BY {start} LIMIT 1")).await?;
-    let oldest = first.first().and_then(|r| text(r, "jlgstart")).and_then(instant);
+    let oldest = first.first().and_then(|r| text(r, "jlgstart")).and_then(tables::instant);
     // Times compare as text: a value not shaped as a time comes through too, to be named.
     let tail = format!(
         "WHERE ({start} >= {} AND {start} < {}) OR NOT ({start} GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*') \
@@ -1110,7 +1110,7 @@ fn int(r: &tables::TextRow, table: &str, c: &str, notes: &mut Vec<Diagnostic>) -
 /// A `timestamptz` column of a file's row; `None` with a note.
 fn time(r: &tables::TextRow, table: &str, c: &str, notes: &mut Vec<Diagnostic>) -> Option<DateTime<Utc>> {
     let raw = text(r, c);
-    let parsed = raw.and_then(instant);
+    let parsed = raw.and_then(tables::instant);
     if parsed.is_none() {
         notes.push(Diagnostic::warning(
             &format!("{table}.{c}"),
@@ -1166,15 +1166,4 @@ fn interval_secs(s: &str) -> Option<f64> {
     let (h, m, sec) = (h.trim().parse::<f64>().ok()?, m.parse::<f64>().ok()?, sec.parse::<f64>().ok()?);
     let total = days * 86_400.0 + h * 3600.0 + m * 60.0 + sec;
     total.is_finite().then_some(total)
-}
-
-/// A `timestamptz` as a file holds it: `YYYY-MM-DD HH:MM:SS[.f]`, with an offset (`+00`,
-/// `+00:00`) or without (UTC).
-fn instant(s: &str) -> Option<DateTime<Utc>> {
-    let s = s.trim();
-    ["%Y-%m-%d %H:%M:%S%.f%#z", "%Y-%m-%dT%H:%M:%S%.f%#z"]
-        .iter()
-        .find_map(|f| DateTime::parse_from_str(s, f).ok())
-        .map(|t| t.to_utc())
-        .or_else(|| tables::wall_clock(s).map(|t| t.and_utc()))
 }

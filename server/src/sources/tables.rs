@@ -562,6 +562,17 @@ pub fn text<'a>(r: &'a TextRow, c: &str) -> Option<&'a str> {
     r.get(c).and_then(|v| v.as_deref()).map(str::trim).filter(|v| !v.is_empty())
 }
 
+/// A `timestamptz` as a file holds it: `YYYY-MM-DD HH:MM:SS[.f]`, with an offset (`+00`,
+/// `+00:00`) or without (UTC).
+pub fn instant(s: &str) -> Option<chrono::DateTime<chrono::Utc>> {
+    let s = s.trim();
+    ["%Y-%m-%d %H:%M:%S%.f%#z", "%Y-%m-%dT%H:%M:%S%.f%#z"]
+        .iter()
+        .find_map(|f| chrono::DateTime::parse_from_str(s, f).ok())
+        .map(|t| t.to_utc())
+        .or_else(|| wall_clock(s).map(|t| t.and_utc()))
+}
+
 /// A time column's text (`YYYY-MM-DD HH:MM:SS[.fff]`, `T` accepted) as a wall-clock time.
 pub fn wall_clock(s: &str) -> Option<chrono::NaiveDateTime> {
     ["%Y-%m-%d %H:%M:%S%.f", "%Y-%m-%dT%H:%M:%S%.f"]

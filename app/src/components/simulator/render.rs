@@ -261,7 +261,6 @@ pub type SlotLabel = fn(usize) -> String;
 
 /// pgAgent's `bool[]` columns: how many slots, and each slot's label.
 pub fn slots(dialect: Dialect, column: &str) -> Option<(usize, SlotLabel)> {
-    const DAYS: [&str; 7] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
     const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
     if dialect != Dialect::PgAgent {
         return None;
@@ -269,7 +268,7 @@ pub fn slots(dialect: Dialect, column: &str) -> Option<(usize, SlotLabel)> {
     Some(match column.to_ascii_lowercase().as_str() {
         "jscminutes" => (60, |i| format!(":{i:02}")),
         "jschours" => (24, |i| format!("{i:02}")),
-        "jscweekdays" => (7, |i| DAYS[i].to_owned()),
+        "jscweekdays" => (7, |i| super::state::WEEKDAYS[i][..3].to_owned()),
         "jscmonthdays" => (32, |i| if i == 31 { "Last".to_owned() } else { (i + 1).to_string() }),
         "jscmonths" => (12, |i| MONTHS[i].to_owned()),
         _ => return None,

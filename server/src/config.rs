@@ -73,8 +73,10 @@ use toml::Spanned;
 
 mod alerts;
 mod auth;
+mod maintenance;
 pub use alerts::{AlertConfig, AlertFormat, AlertTarget, resolve_alert_url};
 pub use auth::{AuthConfig, ProxyConfig};
+pub use maintenance::{MaintenanceConfig, MaintenanceScope, instant_in};
 
 /// What can be wrong with a configuration. Messages name the file, line and field, never a
 /// secret's value.
@@ -330,6 +332,8 @@ pub struct FleetConfig {
     pub auth: Option<AuthConfig>,
     /// How long Sundial keeps the runs it has read (`history_retention`, see `crate::history`).
     pub history_retention: Duration,
+    /// Planned maintenance windows (`[[maintenance]]`, see [`maintenance`]).
+    pub maintenance: Vec<MaintenanceConfig>,
 }
 
 #[derive(Deserialize)]
@@ -339,6 +343,9 @@ struct RawFile {
     public_url: Option<Spanned<String>>,
     #[serde(default)]
     alert: Vec<Spanned<alerts::RawAlert>>,
+    /// Planned maintenance windows.
+    #[serde(default)]
+    maintenance: Vec<Spanned<maintenance::RawMaintenance>>,
     /// Sign-in.
     auth: Option<Spanned<auth::RawAuth>>,
     /// Sundial's own store: a SQLite file's path (default: beside the configuration file) or a
@@ -471,7 +478,18 @@ pub fn parse(text: &str, origin: &str) -> Result<FleetConfig, ConfigError> {
         }
         None => crate::history::DEFAULT_RETENTION,
     };
-    Ok(FleetConfig { origin: origin.to_owned(), store, triage, instances, public_url, alerts, auth, history_retention })
+    let maintenance = check.maintenance(&raw.maintenance, &instances)?;
+    Ok(FleetConfig {
+        origin: origin.to_owned(),
+        store,
+        triage,
+        instances,
+        public_url,
+        alerts,
+        auth,
+        history_retention,
+        maintenance,
+    })
 }
 
 /// The poll interval and timeout of an instance that sets none: `[defaults]`, else

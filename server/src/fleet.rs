@@ -14,6 +14,7 @@
 //! that says so; the other instances go on being read and served.
 use app::api::ssr::{Backend, BoxFuture, ReportError, Snapshot};
 use app::api::ssr::{InstanceLog, ReportLog};
+use app::api::triage::{MaintenanceEndForm, MaintenanceForm};
 use app::api::{AckForm, ApiError, DiagnosticLine, InstanceStatus, SourceState, TriageData, TriageScope};
 use app::engine::Window;
 use app::engine::fleet::{self, InstanceInput, InstanceReport};
@@ -28,11 +29,13 @@ use tokio::sync::{Mutex, watch};
 
 use crate::config::{FleetConfig, InstanceConfig};
 use crate::held::HeldRuns;
+use crate::maintenance::Book;
 use crate::replicas::{FOLLOW_EVERY, Replicas};
 use crate::sources::snapshots::Store;
 use crate::sources::{self, ReadContext, Source, SourceError, SourceRead};
 use crate::triage::{Judged, Keeper};
 use app::api::ssr::figures::JobFigures;
+use app::engine::maintenance::Maintenance;
 
 /// Each read covers the longest window pages offer.
 const READ_DAYS: i64 = 30;
@@ -240,6 +243,8 @@ fn next_slot(origin: tokio::time::Instant, every: Duration, now: tokio::time::In
 /// poller, from the runs as held; nothing else of the analysis is kept.
 pub struct InstanceJudgment {
     at: DateTime<Utc>,
+    /// The maintenance windows' generation it was judged under ([`Book::generation`]).
+    maintenance: u64,
     problems: Vec<triage::Problem>,
     jobs: usize,
     /// Each job's figures for `/metrics`.
@@ -253,7 +258,7 @@ pub struct InstanceJudgment {
 /// The reports and snapshots pages asked for, across the fleet, kept within a byte budget
 /// ([`PAGE_CACHE_BYTES`]; the least recently used go first), each made once however many
 /// requests ask at once. Keyed by instance, window length (0: the snapshot) and read.
-type PageKey = (String, u32, i64);
+type PageKey = (String, u32, i64, u64);
 
 #[derive(Clone)]
 enum Kept {
@@ -307,6 +312,8 @@ struct Instance {
     pages: moka::future::Cache<PageKey, Kept>,
     /// With replicas: the last publication taken in or made.
     followed: Mutex<Followed>,
+    /// The fleet's maintenance windows.
+    book: Arc<Book>,
 }
 
 impl Instance {
@@ -337,14 +344,16 @@ impl Instance {
     async fn report(&self, days: u32) -> Result<Arc<InstanceReport>, ReportError> {
         let good = self.good().await?;
         let name = self.reader.config.name.clone();
-        let key = (name.clone(), days.max(1), good.at.timestamp_micros());
+        let key = (name.clone(), days.max(1), good.at.timestamp_micros(), self.book.generation());
         let made = self
             .pages
             .try_get_with(key, async {
                 let now = good.read.now;
                 let window = Window::ending_at(now, Span::days(i64::from(days)));
                 let read = good.shown(self.reader.store.as_ref(), &name, window).await;
-                let analyse = move || fleet::analyze(&within(&read.input, window), window, now, &Settings::default());
+                let planned = self.book.for_instance(&name, window);
+                let analyse =
+                    move || fleet::analyze(&within(&read.input, window, &planned), window, now, &Settings::default());
                 match tokio::task::spawn_blocking(analyse).await {
                     Ok(report) => Ok(Kept::Report(Arc::new(report))),
                     Err(e) => {
@@ -373,7 +382,9 @@ impl Instance {
         settings: &TriageSettings,
     ) -> Option<Arc<InstanceJudgment>> {
         let good = self.state.borrow().good.clone()?;
-        if let Some(j) = self.judgment.lock().await.as_ref().filter(|j| j.at == good.at) {
+        let generation = self.book.generation();
+        let current = |j: &&Arc<InstanceJudgment>| j.at == good.at && j.maintenance == generation;
+        if let Some(j) = self.judgment.lock().await.as_ref().filter(current) {
             return Some(j.clone());
         }
         let _permit = match gate {
@@ -382,20 +393,23 @@ impl Instance {
         };
         // Holding the lock while judging coalesces concurrent askers.
         let mut judgment = self.judgment.lock().await;
-        if let Some(j) = judgment.as_ref().filter(|j| j.at == good.at) {
+        if let Some(j) = judgment.as_ref().filter(current) {
             return Some(j.clone());
         }
         let name = self.reader.config.name.clone();
         let settings = settings.clone();
         let read = good.clone();
+        // Every window the judgment analyses lies within the judged days.
+        let planned =
+            self.book.for_instance(&name, Window::ending_at(good.read.now, Span::days(i64::from(JUDGED_DAYS))));
         let judge = move || {
             let whole = read.whole();
             let now = whole.now;
             let window = Window::ending_at(now, Span::days(i64::from(JUDGED_DAYS)));
-            let report = fleet::analyze(&within(&whole.input, window), window, now, &Settings::default());
+            let report = fleet::analyze(&within(&whole.input, window, &planned), window, now, &Settings::default());
             let problems = triage::report_problems(&name, &report, &whole.notes, &settings);
             let day = Window::ending_at(now, Span::days(1));
-            let today = fleet::analyze(&within(&whole.input, day), day, now, &Settings::default());
+            let today = fleet::analyze(&within(&whole.input, day, &planned), day, now, &Settings::default());
             let figures = Arc::new(app::api::ssr::figures::of(&report, &today));
             // Each window's own analysis: a log over fewer days judges its first hours without
             // what came before them, as the page of that window does.
@@ -407,14 +421,21 @@ impl Instance {
                         1 => app::engine::log::tally(&today, &whole.events),
                         days => {
                             let w = Window::ending_at(now, Span::days(i64::from(days)));
-                            let r = fleet::analyze(&within(&whole.input, w), w, now, &Settings::default());
+                            let r = fleet::analyze(&within(&whole.input, w, &planned), w, now, &Settings::default());
                             app::engine::log::tally(&r, &whole.events)
                         }
                     };
                     (days, Arc::new(tally))
                 })
                 .collect();
-            InstanceJudgment { at: read.at, problems, jobs: report.jobs.len(), figures, tallies }
+            InstanceJudgment {
+                at: read.at,
+                maintenance: generation,
+                problems,
+                jobs: report.jobs.len(),
+                figures,
+                tallies,
+            }
         };
         match tokio::task::spawn_blocking(judge).await {
             Ok(j) => {
@@ -695,6 +716,8 @@ pub struct FleetBackend {
     replicas: Option<Arc<Replicas>>,
     /// Sundial's store, when it could be opened.
     store: Option<Store>,
+    /// The fleet's maintenance windows.
+    book: Arc<Book>,
 }
 
 /// What a judgement depends on of one instance: the read its latest judgment is of, its last
@@ -706,7 +729,7 @@ fn read_of(i: &Instance, s: &PollState) -> (Option<DateTime<Utc>>, Option<DateTi
 
 /// What a judgement depends on: each instance's last good read and whether its last attempt
 /// failed, and the moment (to the [`JUDGE_EVERY_SECS`]), since reads grow stale.
-type JudgeKey = (Vec<(Option<DateTime<Utc>>, Option<DateTime<Utc>>, bool)>, i64);
+type JudgeKey = (Vec<(Option<DateTime<Utc>>, Option<DateTime<Utc>>, bool)>, i64, u64);
 
 /// The window triage judges each instance over, in days.
 use app::api::JUDGED_DAYS;
@@ -753,6 +776,7 @@ impl FleetBackend {
         };
         let keeper = Keeper::open(store.as_ref().map_err(Clone::clone)).await;
         let store = store.ok();
+        let book = Arc::new(Book::open(&config.maintenance, &config.instances, store.clone()).await);
         let replicas = store.as_ref().and_then(Replicas::over).map(Arc::new);
         if let Some(r) = &replicas {
             r.set_fleet_size(config.instances.len());
@@ -775,6 +799,7 @@ impl FleetBackend {
                     latest: std::sync::Mutex::new(None),
                     pages: pages.clone(),
                     followed: Mutex::new(Followed::default()),
+                    book: book.clone(),
                 })
             })
             .collect();
@@ -872,6 +897,7 @@ impl FleetBackend {
             fixed_now: now,
             replicas,
             store,
+            book,
         }))
     }
 
@@ -896,7 +922,7 @@ impl FleetBackend {
         let last = || self.judged.lock().unwrap_or_else(|e| e.into_inner()).clone();
         // The key from each state in place: a request served the last judgement copies nothing.
         let reads = self.instances.iter().map(|i| read_of(i, &i.state.borrow())).collect();
-        let key: JudgeKey = (reads, Utc::now().timestamp() / JUDGE_EVERY_SECS);
+        let key: JudgeKey = (reads, Utc::now().timestamp() / JUDGE_EVERY_SECS, self.book.generation());
         let _turn = match last() {
             Some((k, p)) if k == key => return p,
             Some(_) if current => self.judging.lock().await,
@@ -913,6 +939,10 @@ impl FleetBackend {
         };
         // What is read may have changed while this request waited for its turn.
         let started = std::time::Instant::now();
+        // Replicas share their windows through the store: take in what the others added or ended.
+        if self.store.as_ref().is_some_and(|s| s.at().shared()) {
+            self.book.refresh().await;
+        }
         // Judged as of the fleet's "now" (a fixed one stays put: nothing turns stale under it);
         // judged again at least every JUDGE_EVERY_SECS of the server's clock.
         let clock = self.now();
@@ -920,6 +950,7 @@ impl FleetBackend {
         let key: JudgeKey = (
             self.instances.iter().zip(&states).map(|(i, s)| read_of(i, s)).collect(),
             Utc::now().timestamp() / JUDGE_EVERY_SECS,
+            self.book.generation(),
         );
         if let Some((k, p)) = last()
             && k == key
@@ -979,6 +1010,13 @@ impl FleetBackend {
             .map(|(i, _)| i.reader.config.name.clone())
             .collect();
         let mut judged = self.keeper.observe(problems, &judged_instances, &settled, self.now()).await;
+        // A problem open inside a maintenance window open now is held: marked, and not alerted
+        // until the window ends.
+        for j in &mut judged {
+            let p = &j.problem;
+            let job = p.job.as_ref().map(|(id, n)| (id.as_str(), n.as_str()));
+            j.maintenance = self.book.holding(&p.instance, job, j.first_seen, clock);
+        }
         triage::rank_by(&mut judged, |j| (&j.problem, j.problem.since.unwrap_or(j.first_seen)));
         let counts = (self.instances.len(), judged_instances.len(), jobs);
         tracing::debug!(problems = judged.len(), ms = started.elapsed().as_millis() as u64, "fleet judged");
@@ -1087,8 +1125,10 @@ impl InstanceLog for JudgedLog {
                     true => self.good.shown_within(self.instance.reader.store.as_ref(), name, analysed).await,
                     false => self.good.runs.put_within(&self.good.read, analysed),
                 };
+                let planned = self.instance.book.for_instance(name, analysed);
                 let derive = move || {
-                    let report = fleet::analyze(&within(&read.input, analysed), analysed, now, &Settings::default());
+                    let report =
+                        fleet::analyze(&within(&read.input, analysed, &planned), analysed, now, &Settings::default());
                     let mut lines = app::engine::log::derive(&report, &read.events);
                     lines.retain(|e| span.contains(e.at));
                     lines
@@ -1110,8 +1150,10 @@ impl InstanceLog for JudgedLog {
     }
 }
 
-fn within(input: &InstanceInput, window: Window) -> InstanceInput {
+/// The input's runs that bear on `window`, with the maintenance windows planned over it.
+fn within(input: &InstanceInput, window: Window, planned: &[Maintenance]) -> InstanceInput {
     let mut input = input.clone();
+    input.maintenance = planned.to_vec();
     for job in &mut input.jobs {
         job.runs.retain(|r| window.contains(r.start) || r.end() > window.start);
     }
@@ -1150,7 +1192,17 @@ impl Backend for FleetBackend {
 
     fn triage_of(&self, judgment: &app::api::ssr::Judgment, scope: TriageScope) -> TriageData {
         match judgment.downcast_ref::<FleetProblems>() {
-            Some(fleet) => self.keeper.data(&fleet.judged, &scope, self.now(), fleet.counts),
+            Some(fleet) => {
+                let whole = scope.instance.is_none();
+                let mut data = self.keeper.data(&fleet.judged, &scope, self.now(), fleet.counts);
+                if whole {
+                    data.maintenance = app::api::triage::MaintenanceData {
+                        windows: self.book.listing(self.now()),
+                        instances: self.book.instances().to_vec(),
+                    };
+                }
+                data
+            }
             None => TriageData::default(),
         }
     }
@@ -1167,6 +1219,14 @@ impl Backend for FleetBackend {
             let fleet = self.problems_current().await;
             self.keeper.unacknowledge(&form, &fleet.judged).await
         })
+    }
+
+    fn maintenance_add(&self, form: MaintenanceForm) -> BoxFuture<'_, Result<(), ApiError>> {
+        Box::pin(async move { self.book.add(&form, &form.by, self.now()).await })
+    }
+
+    fn maintenance_end(&self, form: MaintenanceEndForm) -> BoxFuture<'_, Result<(), ApiError>> {
+        Box::pin(async move { self.book.end(&form, &form.by, self.now()).await })
     }
 
     fn source_log(&self, instance: Option<&str>) -> BoxFuture<'_, Vec<LogEvent>> {
@@ -1190,13 +1250,15 @@ impl Backend for FleetBackend {
                 });
             };
             let name = i.reader.config.name.clone();
-            let key = (name.clone(), 0, good.at.timestamp_micros());
+            let key = (name.clone(), 0, good.at.timestamp_micros(), i.book.generation());
             let made = i
                 .pages
                 .get_with(key, async {
                     let covers = Window::ending_at(good.read.now, Span::days(READ_DAYS));
                     let r = good.shown(i.reader.store.as_ref(), &name, covers).await;
-                    Kept::Snapshot(Arc::new(Snapshot { input: r.input, now: r.now, covers, events: r.events }))
+                    let mut input = r.input;
+                    input.maintenance = i.book.for_instance(&name, covers);
+                    Kept::Snapshot(Arc::new(Snapshot { input, now: r.now, covers, events: r.events }))
                 })
                 .await;
             match made {

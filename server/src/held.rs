@@ -239,8 +239,13 @@ mod tests {
             diagnostics: Vec::new(),
             earlier: Vec::new(),
         };
-        let input =
-            InstanceInput { name: "i".into(), tz: chrono_tz::UTC.into(), jobs: vec![job], agent_starts: Vec::new() };
+        let input = InstanceInput {
+            name: "i".into(),
+            tz: chrono_tz::UTC.into(),
+            jobs: vec![job],
+            agent_starts: Vec::new(),
+            maintenance: Vec::new(),
+        };
         SourceRead::new(input, Vec::new(), Utc.with_ymd_and_hms(2026, 11, 21, 0, 0, 0).unwrap())
     }
 

@@ -215,6 +215,7 @@ impl InstanceHistory {
             tz: chrono_tz::UTC.into(),
             jobs,
             agent_starts: Vec::new(),
+            maintenance: Vec::new(),
         };
         self.mark = Some(mark.clone());
         Ok(Some(SourceRead { mark: Some(mark), ..SourceRead::new(input, Vec::new(), window.end) }))

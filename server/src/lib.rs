@@ -10,6 +10,7 @@ pub mod held;
 pub mod history;
 pub mod http;
 pub mod logging;
+pub mod maintenance;
 pub mod replicas;
 pub mod sources;
 pub mod store;

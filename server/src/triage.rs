@@ -24,6 +24,9 @@ pub struct Judged {
     pub tz: Zone,
     /// When Sundial first saw this episode.
     pub first_seen: DateTime<Utc>,
+    /// The maintenance window that held it since its episode began, the one ending last
+    /// (holding it now when it ends after now: no alert until then).
+    pub maintenance: Option<crate::maintenance::Holding>,
 }
 
 /// Whether `ack` is of this episode of the problem and still holds (not lapsed).
@@ -217,7 +220,7 @@ impl Keeper {
                             open
                         }
                     });
-                    Judged { first_seen: open.first_seen, problem, tz }
+                    Judged { first_seen: open.first_seen, problem, tz, maintenance: None }
                 })
                 .collect();
             let current: std::collections::HashSet<String> = out.iter().map(|j| j.problem.key()).collect();
@@ -295,7 +298,13 @@ impl Keeper {
                 &mut open
             };
             if list.len() < limit {
-                list.push(row(&j.problem, j.first_seen, j.tz, ack, now));
+                let mut r = row(&j.problem, j.first_seen, j.tz, ack, now);
+                r.maintenance =
+                    j.maintenance.as_ref().filter(|h| h.until > now).map(|h| app::api::triage::MaintenanceNote {
+                        name: h.name.clone(),
+                        until: app::api::ssr::point(h.until, j.tz),
+                    });
+                list.push(r);
             }
         }
         (open, acknowledged)
@@ -417,6 +426,7 @@ impl Keeper {
             store_note: self.store_note.clone(),
             open_by_severity: listed.0,
             acknowledged_total: listed.1,
+            maintenance: Default::default(),
         }
     }
 }

@@ -20,9 +20,13 @@
 //!    restarting, and its misses say `AgentDown`. A longer silence stays a zombie even when a
 //!    restart ends it: that is how zombies usually end (seed 000: a reboot fixed it).
 //! 4. Each job is reconciled again with the full [`InstanceContext`]. In both passes a miss
-//!    inside one of the job's [`JobInput::unobserved`] spans becomes unknown.
+//!    inside one of the job's [`JobInput::unobserved`] spans becomes unknown, and a miss
+//!    inside one of the instance's [`InstanceInput::maintenance`] windows that covers the job
+//!    becomes [`Outcome::Maintenance`] (so it is not due in step 2 either: planned downtime
+//!    never makes a zombie).
 //!
 //! Jobs come out sorted by name (then id).
+use super::maintenance::Maintenance;
 use super::reconcile::{
     InstanceContext, MissCause, Outcome, Reconciler, Reconciliation, Settings, reconcile_reference, zombie_periods,
 };
@@ -96,6 +100,10 @@ pub struct InstanceInput {
     pub jobs: Vec<JobInput>,
     /// msdb syssessions.agent_start_date, sorted.
     pub agent_starts: Vec<DateTime<Utc>>,
+    /// Planned maintenance windows over the instance (Sundial's, not the source's): a due run
+    /// that did not happen inside one that covers its job is [`Outcome::Maintenance`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub maintenance: Vec<Maintenance>,
 }
 
 /// One job, forecast and reconciled over a window.
@@ -134,6 +142,9 @@ pub struct JobReport {
     pub missed: usize,
     pub late: usize,
     pub skipped: usize,
+    /// Occurrences not run inside a maintenance window (not missed).
+    #[serde(default)]
+    pub maintenance: usize,
     /// Source and schedule diagnostics together.
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -147,6 +158,9 @@ pub struct InstanceReport {
     pub now: DateTime<Utc>,
     pub jobs: Vec<JobReport>,
     pub context: InstanceContext,
+    /// The maintenance windows that overlap the window (the timelines shade them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub maintenance: Vec<Maintenance>,
 }
 
 /// The instance as it was at `at`: runs that started after it had not happened yet (they are
@@ -202,6 +216,7 @@ pub fn analyze(input: &InstanceInput, window: Window, now: DateTime<Utc>, settin
             .map(|p| {
                 let mut r = reconciler.reconcile(&p.forecast.occurrences, &p.job.runs, p.job.history_horizon);
                 unobserved_unknown(&mut r, &p.forecast.occurrences, &p.job.unobserved);
+                in_maintenance(&mut r, &p.forecast.occurrences, p.job, &input.maintenance);
                 r
             })
             .collect()
@@ -220,7 +235,15 @@ pub fn analyze(input: &InstanceInput, window: Window, now: DateTime<Utc>, settin
         .collect();
     jobs.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.id.cmp(&b.id)));
 
-    InstanceReport { name: input.name.clone(), tz, window, now, jobs, context: ctx }
+    InstanceReport {
+        name: input.name.clone(),
+        tz,
+        window,
+        now,
+        jobs,
+        context: ctx,
+        maintenance: overlapping(input, window),
+    }
 }
 
 /// [`analyze`] done as its steps say, with [`reconcile_reference`]: each job reconciled twice.
@@ -241,18 +264,26 @@ pub fn analyze_reference(
     };
     let prepared: Vec<Prepared> = input.jobs.iter().map(|job| Prepared::new(job, tz, window)).collect();
     let first: Vec<Reconciliation> =
-        prepared.iter().map(|p| p.reconcile_reference(window, now, &ctx, settings)).collect();
+        prepared.iter().map(|p| p.reconcile_reference(window, now, &ctx, settings, &input.maintenance)).collect();
     let due = due_instants(prepared.iter().map(|p| p.forecast.occurrences.as_slice()).zip(&first));
     ctx.zombie_periods = instance_zombie_periods(&due, &ctx, window, now, settings);
     let mut jobs: Vec<JobReport> = prepared
         .into_iter()
         .map(|p| {
-            let r = p.reconcile_reference(window, now, &ctx, settings);
+            let r = p.reconcile_reference(window, now, &ctx, settings, &input.maintenance);
             p.report(r, tz, now)
         })
         .collect();
     jobs.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.id.cmp(&b.id)));
-    InstanceReport { name: input.name.clone(), tz, window, now, jobs, context: ctx }
+    InstanceReport {
+        name: input.name.clone(),
+        tz,
+        window,
+        now,
+        jobs,
+        context: ctx,
+        maintenance: overlapping(input, window),
+    }
 }
 
 /// Misses the first reconciliation found (no zombie periods then) that lie in one of `periods`:
@@ -333,18 +364,20 @@ impl<'a> Prepared<'a> {
     }
 
     /// The job's forecast reconciled with its runs under `ctx` by [`reconcile_reference`],
-    /// misses in unobserved spans made unknown.
+    /// misses in unobserved spans made unknown, misses in its maintenance windows maintenance.
     fn reconcile_reference(
         &self,
         window: Window,
         now: DateTime<Utc>,
         ctx: &InstanceContext,
         settings: &Settings,
+        maintenance: &[Maintenance],
     ) -> Reconciliation {
         let occurrences = &self.forecast.occurrences;
         let job = self.job;
         let mut r = reconcile_reference(occurrences, &job.runs, window, now, job.history_horizon, ctx, settings);
         unobserved_unknown(&mut r, occurrences, &job.unobserved);
+        in_maintenance(&mut r, occurrences, job, maintenance);
         r
     }
 
@@ -390,6 +423,7 @@ impl<'a> Prepared<'a> {
             missed: counts.missed,
             late: counts.late,
             skipped: counts.skipped,
+            maintenance: counts.maintenance,
             diagnostics,
         }
     }
@@ -471,16 +505,18 @@ struct OutcomeCounts {
     missed: usize,
     late: usize,
     skipped: usize,
+    maintenance: usize,
 }
 
 impl OutcomeCounts {
     fn of(reconciliation: &Reconciliation) -> Self {
-        let mut counts = OutcomeCounts { missed: 0, late: 0, skipped: 0 };
+        let mut counts = OutcomeCounts { missed: 0, late: 0, skipped: 0, maintenance: 0 };
         for o in &reconciliation.outcomes {
             match o {
                 Outcome::Missed { .. } => counts.missed += 1,
                 Outcome::Late { .. } => counts.late += 1,
                 Outcome::SkippedRunning { .. } => counts.skipped += 1,
+                Outcome::Maintenance { .. } => counts.maintenance += 1,
                 _ => {}
             }
         }
@@ -550,6 +586,27 @@ fn ended_by_restart(p: &Window, restarts: &[DateTime<Utc>]) -> bool {
     let slack = chrono::Duration::minutes(1);
     p.duration() <= chrono::Duration::seconds(RESTART_SILENCE_MAX_SECS)
         && restarts.iter().any(|&s| p.start <= s && s <= p.end + slack)
+}
+
+/// The instance's maintenance windows that overlap `window`.
+fn overlapping(input: &InstanceInput, window: Window) -> Vec<Maintenance> {
+    input.maintenance.iter().filter(|m| m.window.start < window.end && m.window.end > window.start).cloned().collect()
+}
+
+/// A miss inside a maintenance window that covers the job is [`Outcome::Maintenance`] (the
+/// first such window): planned, not missed. It is not due either, so it never makes a zombie.
+fn in_maintenance(r: &mut Reconciliation, occurrences: &[Occurrence], job: &JobInput, windows: &[Maintenance]) {
+    let mine: Vec<Window> = windows.iter().filter(|m| m.covers(&job.id, &job.name)).map(|m| m.window).collect();
+    if mine.is_empty() {
+        return;
+    }
+    for (o, occ) in r.outcomes.iter_mut().zip(occurrences) {
+        if matches!(o, Outcome::Missed { .. })
+            && let Some(w) = mine.iter().find(|w| w.contains(occ.at))
+        {
+            *o = Outcome::Maintenance { window: *w };
+        }
+    }
 }
 
 /// A miss inside a span the source could not observe is unknown: absence there proves nothing.

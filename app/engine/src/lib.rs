@@ -31,6 +31,7 @@ pub mod fleet;
 pub mod history;
 pub mod job_table;
 pub mod log;
+pub mod maintenance;
 pub mod mysql_event;
 pub mod order;
 pub mod pgagent;

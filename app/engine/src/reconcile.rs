@@ -200,6 +200,9 @@ pub enum Outcome {
     Unknown,
     /// Not yet due (in the future, or within the grace of `now`).
     Upcoming,
+    /// No run, inside a planned maintenance window (`window`) that covers the job: not
+    /// missed. Given by [`crate::fleet::analyze`] to what would be missed otherwise.
+    Maintenance { window: Window },
 }
 
 /// What reconciliation concluded about one observed run.

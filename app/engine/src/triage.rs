@@ -585,13 +585,16 @@ struct Streak {
 
 /// The job's latest due occurrences that were missed (or skipped while the previous run still
 /// ran), in a row, ending with the latest due one; `None` when that one ran or is unknown.
+/// Occurrences inside a maintenance window are passed over.
 fn missed_streak(job: &JobReport, zombie: bool) -> Option<Streak> {
     let due: Vec<(&crate::Occurrence, &Outcome)> = job
         .forecast
         .occurrences
         .iter()
         .zip(&job.reconciliation.outcomes)
-        .filter(|(_, o)| !matches!(o, Outcome::Upcoming))
+        // A run not made in a maintenance window is neither a miss nor a success: the streak
+        // reads across it.
+        .filter(|(_, o)| !matches!(o, Outcome::Upcoming | Outcome::Maintenance { .. }))
         .collect();
     let streak: Vec<&(&crate::Occurrence, &Outcome)> = due
         .iter()

@@ -485,6 +485,7 @@ mod layout {
             Some(Outcome::Missed { .. }) => Mark::Missed,
             Some(Outcome::SkippedRunning { .. }) => Mark::Skipped,
             Some(Outcome::Unknown) => Mark::Unknown,
+            Some(Outcome::Maintenance { .. }) => Mark::Maintenance,
             Some(Outcome::Upcoming) | None => Mark::Upcoming,
         }
     }
@@ -504,6 +505,7 @@ mod layout {
             Some(Outcome::Missed { cause: MissCause::NoRun }) => "no run started".into(),
             Some(Outcome::SkippedRunning { .. }) => "the previous run was still running".into(),
             Some(Outcome::Unknown) => "older than the history kept".into(),
+            Some(Outcome::Maintenance { .. }) => "inside a planned maintenance window".into(),
             _ => String::new(),
         }
     }
@@ -1216,8 +1218,13 @@ mod layout_tests {
     }
 
     fn report(jobs: Vec<JobInput>, now: &str) -> crate::engine::fleet::InstanceReport {
-        let input =
-            InstanceInput { name: "I".into(), tz: Zone::UTC, jobs, agent_starts: vec![t("2025-11-21T03:00:00Z")] };
+        let input = InstanceInput {
+            name: "I".into(),
+            tz: Zone::UTC,
+            jobs,
+            agent_starts: vec![t("2025-11-21T03:00:00Z")],
+            maintenance: Vec::new(),
+        };
         let now = t(now);
         analyze(&input, Window::new(now - Duration::days(30), now + Duration::days(7)), now, &Settings::default())
     }

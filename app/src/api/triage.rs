@@ -27,6 +27,115 @@ pub struct TriageData {
     /// Every acknowledged or silenced problem in the scope: `acknowledged` holds the worst.
     #[serde(default)]
     pub acknowledged_total: usize,
+    /// Maintenance windows now, to come and just ended (the triage page lists them; the
+    /// fleet's panel does not).
+    #[serde(default)]
+    pub maintenance: MaintenanceData,
+}
+
+/// The maintenance windows the triage page lists, and what its form offers.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MaintenanceData {
+    /// Open now first, then to come (the next 7 days), then ended in the last day.
+    pub windows: Vec<WindowRow>,
+    /// The instances a window may cover (the form's choices).
+    pub instances: Vec<String>,
+}
+
+/// One occurrence of a maintenance window.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WindowRow {
+    /// The window's id (`file:<name>` for the fleet file's, else the store's).
+    pub id: String,
+    /// This occurrence's start (ms since the epoch): what the end form names.
+    pub start_ms: i64,
+    pub name: String,
+    pub reason: String,
+    /// "the whole fleet", "SQLPROD01; jobs ETL", …
+    pub scope: String,
+    /// When and how it recurs, in words ("Saturday 22:00–02:00 Europe/London"; "once").
+    pub recurs: String,
+    pub start: TimePoint,
+    pub end: TimePoint,
+    /// `open`, `planned` or `ended`.
+    pub state: String,
+    /// Declared in the fleet file (at this line), else added from this page.
+    pub line: Option<usize>,
+    /// Who added it, when.
+    pub added: Option<(String, TimePoint)>,
+    /// Who ended it early, when, why.
+    pub ended: Option<(String, TimePoint, String)>,
+}
+
+/// A problem held by a maintenance window open now: no alert until the window ends.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MaintenanceNote {
+    pub name: String,
+    pub until: TimePoint,
+}
+
+/// The triage page's form adding a window (an admin's).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MaintenanceForm {
+    pub name: String,
+    /// Why (required: the audit says it).
+    pub reason: String,
+    /// An instance's name; empty: the whole fleet.
+    #[serde(default)]
+    pub instance: String,
+    /// Jobs by name or id, comma-separated; empty: every job.
+    #[serde(default)]
+    pub jobs: String,
+    /// Empty: now; else "2026-11-28 22:00" in `time_zone`, or RFC 3339.
+    #[serde(default)]
+    pub start: String,
+    /// How long: one of [`WINDOW_LENGTHS`].
+    pub duration: String,
+    #[serde(default)]
+    pub time_zone: String,
+    #[serde(default)]
+    pub by: String,
+    #[serde(default)]
+    pub back: String,
+}
+
+/// Ending (or cancelling) one occurrence of a window.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MaintenanceEndForm {
+    pub id: String,
+    pub start_ms: i64,
+    /// Why (required).
+    pub why: String,
+    #[serde(default)]
+    pub by: String,
+    #[serde(default)]
+    pub back: String,
+}
+
+/// How long a window added from the page lasts.
+pub const WINDOW_LENGTHS: [(&str, &str); 7] = [
+    ("30m", "30 minutes"),
+    ("1h", "1 hour"),
+    ("2h", "2 hours"),
+    ("4h", "4 hours"),
+    ("8h", "8 hours"),
+    ("12h", "12 hours"),
+    ("1d", "1 day"),
+];
+
+/// What a failed maintenance form says (its code in the URL, never the request's text).
+pub fn maintenance_error_text(code: &str) -> &'static str {
+    match code {
+        "invalid" => {
+            "The window was not added: it needs a name, a reason, a length offered and a start like 2026-11-28 22:00 (or empty for now), in a known zone, over a configured instance."
+        }
+        "gone" => "That window is not open or planned any more: nothing was ended.",
+        "why" => "Ending a window needs a reason: nothing was ended.",
+        "store" => {
+            "Sundial's store did not keep the change: nothing was changed. Try again; the server's log says more."
+        }
+        _ => "The maintenance change failed: nothing was changed.",
+    }
 }
 
 impl TriageData {
@@ -95,6 +204,10 @@ pub struct ProblemRow {
     pub link: String,
     /// Someone's acknowledgement of this episode, holding or lapsed.
     pub ack: Option<AckInfo>,
+    /// Open inside a maintenance window open now: it alerts only if still open when the
+    /// window ends.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub maintenance: Option<MaintenanceNote>,
 }
 
 /// An acknowledgement or a silence, as the next person sees it.
@@ -279,6 +392,7 @@ mod build {
                 until: a.until.map(point),
                 lapsed: a.lapsed(p, now),
             }),
+            maintenance: None,
         }
     }
 }

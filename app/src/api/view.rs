@@ -128,6 +128,14 @@ pub trait Backend: Send + Sync + 'static {
     fn unacknowledge(&self, _form: super::AckForm) -> BoxFuture<'_, Result<(), ApiError>> {
         Box::pin(async { Err(ApiError::BadRequest("acknowledging is not available here".into())) })
     }
+    /// Add a maintenance window (kept in Sundial's store, with who and why).
+    fn maintenance_add(&self, _form: super::triage::MaintenanceForm) -> BoxFuture<'_, Result<(), ApiError>> {
+        Box::pin(async { Err(ApiError::BadRequest("maintenance windows are not available here".into())) })
+    }
+    /// End an open maintenance window now, or cancel one to come.
+    fn maintenance_end(&self, _form: super::triage::MaintenanceEndForm) -> BoxFuture<'_, Result<(), ApiError>> {
+        Box::pin(async { Err(ApiError::BadRequest("maintenance windows are not available here".into())) })
+    }
 }
 
 /// One good read of an instance, as the engine takes it.
@@ -694,6 +702,13 @@ fn occurrence_view(
             };
             (Mark::Unknown, None, note)
         }
+        Some(Outcome::Maintenance { window }) => {
+            let note = words("Maintenance: not run inside a planned window, ")
+                .at(local(window.start))
+                .text(" to ")
+                .at(local(window.end));
+            (Mark::Maintenance, None, note)
+        }
         Some(Outcome::Upcoming) | None => (Mark::Upcoming, None, SentenceView::default()),
     };
     OccurrenceView { at: point(at, tz), mark, cause, note }
@@ -757,7 +772,7 @@ fn routine_line(l: &TableLine) -> bool {
     let ok_run = l.run.as_ref().is_none_or(|r| r.outcome == RunOutcome::Succeeded && r.flag.is_none());
     match l.expected {
         Some(Mark::OnTime) => ok_run,
-        Some(Mark::Upcoming | Mark::Unknown) => true,
+        Some(Mark::Upcoming | Mark::Unknown | Mark::Maintenance) => true,
         Some(_) => false,
         None => l.run.as_ref().is_some_and(|r| r.kind == RunKind::Scheduled) && ok_run,
     }
@@ -1032,7 +1047,7 @@ fn chart_occurrences(all: Vec<(OccurrenceView, Option<usize>)>, max_gap: i64) ->
     let mut occurrences = Vec::new();
     let mut spans: Vec<MarkSpan> = Vec::new();
     for (o, _) in all {
-        if dense && matches!(o.mark, Mark::OnTime | Mark::Upcoming | Mark::Unknown) {
+        if dense && matches!(o.mark, Mark::OnTime | Mark::Upcoming | Mark::Unknown | Mark::Maintenance) {
             match spans.last_mut() {
                 Some(last) if last.mark == o.mark && o.at.ms - last.end.ms <= max_gap => {
                     last.end = o.at;

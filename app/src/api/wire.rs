@@ -1013,6 +1013,8 @@ pub enum Mark {
     Skipped,
     Unknown,
     Upcoming,
+    /// Not run inside a planned maintenance window: not missed.
+    Maintenance,
 }
 
 impl Mark {
@@ -1025,6 +1027,7 @@ impl Mark {
             Mark::Skipped => "skipped",
             Mark::Unknown => "unknown",
             Mark::Upcoming => "upcoming",
+            Mark::Maintenance => "maintenance",
         }
     }
     pub fn label(self) -> &'static str {
@@ -1035,6 +1038,7 @@ impl Mark {
             Mark::Skipped => "Skipped",
             Mark::Unknown => "Unknown",
             Mark::Upcoming => "Upcoming",
+            Mark::Maintenance => "Maintenance",
         }
     }
 }

@@ -29,7 +29,7 @@ fn marker(o: &OccurrenceView, start: i64, end: i64) -> AnyView {
     let class = format!("mk mk-{}", o.mark.key());
     match o.mark {
         // Routine marks: many, quiet, not tab stops.
-        Mark::OnTime | Mark::Upcoming | Mark::Unknown => {
+        Mark::OnTime | Mark::Upcoming | Mark::Unknown | Mark::Maintenance => {
             let title = if o.note.is_empty() {
                 format!("{} · {}", o.at.zoned(), o.mark.label())
             } else {

@@ -3,7 +3,7 @@
 //! (the job's timeline at that moment); acknowledged and silenced problems below, with who,
 //! when and their note, for the next person. Acknowledging is a plain form: the page works
 //! without JavaScript.
-use crate::api::triage::{PAGE_ROWS, SILENCES, kind_icon};
+use crate::api::triage::{MaintenanceData, PAGE_ROWS, SILENCES, WINDOW_LENGTHS, WindowRow, kind_icon};
 use crate::api::{self, ProblemRow, TriageData};
 use crate::components::{ErrorPanel, Header, Sentence, Time};
 use leptos::prelude::*;
@@ -23,16 +23,27 @@ pub fn TriagePage() -> impl IntoView {
     // A code, shown as Sundial's own sentence: text in a URL is never echoed as a message.
     let ack_error =
         query.with_untracked(|q| q.get("ack_error").filter(|e| !e.is_empty())).map(|c| api::triage::ack_error_text(&c));
+    let maint_error = query
+        .with_untracked(|q| q.get("maint_error").filter(|e| !e.is_empty()))
+        .map(|c| api::triage::maintenance_error_text(&c));
     view! {
         <Title text="Triage · Sundial"/>
         <Header/>
         <div class="page">
             <h1>"Triage"</h1>
             {ack_error.map(|e| view! { <p class="error-message" role="alert" data-testid="ack-error">{e}</p> })}
+            {maint_error.map(|e| view! { <p class="error-message" role="alert" data-testid="maint-error">{e}</p> })}
             <Transition fallback=|| view! { <p class="loading">"Judging the fleet…"</p> }>
                 {move || Suspend::new(async move {
                     match data.await {
-                        Ok(d) => view! { <TriagePanel data=d back="/triage".to_owned()/> }.into_any(),
+                        Ok(d) => {
+                            let windows = d.maintenance.clone();
+                            view! {
+                                <TriagePanel data=d back="/triage".to_owned()/>
+                                <MaintenanceSection data=windows back="/triage".to_owned()/>
+                            }
+                                .into_any()
+                        }
                         Err(e) => view! { <ErrorPanel err=e/> }.into_any(),
                     }
                 })}
@@ -154,6 +165,15 @@ fn problem_row(p: ProblemRow, back: &str) -> impl IntoView + use<> {
             </p>
         }
     });
+    let held = p.maintenance.clone().map(|m| {
+        view! {
+            <p class="maint-note" data-testid="maint-note">
+                {format!("In maintenance ({}) until ", m.name)}
+                <Time t=m.until/>
+                ": no alert unless it is still open when the window ends."
+            </p>
+        }
+    });
     let holds = p.ack.as_ref().is_some_and(|a| a.lapsed.is_none());
     let form = (!holds && crate::api::may_acknowledge()).then(|| ack_form(&p, back));
     let undo = (holds && crate::api::may_acknowledge()).then(|| undo_form(&p, back));
@@ -175,6 +195,7 @@ fn problem_row(p: ProblemRow, back: &str) -> impl IntoView + use<> {
             <p class="problem-links">
                 <a href=p.link.clone() data-testid="evidence-link">"See the evidence →"</a>
             </p>
+            {held}
             {ack}
             {undo}
             {form}
@@ -220,6 +241,121 @@ fn ack_form(p: &ProblemRow, back: &str) -> impl IntoView + use<> {
                 <label for=silence_id.clone()>"Hold"</label>
                 <select id=silence_id name="silence">{options}</select>
                 <button type="submit">"Acknowledge"</button>
+            </form>
+        </details>
+    }
+}
+
+/// The maintenance windows open now, to come and just ended, with who added or ended them and
+/// why; an admin adds one or ends one here (plain forms: the page works without JavaScript).
+#[component]
+pub fn MaintenanceSection(data: MaintenanceData, back: String) -> impl IntoView {
+    let admin = crate::api::may_acknowledge();
+    let empty = data.windows.is_empty();
+    let rows = data.windows.into_iter().map(|w| window_row(w, admin, &back)).collect_view();
+    let add = admin.then(|| add_form(&data.instances, &back));
+    view! {
+        <section class="maintenance" aria-labelledby="maint-title" data-testid="maintenance">
+            <h2 id="maint-title">"Maintenance windows"</h2>
+            <p class="muted">
+                "Inside a window, a due run that did not happen counts as maintenance, not missed; a problem that opens there alerts only if it is still open when the window ends."
+            </p>
+            {if empty {
+                view! { <p class="empty" data-testid="maint-empty">"No window is open, none is planned for the next 7 days, none ended in the last day."</p> }.into_any()
+            } else {
+                view! { <ol class="windows" data-testid="windows">{rows}</ol> }.into_any()
+            }}
+            {add}
+        </section>
+    }
+}
+
+fn window_row(w: WindowRow, admin: bool, back: &str) -> impl IntoView + use<> {
+    let state = w.state.clone();
+    let source = match (&w.added, w.line) {
+        (Some((by, at)), _) => {
+            view! { "Added by " <strong>{by.clone()}</strong> " · " <Time t=at.clone()/> }.into_any()
+        }
+        (None, Some(line)) => format!("Declared in the fleet file (line {line})").into_any(),
+        (None, None) => ().into_any(),
+    };
+    let ended = w.ended.clone().map(|(by, at, why)| {
+        view! {
+            <p class="window-ended" data-testid="window-ended">
+                "Ended by " <strong>{by}</strong> " · " <Time t=at/> ": " <q>{why}</q>
+            </p>
+        }
+    });
+    let end_form = (admin && state != "ended").then(|| {
+        let label = if state == "open" { "End now" } else { "Cancel it" };
+        let why_id = format!("why-{}-{}", w.id.replace(|c: char| !c.is_ascii_alphanumeric(), "-"), w.start_ms);
+        view! {
+            <details class="window-end">
+                <summary>{format!("{label}…")}</summary>
+                <form method="post" action="/triage/maintenance/end" data-testid="window-end-form">
+                    <input type="hidden" name="id" value=w.id.clone()/>
+                    <input type="hidden" name="start_ms" value=w.start_ms.to_string()/>
+                    <input type="hidden" name="back" value=back.to_owned()/>
+                    <label for=why_id.clone()>"Why"</label>
+                    <input id=why_id name="why" type="text" maxlength="500" required/>
+                    <button type="submit">{label}</button>
+                </form>
+            </details>
+        }
+    });
+    view! {
+        <li class=format!("window window-{state}") data-testid="window" data-state=state.clone() data-id=w.id.clone()>
+            <div class="window-head">
+                <span class=format!("window-state window-state-{state}")>{state.clone()}</span>
+                " " <strong class="window-name">{w.name.clone()}</strong>
+                " · " <span class="window-scope">{w.scope.clone()}</span>
+                " · " <span class="muted">{w.recurs.clone()}</span>
+            </div>
+            <p class="window-when"><Time t=w.start.clone()/> " → " <Time t=w.end.clone()/></p>
+            {(!w.reason.is_empty()).then(|| view! { <p class="window-reason">"Why: " <q>{w.reason.clone()}</q></p> })}
+            <p class="window-source muted">{source}</p>
+            {ended}
+            {end_form}
+        </li>
+    }
+}
+
+fn add_form(instances: &[String], back: &str) -> impl IntoView + use<> {
+    let options = instances.iter().map(|i| view! { <option value=i.clone()>{i.clone()}</option> }).collect_view();
+    let lengths =
+        WINDOW_LENGTHS.iter().map(|(v, w)| view! { <option value=*v selected=*v == "2h">{*w}</option> }).collect_view();
+    let who = match crate::api::principal() {
+        Some(p) => view! { <p class="ack-as">"As " <strong>{p.name}</strong></p> }.into_any(),
+        None => view! {
+            <label for="mw-by">"Who"</label>
+            <input id="mw-by" name="by" type="text" maxlength="80" autocomplete="name"/>
+        }
+        .into_any(),
+    };
+    view! {
+        <details class="window-add">
+            <summary>"Add a maintenance window…"</summary>
+            <form method="post" action="/triage/maintenance" class="window-form" data-testid="window-add-form">
+                <input type="hidden" name="back" value=back.to_owned()/>
+                {who}
+                <label for="mw-name">"Name"</label>
+                <input id="mw-name" name="name" type="text" maxlength="80" required/>
+                <label for="mw-reason">"Why"</label>
+                <input id="mw-reason" name="reason" type="text" maxlength="500" required/>
+                <label for="mw-instance">"Over"</label>
+                <select id="mw-instance" name="instance">
+                    <option value="">"the whole fleet"</option>
+                    {options}
+                </select>
+                <label for="mw-jobs">"Only these jobs (names, comma-separated; empty: all)"</label>
+                <input id="mw-jobs" name="jobs" type="text" maxlength="1000"/>
+                <label for="mw-start">"From (empty: now; else like 2026-11-28 22:00)"</label>
+                <input id="mw-start" name="start" type="text" maxlength="40" placeholder="now"/>
+                <label for="mw-zone">"In the zone"</label>
+                <input id="mw-zone" name="time_zone" type="text" maxlength="60" value="UTC"/>
+                <label for="mw-duration">"For"</label>
+                <select id="mw-duration" name="duration">{lengths}</select>
+                <button type="submit">"Add the window"</button>
             </form>
         </details>
     }

@@ -44,6 +44,10 @@ pub struct Open {
     pub link: String,
     /// Someone acknowledged or silenced this episode, and that still holds.
     pub acknowledged: bool,
+    /// The end of the maintenance window that held this episode, the one ending last: no
+    /// alert or reminder before it; after it, the grace counts from it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub maintenance_until: Option<DateTime<Utc>>,
 }
 
 impl Open {
@@ -188,10 +192,14 @@ pub fn decide(
     }
     let mut alerts = Vec::new();
     for o in open {
+        // Opened inside a maintenance window: held until it ends, then alerted after the grace
+        // counted from its end.
+        let since = o.maintenance_until.map_or(o.episode, |until| until.max(o.episode));
         let due = bad_enough(o, settings.min_severity)
             && !o.acknowledged
             && !next.contains_key(&o.key)
-            && now - o.episode >= settings.grace;
+            && now >= since
+            && now - since >= settings.grace;
         if due {
             let s = Sent { episode: o.episode, alerted_at: now, reminded_at: now, max_count: o.count, last: o.clone() };
             next.insert(o.key.clone(), s);
@@ -203,6 +211,8 @@ pub fn decide(
         let still: Vec<&Open> = open
             .iter()
             .filter(|o| !o.acknowledged && next.get(&o.key).is_some_and(|s| s.episode == o.episode))
+            // Planned: no reminder while a maintenance window holds it.
+            .filter(|o| o.maintenance_until.is_none_or(|until| until <= now))
             .collect();
         let due = still.iter().any(|o| next.get(&o.key).is_some_and(|s| now - s.reminded_at >= every));
         if due {
@@ -251,6 +261,7 @@ mod tests {
             count,
             link: "http://sundial/jobs/j1?at=2026-11-22T12:00:00Z&instance=SQL1".into(),
             acknowledged: false,
+            maintenance_until: None,
         }
     }
 

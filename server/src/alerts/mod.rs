@@ -67,6 +67,7 @@ pub fn open(j: &Judged, acknowledged: bool, public_url: &str, now: DateTime<Utc>
         count: p.count,
         link: format!("{public_url}{}", row.link),
         acknowledged,
+        maintenance_until: j.maintenance.as_ref().map(|h| h.until),
     }
 }
 

@@ -159,6 +159,7 @@ mod tests {
             count: 1,
             link: "http://s/jobs/j1?at=2026-11-22T12:00:00Z&instance=SQL1".into(),
             acknowledged: false,
+            maintenance_until: None,
         };
         Message { kind, items: vec![Item { problem, max_count: 2 }], at }
     }

@@ -17,6 +17,10 @@
 //! - `POST /triage/ack` (form: [`app::api::AckForm`]): acknowledge or silence a problem's
 //!   episode, kept in Sundial's store; back (303) to the page, with `ack_error` when it failed.
 //!   `POST /triage/unack` (the same form): undo it (admins, when sign-in is on).
+//! - `POST /triage/maintenance` (form: [`app::api::triage::MaintenanceForm`]) and
+//!   `POST /triage/maintenance/end` ([`app::api::triage::MaintenanceEndForm`]): add a
+//!   maintenance window, or end one now, with who and why (admins, when sign-in is on); back
+//!   (303) to the page, with `maint_error` when it failed.
 //! - `/pkg/…` and the files at the site root's top (`/favicon.svg`): static files, served by a
 //!   file service that answers a file or 404 and nothing else (never a page). They are the
 //!   only answers outside sign-in, with `/signin` and `/api/health` ([`auth`]).
@@ -154,6 +158,8 @@ pub fn router_at(state: AppState, public_url: Option<String>) -> Router {
         .route("/prefs", post(prefs))
         .route("/triage/ack", post(acknowledge))
         .route("/triage/unack", post(unacknowledge))
+        .route("/triage/maintenance", post(maintenance_add))
+        .route("/triage/maintenance/end", post(maintenance_end))
         .route("/signin", post(auth::sign_in))
         .route("/signout", post(auth::sign_out))
         .merge(api::routes())
@@ -258,6 +264,60 @@ where
         Err(e) => {
             let sep = if back.contains('?') { '&' } else { '?' };
             format!("{back}{sep}ack_error={}", app::api::triage::ack_error_code(&e))
+        }
+    };
+    (StatusCode::SEE_OTHER, [(header::LOCATION, to)]).into_response()
+}
+
+/// `POST /triage/maintenance` ([`app::api::triage::MaintenanceForm`]): an admin adds a
+/// maintenance window, then back to the page (303); a failure goes back as `maint_error`.
+async fn maintenance_add(
+    State(state): State<AppState>,
+    principal: Option<axum::Extension<app::api::Principal>>,
+    axum::Form(mut form): axum::Form<app::api::triage::MaintenanceForm>,
+) -> axum::response::Response {
+    if let Some(axum::Extension(p)) = principal {
+        if p.role != app::api::Role::Admin {
+            return Error::Forbidden("only an admin may add maintenance windows".into()).into_response();
+        }
+        form.by = p.name;
+    }
+    let back = form.back.clone();
+    maintenance_back(&back, state.backend.maintenance_add(form).await)
+}
+
+/// `POST /triage/maintenance/end` ([`app::api::triage::MaintenanceEndForm`]): an admin ends
+/// an open window now (or cancels one to come), saying why; then back to the page (303).
+async fn maintenance_end(
+    State(state): State<AppState>,
+    principal: Option<axum::Extension<app::api::Principal>>,
+    axum::Form(mut form): axum::Form<app::api::triage::MaintenanceEndForm>,
+) -> axum::response::Response {
+    if let Some(axum::Extension(p)) = principal {
+        if p.role != app::api::Role::Admin {
+            return Error::Forbidden("only an admin may end maintenance windows".into()).into_response();
+        }
+        form.by = p.name;
+    }
+    let back = form.back.clone();
+    maintenance_back(&back, state.backend.maintenance_end(form).await)
+}
+
+/// Back to `back` (a path on this site), with the failure's code as `maint_error`.
+fn maintenance_back(back: &str, result: Result<(), app::api::ApiError>) -> axum::response::Response {
+    use axum::http::{StatusCode, header};
+    let back = guard::back_path(Some(back));
+    let to = match result {
+        Ok(()) => back,
+        Err(e) => {
+            let code = match &e {
+                app::api::ApiError::NotFound { .. } => "gone",
+                app::api::ApiError::BadRequest(why) if why.contains("reason") && why.contains("ending") => "why",
+                app::api::ApiError::BadRequest(_) => "invalid",
+                _ => "store",
+            };
+            let sep = if back.contains('?') { '&' } else { '?' };
+            format!("{back}{sep}maint_error={code}")
         }
     };
     (StatusCode::SEE_OTHER, [(header::LOCATION, to)]).into_response()

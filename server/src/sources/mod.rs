@@ -320,8 +320,13 @@ mod tests {
             diagnostics: Vec::new(),
             earlier: Vec::new(),
         };
-        let input =
-            InstanceInput { name: "i".into(), tz: chrono_tz::UTC.into(), jobs: vec![job], agent_starts: Vec::new() };
+        let input = InstanceInput {
+            name: "i".into(),
+            tz: chrono_tz::UTC.into(),
+            jobs: vec![job],
+            agent_starts: Vec::new(),
+            maintenance: Vec::new(),
+        };
         let mut read = SourceRead::new(input, Vec::new(), t(now));
         read.reported_next.push(ReportedNext {
             job_id: "1".into(),

@@ -436,7 +436,13 @@ impl Polled<'_> {
             };
             jobs.push(row.into_job(i as i64 + 1, executions, &seen, window, diagnostics));
         }
-        Ok(InstanceInput { name: name.to_owned(), tz: tz.into(), jobs, agent_starts: Vec::new() })
+        Ok(InstanceInput {
+            name: name.to_owned(),
+            tz: tz.into(),
+            jobs,
+            agent_starts: Vec::new(),
+            maintenance: Vec::new(),
+        })
     }
 }
 

@@ -654,7 +654,16 @@ fn assemble(
             steps: Vec::new(),
         });
     }
-    (InstanceInput { name: name.to_owned(), tz: tz.into(), jobs: out, agent_starts: Vec::new() }, notes)
+    (
+        InstanceInput {
+            name: name.to_owned(),
+            tz: tz.into(),
+            jobs: out,
+            agent_starts: Vec::new(),
+            maintenance: Vec::new(),
+        },
+        notes,
+    )
 }
 
 /// pg_cron keeps no creation time for a job, so a job created an hour ago would look as if it

@@ -493,7 +493,10 @@ fn assemble(
         job.runs.sort_by_key(|r| r.start);
     }
     let agent_starts = agents.iter().map(|a| a.login).collect();
-    (InstanceInput { name: name.to_owned(), tz: tz.into(), jobs: out, agent_starts }, reported_next)
+    (
+        InstanceInput { name: name.to_owned(), tz: tz.into(), jobs: out, agent_starts, maintenance: Vec::new() },
+        reported_next,
+    )
 }
 
 /// `pga_joblog` rows matching `filter` (`$1`: the id after which a page starts; `$2`, `$3`:

@@ -302,7 +302,8 @@ pub async fn read_since(
         open,
         restarted,
     };
-    let input = InstanceInput { name: name.to_owned(), tz: tz.into(), jobs, agent_starts: Vec::new() };
+    let input =
+        InstanceInput { name: name.to_owned(), tz: tz.into(), jobs, agent_starts: Vec::new(), maintenance: Vec::new() };
     Ok(SourceRead { events, reported_next, extent, mark: Some(mark), ..SourceRead::new(input, notes, now) })
 }
 

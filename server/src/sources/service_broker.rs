@@ -309,7 +309,8 @@ pub async fn read_since(
         open,
         restarted,
     };
-    let input = InstanceInput { name: name.to_owned(), tz: zone, jobs, agent_starts: Vec::new() };
+    let input =
+        InstanceInput { name: name.to_owned(), tz: zone, jobs, agent_starts: Vec::new(), maintenance: Vec::new() };
     Ok(SourceRead { reported_next, events, extent, mark: Some(mark), ..SourceRead::new(input, notes, now) })
 }
 

@@ -52,8 +52,13 @@ fn read(now: DateTime<Utc>, runs: Vec<Run>, horizon: Option<DateTime<Utc>>) -> S
         diagnostics: Vec::new(),
         earlier: Vec::new(),
     };
-    let input =
-        InstanceInput { name: "SQL1".into(), tz: chrono_tz::UTC.into(), jobs: vec![job], agent_starts: Vec::new() };
+    let input = InstanceInput {
+        name: "SQL1".into(),
+        tz: chrono_tz::UTC.into(),
+        jobs: vec![job],
+        agent_starts: Vec::new(),
+        maintenance: Vec::new(),
+    };
     SourceRead::new(input, Vec::new(), now)
 }
 
@@ -393,8 +398,13 @@ fn read_with(now: DateTime<Utc>, runs: Vec<Run>, expr: &str, last_start: Option<
 
 /// Missed runs of the job as the engine judges `job` over the read window ending at `now`.
 fn missed(job: JobInput, now: DateTime<Utc>) -> usize {
-    let input =
-        InstanceInput { name: "SQL1".into(), tz: chrono_tz::UTC.into(), jobs: vec![job], agent_starts: Vec::new() };
+    let input = InstanceInput {
+        name: "SQL1".into(),
+        tz: chrono_tz::UTC.into(),
+        jobs: vec![job],
+        agent_starts: Vec::new(),
+        maintenance: Vec::new(),
+    };
     let report = app::engine::fleet::analyze(&input, window(now), now, &app::engine::reconcile::Settings::default());
     report.jobs[0].missed
 }

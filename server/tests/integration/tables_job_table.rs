@@ -350,6 +350,7 @@ fn occurrences(j: &JobReport) -> Vec<(String, String)> {
                 Outcome::Missed { cause: MissCause::NoRun } => "missed: no run".into(),
                 Outcome::Missed { cause } => format!("missed: {cause:?}"),
                 Outcome::Unknown => "unknown".into(),
+                Outcome::Maintenance { .. } => "maintenance".into(),
                 Outcome::Upcoming => "upcoming".into(),
             };
             (hm(o.at), what)

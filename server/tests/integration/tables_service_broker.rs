@@ -248,6 +248,7 @@ fn said(o: &Outcome) -> &'static str {
         Outcome::Missed { cause: MissCause::AgentDown { .. } } => "missed: down",
         Outcome::SkippedRunning { .. } => "skipped",
         Outcome::Unknown => "unknown",
+        Outcome::Maintenance { .. } => "maintenance",
         Outcome::Upcoming => "upcoming",
     }
 }

@@ -102,6 +102,7 @@ fn a_silent_hour_is_a_zombie_period_and_its_misses_say_so() {
             job("A", "Backup", true, vec![daily(1, 83000)], daily_runs),
         ],
         agent_starts: vec![t("2024-02-01T00:00:00Z")],
+        maintenance: Vec::new(),
     };
     let report = analyze(&input, window, now, &Settings::default());
 
@@ -159,6 +160,7 @@ fn a_healthy_instance_has_no_zombie_period() {
         tz: chrono_tz::UTC.into(),
         jobs: vec![job("B", "Heartbeat", true, vec![every_minute(2)], runs)],
         agent_starts: Vec::new(),
+        maintenance: Vec::new(),
     };
     let report = analyze(&input, window, now, &Settings::default());
     assert!(report.context.zombie_periods.is_empty());
@@ -185,6 +187,7 @@ fn disabled_and_unscheduled_jobs_still_show_their_runs() {
             job("X", "mid (schedule disabled)", true, vec![disabled_schedule], vec![]),
         ],
         agent_starts: vec![t("2024-03-01T11:00:00Z"), t("2024-02-01T00:00:00Z")],
+        maintenance: Vec::new(),
     };
     let report = analyze(&input, window, now, &Settings::default());
     assert_eq!(report.name, "TINY");
@@ -241,6 +244,7 @@ fn a_short_silence_ended_by_a_restart_is_the_agent_down_not_a_zombie() {
             tz: chrono_tz::UTC.into(),
             jobs: vec![job("B", "Heartbeat", true, vec![every_minute(2)], runs)],
             agent_starts: vec![t("2024-02-01T00:00:00Z"), restart],
+            maintenance: Vec::new(),
         }
     };
 
@@ -281,8 +285,13 @@ fn misses_inside_unobserved_spans_are_unknown_not_missed() {
     let runs = samples.iter().map(|s| run(*s, Trigger::Schedule(Some(1)))).collect();
     let mut j = job("1", "sampled", true, vec![every_minute(1)], runs);
     j.unobserved = samples.windows(2).map(|w| Window::new(w[0], w[1])).collect();
-    let input =
-        InstanceInput { name: "SAMPLED".into(), tz: chrono_tz::UTC.into(), jobs: vec![j], agent_starts: Vec::new() };
+    let input = InstanceInput {
+        name: "SAMPLED".into(),
+        tz: chrono_tz::UTC.into(),
+        jobs: vec![j],
+        agent_starts: Vec::new(),
+        maintenance: Vec::new(),
+    };
     let report = analyze(&input, window, now, &Settings::default());
     let job = &report.jobs[0];
     let unknown = job.reconciliation.outcomes.iter().filter(|o| **o == Outcome::Unknown).count();
@@ -315,6 +324,7 @@ fn the_log_has_runs_findings_and_a_sources_own_events_newest_first() {
         tz: chrono_tz::UTC.into(),
         jobs: vec![job("H", "Hourly", true, vec![hourly], vec![ok, failed]), other],
         agent_starts: vec![t("2024-03-01T11:30:00Z")],
+        maintenance: Vec::new(),
     };
     let report = analyze(&input, window, now, &Settings::default());
     let source = vec![
@@ -382,6 +392,7 @@ fn schedules_that_add_no_run_say_why() {
         tz: chrono_tz::UTC.into(),
         jobs: vec![job("A", "a", true, vec![expired, later, monthly, on_start, daily(5, 10000)], vec![])],
         agent_starts: vec![],
+        maintenance: Vec::new(),
     };
     let report = analyze(&input, window, now, &Settings::default());
     assert_eq!(
@@ -416,6 +427,7 @@ fn crashed_abandoned_and_unknown_runs_keep_their_own_words_in_the_log() {
         tz: chrono_tz::UTC.into(),
         jobs: vec![job("W", "Worker", true, Vec::new(), runs)],
         agent_starts: Vec::new(),
+        maintenance: Vec::new(),
     };
     let report = analyze(&input, window, now, &Settings::default());
     let log = derive(&report, &[]);
@@ -452,6 +464,7 @@ fn as_of_shows_the_instance_as_it_was_at_that_moment() {
         tz: chrono_tz::UTC.into(),
         jobs: vec![job("H", "Hourly", true, vec![hourly], vec![long, later])],
         agent_starts: vec![t("2024-03-01T08:00:00Z"), t("2024-03-01T11:30:00Z")],
+        maintenance: Vec::new(),
     };
     let at = t("2024-03-01T10:30:00Z");
     let then = as_of(&input, at);
@@ -479,6 +492,7 @@ fn as_of_keeps_a_run_that_started_at_that_moment() {
         tz: chrono_tz::UTC.into(),
         jobs: vec![job("H", "Hourly", true, vec![hourly_at_00()], vec![started])],
         agent_starts: vec![at],
+        maintenance: Vec::new(),
     };
     let then = as_of(&input, at);
     assert_eq!(then.agent_starts, [at]);
@@ -522,6 +536,7 @@ fn a_stalled_pgagent_is_a_zombie_and_its_wake_up_run_is_the_first_stalled_times(
             runs,
         )],
         agent_starts: vec![t("2024-02-01T00:00:00Z")],
+        maintenance: Vec::new(),
     };
     let report = analyze(&input, window, now, &Settings::default());
     let j = &report.jobs[0];

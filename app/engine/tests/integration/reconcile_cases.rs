@@ -156,6 +156,7 @@ fn render_outcome(o: &Outcome, c: &Clock) -> String {
         Outcome::SkippedRunning { run } => format!("skipped_running@{run}"),
         Outcome::Unknown => "unknown".into(),
         Outcome::Upcoming => "upcoming".into(),
+        Outcome::Maintenance { window } => format!("maintenance@{}/{}", c.render(window.start), c.render(window.end)),
     }
 }
 

@@ -379,7 +379,13 @@ mod fleet {
                     })
                     .collect();
                 let agent_starts = agent_starts.into_iter().map(|m| base() + TimeDelta::minutes(m - 30)).collect();
-                let input = InstanceInput { name: "PROP".into(), tz: chrono_tz::UTC.into(), jobs, agent_starts };
+                let input = InstanceInput {
+                    name: "PROP".into(),
+                    tz: chrono_tz::UTC.into(),
+                    jobs,
+                    agent_starts,
+                    maintenance: Vec::new(),
+                };
                 (input, window, now, Settings { grace_secs: grace, zombie_min_due: min_due })
             })
     }

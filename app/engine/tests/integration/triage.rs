@@ -63,7 +63,13 @@ fn hourly_runs(from: i64, until: i64, secs: i64, outcome: RunOutcome) -> Vec<Run
 
 fn report(jobs: Vec<JobInput>) -> InstanceReport {
     let now = t(NOW);
-    let input = InstanceInput { name: "SQL1".into(), tz: chrono_tz::UTC.into(), jobs, agent_starts: Vec::new() };
+    let input = InstanceInput {
+        name: "SQL1".into(),
+        tz: chrono_tz::UTC.into(),
+        jobs,
+        agent_starts: Vec::new(),
+        maintenance: Vec::new(),
+    };
     analyze(&input, Window::ending_at(now, TimeDelta::days(7)), now, &Settings::default())
 }
 

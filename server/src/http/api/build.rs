@@ -38,6 +38,7 @@ pub fn job(j: &JobReport, window: Window) -> wire::Job {
             Outcome::Missed { .. } => counts.missed += 1,
             Outcome::SkippedRunning { .. } => counts.skipped += 1,
             Outcome::Unknown => counts.unknown += 1,
+            Outcome::Maintenance { .. } => counts.maintenance += 1,
             Outcome::Upcoming => counts.upcoming += 1,
         }
     }
@@ -97,13 +98,30 @@ pub fn timeline(report: &InstanceReport, j: &JobReport, window: Window, as_of: D
         .iter()
         .zip(&j.reconciliation.outcomes)
         .map(|(o, outcome)| {
+            if let Outcome::Maintenance { window } = outcome {
+                let label = report.maintenance.iter().find(|m| m.window == *window).map(|m| m.label.as_str());
+                return wire::Occurrence {
+                    expected_at: o.at,
+                    schedule_id: o.schedule,
+                    outcome: "maintenance".into(),
+                    cause: None,
+                    explanation: Some(format!(
+                        "inside the maintenance window {}from {} to {} UTC",
+                        label.map(|l| format!("\"{l}\" ")).unwrap_or_default(),
+                        window.start.format("%Y-%m-%d %H:%M:%S"),
+                        window.end.format("%Y-%m-%d %H:%M:%S")
+                    )),
+                    run: None,
+                    delay_secs: None,
+                };
+            }
             let (name, run, delay, cause) = match outcome {
                 Outcome::OnTime { run } => ("on_time", Some(*run), None, None),
                 Outcome::Late { run, delay_secs } => ("late", Some(*run), Some(*delay_secs), None),
                 Outcome::Missed { cause } => ("missed", None, None, Some(cause)),
                 Outcome::SkippedRunning { run } => ("skipped", Some(*run), None, None),
                 Outcome::Unknown => ("unknown", None, None, None),
-                Outcome::Upcoming => ("upcoming", None, None, None),
+                Outcome::Upcoming | Outcome::Maintenance { .. } => ("upcoming", None, None, None),
             };
             wire::Occurrence {
                 expected_at: o.at,

@@ -150,6 +150,8 @@ pub struct Counts {
     pub skipped: usize,
     /// History cannot tell (purged, or not observed).
     pub unknown: usize,
+    /// Not run inside a planned maintenance window (not missed).
+    pub maintenance: usize,
     pub upcoming: usize,
     pub runs: usize,
     /// Runs that succeeded, that failed: `null` when the source keeps no outcome of any run of
@@ -193,7 +195,8 @@ pub struct Occurrence {
     pub expected_at: DateTime<Utc>,
     pub schedule_id: i64,
     /// `on_time`, `late`, `missed`, `skipped` (the previous run was still going), `unknown`
-    /// (history cannot tell) or `upcoming`.
+    /// (history cannot tell), `maintenance` (not run inside a planned maintenance window: not
+    /// missed) or `upcoming`.
     pub outcome: String,
     /// Why it was missed: `no_run`, `scheduler_zombie` or `scheduler_down`.
     pub cause: Option<String>,

@@ -193,6 +193,7 @@ fn job(spec: JobSpec, window: Window, plan: impl Fn(DateTime<Utc>) -> Plan, extr
         missed,
         late,
         skipped,
+        maintenance: 0,
         diagnostics: spec.diagnostics,
     }
 }
@@ -346,6 +347,7 @@ pub fn report(days: u32) -> InstanceReport {
             all_run_starts,
             catches_up: false,
         },
+        maintenance: Vec::new(),
     }
 }
 

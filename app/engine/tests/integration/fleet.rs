@@ -1,7 +1,9 @@
 //! `fleet::analyze` on tiny instances.
 use chrono::{DateTime, TimeDelta, Utc};
-use sundial_engine::fleet::{InstanceInput, JobInput, JobSchedule, analyze};
+use sundial_engine::fleet::{InstanceInput, JobInput, JobSchedule, analyze, analyze_reference};
+use sundial_engine::maintenance::Maintenance;
 use sundial_engine::reconcile::{MissCause, Outcome, RunClass, Settings};
+use sundial_engine::triage::{self, ProblemKind, TriageSettings};
 use sundial_engine::{AgentSchedule, Run, RunOutcome, Schedule, Severity, Trigger, Window};
 
 fn t(s: &str) -> DateTime<Utc> {
@@ -560,4 +562,128 @@ fn a_stalled_pgagent_is_a_zombie_and_its_wake_up_run_is_the_first_stalled_times(
         }
     }
     assert_eq!(j.missed, 12, "08:05 to 09:00");
+}
+
+/// The silent hour of [`a_silent_hour_is_a_zombie_period_and_its_misses_say_so`] with these
+/// windows planned over it; with the window and the moment it is analysed at.
+fn planned_input(maintenance: Vec<Maintenance>) -> (InstanceInput, Window, DateTime<Utc>) {
+    let now = t("2024-03-01T12:00:00Z");
+    let window = Window::ending_at(now, TimeDelta::days(1));
+    let silent = Window::new(t("2024-03-01T08:00:00Z"), t("2024-03-01T09:00:00Z"));
+    let mut minute_runs = Vec::new();
+    let mut at = window.start;
+    while at < now {
+        if !silent.contains(at) {
+            minute_runs.push(run(at + TimeDelta::seconds(5), Trigger::Schedule(Some(2))));
+        }
+        at += TimeDelta::minutes(1);
+    }
+    let input = InstanceInput {
+        name: "TINY".into(),
+        tz: chrono_tz::UTC.into(),
+        jobs: vec![
+            job("B", "Heartbeat", true, vec![every_minute(2)], minute_runs),
+            job("A", "Backup", true, vec![daily(1, 83000)], Vec::new()),
+        ],
+        agent_starts: vec![t("2024-02-01T00:00:00Z")],
+        maintenance,
+    };
+    (input, window, now)
+}
+
+fn planned_silence(maintenance: Vec<Maintenance>) -> sundial_engine::fleet::InstanceReport {
+    let (input, window, now) = planned_input(maintenance);
+    analyze(&input, window, now, &Settings::default())
+}
+
+fn patching(jobs: &[&str]) -> Maintenance {
+    Maintenance {
+        window: Window::new(t("2024-03-01T07:55:00Z"), t("2024-03-01T09:05:00Z")),
+        jobs: jobs.iter().map(|j| j.to_string()).collect(),
+        label: "Friday patching: OS updates".into(),
+    }
+}
+
+#[test]
+fn a_planned_silence_is_maintenance_not_missed_and_makes_no_zombie() {
+    let report = planned_silence(vec![patching(&[])]);
+    assert!(report.context.zombie_periods.is_empty(), "{:?}", report.context.zombie_periods);
+    assert_eq!(report.maintenance, vec![patching(&[])], "the report keeps the window for the timelines");
+    let (backup, heartbeat) = (&report.jobs[0], &report.jobs[1]);
+    assert_eq!(backup.reconciliation.outcomes, vec![Outcome::Maintenance { window: patching(&[]).window }]);
+    assert_eq!((backup.missed, backup.maintenance), (0, 1));
+    assert_eq!((heartbeat.missed, heartbeat.maintenance), (0, 60));
+    // Nothing is wrong now: the triage of the report finds no problem.
+    let problems = triage::report_problems("TINY", &report, &[], &TriageSettings::default());
+    assert!(problems.is_empty(), "{problems:?}");
+}
+
+#[test]
+fn a_window_over_some_jobs_leaves_the_others_missed() {
+    // Only the heartbeat (by name) is planned: the backup at 08:30 is missed, and with one
+    // job's due run alone in the silence there is no zombie (fewer than 10 due).
+    let report = planned_silence(vec![patching(&["Heartbeat"])]);
+    let (backup, heartbeat) = (&report.jobs[0], &report.jobs[1]);
+    assert_eq!(backup.missed, 1, "{:?}", backup.reconciliation.outcomes);
+    assert_eq!(heartbeat.maintenance, 60);
+    let problems = triage::report_problems("TINY", &report, &[], &TriageSettings::default());
+    assert_eq!(
+        problems.iter().map(|p| (p.kind, p.job.clone().map(|j| j.1))).collect::<Vec<_>>(),
+        [(ProblemKind::Missed, Some("Backup".to_owned()))]
+    );
+    // By id too.
+    let by_id = planned_silence(vec![patching(&["A", "B"])]);
+    assert_eq!(by_id.jobs.iter().map(|j| (j.missed, j.maintenance)).collect::<Vec<_>>(), [(0, 1), (0, 60)]);
+}
+
+#[test]
+fn the_fast_analysis_and_its_reference_agree_with_a_window() {
+    // Without a window the silence is a zombie; with one, none: both ways the same.
+    for m in [vec![patching(&[])], vec![patching(&["Heartbeat"])], Vec::new()] {
+        let (input, window, now) = planned_input(m);
+        let fast = analyze(&input, window, now, &Settings::default());
+        assert_eq!(fast, analyze_reference(&input, window, now, &Settings::default()));
+    }
+}
+
+#[test]
+fn a_missed_streak_reads_across_a_window() {
+    // Hourly: nothing ran since 05:00; a window from 08:00 to 10:00 (planned); 06, 07, 10 and
+    // 11 missed, 08 and 09 maintenance. Triage counts 4 in a row from 06:00.
+    let now = t("2024-03-01T11:30:00Z");
+    let window = Window::ending_at(now, TimeDelta::hours(12));
+    let mut runs = Vec::new();
+    let mut at = t("2024-03-01T00:00:00Z");
+    while at <= t("2024-03-01T05:00:00Z") {
+        runs.push(run(at + TimeDelta::seconds(3), Trigger::Schedule(Some(1))));
+        at += TimeDelta::hours(1);
+    }
+    // Another job keeps the scheduler busy every minute (no zombie).
+    let mut minute_runs = Vec::new();
+    let mut at = window.start;
+    while at < now {
+        minute_runs.push(run(at + TimeDelta::seconds(5), Trigger::Schedule(Some(2))));
+        at += TimeDelta::minutes(1);
+    }
+    let input = InstanceInput {
+        name: "TINY".into(),
+        tz: chrono_tz::UTC.into(),
+        jobs: vec![
+            job("H", "Hourly", true, vec![hourly_at_00()], runs),
+            job("M", "Minutely", true, vec![every_minute(2)], minute_runs),
+        ],
+        agent_starts: vec![t("2024-02-01T00:00:00Z")],
+        maintenance: vec![Maintenance {
+            window: Window::new(t("2024-03-01T08:00:00Z"), t("2024-03-01T10:00:00Z")),
+            jobs: vec!["Hourly".into()],
+            label: "index rebuild".into(),
+        }],
+    };
+    let report = analyze(&input, window, now, &Settings::default());
+    let hourly = &report.jobs[0];
+    assert_eq!((hourly.missed, hourly.maintenance), (4, 2), "{:?}", hourly.reconciliation.outcomes);
+    let problems = triage::report_problems("TINY", &report, &[], &TriageSettings::default());
+    let missed = problems.iter().find(|p| p.kind == ProblemKind::Missed).expect("a missed problem");
+    assert_eq!(missed.count, 4, "{}", missed.evidence);
+    assert_eq!(missed.since, Some(t("2024-03-01T06:00:00Z")));
 }

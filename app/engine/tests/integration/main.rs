@@ -13,6 +13,7 @@ mod durations;
 mod edit_cases;
 mod fleet;
 mod fuzz;
+mod maintenance_cases;
 mod pgagent_props;
 mod primentra_chain;
 mod reconcile_cases;

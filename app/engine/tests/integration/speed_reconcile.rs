@@ -319,8 +319,10 @@ mod fleet {
             prop::option::of((0i64..360, 10i64..90)),
             200i64..400,
             (0i64..120, 0usize..6),
+            // Maintenance windows: start and length in minutes, over every job or one by name.
+            prop::collection::vec((0i64..360, 10i64..120, prop::option::of(0usize..3)), 0..3),
         )
-            .prop_map(|(specs, agent_starts, instance_silent, now_min, (grace, min_due))| {
+            .prop_map(|(specs, agent_starts, instance_silent, now_min, (grace, min_due), planned)| {
                 let window = Window::new(base(), base() + TimeDelta::hours(6));
                 let now = base() + TimeDelta::minutes(now_min);
                 let in_span = |t: DateTime<Utc>, span: Option<(i64, i64)>| {
@@ -384,7 +386,14 @@ mod fleet {
                     tz: chrono_tz::UTC.into(),
                     jobs,
                     agent_starts,
-                    maintenance: Vec::new(),
+                    maintenance: planned
+                        .into_iter()
+                        .map(|(a, len, job)| sundial_engine::maintenance::Maintenance {
+                            window: Window::new(base() + TimeDelta::minutes(a), base() + TimeDelta::minutes(a + len)),
+                            jobs: job.map(|j| vec![format!("Job {j}")]).unwrap_or_default(),
+                            label: "planned".into(),
+                        })
+                        .collect(),
                 };
                 (input, window, now, Settings { grace_secs: grace, zombie_min_due: min_due })
             })

@@ -970,8 +970,10 @@ impl FleetBackend {
                 Some(_) => {
                     let latest = i.latest.lock().unwrap_or_else(|e| e.into_inner()).clone();
                     match latest {
-                        Some(j) => Some(j),
-                        None => i.judgment(None, &self.triage_settings).await,
+                        // A window added or ended since: judged again at once (no read
+                        // needed), so every view agrees with the windows now.
+                        Some(j) if j.maintenance == self.book.generation() => Some(j),
+                        _ => i.judgment(None, &self.triage_settings).await,
                     }
                 }
                 None => None,

@@ -852,6 +852,16 @@ pub fn timeline_data(
         history_horizon,
         source_since,
         zombies: zombies(report),
+        maintenance: report
+            .maintenance
+            .iter()
+            .filter(|m| m.covers(&job.id, &job.name))
+            .map(|m| MaintenanceSpan {
+                start: point(m.window.start.max(window.start), tz),
+                end: point(m.window.end.min(window.end), tz),
+                label: m.label.clone(),
+            })
+            .collect(),
         agent_starts,
         ticks: ticks(window, tz),
         durations,

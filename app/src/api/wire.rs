@@ -786,6 +786,15 @@ pub fn scheduler_mid<S: MidSentence + ?Sized>(scheduler: &S) -> String {
     scheduler.mid_sentence()
 }
 
+/// A planned maintenance window, as a timeline shades it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MaintenanceSpan {
+    pub start: TimePoint,
+    pub end: TimePoint,
+    /// Its name and why.
+    pub label: String,
+}
+
 /// A span in which the Agent was alive and started no job at all.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ZombieSpan {
@@ -1288,6 +1297,9 @@ pub struct TimelineData {
     #[serde(default)]
     pub source_since: Option<TimePoint>,
     pub zombies: Vec<ZombieSpan>,
+    /// The maintenance windows over this job in the window (shaded).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub maintenance: Vec<MaintenanceSpan>,
     pub agent_starts: Vec<TimePoint>,
     pub ticks: Vec<Tick>,
     pub durations: DurationsView,

@@ -162,6 +162,19 @@ pub fn TimelineChart(data: TimelineData) -> AnyView {
             }
         })
         .collect_view();
+    let planned = data
+        .maintenance
+        .iter()
+        .filter(|m| m.end.ms > start && m.start.ms < end)
+        .map(|m| {
+            let label = format!("Maintenance ({}) from {} to {}: runs not made here are not missed", m.label, m.start.zoned(), m.end.zoned());
+            view! {
+                <div class="band band-maint" style=span(m.start.ms, m.end.ms, start, end) title=label data-testid="maintenance-band">
+                    <span class="band-label">"Maintenance"</span>
+                </div>
+            }
+        })
+        .collect_view();
     let restarts = data
         .agent_starts
         .iter()
@@ -235,6 +248,7 @@ pub fn TimelineChart(data: TimelineData) -> AnyView {
                     {unknown}
                     {kept}
                     {zombies}
+                    {planned}
                     {restarts}
                     {moment}
                     <div class="lane lane-expected">{mark_spans} {markers}</div>
@@ -274,6 +288,7 @@ pub fn Legend(#[prop(into)] scheduler: Scheduler) -> AnyView {
             <li><span class="sw band-unknown"></span>"Unknown (history not kept)"</li>
             <li><span class="sw band-kept"></span>"Sundial's history (the scheduler purged it)"</li>
             <li><span class="sw band-zombie"></span>"Scheduler started nothing"</li>
+            <li><span class="sw band-maint"></span>"Maintenance window (not missed)"</li>
             <li><span class="sw restart-sw"></span>{restart}</li>
         </ul>
     }

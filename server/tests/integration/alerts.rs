@@ -21,14 +21,14 @@ use tokio::sync::{mpsc, watch};
 
 /// A request the receiver got: its path, its JSON, and the status it answered.
 #[derive(Debug)]
-struct Received {
-    path: String,
-    body: Value,
-    status: StatusCode,
+pub(crate) struct Received {
+    pub(crate) path: String,
+    pub(crate) body: Value,
+    pub(crate) status: StatusCode,
 }
 
 /// A webhook receiver on 127.0.0.1 answering 500 to its first `failing` requests, then 200.
-async fn receiver(failing: usize) -> (String, mpsc::UnboundedReceiver<Received>) {
+pub(crate) async fn receiver(failing: usize) -> (String, mpsc::UnboundedReceiver<Received>) {
     let (tx, rx) = mpsc::unbounded_channel();
     let seen = Arc::new(AtomicUsize::new(0));
     let app = Router::new().route(
@@ -51,7 +51,7 @@ async fn receiver(failing: usize) -> (String, mpsc::UnboundedReceiver<Received>)
 }
 
 /// The next request, which must come (bounded: a guard, not a measure).
-async fn next(rx: &mut mpsc::UnboundedReceiver<Received>) -> Received {
+pub(crate) async fn next(rx: &mut mpsc::UnboundedReceiver<Received>) -> Received {
     tokio::time::timeout(Duration::from_secs(60), rx.recv())
         .await
         .expect("a request within 60 s")
@@ -67,10 +67,10 @@ async fn status_until(rx: &mut watch::Receiver<TargetStatus>, f: impl Fn(&Target
         .clone()
 }
 
-const QUICK: Retry =
+pub(crate) const QUICK: Retry =
     Retry { first: Duration::from_millis(20), max: Duration::from_millis(80), timeout: Duration::from_secs(5) };
 
-fn at(minutes: i64) -> DateTime<Utc> {
+pub(crate) fn at(minutes: i64) -> DateTime<Utc> {
     t(NOW) + TimeDelta::minutes(minutes)
 }
 
@@ -85,7 +85,7 @@ fn fleet(dir: &Path, alerts: &str) -> server::config::FleetConfig {
 }
 
 /// A fleet as of the fixture's now, its first reads done.
-async fn start(config: &server::config::FleetConfig) -> Arc<FleetBackend> {
+pub(crate) async fn start(config: &server::config::FleetConfig) -> Arc<FleetBackend> {
     let backend = FleetBackend::start_at(config, Some(t(NOW))).await.expect("the fleet starts");
     for i in &config.instances {
         let _ = app::api::ssr::Backend::snapshot(backend.as_ref(), &i.name).await;
@@ -103,7 +103,7 @@ async fn reads_after_now(backend: &FleetBackend, instance: &str) {
         .expect("the poller runs");
 }
 
-fn subjects(queued: &[(String, String)]) -> Vec<(&str, &str)> {
+pub(crate) fn subjects(queued: &[(String, String)]) -> Vec<(&str, &str)> {
     queued.iter().map(|(t, s)| (t.as_str(), s.as_str())).collect()
 }
 

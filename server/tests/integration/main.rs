@@ -27,6 +27,7 @@ mod job_table_incremental;
 mod jobs_list;
 mod judgment;
 mod log_fleet;
+mod maintenance;
 mod metrics;
 mod msdb_incremental;
 mod msdb_sqlite_live;

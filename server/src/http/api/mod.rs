@@ -65,6 +65,8 @@ pub fn routes() -> Router<AppState> {
         triage::Triage,
         triage::Problem,
         triage::Acknowledged,
+        triage::Held,
+        triage::MaintenanceWindow,
     ))
 )]
 pub struct ApiDoc;

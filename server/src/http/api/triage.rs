@@ -19,6 +19,32 @@ pub struct Triage {
     pub instances: usize,
     pub judged_instances: usize,
     pub judged_jobs: usize,
+    /// Maintenance windows open now, planned for the next 7 days, or ended in the last day.
+    pub maintenance: Vec<MaintenanceWindow>,
+}
+
+/// One occurrence of a maintenance window.
+#[derive(Serialize, ToSchema)]
+pub struct MaintenanceWindow {
+    /// `file:<name>` for the fleet file's, `added:<µs>` for one added from the triage page.
+    pub id: String,
+    pub name: String,
+    pub reason: String,
+    /// What it covers, in words.
+    pub scope: String,
+    /// How it recurs, in words.
+    pub recurs: String,
+    #[schema(value_type = String, format = DateTime)]
+    pub start: Option<DateTime<FixedOffset>>,
+    #[schema(value_type = String, format = DateTime)]
+    pub end: Option<DateTime<FixedOffset>>,
+    /// `open`, `planned` or `ended`.
+    pub state: String,
+    /// Who added it from the triage page (absent: the fleet file).
+    pub added_by: Option<String>,
+    /// Who ended it early, and why.
+    pub ended_by: Option<String>,
+    pub ended_why: Option<String>,
 }
 
 /// One thing wrong now.
@@ -45,6 +71,17 @@ pub struct Problem {
     pub link: String,
     /// Someone's acknowledgement or silence, while it holds.
     pub acknowledged: Option<Acknowledged>,
+    /// The maintenance window open now that holds it: no alert unless it is still open when
+    /// the window ends.
+    pub maintenance: Option<Held>,
+}
+
+/// A maintenance window holding a problem.
+#[derive(Serialize, ToSchema)]
+pub struct Held {
+    pub window: String,
+    #[schema(value_type = String, format = DateTime)]
+    pub until: Option<DateTime<FixedOffset>>,
 }
 
 /// An acknowledgement that holds.
@@ -79,6 +116,7 @@ pub fn problem(r: ProblemRow) -> Problem {
         evidence: r.evidence,
         count: r.count,
         link: r.link,
+        maintenance: r.maintenance.map(|m| Held { window: m.name, until: at(&m.until) }),
     }
 }
 
@@ -94,5 +132,23 @@ pub async fn triage(State(state): State<AppState>) -> Json<Triage> {
         instances: data.instances,
         judged_instances: data.judged,
         judged_jobs: data.jobs,
+        maintenance: data
+            .maintenance
+            .windows
+            .into_iter()
+            .map(|w| MaintenanceWindow {
+                start: at(&w.start),
+                end: at(&w.end),
+                added_by: w.added.map(|a| a.0),
+                ended_by: w.ended.as_ref().map(|e| e.0.clone()),
+                ended_why: w.ended.map(|e| e.2),
+                id: w.id,
+                name: w.name,
+                reason: w.reason,
+                scope: w.scope,
+                recurs: w.recurs,
+                state: w.state,
+            })
+            .collect(),
     })
 }

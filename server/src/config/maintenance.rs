@@ -218,3 +218,93 @@ impl Checker<'_> {
         Ok(out)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::config::parse;
+
+    const INSTANCE: &str =
+        "[[instance]]\nname = \"SQL1\"\nkind = \"sqlite_demo\"\npath = \"demo.sqlite\"\ntags = { env = \"prod\" }\n";
+
+    fn error(window: &str) -> String {
+        match parse(&format!("{INSTANCE}\n[[maintenance]]\n{window}"), "fleet.toml") {
+            Ok(_) => panic!("accepted: {window}"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn each_way_of_saying_when_is_read_in_its_zone() {
+        let text = format!(
+            "{INSTANCE}\n[[maintenance]]\nname = \"weekly\"\nevery = \"Saturday 22:00-02:00\"\ntime_zone = \"Europe/London\"\ntags = {{ env = \"prod\" }}\n\
+             [[maintenance]]\nname = \"cron\"\ncron = \"0 22 * * 6\"\nduration = \"4h\"\njobs = [\"ETL\"]\n\
+             [[maintenance]]\nname = \"once\"\nstart = \"2026-12-24 20:00\"\nend = \"2026-12-25 06:00\"\ntime_zone = \"America/New_York\"\ninstances = [\"SQL1\"]\nreason = \"Christmas\"\n"
+        );
+        let fleet = parse(&text, "fleet.toml").unwrap_or_else(|e| panic!("{e}"));
+        let m = &fleet.maintenance;
+        assert_eq!(m.iter().map(|w| w.name.as_str()).collect::<Vec<_>>(), ["weekly", "cron", "once"]);
+        assert_eq!(m[0].zone.name(), "Europe/London");
+        assert!(m[0].scope.covers_instance("SQL1", &[("env".into(), "prod".into())].into()));
+        assert!(!m[0].scope.covers_instance("SQL1", &Default::default()), "the tag must match");
+        assert_eq!(
+            m[1].when,
+            app::engine::maintenance::When::Cron { expr: "0 22 * * 6".into(), length_secs: 4 * 3600 }
+        );
+        assert!(m[1].scope.covers("SQL1", &Default::default(), Some(("1", "ETL"))));
+        assert!(!m[1].scope.covers("SQL1", &Default::default(), None), "an instance-wide problem needs every job");
+        // 20:00 in New York (EST) is 01:00 UTC.
+        let app::engine::maintenance::When::Once(w) = m[2].when else { panic!("{:?}", m[2].when) };
+        assert_eq!(w.start.to_rfc3339(), "2026-12-25T01:00:00+00:00");
+        assert_eq!(w.end.to_rfc3339(), "2026-12-25T11:00:00+00:00");
+        assert_eq!((m[2].reason.as_str(), m[2].line), ("Christmas", 17), "the line of its [[maintenance]]");
+    }
+
+    #[test]
+    fn a_bad_window_is_named_by_file_line_and_field() {
+        let cases = [
+            ("name = \"x\"\n", "maintenance[0].every = (missing or several): say when with exactly one of"),
+            ("name = \"x\"\nevery = \"sat 22:00\"\ncron = \"0 22 * * 6\"\n", "(missing or several)"),
+            (
+                "name = \"x\"\nevery = \"Funday 22:00-23:00\"\n",
+                "fleet.toml:9: maintenance[0].every = \"Funday 22:00-23:00\": \"funday\" is not a day",
+            ),
+            ("name = \"x\"\ncron = \"0 25 * * *\"\nduration = \"1h\"\n", "maintenance[0].cron = \"0 25 * * *\""),
+            (
+                "name = \"x\"\ncron = \"0 22 * * 6\"\n",
+                "maintenance[0].duration = (missing): a cron window needs duration",
+            ),
+            (
+                "name = \"x\"\nstart = \"tomorrow\"\nend = \"2026-12-25 06:00\"\n",
+                "maintenance[0].start = \"tomorrow\": not a time like",
+            ),
+            (
+                "name = \"x\"\nstart = \"2026-12-25 06:00\"\nend = \"2026-12-25 05:00\"\n",
+                "maintenance[0].end = \"2026-12-25 05:00\": ends at or before it starts",
+            ),
+            ("name = \"x\"\nstart = \"2026-12-25 06:00\"\n", "a one-off window needs end (or duration)"),
+            (
+                "name = \"x\"\nevery = \"daily 01:00-02:00\"\ntime_zone = \"Mars/Olympus\"\n",
+                "maintenance[0].time_zone = \"Mars/Olympus\": not an IANA time zone",
+            ),
+            (
+                "name = \"x\"\nevery = \"daily 01:00-02:00\"\ninstances = [\"SQL2\"]\n",
+                "maintenance[0].instances = \"SQL2\": no [[instance]] has this name",
+            ),
+            ("name = \"\"\nevery = \"daily 01:00-02:00\"\n", "a window needs a name"),
+            ("name = \"x\"\nevery = \"daily 01:00-02:00\"\ncolour = \"red\"\n", "unknown field `colour`"),
+        ];
+        for (window, want) in cases {
+            let got = error(window);
+            assert!(got.contains(want), "{window:?}: {got}");
+            assert!(got.starts_with("fleet.toml:"), "{got}");
+        }
+        let twice = format!(
+            "{INSTANCE}\n[[maintenance]]\nname = \"x\"\nevery = \"daily 01:00-02:00\"\n[[maintenance]]\nname = \"x\"\nevery = \"daily 03:00-04:00\"\n"
+        );
+        let got = parse(&twice, "fleet.toml").unwrap_err().to_string();
+        assert!(
+            got.contains("fleet.toml:11: maintenance[1].name = \"x\": another window already has this name"),
+            "{got}"
+        );
+    }
+}

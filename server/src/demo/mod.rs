@@ -136,6 +136,14 @@ pub fn fleet_toml(path: &std::path::Path) -> String {
     text.push_str(&instance(JOB_TABLE_INSTANCE, "mysql_job_table", &utc));
     text.push_str(&instance(SERVICE_BROKER_INSTANCE, "service_broker", &utc));
     text.push_str(&instance(PRIMENTRA_INSTANCE, "primentra", &utc));
+    // A planned window the team agreed on: its nights are shaded on pg_cron's timelines, listed
+    // on the triage page, and a run not made inside one would count as maintenance.
+    text.push_str(&format!(
+        "\n[[maintenance]]\nname = \"Sunday index maintenance\"\nreason = \"REINDEX and VACUUM FULL, agreed with the app team\"\n\
+         every = \"Sunday 03:30-05:00\"\ntime_zone = {}\ninstances = [{}]\n",
+        q(tables::PG_CRON_ZONE),
+        q(PG_CRON_INSTANCE)
+    ));
     text
 }
 

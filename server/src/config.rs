@@ -73,7 +73,10 @@ use toml::Spanned;
 
 mod alerts;
 mod auth;
-pub use alerts::{AlertConfig, AlertFormat, AlertTarget, resolve_alert_url};
+pub use alerts::{
+    AlertConfig, AlertFormat, AlertRoute, AlertTarget, EmailSettings, PAGERDUTY_EVENTS_URL, check_smtp_url,
+    read_ca_file, resolve_alert_url, resolve_routing_key,
+};
 pub use auth::{AuthConfig, ProxyConfig};
 
 /// What can be wrong with a configuration. Messages name the file, line and field, never a

@@ -485,6 +485,116 @@ mod tests {
         assert_eq!(sent.len(), 25);
     }
 
+    fn other(key: &str, instance: &str, kind: ProblemKind) -> Open {
+        let mut o = missed(1, EP);
+        o.key = key.into();
+        o.instance = instance.into();
+        o.kind = kind;
+        o.severity = kind.severity();
+        o
+    }
+
+    #[test]
+    fn a_route_takes_its_instances_kinds_and_severities_only() {
+        let prod = Route { instances: Some(BTreeSet::from(["SQL1".to_owned()])), kinds: None };
+        let s = Settings { route: prod, min_severity: ProblemSeverity::Warning, ..settings() };
+        let open = [
+            other("missed|SQL1|j1", "SQL1", ProblemKind::Missed),
+            other("missed|DEV|j1", "DEV", ProblemKind::Missed),
+            other("too_short|SQL1|j2", "SQL1", ProblemKind::TooShort),
+            other("running_long|SQL1|j3", "SQL1", ProblemKind::RunningLong),
+        ];
+        let judged = HashSet::from(["SQL1".to_owned(), "DEV".to_owned()]);
+        let (m, sent) = decide(&open, &judged, &SentState::new(), &s, t("2026-11-22T12:10:00Z"));
+        let keys: Vec<&str> = m.iter().map(|m| m.items[0].problem.key.as_str()).collect();
+        assert_eq!(keys, ["missed|SQL1|j1", "running_long|SQL1|j3"], "not DEV's, not info");
+        assert_eq!(sent.len(), 2);
+        let failed_only = Route { instances: None, kinds: Some(BTreeSet::from([ProblemKind::Failed])) };
+        let s = Settings { route: failed_only, ..settings() };
+        let (m, _) = decide(&open, &judged, &SentState::new(), &s, t("2026-11-22T12:10:00Z"));
+        assert!(m.is_empty(), "no failed problem: {m:?}");
+    }
+
+    #[test]
+    fn an_episode_the_route_no_longer_takes_is_followed_to_its_real_end() {
+        let s = settings();
+        let (_, sent) = decide(&[missed(1, EP)], &judged(), &SentState::new(), &s, t("2026-11-22T12:10:00Z"));
+        // The fleet file changed (a restart): this target now takes only failures.
+        let narrowed = Settings {
+            route: Route { instances: None, kinds: Some(BTreeSet::from([ProblemKind::Failed])) },
+            ..settings()
+        };
+        // Still open: no recovery (it is not resolved), no reminder, kept.
+        let (m, kept) = decide(&[missed(2, EP)], &judged(), &sent, &narrowed, t("2026-11-22T20:00:00Z"));
+        assert!(m.is_empty(), "no bogus recovery, no reminder: {m:?}");
+        assert_eq!(kept.len(), 1);
+        assert_eq!(kept["missed|SQL1|j1"].max_count, 2);
+        // It ends: its one recovery.
+        let (m, kept) = decide(&[], &judged(), &kept, &narrowed, t("2026-11-22T21:00:00Z"));
+        assert_eq!(m.iter().map(|m| m.kind).collect::<Vec<_>>(), [MessageKind::Resolved]);
+        assert!(kept.is_empty());
+        // A new episode of it is not this target's any more.
+        let (m, _) = decide(&[missed(1, "2026-11-23T00:00:00Z")], &judged(), &kept, &narrowed, t("2026-11-23T01:00:00Z"));
+        assert!(m.is_empty(), "{m:?}");
+    }
+
+    /// PagerDuty's settings: no grouping, no reminders.
+    fn pager() -> Settings {
+        Settings { remind: None, group: false, ..settings() }
+    }
+
+    #[test]
+    fn a_pager_gets_one_message_per_episode_and_an_acknowledgement_resolves_nothing() {
+        let s = pager();
+        let open: Vec<Open> = (0..25).map(|n| other(&format!("missed|SQL1|j{n}"), "SQL1", ProblemKind::Missed)).collect();
+        let (m, sent) = decide(&open, &judged(), &SentState::new(), &s, t("2026-11-22T13:00:00Z"));
+        assert_eq!(m.len(), 25, "one event per episode, never grouped");
+        assert!(m.iter().all(|m| m.items.len() == 1 && m.kind == MessageKind::Alert));
+        // Acknowledged in Sundial: the episode goes on; no resolve, no message at all.
+        let acked: Vec<Open> = open.iter().cloned().map(|mut o| {
+            o.acknowledged = true;
+            o
+        }).collect();
+        let (m, kept) = decide(&acked, &judged(), &sent, &s, t("2026-11-23T13:00:00Z"));
+        assert!(m.is_empty(), "{m:?}");
+        assert_eq!(kept.len(), 25);
+        // They end: 25 resolves, one each.
+        let (m, _) = decide(&[], &judged(), &kept, &s, t("2026-11-23T14:00:00Z"));
+        assert_eq!(m.len(), 25);
+        assert!(m.iter().all(|m| m.items.len() == 1 && m.kind == MessageKind::Resolved));
+    }
+
+    #[test]
+    fn threads_are_stable_and_a_grouped_alerts_episodes_reply_to_it() {
+        let s = settings();
+        // One episode: its thread is the same whenever and however often it is decided.
+        let (m, sent) = decide(&[missed(1, EP)], &judged(), &SentState::new(), &s, t("2026-11-22T12:05:00Z"));
+        let (m2, _) = decide(&[missed(1, EP)], &judged(), &SentState::new(), &s, t("2026-11-22T12:09:00Z"));
+        assert_eq!(m[0].items[0].thread, m2[0].items[0].thread);
+        assert_eq!(m[0].items[0].thread, episode_thread("missed|SQL1|j1", t(EP)));
+        let (m, _) = decide(&[], &judged(), &sent, &s, t("2026-11-22T14:00:00Z"));
+        assert_eq!(m[0].items[0].thread, episode_thread("missed|SQL1|j1", t(EP)), "the recovery replies to it");
+        // Twelve at once: one message, one thread for all, recorded on each episode.
+        let open: Vec<Open> = (0..12).map(|n| other(&format!("missed|SQL1|j{n}"), "SQL1", ProblemKind::Missed)).collect();
+        let (m, sent) = decide(&open, &judged(), &SentState::new(), &s, t("2026-11-22T13:00:00Z"));
+        assert_eq!(m.len(), 1);
+        let group = m[0].items[0].thread.clone();
+        assert!(m[0].items.iter().all(|i| i.thread == group));
+        assert!(sent.values().all(|s| s.thread.as_deref() == Some(group.as_str())));
+        assert_ne!(group, episode_thread("missed|SQL1|j0", t(EP)));
+        // Two of them end: their recoveries reply to the grouped alert.
+        let (m, _) = decide(&open[2..], &judged(), &sent, &s, t("2026-11-22T14:00:00Z"));
+        assert_eq!(m.len(), 2);
+        assert!(m.iter().all(|m| m.kind == MessageKind::Resolved && m.items[0].thread == group));
+        // What an older Sundial kept (no thread): its own episode's.
+        let mut old = sent.clone();
+        for s in old.values_mut() {
+            s.thread = None;
+        }
+        let (m, _) = decide(&open[1..], &judged(), &old, &s, t("2026-11-22T14:00:00Z"));
+        assert_eq!(m[0].items[0].thread, episode_thread("missed|SQL1|j0", t(EP)));
+    }
+
     #[test]
     fn counts_in_words() {
         assert_eq!(count_words(ProblemKind::Missed, 1).as_deref(), Some("1 run missed"));

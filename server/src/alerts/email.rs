@@ -255,3 +255,119 @@ impl Smtp {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::decide::{self, Open, SentState, Settings};
+    use super::*;
+    use app::engine::triage::{ProblemKind, ProblemSeverity};
+    use chrono::{DateTime, TimeDelta, Utc};
+
+    fn t(s: &str) -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339(s).unwrap().to_utc()
+    }
+
+    const HOSTILE: &str = "ETL\r\nBcc: victim@evil.example\r\nX-Injected: 1\r\n\r\n<script>alert(1)</script>";
+
+    fn mail() -> Mail {
+        let text = "[[alert]]\nname = \"mail\"\nformat = \"email\"\nurl = \"smtps://u:p@relay.example\"\n\
+                    from = \"Sundial <sundial@corp.example>\"\nto = [\"dba@corp.example\"]\n";
+        let c = crate::config::parse(text, "fleet.toml").unwrap();
+        Mail::new(&c.alerts[0]).unwrap()
+    }
+
+    fn open(n: usize, job: &str) -> Open {
+        Open {
+            key: format!("missed|SQL1|j{n}"),
+            episode: t("2026-11-22T12:00:00Z"),
+            kind: ProblemKind::Missed,
+            severity: ProblemSeverity::Error,
+            instance: "SQL1".into(),
+            job: Some(job.into()),
+            since: "2026-11-22T07:00:00-05:00".into(),
+            evidence: "the run due 2026-11-22 12:00 UTC missed <b>".into(),
+            count: 1,
+            link: "http://s/jobs/j1?at=2026-11-22T12:00:00Z&instance=SQL1".into(),
+            acknowledged: false,
+        }
+    }
+
+    /// The header block of a formatted message, unfolded, one header a line.
+    fn headers(formatted: &str) -> Vec<String> {
+        let head = formatted.split("\r\n\r\n").next().unwrap();
+        let mut out: Vec<String> = Vec::new();
+        for line in head.split("\r\n") {
+            if line.starts_with([' ', '\t']) {
+                out.last_mut().unwrap().push_str(line);
+            } else {
+                out.push(line.to_owned());
+            }
+        }
+        out
+    }
+
+    fn header<'a>(hs: &'a [String], name: &str) -> Vec<&'a str> {
+        hs.iter().filter_map(|h| h.strip_prefix(&format!("{name}: "))).collect()
+    }
+
+    #[test]
+    fn a_hostile_name_adds_no_header_and_the_recovery_replies_to_the_alert() {
+        let settings = Settings {
+            grace: TimeDelta::zero(),
+            remind: None,
+            min_severity: ProblemSeverity::Info,
+            route: Default::default(),
+            group: true,
+        };
+        let mail = mail();
+        let (m, sent) = decide::decide(&[open(1, HOSTILE)], &Default::default(), &SentState::new(), &settings, t("2026-11-22T12:05:00Z"));
+        let subject = m[0].subject();
+        let alert = mail.render(&m[0], &subject, "text", "http://s");
+        let hs = headers(&alert);
+        let names: Vec<&str> = hs.iter().map(|h| h.split(':').next().unwrap()).collect();
+        assert!(!names.iter().any(|n| n.eq_ignore_ascii_case("bcc") || n.eq_ignore_ascii_case("x-injected")), "{hs:#?}");
+        assert_eq!(header(&hs, "To"), ["dba@corp.example"]);
+        let id = header(&hs, "Message-ID")[0].to_owned();
+        assert!(id.ends_with("@corp.example>") && id.starts_with('<'), "{id}");
+        assert_eq!(id, mail.message_id(&decide::episode_thread("missed|SQL1|j1", t("2026-11-22T12:00:00Z"))));
+        assert!(header(&hs, "In-Reply-To").is_empty());
+        // Its recovery, decided by another process later: in the same thread.
+        let judged = std::collections::HashSet::from(["SQL1".to_owned()]);
+        let (m, _) = decide::decide(&[], &judged, &sent, &settings, t("2026-11-22T14:00:00Z"));
+        let recovery = mail.render(&m[0], &m[0].subject(), "text", "http://s");
+        let hs = headers(&recovery);
+        assert_eq!(header(&hs, "In-Reply-To"), [id.as_str()]);
+        assert_eq!(header(&hs, "References"), [id.as_str()]);
+        assert_ne!(header(&hs, "Message-ID")[0], id);
+        // The HTML part's text from sources is escaped.
+        let page = html(&m[0], &m[0].subject(), "http://s");
+        assert!(!page.contains("<script>") && page.contains("&lt;script&gt;") && page.contains("missed &lt;b&gt;"), "{page}");
+    }
+
+    #[test]
+    fn a_grouped_alerts_episodes_reply_to_it() {
+        let settings = Settings {
+            grace: TimeDelta::zero(),
+            remind: Some(TimeDelta::hours(1)),
+            min_severity: ProblemSeverity::Info,
+            route: Default::default(),
+            group: true,
+        };
+        let mail = mail();
+        let open: Vec<Open> = (0..12).map(|n| open(n, &format!("job {n}"))).collect();
+        let judged = std::collections::HashSet::from(["SQL1".to_owned()]);
+        let (m, sent) = decide::decide(&open, &judged, &SentState::new(), &settings, t("2026-11-22T12:05:00Z"));
+        assert_eq!(m.len(), 1);
+        let group = mail.render(&m[0], &m[0].subject(), "text", "http://s");
+        let id = header(&headers(&group), "Message-ID")[0].to_owned();
+        // A reminder of all, then one recovery: both reply to the grouped alert.
+        let (m, sent) = decide::decide(&open, &judged, &sent, &settings, t("2026-11-22T13:05:00Z"));
+        assert_eq!(m[0].kind, MessageKind::Reminder);
+        let reminder = mail.render(&m[0], &m[0].subject(), "text", "http://s");
+        assert_eq!(header(&headers(&reminder), "In-Reply-To"), [id.as_str()]);
+        assert_eq!(header(&headers(&reminder), "References"), [id.as_str()], "one thread, named once");
+        let (m, _) = decide::decide(&open[1..], &judged, &sent, &settings, t("2026-11-22T13:10:00Z"));
+        let recovery = mail.render(&m[0], &m[0].subject(), "text", "http://s");
+        assert_eq!(header(&headers(&recovery), "In-Reply-To"), [id.as_str()]);
+    }
+}

@@ -387,4 +387,83 @@ mod tests {
         // The header is plain text: shown as it is.
         assert!(v["blocks"][0]["text"]["text"].as_str().unwrap().contains("<!channel>"));
     }
+
+    #[test]
+    fn pagerduty_triggers_and_resolves_one_incident_per_episode() {
+        let m = message(MessageKind::Alert);
+        let (_, body) = render(&m, Format::PagerDuty, "http://s");
+        let v: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(v["event_action"], "trigger");
+        assert_eq!(v["dedup_key"], "sundial/missed|SQL1|j1/2026-11-22T12:05:00Z");
+        assert!(v.get("routing_key").is_none(), "the secret is added by the sender only");
+        let p = &v["payload"];
+        assert_eq!((p["severity"].as_str(), p["source"].as_str()), (Some("error"), Some("SQL1")));
+        assert_eq!((p["component"].as_str(), p["class"].as_str()), (Some("ETL <Nightly> & Load"), Some("missed")));
+        assert_eq!(p["custom_details"]["evidence"], "the run due 2026-11-22 12:00 UTC missed");
+        assert_eq!(v["links"][0]["href"], "http://s/jobs/j1?at=2026-11-22T12:00:00Z&instance=SQL1");
+        assert_eq!(v["links"][1]["href"], "http://s/triage");
+        // The same episode later (another tick, another process): the same key; its recovery too.
+        let (_, again) = render(&m, Format::PagerDuty, "http://s");
+        assert_eq!(again, body);
+        let (_, resolved) = render(&message(MessageKind::Resolved), Format::PagerDuty, "http://s");
+        let r: Value = serde_json::from_str(&resolved).unwrap();
+        assert_eq!((r["event_action"].as_str(), &r["dedup_key"]), (Some("resolve"), &v["dedup_key"]));
+        // A long evidence: the summary is cut to PagerDuty's 1024 characters; a long key hashed.
+        let mut long = message(MessageKind::Alert);
+        long.items[0].problem.evidence = "é".repeat(5000);
+        long.items[0].problem.key = "k".repeat(400);
+        let (_, body) = render(&long, Format::PagerDuty, "http://s");
+        let v: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(v["payload"]["summary"].as_str().unwrap().chars().count(), PAGERDUTY_SUMMARY_MAX);
+        assert!(v["dedup_key"].as_str().unwrap().len() <= 255);
+        for (severity, word) in [
+            (ProblemSeverity::Critical, "critical"),
+            (ProblemSeverity::Error, "error"),
+            (ProblemSeverity::Warning, "warning"),
+            (ProblemSeverity::Info, "info"),
+        ] {
+            assert_eq!(pagerduty_severity(severity), word);
+        }
+    }
+
+    /// Markdown as CommonMark reads it: the text shown, and whether anything but text was made.
+    fn markdown(s: &str) -> (String, Vec<String>) {
+        use pulldown_cmark::{Event, Parser, Tag};
+        let (mut shown, mut made) = (String::new(), Vec::new());
+        for e in Parser::new(s) {
+            match e {
+                Event::Text(t) => shown.push_str(&t),
+                Event::SoftBreak | Event::HardBreak => shown.push('\n'),
+                Event::Start(Tag::Paragraph) | Event::End(_) => {}
+                other => made.push(format!("{other:?}")),
+            }
+        }
+        (shown, made)
+    }
+
+    #[test]
+    fn teams_shows_a_sources_text_as_written_never_as_markup() {
+        for hostile in [
+            "[Open the evidence](https://evil.example) **bold** _it_ `code`",
+            "# heading\n- list\n1. one\n> quote",
+            "<b>html</b> &amp; <https://evil.example> ![img](https://evil.example/x.png)",
+            "back\\slash \\*not bold\\*",
+        ] {
+            let (shown, made) = markdown(&teams_text(hostile));
+            assert!(made.is_empty(), "{hostile:?} made {made:?}");
+            assert_eq!(shown, hostile, "shown as written");
+        }
+        let mut m = message(MessageKind::Alert);
+        m.items[0].problem.job = Some("[x](https://evil.example)".into());
+        let (_, body) = render(&m, Format::Teams, "http://s");
+        let v: Value = serde_json::from_str(&body).unwrap();
+        let card = &v["attachments"][0]["content"];
+        assert_eq!(v["type"], "message");
+        assert_eq!(v["attachments"][0]["contentType"], "application/vnd.microsoft.card.adaptive");
+        let facts = &card["body"][1]["items"][1]["facts"];
+        assert_eq!(facts[1]["title"], "Job");
+        assert_eq!(markdown(facts[1]["value"].as_str().unwrap()), ("[x](https://evil.example)".to_owned(), vec![]));
+        assert_eq!(card["actions"][0]["url"], "http://s/jobs/j1?at=2026-11-22T12:00:00Z&instance=SQL1");
+        assert_eq!(card["actions"][1]["url"], "http://s/triage");
+    }
 }

@@ -195,3 +195,24 @@ impl AlertStore {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_thread_rides_in_last_and_older_rows_still_load() {
+        let open = r#"{"key":"missed|SQL1|j1","episode":"2026-11-22T12:00:00Z","kind":"missed","severity":"error",
+            "instance":"SQL1","job":"ETL","since":"2026-11-22T07:00:00-05:00","evidence":"e","count":1,
+            "link":"http://s/jobs/j1","acknowledged":false}"#;
+        let old: Last = serde_json::from_str(open).expect("a row an older Sundial wrote");
+        assert_eq!(old.thread, None);
+        let new = Last { last: old.last.clone(), thread: Some("abc".into()) };
+        let text = serde_json::to_string(&new).unwrap();
+        let back: Last = serde_json::from_str(&text).unwrap();
+        assert_eq!((back.last, back.thread.as_deref()), (old.last.clone(), Some("abc")));
+        // An older Sundial reads the problem alone: the thread is an unknown field it ignores.
+        let theirs: Open = serde_json::from_str(&text).unwrap();
+        assert_eq!(theirs, old.last);
+    }
+}

@@ -534,7 +534,8 @@ mod tests {
         assert_eq!(m.iter().map(|m| m.kind).collect::<Vec<_>>(), [MessageKind::Resolved]);
         assert!(kept.is_empty());
         // A new episode of it is not this target's any more.
-        let (m, _) = decide(&[missed(1, "2026-11-23T00:00:00Z")], &judged(), &kept, &narrowed, t("2026-11-23T01:00:00Z"));
+        let (m, _) =
+            decide(&[missed(1, "2026-11-23T00:00:00Z")], &judged(), &kept, &narrowed, t("2026-11-23T01:00:00Z"));
         assert!(m.is_empty(), "{m:?}");
     }
 
@@ -546,15 +547,20 @@ mod tests {
     #[test]
     fn a_pager_gets_one_message_per_episode_and_an_acknowledgement_resolves_nothing() {
         let s = pager();
-        let open: Vec<Open> = (0..25).map(|n| other(&format!("missed|SQL1|j{n}"), "SQL1", ProblemKind::Missed)).collect();
+        let open: Vec<Open> =
+            (0..25).map(|n| other(&format!("missed|SQL1|j{n}"), "SQL1", ProblemKind::Missed)).collect();
         let (m, sent) = decide(&open, &judged(), &SentState::new(), &s, t("2026-11-22T13:00:00Z"));
         assert_eq!(m.len(), 25, "one event per episode, never grouped");
         assert!(m.iter().all(|m| m.items.len() == 1 && m.kind == MessageKind::Alert));
         // Acknowledged in Sundial: the episode goes on; no resolve, no message at all.
-        let acked: Vec<Open> = open.iter().cloned().map(|mut o| {
-            o.acknowledged = true;
-            o
-        }).collect();
+        let acked: Vec<Open> = open
+            .iter()
+            .cloned()
+            .map(|mut o| {
+                o.acknowledged = true;
+                o
+            })
+            .collect();
         let (m, kept) = decide(&acked, &judged(), &sent, &s, t("2026-11-23T13:00:00Z"));
         assert!(m.is_empty(), "{m:?}");
         assert_eq!(kept.len(), 25);
@@ -575,7 +581,8 @@ mod tests {
         let (m, _) = decide(&[], &judged(), &sent, &s, t("2026-11-22T14:00:00Z"));
         assert_eq!(m[0].items[0].thread, episode_thread("missed|SQL1|j1", t(EP)), "the recovery replies to it");
         // Twelve at once: one message, one thread for all, recorded on each episode.
-        let open: Vec<Open> = (0..12).map(|n| other(&format!("missed|SQL1|j{n}"), "SQL1", ProblemKind::Missed)).collect();
+        let open: Vec<Open> =
+            (0..12).map(|n| other(&format!("missed|SQL1|j{n}"), "SQL1", ProblemKind::Missed)).collect();
         let (m, sent) = decide(&open, &judged(), &SentState::new(), &s, t("2026-11-22T13:00:00Z"));
         assert_eq!(m.len(), 1);
         let group = m[0].items[0].thread.clone();

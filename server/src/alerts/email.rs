@@ -172,6 +172,10 @@ pub struct Smtp {
     envelope: lettre::address::Envelope,
     /// To mask in any error's words.
     password: Option<String>,
+    /// One delivery, start to end (lettre's own timeout bounds each connection attempt only: a
+    /// relay that stops answering mid-session, as aiosmtpd does after a refused AUTH, would
+    /// hold the target's queue for ever).
+    deadline: std::time::Duration,
 }
 
 impl Smtp {
@@ -213,14 +217,18 @@ impl Smtp {
             .map_err(|e| invalid(&format!("no envelope: {e}")))?;
         let password =
             parsed.password().map(|p| percent_encoding::percent_decode_str(p).decode_utf8_lossy().into_owned());
-        Ok(Smtp { transport: builder.build(), envelope, password })
+        Ok(Smtp { transport: builder.build(), envelope, password, deadline: timeout.saturating_mul(3) })
     }
 
     /// Deliver one message (its RFC 5322 text).
     pub async fn send(&self, formatted: &str) -> Result<(), SmtpError> {
-        match self.transport.send_raw(&self.envelope, formatted.as_bytes()).await {
-            Ok(_) => Ok(()),
-            Err(e) => {
+        let sent = tokio::time::timeout(self.deadline, self.transport.send_raw(&self.envelope, formatted.as_bytes()));
+        match sent.await {
+            Err(_) => {
+                Err(SmtpError::Retry(format!("no delivery within {}", humantime::format_duration(self.deadline))))
+            }
+            Ok(Ok(_)) => Ok(()),
+            Ok(Err(e)) => {
                 let words = self.words(&e);
                 // A permanent answer about the message or its recipients; authentication and
                 // access answers (530, 534, 535, 538) are the configuration's to fix: retried.
@@ -320,12 +328,21 @@ mod tests {
             group: true,
         };
         let mail = mail();
-        let (m, sent) = decide::decide(&[open(1, HOSTILE)], &Default::default(), &SentState::new(), &settings, t("2026-11-22T12:05:00Z"));
+        let (m, sent) = decide::decide(
+            &[open(1, HOSTILE)],
+            &Default::default(),
+            &SentState::new(),
+            &settings,
+            t("2026-11-22T12:05:00Z"),
+        );
         let subject = m[0].subject();
         let alert = mail.render(&m[0], &subject, "text", "http://s");
         let hs = headers(&alert);
         let names: Vec<&str> = hs.iter().map(|h| h.split(':').next().unwrap()).collect();
-        assert!(!names.iter().any(|n| n.eq_ignore_ascii_case("bcc") || n.eq_ignore_ascii_case("x-injected")), "{hs:#?}");
+        assert!(
+            !names.iter().any(|n| n.eq_ignore_ascii_case("bcc") || n.eq_ignore_ascii_case("x-injected")),
+            "{hs:#?}"
+        );
         assert_eq!(header(&hs, "To"), ["dba@corp.example"]);
         let id = header(&hs, "Message-ID")[0].to_owned();
         assert!(id.ends_with("@corp.example>") && id.starts_with('<'), "{id}");
@@ -341,7 +358,10 @@ mod tests {
         assert_ne!(header(&hs, "Message-ID")[0], id);
         // The HTML part's text from sources is escaped.
         let page = html(&m[0], &m[0].subject(), "http://s");
-        assert!(!page.contains("<script>") && page.contains("&lt;script&gt;") && page.contains("missed &lt;b&gt;"), "{page}");
+        assert!(
+            !page.contains("<script>") && page.contains("&lt;script&gt;") && page.contains("missed &lt;b&gt;"),
+            "{page}"
+        );
     }
 
     #[test]

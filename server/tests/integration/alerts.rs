@@ -21,14 +21,14 @@ use tokio::sync::{mpsc, watch};
 
 /// A request the receiver got: its path, its JSON, and the status it answered.
 #[derive(Debug)]
-struct Received {
-    path: String,
-    body: Value,
-    status: StatusCode,
+pub(crate) struct Received {
+    pub(crate) path: String,
+    pub(crate) body: Value,
+    pub(crate) status: StatusCode,
 }
 
 /// A webhook receiver on 127.0.0.1 answering 500 to its first `failing` requests, then 200.
-async fn receiver(failing: usize) -> (String, mpsc::UnboundedReceiver<Received>) {
+pub(crate) async fn receiver(failing: usize) -> (String, mpsc::UnboundedReceiver<Received>) {
     let (tx, rx) = mpsc::unbounded_channel();
     let seen = Arc::new(AtomicUsize::new(0));
     let app = Router::new().route(
@@ -51,7 +51,7 @@ async fn receiver(failing: usize) -> (String, mpsc::UnboundedReceiver<Received>)
 }
 
 /// The next request, which must come (bounded: a guard, not a measure).
-async fn next(rx: &mut mpsc::UnboundedReceiver<Received>) -> Received {
+pub(crate) async fn next(rx: &mut mpsc::UnboundedReceiver<Received>) -> Received {
     tokio::time::timeout(Duration::from_secs(60), rx.recv())
         .await
         .expect("a request within 60 s")
@@ -59,7 +59,10 @@ async fn next(rx: &mut mpsc::UnboundedReceiver<Received>) -> Received {
 }
 
 /// Wait until the target's status satisfies `f` (it changes only by the sender's attempts).
-async fn status_until(rx: &mut watch::Receiver<TargetStatus>, f: impl Fn(&TargetStatus) -> bool) -> TargetStatus {
+pub(crate) async fn status_until(
+    rx: &mut watch::Receiver<TargetStatus>,
+    f: impl Fn(&TargetStatus) -> bool,
+) -> TargetStatus {
     tokio::time::timeout(Duration::from_secs(60), rx.wait_for(|s| f(s)))
         .await
         .expect("within 60 s")
@@ -67,15 +70,15 @@ async fn status_until(rx: &mut watch::Receiver<TargetStatus>, f: impl Fn(&Target
         .clone()
 }
 
-const QUICK: Retry =
+pub(crate) const QUICK: Retry =
     Retry { first: Duration::from_millis(20), max: Duration::from_millis(80), timeout: Duration::from_secs(5) };
 
-fn at(minutes: i64) -> DateTime<Utc> {
+pub(crate) fn at(minutes: i64) -> DateTime<Utc> {
     t(NOW) + TimeDelta::minutes(minutes)
 }
 
 /// The fleet file: the worker, the gone instance, Sundial's store, and `alerts`.
-fn fleet(dir: &Path, alerts: &str) -> server::config::FleetConfig {
+pub(crate) fn fleet(dir: &Path, alerts: &str) -> server::config::FleetConfig {
     let text = format!(
         "store = {:?}\npublic_url = \"https://sundial.example/\"\n{}\n{alerts}",
         dir.join("store.sqlite").to_string_lossy(),
@@ -85,7 +88,7 @@ fn fleet(dir: &Path, alerts: &str) -> server::config::FleetConfig {
 }
 
 /// A fleet as of the fixture's now, its first reads done.
-async fn start(config: &server::config::FleetConfig) -> Arc<FleetBackend> {
+pub(crate) async fn start(config: &server::config::FleetConfig) -> Arc<FleetBackend> {
     let backend = FleetBackend::start_at(config, Some(t(NOW))).await.expect("the fleet starts");
     for i in &config.instances {
         let _ = app::api::ssr::Backend::snapshot(backend.as_ref(), &i.name).await;
@@ -94,7 +97,7 @@ async fn start(config: &server::config::FleetConfig) -> Arc<FleetBackend> {
 }
 
 /// Two reads of `instance` that started after this call.
-async fn reads_after_now(backend: &FleetBackend, instance: &str) {
+pub(crate) async fn reads_after_now(backend: &FleetBackend, instance: &str) {
     let mut rx = backend.poll_state(instance).expect("the instance");
     let seen = rx.borrow().attempts;
     tokio::time::timeout(Duration::from_secs(60), rx.wait_for(|s| s.attempts >= seen + 2))
@@ -213,7 +216,7 @@ async fn one_missed_run_one_alert_one_recovery_and_no_duplicate_after_a_restart(
 /// A subscriber writing to a buffer, for the calling thread (the test's runtime runs its
 /// tasks there).
 #[derive(Clone, Default)]
-struct Logs(Arc<std::sync::Mutex<Vec<u8>>>);
+pub(crate) struct Logs(Arc<std::sync::Mutex<Vec<u8>>>);
 
 impl std::io::Write for Logs {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
@@ -226,7 +229,7 @@ impl std::io::Write for Logs {
 }
 
 impl Logs {
-    fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
     }
 }

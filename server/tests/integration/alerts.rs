@@ -320,8 +320,32 @@ fn alert_configuration_errors_name_the_field_and_line_and_never_the_url() {
     let e = err("[[alert]]\nname = \"x\"\nurl = \"ftp://hooks/SECRET\"\n");
     assert!(e.starts_with("fleet.toml:8: alert[0].url = ***:"), "{e}");
     assert!(!e.contains("SECRET"), "{e}");
-    let e = err("[[alert]]\nname = \"x\"\nurl_env = \"X\"\nformat = \"teams\"\n");
-    assert!(e.starts_with("fleet.toml:9: alert[0].format = \"teams\": not slack or json"), "{e}");
+    let e = err("[[alert]]\nname = \"x\"\nurl_env = \"X\"\nformat = \"telegram\"\n");
+    assert!(
+        e.starts_with("fleet.toml:9: alert[0].format = \"telegram\": not json, slack, email, pagerduty or teams"),
+        "{e}"
+    );
+    // The channels' own fields, and routing.
+    let e = err("[[alert]]\nname = \"x\"\nurl_env = \"X\"\nkinds = [\"missed\", \"mised\"]\n");
+    assert!(
+        e.starts_with("fleet.toml:9: alert[0].kinds = \"mised\": not a kind of problem: one of unreachable, scheduler_stopped, zombie, missed, failed, running_long, too_short, no_success, next_run_disagrees, stale"),
+        "{e}"
+    );
+    let e = err("[[alert]]\nname = \"x\"\nformat = \"email\"\nurl = \"smtp://u:SECRET@relay:25\"\nfrom = \"a@b.c\"\nto = [\"d@e.f\"]\n");
+    assert!(e.starts_with("fleet.toml:9: alert[0].url = ***: STARTTLS must be required"), "{e}");
+    assert!(!e.contains("SECRET"), "{e}");
+    let e = err("[[alert]]\nname = \"x\"\nformat = \"email\"\nurl_env = \"X\"\nfrom = \"not an address\"\nto = [\"d@e.f\"]\n");
+    assert!(e.starts_with("fleet.toml:10: alert[0].from = \"not an address\": not an email address"), "{e}");
+    let e = err("[[alert]]\nname = \"x\"\nformat = \"email\"\nurl_env = \"X\"\nfrom = \"a@b.c\"\n");
+    assert!(e.starts_with("fleet.toml:6: alert[0].to = (missing)"), "{e}");
+    let e = err("[[alert]]\nname = \"x\"\nformat = \"pagerduty\"\nrouting_key_env = \"K\"\nremind = \"1h\"\n");
+    assert!(e.starts_with("fleet.toml:10: alert[0].remind = \"1h\": PagerDuty escalates by its own rules"), "{e}");
+    let e = err("[[alert]]\nname = \"x\"\nformat = \"pagerduty\"\n");
+    assert!(e.starts_with("fleet.toml:6: alert[0].routing_key_env = (missing)"), "{e}");
+    let e = err("[[alert]]\nname = \"x\"\nurl_env = \"X\"\nto = [\"d@e.f\"]\n");
+    assert!(e.contains("alert[0].to = (set): only for format = \"email\""), "{e}");
+    let e = err("[[alert]]\nname = \"x\"\nurl_env = \"X\"\ntags = { env = 3 }\n");
+    assert!(e.starts_with("fleet.toml:"), "a wrong type is a syntax error with its line, never a panic: {e}");
     let e = err("[[alert]]\nname = \"x\"\nurl_env = \"X\"\ngrace = \"soon\"\n");
     assert!(e.starts_with("fleet.toml:9: alert[0].grace = \"soon\""), "{e}");
     let e = err("[[alert]]\nname = \"x\"\nurl_env = \"X\"\nmin_severity = \"fatal\"\n");

@@ -13,6 +13,8 @@
 //!
 //! The relay's URL is a secret (it holds the password): it is never logged nor put in an
 //! error ([`SmtpError`] says what failed, and any quote of the password is masked).
+// `ConfigError` is large and returned once, at start (see `crate::config`): boxing buys nothing.
+#![allow(clippy::result_large_err)]
 use super::decide::{Item, Message, MessageKind, count_words};
 use crate::config::{AlertConfig, ConfigError, Secret, check_smtp_url};
 use app::components::simulator::render::escape;
@@ -120,9 +122,9 @@ fn html(message: &Message, subject: &str, public_url: &str) -> String {
     let more = message.items.len().saturating_sub(super::payload::MAX_LISTED);
     let triage = escape(&format!("{public_url}/triage"));
     if more > 0 {
-        let _ = write!(out, "<p>and {more} more: <a href=\"{triage}\">the triage view</a></p>\n");
+        let _ = writeln!(out, "<p>and {more} more: <a href=\"{triage}\">the triage view</a></p>");
     } else {
-        let _ = write!(out, "<p><a href=\"{triage}\">The triage view</a></p>\n");
+        let _ = writeln!(out, "<p><a href=\"{triage}\">The triage view</a></p>");
     }
     out.push_str("</body></html>\n");
     out

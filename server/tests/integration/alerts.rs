@@ -331,10 +331,14 @@ fn alert_configuration_errors_name_the_field_and_line_and_never_the_url() {
         e.starts_with("fleet.toml:9: alert[0].kinds = \"mised\": not a kind of problem: one of unreachable, scheduler_stopped, zombie, missed, failed, running_long, too_short, no_success, next_run_disagrees, stale"),
         "{e}"
     );
-    let e = err("[[alert]]\nname = \"x\"\nformat = \"email\"\nurl = \"smtp://u:SECRET@relay:25\"\nfrom = \"a@b.c\"\nto = [\"d@e.f\"]\n");
+    let e = err(
+        "[[alert]]\nname = \"x\"\nformat = \"email\"\nurl = \"smtp://u:SECRET@relay:25\"\nfrom = \"a@b.c\"\nto = [\"d@e.f\"]\n",
+    );
     assert!(e.starts_with("fleet.toml:9: alert[0].url = ***: STARTTLS must be required"), "{e}");
     assert!(!e.contains("SECRET"), "{e}");
-    let e = err("[[alert]]\nname = \"x\"\nformat = \"email\"\nurl_env = \"X\"\nfrom = \"not an address\"\nto = [\"d@e.f\"]\n");
+    let e = err(
+        "[[alert]]\nname = \"x\"\nformat = \"email\"\nurl_env = \"X\"\nfrom = \"not an address\"\nto = [\"d@e.f\"]\n",
+    );
     assert!(e.starts_with("fleet.toml:10: alert[0].from = \"not an address\": not an email address"), "{e}");
     let e = err("[[alert]]\nname = \"x\"\nformat = \"email\"\nurl_env = \"X\"\nfrom = \"a@b.c\"\n");
     assert!(e.starts_with("fleet.toml:6: alert[0].to = (missing)"), "{e}");

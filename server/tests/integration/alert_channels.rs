@@ -415,3 +415,21 @@ async fn email_over_starttls_and_implicit_tls_with_auth_is_one_thread_per_episod
         first["raw"].as_str().unwrap().len()
     );
 }
+
+/// The README's example of every format parses as it says (docs kept true).
+#[test]
+fn the_readmes_alert_examples_parse() {
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let start = readme.find("public_url = \"https://sundial.corp\"").expect("the alerts' example");
+    let block = &readme[start..start + readme[start..].find("```").unwrap()];
+    let text = format!(
+        "{block}\n[[instance]]\nname = \"a\"\nkind = \"sqlite_demo\"\npath = \"/x\"\ntags = {{ env = \"prod\" }}\n"
+    );
+    let c = server::config::parse(&text, "README.md").unwrap_or_else(|e| panic!("{e}"));
+    let formats: Vec<&str> = c.alerts.iter().map(|a| a.format.key()).collect();
+    assert_eq!(formats, ["slack", "email", "pagerduty", "teams"]);
+    assert_eq!(c.alerts[2].remind, None, "PagerDuty: no reminders");
+    let route = server::alerts::route(&c.alerts[0], &c);
+    assert_eq!(route.instances, Some(["a".to_owned()].into()));
+    assert_eq!(route.kinds.map(|k| k.len()), Some(3));
+}

@@ -74,7 +74,10 @@ use toml::Spanned;
 mod alerts;
 mod auth;
 mod maintenance;
-pub use alerts::{AlertConfig, AlertFormat, AlertTarget, resolve_alert_url};
+pub use alerts::{
+    AlertConfig, AlertFormat, AlertRoute, AlertTarget, EmailSettings, PAGERDUTY_EVENTS_URL, check_smtp_url,
+    read_ca_file, resolve_alert_url, resolve_routing_key,
+};
 pub use auth::{AuthConfig, ProxyConfig};
 pub use maintenance::{MaintenanceConfig, MaintenanceScope, instant_in};
 

@@ -13,12 +13,25 @@
 //! - **Reminder**: when an alerted episode, still open and not acknowledged, was last sent
 //!   `remind` ago or more, one message lists every such episode (and their clocks restart).
 //!
+//! - **Routing**: a target takes only the problems its [`Route`] selects (instances by their
+//!   tags, kinds of problem). An episode already alerted that the route no longer selects (the
+//!   fleet file changed across a restart) is followed to its end: no reminder, but its one
+//!   recovery when it really ends (the target was told it began: an incident left open in a
+//!   pager, or a recovery sent while it is still wrong, would both be lies). Nothing new starts.
+//!
 //! Many problems at once (a fleet starting broken) are grouped: more than [`MAX_SEPARATE`]
-//! alerts or recoveries of one decision go as one message each, listing them all.
+//! alerts or recoveries of one decision go as one message each, listing them all; unless the
+//! target takes one message per episode (`Settings::group` false: PagerDuty, whose incidents
+//! are episodes).
+//!
+//! **Threads.** Each alerted episode records the thread of the message that announced it
+//! (`Sent::thread`: its own, or the grouped message's): reminders and the recovery of that
+//! episode carry it ([`Item::thread`]), so mail threads them under the announcement.
 use app::engine::triage::{ProblemKind, ProblemSeverity};
 use chrono::{DateTime, TimeDelta, Utc};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, HashSet};
+use sha2::{Digest, Sha256};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 /// More alerts (or recoveries) than this in one decision go as one message.
 pub const MAX_SEPARATE: usize = 10;
@@ -76,18 +89,76 @@ pub struct Sent {
     pub max_count: usize,
     /// How it looked when last seen (the recovery says it).
     pub last: Open,
+    /// The thread of the message that announced it ([`episode_thread`] or [`group_thread`]);
+    /// `None` in what an older Sundial kept: then its own episode's thread.
+    #[serde(default)]
+    pub thread: Option<String>,
+}
+
+impl Sent {
+    /// The thread its reminders and recovery reply to.
+    pub fn thread(&self, key: &str) -> String {
+        self.thread.clone().unwrap_or_else(|| episode_thread(key, self.episode))
+    }
+}
+
+/// A thread's token: the first 128 bits of SHA-256 over `parts`, in hex.
+fn token(parts: &[&[u8]]) -> String {
+    let mut h = Sha256::new();
+    for p in parts {
+        h.update((p.len() as u64).to_be_bytes());
+        h.update(p);
+    }
+    hex::encode(&h.finalize()[..16])
+}
+
+/// The thread an episode's own alert starts: the same for the same problem and episode, on
+/// every tick and after any restart.
+pub fn episode_thread(key: &str, episode: DateTime<Utc>) -> String {
+    token(&[b"episode", key.as_bytes(), &episode.timestamp_millis().to_be_bytes()])
+}
+
+/// The thread a grouped alert starts (the moment and the episodes it announced).
+pub fn group_thread(at: DateTime<Utc>, items: &[Item]) -> String {
+    let mut parts: Vec<Vec<u8>> = vec![b"group".to_vec(), at.timestamp_millis().to_be_bytes().to_vec()];
+    for i in items {
+        parts.push(i.problem.key.as_bytes().to_vec());
+        parts.push(i.problem.episode.timestamp_millis().to_be_bytes().to_vec());
+    }
+    token(&parts.iter().map(Vec::as_slice).collect::<Vec<_>>())
 }
 
 /// What was sent to one target, by problem key.
 pub type SentState = BTreeMap<String, Sent>;
 
 /// A target's rules.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Settings {
     pub grace: TimeDelta,
     /// `None`: never remind.
     pub remind: Option<TimeDelta>,
     pub min_severity: ProblemSeverity,
+    /// Which problems it takes.
+    pub route: Route,
+    /// Many alerts or recoveries at once go as one message (else one message per episode).
+    pub group: bool,
+}
+
+/// Which problems a target takes (besides `min_severity`): made from the fleet file's
+/// `[[alert]]` `tags` and `kinds` when Sundial starts.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Route {
+    /// Only problems of these instances (those whose tags match); `None`: every instance.
+    pub instances: Option<BTreeSet<String>>,
+    /// Only these kinds; `None`: every kind.
+    pub kinds: Option<BTreeSet<ProblemKind>>,
+}
+
+impl Route {
+    pub fn takes(&self, p: &Open) -> bool {
+        self.instances.as_ref().is_none_or(|i| i.contains(&p.instance))
+            && self.kinds.as_ref().is_none_or(|k| k.contains(&p.kind))
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -104,6 +175,8 @@ pub struct Item {
     pub problem: Open,
     /// The largest count seen in the episode.
     pub max_count: usize,
+    /// The thread of the message that announced its episode (an alert: the one it starts).
+    pub thread: String,
 }
 
 /// One message to send.
@@ -187,7 +260,7 @@ pub fn decide(
                 next.insert(key.clone(), s.clone());
             }
             // Gone, or back as a new episode: this one ended.
-            _ => resolved.push(Item { problem: s.last.clone(), max_count: s.max_count }),
+            _ => resolved.push(Item { problem: s.last.clone(), max_count: s.max_count, thread: s.thread(key) }),
         }
     }
     let mut alerts = Vec::new();
@@ -196,21 +269,42 @@ pub fn decide(
         // counted from its end.
         let since = o.maintenance_until.map_or(o.episode, |until| until.max(o.episode));
         let due = bad_enough(o, settings.min_severity)
+            && settings.route.takes(o)
             && !o.acknowledged
             && !next.contains_key(&o.key)
             && now >= since
             && now - since >= settings.grace;
         if due {
-            let s = Sent { episode: o.episode, alerted_at: now, reminded_at: now, max_count: o.count, last: o.clone() };
+            let thread = episode_thread(&o.key, o.episode);
+            let s = Sent {
+                episode: o.episode,
+                alerted_at: now,
+                reminded_at: now,
+                max_count: o.count,
+                last: o.clone(),
+                thread: Some(thread.clone()),
+            };
             next.insert(o.key.clone(), s);
-            alerts.push(Item { problem: o.clone(), max_count: o.count });
+            alerts.push(Item { problem: o.clone(), max_count: o.count, thread });
+        }
+    }
+    // A grouped alert is one thread: each episode it announced replies to it later.
+    if settings.group && alerts.len() > MAX_SEPARATE {
+        let thread = group_thread(now, &alerts);
+        for i in &mut alerts {
+            i.thread = thread.clone();
+            if let Some(s) = next.get_mut(&i.problem.key) {
+                s.thread = Some(thread.clone());
+            }
         }
     }
     let mut reminder = Vec::new();
     if let Some(every) = settings.remind {
         let still: Vec<&Open> = open
             .iter()
-            .filter(|o| !o.acknowledged && next.get(&o.key).is_some_and(|s| s.episode == o.episode))
+            .filter(|o| {
+                !o.acknowledged && settings.route.takes(o) && next.get(&o.key).is_some_and(|s| s.episode == o.episode)
+            })
             // Planned: no reminder while a maintenance window holds it.
             .filter(|o| o.maintenance_until.is_none_or(|until| until <= now))
             .collect();
@@ -219,14 +313,14 @@ pub fn decide(
             for o in still {
                 if let Some(s) = next.get_mut(&o.key) {
                     s.reminded_at = now;
-                    reminder.push(Item { problem: o.clone(), max_count: s.max_count });
+                    reminder.push(Item { problem: o.clone(), max_count: s.max_count, thread: s.thread(&o.key) });
                 }
             }
         }
     }
     let mut messages = Vec::new();
     let mut push = |kind: MessageKind, items: Vec<Item>| {
-        if items.len() > MAX_SEPARATE {
+        if settings.group && items.len() > MAX_SEPARATE {
             messages.push(Message { kind, items, at: now });
         } else {
             messages.extend(items.into_iter().map(|i| Message { kind, items: vec![i], at: now }));
@@ -235,7 +329,15 @@ pub fn decide(
     push(MessageKind::Resolved, resolved);
     push(MessageKind::Alert, alerts);
     if !reminder.is_empty() {
-        messages.push(Message { kind: MessageKind::Reminder, items: reminder, at: now });
+        if settings.group {
+            messages.push(Message { kind: MessageKind::Reminder, items: reminder, at: now });
+        } else {
+            messages.extend(reminder.into_iter().map(|i| Message {
+                kind: MessageKind::Reminder,
+                items: vec![i],
+                at: now,
+            }));
+        }
     }
     (messages, next)
 }
@@ -270,6 +372,8 @@ mod tests {
             grace: TimeDelta::minutes(5),
             remind: Some(TimeDelta::hours(4)),
             min_severity: ProblemSeverity::Error,
+            route: Route::default(),
+            group: true,
         }
     }
 
@@ -354,7 +458,7 @@ mod tests {
         assert_eq!(m[0].subject(), "[STILL OPEN] [MISSED] SQL1 / ETL - Nightly Load");
         let (m, _) = decide(&[missed(1, EP), acked], &judged(), &sent, &s, t("2026-11-22T17:00:00Z"));
         assert!(m.is_empty(), "its clock restarted: {m:?}");
-        let never = Settings { remind: None, ..s };
+        let never = Settings { remind: None, ..s.clone() };
         let (m, _) = decide(&open, &judged(), &sent, &never, t("2026-11-23T12:00:00Z"));
         assert!(m.is_empty(), "remind = 0: {m:?}");
     }
@@ -370,7 +474,7 @@ mod tests {
         mild.severity = ProblemSeverity::Info;
         let (m, sent) = decide(&[acked, mild.clone()], &judged(), &SentState::new(), &s, t("2026-11-23T00:00:00Z"));
         assert!(m.is_empty() && sent.is_empty(), "{m:?}");
-        let all = Settings { min_severity: ProblemSeverity::Info, ..s };
+        let all = Settings { min_severity: ProblemSeverity::Info, ..s.clone() };
         let (m, _) = decide(&[mild], &judged(), &SentState::new(), &all, t("2026-11-23T00:00:00Z"));
         assert_eq!(m[0].subject(), "[SHORT] SQL1 / ETL - Nightly Load");
     }
@@ -390,6 +494,123 @@ mod tests {
         assert_eq!(m[0].items.len(), 25);
         assert_eq!(m[0].subject(), "25 new problems: MISSED ×25");
         assert_eq!(sent.len(), 25);
+    }
+
+    fn other(key: &str, instance: &str, kind: ProblemKind) -> Open {
+        let mut o = missed(1, EP);
+        o.key = key.into();
+        o.instance = instance.into();
+        o.kind = kind;
+        o.severity = kind.severity();
+        o
+    }
+
+    #[test]
+    fn a_route_takes_its_instances_kinds_and_severities_only() {
+        let prod = Route { instances: Some(BTreeSet::from(["SQL1".to_owned()])), kinds: None };
+        let s = Settings { route: prod, min_severity: ProblemSeverity::Warning, ..settings() };
+        let open = [
+            other("missed|SQL1|j1", "SQL1", ProblemKind::Missed),
+            other("missed|DEV|j1", "DEV", ProblemKind::Missed),
+            other("too_short|SQL1|j2", "SQL1", ProblemKind::TooShort),
+            other("running_long|SQL1|j3", "SQL1", ProblemKind::RunningLong),
+        ];
+        let judged = HashSet::from(["SQL1".to_owned(), "DEV".to_owned()]);
+        let (m, sent) = decide(&open, &judged, &SentState::new(), &s, t("2026-11-22T12:10:00Z"));
+        let keys: Vec<&str> = m.iter().map(|m| m.items[0].problem.key.as_str()).collect();
+        assert_eq!(keys, ["missed|SQL1|j1", "running_long|SQL1|j3"], "not DEV's, not info");
+        assert_eq!(sent.len(), 2);
+        let failed_only = Route { instances: None, kinds: Some(BTreeSet::from([ProblemKind::Failed])) };
+        let s = Settings { route: failed_only, ..settings() };
+        let (m, _) = decide(&open, &judged, &SentState::new(), &s, t("2026-11-22T12:10:00Z"));
+        assert!(m.is_empty(), "no failed problem: {m:?}");
+    }
+
+    #[test]
+    fn an_episode_the_route_no_longer_takes_is_followed_to_its_real_end() {
+        let s = settings();
+        let (_, sent) = decide(&[missed(1, EP)], &judged(), &SentState::new(), &s, t("2026-11-22T12:10:00Z"));
+        // The fleet file changed (a restart): this target now takes only failures.
+        let narrowed = Settings {
+            route: Route { instances: None, kinds: Some(BTreeSet::from([ProblemKind::Failed])) },
+            ..settings()
+        };
+        // Still open: no recovery (it is not resolved), no reminder, kept.
+        let (m, kept) = decide(&[missed(2, EP)], &judged(), &sent, &narrowed, t("2026-11-22T20:00:00Z"));
+        assert!(m.is_empty(), "no bogus recovery, no reminder: {m:?}");
+        assert_eq!(kept.len(), 1);
+        assert_eq!(kept["missed|SQL1|j1"].max_count, 2);
+        // It ends: its one recovery.
+        let (m, kept) = decide(&[], &judged(), &kept, &narrowed, t("2026-11-22T21:00:00Z"));
+        assert_eq!(m.iter().map(|m| m.kind).collect::<Vec<_>>(), [MessageKind::Resolved]);
+        assert!(kept.is_empty());
+        // A new episode of it is not this target's any more.
+        let (m, _) =
+            decide(&[missed(1, "2026-11-23T00:00:00Z")], &judged(), &kept, &narrowed, t("2026-11-23T01:00:00Z"));
+        assert!(m.is_empty(), "{m:?}");
+    }
+
+    /// PagerDuty's settings: no grouping, no reminders.
+    fn pager() -> Settings {
+        Settings { remind: None, group: false, ..settings() }
+    }
+
+    #[test]
+    fn a_pager_gets_one_message_per_episode_and_an_acknowledgement_resolves_nothing() {
+        let s = pager();
+        let open: Vec<Open> =
+            (0..25).map(|n| other(&format!("missed|SQL1|j{n}"), "SQL1", ProblemKind::Missed)).collect();
+        let (m, sent) = decide(&open, &judged(), &SentState::new(), &s, t("2026-11-22T13:00:00Z"));
+        assert_eq!(m.len(), 25, "one event per episode, never grouped");
+        assert!(m.iter().all(|m| m.items.len() == 1 && m.kind == MessageKind::Alert));
+        // Acknowledged in Sundial: the episode goes on; no resolve, no message at all.
+        let acked: Vec<Open> = open
+            .iter()
+            .cloned()
+            .map(|mut o| {
+                o.acknowledged = true;
+                o
+            })
+            .collect();
+        let (m, kept) = decide(&acked, &judged(), &sent, &s, t("2026-11-23T13:00:00Z"));
+        assert!(m.is_empty(), "{m:?}");
+        assert_eq!(kept.len(), 25);
+        // They end: 25 resolves, one each.
+        let (m, _) = decide(&[], &judged(), &kept, &s, t("2026-11-23T14:00:00Z"));
+        assert_eq!(m.len(), 25);
+        assert!(m.iter().all(|m| m.items.len() == 1 && m.kind == MessageKind::Resolved));
+    }
+
+    #[test]
+    fn threads_are_stable_and_a_grouped_alerts_episodes_reply_to_it() {
+        let s = settings();
+        // One episode: its thread is the same whenever and however often it is decided.
+        let (m, sent) = decide(&[missed(1, EP)], &judged(), &SentState::new(), &s, t("2026-11-22T12:05:00Z"));
+        let (m2, _) = decide(&[missed(1, EP)], &judged(), &SentState::new(), &s, t("2026-11-22T12:09:00Z"));
+        assert_eq!(m[0].items[0].thread, m2[0].items[0].thread);
+        assert_eq!(m[0].items[0].thread, episode_thread("missed|SQL1|j1", t(EP)));
+        let (m, _) = decide(&[], &judged(), &sent, &s, t("2026-11-22T14:00:00Z"));
+        assert_eq!(m[0].items[0].thread, episode_thread("missed|SQL1|j1", t(EP)), "the recovery replies to it");
+        // Twelve at once: one message, one thread for all, recorded on each episode.
+        let open: Vec<Open> =
+            (0..12).map(|n| other(&format!("missed|SQL1|j{n}"), "SQL1", ProblemKind::Missed)).collect();
+        let (m, sent) = decide(&open, &judged(), &SentState::new(), &s, t("2026-11-22T13:00:00Z"));
+        assert_eq!(m.len(), 1);
+        let group = m[0].items[0].thread.clone();
+        assert!(m[0].items.iter().all(|i| i.thread == group));
+        assert!(sent.values().all(|s| s.thread.as_deref() == Some(group.as_str())));
+        assert_ne!(group, episode_thread("missed|SQL1|j0", t(EP)));
+        // Two of them end: their recoveries reply to the grouped alert.
+        let (m, _) = decide(&open[2..], &judged(), &sent, &s, t("2026-11-22T14:00:00Z"));
+        assert_eq!(m.len(), 2);
+        assert!(m.iter().all(|m| m.kind == MessageKind::Resolved && m.items[0].thread == group));
+        // What an older Sundial kept (no thread): its own episode's.
+        let mut old = sent.clone();
+        for s in old.values_mut() {
+            s.thread = None;
+        }
+        let (m, _) = decide(&open[1..], &judged(), &old, &s, t("2026-11-22T14:00:00Z"));
+        assert_eq!(m[0].items[0].thread, episode_thread("missed|SQL1|j0", t(EP)));
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! Webhook alerts (`[[alert]]` in the fleet file) that lead to the triage view.
+//! Alerts (`[[alert]]` in the fleet file) that lead to the triage view: webhooks (Sundial's
+//! JSON, Slack, Microsoft Teams), PagerDuty's Events API v2, and email over SMTP.
 //!
 //! Every [`TICK_EVERY`], [`Alerter::tick`] takes the fleet's problems as judged for the pages
 //! ([`FleetBackend::problems`]), and for each target [`decide::decide`] says what to send: one
@@ -8,22 +9,30 @@
 //! ([`send`]), which retries with backoff; nothing waits for delivery. A restart reloads both:
 //! nothing is sent twice, nothing decided is lost.
 //!
+//! Each target takes the problems its route selects (`tags` of the instance, `kinds`,
+//! `min_severity`: [`decide::Route`]); an episode alerted before a change of route is followed to
+//! its real end (its recovery), never dropped nor resolved early.
+//!
 //! - `decide.rs`: the pure decision (problems now + what was sent + now + settings).
-//! - `payload.rs`: Slack's and Sundial's JSON bodies.
+//! - `payload.rs`: Sundial's JSON, Slack's, Teams' and PagerDuty's bodies.
+//! - `email.rs`: the email (text and HTML, threaded per episode) and the SMTP relay.
 //! - `send.rs`: delivery, bounded queue, backoff; the URL (a secret) never in a log or error.
 //! - `store.rs`: `alert_sent` and `alert_outbox` in Sundial's store.
 pub mod decide;
+pub mod email;
 pub mod payload;
 pub mod send;
 pub mod store;
 
-use crate::config::{AlertConfig, FleetConfig, resolve_alert_url};
+use crate::config::{AlertConfig, AlertFormat, FleetConfig, read_ca_file, resolve_alert_url, resolve_routing_key};
 use crate::fleet::FleetBackend;
 use crate::triage::Judged;
 use anyhow::Context;
 use chrono::{DateTime, SecondsFormat, TimeDelta, Utc};
-use decide::{Open, SentState, Settings};
-use send::{Retry, Sender, TargetStatus};
+use decide::{Open, Route, SentState, Settings};
+use email::{Mail, Smtp};
+use payload::Format;
+use send::{Channel, Retry, Sender, TargetStatus};
 use std::sync::Arc;
 use std::time::Duration;
 use store::AlertStore;
@@ -35,6 +44,8 @@ pub const TICK_EVERY: Duration = Duration::from_secs(15);
 /// One target: its rules, what was sent to it, its sender.
 struct Target {
     config: AlertConfig,
+    /// An email target's addresses.
+    mail: Option<Mail>,
     settings: Settings,
     sent: tokio::sync::Mutex<SentState>,
     sender: Arc<Sender>,
@@ -75,6 +86,50 @@ fn delta(d: Duration) -> TimeDelta {
     TimeDelta::from_std(d).unwrap_or(TimeDelta::MAX)
 }
 
+impl Target {
+    fn format(&self) -> Format<'_> {
+        match (self.config.format, &self.mail) {
+            (AlertFormat::Json, _) => Format::Json,
+            (AlertFormat::Slack, _) => Format::Slack,
+            (AlertFormat::Teams, _) => Format::Teams,
+            (AlertFormat::PagerDuty, _) => Format::PagerDuty,
+            (AlertFormat::Email, Some(mail)) => Format::Email(mail),
+            // `start` makes every email target's `Mail`.
+            (AlertFormat::Email, None) => Format::Json,
+        }
+    }
+}
+
+/// A target's route over this fleet: the instances whose tags match (`None`: no tag asked).
+pub fn route(alert: &AlertConfig, fleet: &FleetConfig) -> Route {
+    let r = &alert.route;
+    Route {
+        instances: (!r.tags.is_empty())
+            .then(|| fleet.instances.iter().filter(|i| r.takes_instance(&i.tags)).map(|i| i.name.clone()).collect()),
+        kinds: r.kinds.as_ref().map(|k| k.iter().copied().collect()),
+    }
+}
+
+/// How a target's messages travel, its secrets resolved (an unset variable, an unreadable
+/// `ca_file` stop the start, naming the alert, its line and the variable or file).
+fn channel(a: &AlertConfig, retry: &Retry) -> anyhow::Result<(Channel, Option<Mail>)> {
+    let url = resolve_alert_url(a)?;
+    Ok(match a.format {
+        AlertFormat::Json | AlertFormat::Slack | AlertFormat::Teams => (Channel::Webhook(url), None),
+        AlertFormat::PagerDuty => {
+            let routing_key =
+                resolve_routing_key(a)?.ok_or_else(|| anyhow::anyhow!("alert \"{}\": no routing key", a.name))?;
+            (Channel::PagerDuty { url, routing_key }, None)
+        }
+        AlertFormat::Email => {
+            let mail = Mail::new(a)?;
+            let ca = read_ca_file(a)?;
+            let smtp = Smtp::new(a, &mail, &url, ca.as_deref(), retry.timeout)?;
+            (Channel::Email(Box::new(smtp)), Some(mail))
+        }
+    })
+}
+
 impl Alerter {
     /// The alerts the fleet file configures (`None`: none), their URLs resolved (an unset
     /// variable stops the start, naming the alert, its line and the variable), what was sent
@@ -90,9 +145,9 @@ impl Alerter {
         if config.alerts.is_empty() {
             return Ok(None);
         }
-        let mut urls = Vec::new();
+        let mut channels = Vec::new();
         for a in &config.alerts {
-            urls.push(resolve_alert_url(a)?);
+            channels.push(channel(a, &retry)?);
         }
         let pool = match crate::store::Store::open_at(&config.store).await {
             Ok(store) => Some(store),
@@ -110,17 +165,21 @@ impl Alerter {
         let targets = config
             .alerts
             .iter()
-            .zip(urls)
-            .map(|(a, url)| {
+            .zip(channels)
+            .map(|(a, (channel, mail))| {
                 let sender =
-                    Sender::new(&a.name, url, store.clone(), retry, outbox.remove(&a.name).unwrap_or_default());
+                    Sender::new(&a.name, channel, store.clone(), retry, outbox.remove(&a.name).unwrap_or_default());
                 sender.spawn();
                 Target {
                     config: a.clone(),
+                    mail,
                     settings: Settings {
                         grace: delta(a.grace),
                         remind: a.remind.map(delta),
                         min_severity: a.min_severity,
+                        route: route(a, config),
+                        // PagerDuty: one event per episode, its incident.
+                        group: a.format != AlertFormat::PagerDuty,
                     },
                     sent: tokio::sync::Mutex::new(sent.remove(&a.name).unwrap_or_default()),
                     sender,
@@ -153,7 +212,7 @@ impl Alerter {
                 continue;
             }
             let bodies: Vec<(String, String)> =
-                messages.iter().map(|m| payload::render(m, t.config.format, &self.public_url)).collect();
+                messages.iter().map(|m| payload::render(m, t.format(), &self.public_url)).collect();
             let changed = (next != *sent).then_some(&next);
             match self.store.commit(&t.config.name, changed, bodies.clone(), now).await {
                 Ok(ready) => {

@@ -5,7 +5,9 @@
 //! logged).
 //!
 //! The URL is a secret: it is never logged nor put in an error; errors say what failed
-//! (refused, timed out, the status answered).
+//! (refused, timed out, the status answered). So is PagerDuty's routing key, which is added to
+//! the event only here, as it is posted (Sundial's store never holds it), and the SMTP URL.
+use super::email::{Smtp, SmtpError};
 use super::store::{AlertStore, OUTBOX_MAX, Queued};
 use crate::config::Secret;
 use std::collections::VecDeque;
@@ -54,10 +56,20 @@ pub struct TargetStatus {
     pub dropped: u64,
 }
 
+/// How a target's messages travel.
+pub enum Channel {
+    /// POST the body as JSON (Sundial's JSON, Slack, Teams).
+    Webhook(Secret),
+    /// POST the event to PagerDuty's Events API v2, its routing key added.
+    PagerDuty { url: Secret, routing_key: Secret },
+    /// The body is a whole message, given to an SMTP relay.
+    Email(Box<Smtp>),
+}
+
 /// One target's delivery (see the module docs).
 pub struct Sender {
     name: String,
-    url: Secret,
+    channel: Channel,
     client: reqwest::Client,
     queue: Mutex<VecDeque<Queued>>,
     notify: Notify,
@@ -75,8 +87,9 @@ enum Failure {
 }
 
 impl Sender {
-    /// A sender for `name` at `url`, holding what was waiting (`queued`); start it with [`Sender::spawn`].
-    pub fn new(name: &str, url: Secret, store: Arc<AlertStore>, retry: Retry, queued: Vec<Queued>) -> Arc<Sender> {
+    /// A sender for `name` over `channel`, holding what was waiting (`queued`); start it with
+    /// [`Sender::spawn`].
+    pub fn new(name: &str, channel: Channel, store: Arc<AlertStore>, retry: Retry, queued: Vec<Queued>) -> Arc<Sender> {
         let client = reqwest::Client::builder()
             .timeout(retry.timeout)
             .user_agent(concat!("sundial/", env!("CARGO_PKG_VERSION")))
@@ -86,7 +99,7 @@ impl Sender {
         let status = TargetStatus { queued: queue.len(), ..TargetStatus::default() };
         Arc::new(Sender {
             name: name.to_owned(),
-            url,
+            channel,
             client,
             queue: Mutex::new(queue),
             notify: Notify::new(),
@@ -196,16 +209,31 @@ impl Sender {
         }
     }
 
-    /// One attempt; the error never holds the URL.
+    /// One attempt; the error never holds the URL (nor the routing key, nor a password).
     async fn post(&self, message: &Queued) -> Result<(), Failure> {
+        let (url, body) = match &self.channel {
+            Channel::Webhook(url) => (url, message.body.clone()),
+            Channel::PagerDuty { url, routing_key } => {
+                let mut event: serde_json::Value = serde_json::from_str(&message.body)
+                    .map_err(|_| Failure::Rejected("the event kept is not JSON".to_owned()))?;
+                event["routing_key"] = serde_json::Value::String(routing_key.expose().to_owned());
+                (url, event.to_string())
+            }
+            Channel::Email(smtp) => {
+                return smtp.send(&message.body).await.map_err(|e| match e {
+                    SmtpError::Rejected(_) => Failure::Rejected(e.to_string()),
+                    SmtpError::Retry(_) => Failure::Retry(e.to_string()),
+                });
+            }
+        };
         let sent = self
             .client
-            .post(self.url.expose())
+            .post(url.expose())
             .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .body(message.body.clone())
+            .body(body)
             .send()
             .await;
-        let response = sent.map_err(|e| Failure::Retry(self.words(e)))?;
+        let response = sent.map_err(|e| Failure::Retry(self.words(url, e)))?;
         let status = response.status();
         if status.is_success() {
             return Ok(());
@@ -218,7 +246,7 @@ impl Sender {
     }
 
     /// What went wrong, in the client's words and its causes', without the URL.
-    fn words(&self, e: reqwest::Error) -> String {
+    fn words(&self, url: &Secret, e: reqwest::Error) -> String {
         let what = if e.is_timeout() {
             format!("no answer within {}", humantime::format_duration(self.retry.timeout))
         } else if e.is_connect() {
@@ -235,6 +263,10 @@ impl Sender {
         }
         let text = if causes.is_empty() { what } else { format!("{what}: {}", causes.join(": ")) };
         // Belt and braces: no cause may quote the URL.
-        text.replace(self.url.expose(), "***")
+        let text = text.replace(url.expose(), "***");
+        match &self.channel {
+            Channel::PagerDuty { routing_key, .. } => text.replace(routing_key.expose(), "***"),
+            _ => text,
+        }
     }
 }

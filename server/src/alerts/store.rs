@@ -4,7 +4,11 @@
 //! oldest go first when a target stays down).
 //!
 //! Without a store (it could not be opened) both live in memory only, and Sundial says so.
-use super::decide::{Sent, SentState};
+//!
+//! The thread an episode was announced in ([`Sent::thread`]) is kept in `last`'s JSON beside
+//! the problem (`"thread"`): no new column, so rows an older Sundial wrote load (no thread: the
+//! episode's own), and an older Sundial reads these (it ignores the field).
+use super::decide::{Open, Sent, SentState};
 use crate::on_db;
 use crate::store::Store;
 use chrono::{DateTime, Utc};
@@ -21,6 +25,15 @@ const SCHEMA: [&str; 2] = [
     "CREATE TABLE IF NOT EXISTS alert_outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, target TEXT NOT NULL, \
      subject TEXT NOT NULL, body TEXT NOT NULL, queued_at INTEGER NOT NULL)",
 ];
+
+/// `alert_sent.last`: the problem as last seen, and the thread that announced it.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Last {
+    #[serde(flatten)]
+    last: Open,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    thread: Option<String>,
+}
 
 /// A message waiting for delivery.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -74,7 +87,7 @@ impl AlertStore {
                     .await?;
             for r in rows {
                 let (target, key): (String, String) = (r.try_get("target")?, r.try_get("key")?);
-                let last = match serde_json::from_str(r.try_get::<&str, _>("last")?) {
+                let Last { last, thread } = match serde_json::from_str(r.try_get::<&str, _>("last")?) {
                     Ok(last) => last,
                     Err(e) => {
                         tracing::warn!(alert = %target, %key, error = %e, "alerts: a sent record cannot be read; skipped");
@@ -87,6 +100,7 @@ impl AlertStore {
                     reminded_at: from_ms(r.try_get("reminded_at")?),
                     max_count: r.try_get::<i64, _>("max_count")?.max(0) as usize,
                     last,
+                    thread,
                 };
                 sent.entry(target).or_default().insert(key, s);
             }
@@ -124,7 +138,8 @@ impl AlertStore {
             if let Some(sent) = sent {
                 sqlx::query("DELETE FROM alert_sent WHERE target = $1").bind(target).execute(&mut *tx).await?;
                 for (key, s) in sent {
-                    let last = serde_json::to_string(&s.last).map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
+                    let last = Last { last: s.last.clone(), thread: s.thread.clone() };
+                    let last = serde_json::to_string(&last).map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
                     sqlx::query(
                         "INSERT INTO alert_sent (target, key, episode, alerted_at, reminded_at, max_count, last) \
                      VALUES ($1, $2, $3, $4, $5, $6, $7)",
@@ -178,5 +193,26 @@ impl AlertStore {
                 .map(|_| ()))?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_thread_rides_in_last_and_older_rows_still_load() {
+        let open = r#"{"key":"missed|SQL1|j1","episode":"2026-11-22T12:00:00Z","kind":"missed","severity":"error",
+            "instance":"SQL1","job":"ETL","since":"2026-11-22T07:00:00-05:00","evidence":"e","count":1,
+            "link":"http://s/jobs/j1","acknowledged":false}"#;
+        let old: Last = serde_json::from_str(open).expect("a row an older Sundial wrote");
+        assert_eq!(old.thread, None);
+        let new = Last { last: old.last.clone(), thread: Some("abc".into()) };
+        let text = serde_json::to_string(&new).unwrap();
+        let back: Last = serde_json::from_str(&text).unwrap();
+        assert_eq!((back.last, back.thread.as_deref()), (old.last.clone(), Some("abc")));
+        // An older Sundial reads the problem alone: the thread is an unknown field it ignores.
+        let theirs: Open = serde_json::from_str(&text).unwrap();
+        assert_eq!(theirs, old.last);
     }
 }

@@ -59,7 +59,10 @@ pub(crate) async fn next(rx: &mut mpsc::UnboundedReceiver<Received>) -> Received
 }
 
 /// Wait until the target's status satisfies `f` (it changes only by the sender's attempts).
-async fn status_until(rx: &mut watch::Receiver<TargetStatus>, f: impl Fn(&TargetStatus) -> bool) -> TargetStatus {
+pub(crate) async fn status_until(
+    rx: &mut watch::Receiver<TargetStatus>,
+    f: impl Fn(&TargetStatus) -> bool,
+) -> TargetStatus {
     tokio::time::timeout(Duration::from_secs(60), rx.wait_for(|s| f(s)))
         .await
         .expect("within 60 s")
@@ -75,7 +78,7 @@ pub(crate) fn at(minutes: i64) -> DateTime<Utc> {
 }
 
 /// The fleet file: the worker, the gone instance, Sundial's store, and `alerts`.
-fn fleet(dir: &Path, alerts: &str) -> server::config::FleetConfig {
+pub(crate) fn fleet(dir: &Path, alerts: &str) -> server::config::FleetConfig {
     let text = format!(
         "store = {:?}\npublic_url = \"https://sundial.example/\"\n{}\n{alerts}",
         dir.join("store.sqlite").to_string_lossy(),
@@ -94,7 +97,7 @@ pub(crate) async fn start(config: &server::config::FleetConfig) -> Arc<FleetBack
 }
 
 /// Two reads of `instance` that started after this call.
-async fn reads_after_now(backend: &FleetBackend, instance: &str) {
+pub(crate) async fn reads_after_now(backend: &FleetBackend, instance: &str) {
     let mut rx = backend.poll_state(instance).expect("the instance");
     let seen = rx.borrow().attempts;
     tokio::time::timeout(Duration::from_secs(60), rx.wait_for(|s| s.attempts >= seen + 2))
@@ -213,7 +216,7 @@ async fn one_missed_run_one_alert_one_recovery_and_no_duplicate_after_a_restart(
 /// A subscriber writing to a buffer, for the calling thread (the test's runtime runs its
 /// tasks there).
 #[derive(Clone, Default)]
-struct Logs(Arc<std::sync::Mutex<Vec<u8>>>);
+pub(crate) struct Logs(Arc<std::sync::Mutex<Vec<u8>>>);
 
 impl std::io::Write for Logs {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
@@ -226,7 +229,7 @@ impl std::io::Write for Logs {
 }
 
 impl Logs {
-    fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
     }
 }
@@ -317,8 +320,36 @@ fn alert_configuration_errors_name_the_field_and_line_and_never_the_url() {
     let e = err("[[alert]]\nname = \"x\"\nurl = \"ftp://hooks/SECRET\"\n");
     assert!(e.starts_with("fleet.toml:8: alert[0].url = ***:"), "{e}");
     assert!(!e.contains("SECRET"), "{e}");
-    let e = err("[[alert]]\nname = \"x\"\nurl_env = \"X\"\nformat = \"teams\"\n");
-    assert!(e.starts_with("fleet.toml:9: alert[0].format = \"teams\": not slack or json"), "{e}");
+    let e = err("[[alert]]\nname = \"x\"\nurl_env = \"X\"\nformat = \"telegram\"\n");
+    assert!(
+        e.starts_with("fleet.toml:9: alert[0].format = \"telegram\": not json, slack, email, pagerduty or teams"),
+        "{e}"
+    );
+    // The channels' own fields, and routing.
+    let e = err("[[alert]]\nname = \"x\"\nurl_env = \"X\"\nkinds = [\"missed\", \"mised\"]\n");
+    assert!(
+        e.starts_with("fleet.toml:9: alert[0].kinds = \"mised\": not a kind of problem: one of unreachable, scheduler_stopped, zombie, missed, failed, running_long, too_short, no_success, next_run_disagrees, stale"),
+        "{e}"
+    );
+    let e = err(
+        "[[alert]]\nname = \"x\"\nformat = \"email\"\nurl = \"smtp://u:SECRET@relay:25\"\nfrom = \"a@b.c\"\nto = [\"d@e.f\"]\n",
+    );
+    assert!(e.starts_with("fleet.toml:9: alert[0].url = ***: STARTTLS must be required"), "{e}");
+    assert!(!e.contains("SECRET"), "{e}");
+    let e = err(
+        "[[alert]]\nname = \"x\"\nformat = \"email\"\nurl_env = \"X\"\nfrom = \"not an address\"\nto = [\"d@e.f\"]\n",
+    );
+    assert!(e.starts_with("fleet.toml:10: alert[0].from = \"not an address\": not an email address"), "{e}");
+    let e = err("[[alert]]\nname = \"x\"\nformat = \"email\"\nurl_env = \"X\"\nfrom = \"a@b.c\"\n");
+    assert!(e.starts_with("fleet.toml:6: alert[0].to = (missing)"), "{e}");
+    let e = err("[[alert]]\nname = \"x\"\nformat = \"pagerduty\"\nrouting_key_env = \"K\"\nremind = \"1h\"\n");
+    assert!(e.starts_with("fleet.toml:10: alert[0].remind = \"1h\": PagerDuty escalates by its own rules"), "{e}");
+    let e = err("[[alert]]\nname = \"x\"\nformat = \"pagerduty\"\n");
+    assert!(e.starts_with("fleet.toml:6: alert[0].routing_key_env = (missing)"), "{e}");
+    let e = err("[[alert]]\nname = \"x\"\nurl_env = \"X\"\nto = [\"d@e.f\"]\n");
+    assert!(e.contains("alert[0].to = (set): only for format = \"email\""), "{e}");
+    let e = err("[[alert]]\nname = \"x\"\nurl_env = \"X\"\ntags = { env = 3 }\n");
+    assert!(e.starts_with("fleet.toml:"), "a wrong type is a syntax error with its line, never a panic: {e}");
     let e = err("[[alert]]\nname = \"x\"\nurl_env = \"X\"\ngrace = \"soon\"\n");
     assert!(e.starts_with("fleet.toml:9: alert[0].grace = \"soon\""), "{e}");
     let e = err("[[alert]]\nname = \"x\"\nurl_env = \"X\"\nmin_severity = \"fatal\"\n");

@@ -634,6 +634,8 @@ fn alerts(f: &mut Findings, open: &[server::alerts::decide::Open], judged: &std:
         grace: chrono::TimeDelta::zero(),
         remind: None,
         min_severity: app::engine::triage::ProblemSeverity::Info,
+        route: Default::default(),
+        group: true,
     };
     // One message per problem, as a target would get them one by one.
     for o in open {
@@ -641,7 +643,7 @@ fn alerts(f: &mut Findings, open: &[server::alerts::decide::Open], judged: &std:
         assert_eq!(messages.len(), 1, "{o:?}");
         let m = &messages[0];
         f.alerts += 2;
-        let (subject, body) = payload::render(m, server::config::AlertFormat::Json, PUBLIC_URL);
+        let (subject, body) = payload::render(m, payload::Format::Json, PUBLIC_URL);
         let v: Value =
             serde_json::from_str(&body).unwrap_or_else(|e| panic!("the JSON alert is not JSON ({e}): {}", cut(&body)));
         f.check(v["problems"][0]["job"].as_str() == o.job.as_deref(), || {
@@ -655,7 +657,7 @@ fn alerts(f: &mut Findings, open: &[server::alerts::decide::Open], judged: &std:
                 format!("the subject {:?} lacks the job {job:?}", cut(&subject))
             });
         }
-        let (_, body) = payload::render(m, server::config::AlertFormat::Slack, PUBLIC_URL);
+        let (_, body) = payload::render(m, payload::Format::Slack, PUBLIC_URL);
         let v: Value =
             serde_json::from_str(&body).unwrap_or_else(|e| panic!("the Slack alert is not JSON ({e}): {}", cut(&body)));
         let mut mrkdwn = vec![v["text"].as_str().expect("Slack's text").to_owned()];

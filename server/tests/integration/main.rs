@@ -8,6 +8,7 @@
 //! or changes the working directory.
 mod support;
 
+mod alert_channels;
 mod alerts;
 mod api;
 mod auth;

@@ -96,6 +96,7 @@ async fn two_replicas_share_samples_episodes_acknowledgements_and_alerts_through
             reminded_at: polled,
             max_count: 3,
             last: open,
+            thread: Some("a grouped alert's thread".into()),
         },
     )]);
     let queued = AlertStore::new(Some(one.clone()))

@@ -260,6 +260,9 @@ pub struct InstanceTimelineData {
     pub now_ms: i64,
     pub rows: Vec<ChartRow>,
     pub zombies: Vec<ChartBand>,
+    /// Planned maintenance windows (shaded, not a problem).
+    #[serde(default)]
+    pub planned: Vec<ChartBand>,
     /// The scheduler's (re)starts.
     pub restarts: Vec<TimePoint>,
     /// Over `drawn`, in steps of about a pixel.
@@ -363,6 +366,22 @@ mod layout {
                 }
             })
             .collect();
+        let planned = report
+            .maintenance
+            .iter()
+            .filter(|m| m.window.end.timestamp_millis() > drawn.start && m.window.start.timestamp_millis() < drawn.end)
+            .map(|m| ChartBand {
+                start: point(m.window.start, tz),
+                end: point(m.window.end, tz),
+                title: format!(
+                    "Maintenance ({}) from {} to {}{}: runs not made here are not missed",
+                    m.label,
+                    point(m.window.start, tz).zoned(),
+                    point(m.window.end, tz).zoned(),
+                    if m.jobs.is_empty() { String::new() } else { format!(", for {}", m.jobs.join(", ")) }
+                ),
+            })
+            .collect();
         let restarts = report
             .context
             .agent_starts
@@ -382,6 +401,7 @@ mod layout {
             now_ms: report.now.timestamp_millis(),
             rows,
             zombies,
+            planned,
             restarts,
             concurrency,
             peak,

@@ -120,8 +120,8 @@ mod markup {
             pin(&mut h, &class, Some(px), t.ms, None, v, &esc(&t.label), "");
         }
         let scheduler = &d.instance.scheduler;
-        for z in &d.zombies {
-            pin(&mut h, "itl-flag itl-flag-zombie", None, z.start.ms, Some(z.end.ms), v, "Zombie", &esc(&z.title));
+        for (k, label, z) in bands(d) {
+            pin(&mut h, &format!("itl-flag itl-flag-{k}"), None, z.start.ms, Some(z.end.ms), v, label, &esc(&z.title));
         }
         for r in &d.restarts {
             let title = format!("{} started {}", scheduler.label(), r.zoned());
@@ -253,13 +253,13 @@ mod markup {
             let _ = write!(if t.major { &mut major } else { &mut minor }, "M{} 0V{rows_h}", x(t.ms));
         }
         let _ = write!(h, r#"<path class="itl-grid" d="{minor}"/><path class="itl-grid major" d="{major}"/>"#);
-        for z in &d.zombies {
+        for (k, _, z) in bands(d) {
             let (a, b) = (x(z.start.ms.max(d.drawn.start)), x(z.end.ms.min(d.drawn.end)));
             let _ = write!(
                 h,
-                r#"<rect class="itl-zombie" x="{a}" y="0" width="{}" height="{rows_h}"{} data-start="{}" data-end="{}"><title>{}</title></rect>"#,
+                r#"<rect class="itl-{k}" x="{a}" y="0" width="{}" height="{rows_h}"{} data-start="{}" data-end="{}"><title>{}</title></rect>"#,
                 b - a,
-                testid("zombie-band"),
+                testid(&format!("{k}-band")),
                 z.start.ms,
                 z.end.ms,
                 esc(&z.title)
@@ -372,13 +372,21 @@ mod markup {
             area(false),
             area(true)
         );
-        for z in &d.zombies {
+        for (k, _, z) in bands(d) {
             let (a, b) = (x(z.start.ms.max(d.drawn.start)), x(z.end.ms.min(d.drawn.end)));
-            let _ = write!(h, r#"<rect class="itl-zombie" x="{a}" y="0" width="{}" height="{STRIP_H}"/>"#, b - a);
+            let _ = write!(h, r#"<rect class="itl-{k}" x="{a}" y="0" width="{}" height="{STRIP_H}"/>"#, b - a);
         }
         if (d.drawn.start..d.drawn.end).contains(&d.now_ms) {
             let _ = write!(h, r#"<path class="itl-now" d="M{} 0V{STRIP_H}"/>"#, x(d.now_ms));
         }
+    }
+
+    /// The bands drawn behind the rows: zombie spans, then planned maintenance windows (class
+    /// suffix, flag label, band).
+    fn bands(
+        d: &InstanceTimelineData,
+    ) -> impl Iterator<Item = (&'static str, &'static str, &crate::api::instance_timeline::ChartBand)> {
+        d.zombies.iter().map(|z| ("zombie", "Zombie", z)).chain(d.planned.iter().map(|m| ("maint", "Maintenance", m)))
     }
 
     /// CSS class suffix of an item.
@@ -1075,6 +1083,7 @@ mod tests {
             now_ms: T0 + H,
             rows,
             zombies: vec![],
+            planned: vec![],
             restarts: vec![],
             concurrency: vec![],
             peak: 0,

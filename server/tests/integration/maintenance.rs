@@ -226,3 +226,27 @@ async fn an_admin_adds_and_ends_a_window_from_triage_and_the_store_keeps_who_whe
     assert_eq!(triage["maintenance"], api(&state, "/api/triage").await["maintenance"]);
     assert!(by_kind(&triage, "missed").is_empty());
 }
+
+/// The README's example windows parse as it says (docs kept true), and its London night is as
+/// long as it says.
+#[test]
+fn the_readmes_maintenance_examples_parse() {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md")).unwrap();
+    let start = readme.find("[[maintenance]]\nname = \"Saturday patching\"").expect("the windows' example");
+    let block = &readme[start..start + readme[start..].find("```").unwrap()];
+    let text = format!(
+        "[[instance]]\nname = \"SQLPROD01\"\nkind = \"sqlite_demo\"\npath = \"/x\"\ntags = {{ env = \"prod\" }}\n\n{block}"
+    );
+    let c = server::config::parse(&text, "README.md").unwrap_or_else(|e| panic!("{e}"));
+    let names: Vec<&str> = c.maintenance.iter().map(|m| m.name.as_str()).collect();
+    assert_eq!(names, ["Saturday patching", "Month-end freeze", "SQL Server CU 14"]);
+    let night = app::engine::Window::new(t("2026-10-24T12:00:00Z"), t("2026-10-25T12:00:00Z"));
+    let (w, _) = app::engine::maintenance::windows(&c.maintenance[0].when, c.maintenance[0].zone, night);
+    assert_eq!(w.iter().map(|w| w.duration().num_hours()).collect::<Vec<_>>(), [5], "London's autumn night");
+    let month = app::engine::Window::new(t("2026-11-01T00:00:00Z"), t("2026-12-01T00:00:00Z"));
+    let (w, d) = app::engine::maintenance::windows(&c.maintenance[1].when, c.maintenance[1].zone, month);
+    assert!(d.is_empty(), "{d:?}");
+    // October's lasts into November's first hours: it overlaps the range too.
+    let starts: Vec<_> = w.iter().map(|w| w.start).collect();
+    assert_eq!(starts, [t("2026-10-31T20:00:00Z"), t("2026-11-30T20:00:00Z")], "each month's last day");
+}

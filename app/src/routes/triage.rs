@@ -289,6 +289,14 @@ fn window_row(w: WindowRow, admin: bool, back: &str) -> impl IntoView + use<> {
     let end_form = (admin && state != "ended").then(|| {
         let label = if state == "open" { "End now" } else { "Cancel it" };
         let why_id = format!("why-{}-{}", w.id.replace(|c: char| !c.is_ascii_alphanumeric(), "-"), w.start_ms);
+        let by_id = format!("by-{why_id}");
+        // Signed in, it is ended in the principal's name; else the reader says who.
+        let who = crate::api::principal().is_none().then(|| {
+            view! {
+                <label for=by_id.clone()>"Who"</label>
+                <input id=by_id name="by" type="text" maxlength="80" autocomplete="name"/>
+            }
+        });
         view! {
             <details class="window-end">
                 <summary>{format!("{label}…")}</summary>
@@ -296,6 +304,7 @@ fn window_row(w: WindowRow, admin: bool, back: &str) -> impl IntoView + use<> {
                     <input type="hidden" name="id" value=w.id.clone()/>
                     <input type="hidden" name="start_ms" value=w.start_ms.to_string()/>
                     <input type="hidden" name="back" value=back.to_owned()/>
+                    {who}
                     <label for=why_id.clone()>"Why"</label>
                     <input id=why_id name="why" type="text" maxlength="500" required/>
                     <button type="submit">{label}</button>

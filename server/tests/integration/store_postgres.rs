@@ -107,9 +107,49 @@ async fn two_replicas_share_samples_episodes_acknowledgements_and_alerts_through
     let (loaded, outbox) = AlertStore::new(Some(two.clone())).load().await.unwrap();
     assert_eq!(loaded.get("oncall"), Some(&sent));
     assert_eq!(outbox["oncall"].iter().map(|q| q.subject.as_str()).collect::<Vec<_>>(), ["MISSED Backup"]);
-    AlertStore::new(Some(two)).done(queued[0].id).await.unwrap();
-    let (_, outbox) = AlertStore::new(Some(one)).load().await.unwrap();
+    AlertStore::new(Some(two.clone())).done(queued[0].id).await.unwrap();
+    let (_, outbox) = AlertStore::new(Some(one.clone())).load().await.unwrap();
     assert!(outbox.get("oncall").is_none_or(|q| q.is_empty()), "delivered, gone for both");
+
+    // Maintenance: a window replica one adds (and later ends) is replica two's once it takes
+    // in the store, with who and why; nothing is deleted.
+    let fleet =
+        server::config::parse("[[instance]]\nname = \"SQL1\"\nkind = \"sqlite_demo\"\npath = \"/x\"\n", "fleet.toml")
+            .unwrap();
+    let book_one = server::maintenance::Book::open(&[], &fleet.instances, Some(one.clone())).await;
+    let book_two = server::maintenance::Book::open(&[], &fleet.instances, Some(two.clone())).await;
+    let form = app::api::triage::MaintenanceForm {
+        name: "CU upgrade".into(),
+        reason: "SQL Server CU 14".into(),
+        instance: "SQL1".into(),
+        start: "2026-11-22 11:00".into(),
+        duration: "2h".into(),
+        ..Default::default()
+    };
+    book_one.add(&form, "alice", polled).await.unwrap();
+    let before = book_two.generation();
+    book_two.refresh().await;
+    assert!(book_two.generation() > before, "taken in");
+    let held = book_two.holding("SQL1", None, polled, polled).expect("the window holds SQL1 now");
+    assert_eq!((held.name.as_str(), held.until), ("CU upgrade", t("2026-11-22T13:00:00Z")));
+    let listed = book_two.listing(polled);
+    assert_eq!(listed[0].added.as_ref().map(|a| a.0.as_str()), Some("alice"));
+    let end = app::api::triage::MaintenanceEndForm {
+        id: listed[0].id.clone(),
+        start_ms: listed[0].start_ms,
+        why: "done early".into(),
+        ..Default::default()
+    };
+    book_two.end(&end, "bob", polled + chrono::Duration::minutes(5)).await.unwrap();
+    book_one.refresh().await;
+    let listed = book_one.listing(polled + chrono::Duration::minutes(10));
+    assert_eq!(listed[0].state, "ended");
+    assert_eq!(listed[0].ended.as_ref().map(|e| (e.0.as_str(), e.2.as_str())), Some(("bob", "done early")));
+    assert!(
+        book_one
+            .holding("SQL1", None, polled, polled + chrono::Duration::minutes(10))
+            .is_some_and(|h| h.until == polled + chrono::Duration::minutes(5))
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]

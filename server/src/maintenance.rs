@@ -311,7 +311,7 @@ impl Book {
                 ));
             }
         }
-        rows.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+        rows.sort_by_key(|r| (r.0, r.1));
         rows.into_iter().map(|r| r.2).collect()
     }
 

@@ -1168,9 +1168,10 @@ impl Backend for FleetBackend {
     }
 
     fn version(&self) -> Option<u64> {
-        // Every attempt (good or failed) counts, and every change triage keeps.
+        // Every attempt (good or failed) counts, every change triage keeps, and every
+        // maintenance window added or ended.
         let attempts: u64 = self.instances.iter().map(|i| i.state.borrow().attempts).sum();
-        Some(attempts + self.keeper.generation())
+        Some(attempts + self.keeper.generation() + self.book.generation())
     }
 
     fn kept_version(&self) -> u64 {
@@ -1185,7 +1186,9 @@ impl Backend for FleetBackend {
                 s.attempts > 0 && (s.good.is_none() || i.latest.lock().unwrap_or_else(|e| e.into_inner()).is_some())
             })
             .count() as u64;
-        (settled << 40) | (self.keeper.acks_generation() & ((1 << 40) - 1))
+        // A page from other acknowledgements or other maintenance windows is never answered.
+        let changes = self.keeper.acks_generation() + self.book.generation();
+        (settled << 40) | (changes & ((1 << 40) - 1))
     }
 
     fn judgment(&self) -> BoxFuture<'_, app::api::ssr::Judgment> {
@@ -1224,11 +1227,21 @@ impl Backend for FleetBackend {
     }
 
     fn maintenance_add(&self, form: MaintenanceForm) -> BoxFuture<'_, Result<(), ApiError>> {
-        Box::pin(async move { self.book.add(&form, &form.by, self.now()).await })
+        Box::pin(async move {
+            self.book.add(&form, &form.by, self.now()).await?;
+            // Judged again before the page that follows is asked for: it shows the window's
+            // effect, never the judgement from before it.
+            self.problems_current().await;
+            Ok(())
+        })
     }
 
     fn maintenance_end(&self, form: MaintenanceEndForm) -> BoxFuture<'_, Result<(), ApiError>> {
-        Box::pin(async move { self.book.end(&form, &form.by, self.now()).await })
+        Box::pin(async move {
+            self.book.end(&form, &form.by, self.now()).await?;
+            self.problems_current().await;
+            Ok(())
+        })
     }
 
     fn source_log(&self, instance: Option<&str>) -> BoxFuture<'_, Vec<LogEvent>> {

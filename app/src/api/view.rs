@@ -75,12 +75,13 @@ pub trait Backend: Send + Sync + 'static {
         Box::pin(async { Err(ReportError::UnknownInstance) })
     }
     /// A number that changes whenever anything a page shows may have changed (a read, a failed
-    /// read, an acknowledgement); `None`: pages are rendered on every request.
+    /// read, an acknowledgement, a maintenance window); `None`: pages are rendered on every
+    /// request.
     fn version(&self) -> Option<u64> {
         None
     }
-    /// A number that changes whenever someone acknowledges or undoes an acknowledgement, and
-    /// whenever one more instance is judged for the first time: pages are never answered from
+    /// A number that changes whenever someone acknowledges or undoes an acknowledgement, adds
+    /// or ends a maintenance window, and whenever one more instance is judged for the first time: pages are never answered from
     /// before such a change (whoever acknowledged sees it; a page from a part of the fleet is
     /// not shown once all of it is). A problem's episode starting or ending is a change of
     /// data ([`Backend::version`]): with thousands of problems episodes change every second,
@@ -559,6 +560,7 @@ fn row(job: &JobReport, tz: Tz, report_window: Window, problems: Vec<super::Prob
         late: job.late,
         skipped: job.skipped,
         unknown,
+        maintenance: job.maintenance,
         history_since: job.history_horizon.filter(|h| *h > window.start && *h <= window.end).map(|h| point(h, tz)),
         diagnostics,
     }

@@ -870,6 +870,9 @@ pub struct JobRow {
     /// Due occurrences older than the oldest history kept: they cannot be judged, so they
     /// are neither missed nor on time.
     pub unknown: usize,
+    /// Due occurrences not run inside a planned maintenance window (not missed).
+    #[serde(default)]
+    pub maintenance: usize,
     /// The oldest history kept, when it falls inside the window.
     pub history_since: Option<TimePoint>,
     pub diagnostics: Vec<DiagnosticLine>,

@@ -236,6 +236,9 @@ pub fn TimelineChart(data: TimelineData) -> AnyView {
     if data.job.unknown > 0 {
         summary.push_str(&format!(", {} unknown (history not kept)", data.job.unknown));
     }
+    if data.job.maintenance > 0 {
+        summary.push_str(&format!(", {} not run in maintenance", data.job.maintenance));
+    }
 
     let aria = format!("Timeline over {days} days: {summary}");
     view! {

@@ -92,6 +92,7 @@ async fn a_planned_window_makes_the_missed_run_maintenance_on_every_view() {
     assert_eq!(status, StatusCode::OK);
     assert!(page.contains("data-testid=\"maintenance-band\""), "no maintenance band");
     assert!(page.contains("Maintenance (patching: OS updates) from"), "the band's title names it");
+    assert!(page.contains("0 missed, 0 late, 0 skipped, 1 not run in maintenance"), "the chart's summary counts it");
     let (_, page) = get(&state, "/triage").await;
     assert!(page.contains("In maintenance (patching) until"), "the held problem is marked");
     assert!(page.contains("data-testid=\"window\""), "the window is listed");

@@ -104,7 +104,7 @@ pub struct Store {
 }
 
 /// PostgreSQL's schema (sqlx's migrations, embedded).
-static POSTGRES: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
+static POSTGRES: sqlx::migrate::Migrator = sqlx_macros::migrate!("./migrations/postgres");
 
 impl Store {
     /// The pool, for [`on_db!`].

@@ -310,7 +310,7 @@ pub struct ActivityRow {
 // ---------------------------------------------------------------------------------------------
 // What a reader fetches: every value a lenient cell
 
-#[derive(sqlx::FromRow)]
+#[derive(sqlx_macros::FromRow)]
 pub struct JobRead {
     pub job_id: Cell,
     pub name: Cell,
@@ -320,7 +320,7 @@ pub struct JobRead {
     pub owner: Cell,
 }
 
-#[derive(sqlx::FromRow)]
+#[derive(sqlx_macros::FromRow)]
 pub struct ScheduleRead {
     pub job_id: Cell,
     pub schedule_id: Cell,
@@ -338,7 +338,7 @@ pub struct ScheduleRead {
     pub active_end_time: Cell,
 }
 
-#[derive(sqlx::FromRow)]
+#[derive(sqlx_macros::FromRow)]
 pub struct HorizonRead {
     pub job_id: Cell,
     pub oldest_id: Cell,
@@ -347,7 +347,7 @@ pub struct HorizonRead {
     pub at_cap: Cell,
 }
 
-#[derive(sqlx::FromRow)]
+#[derive(sqlx_macros::FromRow)]
 pub struct OutcomeRead {
     pub instance_id: Cell,
     pub job_id: Cell,
@@ -359,7 +359,7 @@ pub struct OutcomeRead {
 }
 
 /// One step row of `sysjobhistory` (`step_id > 0`): one attempt of one step.
-#[derive(sqlx::FromRow)]
+#[derive(sqlx_macros::FromRow)]
 pub struct StepHistoryRead {
     pub instance_id: Cell,
     pub job_id: Cell,
@@ -377,7 +377,7 @@ pub struct StepHistoryRead {
 
 /// One `sysjobsteps` row: what a step is and what follows it, with its job's
 /// `sysjobs.start_step_id`.
-#[derive(sqlx::FromRow)]
+#[derive(sqlx_macros::FromRow)]
 pub struct JobStepRead {
     pub job_id: Cell,
     pub step_id: Cell,
@@ -390,7 +390,7 @@ pub struct JobStepRead {
     pub start_step_id: Cell,
 }
 
-#[derive(sqlx::FromRow)]
+#[derive(sqlx_macros::FromRow)]
 pub struct RunningRead {
     pub job_id: Cell,
     pub start_execution_date: Cell,
@@ -401,7 +401,7 @@ pub struct RunningRead {
     pub last_executed_step_date: Cell,
 }
 
-#[derive(sqlx::FromRow)]
+#[derive(sqlx_macros::FromRow)]
 pub struct SessionRead {
     pub agent_start_date: Cell,
 }

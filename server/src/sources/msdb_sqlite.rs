@@ -138,7 +138,7 @@ impl<'r> sqlx::Decode<'r, Sqlite> for Cell {
     }
 }
 
-#[derive(sqlx::FromRow)]
+#[derive(sqlx_macros::FromRow)]
 struct MetaRead {
     instance_name: Cell,
     time_zone: Cell,
@@ -319,7 +319,7 @@ pub async fn read_live(
     Ok((read, fetched))
 }
 
-#[derive(sqlx::FromRow)]
+#[derive(sqlx_macros::FromRow)]
 struct EndsRead {
     high: Cell,
     low_id: Cell,
@@ -482,7 +482,7 @@ async fn read_job_steps(pool: &SqlitePool) -> Result<Vec<JobStepRead>, SourceErr
     .map_err(sql("sysjobsteps", "read"))
 }
 
-#[derive(sqlx::FromRow)]
+#[derive(sqlx_macros::FromRow)]
 struct HistoryRead {
     instance_id: Cell,
     job_id: Cell,

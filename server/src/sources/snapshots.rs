@@ -386,7 +386,7 @@ pub(crate) async fn migrate_file(pool: &SqlitePool) -> Result<(), sqlx::Error> {
     tx.commit().await
 }
 
-#[derive(sqlx::FromRow)]
+#[derive(sqlx_macros::FromRow)]
 struct SampleRow {
     first_seen: i64,
     seen_until: i64,

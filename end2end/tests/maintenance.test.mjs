@@ -59,6 +59,11 @@ test('a window added over missed runs makes them maintenance, listed, shaded, an
   const windows = page.locator('[data-testid="window"]');
   const names = await windows.locator('.window-name').allTextContents();
   assert.ok(names.includes('Sunday index maintenance'), `the demo's window is listed: ${names}`);
+  // This morning's ran its course (past, nobody ended it); next Sunday's is planned.
+  const sunday = await windows.evaluateAll((els) => els
+    .filter((el) => el.querySelector('.window-name')?.textContent === 'Sunday index maintenance')
+    .map((el) => [el.dataset.state, Boolean(el.querySelector('[data-testid="window-ended"]'))]));
+  assert.deepEqual(sunday, [['planned', false], ['past', false]]);
 
   // A missed problem of a job whose streak began within the last 20 hours.
   const now = Date.parse(DEMO_NOW);

@@ -289,7 +289,8 @@ impl Book {
                     planned_shown = true;
                     (1, "planned")
                 } else {
-                    (2, "ended")
+                    // Ended early by someone (who and why are listed), or simply over.
+                    (2, if end_row.is_some() { "ended" } else { "past" })
                 };
                 rows.push((
                     rank,

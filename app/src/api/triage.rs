@@ -57,7 +57,7 @@ pub struct WindowRow {
     pub recurs: String,
     pub start: TimePoint,
     pub end: TimePoint,
-    /// `open`, `planned` or `ended`.
+    /// `open`, `planned`, `ended` (early, by someone: see `ended`) or `past` (it ran its course).
     pub state: String,
     /// Declared in the fleet file (at this line), else added from this page.
     pub line: Option<usize>,

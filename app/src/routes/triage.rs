@@ -286,7 +286,7 @@ fn window_row(w: WindowRow, admin: bool, back: &str) -> impl IntoView + use<> {
             </p>
         }
     });
-    let end_form = (admin && state != "ended").then(|| {
+    let end_form = (admin && matches!(state.as_str(), "open" | "planned")).then(|| {
         let label = if state == "open" { "End now" } else { "Cancel it" };
         let why_id = format!("why-{}-{}", w.id.replace(|c: char| !c.is_ascii_alphanumeric(), "-"), w.start_ms);
         let by_id = format!("by-{why_id}");

@@ -56,7 +56,10 @@ async fn a_planned_window_makes_the_missed_run_maintenance_on_every_view() {
     let triage = api(&bare, "/api/triage").await;
     assert_eq!(by_kind(&triage, "missed").len(), 1, "{triage}");
 
-    let state = state_of(&fleet(dir.path(), PATCHING)).await;
+    // And a window that ran its course this morning: listed as past, holding nothing.
+    let earlier =
+        "[[maintenance]]\nname = \"backups moved\"\nstart = \"2026-03-07 10:00\"\nend = \"2026-03-07 11:00\"\n";
+    let state = state_of(&fleet(dir.path(), &format!("{PATCHING}{earlier}"))).await;
     let triage = api(&state, "/api/triage").await;
     // Triage: nothing missed; the crashed report, first seen inside the window, is held.
     assert!(by_kind(&triage, "missed").is_empty(), "{triage}");
@@ -69,7 +72,9 @@ async fn a_planned_window_makes_the_missed_run_maintenance_on_every_view() {
     assert!(gone[0]["maintenance"].is_null(), "{triage}");
     // The window is listed, open.
     let windows = triage["maintenance"].as_array().expect("windows");
-    assert_eq!(windows.len(), 1, "{triage}");
+    assert_eq!(windows.len(), 2, "{triage}");
+    assert_eq!((windows[1]["name"].as_str(), windows[1]["state"].as_str()), (Some("backups moved"), Some("past")));
+    assert!(windows[1]["ended_by"].is_null(), "nobody ended it");
     assert_eq!(
         (windows[0]["name"].as_str(), windows[0]["state"].as_str(), windows[0]["scope"].as_str()),
         (Some("patching"), Some("open"), Some("worker"))

@@ -38,7 +38,8 @@ pub struct MaintenanceWindow {
     pub start: Option<DateTime<FixedOffset>>,
     #[schema(value_type = String, format = DateTime)]
     pub end: Option<DateTime<FixedOffset>>,
-    /// `open`, `planned` or `ended`.
+    /// `open`, `planned`, `ended` (early, by someone: `ended_by`, `ended_why`) or `past` (it
+    /// ran its course).
     pub state: String,
     /// Who added it from the triage page (absent: the fleet file).
     pub added_by: Option<String>,

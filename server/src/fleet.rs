@@ -1014,10 +1014,13 @@ impl FleetBackend {
         let mut judged = self.keeper.observe(problems, &judged_instances, &settled, self.now()).await;
         // A problem open inside a maintenance window open now is held: marked, and not alerted
         // until the window ends.
-        for j in &mut judged {
-            let p = &j.problem;
-            let job = p.job.as_ref().map(|(id, n)| (id.as_str(), n.as_str()));
-            j.maintenance = self.book.holding(&p.instance, job, j.first_seen, clock);
+        if let Some(oldest) = judged.iter().map(|j| j.first_seen).min() {
+            let holder = self.book.holder(oldest, clock);
+            for j in &mut judged {
+                let p = &j.problem;
+                let job = p.job.as_ref().map(|(id, n)| (id.as_str(), n.as_str()));
+                j.maintenance = holder.holding(&p.instance, job, j.first_seen);
+            }
         }
         triage::rank_by(&mut judged, |j| (&j.problem, j.problem.since.unwrap_or(j.first_seen)));
         let counts = (self.instances.len(), judged_instances.len(), jobs);

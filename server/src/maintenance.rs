@@ -53,6 +53,25 @@ pub struct Ended {
     pub why: String,
 }
 
+/// The windows that may hold a judgement's problems, expanded once ([`Book::holder`]).
+pub struct Holder<'a> {
+    book: &'a Book,
+    /// Each window's scope, name and (possibly cut short) span.
+    spans: Vec<(MaintenanceScope, String, Window)>,
+}
+
+impl Holder<'_> {
+    /// [`Book::holding`] of one problem whose episode began at `since`.
+    pub fn holding(&self, instance: &str, job: Option<(&str, &str)>, since: DateTime<Utc>) -> Option<Holding> {
+        let tags = self.book.tags_of(instance);
+        self.spans
+            .iter()
+            .filter(|(scope, _, w)| w.end > since && scope.covers(instance, &tags, job))
+            .map(|(_, name, w)| Holding { name: name.clone(), until: w.end })
+            .max_by_key(|h| h.until)
+    }
+}
+
 /// The window that held a problem (see [`Book::holding`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Holding {
@@ -245,7 +264,8 @@ impl Book {
     /// instance-wide problem, which only a window over all its jobs holds) open since
     /// `since`: of the windows covering it that were open at some moment from `since` to
     /// `now`, the one ending last. It holds the problem now when `until` is after `now`;
-    /// otherwise alerts count their grace from its end.
+    /// otherwise alerts count their grace from its end. For many problems at once, see
+    /// [`Book::holder`].
     pub fn holding(
         &self,
         instance: &str,
@@ -253,19 +273,23 @@ impl Book {
         since: DateTime<Utc>,
         now: DateTime<Utc>,
     ) -> Option<Holding> {
-        let tags = self.tags_of(instance);
+        self.holder(since, now).holding(instance, job, since)
+    }
+
+    /// [`Book::holding`] for every problem of a judgement: the windows open at some moment
+    /// from `since` (the oldest episode's start) to `now`, expanded once.
+    pub fn holder(&self, since: DateTime<Utc>, now: DateTime<Utc>) -> Holder<'_> {
         let ended = self.state.lock().unwrap_or_else(|e| e.into_inner()).ended.clone();
         let span = Window::new(since.min(now), now + TimeDelta::seconds(1));
-        self.entries()
-            .iter()
-            .filter(|e| e.scope.covers(instance, &tags, job))
+        let spans = self
+            .entries()
+            .into_iter()
             .flat_map(|e| {
-                self.occurrences(e, &ended, span)
-                    .into_iter()
-                    .map(|(_, w)| Holding { name: e.name.clone(), until: w.end })
-                    .collect::<Vec<_>>()
+                let windows: Vec<Window> = self.occurrences(&e, &ended, span).into_iter().map(|(_, w)| w).collect();
+                windows.into_iter().map(move |w| (e.scope.clone(), e.name.clone(), w))
             })
-            .max_by_key(|h| h.until)
+            .collect();
+        Holder { book: self, spans }
     }
 
     /// What the triage page lists at `now`: open windows, those to come within a week (the

@@ -371,10 +371,7 @@ impl Book {
             tags: BTreeMap::new(),
             jobs: form.jobs.split(',').map(str::trim).filter(|j| !j.is_empty()).map(|j| clip(j, 200)).collect(),
         };
-        let by = match clip(by, 80) {
-            b if b.is_empty() => "someone".to_owned(),
-            b => b,
-        };
+        let by = crate::triage::who(by);
         let id = format!("added:{}", now.timestamp_micros());
         let entry = Entry {
             id: id.clone(),
@@ -432,10 +429,7 @@ impl Book {
         if !live {
             return Err(ApiError::NotFound { what: "open or planned maintenance window".into() });
         }
-        let by = match by.trim().chars().take(80).collect::<String>() {
-            b if b.is_empty() => "someone".to_owned(),
-            b => b,
-        };
+        let by = crate::triage::who(by);
         let row = Ended { id: form.id.clone(), start, by: by.clone(), at: now.max(start), why };
         if let Some(store) = &self.store {
             let kept = on_db!(store, |pool| sqlx::query(

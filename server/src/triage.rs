@@ -29,6 +29,15 @@ pub struct Judged {
     pub maintenance: Option<crate::maintenance::Holding>,
 }
 
+/// Who a form says did it (an admin's name, or what the reader typed): at most 80 characters,
+/// "someone" when empty.
+pub fn who(by: &str) -> String {
+    match by.trim().chars().take(80).collect::<String>() {
+        b if b.is_empty() => "someone".to_owned(),
+        b => b,
+    }
+}
+
 /// Whether `ack` is of this episode of the problem and still holds (not lapsed).
 fn holds(ack: Option<&Ack>, j: &Judged, now: DateTime<Utc>) -> bool {
     ack.is_some_and(|a| a.episode == j.first_seen && a.lapsed(&j.problem, now).is_none())
@@ -330,10 +339,7 @@ impl Keeper {
             count: j.problem.count,
             until: silence.map(|s| now + TimeDelta::seconds(s)),
             note: clip(&form.note, 500),
-            by: match clip(&form.by, 80) {
-                b if b.is_empty() => "someone".to_owned(),
-                b => b,
-            },
+            by: who(&form.by),
             at: now,
         };
         if let Some(store) = &self.store {

@@ -224,8 +224,10 @@ async fn acknowledge(
     axum::Form(form): axum::Form<app::api::AckForm>,
 ) -> axum::response::Response {
     let backend = state.backend.clone();
-    triage_action(principal, form, "acknowledge or silence problems", |f| async move { backend.acknowledge(f).await })
-        .await
+    triage_action(principal, form, "acknowledge or silence problems", ACK_ERROR, |f| async move {
+        backend.acknowledge(f).await
+    })
+    .await
 }
 
 /// `POST /triage/unack` (the acknowledgement form's key, episode and back): undo an
@@ -236,19 +238,62 @@ async fn unacknowledge(
     axum::Form(form): axum::Form<app::api::AckForm>,
 ) -> axum::response::Response {
     let backend = state.backend.clone();
-    triage_action(principal, form, "undo an acknowledgement", |f| async move { backend.unacknowledge(f).await }).await
+    triage_action(
+        principal,
+        form,
+        "undo an acknowledgement",
+        ACK_ERROR,
+        |f| async move { backend.unacknowledge(f).await },
+    )
+    .await
 }
 
-/// What both triage forms do: signed in, only an admin acts, in their own name; then back to
-/// the page (303), with the failure's code as `ack_error`.
-async fn triage_action<F, Fut>(
+/// A form an admin posts on the triage page: who acts (the principal, when sign-in is on) and
+/// the page to go back to.
+trait TriageForm {
+    fn by(&mut self) -> &mut String;
+    fn back(&self) -> &str;
+}
+
+impl TriageForm for app::api::AckForm {
+    fn by(&mut self) -> &mut String {
+        &mut self.by
+    }
+    fn back(&self) -> &str {
+        &self.back
+    }
+}
+
+impl TriageForm for app::api::triage::MaintenanceForm {
+    fn by(&mut self) -> &mut String {
+        &mut self.by
+    }
+    fn back(&self) -> &str {
+        &self.back
+    }
+}
+
+impl TriageForm for app::api::triage::MaintenanceEndForm {
+    fn by(&mut self) -> &mut String {
+        &mut self.by
+    }
+    fn back(&self) -> &str {
+        &self.back
+    }
+}
+
+/// What every triage form does: signed in, only an admin acts, in their own name; then back to
+/// the page (303), with the failure's code (`code`) as the query parameter `param`.
+async fn triage_action<T, F, Fut>(
     principal: Option<axum::Extension<app::api::Principal>>,
-    mut form: app::api::AckForm,
+    mut form: T,
     what: &str,
+    (param, code): (&str, fn(&app::api::ApiError) -> &'static str),
     act: F,
 ) -> axum::response::Response
 where
-    F: FnOnce(app::api::AckForm) -> Fut,
+    T: TriageForm,
+    F: FnOnce(T) -> Fut,
     Fut: std::future::Future<Output = Result<(), app::api::ApiError>>,
 {
     use axum::http::{StatusCode, header};
@@ -256,34 +301,38 @@ where
         if p.role != app::api::Role::Admin {
             return Error::Forbidden(format!("only an admin may {what}")).into_response();
         }
-        form.by = p.name;
+        *form.by() = p.name;
     }
-    let back = guard::back_path(Some(&form.back));
+    let back = guard::back_path(Some(form.back()));
     let to = match act(form).await {
         Ok(()) => back,
         Err(e) => {
             let sep = if back.contains('?') { '&' } else { '?' };
-            format!("{back}{sep}ack_error={}", app::api::triage::ack_error_code(&e))
+            format!("{back}{sep}{param}={}", code(&e))
         }
     };
     (StatusCode::SEE_OTHER, [(header::LOCATION, to)]).into_response()
 }
+
+/// How the acknowledgement forms fail, as `ack_error`.
+const ACK_ERROR: (&str, fn(&app::api::ApiError) -> &'static str) = ("ack_error", app::api::triage::ack_error_code);
 
 /// `POST /triage/maintenance` ([`app::api::triage::MaintenanceForm`]): an admin adds a
 /// maintenance window, then back to the page (303); a failure goes back as `maint_error`.
 async fn maintenance_add(
     State(state): State<AppState>,
     principal: Option<axum::Extension<app::api::Principal>>,
-    axum::Form(mut form): axum::Form<app::api::triage::MaintenanceForm>,
+    axum::Form(form): axum::Form<app::api::triage::MaintenanceForm>,
 ) -> axum::response::Response {
-    if let Some(axum::Extension(p)) = principal {
-        if p.role != app::api::Role::Admin {
-            return Error::Forbidden("only an admin may add maintenance windows".into()).into_response();
-        }
-        form.by = p.name;
-    }
-    let back = form.back.clone();
-    maintenance_back(&back, state.backend.maintenance_add(form).await)
+    let backend = state.backend.clone();
+    let code = |e: &app::api::ApiError| match e {
+        app::api::ApiError::BadRequest(_) => "invalid",
+        _ => "store",
+    };
+    triage_action(principal, form, "add maintenance windows", ("maint_error", code), |f| async move {
+        backend.maintenance_add(f).await
+    })
+    .await
 }
 
 /// `POST /triage/maintenance/end` ([`app::api::triage::MaintenanceEndForm`]): an admin ends
@@ -291,36 +340,19 @@ async fn maintenance_add(
 async fn maintenance_end(
     State(state): State<AppState>,
     principal: Option<axum::Extension<app::api::Principal>>,
-    axum::Form(mut form): axum::Form<app::api::triage::MaintenanceEndForm>,
+    axum::Form(form): axum::Form<app::api::triage::MaintenanceEndForm>,
 ) -> axum::response::Response {
-    if let Some(axum::Extension(p)) = principal {
-        if p.role != app::api::Role::Admin {
-            return Error::Forbidden("only an admin may end maintenance windows".into()).into_response();
-        }
-        form.by = p.name;
-    }
-    let back = form.back.clone();
-    maintenance_back(&back, state.backend.maintenance_end(form).await)
-}
-
-/// Back to `back` (a path on this site), with the failure's code as `maint_error`.
-fn maintenance_back(back: &str, result: Result<(), app::api::ApiError>) -> axum::response::Response {
-    use axum::http::{StatusCode, header};
-    let back = guard::back_path(Some(back));
-    let to = match result {
-        Ok(()) => back,
-        Err(e) => {
-            let code = match &e {
-                app::api::ApiError::NotFound { .. } => "gone",
-                app::api::ApiError::BadRequest(why) if why.contains("reason") && why.contains("ending") => "why",
-                app::api::ApiError::BadRequest(_) => "invalid",
-                _ => "store",
-            };
-            let sep = if back.contains('?') { '&' } else { '?' };
-            format!("{back}{sep}maint_error={code}")
-        }
+    let backend = state.backend.clone();
+    // Ending refuses only a missing reason, or a window no longer open or planned.
+    let code = |e: &app::api::ApiError| match e {
+        app::api::ApiError::NotFound { .. } => "gone",
+        app::api::ApiError::BadRequest(_) => "why",
+        _ => "store",
     };
-    (StatusCode::SEE_OTHER, [(header::LOCATION, to)]).into_response()
+    triage_action(principal, form, "end maintenance windows", ("maint_error", code), |f| async move {
+        backend.maintenance_end(f).await
+    })
+    .await
 }
 
 /// The form the zone and theme switches post.

@@ -219,15 +219,7 @@ fn ack_form(p: &ProblemRow, back: &str) -> impl IntoView + use<> {
     let id = |what: &str| format!("{what}-{}", p.key.replace(|c: char| !c.is_ascii_alphanumeric(), "-"));
     let (by_id, note_id, silence_id) = (id("by"), id("note"), id("silence"));
     let options = SILENCES.iter().map(|(v, w)| view! { <option value=*v>{*w}</option> }).collect_view();
-    // Signed in, the acknowledgement is in the principal's name; else the reader says who.
-    let who = match crate::api::principal() {
-        Some(p) => view! { <p class="ack-as">"As " <strong>{p.name}</strong></p> }.into_any(),
-        None => view! {
-            <label for=by_id.clone()>"Who"</label>
-            <input id=by_id name="by" type="text" maxlength="80" autocomplete="name"/>
-        }
-        .into_any(),
-    };
+    let who = who_field(by_id);
     view! {
         <details class="ack">
             <summary>"Acknowledge or silence…"</summary>
@@ -290,13 +282,7 @@ fn window_row(w: WindowRow, admin: bool, back: &str) -> impl IntoView + use<> {
         let label = if state == "open" { "End now" } else { "Cancel it" };
         let why_id = format!("why-{}-{}", w.id.replace(|c: char| !c.is_ascii_alphanumeric(), "-"), w.start_ms);
         let by_id = format!("by-{why_id}");
-        // Signed in, it is ended in the principal's name; else the reader says who.
-        let who = crate::api::principal().is_none().then(|| {
-            view! {
-                <label for=by_id.clone()>"Who"</label>
-                <input id=by_id name="by" type="text" maxlength="80" autocomplete="name"/>
-            }
-        });
+        let who = who_field(by_id);
         view! {
             <details class="window-end">
                 <summary>{format!("{label}…")}</summary>
@@ -333,14 +319,7 @@ fn add_form(instances: &[String], back: &str) -> impl IntoView + use<> {
     let options = instances.iter().map(|i| view! { <option value=i.clone()>{i.clone()}</option> }).collect_view();
     let lengths =
         WINDOW_LENGTHS.iter().map(|(v, w)| view! { <option value=*v selected=*v == "2h">{*w}</option> }).collect_view();
-    let who = match crate::api::principal() {
-        Some(p) => view! { <p class="ack-as">"As " <strong>{p.name}</strong></p> }.into_any(),
-        None => view! {
-            <label for="mw-by">"Who"</label>
-            <input id="mw-by" name="by" type="text" maxlength="80" autocomplete="name"/>
-        }
-        .into_any(),
-    };
+    let who = who_field("mw-by".to_owned());
     view! {
         <details class="window-add">
             <summary>"Add a maintenance window…"</summary>
@@ -367,5 +346,18 @@ fn add_form(instances: &[String], back: &str) -> impl IntoView + use<> {
                 <button type="submit">"Add the window"</button>
             </form>
         </details>
+    }
+}
+
+/// Who acts, in a triage form: signed in, the principal's name (the server takes it from the
+/// session); else a field the reader fills (`id`).
+fn who_field(id: String) -> AnyView {
+    match crate::api::principal() {
+        Some(p) => view! { <p class="ack-as">"As " <strong>{p.name}</strong></p> }.into_any(),
+        None => view! {
+            <label for=id.clone()>"Who"</label>
+            <input id=id name="by" type="text" maxlength="80" autocomplete="name"/>
+        }
+        .into_any(),
     }
 }

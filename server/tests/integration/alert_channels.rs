@@ -274,14 +274,7 @@ impl Relay {
 
 #[tokio::test]
 async fn email_over_starttls_and_implicit_tls_with_auth_is_one_thread_per_episode_and_keeps_the_password() {
-    let logs = Logs::default();
-    let writer = logs.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_max_level(tracing::Level::TRACE)
-        .with_writer(move || writer.clone())
-        .with_ansi(false)
-        .finish();
-    let _logging = tracing::subscriber::set_default(subscriber);
+    let (logs, _logging) = Logs::capture();
 
     let dir = tempfile::tempdir().unwrap();
     write_worker(&dir.path().join("worker.sqlite")).await;

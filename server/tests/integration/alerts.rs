@@ -229,6 +229,18 @@ impl std::io::Write for Logs {
 }
 
 impl Logs {
+    /// Every log line of the calling thread from now until the guard drops, at every level.
+    pub(crate) fn capture() -> (Logs, tracing::subscriber::DefaultGuard) {
+        let logs = Logs::default();
+        let writer = logs.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_max_level(tracing::Level::TRACE)
+            .with_writer(move || writer.clone())
+            .with_ansi(false)
+            .finish();
+        (logs, tracing::subscriber::set_default(subscriber))
+    }
+
     pub(crate) fn text(&self) -> String {
         String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
     }
@@ -236,14 +248,7 @@ impl Logs {
 
 #[tokio::test]
 async fn a_failing_target_is_retried_with_backoff_and_blocks_nothing_and_its_url_stays_secret() {
-    let logs = Logs::default();
-    let writer = logs.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_max_level(tracing::Level::TRACE)
-        .with_writer(move || writer.clone())
-        .with_ansi(false)
-        .finish();
-    let _logging = tracing::subscriber::set_default(subscriber);
+    let (logs, _logging) = Logs::capture();
 
     let dir = tempfile::tempdir().unwrap();
     write_worker(&dir.path().join("worker.sqlite")).await;

@@ -86,6 +86,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/find") view=routes::find::FindPage ssr=SsrMode::Async/>
                     <Route path=path!("/triage") view=routes::triage::TriagePage ssr=SsrMode::Async/>
                     <Route path=path!("/log") view=routes::log::LogPage ssr=SsrMode::Async/>
+                    <Route path=path!("/maintenance") view=routes::maintenance::MaintenancePage ssr=SsrMode::Async/>
                     <Route path=path!("/jobs/:job_id") view=routes::timeline::TimelinePage ssr=SsrMode::Async/>
                     <Route path=path!("/simulate") view=routes::simulate::SimulatePage ssr=SsrMode::Async/>
                     <Route path=path!("/timeline") view=routes::instance_timeline::InstanceTimelinePage ssr=SsrMode::Async/>

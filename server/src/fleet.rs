@@ -1247,6 +1247,46 @@ impl Backend for FleetBackend {
         })
     }
 
+    fn maintenance_history(&self) -> BoxFuture<'_, app::api::triage::MaintenanceData> {
+        Box::pin(async move {
+            let now = self.now();
+            let reach = Window::new(now - Span::days(READ_DAYS), now + Span::days(7));
+            let occurrences = self.book.history(reach, now);
+            // What each changed: the due runs its span made maintenance, in the reports of
+            // the instances it covers (30 days, each report as every page reads it).
+            let mut runs = vec![0usize; occurrences.len()];
+            for i in self.instances.iter() {
+                let name = &i.reader.config.name;
+                let tags = self.book.tags_of(name);
+                let over: Vec<usize> = (0..occurrences.len())
+                    .filter(|&n| {
+                        let o = &occurrences[n];
+                        o.entry.scope.covers_instance(name, &tags) && o.span.start < now && o.span.end > reach.start
+                    })
+                    .collect();
+                if over.is_empty() {
+                    continue;
+                }
+                let Ok(report) = self.report(Some(name), READ_DAYS as u32).await else { continue };
+                for job in &report.jobs {
+                    for outcome in &job.reconciliation.outcomes {
+                        let app::engine::Outcome::Maintenance { window } = outcome else { continue };
+                        for &n in &over {
+                            let o = &occurrences[n];
+                            if o.span == *window && o.covers(name, &tags, (&job.id, &job.name)) {
+                                runs[n] += 1;
+                            }
+                        }
+                    }
+                }
+            }
+            app::api::triage::MaintenanceData {
+                windows: occurrences.iter().zip(runs).map(|(o, r)| o.row(now, Some(r))).collect(),
+                instances: self.book.instances().to_vec(),
+            }
+        })
+    }
+
     fn source_log(&self, instance: Option<&str>) -> BoxFuture<'_, Vec<LogEvent>> {
         let found = self.find(instance).cloned();
         Box::pin(async move {

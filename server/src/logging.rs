@@ -20,6 +20,27 @@ pub fn is_invisible(c: char) -> bool {
     matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}')
 }
 
+/// `value` with its control characters and invisible direction marks written as the log writes
+/// them (`\u{1b}`, `\u{202e}`, `\n`…), whatever its length; line breaks kept when
+/// `breaks` (a text of several lines). What alerts carry of a source's text in every format:
+/// a job named with an escape sequence or a right-to-left override reads as written.
+pub fn visible(value: &str, breaks: bool) -> String {
+    let mut out = String::with_capacity(value.len());
+    for c in value.chars() {
+        match c {
+            '\n' if breaks => out.push('\n'),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() || is_invisible(c) => {
+                let _ = write!(out, "\\u{{{:x}}}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// `value` as the log writes it (see the module docs).
 pub fn escaped(value: &str) -> String {
     let mut out = String::with_capacity(value.len().min(MAX_FIELD + 32));
@@ -59,6 +80,16 @@ where
 mod tests {
     use super::*;
     use std::sync::{Arc, Mutex};
+
+    #[test]
+    fn alerts_text_shows_controls_and_direction_marks_as_the_log_does() {
+        assert_eq!(visible("SQL\u{202E}10DORPLQS\u{1b}[2J", false), "SQL\\u{202e}10DORPLQS\\u{1b}[2J");
+        assert_eq!(visible("a\nb\r\tc", false), "a\\nb\\r\\tc");
+        assert_eq!(visible("a\nb\r", true), "a\nb\\r", "line breaks kept where asked");
+        assert_eq!(visible("Sauvegarde — 夜間", false), "Sauvegarde — 夜間");
+        let long = "x".repeat(MAX_FIELD * 2);
+        assert_eq!(visible(&long, false), long, "not bounded: an alert carries the whole text");
+    }
 
     #[test]
     fn values_are_escaped_and_bounded() {

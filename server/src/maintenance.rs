@@ -18,6 +18,7 @@ use crate::config::{MaintenanceConfig, MaintenanceScope};
 use crate::on_db;
 use crate::store::Store;
 use app::api::ApiError;
+use app::api::forms::{Field, MAX_JOBS, Refusal, START_HORIZON_DAYS, START_TOLERANCE_MINUTES, take};
 use app::api::triage::{MaintenanceEndForm, MaintenanceForm, WINDOW_LENGTHS, WindowRow};
 use app::engine::maintenance::{self as engine, Maintenance, When};
 use app::engine::{Window, Zone};
@@ -29,7 +30,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// One window as declared (in the file, or added from the page).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Entry {
-    /// `file:<name>`, or `added:<ms>` for one added from the page.
+    /// `file:<name>`, or `added:<ms>-<random>` for one added from the page (never two alike,
+    /// whatever the clock says).
     pub id: String,
     pub name: String,
     pub reason: String,
@@ -79,6 +81,69 @@ pub struct Holding {
     pub until: DateTime<Utc>,
 }
 
+/// One occurrence of a window: what was declared, the whole span, the span it held (cut
+/// short when someone ended it early) and who ended it.
+#[derive(Clone, Debug)]
+pub struct Occurrence {
+    pub entry: Entry,
+    pub whole: Window,
+    pub span: Window,
+    pub ended: Option<Ended>,
+}
+
+impl Occurrence {
+    /// `open`, `planned`, `ended` (early, by someone), `cancelled` (ended before it began) or
+    /// `past` (it ran its course).
+    pub fn state(&self, now: DateTime<Utc>) -> &'static str {
+        if self.span.is_empty() {
+            "cancelled"
+        } else if self.span.contains(now) {
+            "open"
+        } else if self.span.start > now {
+            "planned"
+        } else if self.ended.is_some() {
+            "ended"
+        } else {
+            "past"
+        }
+    }
+
+    fn rank(&self, now: DateTime<Utc>) -> u8 {
+        match self.state(now) {
+            "open" => 0,
+            "planned" => 1,
+            _ => 2,
+        }
+    }
+
+    /// Whether it covers `job` (id, name) of `instance` (tagged `tags`).
+    pub fn covers(&self, instance: &str, tags: &BTreeMap<String, String>, job: (&str, &str)) -> bool {
+        self.entry.scope.covers(instance, tags, Some(job))
+    }
+
+    /// As the pages list it (times in the window's zone); `runs`: the due runs it made
+    /// maintenance, when counted.
+    pub fn row(&self, now: DateTime<Utc>, runs: Option<usize>) -> WindowRow {
+        let e = &self.entry;
+        let point = |t| app::api::ssr::point(t, e.zone);
+        WindowRow {
+            id: e.id.clone(),
+            start_ms: self.whole.start.timestamp_millis(),
+            name: e.name.clone(),
+            reason: e.reason.clone(),
+            scope: e.scope.words(),
+            recurs: recurs_words(&e.when, e.zone),
+            start: point(self.span.start),
+            end: point(self.span.end),
+            state: self.state(now).to_owned(),
+            line: e.line,
+            added: e.added.clone().map(|(by, at)| (by, point(at))),
+            ended: self.ended.as_ref().map(|x| (x.by.clone(), point(x.at), x.why.clone())),
+            runs,
+        }
+    }
+}
+
 #[derive(Default)]
 struct State {
     added: Vec<Entry>,
@@ -107,6 +172,25 @@ const SCHEMA: [&str; 2] = [
 
 fn from_ms(v: i64) -> DateTime<Utc> {
     DateTime::from_timestamp_millis(v).unwrap_or(DateTime::<Utc>::MIN_UTC)
+}
+
+/// `t` as the store keeps it and the page's forms send it back: whole milliseconds (a leap
+/// second, `23:59:60`, is the next second's first instant). Every time a window holds is
+/// exact so, in memory as in the store, so that the occurrence a page offers to end is the
+/// one that ends.
+pub fn exact(t: DateTime<Utc>) -> DateTime<Utc> {
+    from_ms(t.timestamp_millis())
+}
+
+/// A new window's id: when it was added and 64 random bits (two added at the same instant,
+/// by one replica or two, never share one).
+fn new_id(now: DateTime<Utc>) -> String {
+    let mut bits = [0u8; 8];
+    // Without the system's randomness (never on Linux), the clock's nanoseconds still differ.
+    if getrandom::fill(&mut bits).is_err() {
+        bits = u64::from(now.timestamp_subsec_nanos()).to_be_bytes();
+    }
+    format!("added:{}-{}", now.timestamp_millis(), hex::encode(bits))
 }
 
 /// How far ahead the triage page lists windows to come, and back those that ended.
@@ -227,20 +311,27 @@ impl Book {
         self.file.iter().chain(&state.added).cloned().collect()
     }
 
-    fn tags_of(&self, instance: &str) -> BTreeMap<String, String> {
+    pub fn tags_of(&self, instance: &str) -> BTreeMap<String, String> {
         self.tags.get(instance).cloned().unwrap_or_default()
     }
 
     /// Each occurrence of `entry` overlapping `range`, cut short where it was ended early
     /// (one ended before it began is gone).
     fn occurrences(&self, entry: &Entry, ended: &[Ended], range: Window) -> Vec<(Window, Window)> {
+        let mut all = Book::occurrences_cut(entry, ended, range);
+        all.retain(|(_, w)| !w.is_empty());
+        all
+    }
+
+    /// The same, with those ended before they began (their span empty).
+    fn occurrences_cut(entry: &Entry, ended: &[Ended], range: Window) -> Vec<(Window, Window)> {
         let (windows, _) = engine::windows(&entry.when, entry.zone, range);
         windows
             .into_iter()
-            .filter_map(|w| {
+            .map(|w| {
                 let cut = ended.iter().find(|e| e.id == entry.id && e.start == w.start).map(|e| e.at);
-                let end = cut.map_or(w.end, |at| at.min(w.end));
-                (end > w.start).then_some((w, Window::new(w.start, end)))
+                let end = cut.map_or(w.end, |at| at.min(w.end)).max(w.start);
+                (w, Window::new(w.start, end))
             })
             .collect()
     }
@@ -296,83 +387,109 @@ impl Book {
     /// next of each recurring one), and those that ended in the last day (times in each
     /// window's zone).
     pub fn listing(&self, now: DateTime<Utc>) -> Vec<WindowRow> {
-        let ended = self.state.lock().unwrap_or_else(|e| e.into_inner()).ended.clone();
         let range = Window::new(now - TimeDelta::hours(BEHIND_HOURS), now + TimeDelta::days(AHEAD_DAYS));
-        let mut rows: Vec<(u8, DateTime<Utc>, WindowRow)> = Vec::new();
-        for e in self.entries() {
-            let point = |t| app::api::ssr::point(t, e.zone);
-            let mut planned_shown = false;
-            for (whole, w) in self.occurrences(&e, &ended, range) {
-                let end_row = ended.iter().find(|x| x.id == e.id && x.start == whole.start);
-                let (rank, state) = if w.contains(now) {
-                    (0, "open")
-                } else if w.start > now {
-                    if planned_shown {
-                        continue;
-                    }
-                    planned_shown = true;
-                    (1, "planned")
-                } else {
-                    // Ended early by someone (who and why are listed), or simply over.
-                    (2, if end_row.is_some() { "ended" } else { "past" })
-                };
-                rows.push((
-                    rank,
-                    w.start,
-                    WindowRow {
-                        id: e.id.clone(),
-                        start_ms: whole.start.timestamp_millis(),
-                        name: e.name.clone(),
-                        reason: e.reason.clone(),
-                        scope: e.scope.words(),
-                        recurs: recurs_words(&e.when, e.zone),
-                        start: point(w.start),
-                        end: point(w.end),
-                        state: state.to_owned(),
-                        line: e.line,
-                        added: e.added.clone().map(|(by, at)| (by, point(at))),
-                        ended: end_row.map(|x| (x.by.clone(), point(x.at), x.why.clone())),
-                    },
-                ));
-            }
-        }
-        rows.sort_by_key(|r| (r.0, r.1));
-        rows.into_iter().map(|r| r.2).collect()
+        let mut planned_shown = std::collections::HashSet::new();
+        self.occurrences_over(range, now)
+            .into_iter()
+            .filter(|o| !o.span.is_empty())
+            .filter(|o| o.state(now) != "planned" || planned_shown.insert(o.entry.id.clone()))
+            .map(|o| o.row(now, None))
+            .collect()
     }
 
-    /// Add a window from the page's form, by `by` (an admin, or who the form says).
+    /// Every window that changes what a page or the API can show: each occurrence of the
+    /// fleet file's over `reach` (the days pages reach back, and the week ahead the triage
+    /// page lists), and every window ever added from the page (nothing is deleted), whenever
+    /// it was; open first, then to come, then the rest newest first.
+    pub fn history(&self, reach: Window, now: DateTime<Utc>) -> Vec<Occurrence> {
+        let ended = self.state.lock().unwrap_or_else(|e| e.into_inner()).ended.clone();
+        let mut out = Vec::new();
+        for e in self.entries() {
+            // An added window is once: all of it, whenever it was (a recurring one over `reach`).
+            let range = match (&e.when, &e.added) {
+                (When::Once(w), Some(_)) => *w,
+                _ => reach,
+            };
+            for (whole, span) in Book::occurrences_cut(&e, &ended, range) {
+                let end_row = ended.iter().find(|x| x.id == e.id && x.start == whole.start).cloned();
+                out.push(Occurrence { entry: e.clone(), whole, span, ended: end_row });
+            }
+        }
+        // Open, then to come (soonest first), then the rest (latest first).
+        out.sort_by_key(|o| {
+            let rank = o.rank(now);
+            (rank, if rank < 2 { o.span.start.timestamp_millis() } else { -o.whole.start.timestamp_millis() })
+        });
+        out
+    }
+
+    /// Every occurrence of every window overlapping `range`, cut short where it was ended
+    /// early: open first, then to come, then over (each by its start).
+    fn occurrences_over(&self, range: Window, now: DateTime<Utc>) -> Vec<Occurrence> {
+        let ended = self.state.lock().unwrap_or_else(|e| e.into_inner()).ended.clone();
+        let mut out = Vec::new();
+        for e in self.entries() {
+            for (whole, span) in Book::occurrences_cut(&e, &ended, range) {
+                let end_row = ended.iter().find(|x| x.id == e.id && x.start == whole.start).cloned();
+                out.push(Occurrence { entry: e.clone(), whole, span, ended: end_row });
+            }
+        }
+        out.sort_by_key(|o| (o.rank(now), o.span.start));
+        out
+    }
+
+    /// Add a window from the page's form, by `by` (an admin, or who the form says). Every
+    /// field is bounded ([`app::api::forms`]); the window starts now or later (a start up to
+    /// [`START_TOLERANCE_MINUTES`] ago starts now: no past run changes), within
+    /// [`START_HORIZON_DAYS`], and lasts a length the form offers (a day at most). A past
+    /// window is the fleet file's to declare.
     pub async fn add(&self, form: &MaintenanceForm, by: &str, now: DateTime<Utc>) -> Result<(), ApiError> {
-        let bad = |why: &str| ApiError::BadRequest(why.to_owned());
-        let clip = |s: &str, n: usize| s.trim().chars().take(n).collect::<String>();
-        let name = clip(&form.name, 80);
-        let reason = clip(&form.reason, 500);
-        if name.is_empty() || reason.is_empty() {
-            return Err(bad("a window needs a name and a reason"));
-        }
-        let zone = match form.time_zone.trim() {
+        let now = exact(now);
+        let name = take(Field::Name, &form.name, true).map_err(ApiError::Refused)?;
+        let reason = take(Field::Reason, &form.reason, true).map_err(ApiError::Refused)?;
+        let by = app::api::forms::who(by).map_err(ApiError::Refused)?;
+        let zone = match take(Field::Zone, &form.time_zone, false).map_err(ApiError::Refused)?.as_str() {
             "" => Zone::UTC,
-            z => Zone::from_name(z).ok_or_else(|| bad("not a known time zone"))?,
+            z => Zone::from_name(z).ok_or(ApiError::Refused(Refusal::BadZone))?,
         };
-        let start = match form.start.trim() {
+        let typed = match take(Field::Start, &form.start, false).map_err(ApiError::Refused)?.as_str() {
             "" => now,
-            s => crate::config::instant_in(s, zone).ok_or_else(|| bad("not a start like 2026-11-28 22:00"))?,
+            s => exact(crate::config::instant_in(s, zone).ok_or(ApiError::Refused(Refusal::BadStart))?),
         };
-        if !WINDOW_LENGTHS.iter().any(|(v, _)| *v == form.duration.trim()) {
-            return Err(bad("not a length offered"));
+        if typed < now - TimeDelta::minutes(START_TOLERANCE_MINUTES) {
+            return Err(ApiError::Refused(Refusal::PastStart));
         }
-        let length = humantime::parse_duration(form.duration.trim()).map_err(|_| bad("not a length offered"))?;
-        let end = start + TimeDelta::from_std(length).map_err(|_| bad("not a length offered"))?;
-        let instance = form.instance.trim();
-        if !instance.is_empty() && !self.tags.contains_key(instance) {
-            return Err(bad("no such instance"));
+        if typed > now + TimeDelta::days(START_HORIZON_DAYS) {
+            return Err(ApiError::Refused(Refusal::FarStart));
+        }
+        let length = WINDOW_LENGTHS
+            .iter()
+            .find(|(v, _)| *v == form.duration.trim())
+            .and_then(|(v, _)| humantime::parse_duration(v).ok())
+            .and_then(|l| TimeDelta::from_std(l).ok())
+            .ok_or(ApiError::Refused(Refusal::BadLength))?;
+        // A start a little before now: from now to the end the form said.
+        let (start, end) = (typed.max(now), typed + length);
+        let instance = take(Field::Instance, &form.instance, false).map_err(ApiError::Refused)?;
+        if !instance.is_empty() && !self.tags.contains_key(&instance) {
+            return Err(ApiError::Refused(Refusal::BadInstance));
+        }
+        let jobs: Vec<String> = take(Field::Jobs, &form.jobs, false)
+            .map_err(ApiError::Refused)?
+            .split(',')
+            .map(str::trim)
+            .filter(|j| !j.is_empty())
+            .map(str::to_owned)
+            .collect();
+        if jobs.len() > MAX_JOBS {
+            return Err(ApiError::Refused(Refusal::TooManyJobs));
         }
         let scope = MaintenanceScope {
-            instances: if instance.is_empty() { Vec::new() } else { vec![instance.to_owned()] },
+            instances: if instance.is_empty() { Vec::new() } else { vec![instance] },
             tags: BTreeMap::new(),
-            jobs: form.jobs.split(',').map(str::trim).filter(|j| !j.is_empty()).map(|j| clip(j, 200)).collect(),
+            jobs,
         };
-        let by = crate::triage::who(by);
-        let id = format!("added:{}", now.timestamp_micros());
+        let id = new_id(now);
         let entry = Entry {
             id: id.clone(),
             name,
@@ -414,10 +531,9 @@ impl Book {
 
     /// End an open occurrence now (or cancel one to come), by `by`, saying why.
     pub async fn end(&self, form: &MaintenanceEndForm, by: &str, now: DateTime<Utc>) -> Result<(), ApiError> {
-        let why = form.why.trim().chars().take(500).collect::<String>();
-        if why.is_empty() {
-            return Err(ApiError::BadRequest("ending a window needs a reason".into()));
-        }
+        let now = exact(now);
+        let why = take(Field::Why, &form.why, true).map_err(ApiError::Refused)?;
+        let by = app::api::forms::who(by).map_err(ApiError::Refused)?;
         let start = from_ms(form.start_ms);
         let ended = self.state.lock().unwrap_or_else(|e| e.into_inner()).ended.clone();
         let entry = self.entries().into_iter().find(|e| e.id == form.id);
@@ -429,7 +545,6 @@ impl Book {
         if !live {
             return Err(ApiError::NotFound { what: "open or planned maintenance window".into() });
         }
-        let by = crate::triage::who(by);
         let row = Ended { id: form.id.clone(), start, by: by.clone(), at: now.max(start), why };
         if let Some(store) = &self.store {
             let kept = on_db!(store, |pool| sqlx::query(

@@ -29,13 +29,10 @@ pub struct Judged {
     pub maintenance: Option<crate::maintenance::Holding>,
 }
 
-/// Who a form says did it (an admin's name, or what the reader typed): at most 80 characters,
-/// "someone" when empty.
-pub fn who(by: &str) -> String {
-    match by.trim().chars().take(80).collect::<String>() {
-        b if b.is_empty() => "someone".to_owned(),
-        b => b,
-    }
+/// Who a form says did it (an admin's name, or what the reader typed): at most 80 characters
+/// (more is refused), "someone" when empty.
+pub fn who(by: &str) -> Result<String, ApiError> {
+    app::api::forms::who(by).map_err(ApiError::Refused)
 }
 
 /// Whether `ack` is of this episode of the problem and still holds (not lapsed).
@@ -327,19 +324,22 @@ impl Keeper {
 
     /// Acknowledge or silence an open problem's episode, as it is now.
     pub async fn acknowledge(&self, form: &AckForm, judged: &[Judged], now: DateTime<Utc>) -> Result<(), ApiError> {
+        use app::api::forms::{Field, take};
         let silence = silence_secs(&form.silence).map_err(ApiError::BadRequest)?;
+        // The note is required and bounded, as the form says; who too.
+        let note = take(Field::Note, &form.note, true).map_err(ApiError::Refused)?;
+        let by = who(&form.by)?;
         let Some(j) = judged.iter().find(|j| j.problem.key() == form.key && ms(j.first_seen) == form.episode_ms) else {
             return Err(ApiError::NotFound { what: "open problem (it may have resolved meanwhile)".into() });
         };
-        let clip = |s: &str, n: usize| s.trim().chars().take(n).collect::<String>();
         let ack = Ack {
             key: form.key.clone(),
             episode: j.first_seen,
             severity: j.problem.severity,
             count: j.problem.count,
             until: silence.map(|s| now + TimeDelta::seconds(s)),
-            note: clip(&form.note, 500),
-            by: who(&form.by),
+            note,
+            by,
             at: now,
         };
         if let Some(store) = &self.store {
@@ -375,6 +375,7 @@ impl Keeper {
     /// `form.episode_ms`): it is open and unacknowledged again, here and (through the store)
     /// on every replica. Who undid it is in the log.
     pub async fn unacknowledge(&self, form: &AckForm, judged: &[Judged]) -> Result<(), ApiError> {
+        let by = who(&form.by)?;
         let held = {
             let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
             state.acks.get(&form.key).is_some_and(|a| ms(a.episode) == form.episode_ms)
@@ -399,7 +400,7 @@ impl Keeper {
         self.state.lock().unwrap_or_else(|e| e.into_inner()).acks.remove(&form.key);
         self.generation.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         self.acks_generation.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        tracing::info!(key = %form.key, by = %form.by, "triage: an acknowledgement was undone");
+        tracing::info!(key = %form.key, by = %by, "triage: an acknowledgement was undone");
         Ok(())
     }
 

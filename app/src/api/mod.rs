@@ -16,6 +16,7 @@ use leptos::server_fn::codec::JsonEncoding;
 use leptos::server_fn::error::{FromServerFnError, ServerFnErrorErr};
 use serde::{Deserialize, Serialize};
 
+pub mod forms;
 pub mod instance_timeline;
 pub mod server_fns;
 pub mod simulate;
@@ -72,13 +73,17 @@ pub enum ApiError {
     /// The request did not reach the server, or its answer could not be read.
     #[error("{0}")]
     Transport(String),
+    /// A form was refused: which field and why ([`forms::Refusal`]; its code goes back to the
+    /// page, which says it in Sundial's words).
+    #[error("{}", .0.text())]
+    Refused(forms::Refusal),
 }
 
 impl ApiError {
     /// The HTTP status this error is answered with.
     pub fn status(&self) -> u16 {
         match self {
-            ApiError::BadRequest(_) => 400,
+            ApiError::BadRequest(_) | ApiError::Refused(_) => 400,
             ApiError::NotFound { .. } => 404,
             ApiError::Unavailable { .. } => 503,
             ApiError::Transport(_) => 502,

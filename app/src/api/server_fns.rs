@@ -27,6 +27,17 @@ async fn triage_in(scope: super::TriageScope) -> Result<super::TriageData, ApiEr
     }
 }
 
+/// Every maintenance window that changes what a page or the API can show, with who, when, why
+/// and the due runs each made maintenance.
+#[server(prefix = "/api/fn", endpoint = "maintenance")]
+pub async fn maintenance() -> Result<super::triage::MaintenanceData, ApiError> {
+    use leptos::prelude::use_context;
+    match use_context::<view::BackendHandle>() {
+        Some(view::BackendHandle(backend)) => Ok(backend.maintenance_history().await),
+        None => Err(ApiError::Transport("the server is not set up".into())),
+    }
+}
+
 /// The jobs whose name holds `q` across the fleet (at most 200).
 #[server(prefix = "/api/fn", endpoint = "find_jobs")]
 pub async fn find_jobs(q: String) -> Result<super::FoundJobs, ApiError> {

@@ -57,7 +57,8 @@ pub struct WindowRow {
     pub recurs: String,
     pub start: TimePoint,
     pub end: TimePoint,
-    /// `open`, `planned`, `ended` (early, by someone: see `ended`) or `past` (it ran its course).
+    /// `open`, `planned`, `ended` (early, by someone: see `ended`), `cancelled` (ended before it
+    /// began; only the maintenance page lists those) or `past` (it ran its course).
     pub state: String,
     /// Declared in the fleet file (at this line), else added from this page.
     pub line: Option<usize>,
@@ -65,6 +66,10 @@ pub struct WindowRow {
     pub added: Option<(String, TimePoint)>,
     /// Who ended it early, when, why.
     pub ended: Option<(String, TimePoint, String)>,
+    /// What it changed: the due runs not made inside it that count as maintenance, not missed
+    /// (over the days Sundial reads; `None`: not counted, as on the triage page).
+    #[serde(default)]
+    pub runs: Option<usize>,
 }
 
 /// A problem held by a maintenance window open now: no alert until the window ends.
@@ -124,17 +129,26 @@ pub const WINDOW_LENGTHS: [(&str, &str); 7] = [
 ];
 
 /// What a failed maintenance form says (its code in the URL, never the request's text).
-pub fn maintenance_error_text(code: &str) -> &'static str {
+pub fn maintenance_error_text(code: &str) -> String {
+    if let Some(r) = super::forms::Refusal::from_code(code) {
+        return format!("Nothing was changed. {}", r.text());
+    }
     match code {
-        "invalid" => {
-            "The window was not added: it needs a name, a reason, a length offered and a start like 2026-11-28 22:00 (or empty for now), in a known zone, over a configured instance."
-        }
         "gone" => "That window is not open or planned any more: nothing was ended.",
-        "why" => "Ending a window needs a reason: nothing was ended.",
         "store" => {
             "Sundial's store did not keep the change: nothing was changed. Try again; the server's log says more."
         }
         _ => "The maintenance change failed: nothing was changed.",
+    }
+    .to_owned()
+}
+
+/// The code a failed maintenance form goes back with (see [`maintenance_error_text`]).
+pub fn maintenance_error_code(e: &super::ApiError) -> String {
+    match e {
+        super::ApiError::Refused(r) => r.code(),
+        super::ApiError::NotFound { .. } => "gone".to_owned(),
+        _ => "store".to_owned(),
     }
 }
 
@@ -265,17 +279,21 @@ pub fn problems_of(t: &TriageData, instance: &str, job_id: &str) -> Vec<ProblemR
 
 /// Why an acknowledgement failed, as the code `POST /triage/ack` sends back in `ack_error`:
 /// the page shows only its own sentence for a code, never text from the URL.
-pub fn ack_error_code(e: &super::ApiError) -> &'static str {
+pub fn ack_error_code(e: &super::ApiError) -> String {
     match e {
-        super::ApiError::NotFound { .. } => "resolved",
-        super::ApiError::BadRequest(_) => "silence",
-        _ => "store",
+        super::ApiError::NotFound { .. } => "resolved".to_owned(),
+        super::ApiError::Refused(r) => r.code(),
+        super::ApiError::BadRequest(_) => "silence".to_owned(),
+        _ => "store".to_owned(),
     }
 }
 
 /// The sentence for an `ack_error` code (see [`ack_error_code`]); any other value gets a
 /// general one.
-pub fn ack_error_text(code: &str) -> &'static str {
+pub fn ack_error_text(code: &str) -> String {
+    if let Some(r) = super::forms::Refusal::from_code(code) {
+        return format!("Nothing was acknowledged. {}", r.text());
+    }
     match code {
         "resolved" => "That problem is no longer open (it may have resolved meanwhile): nothing was acknowledged.",
         "silence" => {
@@ -286,6 +304,7 @@ pub fn ack_error_text(code: &str) -> &'static str {
         }
         _ => "The acknowledgement failed: nothing was acknowledged.",
     }
+    .to_owned()
 }
 
 /// A silence's length in seconds; `None` for "until resolved", `Err` for anything not offered.

@@ -137,6 +137,12 @@ pub trait Backend: Send + Sync + 'static {
     fn maintenance_end(&self, _form: super::triage::MaintenanceEndForm) -> BoxFuture<'_, Result<(), ApiError>> {
         Box::pin(async { Err(ApiError::BadRequest("maintenance windows are not available here".into())) })
     }
+    /// Every maintenance window that changes what a page or the API can show (the fleet
+    /// file's over the days pages reach and the week ahead, every one added from the triage
+    /// page), each with who, when, why and the due runs it made maintenance.
+    fn maintenance_history(&self) -> BoxFuture<'_, super::triage::MaintenanceData> {
+        Box::pin(async { super::triage::MaintenanceData::default() })
+    }
 }
 
 /// One good read of an instance, as the engine takes it.

@@ -4,6 +4,7 @@ pub mod fleet;
 pub mod instance_timeline;
 pub mod jobs;
 pub mod log;
+pub mod maintenance;
 pub mod not_found;
 pub mod signin;
 pub mod simulate;

@@ -3,6 +3,7 @@
 //! (the job's timeline at that moment); acknowledged and silenced problems below, with who,
 //! when and their note, for the next person. Acknowledging is a plain form: the page works
 //! without JavaScript.
+use crate::api::forms::Field;
 use crate::api::triage::{MaintenanceData, PAGE_ROWS, SILENCES, WINDOW_LENGTHS, WindowRow, kind_icon};
 use crate::api::{self, ProblemRow, TriageData};
 use crate::components::{ErrorPanel, Header, Sentence, Time};
@@ -229,7 +230,7 @@ fn ack_form(p: &ProblemRow, back: &str) -> impl IntoView + use<> {
                 <input type="hidden" name="back" value=back.to_owned()/>
                 {who}
                 <label for=note_id.clone()>"Note for the next person"</label>
-                <textarea id=note_id name="note" rows="3" maxlength="500" required></textarea>
+                <textarea id=note_id name="note" rows="3" maxlength=Field::Note.max() required></textarea>
                 <label for=silence_id.clone()>"Hold"</label>
                 <select id=silence_id name="silence">{options}</select>
                 <button type="submit">"Acknowledge"</button>
@@ -257,12 +258,15 @@ pub fn MaintenanceSection(data: MaintenanceData, back: String) -> impl IntoView 
             } else {
                 view! { <ol class="windows" data-testid="windows">{rows}</ol> }.into_any()
             }}
+            <p class="more-rows"><a href="/maintenance" data-testid="all-windows">"Every window, and what each changed →"</a></p>
             {add}
         </section>
     }
 }
 
-fn window_row(w: WindowRow, admin: bool, back: &str) -> impl IntoView + use<> {
+/// One occurrence of a window, with its end form for an admin while it is open or planned (the
+/// triage page and the maintenance page list them alike).
+pub fn window_row(w: WindowRow, admin: bool, back: &str) -> impl IntoView + use<> {
     let state = w.state.clone();
     let source = match (&w.added, w.line) {
         (Some((by, at)), _) => {
@@ -292,7 +296,7 @@ fn window_row(w: WindowRow, admin: bool, back: &str) -> impl IntoView + use<> {
                     <input type="hidden" name="back" value=back.to_owned()/>
                     {who}
                     <label for=why_id.clone()>"Why"</label>
-                    <input id=why_id name="why" type="text" maxlength="500" required/>
+                    <input id=why_id name="why" type="text" maxlength=Field::Why.max() required/>
                     <button type="submit">{label}</button>
                 </form>
             </details>
@@ -309,6 +313,15 @@ fn window_row(w: WindowRow, admin: bool, back: &str) -> impl IntoView + use<> {
             <p class="window-when"><Time t=w.start.clone()/> " → " <Time t=w.end.clone()/></p>
             {(!w.reason.is_empty()).then(|| view! { <p class="window-reason">"Why: " <q>{w.reason.clone()}</q></p> })}
             <p class="window-source muted">{source}</p>
+            {w.runs.map(|n| view! {
+                <p class="window-runs" data-testid="window-runs" data-runs=n>
+                    {match n {
+                        0 => "It changed no run: no due run was missed inside it.".to_owned(),
+                        1 => "It made 1 due run maintenance (not missed).".to_owned(),
+                        n => format!("It made {n} due runs maintenance (not missed)."),
+                    }}
+                </p>
+            })}
             {ended}
             {end_form}
         </li>
@@ -327,20 +340,20 @@ fn add_form(instances: &[String], back: &str) -> impl IntoView + use<> {
                 <input type="hidden" name="back" value=back.to_owned()/>
                 {who}
                 <label for="mw-name">"Name"</label>
-                <input id="mw-name" name="name" type="text" maxlength="80" required/>
+                <input id="mw-name" name="name" type="text" maxlength=Field::Name.max() required/>
                 <label for="mw-reason">"Why"</label>
-                <input id="mw-reason" name="reason" type="text" maxlength="500" required/>
+                <input id="mw-reason" name="reason" type="text" maxlength=Field::Reason.max() required/>
                 <label for="mw-instance">"Over"</label>
                 <select id="mw-instance" name="instance">
                     <option value="">"the whole fleet"</option>
                     {options}
                 </select>
                 <label for="mw-jobs">"Only these jobs (names, comma-separated; empty: all)"</label>
-                <input id="mw-jobs" name="jobs" type="text" maxlength="1000"/>
-                <label for="mw-start">"From (empty: now; else like 2026-11-28 22:00)"</label>
-                <input id="mw-start" name="start" type="text" maxlength="40" placeholder="now"/>
+                <input id="mw-jobs" name="jobs" type="text" maxlength=Field::Jobs.max()/>
+                <label for="mw-start">"From (empty: now; else like 2026-11-28 22:00, within 7 days; a past window goes in the fleet file)"</label>
+                <input id="mw-start" name="start" type="text" maxlength=Field::Start.max() placeholder="now"/>
                 <label for="mw-zone">"In the zone"</label>
-                <input id="mw-zone" name="time_zone" type="text" maxlength="60" value="UTC"/>
+                <input id="mw-zone" name="time_zone" type="text" maxlength=Field::Zone.max() value="UTC"/>
                 <label for="mw-duration">"For"</label>
                 <select id="mw-duration" name="duration">{lengths}</select>
                 <button type="submit">"Add the window"</button>
@@ -356,7 +369,7 @@ fn who_field(id: String) -> AnyView {
         Some(p) => view! { <p class="ack-as">"As " <strong>{p.name}</strong></p> }.into_any(),
         None => view! {
             <label for=id.clone()>"Who"</label>
-            <input id=id name="by" type="text" maxlength="80" autocomplete="name"/>
+            <input id=id name="by" type="text" maxlength=Field::By.max() autocomplete="name"/>
         }
         .into_any(),
     }

@@ -60,6 +60,7 @@ pub enum Format<'a> {
 /// The message as its target's format wants it: the subject, and the body to deliver (for
 /// email, the whole RFC 5322 message).
 pub fn render(message: &Message, format: Format<'_>, public_url: &str) -> (String, String) {
+    let message = &visible(message);
     let subject = message.subject();
     let body = match format {
         Format::Json => json_body(message, &subject, public_url).to_string(),
@@ -69,6 +70,23 @@ pub fn render(message: &Message, format: Format<'_>, public_url: &str) -> (Strin
         Format::Email(mail) => mail.render(message, &subject, &text(message, &subject, public_url), public_url),
     };
     (subject, body)
+}
+
+/// The message with every text from a source shown as the log shows it
+/// ([`crate::logging::visible`]): control characters (ESC, CR…) and direction marks (a
+/// right-to-left override) escaped in every format, the evidence's line breaks kept.
+fn visible(message: &Message) -> Message {
+    use crate::logging::visible;
+    let mut out = message.clone();
+    for i in &mut out.items {
+        let p = &mut i.problem;
+        p.key = visible(&p.key, false);
+        p.instance = visible(&p.instance, false);
+        p.job = p.job.as_deref().map(|j| visible(j, false));
+        p.since = visible(&p.since, false);
+        p.evidence = visible(&p.evidence, true);
+    }
+    out
 }
 
 fn rfc3339(t: chrono::DateTime<chrono::Utc>) -> String {

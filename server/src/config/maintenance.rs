@@ -108,7 +108,7 @@ pub fn instant_in(text: &str, zone: Zone) -> Option<DateTime<Utc>> {
     if let Ok(d) = DateTime::parse_from_rfc3339(t) {
         return Some(d.to_utc());
     }
-    ["%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S"]
+    ["%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M:%S%.f", "%Y-%m-%dT%H:%M:%S%.f"]
         .iter()
         .find_map(|f| NaiveDateTime::parse_from_str(t, f).ok())
         .map(|local| app::engine::tz::local_to_instant(local, zone))

@@ -69,6 +69,7 @@ impl From<ApiError> for Error {
                 Error::SourceUnavailable { instance, reason, last_good }
             }
             ApiError::Transport(_) => Error::Internal,
+            ApiError::Refused(r) => Error::BadRequest { what: r.text() },
         }
     }
 }

@@ -1,5 +1,6 @@
 //! What every answer is guarded by, whoever asks: the one check of a redirect's target, the
-//! `Host` allowlist that stops DNS rebinding when nobody signs in, and the default
+//! `Host` allowlist that stops DNS rebinding when nobody signs in, the scheme a posting `Origin`
+//! must have ([`Origins`]), and the default
 //! Content-Security-Policy of answers that are not pages.
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
@@ -108,9 +109,76 @@ pub async fn hosts(State(hosts): State<Arc<Hosts>>, req: Request, next: Next) ->
     }
 }
 
+/// The scheme half of the cross-site check. tower-http's CSRF layer compares an `Origin`'s host
+/// and port with `Host` but not its scheme, so `https://127.0.0.1:3000` passed for Sundial
+/// serving `http://127.0.0.1:3000`. Sundial serves plain HTTP itself (TLS is a proxy's, reached
+/// at `public_url`): a state-changing request's `Origin` is either `public_url`'s origin
+/// (scheme, host and port) or an `http://` one (whose host and port the CSRF layer checks). A
+/// browser that sends `Sec-Fetch-Site` vouches for the whole origin itself, and the CSRF layer
+/// reads that.
+#[derive(Clone, Debug, Default)]
+pub struct Origins {
+    /// `public_url`'s origin, as `scheme://host[:port]` (the default port left out).
+    public: Option<String>,
+}
+
+impl Origins {
+    pub fn new(public_url: Option<&str>) -> Origins {
+        let public = public_url
+            .and_then(|u| reqwest::Url::parse(u).ok())
+            .map(|u| u.origin().ascii_serialization())
+            .filter(|o| o != "null");
+        Origins { public }
+    }
+
+    /// Whether an `Origin` value may post here (before the CSRF layer's host check).
+    pub fn allows(&self, origin: &str) -> bool {
+        let Ok(url) = reqwest::Url::parse(origin) else { return false };
+        let serialized = url.origin().ascii_serialization();
+        self.public.as_deref() == Some(serialized.as_str()) || url.scheme() == "http"
+    }
+}
+
+/// The middleware: a state-changing request without `Sec-Fetch-Site` whose `Origin` is not one
+/// of Sundial's schemes ([`Origins`]) is refused (403), as the CSRF layer refuses another host.
+pub async fn origin_scheme(State(origins): State<Arc<Origins>>, req: Request, next: Next) -> Response {
+    let safe =
+        matches!(*req.method(), axum::http::Method::GET | axum::http::Method::HEAD | axum::http::Method::OPTIONS);
+    let vouched = req.headers().contains_key("sec-fetch-site");
+    let origin = req.headers().get(header::ORIGIN).map(|o| o.to_str().unwrap_or("\u{FFFD}").to_owned());
+    match origin {
+        Some(o) if !safe && !vouched && !origins.allows(&o) => {
+            let mut res = (
+                StatusCode::FORBIDDEN,
+                "Sundial refused this request: it came from another origin (its scheme, host or port differ from \
+                 Sundial's own).\n",
+            )
+                .into_response();
+            res.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+            res
+        }
+        _ => next.run(req).await,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_origin_posts_here_only_in_sundials_own_scheme() {
+        let plain = Origins::new(None);
+        assert!(plain.allows("http://127.0.0.1:3000"));
+        for bad in ["https://127.0.0.1:3000", "ftp://127.0.0.1", "null", "", "garbage"] {
+            assert!(!plain.allows(bad), "{bad}");
+        }
+        let behind = Origins::new(Some("https://sundial.corp/"));
+        assert!(behind.allows("https://sundial.corp"));
+        assert!(behind.allows("https://sundial.corp:443"), "the default port, said or not");
+        assert!(!behind.allows("https://sundial.corp:8443"));
+        assert!(!behind.allows("https://evil.example"));
+        assert!(behind.allows("http://sundial.corp"), "plain HTTP: the CSRF layer compares its host");
+    }
 
     #[test]
     fn a_redirect_goes_to_a_path_of_this_site_only() {

@@ -1,14 +1,15 @@
 //! HTTP: the router (pages, server functions, JSON endpoints, static files) and its errors.
 //!
-//! - `GET /`, `/jobs`, `/jobs/{job_id}`: pages, server-rendered (leptos) and hydrated.
+//! - `GET /`, `/jobs`, `/jobs/{job_id}`, `/triage`, `/maintenance`, …: pages, server-rendered
+//!   (leptos) and hydrated.
 //! - `POST /api/fn/*`: the pages' server functions (client-side navigation); an error is
 //!   answered with its `ApiError`'s status ([`server_fn_status`]), 400 for a bad argument.
 //! - `GET /api/health`: `{"status":"ok"}`.
 //! - `GET /api/jobs?days=N&instance=NAME`: the jobs list as JSON (N = 1, 7 or 30; default
 //!   7; the first instance when none is named).
 //! - The JSON API ([`api`]): `GET /api/instances`, `/api/instances/{instance}/jobs`,
-//!   `/api/instances/{instance}/jobs/{job}/timeline`, `/api/log`, and its OpenAPI 3 document
-//!   at `/api/openapi.json`.
+//!   `/api/instances/{instance}/jobs/{job}/timeline`, `/api/log`, `/api/triage`,
+//!   `/api/maintenance`, and its OpenAPI 3 document at `/api/openapi.json`.
 //! - `GET /log.csv?…` (the log page's query): every line under the log's filter as CSV
 //!   ([`log_csv`]).
 //! - `GET /metrics`: the fleet for Prometheus ([`metrics`]).
@@ -175,7 +176,12 @@ pub fn router_at(state: AppState, public_url: Option<String>) -> Router {
         ))
         // Who is asking (before the page memory: pages are kept per principal).
         .layer(axum::middleware::from_fn_with_state(state.auth.clone(), auth::layer))
-        // No state-changing request from another site (Sec-Fetch-Site, else Origin against Host).
+        // No state-changing request from another origin: its scheme (guard::Origins), then
+        // Sec-Fetch-Site, else Origin's host and port against Host.
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::new(guard::Origins::new(public_url.as_deref())),
+            guard::origin_scheme,
+        ))
         .layer(csrf(public_url.as_deref()));
     let mut router = static_files(&state.leptos_options).merge(pages);
     if state.auth.is_none() {
@@ -288,7 +294,7 @@ async fn triage_action<T, F, Fut>(
     principal: Option<axum::Extension<app::api::Principal>>,
     mut form: T,
     what: &str,
-    (param, code): (&str, fn(&app::api::ApiError) -> &'static str),
+    (param, code): (&str, fn(&app::api::ApiError) -> String),
     act: F,
 ) -> axum::response::Response
 where
@@ -315,7 +321,7 @@ where
 }
 
 /// How the acknowledgement forms fail, as `ack_error`.
-const ACK_ERROR: (&str, fn(&app::api::ApiError) -> &'static str) = ("ack_error", app::api::triage::ack_error_code);
+const ACK_ERROR: (&str, fn(&app::api::ApiError) -> String) = ("ack_error", app::api::triage::ack_error_code);
 
 /// `POST /triage/maintenance` ([`app::api::triage::MaintenanceForm`]): an admin adds a
 /// maintenance window, then back to the page (303); a failure goes back as `maint_error`.
@@ -325,10 +331,7 @@ async fn maintenance_add(
     axum::Form(form): axum::Form<app::api::triage::MaintenanceForm>,
 ) -> axum::response::Response {
     let backend = state.backend.clone();
-    let code = |e: &app::api::ApiError| match e {
-        app::api::ApiError::BadRequest(_) => "invalid",
-        _ => "store",
-    };
+    let code = app::api::triage::maintenance_error_code;
     triage_action(principal, form, "add maintenance windows", ("maint_error", code), |f| async move {
         backend.maintenance_add(f).await
     })
@@ -343,12 +346,7 @@ async fn maintenance_end(
     axum::Form(form): axum::Form<app::api::triage::MaintenanceEndForm>,
 ) -> axum::response::Response {
     let backend = state.backend.clone();
-    // Ending refuses only a missing reason, or a window no longer open or planned.
-    let code = |e: &app::api::ApiError| match e {
-        app::api::ApiError::NotFound { .. } => "gone",
-        app::api::ApiError::BadRequest(_) => "why",
-        _ => "store",
-    };
+    let code = app::api::triage::maintenance_error_code;
     triage_action(principal, form, "end maintenance windows", ("maint_error", code), |f| async move {
         backend.maintenance_end(f).await
     })

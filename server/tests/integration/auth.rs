@@ -280,6 +280,13 @@ async fn state_changing_requests_from_another_site_are_refused() {
     );
     assert_eq!(status(prefs(Some("same-origin"), Some("http://localhost:3000"))).await, StatusCode::SEE_OTHER);
     assert_eq!(status(prefs(None, Some("http://localhost:3000"))).await, StatusCode::SEE_OTHER);
+    // The review's finding: the same host and port in another scheme is another origin.
+    assert_eq!(
+        status(prefs(None, Some("https://localhost:3000"))).await,
+        StatusCode::FORBIDDEN,
+        "https is not Sundial's"
+    );
+    assert_eq!(status(prefs(None, Some("ftp://localhost:3000"))).await, StatusCode::FORBIDDEN);
     assert_eq!(status(prefs(None, None)).await, StatusCode::SEE_OTHER, "not a browser (curl): nothing to forge");
     let ack = send(state.clone(), {
         let mut r = post("/triage/ack", "key=k&episode_ms=0&note=n&back=%2F");

@@ -642,17 +642,33 @@ fn alerts(f: &mut Findings, open: &[server::alerts::decide::Open], judged: &std:
         let (messages, _) = decide::decide(std::slice::from_ref(o), judged, &SentState::new(), &settings, t(NOW));
         assert_eq!(messages.len(), 1, "{o:?}");
         let m = &messages[0];
-        f.alerts += 2;
+        f.alerts += 4;
+        // Every format's every text: no control character but a line break, no direction mark
+        // (a job named with ESC or a right-to-left override reads as written, as in the log).
+        for format in
+            [payload::Format::Json, payload::Format::Slack, payload::Format::Teams, payload::Format::PagerDuty]
+        {
+            let (subject, body) = payload::render(m, format, PUBLIC_URL);
+            let v: Value = serde_json::from_str(&body).unwrap_or_else(|e| panic!("not JSON ({e}): {}", cut(&body)));
+            let mut texts = vec![subject];
+            strings(&v, &mut texts);
+            for text in &texts {
+                let raw = text.chars().find(|&c| (c.is_control() && c != '\n') || server::logging::is_invisible(c));
+                f.check(raw.is_none(), || format!("{format:?} carries {raw:?} raw: {}", cut(text)));
+            }
+        }
+        // The job's name as alerts show it: its controls and direction marks escaped.
+        let shown_job = o.job.as_deref().map(|j| server::logging::visible(j, false));
         let (subject, body) = payload::render(m, payload::Format::Json, PUBLIC_URL);
         let v: Value =
             serde_json::from_str(&body).unwrap_or_else(|e| panic!("the JSON alert is not JSON ({e}): {}", cut(&body)));
-        f.check(v["problems"][0]["job"].as_str() == o.job.as_deref(), || {
-            format!("the JSON alert's job is not {:?}: {}", o.job, cut(&body))
+        f.check(v["problems"][0]["job"].as_str() == shown_job.as_deref(), || {
+            format!("the JSON alert's job is not {:?}: {}", shown_job, cut(&body))
         });
         f.check(v["subject"].as_str() == Some(subject.as_str()), || {
             format!("the JSON alert's subject: {}", cut(&body))
         });
-        if let Some(job) = &o.job {
+        if let Some(job) = &shown_job {
             f.check(subject.contains(job.as_str()), || {
                 format!("the subject {:?} lacks the job {job:?}", cut(&subject))
             });
@@ -676,7 +692,7 @@ fn alerts(f: &mut Findings, open: &[server::alerts::decide::Open], judged: &std:
                 Err(e) => f.add(format!("a Slack alert's mrkdwn {e}: {}", cut(text))),
             }
         }
-        if let Some(job) = &o.job {
+        if let Some(job) = &shown_job {
             f.check(shown.contains(job.as_str()), || format!("the Slack alert does not show {job:?}: {}", cut(&shown)));
         }
     }

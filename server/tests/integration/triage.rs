@@ -115,6 +115,18 @@ async fn an_acknowledgement_is_shown_with_its_note_survives_a_restart_and_bad_fo
         post_ack(&state, &format!("key=unreachable%7CGONE&episode_ms={episode}&note=x&silence=5y&back=/triage")).await;
     assert_eq!(status, StatusCode::SEE_OTHER);
     assert_eq!(to, "/triage?ack_error=silence");
+    // The note the form requires, and who, bounded: refused when empty or too long, saying so.
+    for (form, code) in [
+        (format!("key=unreachable%7CGONE&episode_ms={episode}&note=&back=/triage"), "missing-note"),
+        (format!("key=unreachable%7CGONE&episode_ms={episode}&note=+++&back=/triage"), "missing-note"),
+        (format!("key=unreachable%7CGONE&episode_ms={episode}&note={}&back=/triage", "n".repeat(501)), "long-note"),
+        (format!("key=unreachable%7CGONE&episode_ms={episode}&note=x&by={}&back=/triage", "b".repeat(81)), "long-by"),
+    ] {
+        let (_, to) = post_ack(&state, &form).await;
+        assert_eq!(to, format!("/triage?ack_error={code}"), "{}", &form[..60]);
+    }
+    let page = get(&state, "/triage?ack_error=missing-note").await.1;
+    assert!(page.contains("Nothing was acknowledged. The note is required."), "the page says which field");
     let (_, to) = post_ack(&state, "key=missed%7CGONE%7Cx&episode_ms=1&note=x&back=/triage").await;
     assert_eq!(to, "/triage?ack_error=resolved");
     let page = get(&state, &to).await.1;

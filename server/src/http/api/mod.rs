@@ -34,6 +34,7 @@ pub fn routes() -> Router<AppState> {
         .route("/api/instances/{instance}/jobs/{job}/timeline", get(timeline))
         .route("/api/log", get(log))
         .route("/api/triage", get(triage::triage))
+        .route("/api/maintenance", get(triage::maintenance))
 }
 
 #[derive(OpenApi)]
@@ -42,7 +43,7 @@ pub fn routes() -> Router<AppState> {
         title = "Sundial",
         description = "When database jobs should have run, when they did, and what went wrong in between."
     ),
-    paths(instances, jobs, timeline, log, triage::triage),
+    paths(instances, jobs, timeline, log, triage::triage, triage::maintenance),
     components(schemas(
         wire::ErrorBody,
         wire::Instances,
@@ -67,6 +68,7 @@ pub fn routes() -> Router<AppState> {
         triage::Acknowledged,
         triage::Held,
         triage::MaintenanceWindow,
+        triage::Maintenance,
     ))
 )]
 pub struct ApiDoc;

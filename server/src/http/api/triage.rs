@@ -26,7 +26,7 @@ pub struct Triage {
 /// One occurrence of a maintenance window.
 #[derive(Serialize, ToSchema)]
 pub struct MaintenanceWindow {
-    /// `file:<name>` for the fleet file's, `added:<µs>` for one added from the triage page.
+    /// `file:<name>` for the fleet file's, `added:<ms>-<random>` for one added from the triage page.
     pub id: String,
     pub name: String,
     pub reason: String,
@@ -38,14 +38,66 @@ pub struct MaintenanceWindow {
     pub start: Option<DateTime<FixedOffset>>,
     #[schema(value_type = String, format = DateTime)]
     pub end: Option<DateTime<FixedOffset>>,
-    /// `open`, `planned`, `ended` (early, by someone: `ended_by`, `ended_why`) or `past` (it
-    /// ran its course).
+    /// `open`, `planned`, `ended` (early, by someone: `ended_by`, `ended_why`), `cancelled`
+    /// (ended before it began: only `GET /api/maintenance` lists those) or `past` (it ran its
+    /// course).
     pub state: String,
     /// Who added it from the triage page (absent: the fleet file).
     pub added_by: Option<String>,
     /// Who ended it early, and why.
     pub ended_by: Option<String>,
     pub ended_why: Option<String>,
+    /// When it was added from the triage page, and when it was ended early.
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub added_at: Option<DateTime<FixedOffset>>,
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub ended_at: Option<DateTime<FixedOffset>>,
+    /// The fleet file's line that declares it (absent: added from the triage page).
+    pub line: Option<usize>,
+    /// What it changed: due runs not made inside it, counted as maintenance (not missed), over
+    /// the 30 days Sundial reads. Only `GET /api/maintenance` counts them.
+    pub maintenance_runs: Option<usize>,
+}
+
+/// `GET /api/maintenance`.
+#[derive(Serialize, ToSchema)]
+pub struct Maintenance {
+    /// Every window that changes what a page or the API can show: the fleet file's occurrences
+    /// over the last 30 days and the next 7, every window added from the triage page
+    /// (whenever it was); open first, then planned, then the rest newest first.
+    pub windows: Vec<MaintenanceWindow>,
+    /// The due runs they made maintenance, in all.
+    pub maintenance_runs: usize,
+}
+
+/// A window as the JSON API answers it.
+pub fn window(w: app::api::triage::WindowRow) -> MaintenanceWindow {
+    MaintenanceWindow {
+        start: at(&w.start),
+        end: at(&w.end),
+        added_at: w.added.as_ref().and_then(|a| at(&a.1)),
+        added_by: w.added.map(|a| a.0),
+        ended_at: w.ended.as_ref().and_then(|e| at(&e.1)),
+        ended_by: w.ended.as_ref().map(|e| e.0.clone()),
+        ended_why: w.ended.map(|e| e.2),
+        id: w.id,
+        name: w.name,
+        reason: w.reason,
+        scope: w.scope,
+        recurs: w.recurs,
+        state: w.state,
+        line: w.line,
+        maintenance_runs: w.runs,
+    }
+}
+
+/// Every maintenance window that changes what a page or the API can show, with who added or
+/// ended it, when, why, and the due runs it made maintenance.
+#[utoipa::path(get, path = "/api/maintenance", responses((status = 200, body = Maintenance)))]
+pub async fn maintenance(State(state): State<AppState>) -> Json<Maintenance> {
+    let data = state.backend.maintenance_history().await;
+    let maintenance_runs = data.windows.iter().filter_map(|w| w.runs).sum();
+    Json(Maintenance { windows: data.windows.into_iter().map(window).collect(), maintenance_runs })
 }
 
 /// One thing wrong now.
@@ -133,23 +185,6 @@ pub async fn triage(State(state): State<AppState>) -> Json<Triage> {
         instances: data.instances,
         judged_instances: data.judged,
         judged_jobs: data.jobs,
-        maintenance: data
-            .maintenance
-            .windows
-            .into_iter()
-            .map(|w| MaintenanceWindow {
-                start: at(&w.start),
-                end: at(&w.end),
-                added_by: w.added.map(|a| a.0),
-                ended_by: w.ended.as_ref().map(|e| e.0.clone()),
-                ended_why: w.ended.map(|e| e.2),
-                id: w.id,
-                name: w.name,
-                reason: w.reason,
-                scope: w.scope,
-                recurs: w.recurs,
-                state: w.state,
-            })
-            .collect(),
+        maintenance: data.maintenance.windows.into_iter().map(window).collect(),
     })
 }

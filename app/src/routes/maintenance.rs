@@ -1,0 +1,60 @@
+//! Maintenance (`/maintenance`): every window that changes what a page or the API can show,
+//! open first, then to come, then the rest newest first: the fleet file's over the days
+//! Sundial reads (and the week ahead), and every one added from the triage page, whenever it
+//! was. Each says who declared or added it, when and why, who ended it early and why, and what
+//! it changed: the due runs not made inside it that count as maintenance, not missed. An admin
+//! ends or cancels one here as on the triage page (whose section lists only the last day to
+//! the next week, and adds windows).
+use crate::api;
+use crate::components::{ErrorPanel, Header};
+use crate::routes::triage::window_row;
+use leptos::prelude::*;
+use leptos_meta::Title;
+use leptos_router::hooks::use_query_map;
+
+#[component]
+pub fn MaintenancePage() -> impl IntoView {
+    let query = use_query_map();
+    let data = Resource::new(|| (), |_| api::maintenance());
+    let maint_error = query
+        .with_untracked(|q| q.get("maint_error").filter(|e| !e.is_empty()))
+        .map(|c| api::triage::maintenance_error_text(&c));
+    let admin = api::may_acknowledge();
+    view! {
+        <Title text="Maintenance · Sundial"/>
+        <Header/>
+        <div class="page">
+            <h1>"Maintenance windows"</h1>
+            {maint_error.map(|e| view! { <p class="error-message" role="alert" data-testid="maint-error">{e}</p> })}
+            <p class="muted">
+                "Every window that changes what Sundial shows: the fleet file's over the last 30 days and the next 7, and every window ever added from "
+                <a href="/triage">"the triage page"</a>
+                " (where windows are added). Inside a window, a due run that did not happen counts as maintenance, not missed. "
+                <a href="/api/maintenance">"JSON"</a>
+            </p>
+            <Transition fallback=|| view! { <p class="loading">"Reading the windows…"</p> }>
+                {move || Suspend::new(async move {
+                    match data.await {
+                        Ok(d) if d.windows.is_empty() => {
+                            view! { <p class="empty" data-testid="maint-empty">"No maintenance window changes anything Sundial shows."</p> }.into_any()
+                        }
+                        Ok(d) => {
+                            let changed: usize = d.windows.iter().filter_map(|w| w.runs).sum();
+                            let rows = d.windows.into_iter().map(|w| window_row(w, admin, "/maintenance")).collect_view();
+                            view! {
+                                <section class="maintenance" data-testid="maintenance">
+                                    <p class="summary" data-testid="maint-summary">
+                                        {format!("{changed} due runs counted as maintenance over the last 30 days")}
+                                    </p>
+                                    <ol class="windows" data-testid="windows">{rows}</ol>
+                                </section>
+                            }
+                                .into_any()
+                        }
+                        Err(e) => view! { <ErrorPanel err=e/> }.into_any(),
+                    }
+                })}
+            </Transition>
+        </div>
+    }
+}

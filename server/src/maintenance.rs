@@ -445,44 +445,44 @@ impl Book {
     /// window is the fleet file's to declare.
     pub async fn add(&self, form: &MaintenanceForm, by: &str, now: DateTime<Utc>) -> Result<(), ApiError> {
         let now = exact(now);
-        let name = take(Field::Name, &form.name, true).map_err(ApiError::Refused)?;
-        let reason = take(Field::Reason, &form.reason, true).map_err(ApiError::Refused)?;
-        let by = app::api::forms::who(by).map_err(ApiError::Refused)?;
-        let zone = match take(Field::Zone, &form.time_zone, false).map_err(ApiError::Refused)?.as_str() {
+        let name = take(Field::Name, &form.name, true).map_err(ApiError::from)?;
+        let reason = take(Field::Reason, &form.reason, true).map_err(ApiError::from)?;
+        let by = app::api::forms::who(by).map_err(ApiError::from)?;
+        let zone = match take(Field::Zone, &form.time_zone, false).map_err(ApiError::from)?.as_str() {
             "" => Zone::UTC,
-            z => Zone::from_name(z).ok_or(ApiError::Refused(Refusal::BadZone))?,
+            z => Zone::from_name(z).ok_or(ApiError::from(Refusal::BadZone))?,
         };
-        let typed = match take(Field::Start, &form.start, false).map_err(ApiError::Refused)?.as_str() {
+        let typed = match take(Field::Start, &form.start, false).map_err(ApiError::from)?.as_str() {
             "" => now,
-            s => exact(crate::config::instant_in(s, zone).ok_or(ApiError::Refused(Refusal::BadStart))?),
+            s => exact(crate::config::instant_in(s, zone).ok_or(ApiError::from(Refusal::BadStart))?),
         };
         if typed < now - TimeDelta::minutes(START_TOLERANCE_MINUTES) {
-            return Err(ApiError::Refused(Refusal::PastStart));
+            return Err(ApiError::from(Refusal::PastStart));
         }
         if typed > now + TimeDelta::days(START_HORIZON_DAYS) {
-            return Err(ApiError::Refused(Refusal::FarStart));
+            return Err(ApiError::from(Refusal::FarStart));
         }
         let length = WINDOW_LENGTHS
             .iter()
             .find(|(v, _)| *v == form.duration.trim())
             .and_then(|(v, _)| humantime::parse_duration(v).ok())
             .and_then(|l| TimeDelta::from_std(l).ok())
-            .ok_or(ApiError::Refused(Refusal::BadLength))?;
+            .ok_or(ApiError::from(Refusal::BadLength))?;
         // A start a little before now: from now to the end the form said.
         let (start, end) = (typed.max(now), typed + length);
-        let instance = take(Field::Instance, &form.instance, false).map_err(ApiError::Refused)?;
+        let instance = take(Field::Instance, &form.instance, false).map_err(ApiError::from)?;
         if !instance.is_empty() && !self.tags.contains_key(&instance) {
-            return Err(ApiError::Refused(Refusal::BadInstance));
+            return Err(ApiError::from(Refusal::BadInstance));
         }
         let jobs: Vec<String> = take(Field::Jobs, &form.jobs, false)
-            .map_err(ApiError::Refused)?
+            .map_err(ApiError::from)?
             .split(',')
             .map(str::trim)
             .filter(|j| !j.is_empty())
             .map(str::to_owned)
             .collect();
         if jobs.len() > MAX_JOBS {
-            return Err(ApiError::Refused(Refusal::TooManyJobs));
+            return Err(ApiError::from(Refusal::TooManyJobs));
         }
         let scope = MaintenanceScope {
             instances: if instance.is_empty() { Vec::new() } else { vec![instance] },
@@ -532,8 +532,8 @@ impl Book {
     /// End an open occurrence now (or cancel one to come), by `by`, saying why.
     pub async fn end(&self, form: &MaintenanceEndForm, by: &str, now: DateTime<Utc>) -> Result<(), ApiError> {
         let now = exact(now);
-        let why = take(Field::Why, &form.why, true).map_err(ApiError::Refused)?;
-        let by = app::api::forms::who(by).map_err(ApiError::Refused)?;
+        let why = take(Field::Why, &form.why, true).map_err(ApiError::from)?;
+        let by = app::api::forms::who(by).map_err(ApiError::from)?;
         let start = from_ms(form.start_ms);
         let ended = self.state.lock().unwrap_or_else(|e| e.into_inner()).ended.clone();
         let entry = self.entries().into_iter().find(|e| e.id == form.id);

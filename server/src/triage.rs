@@ -32,7 +32,7 @@ pub struct Judged {
 /// Who a form says did it (an admin's name, or what the reader typed): at most 80 characters
 /// (more is refused), "someone" when empty.
 pub fn who(by: &str) -> Result<String, ApiError> {
-    app::api::forms::who(by).map_err(ApiError::Refused)
+    app::api::forms::who(by).map_err(ApiError::from)
 }
 
 /// Whether `ack` is of this episode of the problem and still holds (not lapsed).
@@ -327,7 +327,7 @@ impl Keeper {
         use app::api::forms::{Field, take};
         let silence = silence_secs(&form.silence).map_err(ApiError::BadRequest)?;
         // The note is required and bounded, as the form says; who too.
-        let note = take(Field::Note, &form.note, true).map_err(ApiError::Refused)?;
+        let note = take(Field::Note, &form.note, true).map_err(ApiError::from)?;
         let by = who(&form.by)?;
         let Some(j) = judged.iter().find(|j| j.problem.key() == form.key && ms(j.first_seen) == form.episode_ms) else {
             return Err(ApiError::NotFound { what: "open problem (it may have resolved meanwhile)".into() });

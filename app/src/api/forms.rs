@@ -183,6 +183,12 @@ impl Refusal {
     }
 }
 
+impl From<Refusal> for super::ApiError {
+    fn from(r: Refusal) -> Self {
+        super::ApiError::Refused { code: r.code(), message: r.text() }
+    }
+}
+
 fn capital(s: &str) -> String {
     let mut c = s.chars();
     c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default()

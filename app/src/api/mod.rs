@@ -73,17 +73,18 @@ pub enum ApiError {
     /// The request did not reach the server, or its answer could not be read.
     #[error("{0}")]
     Transport(String),
-    /// A form was refused: which field and why ([`forms::Refusal`]; its code goes back to the
-    /// page, which says it in Sundial's words).
-    #[error("{}", .0.text())]
-    Refused(forms::Refusal),
+    /// A form was refused: which field and why (a [`forms::Refusal`]'s code, which goes back
+    /// to the page, and its sentence). Plain strings: the browser's bundle never decodes the
+    /// refusal, it only carries it.
+    #[error("{message}")]
+    Refused { code: String, message: String },
 }
 
 impl ApiError {
     /// The HTTP status this error is answered with.
     pub fn status(&self) -> u16 {
         match self {
-            ApiError::BadRequest(_) | ApiError::Refused(_) => 400,
+            ApiError::BadRequest(_) | ApiError::Refused { .. } => 400,
             ApiError::NotFound { .. } => 404,
             ApiError::Unavailable { .. } => 503,
             ApiError::Transport(_) => 502,

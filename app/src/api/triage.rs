@@ -146,7 +146,7 @@ pub fn maintenance_error_text(code: &str) -> String {
 /// The code a failed maintenance form goes back with (see [`maintenance_error_text`]).
 pub fn maintenance_error_code(e: &super::ApiError) -> String {
     match e {
-        super::ApiError::Refused(r) => r.code(),
+        super::ApiError::Refused { code, .. } => code.clone(),
         super::ApiError::NotFound { .. } => "gone".to_owned(),
         _ => "store".to_owned(),
     }
@@ -282,7 +282,7 @@ pub fn problems_of(t: &TriageData, instance: &str, job_id: &str) -> Vec<ProblemR
 pub fn ack_error_code(e: &super::ApiError) -> String {
     match e {
         super::ApiError::NotFound { .. } => "resolved".to_owned(),
-        super::ApiError::Refused(r) => r.code(),
+        super::ApiError::Refused { code, .. } => code.clone(),
         super::ApiError::BadRequest(_) => "silence".to_owned(),
         _ => "store".to_owned(),
     }

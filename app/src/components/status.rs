@@ -20,7 +20,7 @@ pub fn set_status(code: u16) {
 pub fn ErrorPanel(err: ApiError, #[prop(optional, into)] base: Option<String>) -> impl IntoView {
     set_status(err.status());
     let (title, hint) = match &err {
-        ApiError::BadRequest(_) | ApiError::Refused(_) => ("Bad request", None),
+        ApiError::BadRequest(_) | ApiError::Refused { .. } => ("Bad request", None),
         ApiError::NotFound { .. } => ("Not found", None),
         ApiError::Unavailable { .. } => (
             "Source unavailable",

@@ -69,7 +69,7 @@ impl From<ApiError> for Error {
                 Error::SourceUnavailable { instance, reason, last_good }
             }
             ApiError::Transport(_) => Error::Internal,
-            ApiError::Refused(r) => Error::BadRequest { what: r.text() },
+            ApiError::Refused { message, .. } => Error::BadRequest { what: message },
         }
     }
 }

@@ -49,6 +49,170 @@ pub enum ProblemKind {
     Stale,
 }
 
+/// Everything Sundial says of one kind of problem, in one place ([`KINDS`]): the JSON API's
+/// word, the words of the triage page and of alerts, its severity, its icon, and what a job
+/// with it shows in the jobs list. Every view, the CSS classes (`kind-<key>`, `sev-<severity>`,
+/// `state-<job_key>`) and the alerts read it; none keeps a list of its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KindInfo {
+    pub kind: ProblemKind,
+    /// The word of the JSON API, of URLs and of CSS classes.
+    pub key: &'static str,
+    /// A few words for people (the triage row, an alert).
+    pub label: &'static str,
+    /// The word in an alert's subject.
+    pub subject: &'static str,
+    pub severity: ProblemSeverity,
+    /// Its icon beside its word (never color alone), drawn by the DejaVu fonts.
+    pub icon: &'static str,
+    /// A job with this problem, in the jobs list: its state's key (`data-state`, the filter)
+    /// and words (the badge).
+    pub job_key: &'static str,
+    pub job_label: &'static str,
+    /// Where a job with this problem sorts in the jobs list, worst first: the scheduler's
+    /// own problems, then the runs missed or failed, then the warnings.
+    pub job_rank: u8,
+    /// What its count counts, one and many (`run missed`, `runs missed`: an alert's words);
+    /// `None`: it counts nothing worth saying.
+    pub counts: Option<(&'static str, &'static str)>,
+    /// The triage row's words beside a count above one (`3 missed in a row`).
+    pub row_count: &'static str,
+}
+
+/// Every kind of problem (see [`KindInfo`]), in [`ProblemKind`]'s order.
+pub const KINDS: [KindInfo; 10] = [
+    KindInfo {
+        kind: ProblemKind::Unreachable,
+        key: "unreachable",
+        label: "unreachable",
+        subject: "DOWN",
+        severity: ProblemSeverity::Critical,
+        icon: "⊘",
+        job_key: "unreachable",
+        job_label: "Unreachable",
+        job_rank: 0,
+        counts: None,
+        row_count: "in a row",
+    },
+    KindInfo {
+        kind: ProblemKind::SchedulerStopped,
+        key: "scheduler_stopped",
+        label: "scheduler stopped",
+        subject: "DOWN",
+        severity: ProblemSeverity::Critical,
+        icon: "■",
+        job_key: "scheduler_stopped",
+        job_label: "Scheduler stopped",
+        job_rank: 1,
+        counts: None,
+        row_count: "in a row",
+    },
+    KindInfo {
+        kind: ProblemKind::Zombie,
+        key: "zombie",
+        label: "zombie scheduler",
+        subject: "ZOMBIE",
+        severity: ProblemSeverity::Critical,
+        icon: "☠",
+        job_key: "zombie",
+        job_label: "Zombie scheduler",
+        job_rank: 2,
+        counts: Some(("job starved", "jobs starved")),
+        row_count: "jobs starved",
+    },
+    KindInfo {
+        kind: ProblemKind::Missed,
+        key: "missed",
+        label: "missed",
+        subject: "MISSED",
+        severity: ProblemSeverity::Error,
+        icon: "✕",
+        job_key: "missed",
+        job_label: "Missed",
+        job_rank: 3,
+        counts: Some(("run missed", "runs missed")),
+        row_count: "missed in a row",
+    },
+    KindInfo {
+        kind: ProblemKind::Failed,
+        key: "failed",
+        label: "failed",
+        subject: "FAILED",
+        severity: ProblemSeverity::Error,
+        icon: "✖",
+        job_key: "failing",
+        job_label: "Failing",
+        job_rank: 4,
+        counts: Some(("failure in a row", "failures in a row")),
+        row_count: "in a row",
+    },
+    KindInfo {
+        kind: ProblemKind::RunningLong,
+        key: "running_long",
+        label: "running long",
+        subject: "LATE",
+        severity: ProblemSeverity::Warning,
+        icon: "⟳",
+        job_key: "running_long",
+        job_label: "Running long",
+        job_rank: 6,
+        counts: None,
+        row_count: "in a row",
+    },
+    KindInfo {
+        kind: ProblemKind::TooShort,
+        key: "too_short",
+        label: "too short",
+        subject: "SHORT",
+        severity: ProblemSeverity::Info,
+        icon: "⇤",
+        job_key: "too_short",
+        job_label: "Too short",
+        job_rank: 9,
+        counts: None,
+        row_count: "in a row",
+    },
+    KindInfo {
+        kind: ProblemKind::NoSuccess,
+        key: "no_success",
+        label: "no success",
+        subject: "FAILED",
+        severity: ProblemSeverity::Error,
+        icon: "⚠",
+        job_key: "no_success",
+        job_label: "No success",
+        job_rank: 5,
+        counts: Some(("failure in a row", "failures in a row")),
+        row_count: "in a row",
+    },
+    KindInfo {
+        kind: ProblemKind::NextRunDisagrees,
+        key: "next_run_disagrees",
+        label: "next run disagrees",
+        subject: "LATE",
+        severity: ProblemSeverity::Warning,
+        icon: "⇄",
+        job_key: "next_run_disagrees",
+        job_label: "Next run disagrees",
+        job_rank: 7,
+        counts: None,
+        row_count: "in a row",
+    },
+    KindInfo {
+        kind: ProblemKind::Stale,
+        key: "stale",
+        label: "data stale",
+        subject: "DOWN",
+        severity: ProblemSeverity::Warning,
+        icon: "…",
+        job_key: "stale",
+        job_label: "Data stale",
+        job_rank: 8,
+        counts: None,
+        row_count: "in a row",
+    },
+];
+
 impl ProblemKind {
     pub const ALL: [ProblemKind; 10] = [
         ProblemKind::Unreachable,
@@ -63,57 +227,38 @@ impl ProblemKind {
         ProblemKind::Stale,
     ];
 
+    /// All Sundial says of it ([`KINDS`]).
+    pub fn info(self) -> &'static KindInfo {
+        &KINDS[self as usize]
+    }
+
+    /// The kind a key names (the JSON API's word).
+    pub fn from_key(key: &str) -> Option<ProblemKind> {
+        KINDS.iter().find(|k| k.key == key).map(|k| k.kind)
+    }
+
     /// The word of the JSON API and of URLs.
     pub fn key(self) -> &'static str {
-        match self {
-            ProblemKind::Unreachable => "unreachable",
-            ProblemKind::SchedulerStopped => "scheduler_stopped",
-            ProblemKind::Zombie => "zombie",
-            ProblemKind::Missed => "missed",
-            ProblemKind::Failed => "failed",
-            ProblemKind::RunningLong => "running_long",
-            ProblemKind::TooShort => "too_short",
-            ProblemKind::NoSuccess => "no_success",
-            ProblemKind::NextRunDisagrees => "next_run_disagrees",
-            ProblemKind::Stale => "stale",
-        }
+        self.info().key
     }
 
     /// A few words for people (the triage row, an alert).
     pub fn label(self) -> &'static str {
-        match self {
-            ProblemKind::Unreachable => "unreachable",
-            ProblemKind::SchedulerStopped => "scheduler stopped",
-            ProblemKind::Zombie => "zombie scheduler",
-            ProblemKind::Missed => "missed",
-            ProblemKind::Failed => "failed",
-            ProblemKind::RunningLong => "running long",
-            ProblemKind::TooShort => "too short",
-            ProblemKind::NoSuccess => "no success",
-            ProblemKind::NextRunDisagrees => "next run disagrees",
-            ProblemKind::Stale => "data stale",
-        }
+        self.info().label
     }
 
     /// The word in an alert's subject.
     pub fn subject(self) -> &'static str {
-        match self {
-            ProblemKind::Unreachable | ProblemKind::SchedulerStopped | ProblemKind::Stale => "DOWN",
-            ProblemKind::Zombie => "ZOMBIE",
-            ProblemKind::Missed => "MISSED",
-            ProblemKind::Failed | ProblemKind::NoSuccess => "FAILED",
-            ProblemKind::RunningLong | ProblemKind::NextRunDisagrees => "LATE",
-            ProblemKind::TooShort => "SHORT",
-        }
+        self.info().subject
     }
 
     pub fn severity(self) -> ProblemSeverity {
-        match self {
-            ProblemKind::Unreachable | ProblemKind::SchedulerStopped | ProblemKind::Zombie => ProblemSeverity::Critical,
-            ProblemKind::Missed | ProblemKind::Failed | ProblemKind::NoSuccess => ProblemSeverity::Error,
-            ProblemKind::RunningLong | ProblemKind::NextRunDisagrees | ProblemKind::Stale => ProblemSeverity::Warning,
-            ProblemKind::TooShort => ProblemSeverity::Info,
-        }
+        self.info().severity
+    }
+
+    /// Its icon, beside its word.
+    pub fn icon(self) -> &'static str {
+        self.info().icon
     }
 }
 
@@ -128,6 +273,20 @@ pub enum ProblemSeverity {
 }
 
 impl ProblemSeverity {
+    /// Every severity, worst first.
+    pub const ALL: [ProblemSeverity; 4] =
+        [ProblemSeverity::Critical, ProblemSeverity::Error, ProblemSeverity::Warning, ProblemSeverity::Info];
+
+    /// Its mark beside a problem's icon (filled for the worst).
+    pub fn mark(self) -> &'static str {
+        match self {
+            ProblemSeverity::Critical => "⬤",
+            ProblemSeverity::Error => "●",
+            ProblemSeverity::Warning => "◐",
+            ProblemSeverity::Info => "○",
+        }
+    }
+
     pub fn key(self) -> &'static str {
         match self {
             ProblemSeverity::Critical => "critical",
@@ -649,4 +808,44 @@ pub fn rank_by<T>(items: &mut [T], key: impl Fn(&T) -> (&Problem, DateTime<Utc>)
         let (pb, sb) = key(b);
         (pa.severity, sa, &pa.instance, &pa.job, pa.kind).cmp(&(pb.severity, sb, &pb.instance, &pb.job, pb.kind))
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_kind_is_described_once_in_its_own_place() {
+        for (n, k) in ProblemKind::ALL.into_iter().enumerate() {
+            assert_eq!(KINDS[n].kind, k, "KINDS follows ProblemKind's order");
+            assert_eq!(ProblemKind::from_key(k.key()), Some(k));
+            assert_eq!(serde_json::to_value(k).unwrap(), serde_json::Value::from(k.key()), "the API's word is the key");
+        }
+        let mut ranks: Vec<u8> = KINDS.iter().map(|k| k.job_rank).collect();
+        ranks.sort();
+        assert_eq!(ranks, (0..10).collect::<Vec<u8>>(), "each kind its own rank in the jobs list");
+        let mut keys: Vec<&str> = KINDS.iter().map(|k| k.job_key).collect();
+        keys.dedup();
+        assert_eq!(keys.len(), 10);
+    }
+
+    /// The module docs' table of kinds says what [`KINDS`] says: each kind once, its severity.
+    #[test]
+    fn the_docs_table_of_kinds_is_kinds() {
+        let rows: Vec<(String, String)> = include_str!("triage.rs")
+            .lines()
+            .filter_map(|l| l.strip_prefix("//! | `"))
+            .map(|l| {
+                let mut cells = l.split('|').map(str::trim);
+                let key = cells.next().unwrap_or("").trim_end_matches('`').to_owned();
+                (key, cells.next().unwrap_or("").to_owned())
+            })
+            .collect();
+        let kinds: Vec<(String, String)> =
+            KINDS.iter().map(|k| (k.key.to_owned(), k.severity.key().to_owned())).collect();
+        let (mut rows, mut kinds) = (rows, kinds);
+        rows.sort();
+        kinds.sort();
+        assert_eq!(rows, kinds);
+    }
 }

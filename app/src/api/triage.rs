@@ -319,23 +319,6 @@ pub fn silence_secs(raw: &str) -> Result<Option<i64>, String> {
     }
 }
 
-/// An icon per kind, beside its word (never color alone); each one drawn by the DejaVu fonts
-/// a bare Debian has, so none shows as an empty box.
-pub fn kind_icon(kind: ProblemKind) -> &'static str {
-    match kind {
-        ProblemKind::Unreachable => "⊘",
-        ProblemKind::SchedulerStopped => "■",
-        ProblemKind::Zombie => "☠",
-        ProblemKind::Missed => "✕",
-        ProblemKind::Failed => "✖",
-        ProblemKind::NoSuccess => "⚠",
-        ProblemKind::RunningLong => "⟳",
-        ProblemKind::TooShort => "⇤",
-        ProblemKind::NextRunDisagrees => "⇄",
-        ProblemKind::Stale => "…",
-    }
-}
-
 #[cfg(feature = "ssr")]
 pub use build::*;
 

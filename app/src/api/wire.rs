@@ -880,30 +880,12 @@ pub struct JobRow {
 
 /// Where a job stands now: the worst of its open problems (its own, or its instance's — a
 /// stopped or zombie scheduler, an unreachable or stale instance stop every job) as the fleet's
-/// one judgment (triage) says; with no problem, what its runs say.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+/// one judgment (triage) says; with no problem, what its runs say. A problem's key, words and
+/// rank are its kind's ([`crate::engine::triage::KindInfo`]); ordered worst first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum JobState {
-    /// The instance could not be read: nothing is known of its jobs now.
-    Unreachable,
-    /// The scheduler is off (MySQL's `event_scheduler`, a stopped worker): nothing runs.
-    SchedulerStopped,
-    /// The scheduler is up and starts nothing while runs are due.
-    Zombie,
-    /// Its latest due runs were missed.
-    Missed,
-    /// Its last finished run failed (`streak` says how many in a row).
-    Failing,
-    /// Failures only, for days.
-    NoSuccess,
-    /// A run is going past its usual time.
-    RunningLong,
-    /// The scheduler's own next run is not Sundial's.
-    NextRunDisagrees,
-    /// The last good read is old: what is shown may have changed.
-    Stale,
-    /// Its last run succeeded far faster than usual.
-    TooShort,
+    /// An open problem of the job or its instance (the worst of them).
+    Problem(ProblemKind),
     /// No problem now; a run failed in the window, the last run succeeded.
     Recovered,
     /// No problem now; a run is going.
@@ -916,73 +898,108 @@ pub enum JobState {
     Disabled,
 }
 
+use crate::engine::triage::ProblemKind;
+
+/// The states without a problem, after every problem's rank, with their key, words and the
+/// name they are sent under.
+const QUIET: [(JobState, &str, &str, &str); 5] = [
+    (JobState::Recovered, "recovered", "Recovered", "recovered"),
+    (JobState::Running, "running", "Running", "running"),
+    (JobState::Ok, "ok", "OK", "ok"),
+    (JobState::NoRun, "norun", "No run", "no_run"),
+    (JobState::Disabled, "disabled", "Disabled", "disabled"),
+];
+
 impl JobState {
+    fn quiet(self) -> Option<&'static (JobState, &'static str, &'static str, &'static str)> {
+        QUIET.iter().find(|q| q.0 == self)
+    }
+
     /// CSS class suffix, `data-state` and filter value.
     pub fn key(self) -> &'static str {
         match self {
-            JobState::Unreachable => "unreachable",
-            JobState::SchedulerStopped => "scheduler_stopped",
-            JobState::Zombie => "zombie",
-            JobState::Missed => "missed",
-            JobState::Failing => "failing",
-            JobState::NoSuccess => "no_success",
-            JobState::RunningLong => "running_long",
-            JobState::NextRunDisagrees => "next_run_disagrees",
-            JobState::Stale => "stale",
-            JobState::TooShort => "too_short",
-            JobState::Recovered => "recovered",
-            JobState::Running => "running",
-            JobState::Ok => "ok",
-            JobState::NoRun => "norun",
-            JobState::Disabled => "disabled",
+            JobState::Problem(k) => k.info().job_key,
+            s => s.quiet().map_or("", |q| q.1),
         }
     }
+
     pub fn label(self) -> &'static str {
         match self {
-            JobState::Unreachable => "Unreachable",
-            JobState::SchedulerStopped => "Scheduler stopped",
-            JobState::Zombie => "Zombie scheduler",
-            JobState::Missed => "Missed",
-            JobState::Failing => "Failing",
-            JobState::NoSuccess => "No success",
-            JobState::RunningLong => "Running long",
-            JobState::NextRunDisagrees => "Next run disagrees",
-            JobState::Stale => "Data stale",
-            JobState::TooShort => "Too short",
-            JobState::Recovered => "Recovered",
-            JobState::Running => "Running",
-            JobState::Ok => "OK",
-            JobState::NoRun => "No run",
-            JobState::Disabled => "Disabled",
+            JobState::Problem(k) => k.info().job_label,
+            s => s.quiet().map_or("", |q| q.2),
+        }
+    }
+
+    /// Its badge's CSS classes: `state state-<key>`, and a problem's severity
+    /// (`state-sev-critical`…), which the stylesheet colors by.
+    pub fn classes(self) -> String {
+        match self {
+            JobState::Problem(k) => format!("state state-{} state-sev-{}", self.key(), k.severity().key()),
+            _ => format!("state state-{}", self.key()),
+        }
+    }
+
+    /// Where it sorts, worst first: a problem by its kind's rank, then the quiet states.
+    pub fn rank(self) -> u8 {
+        match self {
+            JobState::Problem(k) => k.info().job_rank,
+            s => 10 + QUIET.iter().position(|q| q.0 == s).unwrap_or(0) as u8,
         }
     }
 
     /// The state a problem of this kind puts a job in.
-    pub fn of_problem(kind: crate::engine::triage::ProblemKind) -> JobState {
-        use crate::engine::triage::ProblemKind as K;
-        match kind {
-            K::Unreachable => JobState::Unreachable,
-            K::SchedulerStopped => JobState::SchedulerStopped,
-            K::Zombie => JobState::Zombie,
-            K::Missed => JobState::Missed,
-            K::Failed => JobState::Failing,
-            K::NoSuccess => JobState::NoSuccess,
-            K::RunningLong => JobState::RunningLong,
-            K::NextRunDisagrees => JobState::NextRunDisagrees,
-            K::Stale => JobState::Stale,
-            K::TooShort => JobState::TooShort,
-        }
+    pub fn of_problem(kind: ProblemKind) -> JobState {
+        JobState::Problem(kind)
     }
 
     /// Whether it stands for an open problem (the fleet's judgment), not for the runs alone.
     pub fn is_problem(self) -> bool {
-        self < JobState::Recovered
+        matches!(self, JobState::Problem(_))
     }
 
     /// Whether the scheduler stands still: the job's next expected run will not happen while
     /// it lasts.
     pub fn stops_runs(self) -> bool {
-        matches!(self, JobState::Unreachable | JobState::SchedulerStopped | JobState::Zombie)
+        matches!(
+            self,
+            JobState::Problem(ProblemKind::Unreachable | ProblemKind::SchedulerStopped | ProblemKind::Zombie)
+        )
+    }
+
+    /// The name it is sent under (a problem's by its job key: `failing`, `missed`, …).
+    fn wire(self) -> &'static str {
+        match self {
+            JobState::Problem(k) => k.info().job_key,
+            s => s.quiet().map_or("", |q| q.3),
+        }
+    }
+}
+
+impl PartialOrd for JobState {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for JobState {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.rank().cmp(&other.rank())
+    }
+}
+
+impl Serialize for JobState {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.wire())
+    }
+}
+
+impl<'de> Deserialize<'de> for JobState {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(d)?;
+        let problem = crate::engine::triage::KINDS.iter().find(|k| k.job_key == name).map(|k| JobState::Problem(k.kind));
+        problem
+            .or_else(|| QUIET.iter().find(|q| q.3 == name).map(|q| q.0))
+            .ok_or_else(|| serde::de::Error::custom(format!("not a job state: {name:?}")))
     }
 }
 

@@ -59,7 +59,7 @@ fn results(f: FoundJobs) -> impl IntoView {
                     <td><a href=href>{j.name.clone()}</a>{(!j.enabled).then(|| view! { <span class="muted">" (disabled)"</span> })}</td>
                     <td>{j.instance.clone()}</td>
                     <td class="muted">{j.category.clone()}</td>
-                    <td><span class=format!("state state-{}", state.key())>{state.label()}</span></td>
+                    <td><span class=state.classes()>{state.label()}</span></td>
                 </tr>
             }
         })

@@ -10,6 +10,7 @@
 //! As SSMS's Job Activity Monitor, each job shows its owner, category and whether it is
 //! enabled, and the list filters on them (`&owner=&category=&enabled=yes|no`, [`Attrs`]) with a
 //! plain GET form; every link of the page keeps them.
+use crate::api::triage::ProblemKind;
 use crate::api::{self, JobRow, JobState, JobsData, parse_days};
 use crate::components::{ErrorPanel, Header, OutcomeBadge, Time, WindowLinks, instance_query, job_href};
 use crate::engine::Severity;
@@ -209,7 +210,7 @@ pub fn sort_from_query(sort: Option<&str>, dir: Option<&str>) -> (SortKey, Dir) 
 fn attention(r: &JobRow) -> (u8, std::cmp::Reverse<usize>, std::cmp::Reverse<usize>, std::cmp::Reverse<usize>) {
     // The judgment's order first (the worst problem), then what the window's runs say.
     let rank = match r.state {
-        s if s.is_problem() => s as u8,
+        s if s.is_problem() => s.rank(),
         _ if r.missed > 0 => 20,
         JobState::Recovered => 21,
         _ if r.late + r.skipped > 0 => 22,
@@ -218,7 +219,7 @@ fn attention(r: &JobRow) -> (u8, std::cmp::Reverse<usize>, std::cmp::Reverse<usi
         JobState::NoRun => 25,
         _ => 26,
     };
-    let first = if r.state == JobState::Failing { r.streak } else { r.missed };
+    let first = if r.state == JobState::Problem(ProblemKind::Failed) { r.streak } else { r.missed };
     (rank, std::cmp::Reverse(first), std::cmp::Reverse(r.failed), std::cmp::Reverse(r.late + r.skipped))
 }
 
@@ -583,7 +584,7 @@ fn attr_form(jobs: &[JobRow], chosen: &Attrs, keep: AttrFormKeep) -> impl IntoVi
 /// A job's state as a pill: a word, never colour alone.
 pub fn state_badge(r: &JobRow) -> impl IntoView + use<> {
     let text = match r.state {
-        JobState::Failing if r.streak > 1 => format!("Failing ×{}", r.streak),
+        JobState::Problem(ProblemKind::Failed) if r.streak > 1 => format!("Failing ×{}", r.streak),
         JobState::Recovered => format!("Recovered ({} failed)", r.failed),
         s => s.label().to_string(),
     };
@@ -604,7 +605,7 @@ pub fn state_badge(r: &JobRow) -> impl IntoView + use<> {
         },
     };
     view! {
-        <span class=format!("state state-{}", r.state.key()) title=title data-testid="job-state" data-state=r.state.key() data-streak=r.streak>
+        <span class=r.state.classes() title=title data-testid="job-state" data-state=r.state.key() data-streak=r.streak>
             {text}
         </span>
     }

@@ -4,7 +4,8 @@
 //! when and their note, for the next person. Acknowledging is a plain form: the page works
 //! without JavaScript.
 use crate::api::forms::Field;
-use crate::api::triage::{MaintenanceData, PAGE_ROWS, SILENCES, WINDOW_LENGTHS, WindowRow, kind_icon};
+use crate::api::triage::ProblemSeverity;
+use crate::api::triage::{MaintenanceData, PAGE_ROWS, SILENCES, WINDOW_LENGTHS, WindowRow};
 use crate::api::{self, ProblemRow, TriageData};
 use crate::components::{ErrorPanel, Header, Sentence, Time};
 use leptos::prelude::*;
@@ -97,7 +98,13 @@ pub fn TriagePanel(data: TriageData, back: String) -> impl IntoView {
                 </details>
             })}
             <p class="legend-line muted">
-                "Severity: ⬤ critical (an instance or its scheduler), ● error (a job missed or failed), ◐ warning, ○ info. "
+                {format!(
+                    "Severity: {} critical (an instance or its scheduler), {} error (a job missed or failed), {} warning, {} info. ",
+                    ProblemSeverity::Critical.mark(),
+                    ProblemSeverity::Error.mark(),
+                    ProblemSeverity::Warning.mark(),
+                    ProblemSeverity::Info.mark(),
+                )}
                 <a href="/api/triage">"JSON"</a>
             </p>
         </section>
@@ -127,16 +134,6 @@ fn summary(d: &TriageData) -> String {
     )
 }
 
-fn severity_mark(s: api::triage::ProblemSeverity) -> &'static str {
-    use crate::api::triage::ProblemSeverity as S;
-    match s {
-        S::Critical => "⬤",
-        S::Error => "●",
-        S::Warning => "◐",
-        S::Info => "○",
-    }
-}
-
 fn problem_row(p: ProblemRow, back: &str) -> impl IntoView + use<> {
     let kind = p.kind.key();
     let sev = p.severity.key();
@@ -146,12 +143,7 @@ fn problem_row(p: ProblemRow, back: &str) -> impl IntoView + use<> {
         None => p.instance.clone(),
     };
     let count = (p.count > 1).then(|| {
-        let what = match p.kind {
-            api::triage::ProblemKind::Missed => "missed in a row",
-            api::triage::ProblemKind::Zombie => "jobs starved",
-            _ => "in a row",
-        };
-        view! { <span class="problem-count">{format!("{} {what}", p.count)}</span> }
+        view! { <span class="problem-count">{format!("{} {}", p.count, p.kind.info().row_count)}</span> }
     });
     let ack = p.ack.clone().map(|a| {
         view! {
@@ -182,7 +174,7 @@ fn problem_row(p: ProblemRow, back: &str) -> impl IntoView + use<> {
         <li class=format!("problem sev-{sev}") data-testid="problem" data-kind=kind data-severity=sev data-key=p.key.clone()>
             <div class="problem-head">
                 <span class=format!("problem-kind sev-{sev}") title=format!("{sev}: {label}")>
-                    <span aria-hidden="true">{severity_mark(p.severity)} " " {kind_icon(p.kind)}</span>
+                    <span aria-hidden="true">{p.severity.mark()} " " {p.kind.icon()}</span>
                     <span class="problem-sev">{format!("{sev}: ")}</span>
                     " " {label}
                 </span>

@@ -219,13 +219,8 @@ impl Message {
 /// How many of what an episode counted, in words (`3 runs missed`); `None` when it counts
 /// nothing worth saying (1 of a kind that counts nothing).
 pub fn count_words(kind: ProblemKind, n: usize) -> Option<String> {
-    let s = |one: &str, many: &str| if n == 1 { format!("1 {one}") } else { format!("{n} {many}") };
-    match kind {
-        ProblemKind::Missed => Some(s("run missed", "runs missed")),
-        ProblemKind::Failed | ProblemKind::NoSuccess => Some(s("failure in a row", "failures in a row")),
-        ProblemKind::Zombie => Some(s("job starved", "jobs starved")),
-        _ => None,
-    }
+    let (one, many) = kind.info().counts?;
+    Some(if n == 1 { format!("1 {one}") } else { format!("{n} {many}") })
 }
 
 /// Whether a problem is at least as bad as `min` (severities order worst first).

@@ -188,3 +188,26 @@ pub async fn triage(State(state): State<AppState>) -> Json<Triage> {
         maintenance: data.maintenance.windows.into_iter().map(window).collect(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    /// `Problem::kind`'s and `severity`'s docs (the OpenAPI document's) name every kind and
+    /// severity the engine describes, and nothing else.
+    #[test]
+    fn the_documented_kinds_are_the_engines() {
+        use app::engine::triage::{KINDS, ProblemSeverity};
+        let source = include_str!("triage.rs");
+        let at = source.find("pub struct Problem {").expect("Problem");
+        let doc = &source[at..at + source[at..].find("pub severity").expect("severity")];
+        let named: Vec<&str> = doc.split('`').skip(1).step_by(2).collect();
+        let mut kinds: Vec<&str> = KINDS.iter().map(|k| k.key).collect();
+        let mut named_sorted = named.clone();
+        named_sorted.sort();
+        kinds.sort();
+        assert_eq!(named_sorted, kinds, "Problem::kind's doc");
+        let sev_doc = &source[at..][source[at..].find("pub kind").unwrap()..source[at..].find("pub instance").unwrap()];
+        for s in ProblemSeverity::ALL {
+            assert!(sev_doc.contains(&format!("`{}`", s.key())), "Problem::severity's doc names {}", s.key());
+        }
+    }
+}

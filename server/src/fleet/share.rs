@@ -18,7 +18,7 @@ pub(super) struct Followed {
     good_at: Option<DateTime<Utc>>,
 }
 
-/// What a collector publishes of an instance's [`PollState`] besides its good read.
+/// What a collector publishes of an instance's [`PollState`](super::PollState) besides its good read.
 #[derive(serde::Serialize, serde::Deserialize)]
 struct SharedState {
     attempts: u64,

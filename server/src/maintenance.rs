@@ -162,14 +162,6 @@ pub struct Book {
     generation: AtomicU64,
 }
 
-const SCHEMA: [&str; 2] = [
-    "CREATE TABLE IF NOT EXISTS maintenance_added (id TEXT PRIMARY KEY, name TEXT NOT NULL, reason TEXT NOT NULL, \
-     scope TEXT NOT NULL, zone TEXT NOT NULL, start_ms INTEGER NOT NULL, end_ms INTEGER NOT NULL, \"by\" TEXT NOT NULL, \
-     at INTEGER NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS maintenance_ended (id TEXT NOT NULL, start_ms INTEGER NOT NULL, \"by\" TEXT NOT NULL, \
-     at INTEGER NOT NULL, why TEXT NOT NULL, PRIMARY KEY (id, start_ms))",
-];
-
 fn from_ms(v: i64) -> DateTime<Utc> {
     DateTime::from_timestamp_millis(v).unwrap_or(DateTime::<Utc>::MIN_UTC)
 }
@@ -222,15 +214,6 @@ impl Book {
         let names = instances.iter().map(|i| i.name.clone()).collect();
         let book =
             Book { file, tags, names, store, state: Mutex::new(State::default()), generation: AtomicU64::new(0) };
-        if let Some(store) = &book.store
-            && let Some(pool) = store.sqlite()
-        {
-            for sql in SCHEMA {
-                if let Err(e) = sqlx::query(sql).execute(pool).await {
-                    tracing::warn!(error = %e, "maintenance: Sundial's store could not make its tables");
-                }
-            }
-        }
         book.refresh().await;
         book
     }

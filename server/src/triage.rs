@@ -66,13 +66,6 @@ struct State {
     acks: HashMap<String, Ack>,
 }
 
-const SCHEMA: [&str; 2] = [
-    "CREATE TABLE IF NOT EXISTS triage_open (key TEXT PRIMARY KEY, instance TEXT NOT NULL, of_job INTEGER NOT NULL, \
-     first_seen INTEGER NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS triage_ack (key TEXT PRIMARY KEY, episode INTEGER NOT NULL, severity TEXT NOT NULL, \
-     count INTEGER NOT NULL, until INTEGER, note TEXT NOT NULL, by TEXT NOT NULL, at INTEGER NOT NULL)",
-];
-
 /// Acknowledgements as the store keeps them (`by` quoted: PostgreSQL reserves the word).
 const ACKS: &str = "SELECT key, episode, severity, count, until, note, \"by\", at FROM triage_ack";
 
@@ -123,15 +116,10 @@ impl Keeper {
         keeper
     }
 
-    /// What the store holds: the open episodes and the acknowledgements. A SQLite file's
-    /// tables are made here; PostgreSQL's by its migrations.
+    /// What the store holds: the open episodes and the acknowledgements (the tables are made
+    /// when the store opens: `crate::store::sqlite`, PostgreSQL's migrations).
     async fn load(store: &Store) -> Result<State, sqlx::Error> {
         use sqlx::Row;
-        if let Some(pool) = store.sqlite() {
-            for sql in SCHEMA {
-                sqlx::query(sql).execute(pool).await?;
-            }
-        }
         let mut state = State::default();
         on_db!(store, |pool| {
             for r in sqlx::query("SELECT key, instance, of_job, first_seen FROM triage_open").fetch_all(pool).await? {

@@ -18,14 +18,6 @@ use std::collections::HashMap;
 /// At most this many undelivered messages are kept per target.
 pub const OUTBOX_MAX: usize = 100;
 
-const SCHEMA: [&str; 2] = [
-    "CREATE TABLE IF NOT EXISTS alert_sent (target TEXT NOT NULL, key TEXT NOT NULL, episode INTEGER NOT NULL, \
-     alerted_at INTEGER NOT NULL, reminded_at INTEGER NOT NULL, max_count INTEGER NOT NULL, last TEXT NOT NULL, \
-     PRIMARY KEY (target, key))",
-    "CREATE TABLE IF NOT EXISTS alert_outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, target TEXT NOT NULL, \
-     subject TEXT NOT NULL, body TEXT NOT NULL, queued_at INTEGER NOT NULL)",
-];
-
 /// `alert_sent.last`: the problem as last seen, and the thread that announced it.
 #[derive(serde::Serialize, serde::Deserialize)]
 struct Last {
@@ -75,11 +67,6 @@ impl AlertStore {
         let mut sent: HashMap<String, SentState> = HashMap::new();
         let mut outbox: HashMap<String, Vec<Queued>> = HashMap::new();
         let Some(store) = &self.pool else { return Ok((sent, outbox)) };
-        if let Some(pool) = store.sqlite() {
-            for sql in SCHEMA {
-                sqlx::query(sql).execute(pool).await?;
-            }
-        }
         on_db!(store, |pool| {
             let rows =
                 sqlx::query("SELECT target, key, episode, alerted_at, reminded_at, max_count, last FROM alert_sent")

@@ -6,11 +6,8 @@
 //! ([`Store::samples`], [`Store::job_samples`]) or, by a source that holds the older ones, past
 //! the newest it holds ([`Store::samples_from`], [`Store::job_samples_from`]).
 //!
-//! A SQLite file's `user_version` is its schema's: 0 (event samples only, also job rows' last cycle
-//! starts under keys `job …`), 1 (adds `job_sample`; the old job keys' samples are copied into
-//! it as states without a counter), 2 (adds `kept_run` and `kept_span`: the history Sundial
-//! keeps, see `crate::history`), 3 (adds `kept_event`: the schedulers' log lines kept), 4 (adds `read_mark`: where an incremental source read up to), 5 (indexes `kept_run` by instance and start: the runs pages read back; adds `kept_schedule`: each version of a job's schedules). Opening migrates; older files stay readable. PostgreSQL's schema
-//! is sqlx's migrations (`server/migrations/postgres`), the same tables.
+//! The tables' schemas, and their statements, are the store's (`crate::store::sqlite`,
+//! `crate::store::samples`).
 use app::engine::job_table::CycleSample as JobSample;
 use chrono::{DateTime, Utc};
 
@@ -23,7 +20,6 @@ macro_rules! sample_columns {
 }
 use crate::on_db;
 pub use crate::store::{Error, Store, query};
-use sqlx::SqlitePool;
 
 /// One event's samples: when Sundial first watched it, and every distinct `LAST_EXECUTED`
 /// seen, with the last poll that saw each.
@@ -291,100 +287,6 @@ const WATCH: &str = "INSERT INTO event_watch (instance, event, first_seen) VALUE
 
 /// When Sundial first watched an event (or a job row).
 const FIRST_SEEN: &str = "SELECT first_seen FROM event_watch WHERE instance = $1 AND event = $2";
-
-/// The schema's version this code writes (the file's `user_version`).
-const SCHEMA_VERSION: i64 = 5;
-
-/// Create a SQLite store's tables, or bring an older file up to [`SCHEMA_VERSION`], in one
-/// transaction.
-pub(crate) async fn migrate_file(pool: &SqlitePool) -> Result<(), sqlx::Error> {
-    let mut tx = pool.begin().await?;
-    for sql in [
-        // One row per event Sundial has seen: when it first saw it.
-        "CREATE TABLE IF NOT EXISTS event_watch (instance TEXT NOT NULL, event TEXT NOT NULL, \
-         first_seen INTEGER NOT NULL, PRIMARY KEY (instance, event))",
-        // One row per distinct LAST_EXECUTED (unix seconds, UTC) and the last poll that saw it.
-        "CREATE TABLE IF NOT EXISTS event_sample (instance TEXT NOT NULL, event TEXT NOT NULL, \
-         last_executed INTEGER NOT NULL, seen_until INTEGER NOT NULL, \
-         PRIMARY KEY (instance, event, last_executed))",
-    ] {
-        sqlx::query(sql).execute(&mut *tx).await?;
-    }
-    let version: i64 = sqlx::query_scalar("PRAGMA user_version").fetch_one(&mut *tx).await?;
-    if version < 1 {
-        // Each state of a `job` table row (times in microseconds since the epoch, UTC), with
-        // the first and last poll that saw it.
-        sqlx::query(
-            "CREATE TABLE IF NOT EXISTS job_sample (instance TEXT NOT NULL, job TEXT NOT NULL, \
-             first_seen INTEGER NOT NULL, seen_until INTEGER NOT NULL, status TEXT, interval_secs INTEGER, \
-             schedule_start INTEGER, runner_start INTEGER, runner_finish INTEGER, cycles INTEGER, \
-             last_start INTEGER, last_finish INTEGER, PRIMARY KEY (instance, job, first_seen))",
-        )
-        .execute(&mut *tx)
-        .await?;
-        // Version 0 kept a job's last cycle starts as event samples (`job …`), each with the last
-        // poll that saw it: a state without a counter, first seen (as far as is known) then.
-        sqlx::query(
-            "INSERT OR IGNORE INTO job_sample (instance, job, first_seen, seen_until, last_start) \
-             SELECT instance, event, seen_until * 1000000, seen_until * 1000000, last_executed * 1000000 \
-             FROM event_sample WHERE event LIKE 'job %'",
-        )
-        .execute(&mut *tx)
-        .await?;
-    }
-    if version < 2 {
-        // Every run Sundial has read (the engine's `Run` as JSON, its start in microseconds
-        // since the epoch, UTC), and the spans in which it read a job's whole history
-        // (`crate::history`).
-        sqlx::query(
-            "CREATE TABLE IF NOT EXISTS kept_run (instance TEXT NOT NULL, job TEXT NOT NULL, start_us INTEGER NOT NULL, \
-             run TEXT NOT NULL, PRIMARY KEY (instance, job, start_us))",
-        )
-        .execute(&mut *tx)
-        .await?;
-        sqlx::query(
-            "CREATE TABLE IF NOT EXISTS kept_span (instance TEXT NOT NULL, job TEXT NOT NULL, from_us INTEGER NOT NULL, \
-             until_us INTEGER NOT NULL, PRIMARY KEY (instance, job, from_us))",
-        )
-        .execute(&mut *tx)
-        .await?;
-    }
-    if version < 3 {
-        // Every line of a scheduler's own log Sundial has read (the engine's `LogEvent` as
-        // JSON, keyed by its instant in microseconds and the SHA-256 of the JSON).
-        sqlx::query(
-            "CREATE TABLE IF NOT EXISTS kept_event (instance TEXT NOT NULL, at_us INTEGER NOT NULL, digest TEXT NOT NULL, \
-             event TEXT NOT NULL, PRIMARY KEY (instance, at_us, digest))",
-        )
-        .execute(&mut *tx)
-        .await?;
-    }
-    if version < 4 {
-        // Where an incremental source's history was read up to (`sources::Mark` as JSON).
-        sqlx::query("CREATE TABLE IF NOT EXISTS read_mark (instance TEXT NOT NULL PRIMARY KEY, mark TEXT NOT NULL)")
-            .execute(&mut *tx)
-            .await?;
-    }
-    if version < 5 {
-        // A window's kept runs across an instance's jobs, by start: what a page reads of the
-        // runs held without their words (`crate::held`, `crate::history::kept_runs`).
-        sqlx::query("CREATE INDEX IF NOT EXISTS kept_run_by_start ON kept_run (instance, start_us)")
-            .execute(&mut *tx)
-            .await?;
-        // Each version of a job's schedules (`{enabled, schedules}` as JSON), from the read that
-        // first saw it (microseconds): an edit applies from then on (`crate::history`).
-        sqlx::query(
-            "CREATE TABLE IF NOT EXISTS kept_schedule (instance TEXT NOT NULL, job TEXT NOT NULL, from_us INTEGER NOT NULL, \
-             schedules TEXT NOT NULL, PRIMARY KEY (instance, job, from_us))",
-        )
-        .execute(&mut *tx)
-        .await?;
-    }
-    if version < SCHEMA_VERSION {
-        sqlx::query(sqlx::AssertSqlSafe(format!("PRAGMA user_version = {SCHEMA_VERSION}"))).execute(&mut *tx).await?;
-    }
-    tx.commit().await
-}
 
 #[derive(sqlx_macros::FromRow)]
 struct SampleRow {

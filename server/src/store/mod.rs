@@ -33,7 +33,9 @@
 //! Invariants: no source is ever written here; a PostgreSQL URL's password appears in no
 //! message (see [`StoreAt`]'s `Display`); no statement on the store outside this folder
 //! (`tests::no_statement_on_the_store_outside_store`).
+pub mod history;
 pub mod postgres;
+pub mod samples;
 pub mod sqlite;
 
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};

@@ -15,8 +15,8 @@
 //! ended applies at once. With replicas, each takes in the others' rows when the fleet is
 //! judged ([`Book::refresh`]).
 use crate::config::{MaintenanceConfig, MaintenanceScope};
-use crate::on_db;
 use crate::store::Store;
+use crate::store::maintenance::{self as stored, AddedRow, EndedRow};
 use app::api::ApiError;
 use app::api::forms::{Field, MAX_JOBS, Refusal, START_HORIZON_DAYS, START_TOLERANCE_MINUTES, take};
 use app::api::triage::{MaintenanceEndForm, MaintenanceForm, WINDOW_LENGTHS, WindowRow};
@@ -236,46 +236,27 @@ impl Book {
     }
 
     async fn load(store: &Store) -> Result<State, sqlx::Error> {
-        use sqlx::Row;
+        let (added, ended) = stored::load(store).await?;
         let mut state = State::default();
-        on_db!(store, |pool| {
-            let rows = sqlx::query(
-                "SELECT id, name, reason, scope, zone, start_ms, end_ms, \"by\", at FROM maintenance_added ORDER BY at, id",
-            )
-            .fetch_all(pool)
-            .await?;
-            for r in rows {
-                let id: String = r.try_get("id")?;
-                let scope: String = r.try_get("scope")?;
-                let zone: String = r.try_get("zone")?;
-                let Ok(scope) = serde_json::from_str::<MaintenanceScope>(&scope) else {
-                    tracing::warn!(window = %id, "maintenance: a window's scope in Sundial's store cannot be read; it is left out");
-                    continue;
-                };
-                state.added.push(Entry {
-                    id,
-                    name: r.try_get("name")?,
-                    reason: r.try_get("reason")?,
-                    zone: Zone::from_name(&zone).unwrap_or(Zone::UTC),
-                    when: When::Once(Window::new(from_ms(r.try_get("start_ms")?), from_ms(r.try_get("end_ms")?))),
-                    scope,
-                    line: None,
-                    added: Some((r.try_get("by")?, from_ms(r.try_get("at")?))),
-                });
-            }
-            let rows = sqlx::query("SELECT id, start_ms, \"by\", at, why FROM maintenance_ended ORDER BY at, id")
-                .fetch_all(pool)
-                .await?;
-            for r in rows {
-                state.ended.push(Ended {
-                    id: r.try_get("id")?,
-                    start: from_ms(r.try_get("start_ms")?),
-                    by: r.try_get("by")?,
-                    at: from_ms(r.try_get("at")?),
-                    why: r.try_get("why")?,
-                });
-            }
-        });
+        for r in added {
+            let Ok(scope) = serde_json::from_str::<MaintenanceScope>(&r.scope) else {
+                tracing::warn!(window = %r.id, "maintenance: a window's scope in Sundial's store cannot be read; it is left out");
+                continue;
+            };
+            state.added.push(Entry {
+                id: r.id,
+                name: r.name,
+                reason: r.reason,
+                zone: Zone::from_name(&r.zone).unwrap_or(Zone::UTC),
+                when: When::Once(Window::new(from_ms(r.start_ms), from_ms(r.end_ms))),
+                scope,
+                line: None,
+                added: Some((r.by, from_ms(r.at))),
+            });
+        }
+        for r in ended {
+            state.ended.push(Ended { id: r.id, start: from_ms(r.start_ms), by: r.by, at: from_ms(r.at), why: r.why });
+        }
         Ok(state)
     }
 
@@ -485,22 +466,18 @@ impl Book {
         };
         if let Some(store) = &self.store {
             let scope = serde_json::to_string(&entry.scope).unwrap_or_else(|_| "{}".to_owned());
-            let kept = on_db!(store, |pool| sqlx::query(
-                "INSERT INTO maintenance_added (id, name, reason, scope, zone, start_ms, end_ms, \"by\", at) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-            )
-            .bind(&id)
-            .bind(&entry.name)
-            .bind(&entry.reason)
-            .bind(scope)
-            .bind(zone.name())
-            .bind(start.timestamp_millis())
-            .bind(end.timestamp_millis())
-            .bind(&by)
-            .bind(now.timestamp_millis())
-            .execute(pool)
-            .await
-            .map(|_| ()));
+            let row = AddedRow {
+                id: id.clone(),
+                name: entry.name.clone(),
+                reason: entry.reason.clone(),
+                scope,
+                zone: zone.name().to_owned(),
+                start_ms: start.timestamp_millis(),
+                end_ms: end.timestamp_millis(),
+                by: by.clone(),
+                at: now.timestamp_millis(),
+            };
+            let kept = stored::add(store, &row).await;
             kept.map_err(|e| {
                 tracing::warn!(error = %e, "maintenance: could not keep a window");
                 ApiError::Transport("the window could not be kept in Sundial's store".into())
@@ -530,18 +507,14 @@ impl Book {
         }
         let row = Ended { id: form.id.clone(), start, by: by.clone(), at: now.max(start), why };
         if let Some(store) = &self.store {
-            let kept = on_db!(store, |pool| sqlx::query(
-                "INSERT INTO maintenance_ended (id, start_ms, \"by\", at, why) VALUES ($1, $2, $3, $4, $5) \
-                 ON CONFLICT (id, start_ms) DO NOTHING",
-            )
-            .bind(&row.id)
-            .bind(form.start_ms)
-            .bind(&row.by)
-            .bind(row.at.timestamp_millis())
-            .bind(&row.why)
-            .execute(pool)
-            .await
-            .map(|_| ()));
+            let ended = EndedRow {
+                id: row.id.clone(),
+                start_ms: form.start_ms,
+                by: row.by.clone(),
+                at: row.at.timestamp_millis(),
+                why: row.why.clone(),
+            };
+            let kept = stored::end(store, &ended).await;
             kept.map_err(|e| {
                 tracing::warn!(error = %e, "maintenance: could not keep the end of a window");
                 ApiError::Transport("the end could not be kept in Sundial's store".into())

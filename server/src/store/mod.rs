@@ -33,10 +33,13 @@
 //! Invariants: no source is ever written here; a PostgreSQL URL's password appears in no
 //! message (see [`StoreAt`]'s `Display`); no statement on the store outside this folder
 //! (`tests::no_statement_on_the_store_outside_store`).
+pub mod alerts;
 pub mod history;
+pub mod maintenance;
 pub mod postgres;
 pub mod samples;
 pub mod sqlite;
+pub mod triage;
 
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions};

@@ -37,7 +37,9 @@ pub mod alerts;
 pub mod history;
 pub mod maintenance;
 pub mod postgres;
+pub mod replicas;
 pub mod samples;
+pub mod sessions;
 pub mod sqlite;
 pub mod triage;
 

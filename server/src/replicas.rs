@@ -27,14 +27,14 @@
 //! Invariants: a replica reads an instance's source only while it holds that instance's lease
 //! and its lease connection answers; one that cannot reach the store collects nothing.
 use chrono::{DateTime, Utc};
-use sqlx::postgres::{PgConnectOptions, PgConnection};
 use sqlx::Connection;
+use sqlx::postgres::{PgConnectOptions, PgConnection};
 use std::collections::HashSet;
 use std::time::Duration;
 use tokio::sync::Mutex;
 
-pub use crate::store::replicas::Published;
 use crate::store::replicas as stored;
+pub use crate::store::replicas::Published;
 use crate::store::{Error, Store};
 
 /// A follower looks for a new reading, and tries the lease, this often (at most).

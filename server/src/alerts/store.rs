@@ -131,8 +131,7 @@ impl AlertStore {
             None => None,
         };
         let ids = stored::commit(store, target, sent.as_deref(), &messages, ms(now), OUTBOX_MAX as i64).await?;
-        let queued =
-            ids.into_iter().zip(messages).map(|(id, (subject, body))| Queued { id, subject, body }).collect();
+        let queued = ids.into_iter().zip(messages).map(|(id, (subject, body))| Queued { id, subject, body }).collect();
         Ok(queued)
     }
 

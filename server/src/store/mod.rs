@@ -192,7 +192,10 @@ impl Store {
             .connect_with(options)
             .await
             .map_err(|e| open_err(e.to_string()))?;
-        postgres::MIGRATOR.run(&pool).await.map_err(|e| open_err(format!("its schema could not be brought up to date: {e}")))?;
+        postgres::MIGRATOR
+            .run(&pool)
+            .await
+            .map_err(|e| open_err(format!("its schema could not be brought up to date: {e}")))?;
         Ok(Store { db: Db::Postgres(pool), at: at.clone() })
     }
 
@@ -219,5 +222,38 @@ mod tests {
         assert!(!format!("{at:?}").contains("s3cret"));
         let odd = StoreAt::Postgres("postgres://u:p@[bad".into());
         assert!(!odd.to_string().contains(":p@"), "{odd}");
+    }
+
+    /// Every `.rs` file under `dir`, recursively.
+    fn sources_under(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+            let path = entry.expect("a directory entry").path();
+            if path.is_dir() {
+                sources_under(&path, out);
+            } else if path.extension().is_some_and(|x| x == "rs") {
+                out.push(path);
+            }
+        }
+    }
+
+    /// No statement on Sundial's store outside `server/src/store/`: the only other SQL in
+    /// `server/src` reads the sources (`sources/`) or writes the demo's files (`demo/`).
+    #[test]
+    fn no_statement_on_the_store_outside_store() {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut files = Vec::new();
+        sources_under(&src, &mut files);
+        assert!(files.len() > 20, "the sources were found under {}", src.display());
+        let allowed = ["store", "sources", "demo"].map(|d| src.join(d));
+        let mut outside = Vec::new();
+        for file in files.iter().filter(|f| !allowed.iter().any(|a| f.starts_with(a))) {
+            let text = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+            for needle in ["sqlx::query", "QueryBuilder"] {
+                if text.contains(needle) {
+                    outside.push(format!("{} ({needle})", file.strip_prefix(&src).unwrap_or(file).display()));
+                }
+            }
+        }
+        assert!(outside.is_empty(), "statements on Sundial's store belong in server/src/store/: {outside:?}");
     }
 }

@@ -177,7 +177,12 @@ pub async fn record_job(
 }
 
 /// The samples of one job still seen at or after `since`, and the one before them, oldest first.
-pub async fn job_samples(store: &Store, instance: &str, job: &str, since: DateTime<Utc>) -> Result<Vec<JobSample>, Error> {
+pub async fn job_samples(
+    store: &Store,
+    instance: &str,
+    job: &str,
+    since: DateTime<Utc>,
+) -> Result<Vec<JobSample>, Error> {
     let rows: Vec<SampleRow> = on_db!(store, |pool| sqlx::query_as(concat!(
         "SELECT ",
         sample_columns!(),

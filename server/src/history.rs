@@ -23,9 +23,9 @@
 //! [`JobInput::earlier`](app::engine::fleet::JobInput::earlier): a schedule edited between two
 //! polls applies from then on, never to the runs before it.
 //! Runs and lines older than the retention (`history_retention`, default 90 days) are deleted.
-use crate::on_db;
 use crate::sources::{Mark, SourceRead};
-use crate::store::{Error, Store, query};
+use crate::store::history::{self as stored, JobWrite, KeptRunRow};
+use crate::store::{Error, Store};
 use app::engine::{Run, Window, history};
 use chrono::{DateTime, Utc};
 use std::collections::{BTreeMap, HashMap};
@@ -36,9 +36,6 @@ pub const DEFAULT_RETENTION: Duration = Duration::from_secs(90 * 86_400);
 
 /// Retention is enforced at most this often per instance.
 const PRUNE_EVERY: chrono::Duration = chrono::Duration::hours(1);
-
-/// Runs written per statement: 4 values a row, well under SQLite's and PostgreSQL's limits.
-const ROWS_PER_INSERT: usize = 200;
 
 /// What is kept for one job, as written to the store.
 #[derive(Default)]
@@ -78,13 +75,6 @@ impl Schedules {
         Some((self.enabled, each.collect::<Option<Vec<_>>>()?))
     }
 }
-
-/// A `kept_span` row: job, from, until (microseconds).
-type KeptSpanRow = (String, i64, i64);
-/// A `kept_run` row: job, start (microseconds), the run as JSON.
-type KeptRunRow = (String, i64, String);
-/// A `kept_schedule` row: job, from (microseconds), the schedules as JSON.
-type KeptScheduleRow = (String, i64, String);
 
 /// One instance's kept history, in memory.
 #[derive(Default)]
@@ -181,12 +171,7 @@ impl InstanceHistory {
     /// runs (so every run up to the mark is kept). `None` without a mark. The jobs have only
     /// their ids and runs: a delta's jobs replace them.
     pub async fn held(&mut self, store: &Store, instance: &str, window: Window) -> Result<Option<SourceRead>, Error> {
-        let text: Option<String> =
-            on_db!(store, |pool| sqlx::query_scalar("SELECT mark FROM read_mark WHERE instance = $1")
-                .bind(instance)
-                .fetch_optional(pool)
-                .await
-                .map_err(query)?);
+        let text = stored::read_mark(store, instance).await?;
         let Some(mark) = text.and_then(|t| serde_json::from_str::<Mark>(&t).ok()) else { return Ok(None) };
         if !self.loaded {
             self.load(store, instance, window).await?;
@@ -223,35 +208,7 @@ impl InstanceHistory {
 
     /// What the store holds for `instance` from `window`'s start on.
     async fn load(&mut self, store: &Store, instance: &str, window: Window) -> Result<(), Error> {
-        let (spans, runs, versions): (Vec<KeptSpanRow>, Vec<KeptRunRow>, Vec<KeptScheduleRow>) =
-            on_db!(store, |pool| {
-                let spans =
-                    sqlx::query_as("SELECT job, from_us, until_us FROM kept_span WHERE instance = $1 ORDER BY from_us")
-                        .bind(instance)
-                        .fetch_all(pool)
-                        .await
-                        .map_err(query)?;
-                // Per job, the latest run kept and the runs kept still going: where the next
-                // read may write again.
-                let runs = sqlx::query_as(
-                    "SELECT job, start_us, run FROM kept_run k WHERE instance = $1 AND start_us >= $2 \
-                 AND (run LIKE '%\"outcome\":\"InProgress\"%' OR start_us = \
-                 (SELECT MAX(start_us) FROM kept_run l WHERE l.instance = k.instance AND l.job = k.job))",
-                )
-                .bind(instance)
-                .bind(us(window.start))
-                .fetch_all(pool)
-                .await
-                .map_err(query)?;
-                let versions = sqlx::query_as(
-                    "SELECT job, from_us, schedules FROM kept_schedule WHERE instance = $1 ORDER BY from_us",
-                )
-                .bind(instance)
-                .fetch_all(pool)
-                .await
-                .map_err(query)?;
-                (spans, runs, versions)
-            });
+        let (spans, runs, versions) = stored::kept(store, instance, us(window.start)).await?;
         let mut jobs: HashMap<String, JobKept> = HashMap::new();
         for (job, from, until) in spans {
             if let (Some(a), Some(b)) = (from_us(from), from_us(until)) {
@@ -301,138 +258,72 @@ impl InstanceHistory {
         window: Window,
         retention: Duration,
     ) -> Result<(), Error> {
-        on_db!(store, |pool| {
-            let mut tx = pool.begin().await.map_err(query)?;
-            // A job's schedules, when they differ from the last version kept: a new version.
-            for job in &read.input.jobs {
-                let now = Schedules::of(job);
-                let Some(definition) = now.definition() else { continue };
-                let kept = self.jobs.entry(job.id.clone()).or_default();
-                if kept.versions.last().is_some_and(|(_, v)| v.definition() == Some(definition.clone())) {
+        let mut writes = stored::Write::default();
+        // A job's schedules, when they differ from the last version kept: a new version.
+        for job in &read.input.jobs {
+            let now = Schedules::of(job);
+            let Some(definition) = now.definition() else { continue };
+            let kept = self.jobs.entry(job.id.clone()).or_default();
+            if kept.versions.last().is_some_and(|(_, v)| v.definition() == Some(definition.clone())) {
+                continue;
+            }
+            let text = serde_json::to_string(&now).map_err(|e| Error::Query(e.to_string()))?;
+            writes.schedules.push((job.id.clone(), us(read.now), text));
+            kept.versions.retain(|(from, _)| *from < read.now);
+            kept.versions.push((read.now, now));
+        }
+        for job in read.input.jobs.iter().filter(|j| j.unobserved.is_empty()) {
+            let kept = self.jobs.entry(job.id.clone()).or_default();
+            let from = job.history_horizon.map_or(window.start, |h| h.max(window.start));
+            let spans = (from < read.now && join(&mut kept.spans, Window::new(from, read.now)))
+                .then(|| kept.spans.iter().map(|s| (us(s.start), us(s.end))).collect());
+            // New and changed runs (written a statement per many: see `store::history`); the
+            // last of two runs at one start, as one per row would keep.
+            let mut rows: BTreeMap<DateTime<Utc>, String> = BTreeMap::new();
+            for run in job.runs.iter().filter(|r| kept.write_from.is_none_or(|w| r.start >= w)) {
+                if kept.runs.get(&run.start) == Some(run) {
                     continue;
                 }
-                let text = serde_json::to_string(&now).map_err(|e| Error::Query(e.to_string()))?;
-                sqlx::query(
-                    "INSERT INTO kept_schedule (instance, job, from_us, schedules) VALUES ($1, $2, $3, $4) \
-                     ON CONFLICT (instance, job, from_us) DO UPDATE SET schedules = excluded.schedules",
-                )
-                .bind(instance)
-                .bind(&job.id)
-                .bind(us(read.now))
-                .bind(text)
-                .execute(&mut *tx)
-                .await
-                .map_err(query)?;
-                kept.versions.retain(|(from, _)| *from < read.now);
-                kept.versions.push((read.now, now));
+                let text = serde_json::to_string(run).map_err(|e| Error::Query(e.to_string()))?;
+                rows.insert(run.start, text);
+                kept.runs.insert(run.start, run.clone());
             }
-            for job in read.input.jobs.iter().filter(|j| j.unobserved.is_empty()) {
-                let kept = self.jobs.entry(job.id.clone()).or_default();
-                let from = job.history_horizon.map_or(window.start, |h| h.max(window.start));
-                if from < read.now && join(&mut kept.spans, Window::new(from, read.now)) {
-                    sqlx::query("DELETE FROM kept_span WHERE instance = $1 AND job = $2")
-                        .bind(instance)
-                        .bind(&job.id)
-                        .execute(&mut *tx)
-                        .await
-                        .map_err(query)?;
-                    for s in &kept.spans {
-                        sqlx::query("INSERT INTO kept_span (instance, job, from_us, until_us) VALUES ($1, $2, $3, $4)")
-                            .bind(instance)
-                            .bind(&job.id)
-                            .bind(us(s.start))
-                            .bind(us(s.end))
-                            .execute(&mut *tx)
-                            .await
-                            .map_err(query)?;
-                    }
-                }
-                // New and changed runs, a statement per [`ROWS_PER_INSERT`] (one per run made a
-                // first read of a long history, over a PostgreSQL store, take half an hour at
-                // 1,000 instances); the last of two runs at one start, as one per row would keep.
-                let mut rows: BTreeMap<DateTime<Utc>, String> = BTreeMap::new();
-                for run in job.runs.iter().filter(|r| kept.write_from.is_none_or(|w| r.start >= w)) {
-                    if kept.runs.get(&run.start) == Some(run) {
-                        continue;
-                    }
-                    let text = serde_json::to_string(run).map_err(|e| Error::Query(e.to_string()))?;
-                    rows.insert(run.start, text);
-                    kept.runs.insert(run.start, run.clone());
-                }
-                let rows: Vec<(DateTime<Utc>, String)> = rows.into_iter().collect();
-                for chunk in rows.chunks(ROWS_PER_INSERT) {
-                    let mut insert = sqlx::QueryBuilder::new("INSERT INTO kept_run (instance, job, start_us, run) ");
-                    insert.push_values(chunk, |mut row, (start, text)| {
-                        row.push_bind(instance).push_bind(&job.id).push_bind(us(*start)).push_bind(text);
-                    });
-                    insert.push(" ON CONFLICT (instance, job, start_us) DO UPDATE SET run = excluded.run");
-                    insert.build().execute(&mut *tx).await.map_err(query)?;
-                }
-                // Next time: from the earliest run still going (it will end), else the latest run.
-                let recent = job.runs.iter().filter(|r| r.start >= window.start);
-                let going =
-                    recent.clone().filter(|r| r.outcome == app::engine::RunOutcome::InProgress).map(|r| r.start).min();
-                if let Some(w) = going.or_else(|| recent.map(|r| r.start).max()) {
-                    kept.write_from = Some(w);
-                }
-                kept.runs = match kept.write_from {
-                    Some(from) => kept.runs.split_off(&from),
-                    None => BTreeMap::new(),
-                };
+            let runs = rows.into_iter().map(|(start, text)| (us(start), text)).collect();
+            writes.jobs.push(JobWrite { job: job.id.clone(), spans, runs });
+            // Next time: from the earliest run still going (it will end), else the latest run.
+            let recent = job.runs.iter().filter(|r| r.start >= window.start);
+            let going =
+                recent.clone().filter(|r| r.outcome == app::engine::RunOutcome::InProgress).map(|r| r.start).min();
+            if let Some(w) = going.or_else(|| recent.map(|r| r.start).max()) {
+                kept.write_from = Some(w);
             }
-            for event in read.events.iter().filter(|e| self.events_from.is_none_or(|from| e.at >= from)) {
-                let text = serde_json::to_string(event).map_err(|e| Error::Query(e.to_string()))?;
-                let digest = {
-                    use sha2::Digest;
-                    hex::encode(sha2::Sha256::digest(text.as_bytes()))
-                };
-                sqlx::query(
-                    "INSERT INTO kept_event (instance, at_us, digest, event) VALUES ($1, $2, $3, $4) \
-                 ON CONFLICT (instance, at_us, digest) DO NOTHING",
-                )
-                .bind(instance)
-                .bind(us(event.at))
-                .bind(digest)
-                .bind(text)
-                .execute(&mut *tx)
-                .await
-                .map_err(query)?;
-            }
-            if let Some(newest) = read.events.iter().map(|e| e.at).max() {
-                self.events_from = Some(newest);
-            }
-            // Where the source's history was read up to, with the runs read up to it.
-            if let Some(mark) = read.mark.as_ref().filter(|m| self.mark.as_ref() != Some(*m)) {
-                let text = serde_json::to_string(mark).map_err(|e| Error::Query(e.to_string()))?;
-                sqlx::query(
-                    "INSERT INTO read_mark (instance, mark) VALUES ($1, $2) \
-                     ON CONFLICT (instance) DO UPDATE SET mark = excluded.mark",
-                )
-                .bind(instance)
-                .bind(text)
-                .execute(&mut *tx)
-                .await
-                .map_err(query)?;
-                self.mark = Some(mark.clone());
-            }
-            if self.pruned.is_none_or(|p| read.now - p >= PRUNE_EVERY) {
-                let cutoff = read.now - chrono::Duration::from_std(retention).unwrap_or(chrono::Duration::days(90));
-                for sql in [
-                    "DELETE FROM kept_run WHERE instance = $1 AND start_us < $2",
-                    "DELETE FROM kept_event WHERE instance = $1 AND at_us < $2",
-                    "DELETE FROM kept_span WHERE instance = $1 AND until_us <= $2",
-                    // A version of a job's schedules followed by another before the cutoff
-                    // expects nothing any kept run is judged against.
-                    "DELETE FROM kept_schedule WHERE instance = $1 AND from_us < (SELECT MAX(from_us) \
-                     FROM kept_schedule l WHERE l.instance = kept_schedule.instance AND l.job = kept_schedule.job \
-                     AND l.from_us <= $2)",
-                ] {
-                    sqlx::query(sql).bind(instance).bind(us(cutoff)).execute(&mut *tx).await.map_err(query)?;
-                }
-                self.pruned = Some(read.now);
-            }
-            tx.commit().await.map_err(query)
-        })
+            kept.runs = match kept.write_from {
+                Some(from) => kept.runs.split_off(&from),
+                None => BTreeMap::new(),
+            };
+        }
+        for event in read.events.iter().filter(|e| self.events_from.is_none_or(|from| e.at >= from)) {
+            let text = serde_json::to_string(event).map_err(|e| Error::Query(e.to_string()))?;
+            let digest = {
+                use sha2::Digest;
+                hex::encode(sha2::Sha256::digest(text.as_bytes()))
+            };
+            writes.events.push((us(event.at), digest, text));
+        }
+        if let Some(newest) = read.events.iter().map(|e| e.at).max() {
+            self.events_from = Some(newest);
+        }
+        // Where the source's history was read up to, with the runs read up to it.
+        if let Some(mark) = read.mark.as_ref().filter(|m| self.mark.as_ref() != Some(*m)) {
+            writes.mark = Some(serde_json::to_string(mark).map_err(|e| Error::Query(e.to_string()))?);
+            self.mark = Some(mark.clone());
+        }
+        if self.pruned.is_none_or(|p| read.now - p >= PRUNE_EVERY) {
+            let cutoff = read.now - chrono::Duration::from_std(retention).unwrap_or(chrono::Duration::days(90));
+            writes.prune_before = Some(us(cutoff));
+            self.pruned = Some(read.now);
+        }
+        stored::write(store, instance, &writes).await
     }
 }
 
@@ -462,17 +353,7 @@ fn eras(
 /// Every run kept of `instance` that started in `window`, per job, by start: what pages show of
 /// runs held without their words (`crate::held`). Rows that cannot be read are left out.
 pub async fn kept_runs(store: &Store, instance: &str, window: Window) -> Result<HashMap<String, Vec<Run>>, Error> {
-    let rows: Vec<KeptRunRow> = on_db!(store, |pool| {
-        sqlx::query_as(
-        "SELECT job, start_us, run FROM kept_run WHERE instance = $1 AND start_us >= $2 AND start_us < $3 ORDER BY start_us"
-    )
-    .bind(instance)
-    .bind(us(window.start))
-    .bind(us(window.end))
-    .fetch_all(pool)
-    .await
-    .map_err(query)?
-    });
+    let rows: Vec<KeptRunRow> = stored::runs_in(store, instance, us(window.start), us(window.end)).await?;
     let mut out: HashMap<String, Vec<Run>> = HashMap::new();
     for (job, _, text) in rows {
         if let Ok(run) = serde_json::from_str::<Run>(&text) {
@@ -484,18 +365,7 @@ pub async fn kept_runs(store: &Store, instance: &str, window: Window) -> Result<
 
 /// The runs kept of one job of `instance` that started in `window`, by start.
 async fn kept_job_runs(store: &Store, instance: &str, job: &str, window: Window) -> Result<Vec<Run>, Error> {
-    let texts: Vec<String> = on_db!(store, |pool| {
-        sqlx::query_scalar(
-        "SELECT run FROM kept_run WHERE instance = $1 AND job = $2 AND start_us >= $3 AND start_us < $4 ORDER BY start_us"
-    )
-    .bind(instance)
-    .bind(job)
-    .bind(us(window.start))
-    .bind(us(window.end))
-    .fetch_all(pool)
-    .await
-    .map_err(query)?
-    });
+    let texts = stored::job_runs_in(store, instance, job, us(window.start), us(window.end)).await?;
     Ok(texts.iter().filter_map(|t| serde_json::from_str(t).ok()).collect())
 }
 
@@ -506,15 +376,7 @@ async fn kept_events(
     from: DateTime<Utc>,
     before: Option<DateTime<Utc>>,
 ) -> Result<Vec<app::engine::log::LogEvent>, Error> {
-    let texts: Vec<String> = on_db!(store, |pool| sqlx::query_scalar(
-        "SELECT event FROM kept_event WHERE instance = $1 AND at_us >= $2 AND at_us < $3 ORDER BY at_us"
-    )
-    .bind(instance)
-    .bind(us(from))
-    .bind(before.map_or(i64::MAX, us))
-    .fetch_all(pool)
-    .await
-    .map_err(query)?);
+    let texts = stored::events_in(store, instance, us(from), before.map_or(i64::MAX, us)).await?;
     Ok(texts.iter().filter_map(|t| serde_json::from_str(t).ok()).collect())
 }
 

@@ -15,8 +15,8 @@
 //! ended applies at once. With replicas, each takes in the others' rows when the fleet is
 //! judged ([`Book::refresh`]).
 use crate::config::{MaintenanceConfig, MaintenanceScope};
-use crate::on_db;
 use crate::store::Store;
+use crate::store::maintenance::{self as stored, AddedRow, EndedRow};
 use app::api::ApiError;
 use app::api::forms::{Field, MAX_JOBS, Refusal, START_HORIZON_DAYS, START_TOLERANCE_MINUTES, take};
 use app::api::triage::{MaintenanceEndForm, MaintenanceForm, WINDOW_LENGTHS, WindowRow};
@@ -162,14 +162,6 @@ pub struct Book {
     generation: AtomicU64,
 }
 
-const SCHEMA: [&str; 2] = [
-    "CREATE TABLE IF NOT EXISTS maintenance_added (id TEXT PRIMARY KEY, name TEXT NOT NULL, reason TEXT NOT NULL, \
-     scope TEXT NOT NULL, zone TEXT NOT NULL, start_ms INTEGER NOT NULL, end_ms INTEGER NOT NULL, \"by\" TEXT NOT NULL, \
-     at INTEGER NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS maintenance_ended (id TEXT NOT NULL, start_ms INTEGER NOT NULL, \"by\" TEXT NOT NULL, \
-     at INTEGER NOT NULL, why TEXT NOT NULL, PRIMARY KEY (id, start_ms))",
-];
-
 fn from_ms(v: i64) -> DateTime<Utc> {
     DateTime::from_timestamp_millis(v).unwrap_or(DateTime::<Utc>::MIN_UTC)
 }
@@ -222,15 +214,6 @@ impl Book {
         let names = instances.iter().map(|i| i.name.clone()).collect();
         let book =
             Book { file, tags, names, store, state: Mutex::new(State::default()), generation: AtomicU64::new(0) };
-        if let Some(store) = &book.store
-            && let Some(pool) = store.sqlite()
-        {
-            for sql in SCHEMA {
-                if let Err(e) = sqlx::query(sql).execute(pool).await {
-                    tracing::warn!(error = %e, "maintenance: Sundial's store could not make its tables");
-                }
-            }
-        }
         book.refresh().await;
         book
     }
@@ -253,46 +236,27 @@ impl Book {
     }
 
     async fn load(store: &Store) -> Result<State, sqlx::Error> {
-        use sqlx::Row;
+        let (added, ended) = stored::load(store).await?;
         let mut state = State::default();
-        on_db!(store, |pool| {
-            let rows = sqlx::query(
-                "SELECT id, name, reason, scope, zone, start_ms, end_ms, \"by\", at FROM maintenance_added ORDER BY at, id",
-            )
-            .fetch_all(pool)
-            .await?;
-            for r in rows {
-                let id: String = r.try_get("id")?;
-                let scope: String = r.try_get("scope")?;
-                let zone: String = r.try_get("zone")?;
-                let Ok(scope) = serde_json::from_str::<MaintenanceScope>(&scope) else {
-                    tracing::warn!(window = %id, "maintenance: a window's scope in Sundial's store cannot be read; it is left out");
-                    continue;
-                };
-                state.added.push(Entry {
-                    id,
-                    name: r.try_get("name")?,
-                    reason: r.try_get("reason")?,
-                    zone: Zone::from_name(&zone).unwrap_or(Zone::UTC),
-                    when: When::Once(Window::new(from_ms(r.try_get("start_ms")?), from_ms(r.try_get("end_ms")?))),
-                    scope,
-                    line: None,
-                    added: Some((r.try_get("by")?, from_ms(r.try_get("at")?))),
-                });
-            }
-            let rows = sqlx::query("SELECT id, start_ms, \"by\", at, why FROM maintenance_ended ORDER BY at, id")
-                .fetch_all(pool)
-                .await?;
-            for r in rows {
-                state.ended.push(Ended {
-                    id: r.try_get("id")?,
-                    start: from_ms(r.try_get("start_ms")?),
-                    by: r.try_get("by")?,
-                    at: from_ms(r.try_get("at")?),
-                    why: r.try_get("why")?,
-                });
-            }
-        });
+        for r in added {
+            let Ok(scope) = serde_json::from_str::<MaintenanceScope>(&r.scope) else {
+                tracing::warn!(window = %r.id, "maintenance: a window's scope in Sundial's store cannot be read; it is left out");
+                continue;
+            };
+            state.added.push(Entry {
+                id: r.id,
+                name: r.name,
+                reason: r.reason,
+                zone: Zone::from_name(&r.zone).unwrap_or(Zone::UTC),
+                when: When::Once(Window::new(from_ms(r.start_ms), from_ms(r.end_ms))),
+                scope,
+                line: None,
+                added: Some((r.by, from_ms(r.at))),
+            });
+        }
+        for r in ended {
+            state.ended.push(Ended { id: r.id, start: from_ms(r.start_ms), by: r.by, at: from_ms(r.at), why: r.why });
+        }
         Ok(state)
     }
 
@@ -502,22 +466,18 @@ impl Book {
         };
         if let Some(store) = &self.store {
             let scope = serde_json::to_string(&entry.scope).unwrap_or_else(|_| "{}".to_owned());
-            let kept = on_db!(store, |pool| sqlx::query(
-                "INSERT INTO maintenance_added (id, name, reason, scope, zone, start_ms, end_ms, \"by\", at) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-            )
-            .bind(&id)
-            .bind(&entry.name)
-            .bind(&entry.reason)
-            .bind(scope)
-            .bind(zone.name())
-            .bind(start.timestamp_millis())
-            .bind(end.timestamp_millis())
-            .bind(&by)
-            .bind(now.timestamp_millis())
-            .execute(pool)
-            .await
-            .map(|_| ()));
+            let row = AddedRow {
+                id: id.clone(),
+                name: entry.name.clone(),
+                reason: entry.reason.clone(),
+                scope,
+                zone: zone.name().to_owned(),
+                start_ms: start.timestamp_millis(),
+                end_ms: end.timestamp_millis(),
+                by: by.clone(),
+                at: now.timestamp_millis(),
+            };
+            let kept = stored::add(store, &row).await;
             kept.map_err(|e| {
                 tracing::warn!(error = %e, "maintenance: could not keep a window");
                 ApiError::Transport("the window could not be kept in Sundial's store".into())
@@ -547,18 +507,14 @@ impl Book {
         }
         let row = Ended { id: form.id.clone(), start, by: by.clone(), at: now.max(start), why };
         if let Some(store) = &self.store {
-            let kept = on_db!(store, |pool| sqlx::query(
-                "INSERT INTO maintenance_ended (id, start_ms, \"by\", at, why) VALUES ($1, $2, $3, $4, $5) \
-                 ON CONFLICT (id, start_ms) DO NOTHING",
-            )
-            .bind(&row.id)
-            .bind(form.start_ms)
-            .bind(&row.by)
-            .bind(row.at.timestamp_millis())
-            .bind(&row.why)
-            .execute(pool)
-            .await
-            .map(|_| ()));
+            let ended = EndedRow {
+                id: row.id.clone(),
+                start_ms: form.start_ms,
+                by: row.by.clone(),
+                at: row.at.timestamp_millis(),
+                why: row.why.clone(),
+            };
+            let kept = stored::end(store, &ended).await;
             kept.map_err(|e| {
                 tracing::warn!(error = %e, "maintenance: could not keep the end of a window");
                 ApiError::Transport("the end could not be kept in Sundial's store".into())

@@ -27,13 +27,15 @@
 //! Invariants: a replica reads an instance's source only while it holds that instance's lease
 //! and its lease connection answers; one that cannot reach the store collects nothing.
 use chrono::{DateTime, Utc};
+use sqlx::Connection;
 use sqlx::postgres::{PgConnectOptions, PgConnection};
-use sqlx::{Connection, Row};
 use std::collections::HashSet;
 use std::time::Duration;
 use tokio::sync::Mutex;
 
-use crate::store::{Error, Store, query};
+use crate::store::replicas as stored;
+pub use crate::store::replicas::Published;
+use crate::store::{Error, Store};
 
 /// A follower looks for a new reading, and tries the lease, this often (at most).
 pub const FOLLOW_EVERY: Duration = Duration::from_secs(5);
@@ -68,19 +70,6 @@ struct Lease {
     held: HashSet<(i32, i32)>,
     /// The live replicas, and when they were counted.
     alive: Option<(usize, std::time::Instant)>,
-}
-
-/// What a collector published of one instance, newer than a follower had.
-pub struct Published {
-    /// The replica that collected it.
-    pub replica: String,
-    /// When it was published (orders publications).
-    pub updated_us: i64,
-    /// The reading's state as JSON (`crate::fleet::SharedState`).
-    pub state: String,
-    /// The good read's time, and the read as JSON when it is not the one the follower has.
-    pub good_at_us: Option<i64>,
-    pub good: Option<String>,
 }
 
 /// The second key of `instance`'s lease: the first four bytes of its name's SHA-256 (two
@@ -134,12 +123,7 @@ impl Replicas {
             }
             // More than the share: this one goes to another replica.
             let Some(conn) = lease.conn.as_mut() else { return false };
-            match sqlx::query_scalar::<_, bool>("SELECT pg_advisory_unlock($1, $2)")
-                .bind(key.0)
-                .bind(key.1)
-                .fetch_one(conn)
-                .await
-            {
+            match stored::unlock(conn, key).await {
                 Ok(_) => {
                     lease.held.remove(&key);
                     tracing::info!(replica = %self.name, instance, held, share, "replicas: a lease given up for another replica to collect");
@@ -192,12 +176,7 @@ impl Replicas {
                     return false;
                 }
             };
-            if let Err(e) = sqlx::query("SELECT pg_advisory_lock_shared($1, $2)")
-                .bind(FLEET)
-                .bind(PRESENCE)
-                .execute(&mut conn)
-                .await
-            {
+            if let Err(e) = stored::lock_shared(&mut conn, (FLEET, PRESENCE)).await {
                 tracing::warn!(replica = %self.name, error = %e, "replicas: this replica could not say it is present; it takes no share");
             }
             lease.conn = Some(conn);
@@ -216,14 +195,7 @@ impl Replicas {
             return fleet.div_ceil(alive.max(1));
         }
         let Some(conn) = lease.conn.as_mut() else { return fleet };
-        let counted = sqlx::query_scalar::<_, i64>(
-            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2 \
-             AND classid = $1::bigint::oid AND objid = $2::bigint::oid",
-        )
-        .bind(i64::from(FLEET))
-        .bind(i64::from(PRESENCE))
-        .fetch_one(conn)
-        .await;
+        let counted = stored::holders(conn, (FLEET, PRESENCE)).await;
         let alive = match counted {
             Ok(n) => usize::try_from(n).unwrap_or(1).max(1),
             Err(e) => {
@@ -241,11 +213,7 @@ impl Replicas {
     /// Try the lock `key` on the lease connection.
     async fn try_lock(&self, lease: &mut Lease, key: (i32, i32)) -> bool {
         let Some(conn) = lease.conn.as_mut() else { return false };
-        let took = sqlx::query_scalar::<_, bool>("SELECT pg_try_advisory_lock($1, $2)")
-            .bind(key.0)
-            .bind(key.1)
-            .fetch_one(conn)
-            .await;
+        let took = stored::try_lock(conn, key).await;
         match took {
             Ok(true) => {
                 lease.held.insert(key);
@@ -271,23 +239,8 @@ impl Replicas {
         good: Option<(DateTime<Utc>, &str)>,
         now: DateTime<Utc>,
     ) -> Result<i64, Error> {
-        sqlx::query_scalar(
-            "INSERT INTO shared_read (instance, replica, updated_us, state, good_at_us, good) \
-             VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (instance) DO UPDATE SET replica = excluded.replica, \
-             updated_us = CASE WHEN excluded.updated_us > shared_read.updated_us THEN excluded.updated_us \
-             ELSE shared_read.updated_us + 1 END, state = excluded.state, \
-             good_at_us = coalesce(excluded.good_at_us, shared_read.good_at_us), \
-             good = coalesce(excluded.good, shared_read.good) RETURNING updated_us",
-        )
-        .bind(instance)
-        .bind(&self.name)
-        .bind(now.timestamp_micros())
-        .bind(state)
-        .bind(good.map(|g| g.0.timestamp_micros()))
-        .bind(good.map(|g| g.1))
-        .fetch_one(&self.pool)
-        .await
-        .map_err(query)
+        let good = good.map(|g| (g.0.timestamp_micros(), g.1));
+        stored::publish(&self.pool, instance, &self.name, now.timestamp_micros(), state, good).await
     }
 
     /// What was published of `instance` after `since_us`; its good read only when it is not
@@ -298,27 +251,7 @@ impl Replicas {
         since_us: i64,
         have_good_us: Option<i64>,
     ) -> Result<Option<Published>, Error> {
-        let row = sqlx::query(
-            "SELECT replica, updated_us, state, good_at_us, \
-             CASE WHEN good_at_us IS NOT DISTINCT FROM $3 THEN NULL ELSE good END AS good \
-             FROM shared_read WHERE instance = $1 AND updated_us > $2",
-        )
-        .bind(instance)
-        .bind(since_us)
-        .bind(have_good_us)
-        .fetch_optional(&self.pool)
-        .await
-        .map_err(query)?
-        .map(|r| -> Result<Published, sqlx::Error> {
-            Ok(Published {
-                replica: r.try_get("replica")?,
-                updated_us: r.try_get("updated_us")?,
-                state: r.try_get("state")?,
-                good_at_us: r.try_get("good_at_us")?,
-                good: r.try_get("good")?,
-            })
-        });
-        row.transpose().map_err(query)
+        stored::published(&self.pool, instance, since_us, have_good_us).await
     }
 }
 

@@ -14,8 +14,8 @@ use chrono::{DateTime, TimeDelta, Utc};
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use crate::on_db;
 use crate::store::Store;
+use crate::store::triage::{self as stored, AckRow, OpenRow};
 
 /// One problem judged now, with the zone of its instance.
 #[derive(Clone, Debug)]
@@ -66,16 +66,6 @@ struct State {
     acks: HashMap<String, Ack>,
 }
 
-const SCHEMA: [&str; 2] = [
-    "CREATE TABLE IF NOT EXISTS triage_open (key TEXT PRIMARY KEY, instance TEXT NOT NULL, of_job INTEGER NOT NULL, \
-     first_seen INTEGER NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS triage_ack (key TEXT PRIMARY KEY, episode INTEGER NOT NULL, severity TEXT NOT NULL, \
-     count INTEGER NOT NULL, until INTEGER, note TEXT NOT NULL, by TEXT NOT NULL, at INTEGER NOT NULL)",
-];
-
-/// Acknowledgements as the store keeps them (`by` quoted: PostgreSQL reserves the word).
-const ACKS: &str = "SELECT key, episode, severity, count, until, note, \"by\", at FROM triage_ack";
-
 fn ms(t: DateTime<Utc>) -> i64 {
     t.timestamp_millis()
 }
@@ -123,39 +113,28 @@ impl Keeper {
         keeper
     }
 
-    /// What the store holds: the open episodes and the acknowledgements. A SQLite file's
-    /// tables are made here; PostgreSQL's by its migrations.
+    /// What the store holds: the open episodes and the acknowledgements (the tables are made
+    /// when the store opens: `crate::store::sqlite`, PostgreSQL's migrations).
     async fn load(store: &Store) -> Result<State, sqlx::Error> {
-        use sqlx::Row;
-        if let Some(pool) = store.sqlite() {
-            for sql in SCHEMA {
-                sqlx::query(sql).execute(pool).await?;
-            }
-        }
+        let (open, acks) = stored::load(store).await?;
         let mut state = State::default();
-        on_db!(store, |pool| {
-            for r in sqlx::query("SELECT key, instance, of_job, first_seen FROM triage_open").fetch_all(pool).await? {
-                let open = Open {
-                    instance: r.try_get("instance")?,
-                    of_job: r.try_get::<i64, _>("of_job")? != 0,
-                    first_seen: from_ms(r.try_get("first_seen")?),
-                };
-                state.open.insert(r.try_get("key")?, open);
-            }
-            for r in sqlx::query(ACKS).fetch_all(pool).await? {
-                let ack = Ack {
-                    key: r.try_get("key")?,
-                    episode: from_ms(r.try_get("episode")?),
-                    severity: severity(r.try_get::<String, _>("severity")?.as_str()),
-                    count: r.try_get::<i64, _>("count")?.max(0) as usize,
-                    until: r.try_get::<Option<i64>, _>("until")?.map(from_ms),
-                    note: r.try_get("note")?,
-                    by: r.try_get("by")?,
-                    at: from_ms(r.try_get("at")?),
-                };
-                state.acks.insert(ack.key.clone(), ack);
-            }
-        });
+        for r in open {
+            let open = Open { instance: r.instance, of_job: r.of_job != 0, first_seen: from_ms(r.first_seen) };
+            state.open.insert(r.key, open);
+        }
+        for r in acks {
+            let ack = Ack {
+                key: r.key,
+                episode: from_ms(r.episode),
+                severity: severity(r.severity.as_str()),
+                count: r.count.max(0) as usize,
+                until: r.until.map(from_ms),
+                note: r.note,
+                by: r.by,
+                at: from_ms(r.at),
+            };
+            state.acks.insert(ack.key.clone(), ack);
+        }
         Ok(state)
     }
 
@@ -258,26 +237,16 @@ impl Keeper {
     }
 
     async fn save_open(store: &Store, added: &[(String, Open)], ended: &[String]) -> Result<(), sqlx::Error> {
-        on_db!(store, |pool| {
-            let mut tx = pool.begin().await?;
-            for (key, open) in added {
-                sqlx::query(
-                    "INSERT INTO triage_open (key, instance, of_job, first_seen) VALUES ($1, $2, $3, $4) \
-                     ON CONFLICT (key) DO NOTHING",
-                )
-                .bind(key)
-                .bind(&open.instance)
-                .bind(i64::from(open.of_job))
-                .bind(ms(open.first_seen))
-                .execute(&mut *tx)
-                .await?;
-            }
-            for key in ended {
-                sqlx::query("DELETE FROM triage_open WHERE key = $1").bind(key).execute(&mut *tx).await?;
-                sqlx::query("DELETE FROM triage_ack WHERE key = $1").bind(key).execute(&mut *tx).await?;
-            }
-            tx.commit().await
-        })
+        let added: Vec<OpenRow> = added
+            .iter()
+            .map(|(key, open)| OpenRow {
+                key: key.clone(),
+                instance: open.instance.clone(),
+                of_job: i64::from(open.of_job),
+                first_seen: ms(open.first_seen),
+            })
+            .collect();
+        stored::save_open(store, &added, ended).await
     }
 
     /// The triage list of `scope`'s problems (open and not acknowledged, then acknowledged):
@@ -343,23 +312,17 @@ impl Keeper {
             at: now,
         };
         if let Some(store) = &self.store {
-            let kept = on_db!(store, |pool| sqlx::query(
-                "INSERT INTO triage_ack (key, episode, severity, count, until, note, \"by\", at) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (key) DO UPDATE SET episode = excluded.episode, \
-                 severity = excluded.severity, count = excluded.count, until = excluded.until, note = excluded.note, \
-                 \"by\" = excluded.\"by\", at = excluded.at",
-            )
-            .bind(&ack.key)
-            .bind(ms(ack.episode))
-            .bind(ack.severity.key())
-            .bind(ack.count as i64)
-            .bind(ack.until.map(ms))
-            .bind(&ack.note)
-            .bind(&ack.by)
-            .bind(ms(ack.at))
-            .execute(pool)
-            .await
-            .map(|_| ()));
+            let row = AckRow {
+                key: ack.key.clone(),
+                episode: ms(ack.episode),
+                severity: ack.severity.key().to_owned(),
+                count: ack.count as i64,
+                until: ack.until.map(ms),
+                note: ack.note.clone(),
+                by: ack.by.clone(),
+                at: ms(ack.at),
+            };
+            let kept = stored::ack_upsert(store, &row).await;
             kept.map_err(|e| {
                 tracing::warn!(error = %e, "triage: could not keep an acknowledgement");
                 ApiError::Transport("the acknowledgement could not be kept in Sundial's store".into())
@@ -387,11 +350,7 @@ impl Keeper {
             });
         }
         if let Some(store) = &self.store {
-            let gone = on_db!(store, |pool| sqlx::query("DELETE FROM triage_ack WHERE key = $1")
-                .bind(&form.key)
-                .execute(pool)
-                .await
-                .map(|_| ()));
+            let gone = stored::ack_delete(store, &form.key).await;
             gone.map_err(|e| {
                 tracing::warn!(error = %e, "triage: could not undo an acknowledgement in Sundial's store");
                 ApiError::Transport("the acknowledgement could not be undone in Sundial's store".into())

@@ -9,22 +9,13 @@
 //! the problem (`"thread"`): no new column, so rows an older Sundial wrote load (no thread: the
 //! episode's own), and an older Sundial reads these (it ignores the field).
 use super::decide::{Open, Sent, SentState};
-use crate::on_db;
 use crate::store::Store;
+use crate::store::alerts::{self as stored, SentRow};
 use chrono::{DateTime, Utc};
-use sqlx::Row;
 use std::collections::HashMap;
 
 /// At most this many undelivered messages are kept per target.
 pub const OUTBOX_MAX: usize = 100;
-
-const SCHEMA: [&str; 2] = [
-    "CREATE TABLE IF NOT EXISTS alert_sent (target TEXT NOT NULL, key TEXT NOT NULL, episode INTEGER NOT NULL, \
-     alerted_at INTEGER NOT NULL, reminded_at INTEGER NOT NULL, max_count INTEGER NOT NULL, last TEXT NOT NULL, \
-     PRIMARY KEY (target, key))",
-    "CREATE TABLE IF NOT EXISTS alert_outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, target TEXT NOT NULL, \
-     subject TEXT NOT NULL, body TEXT NOT NULL, queued_at INTEGER NOT NULL)",
-];
 
 /// `alert_sent.last`: the problem as last seen, and the thread that announced it.
 #[derive(serde::Serialize, serde::Deserialize)]
@@ -75,42 +66,29 @@ impl AlertStore {
         let mut sent: HashMap<String, SentState> = HashMap::new();
         let mut outbox: HashMap<String, Vec<Queued>> = HashMap::new();
         let Some(store) = &self.pool else { return Ok((sent, outbox)) };
-        if let Some(pool) = store.sqlite() {
-            for sql in SCHEMA {
-                sqlx::query(sql).execute(pool).await?;
-            }
+        let (sent_rows, outbox_rows) = stored::load(store).await?;
+        for (target, r) in sent_rows {
+            let Last { last, thread } = match serde_json::from_str(&r.last) {
+                Ok(last) => last,
+                Err(e) => {
+                    tracing::warn!(alert = %target, key = %r.key, error = %e, "alerts: a sent record cannot be read; skipped");
+                    continue;
+                }
+            };
+            let s = Sent {
+                episode: from_ms(r.episode),
+                alerted_at: from_ms(r.alerted_at),
+                reminded_at: from_ms(r.reminded_at),
+                max_count: r.max_count.max(0) as usize,
+                last,
+                thread,
+            };
+            sent.entry(target).or_default().insert(r.key, s);
         }
-        on_db!(store, |pool| {
-            let rows =
-                sqlx::query("SELECT target, key, episode, alerted_at, reminded_at, max_count, last FROM alert_sent")
-                    .fetch_all(pool)
-                    .await?;
-            for r in rows {
-                let (target, key): (String, String) = (r.try_get("target")?, r.try_get("key")?);
-                let Last { last, thread } = match serde_json::from_str(r.try_get::<&str, _>("last")?) {
-                    Ok(last) => last,
-                    Err(e) => {
-                        tracing::warn!(alert = %target, %key, error = %e, "alerts: a sent record cannot be read; skipped");
-                        continue;
-                    }
-                };
-                let s = Sent {
-                    episode: from_ms(r.try_get("episode")?),
-                    alerted_at: from_ms(r.try_get("alerted_at")?),
-                    reminded_at: from_ms(r.try_get("reminded_at")?),
-                    max_count: r.try_get::<i64, _>("max_count")?.max(0) as usize,
-                    last,
-                    thread,
-                };
-                sent.entry(target).or_default().insert(key, s);
-            }
-            let rows =
-                sqlx::query("SELECT id, target, subject, body FROM alert_outbox ORDER BY id").fetch_all(pool).await?;
-            for r in rows {
-                let q = Queued { id: r.try_get("id")?, subject: r.try_get("subject")?, body: r.try_get("body")? };
-                outbox.entry(r.try_get("target")?).or_default().push(q);
-            }
-        });
+        for r in outbox_rows {
+            let q = Queued { id: r.id, subject: r.subject, body: r.body };
+            outbox.entry(r.target).or_default().push(q);
+        }
         Ok((sent, outbox))
     }
 
@@ -133,64 +111,34 @@ impl AlertStore {
             });
             return Ok(queued.collect());
         };
-        let queued = on_db!(store, |pool| {
-            let mut tx = pool.begin().await?;
-            if let Some(sent) = sent {
-                sqlx::query("DELETE FROM alert_sent WHERE target = $1").bind(target).execute(&mut *tx).await?;
-                for (key, s) in sent {
-                    let last = Last { last: s.last.clone(), thread: s.thread.clone() };
-                    let last = serde_json::to_string(&last).map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
-                    sqlx::query(
-                        "INSERT INTO alert_sent (target, key, episode, alerted_at, reminded_at, max_count, last) \
-                     VALUES ($1, $2, $3, $4, $5, $6, $7)",
-                    )
-                    .bind(target)
-                    .bind(key)
-                    .bind(ms(s.episode))
-                    .bind(ms(s.alerted_at))
-                    .bind(ms(s.reminded_at))
-                    .bind(s.max_count as i64)
-                    .bind(last)
-                    .execute(&mut *tx)
-                    .await?;
-                }
-            }
-            let mut queued = Vec::with_capacity(messages.len());
-            for (subject, body) in messages {
-                let id = sqlx::query(
-                    "INSERT INTO alert_outbox (target, subject, body, queued_at) VALUES ($1, $2, $3, $4) RETURNING id",
-                )
-                .bind(target)
-                .bind(&subject)
-                .bind(&body)
-                .bind(ms(now))
-                .fetch_one(&mut *tx)
-                .await?
-                .try_get("id")?;
-                queued.push(Queued { id, subject, body });
-            }
-            sqlx::query(
-                "DELETE FROM alert_outbox WHERE target = $1 AND id NOT IN \
-             (SELECT id FROM alert_outbox WHERE target = $1 ORDER BY id DESC LIMIT $2)",
-            )
-            .bind(target)
-            .bind(OUTBOX_MAX as i64)
-            .execute(&mut *tx)
-            .await?;
-            tx.commit().await?;
-            queued
-        });
+        let sent = match sent {
+            Some(sent) => Some(
+                sent.iter()
+                    .map(|(key, s)| {
+                        let last = Last { last: s.last.clone(), thread: s.thread.clone() };
+                        let last = serde_json::to_string(&last).map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
+                        Ok(SentRow {
+                            key: key.clone(),
+                            episode: ms(s.episode),
+                            alerted_at: ms(s.alerted_at),
+                            reminded_at: ms(s.reminded_at),
+                            max_count: s.max_count as i64,
+                            last,
+                        })
+                    })
+                    .collect::<Result<Vec<SentRow>, sqlx::Error>>()?,
+            ),
+            None => None,
+        };
+        let ids = stored::commit(store, target, sent.as_deref(), &messages, ms(now), OUTBOX_MAX as i64).await?;
+        let queued = ids.into_iter().zip(messages).map(|(id, (subject, body))| Queued { id, subject, body }).collect();
         Ok(queued)
     }
 
     /// A message was delivered (or dropped): it leaves the outbox.
     pub async fn done(&self, id: i64) -> Result<(), sqlx::Error> {
         if let Some(store) = &self.pool {
-            on_db!(store, |pool| sqlx::query("DELETE FROM alert_outbox WHERE id = $1")
-                .bind(id)
-                .execute(pool)
-                .await
-                .map(|_| ()))?;
+            stored::done(store, id).await?;
         }
         Ok(())
     }

@@ -6,6 +6,7 @@
 //! the end as wall-clock time), read at every request: a session begun on one replica holds
 //! on every other, and signing out on one ends it on all.
 use crate::store::Store;
+use crate::store::sessions as stored;
 use app::api::Principal;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
@@ -61,18 +62,8 @@ impl Sessions {
             let ends = now_ms.saturating_add(self.ttl.as_millis().min(i64::MAX as u128) as i64);
             let role = serde_json::to_string(&principal.role).ok()?;
             let via = serde_json::to_string(&principal.via).ok()?;
-            let kept = async {
-                sqlx::query("DELETE FROM session WHERE expires_ms <= $1").bind(now_ms).execute(pool).await?;
-                sqlx::query("INSERT INTO session (id_sha256, name, role, via, expires_ms) VALUES ($1, $2, $3, $4, $5)")
-                    .bind(hex::encode(digest(&id)))
-                    .bind(&principal.name)
-                    .bind(role)
-                    .bind(via)
-                    .bind(ends)
-                    .execute(pool)
-                    .await
-            };
-            return match kept.await {
+            let kept = stored::start(pool, now_ms, &hex::encode(digest(&id)), &principal.name, &role, &via, ends).await;
+            return match kept {
                 Ok(_) => Some(id),
                 Err(e) => {
                     tracing::warn!(error = %e, "sign-in: the session could not be kept in Sundial's shared store");
@@ -97,11 +88,7 @@ impl Sessions {
     pub async fn get(&self, id: &str, now: Instant) -> Option<Principal> {
         let key = digest(id);
         if let Some(pool) = self.shared.as_ref().and_then(Store::postgres) {
-            let row: Result<Option<(String, String, String, i64)>, _> =
-                sqlx::query_as("SELECT name, role, via, expires_ms FROM session WHERE id_sha256 = $1")
-                    .bind(hex::encode(key))
-                    .fetch_optional(pool)
-                    .await;
+            let row = stored::get(pool, &hex::encode(key)).await;
             let (name, role, via, ends) = match row {
                 Ok(Some(row)) => row,
                 Ok(None) => return None,
@@ -130,12 +117,10 @@ impl Sessions {
 
     /// End session `id` (signing out).
     pub async fn end(&self, id: &str) {
-        if let Some(pool) = self.shared.as_ref().and_then(Store::postgres) {
-            let gone =
-                sqlx::query("DELETE FROM session WHERE id_sha256 = $1").bind(hex::encode(digest(id))).execute(pool);
-            if let Err(e) = gone.await {
-                tracing::warn!(error = %e, "sign-out: the session could not be ended in Sundial's shared store");
-            }
+        if let Some(pool) = self.shared.as_ref().and_then(Store::postgres)
+            && let Err(e) = stored::end(pool, &hex::encode(digest(id))).await
+        {
+            tracing::warn!(error = %e, "sign-out: the session could not be ended in Sundial's shared store");
         }
         self.by_digest.lock().unwrap_or_else(|e| e.into_inner()).remove(&digest(id));
     }

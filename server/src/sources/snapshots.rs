@@ -6,24 +6,13 @@
 //! ([`Store::samples`], [`Store::job_samples`]) or, by a source that holds the older ones, past
 //! the newest it holds ([`Store::samples_from`], [`Store::job_samples_from`]).
 //!
-//! A SQLite file's `user_version` is its schema's: 0 (event samples only, also job rows' last cycle
-//! starts under keys `job …`), 1 (adds `job_sample`; the old job keys' samples are copied into
-//! it as states without a counter), 2 (adds `kept_run` and `kept_span`: the history Sundial
-//! keeps, see `crate::history`), 3 (adds `kept_event`: the schedulers' log lines kept), 4 (adds `read_mark`: where an incremental source read up to), 5 (indexes `kept_run` by instance and start: the runs pages read back; adds `kept_schedule`: each version of a job's schedules). Opening migrates; older files stay readable. PostgreSQL's schema
-//! is sqlx's migrations (`server/migrations/postgres`), the same tables.
+//! The tables' schemas, and their statements, are the store's (`crate::store::sqlite`,
+//! `crate::store::samples`).
 use app::engine::job_table::CycleSample as JobSample;
 use chrono::{DateTime, Utc};
 
-/// The columns of `job_sample` that make a [`JobSample`], for `SELECT`s (a literal: no outside text).
-macro_rules! sample_columns {
-    () => {
-        "first_seen, seen_until, status, interval_secs, schedule_start, runner_start, runner_finish, cycles, \
-         last_start, last_finish"
-    };
-}
-use crate::on_db;
+use crate::store::samples;
 pub use crate::store::{Error, Store, query};
-use sqlx::SqlitePool;
 
 /// One event's samples: when Sundial first watched it, and every distinct `LAST_EXECUTED`
 /// seen, with the last poll that saw each.
@@ -63,53 +52,14 @@ impl Store {
         last_executed: Option<DateTime<Utc>>,
         polled_at: DateTime<Utc>,
     ) -> Result<(), Error> {
-        on_db!(self, |pool| {
-            let mut tx = pool.begin().await.map_err(query)?;
-            sqlx::query(WATCH)
-                .bind(instance)
-                .bind(event)
-                .bind(polled_at.timestamp())
-                .execute(&mut *tx)
-                .await
-                .map_err(query)?;
-            if let Some(at) = last_executed {
-                sqlx::query(
-                    "INSERT INTO event_sample (instance, event, last_executed, seen_until) VALUES ($1, $2, $3, $4) \
-                     ON CONFLICT (instance, event, last_executed) DO UPDATE SET seen_until = \
-                     CASE WHEN excluded.seen_until > event_sample.seen_until THEN excluded.seen_until \
-                     ELSE event_sample.seen_until END",
-                )
-                .bind(instance)
-                .bind(event)
-                .bind(at.timestamp())
-                .bind(polled_at.timestamp())
-                .execute(&mut *tx)
-                .await
-                .map_err(query)?;
-            }
-            tx.commit().await.map_err(query)
-        })
+        samples::record_event(self, instance, event, last_executed.map(|at| at.timestamp()), polled_at.timestamp())
+            .await
     }
 
     /// The samples of one event from the last one before `since` onwards (that one bounds the
     /// first span), oldest first.
     pub async fn samples(&self, instance: &str, event: &str, since: DateTime<Utc>) -> Result<EventSamples, Error> {
-        let (first_seen, rows): (Option<i64>, Vec<(i64, i64)>) = on_db!(self, |pool| {
-            let first_seen =
-                sqlx::query_scalar(FIRST_SEEN).bind(instance).bind(event).fetch_optional(pool).await.map_err(query)?;
-            let rows = sqlx::query_as(
-                "SELECT last_executed, seen_until FROM event_sample WHERE instance = $1 AND event = $2 AND last_executed >= \
-                 coalesce((SELECT max(last_executed) FROM event_sample WHERE instance = $1 AND event = $2 AND last_executed < $3), $3) \
-                 ORDER BY last_executed",
-            )
-            .bind(instance)
-            .bind(event)
-            .bind(since.timestamp())
-            .fetch_all(pool)
-            .await
-            .map_err(query)?;
-            (first_seen, rows)
-        });
+        let (first_seen, rows) = samples::event_samples(self, instance, event, since.timestamp()).await?;
         let ts = |s: i64| DateTime::from_timestamp(s, 0).unwrap_or_default();
         Ok(EventSamples {
             first_seen: first_seen.map(ts),
@@ -126,16 +76,7 @@ impl Store {
         event: &str,
         from: DateTime<Utc>,
     ) -> Result<Vec<(DateTime<Utc>, DateTime<Utc>)>, Error> {
-        let rows: Vec<(i64, i64)> = on_db!(self, |pool| sqlx::query_as(
-            "SELECT last_executed, seen_until FROM event_sample WHERE instance = $1 AND event = $2 \
-             AND last_executed >= $3 ORDER BY last_executed",
-        )
-        .bind(instance)
-        .bind(event)
-        .bind(from.timestamp())
-        .fetch_all(pool)
-        .await
-        .map_err(query)?);
+        let rows = samples::event_samples_from(self, instance, event, from.timestamp()).await?;
         let ts = |s: i64| DateTime::from_timestamp(s, 0).unwrap_or_default();
         Ok(rows.into_iter().map(|(a, b)| (ts(a), ts(b))).collect())
     }
@@ -151,90 +92,13 @@ impl Store {
         state: &JobSample,
         polled_at: DateTime<Utc>,
     ) -> Result<(), Error> {
-        let at = micros(polled_at);
-        on_db!(self, |pool| {
-            let mut tx = pool.begin().await.map_err(query)?;
-            sqlx::query(WATCH)
-                .bind(instance)
-                .bind(job)
-                .bind(polled_at.timestamp())
-                .execute(&mut *tx)
-                .await
-                .map_err(query)?;
-            let latest = sqlx::query_as::<_, SampleRow>(concat!(
-                "SELECT ",
-                sample_columns!(),
-                " FROM job_sample WHERE instance = $1 AND job = $2 ORDER BY first_seen DESC LIMIT 1"
-            ))
-            .bind(instance)
-            .bind(job)
-            .fetch_optional(&mut *tx)
-            .await
-            .map_err(query)?
-            .map(SampleRow::sample);
-            match latest {
-                Some(l) if micros(l.first_seen) > at => {}
-                Some(l) if l.same_state(state) => {
-                    sqlx::query(
-                        "UPDATE job_sample SET seen_until = CASE WHEN seen_until > $1 THEN seen_until ELSE $1 END \
-                         WHERE instance = $2 AND job = $3 AND first_seen = $4",
-                    )
-                    .bind(at)
-                    .bind(instance)
-                    .bind(job)
-                    .bind(micros(l.first_seen))
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(query)?;
-                }
-                _ => {
-                    sqlx::query(
-                        "INSERT INTO job_sample (instance, job, first_seen, seen_until, status, interval_secs, \
-                         schedule_start, runner_start, runner_finish, cycles, last_start, last_finish) \
-                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) \
-                         ON CONFLICT (instance, job, first_seen) DO UPDATE SET seen_until = excluded.seen_until, \
-                         status = excluded.status, interval_secs = excluded.interval_secs, \
-                         schedule_start = excluded.schedule_start, runner_start = excluded.runner_start, \
-                         runner_finish = excluded.runner_finish, cycles = excluded.cycles, \
-                         last_start = excluded.last_start, last_finish = excluded.last_finish",
-                    )
-                    .bind(instance)
-                    .bind(job)
-                    .bind(at)
-                    .bind(at)
-                    .bind(state.status.as_deref())
-                    .bind(state.interval)
-                    .bind(state.schedule_start.map(micros))
-                    .bind(state.runner_start.map(micros))
-                    .bind(state.runner_finish.map(micros))
-                    .bind(state.cycles)
-                    .bind(state.last_start.map(micros))
-                    .bind(state.last_finish.map(micros))
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(query)?;
-                }
-            }
-            tx.commit().await.map_err(query)
-        })
+        samples::record_job(self, instance, job, state, polled_at).await
     }
 
     /// The samples of one job that were still seen at or after `since`, and the one before
     /// them (the runner they continue), oldest first.
     pub async fn job_samples(&self, instance: &str, job: &str, since: DateTime<Utc>) -> Result<Vec<JobSample>, Error> {
-        let rows: Vec<SampleRow> = on_db!(self, |pool| sqlx::query_as(concat!(
-            "SELECT ",
-            sample_columns!(),
-            " FROM job_sample WHERE instance = $1 AND job = $2 AND first_seen >= coalesce((SELECT max(first_seen) \
-             FROM job_sample WHERE instance = $1 AND job = $2 AND seen_until < $3), 0) ORDER BY first_seen"
-        ))
-        .bind(instance)
-        .bind(job)
-        .bind(micros(since))
-        .fetch_all(pool)
-        .await
-        .map_err(query)?);
-        Ok(rows.into_iter().map(SampleRow::sample).collect())
+        samples::job_samples(self, instance, job, since).await
     }
 
     /// The samples of one job first seen at or after `from` (`first_seen >= from`), oldest
@@ -246,18 +110,7 @@ impl Store {
         job: &str,
         from: DateTime<Utc>,
     ) -> Result<Vec<JobSample>, Error> {
-        let rows: Vec<SampleRow> = on_db!(self, |pool| sqlx::query_as(concat!(
-            "SELECT ",
-            sample_columns!(),
-            " FROM job_sample WHERE instance = $1 AND job = $2 AND first_seen >= $3 ORDER BY first_seen"
-        ))
-        .bind(instance)
-        .bind(job)
-        .bind(micros(from))
-        .fetch_all(pool)
-        .await
-        .map_err(query)?);
-        Ok(rows.into_iter().map(SampleRow::sample).collect())
+        samples::job_samples_from(self, instance, job, from).await
     }
 
     /// The first sample of one job, and the first poll that saw the job (which may be older:
@@ -267,157 +120,7 @@ impl Store {
         instance: &str,
         job: &str,
     ) -> Result<(Option<JobSample>, Option<DateTime<Utc>>), Error> {
-        let (first, watched): (Option<SampleRow>, Option<i64>) = on_db!(self, |pool| {
-            let first = sqlx::query_as::<_, SampleRow>(concat!(
-                "SELECT ",
-                sample_columns!(),
-                " FROM job_sample WHERE instance = $1 AND job = $2 ORDER BY first_seen LIMIT 1"
-            ))
-            .bind(instance)
-            .bind(job)
-            .fetch_optional(pool)
-            .await
-            .map_err(query)?;
-            let watched =
-                sqlx::query_scalar(FIRST_SEEN).bind(instance).bind(job).fetch_optional(pool).await.map_err(query)?;
-            (first, watched)
-        });
-        Ok((first.map(SampleRow::sample), watched.and_then(|s| DateTime::from_timestamp(s, 0))))
+        let (first, watched) = samples::job_first(self, instance, job).await?;
+        Ok((first, watched.and_then(|s| DateTime::from_timestamp(s, 0))))
     }
-}
-
-/// The first poll that saw an event (or a job row), kept once.
-const WATCH: &str = "INSERT INTO event_watch (instance, event, first_seen) VALUES ($1, $2, $3) ON CONFLICT (instance, event) DO NOTHING";
-
-/// When Sundial first watched an event (or a job row).
-const FIRST_SEEN: &str = "SELECT first_seen FROM event_watch WHERE instance = $1 AND event = $2";
-
-/// The schema's version this code writes (the file's `user_version`).
-const SCHEMA_VERSION: i64 = 5;
-
-/// Create a SQLite store's tables, or bring an older file up to [`SCHEMA_VERSION`], in one
-/// transaction.
-pub(crate) async fn migrate_file(pool: &SqlitePool) -> Result<(), sqlx::Error> {
-    let mut tx = pool.begin().await?;
-    for sql in [
-        // One row per event Sundial has seen: when it first saw it.
-        "CREATE TABLE IF NOT EXISTS event_watch (instance TEXT NOT NULL, event TEXT NOT NULL, \
-         first_seen INTEGER NOT NULL, PRIMARY KEY (instance, event))",
-        // One row per distinct LAST_EXECUTED (unix seconds, UTC) and the last poll that saw it.
-        "CREATE TABLE IF NOT EXISTS event_sample (instance TEXT NOT NULL, event TEXT NOT NULL, \
-         last_executed INTEGER NOT NULL, seen_until INTEGER NOT NULL, \
-         PRIMARY KEY (instance, event, last_executed))",
-    ] {
-        sqlx::query(sql).execute(&mut *tx).await?;
-    }
-    let version: i64 = sqlx::query_scalar("PRAGMA user_version").fetch_one(&mut *tx).await?;
-    if version < 1 {
-        // Each state of a `job` table row (times in microseconds since the epoch, UTC), with
-        // the first and last poll that saw it.
-        sqlx::query(
-            "CREATE TABLE IF NOT EXISTS job_sample (instance TEXT NOT NULL, job TEXT NOT NULL, \
-             first_seen INTEGER NOT NULL, seen_until INTEGER NOT NULL, status TEXT, interval_secs INTEGER, \
-             schedule_start INTEGER, runner_start INTEGER, runner_finish INTEGER, cycles INTEGER, \
-             last_start INTEGER, last_finish INTEGER, PRIMARY KEY (instance, job, first_seen))",
-        )
-        .execute(&mut *tx)
-        .await?;
-        // Version 0 kept a job's last cycle starts as event samples (`job …`), each with the last
-        // poll that saw it: a state without a counter, first seen (as far as is known) then.
-        sqlx::query(
-            "INSERT OR IGNORE INTO job_sample (instance, job, first_seen, seen_until, last_start) \
-             SELECT instance, event, seen_until * 1000000, seen_until * 1000000, last_executed * 1000000 \
-             FROM event_sample WHERE event LIKE 'job %'",
-        )
-        .execute(&mut *tx)
-        .await?;
-    }
-    if version < 2 {
-        // Every run Sundial has read (the engine's `Run` as JSON, its start in microseconds
-        // since the epoch, UTC), and the spans in which it read a job's whole history
-        // (`crate::history`).
-        sqlx::query(
-            "CREATE TABLE IF NOT EXISTS kept_run (instance TEXT NOT NULL, job TEXT NOT NULL, start_us INTEGER NOT NULL, \
-             run TEXT NOT NULL, PRIMARY KEY (instance, job, start_us))",
-        )
-        .execute(&mut *tx)
-        .await?;
-        sqlx::query(
-            "CREATE TABLE IF NOT EXISTS kept_span (instance TEXT NOT NULL, job TEXT NOT NULL, from_us INTEGER NOT NULL, \
-             until_us INTEGER NOT NULL, PRIMARY KEY (instance, job, from_us))",
-        )
-        .execute(&mut *tx)
-        .await?;
-    }
-    if version < 3 {
-        // Every line of a scheduler's own log Sundial has read (the engine's `LogEvent` as
-        // JSON, keyed by its instant in microseconds and the SHA-256 of the JSON).
-        sqlx::query(
-            "CREATE TABLE IF NOT EXISTS kept_event (instance TEXT NOT NULL, at_us INTEGER NOT NULL, digest TEXT NOT NULL, \
-             event TEXT NOT NULL, PRIMARY KEY (instance, at_us, digest))",
-        )
-        .execute(&mut *tx)
-        .await?;
-    }
-    if version < 4 {
-        // Where an incremental source's history was read up to (`sources::Mark` as JSON).
-        sqlx::query("CREATE TABLE IF NOT EXISTS read_mark (instance TEXT NOT NULL PRIMARY KEY, mark TEXT NOT NULL)")
-            .execute(&mut *tx)
-            .await?;
-    }
-    if version < 5 {
-        // A window's kept runs across an instance's jobs, by start: what a page reads of the
-        // runs held without their words (`crate::held`, `crate::history::kept_runs`).
-        sqlx::query("CREATE INDEX IF NOT EXISTS kept_run_by_start ON kept_run (instance, start_us)")
-            .execute(&mut *tx)
-            .await?;
-        // Each version of a job's schedules (`{enabled, schedules}` as JSON), from the read that
-        // first saw it (microseconds): an edit applies from then on (`crate::history`).
-        sqlx::query(
-            "CREATE TABLE IF NOT EXISTS kept_schedule (instance TEXT NOT NULL, job TEXT NOT NULL, from_us INTEGER NOT NULL, \
-             schedules TEXT NOT NULL, PRIMARY KEY (instance, job, from_us))",
-        )
-        .execute(&mut *tx)
-        .await?;
-    }
-    if version < SCHEMA_VERSION {
-        sqlx::query(sqlx::AssertSqlSafe(format!("PRAGMA user_version = {SCHEMA_VERSION}"))).execute(&mut *tx).await?;
-    }
-    tx.commit().await
-}
-
-#[derive(sqlx_macros::FromRow)]
-struct SampleRow {
-    first_seen: i64,
-    seen_until: i64,
-    status: Option<String>,
-    interval_secs: Option<i64>,
-    schedule_start: Option<i64>,
-    runner_start: Option<i64>,
-    runner_finish: Option<i64>,
-    cycles: Option<i64>,
-    last_start: Option<i64>,
-    last_finish: Option<i64>,
-}
-
-impl SampleRow {
-    fn sample(self) -> JobSample {
-        let t = |v: i64| DateTime::from_timestamp_micros(v).unwrap_or_default();
-        JobSample {
-            first_seen: t(self.first_seen),
-            seen_until: t(self.seen_until),
-            status: self.status,
-            interval: self.interval_secs,
-            schedule_start: self.schedule_start.map(t),
-            runner_start: self.runner_start.map(t),
-            runner_finish: self.runner_finish.map(t),
-            cycles: self.cycles,
-            last_start: self.last_start.map(t),
-            last_finish: self.last_finish.map(t),
-        }
-    }
-}
-
-fn micros(t: DateTime<Utc>) -> i64 {
-    t.timestamp_micros()
 }

@@ -1,7 +1,7 @@
 //! Sundial's own store: the one database Sundial writes, never a source. It keeps what the
 //! sources forget (MySQL's samples, `crate::history`'s runs), triage's episodes and
-//! acknowledgements, the alerts sent, and, on PostgreSQL, what replicas share
-//! (`crate::replicas`).
+//! acknowledgements, maintenance windows, the alerts sent, and, on PostgreSQL, what replicas
+//! share (`crate::replicas`, `crate::auth::sessions`).
 //!
 //! Two engines behind one [`Store`]: a SQLite file of its own (the default: the embedded demo
 //! and a single Sundial need nothing else), or PostgreSQL (`store = "postgres://…"` or
@@ -9,12 +9,40 @@
 //! the SQL both speak (`$n` parameters, `ON CONFLICT`, `CASE` for the larger of two values,
 //! 64-bit integers), and run on either pool by [`on_db!`], which type-checks it for both.
 //!
-//! Schemas: a SQLite file carries its version in `user_version` (older files are migrated in
-//! place, see `crate::sources::snapshots`); PostgreSQL's schema is sqlx's migrations under
-//! `server/migrations/postgres`, run at start (replicas starting together wait on sqlx's lock).
+//! Every statement on the store lives in this folder, as typed functions taking and giving
+//! plain data (the domain modules keep the logic and call them):
+//!
+//! | table | kept for | statements |
+//! |---|---|---|
+//! | `event_watch`, `event_sample`, `job_sample` | MySQL's events and `job` rows as polled (`crate::sources::snapshots`) | [`samples`] |
+//! | `kept_run`, `kept_span`, `kept_event`, `kept_schedule`, `read_mark` | the history kept (`crate::history`) | [`history`] |
+//! | `triage_open`, `triage_ack` | open episodes and acknowledgements (`crate::triage`) | [`triage`] |
+//! | `maintenance_added`, `maintenance_ended` | windows added and ended from the page (`crate::maintenance`) | [`maintenance`] |
+//! | `alert_sent`, `alert_outbox` | alerts sent and waiting (`crate::alerts::store`) | [`alerts`] |
+//! | `shared_read` (PostgreSQL only), and advisory locks | replicas' readings and leases (`crate::replicas`) | [`replicas`] |
+//! | `session` (PostgreSQL only) | sign-in sessions replicas share (`crate::auth::sessions`) | [`sessions`] |
+//!
+//! (The demo, `crate::demo::write`, seeds a fresh demo store's samples directly, in
+//! [`samples`]' layout.)
+//!
+//! Schemas: a SQLite file's is the ordered list in [`sqlite`], applied at every open (its
+//! `user_version` says which steps it has had); PostgreSQL's is sqlx's migrations under
+//! `server/migrations/postgres` ([`postgres`]), run at start (replicas starting together wait
+//! on sqlx's lock).
 //!
 //! Invariants: no source is ever written here; a PostgreSQL URL's password appears in no
-//! message (see [`StoreAt`]'s `Display`).
+//! message (see [`StoreAt`]'s `Display`); no statement on the store outside this folder
+//! (`tests::no_statement_on_the_store_outside_store`).
+pub mod alerts;
+pub mod history;
+pub mod maintenance;
+pub mod postgres;
+pub mod replicas;
+pub mod samples;
+pub mod sessions;
+pub mod sqlite;
+pub mod triage;
+
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions};
 use std::path::{Path, PathBuf};
@@ -103,9 +131,6 @@ pub struct Store {
     at: StoreAt,
 }
 
-/// PostgreSQL's schema (sqlx's migrations, embedded).
-static POSTGRES: sqlx::migrate::Migrator = sqlx_macros::migrate!("./migrations/postgres");
-
 impl Store {
     /// The pool, for [`on_db!`].
     pub fn db(&self) -> &Db {
@@ -152,7 +177,7 @@ impl Store {
             .journal_mode(SqliteJournalMode::Wal)
             .busy_timeout(std::time::Duration::from_secs(120));
         let pool = SqlitePoolOptions::new().max_connections(2).connect_with(options).await.map_err(open_err)?;
-        crate::sources::snapshots::migrate_file(&pool).await.map_err(open_err)?;
+        sqlite::migrate_file(&pool).await.map_err(open_err)?;
         Ok(Store { db: Db::Sqlite(pool), at: StoreAt::File(path.to_owned()) })
     }
 
@@ -167,7 +192,10 @@ impl Store {
             .connect_with(options)
             .await
             .map_err(|e| open_err(e.to_string()))?;
-        POSTGRES.run(&pool).await.map_err(|e| open_err(format!("its schema could not be brought up to date: {e}")))?;
+        postgres::MIGRATOR
+            .run(&pool)
+            .await
+            .map_err(|e| open_err(format!("its schema could not be brought up to date: {e}")))?;
         Ok(Store { db: Db::Postgres(pool), at: at.clone() })
     }
 
@@ -194,5 +222,38 @@ mod tests {
         assert!(!format!("{at:?}").contains("s3cret"));
         let odd = StoreAt::Postgres("postgres://u:p@[bad".into());
         assert!(!odd.to_string().contains(":p@"), "{odd}");
+    }
+
+    /// Every `.rs` file under `dir`, recursively.
+    fn sources_under(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+            let path = entry.expect("a directory entry").path();
+            if path.is_dir() {
+                sources_under(&path, out);
+            } else if path.extension().is_some_and(|x| x == "rs") {
+                out.push(path);
+            }
+        }
+    }
+
+    /// No statement on Sundial's store outside `server/src/store/`: the only other SQL in
+    /// `server/src` reads the sources (`sources/`) or writes the demo's files (`demo/`).
+    #[test]
+    fn no_statement_on_the_store_outside_store() {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut files = Vec::new();
+        sources_under(&src, &mut files);
+        assert!(files.len() > 20, "the sources were found under {}", src.display());
+        let allowed = ["store", "sources", "demo"].map(|d| src.join(d));
+        let mut outside = Vec::new();
+        for file in files.iter().filter(|f| !allowed.iter().any(|a| f.starts_with(a))) {
+            let text = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+            for needle in ["sqlx::query", "QueryBuilder"] {
+                if text.contains(needle) {
+                    outside.push(format!("{} ({needle})", file.strip_prefix(&src).unwrap_or(file).display()));
+                }
+            }
+        }
+        assert!(outside.is_empty(), "statements on Sundial's store belong in server/src/store/: {outside:?}");
     }
 }

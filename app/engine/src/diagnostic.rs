@@ -12,6 +12,18 @@ pub enum Severity {
     Error,
 }
 
+/// What a diagnostic tells beyond its words, for whoever acts on it (triage): typed, so
+/// that nobody recognises a finding by a field's name or a message's first words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Finding {
+    /// The source says its scheduler is off (MySQL's `event_scheduler`, pgAgent's agents gone):
+    /// nothing runs until it is back.
+    SchedulerStopped,
+    /// The scheduler's own next run is not Sundial's forecast (`triage::next_run_disagrees`).
+    NextRunDisagrees,
+}
+
 /// One finding about the input, naming the field and its value where there is one.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Diagnostic {
@@ -22,6 +34,9 @@ pub struct Diagnostic {
     pub value: Option<String>,
     /// What is wrong, in plain words.
     pub message: String,
+    /// What it tells triage, when it tells more than words ([`Finding`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finding: Option<Finding>,
 }
 
 impl Diagnostic {
@@ -35,7 +50,17 @@ impl Diagnostic {
         Self::new(Severity::Info, None, None, message)
     }
     pub fn new(severity: Severity, field: Option<&str>, value: Option<String>, message: impl Into<String>) -> Self {
-        Diagnostic { severity, field: field.map(str::to_owned), value, message: message.into() }
+        Diagnostic { severity, field: field.map(str::to_owned), value, message: message.into(), finding: None }
+    }
+
+    /// The same, telling `finding`.
+    pub fn telling(self, finding: Finding) -> Self {
+        Diagnostic { finding: Some(finding), ..self }
+    }
+
+    /// Whether it tells `finding`.
+    pub fn tells(&self, finding: Finding) -> bool {
+        self.finding == Some(finding)
     }
 }
 

@@ -394,7 +394,7 @@ impl<'a> Prepared<'a> {
         let cross_checked: Vec<&str> = job
             .diagnostics
             .iter()
-            .filter(|d| crate::triage::is_next_run_disagrees(d))
+            .filter(|d| d.tells(crate::Finding::NextRunDisagrees))
             .filter_map(|d| d.field.as_deref())
             .collect();
         let said = |d: &&Diagnostic| d.field.as_deref().is_some_and(|f| cross_checked.contains(&f));

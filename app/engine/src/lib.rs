@@ -47,7 +47,7 @@ pub mod window;
 pub mod zone;
 
 pub use agent::AgentSchedule;
-pub use diagnostic::{Diagnostic, Severity};
+pub use diagnostic::{Diagnostic, Finding, Severity};
 pub use reconcile::{Outcome, Run, RunOutcome, Trigger};
 pub use vocab::{Dst, Forecast, Occurrence, Schedule, ScheduleId, Step};
 pub use window::Window;

@@ -29,7 +29,7 @@ use crate::durations::{self, DurationFlag, DurationFlags};
 use crate::fleet::{InstanceReport, JobReport};
 use crate::reconcile::{MissCause, Outcome, RunOutcome};
 use crate::sentence::Sentence;
-use crate::{Diagnostic, Severity};
+use crate::{Diagnostic, Finding, Severity};
 use chrono::{DateTime, TimeDelta, Utc};
 use serde::{Deserialize, Serialize};
 
@@ -364,9 +364,6 @@ pub struct Reading<'a> {
     pub poll_secs: Option<u64>,
 }
 
-/// The fields of instance findings that mean "the scheduler is off".
-pub const SCHEDULER_STOPPED_FIELDS: [&str; 4] = ["event_scheduler", "cron.launcher", "agent_service", "pga_jobagent"];
-
 /// The words [`next_run_disagrees`] begins with.
 const NEXT_RUN_DISAGREES: &str = "the scheduler expects the next run at";
 
@@ -391,6 +388,7 @@ pub fn next_run_disagrees(column: &str, raw: &str, theirs: DateTime<Utc>, ours: 
             theirs.format(TOLD)
         ),
     )
+    .telling(Finding::NextRunDisagrees)
 }
 
 /// A message with times written as [`TOLD`] (`2026-11-20 02:04:00 UTC`: Sundial's own words,
@@ -421,7 +419,7 @@ fn instants_told(message: &str) -> Sentence {
 
 /// Whether a finding is the cross-check [`next_run_disagrees`] made.
 pub fn is_next_run_disagrees(d: &Diagnostic) -> bool {
-    d.message.starts_with(NEXT_RUN_DISAGREES)
+    d.tells(Finding::NextRunDisagrees)
 }
 
 /// A length in words for people: `45 s`, `12 min 5 s`, `1 h 0 min`, `2 d 3 h`.
@@ -509,9 +507,7 @@ pub fn report_problems(
         };
     let zombie = ongoing_zombie(report);
     // A scheduler that is off explains its jobs' missed runs: one row says so and counts them.
-    let stopped = notes.iter().find(|n| {
-        n.severity != Severity::Info && n.field.as_deref().is_some_and(|f| SCHEDULER_STOPPED_FIELDS.contains(&f))
-    });
+    let stopped = notes.iter().find(|n| n.severity != Severity::Info && n.tells(Finding::SchedulerStopped));
     if let Some(note) = stopped {
         let streaks: Vec<Streak> = report.jobs.iter().filter_map(|j| missed_streak(j, zombie.is_some())).collect();
         let first = streaks.iter().map(|s| s.first).min();
@@ -696,7 +692,7 @@ fn next_run(
     report: &InstanceReport,
     mut push: impl FnMut(ProblemKind, Option<DateTime<Utc>>, DateTime<Utc>, Sentence, usize),
 ) {
-    for d in job.diagnostics.iter().filter(|d| d.message.starts_with(NEXT_RUN_DISAGREES)) {
+    for d in job.diagnostics.iter().filter(|d| d.tells(Finding::NextRunDisagrees)) {
         push(ProblemKind::NextRunDisagrees, None, report.now, instants_told(&d.message), 1);
     }
 }

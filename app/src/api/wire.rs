@@ -996,7 +996,8 @@ impl Serialize for JobState {
 impl<'de> Deserialize<'de> for JobState {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let name = String::deserialize(d)?;
-        let problem = crate::engine::triage::KINDS.iter().find(|k| k.job_key == name).map(|k| JobState::Problem(k.kind));
+        let problem =
+            crate::engine::triage::KINDS.iter().find(|k| k.job_key == name).map(|k| JobState::Problem(k.kind));
         problem
             .or_else(|| QUIET.iter().find(|q| q.3 == name).map(|q| q.0))
             .ok_or_else(|| serde::de::Error::custom(format!("not a job state: {name:?}")))

@@ -215,11 +215,14 @@ async fn server_zone(pool: &MySqlPool, over: Option<Tz>, notes: &mut Vec<Diagnos
 fn zone_of(vars: &Variables, over: Option<Tz>, notes: &mut Vec<Diagnostic>) -> Tz {
     let Variables { global, system, scheduler } = vars;
     if !scheduler.eq_ignore_ascii_case("ON") {
-        notes.push(Diagnostic::warning(
-            "event_scheduler",
-            scheduler,
-            "the event scheduler is not running on this server: no event fires until it is ON",
-        ));
+        notes.push(
+            Diagnostic::warning(
+                "event_scheduler",
+                scheduler,
+                "the event scheduler is not running on this server: no event fires until it is ON",
+            )
+            .telling(app::engine::Finding::SchedulerStopped),
+        );
     }
     if let Some(tz) = over {
         return tz;

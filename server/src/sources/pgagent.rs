@@ -662,7 +662,10 @@ fn agent_notes(agents: &[Agent], notes: &mut Vec<Diagnostic>) {
             a.login.format("%Y-%m-%d %H:%M:%S")
         ),
     };
-    notes.push(Diagnostic::new(Severity::Warning, Some("pga_jobagent"), None, message));
+    notes.push(
+        Diagnostic::new(Severity::Warning, Some("pga_jobagent"), None, message)
+            .telling(app::engine::Finding::SchedulerStopped),
+    );
 }
 
 /// pgAgent's session zone (see the module docs): the agent's role's or the database's

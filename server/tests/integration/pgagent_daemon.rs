@@ -188,7 +188,7 @@ async fn the_real_pgagent_daemon_its_runs_its_stop_and_its_late_catch_up() {
     let down = read(Some(first.clone())).await;
     let note = down.notes.iter().find(|n| n.field.as_deref() == Some("pga_jobagent")).expect("the agent is gone");
     assert_eq!(note.severity, Severity::Warning);
-    assert!(engine::triage::SCHEDULER_STOPPED_FIELDS.contains(&"pga_jobagent"), "a stopped scheduler");
+    assert!(note.tells(engine::Finding::SchedulerStopped), "a stopped scheduler");
     let last_before: Vec<DateTime<Utc>> = ["select-one", "divide-by-zero"]
         .iter()
         .map(|j| runs(&down, j).iter().map(|r| r.start).max().expect("runs before the stop"))

@@ -4,7 +4,7 @@ use chrono::{DateTime, TimeDelta, Utc};
 use sundial_engine::fleet::{InstanceInput, InstanceReport, JobInput, JobSchedule, analyze};
 use sundial_engine::reconcile::Settings;
 use sundial_engine::triage::{self, Problem, ProblemKind, ProblemSeverity, Reading, TriageSettings};
-use sundial_engine::{AgentSchedule, Diagnostic, Run, RunOutcome, Schedule, Step, Trigger, Window};
+use sundial_engine::{AgentSchedule, Diagnostic, Finding, Run, RunOutcome, Schedule, Step, Trigger, Window};
 
 fn t(s: &str) -> DateTime<Utc> {
     DateTime::parse_from_rfc3339(s).unwrap().to_utc()
@@ -281,7 +281,8 @@ fn a_scheduler_reported_off_is_one_row_counting_the_jobs_whose_runs_did_not_happ
         job("ok", hourly_runs(72, 0, 60, RunOutcome::Succeeded)),
     ];
     let r = report(jobs);
-    let notes = [Diagnostic::error("event_scheduler", "OFF", "the event scheduler is not running")];
+    let notes = [Diagnostic::error("event_scheduler", "OFF", "the event scheduler is not running")
+        .telling(Finding::SchedulerStopped)];
     let reading = Reading { notes: &notes, poll_secs: None, ..healthy(&r) };
     let p = triage::instance_problems(&reading, t(NOW), &TriageSettings::default());
     assert_eq!(kinds(&p), vec![(ProblemKind::SchedulerStopped, None)]);
@@ -292,7 +293,8 @@ fn a_scheduler_reported_off_is_one_row_counting_the_jobs_whose_runs_did_not_happ
 
 #[test]
 fn one_job_is_one_job_and_one_run_one_run() {
-    let notes = [Diagnostic::error("event_scheduler", "OFF", "the event scheduler is not running")];
+    let notes = [Diagnostic::error("event_scheduler", "OFF", "the event scheduler is not running")
+        .telling(Finding::SchedulerStopped)];
     for (missed, words) in [(3, "3 due runs of 1 job did not"), (1, "1 due run of 1 job did not")] {
         let r = report(vec![job("a", hourly_runs(72, missed, 60, RunOutcome::Succeeded))]);
         let reading = Reading { notes: &notes, poll_secs: None, ..healthy(&r) };
@@ -304,7 +306,8 @@ fn one_job_is_one_job_and_one_run_one_run() {
 #[test]
 fn a_scheduler_reported_off_is_critical() {
     let r = report(vec![job("ok", hourly_runs(72, 0, 60, RunOutcome::Succeeded))]);
-    let notes = [Diagnostic::error("event_scheduler", "OFF", "the event scheduler is not running")];
+    let notes = [Diagnostic::error("event_scheduler", "OFF", "the event scheduler is not running")
+        .telling(Finding::SchedulerStopped)];
     let reading = Reading { notes: &notes, poll_secs: None, ..healthy(&r) };
     let p = triage::instance_problems(&reading, t(NOW), &TriageSettings::default());
     assert_eq!(kinds(&p), vec![(ProblemKind::SchedulerStopped, None)]);

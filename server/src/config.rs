@@ -136,6 +136,10 @@ pub enum SourceKind {
     SqliteDemo,
 }
 
+/// How long Sundial keeps the runs it read (`crate::history`) when `history_retention` does
+/// not say.
+pub const DEFAULT_RETENTION: Duration = Duration::from_secs(90 * 86_400);
+
 /// The name the first versions used.
 pub type Kind = SourceKind;
 
@@ -479,7 +483,7 @@ pub fn parse(text: &str, origin: &str) -> Result<FleetConfig, ConfigError> {
             }
             d
         }
-        None => crate::history::DEFAULT_RETENTION,
+        None => DEFAULT_RETENTION,
     };
     let maintenance = check.maintenance(&raw.maintenance, &instances)?;
     Ok(FleetConfig {

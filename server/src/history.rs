@@ -31,9 +31,6 @@ use chrono::{DateTime, Utc};
 use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
 
-/// How long kept runs stay by default.
-pub const DEFAULT_RETENTION: Duration = Duration::from_secs(90 * 86_400);
-
 /// Retention is enforced at most this often per instance.
 const PRUNE_EVERY: chrono::Duration = chrono::Duration::hours(1);
 

@@ -37,6 +37,7 @@ pub mod guard;
 pub mod log_csv;
 pub mod metrics;
 pub mod page_cache;
+pub mod serve;
 pub mod server_fn_status;
 
 pub use error::Error;

@@ -697,7 +697,13 @@ impl Checker<'_> {
         let timeout = |v: &Spanned<String>, field: &str| {
             let d = self.duration(v, None, field)?;
             if d > Duration::from_secs(3600) {
-                return Err(self.invalid(v.span(), None, field, &format!("{:?}", v.get_ref()), "must be at most an hour"));
+                return Err(self.invalid(
+                    v.span(),
+                    None,
+                    field,
+                    &format!("{:?}", v.get_ref()),
+                    "must be at most an hour",
+                ));
             }
             Ok(d)
         };

@@ -165,7 +165,11 @@ fn bad_files_name_file_line_and_field() {
             "[http]\n\nheader_timeout = \"soon\"\n",
             &["fleet.toml:3:", "http.header_timeout", "soon"],
         ),
-        ("http: a day's stall", "[http]\nsend_timeout = \"1d\"\n", &["fleet.toml:2:", "http.send_timeout", "at most an hour"]),
+        (
+            "http: a day's stall",
+            "[http]\nsend_timeout = \"1d\"\n",
+            &["fleet.toml:2:", "http.send_timeout", "at most an hour"],
+        ),
         ("http: unknown field", "[http]\nmax_conections = 5\n", &["fleet.toml:2:", "max_conections"]),
     ];
     let mut failures = Vec::new();

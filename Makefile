@@ -6,7 +6,7 @@ export PATH := $(CURDIR)/.tools/node_modules/.bin:$(HOME)/.cargo/bin:$(PATH)
 export LEPTOS_SITE_ROOT := target/site
 export LEPTOS_OUTPUT_NAME := sundial
 
-.PHONY: run test setup setup-build build unit engine-wasm lint e2e wasm-size bench load load-fleet load-scale fuzz clean-demo
+.PHONY: run test setup setup-build build unit engine-wasm lint e2e wasm-size bench load load-fleet load-scale load-slow fuzz clean-demo
 
 # Everything the tests need (the browser, the databases, the test packages).
 setup:
@@ -61,6 +61,15 @@ fuzz:
 # p50/p95/p99 and errors per page. Figures, not a test.
 load: build
 	end2end/load/run.sh 50 50 15
+
+# Slow clients: 300 readers of /log.csv?days=30 that never read, from another address than the
+# one measuring; the server's memory and /triage's p50/p99 meanwhile; then 300 connections that
+# never finish their request's head, and how many are still open 10 s later (SPREAD: how many
+# addresses the readers come from). The readers ask as curl does (no gzip: the costly case, a
+# gzipped month fits in loopback's socket buffers), then as a browser. Figures, not a test.
+load-slow: build
+	end2end/load/slow_readers.py --plain --spread $${SPREAD:-1}
+	end2end/load/slow_readers.py --heads 0 --spread $${SPREAD:-1}
 
 # A live fleet of 200 SQL Agent instances x 20 jobs, each read every minute, under 50 and 200
 # clients: latency per page and the reads the sources got meanwhile.

@@ -726,12 +726,7 @@ async fn serve_cmd(args: ServeArgs) -> anyhow::Result<()> {
         let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| format!("listening on {addr}"))?;
         println!("Sundial is serving {} instance(s) on http://{addr}", config.instances.len());
         let app = crate::http::router_at(state, config.public_url.clone());
-        axum::serve(listener, app.into_make_service_with_connect_info::<std::net::SocketAddr>())
-            .with_graceful_shutdown(async {
-                let _ = tokio::signal::ctrl_c().await;
-            })
-            .await
-            .context("serving HTTP")?;
+        crate::http::serve::serve(listener, app, config.http, ctrl_c()).await;
         return Ok(());
     }
 
@@ -761,13 +756,16 @@ async fn serve_cmd(args: ServeArgs) -> anyhow::Result<()> {
     tracing::info!("serving on http://{addr}");
     println!("Sundial is serving the demo on http://{addr}");
     let app = crate::http::router(state);
-    axum::serve(listener, app.into_make_service_with_connect_info::<std::net::SocketAddr>())
-        .with_graceful_shutdown(async {
-            let _ = tokio::signal::ctrl_c().await;
-        })
-        .await
-        .context("serving HTTP")?;
+    crate::http::serve::serve(listener, app, crate::http::serve::Limits::default(), ctrl_c()).await;
     Ok(())
+}
+
+/// Ctrl-C (SIGINT): the server stops accepting and finishes the answers it is sending. If the
+/// signal cannot be listened for, the server runs until killed.
+async fn ctrl_c() {
+    if tokio::signal::ctrl_c().await.is_err() {
+        std::future::pending::<()>().await;
+    }
 }
 
 /// Sign-in as configured (`[auth]`, or `--users` for accounts from that file), or none on

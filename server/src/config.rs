@@ -12,6 +12,14 @@
 //! short_factor = 0.25              # a success under p50 × this (p50 ≥ 2 min): "too short"
 //! stale_polls = 3                  # a read older than this many poll intervals: "stale"
 //!
+//! [http]                           # what the server allows its clients (these are the defaults)
+//! max_connections = 1024           # open at once, from everyone; more are answered 503
+//! max_connections_per_client = 64  # from one IP address (429); behind a reverse proxy every
+//!                                  # client has the proxy's address: raise it to about the total
+//! header_timeout = "5s"            # a request's head must arrive within this (and an idle
+//!                                  # kept-alive connection closes after it)
+//! send_timeout = "30s"             # a client that takes no byte of its answer this long is cut off
+//!
 //! [defaults]
 //! poll_interval = "60s"
 //! timeout = "10s"
@@ -341,6 +349,9 @@ pub struct FleetConfig {
     pub history_retention: Duration,
     /// Planned maintenance windows (`[[maintenance]]`, see [`maintenance`]).
     pub maintenance: Vec<MaintenanceConfig>,
+    /// What the server allows its clients (`[http]`): connections, in all and per address, and
+    /// how long a request's head and a stalled send may take (`crate::http::serve`).
+    pub http: crate::http::serve::Limits,
 }
 
 #[derive(Deserialize)]
@@ -364,8 +375,19 @@ struct RawFile {
     history_retention: Option<Spanned<String>>,
     defaults: Option<RawDefaults>,
     triage: Option<RawTriage>,
+    http: Option<RawHttp>,
     #[serde(default)]
     instance: Vec<Spanned<RawInstance>>,
+}
+
+/// `[http]`: the server's limits on its clients.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawHttp {
+    max_connections: Option<Spanned<i64>>,
+    max_connections_per_client: Option<Spanned<i64>>,
+    header_timeout: Option<Spanned<String>>,
+    send_timeout: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -486,6 +508,7 @@ pub fn parse(text: &str, origin: &str) -> Result<FleetConfig, ConfigError> {
         None => DEFAULT_RETENTION,
     };
     let maintenance = check.maintenance(&raw.maintenance, &instances)?;
+    let http = check.http(raw.http.as_ref())?;
     Ok(FleetConfig {
         origin: origin.to_owned(),
         store,
@@ -496,6 +519,7 @@ pub fn parse(text: &str, origin: &str) -> Result<FleetConfig, ConfigError> {
         auth,
         history_retention,
         maintenance,
+        http,
     })
 }
 
@@ -649,6 +673,51 @@ impl Checker<'_> {
             })?;
         }
         Ok(t)
+    }
+
+    /// `[http]`: connection counts from 1 to a million, the per-client one at most the total;
+    /// the timeouts non-zero and at most an hour.
+    fn http(&self, raw: Option<&RawHttp>) -> Result<crate::http::serve::Limits, ConfigError> {
+        let mut limits = crate::http::serve::Limits::default();
+        let Some(raw) = raw else { return Ok(limits) };
+        let count = |v: &Spanned<i64>, field: &str, most: usize, why: String| {
+            let n = *v.get_ref();
+            usize::try_from(n)
+                .ok()
+                .filter(|n| (1..=most).contains(n))
+                .ok_or_else(|| self.invalid(v.span(), None, field, &n, &why))
+        };
+        if let Some(v) = &raw.max_connections {
+            let why = "must be a whole number from 1 to 1000000".to_owned();
+            limits.max_connections = count(v, "http.max_connections", 1_000_000, why)?;
+        }
+        if let Some(v) = &raw.max_connections_per_client {
+            let most = limits.max_connections;
+            let why = format!("must be a whole number from 1 to max_connections ({most})");
+            limits.max_connections_per_client = count(v, "http.max_connections_per_client", most, why)?;
+        } else {
+            limits.max_connections_per_client = limits.max_connections_per_client.min(limits.max_connections);
+        }
+        let timeout = |v: &Spanned<String>, field: &str| {
+            let d = self.duration(v, None, field)?;
+            if d > Duration::from_secs(3600) {
+                return Err(self.invalid(
+                    v.span(),
+                    None,
+                    field,
+                    &format!("{:?}", v.get_ref()),
+                    "must be at most an hour",
+                ));
+            }
+            Ok(d)
+        };
+        if let Some(v) = &raw.header_timeout {
+            limits.header_timeout = timeout(v, "http.header_timeout")?;
+        }
+        if let Some(v) = &raw.send_timeout {
+            limits.send_timeout = timeout(v, "http.send_timeout")?;
+        }
+        Ok(limits)
     }
 
     /// One `[[instance]]`, checked field by field in a fixed order (the first problem is the

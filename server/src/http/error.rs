@@ -29,6 +29,13 @@ pub enum Error {
     /// Signed in, but the role may not do this (`what`: e.g. only an admin may acknowledge). 403.
     #[error("forbidden: {0}")]
     Forbidden(String),
+    /// This client asks for more at once than one client may (`what` says what, and when to
+    /// try again). 429, with `Retry-After`.
+    #[error("{what}")]
+    TooManyRequests { what: String, retry_after: u32 },
+    /// The server is doing as much of this at once as it allows. 503, with `Retry-After`.
+    #[error("{what}")]
+    Busy { what: String, retry_after: u32 },
     /// Anything else; the cause is in the log. 500.
     #[error("internal error")]
     Internal,
@@ -43,6 +50,8 @@ impl Error {
             Error::SourceUnavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
             Error::Unauthorized { .. } => StatusCode::UNAUTHORIZED,
             Error::Forbidden(_) => StatusCode::FORBIDDEN,
+            Error::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
+            Error::Busy { .. } => StatusCode::SERVICE_UNAVAILABLE,
             Error::Internal => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -55,6 +64,8 @@ impl Error {
             Error::SourceUnavailable { .. } => "source_unavailable",
             Error::Unauthorized { .. } => "unauthorized",
             Error::Forbidden(_) => "forbidden",
+            Error::TooManyRequests { .. } => "too_many_requests",
+            Error::Busy { .. } => "busy",
             Error::Internal => "internal",
         }
     }
@@ -79,11 +90,17 @@ impl IntoResponse for Error {
     fn into_response(self) -> Response {
         let body = serde_json::json!({ "error": self.to_string(), "kind": self.kind() });
         let mut res = (self.status_code(), Json(body)).into_response();
-        if matches!(self, Error::Unauthorized { .. }) {
-            res.headers_mut().insert(
-                axum::http::header::WWW_AUTHENTICATE,
-                axum::http::HeaderValue::from_static("Bearer realm=\"Sundial\""),
-            );
+        match self {
+            Error::Unauthorized { .. } => {
+                res.headers_mut().insert(
+                    axum::http::header::WWW_AUTHENTICATE,
+                    axum::http::HeaderValue::from_static("Bearer realm=\"Sundial\""),
+                );
+            }
+            Error::TooManyRequests { retry_after, .. } | Error::Busy { retry_after, .. } => {
+                res.headers_mut().insert(axum::http::header::RETRY_AFTER, retry_after.into());
+            }
+            _ => {}
         }
         res
     }

@@ -14,13 +14,23 @@
 //!
 //! The file is streamed, [`CHUNK`] lines at a time, each written as it is sent: a 30-day export
 //! of the fleet holds the log's index of lines (a large fleet's: a page of them), never the whole file.
+//! A piece is written only when the connection asks for it, and it asks only while less than
+//! `serve::WRITE_BUFFER` is waiting to be sent: a reader that stops reading stops the export.
+//!
+//! An export holds, until its reader has it all or is cut off (`serve::Limits::send_timeout`),
+//! the log's index, its gzip encoder's state and a buffer: at most [`MAX_EXPORTS`] are written
+//! at once, [`MAX_EXPORTS_PER_CLIENT`] for one address; past that the answer is a 503 or a 429
+//! with `Retry-After` ([`Exports`]), whatever other clients do.
 use app::api::ssr::PieceAt;
 use app::api::{LogQuery, parse_days};
-use axum::extract::{Query, State};
+use axum::extract::{ConnectInfo, Query, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use futures_util::StreamExt;
 use std::collections::HashMap;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use super::{AppState, Error};
 
@@ -29,6 +39,85 @@ pub const COLUMNS: [&str; 6] = ["time", "instance", "job", "kind", "text", "coun
 
 /// Lines written per piece of the answer.
 pub const CHUNK: usize = 512;
+
+/// Exports written at once, from everyone.
+pub const MAX_EXPORTS: usize = 8;
+
+/// Exports written at once for one address (behind a reverse proxy: for everyone).
+pub const MAX_EXPORTS_PER_CLIENT: usize = 2;
+
+/// What a refused export is told to wait, in seconds.
+const RETRY_AFTER: u32 = 10;
+
+/// The exports being written, counted in all and per client address (a request without one,
+/// served in-process, counts as one client).
+pub struct Exports {
+    all: usize,
+    per_client: usize,
+    open: Mutex<HashMap<Option<IpAddr>, usize>>,
+    /// Pieces written since the server started.
+    pieces: AtomicUsize,
+}
+
+impl Default for Exports {
+    fn default() -> Exports {
+        Exports::new(MAX_EXPORTS, MAX_EXPORTS_PER_CLIENT)
+    }
+}
+
+impl Exports {
+    /// At most `all` exports at once, `per_client` for one address.
+    pub fn new(all: usize, per_client: usize) -> Exports {
+        Exports { all, per_client, open: Mutex::default(), pieces: AtomicUsize::new(0) }
+    }
+
+    /// Pieces of CSV written since the server started (every export's).
+    pub fn pieces_written(&self) -> usize {
+        self.pieces.load(Ordering::Relaxed)
+    }
+
+    /// A place for one more export for `client`, given back when dropped; or the refusal.
+    fn start(self: &Arc<Exports>, client: Option<IpAddr>) -> Result<Export, Error> {
+        let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
+        if open.get(&client).copied().unwrap_or_default() >= self.per_client {
+            let what = format!(
+                "this address is downloading {} log exports already, the most allowed at once; try again when one has finished",
+                self.per_client
+            );
+            return Err(Error::TooManyRequests { what, retry_after: RETRY_AFTER });
+        }
+        if open.values().sum::<usize>() >= self.all {
+            let what = "Sundial is writing as many log exports as it allows at once; try again shortly".to_owned();
+            return Err(Error::Busy { what, retry_after: RETRY_AFTER });
+        }
+        *open.entry(client).or_default() += 1;
+        Ok(Export { exports: self.clone(), client })
+    }
+}
+
+/// One export's place, held by its answer's body: given back when the body is sent or dropped.
+struct Export {
+    exports: Arc<Exports>,
+    client: Option<IpAddr>,
+}
+
+impl Export {
+    fn wrote_piece(&self) {
+        self.exports.pieces.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+impl Drop for Export {
+    fn drop(&mut self) {
+        let mut open = self.exports.open.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(n) = open.get_mut(&self.client) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                open.remove(&self.client);
+            }
+        }
+    }
+}
 
 /// `lines` as CSV, after the header row when `header`.
 fn piece(lines: &[app::api::LogLine], header: bool) -> Result<Vec<u8>, String> {
@@ -48,8 +137,10 @@ fn piece(lines: &[app::api::LogLine], header: bool) -> Result<Vec<u8>, String> {
 /// `GET /log.csv`
 pub async fn log_csv(
     State(state): State<AppState>,
+    peer: Option<axum::Extension<ConnectInfo<SocketAddr>>>,
     Query(q): Query<HashMap<String, String>>,
 ) -> Result<Response, Error> {
+    let export = state.exports.start(peer.map(|p| p.0.0.ip().to_canonical()))?;
     let days = parse_days(q.get("days").map(String::as_str).filter(|d| !d.is_empty()))?;
     let instance = q.get("instance").map(String::as_str).filter(|i| !i.trim().is_empty());
     let query = LogQuery {
@@ -67,7 +158,7 @@ pub async fn log_csv(
         let what: Vec<&str> = log.invalid().iter().map(|e| e.message.as_str()).collect();
         return Err(Error::BadRequest { what: what.join("; ") });
     }
-    let log = std::sync::Arc::new(log);
+    let log = Arc::new(log);
     // The first piece before the answer starts: a failure there is still a 500, not a cut file.
     let (lines, next) = log.piece(PieceAt::Index(0), CHUNK).await;
     let first = piece(&lines, true).map_err(|e| {
@@ -75,10 +166,13 @@ pub async fn log_csv(
         Error::Internal
     })?;
     drop(lines);
+    export.wrote_piece();
+    let export = Arc::new(export);
     let rest = futures_util::stream::unfold(next, move |at| {
-        let log = log.clone();
+        let (log, export) = (log.clone(), export.clone());
         async move {
             let (lines, then) = log.piece(at?, CHUNK).await;
+            export.wrote_piece();
             let written = piece(&lines, false).map(axum::body::Bytes::from).map_err(|e| {
                 tracing::error!("writing the log's CSV: {e}");
                 std::io::Error::other("the log's CSV could not be written")

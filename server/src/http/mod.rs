@@ -38,6 +38,7 @@ pub mod guard;
 pub mod log_csv;
 pub mod metrics;
 pub mod page_cache;
+pub mod serve;
 pub mod server_fn_status;
 
 pub use error::Error;
@@ -70,12 +71,14 @@ pub struct AppState {
     pub auth: Option<Arc<crate::auth::Auth>>,
     /// The JSON API's reports, once per read, window and moment ([`api::memo`]).
     pub api_memo: Arc<api::memo::Memo>,
+    /// The CSV exports being written ([`log_csv::Exports`]).
+    pub exports: Arc<log_csv::Exports>,
 }
 
 impl AppState {
     /// Serving `backend` without sign-in.
     pub fn new(leptos_options: LeptosOptions, backend: Arc<dyn Backend>) -> AppState {
-        AppState { leptos_options, backend, auth: None, api_memo: Arc::default() }
+        AppState { leptos_options, backend, auth: None, api_memo: Arc::default(), exports: Arc::default() }
     }
 
     /// The same, asking for sign-in.

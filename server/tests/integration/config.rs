@@ -72,6 +72,26 @@ fn triage_knobs_read_as_written_and_default_when_absent() {
 }
 
 #[test]
+fn http_limits_read_as_written_and_default_when_absent() {
+    let c = config::parse(
+        "[http]\nmax_connections = 200\nmax_connections_per_client = 200\nheader_timeout = \"2s\"\nsend_timeout = \"1m\"\n",
+        "fleet.toml",
+    )
+    .unwrap();
+    let want = server::http::serve::Limits {
+        max_connections: 200,
+        max_connections_per_client: 200,
+        header_timeout: Duration::from_secs(2),
+        send_timeout: Duration::from_secs(60),
+    };
+    assert_eq!(c.http, want);
+    assert_eq!(config::parse("", "fleet.toml").unwrap().http, server::http::serve::Limits::default());
+    // A total under the default per-client cap lowers it too.
+    let small = config::parse("[http]\nmax_connections = 10\n", "fleet.toml").unwrap().http;
+    assert_eq!((small.max_connections, small.max_connections_per_client), (10, 10));
+}
+
+#[test]
 fn bad_files_name_file_line_and_field() {
     let cases: &[(&str, &str, &[&str])] = &[
         ("syntax", "[[instance]]\nname = \"x\nkind = \"mssql\"\n", &["fleet.toml:2:"]),
@@ -134,6 +154,23 @@ fn bad_files_name_file_line_and_field() {
         ),
         ("triage: stale polls 0", "[triage]\nstale_polls = 0\n", &["fleet.toml:2:", "stale_polls", "1 to 1000"]),
         ("triage: unknown knob", "[triage]\nlong_factr = 2.0\n", &["fleet.toml:2:", "long_factr"]),
+        ("http: no connections", "[http]\nmax_connections = 0\n", &["fleet.toml:2:", "http.max_connections", "0"]),
+        (
+            "http: more per client than in all",
+            "[http]\nmax_connections = 10\nmax_connections_per_client = 11\n",
+            &["fleet.toml:3:", "http.max_connections_per_client", "11", "max_connections (10)"],
+        ),
+        (
+            "http: a timeout that is no duration",
+            "[http]\n\nheader_timeout = \"soon\"\n",
+            &["fleet.toml:3:", "http.header_timeout", "soon"],
+        ),
+        (
+            "http: a day's stall",
+            "[http]\nsend_timeout = \"1d\"\n",
+            &["fleet.toml:2:", "http.send_timeout", "at most an hour"],
+        ),
+        ("http: unknown field", "[http]\nmax_conections = 5\n", &["fleet.toml:2:", "max_conections"]),
     ];
     let mut failures = Vec::new();
     for (name, text, wants) in cases {

@@ -45,6 +45,7 @@ mod replicas;
 mod secrets;
 mod security;
 mod seed_tables;
+mod slow_clients;
 mod source_faults;
 mod store_postgres;
 mod table_text;

@@ -198,7 +198,7 @@ mod tests {
         use app::engine::triage::{KINDS, ProblemSeverity};
         let source = include_str!("triage.rs");
         let at = source.find("pub struct Problem {").expect("Problem");
-        let doc = &source[at..at + source[at..].find("pub severity").expect("severity")];
+        let doc = &source[at..at + source[at..].find("pub kind").expect("kind")];
         let named: Vec<&str> = doc.split('`').skip(1).step_by(2).collect();
         let mut kinds: Vec<&str> = KINDS.iter().map(|k| k.key).collect();
         let mut named_sorted = named.clone();

@@ -27,18 +27,23 @@ pub fn is_invisible(c: char) -> bool {
 pub fn visible(value: &str, breaks: bool) -> String {
     let mut out = String::with_capacity(value.len());
     for c in value.chars() {
-        match c {
-            '\n' if breaks => out.push('\n'),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c.is_control() || is_invisible(c) => {
-                let _ = write!(out, "\\u{{{:x}}}", c as u32);
-            }
-            c => out.push(c),
-        }
+        push_visible(&mut out, c, breaks);
     }
     out
+}
+
+/// `c` as [`visible`] and [`escaped`] write it.
+fn push_visible(out: &mut String, c: char, breaks: bool) {
+    match c {
+        '\n' if breaks => out.push('\n'),
+        '\n' => out.push_str("\\n"),
+        '\r' => out.push_str("\\r"),
+        '\t' => out.push_str("\\t"),
+        c if c.is_control() || is_invisible(c) => {
+            let _ = write!(out, "\\u{{{:x}}}", c as u32);
+        }
+        c => out.push(c),
+    }
 }
 
 /// `value` as the log writes it (see the module docs).
@@ -49,15 +54,7 @@ pub fn escaped(value: &str) -> String {
             let _ = write!(out, "…({} more bytes)", value.len() - at);
             break;
         }
-        match c {
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c.is_control() || is_invisible(c) => {
-                let _ = write!(out, "\\u{{{:x}}}", c as u32);
-            }
-            c => out.push(c),
-        }
+        push_visible(&mut out, c, false);
     }
     out
 }

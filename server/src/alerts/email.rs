@@ -116,10 +116,10 @@ fn html(message: &Message, subject: &str, public_url: &str) -> String {
     out.push_str("</title></head><body style=\"font-family:sans-serif\">\n<h2>");
     out.push_str(&escape(subject));
     out.push_str("</h2>\n");
-    for i in message.items.iter().take(super::payload::MAX_LISTED) {
+    for i in message.items.iter().take(super::MAX_LISTED) {
         item_html(&mut out, i, message.kind);
     }
-    let more = message.items.len().saturating_sub(super::payload::MAX_LISTED);
+    let more = message.items.len().saturating_sub(super::MAX_LISTED);
     let triage = escape(&format!("{public_url}/triage"));
     if more > 0 {
         let _ = writeln!(out, "<p>and {more} more: <a href=\"{triage}\">the triage view</a></p>");

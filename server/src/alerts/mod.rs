@@ -18,6 +18,10 @@
 //! - `email.rs`: the email (text and HTML, threaded per episode) and the SMTP relay.
 //! - `send.rs`: delivery, bounded queue, backoff; the URL (a secret) never in a log or error.
 //! - `store.rs`: `alert_sent` and `alert_outbox` in Sundial's store.
+/// At most this many problems are listed in one message (Slack takes 50 blocks), in every
+/// format (`payload`, `email`).
+pub const MAX_LISTED: usize = 45;
+
 pub mod decide;
 pub mod email;
 pub mod payload;

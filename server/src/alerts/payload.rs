@@ -38,8 +38,7 @@ use app::engine::triage::ProblemSeverity;
 use chrono::SecondsFormat;
 use serde_json::{Value, json};
 
-/// At most this many problems are listed in one message (Slack takes 50 blocks).
-pub const MAX_LISTED: usize = 45;
+pub use super::MAX_LISTED;
 
 /// At most this many problems in one Teams card (a card's body must stay under 28 KB).
 pub const TEAMS_LISTED: usize = 20;

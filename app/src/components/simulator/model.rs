@@ -9,6 +9,7 @@ use crate::engine::replay::{self, EditedJob, Estimate, Impact, OtherJob};
 use crate::engine::{self, Diagnostic, Dst, Schedule, ScheduleId, Severity, Window, Zone, ZoneRules};
 use chrono::{DateTime, NaiveDateTime, TimeDelta, Utc};
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 /// How many next runs the page shows unless the URL says.
 pub const DEFAULT_COUNT: usize = 10;
@@ -304,6 +305,26 @@ pub fn impact(job: &Instance, proposed: &Schedule, zone: Zone, days: u32) -> Imp
         })
         .collect();
     replay::replay(&edited, &others, window, &replay::Settings { band_gap_secs: BAND_GAP_SECS })
+}
+
+/// The weekdays' names, Sunday first (msdb's and the simulator's order).
+pub const WEEKDAYS: [&str; 7] = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
+
+/// The value as a text field shows it.
+pub fn text_of(v: &Value) -> String {
+    match v {
+        Value::Null => String::new(),
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// The columns of the row, in its order, with their texts (empty when the JSON is no object).
+pub fn columns(json: &str) -> Vec<(String, String)> {
+    match serde_json::from_str::<Value>(json) {
+        Ok(Value::Object(row)) => row.into_iter().map(|(k, v)| (k, text_of(&v))).collect(),
+        _ => Vec::new(),
+    }
 }
 
 #[cfg(test)]

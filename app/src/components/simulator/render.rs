@@ -268,7 +268,7 @@ pub fn slots(dialect: Dialect, column: &str) -> Option<(usize, SlotLabel)> {
     Some(match column.to_ascii_lowercase().as_str() {
         "jscminutes" => (60, |i| format!(":{i:02}")),
         "jschours" => (24, |i| format!("{i:02}")),
-        "jscweekdays" => (7, |i| super::state::WEEKDAYS[i][..3].to_owned()),
+        "jscweekdays" => (7, |i| super::model::WEEKDAYS[i][..3].to_owned()),
         "jscmonthdays" => (32, |i| if i == 31 { "Last".to_owned() } else { (i + 1).to_string() }),
         "jscmonths" => (12, |i| MONTHS[i].to_owned()),
         _ => return None,
@@ -299,7 +299,7 @@ pub fn slot_values(v: &str, n: usize) -> Option<Vec<bool>> {
 /// kept as an option even when the source would refuse it (the page says why); a box per
 /// slot for pgAgent's arrays (`col-{column}.{slot}`), when the column holds one.
 pub fn columns(dialect: Dialect, json: &str) -> String {
-    let cols = super::state::columns(json);
+    let cols = super::model::columns(json);
     if cols.is_empty() {
         return r#"<p class="muted">Fix the JSON below to edit its columns here.</p>"#.into();
     }
@@ -723,7 +723,7 @@ mod tests {
             prop_assert_eq!(shape(&html), shape(&columns(Dialect::Agent, &serde_json::Value::Object(plain).to_string())), "{}", html);
             let doc = parse(&html);
             let fields = all(&doc, "div.field");
-            let want = super::super::state::columns(&json);
+            let want = super::super::model::columns(&json);
             prop_assert_eq!(fields.len(), want.len());
             for (field, (k, v)) in fields.into_iter().zip(&want) {
                 let (label, input) = (within(field, "label"), within(field, "input"));

@@ -6,6 +6,7 @@
 //! The browser glue (`live.rs`) only moves strings between the DOM and this; the server renders
 //! the first page from the same state. So the page's behaviour is tested natively here.
 use super::model::{self, Instance, Preview, SimSetup};
+pub use super::model::{WEEKDAYS, columns, text_of};
 use super::render;
 use crate::engine::edit::{self, Dialect, Row, Target};
 use crate::engine::{AgentSchedule, Diagnostic, Schedule, Zone};
@@ -59,15 +60,6 @@ pub fn merge_row(old: &str, fresh: &str) -> String {
     serde_json::to_string_pretty(&Value::Object(old)).unwrap_or_default()
 }
 
-/// The value as a text field shows it.
-pub fn text_of(v: &Value) -> String {
-    match v {
-        Value::Null => String::new(),
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
-}
-
 /// The text typed into a column's field, as JSON: empty is NULL, a number stays a number when
 /// the column held one (or nothing), anything else is text.
 fn value_of(text: &str, was: &Value) -> Value {
@@ -116,14 +108,6 @@ pub fn set_slot(json: &str, dialect: Dialect, column: &str, i: usize, on: bool) 
     serde_json::to_string_pretty(&Value::Object(row)).ok()
 }
 
-/// The columns of the row, in its order, with their texts (empty when the JSON is no object).
-pub fn columns(json: &str) -> Vec<(String, String)> {
-    match serde_json::from_str::<Value>(json) {
-        Ok(Value::Object(row)) => row.into_iter().map(|(k, v)| (k, text_of(&v))).collect(),
-        _ => Vec::new(),
-    }
-}
-
 /// yyyymmdd → `YYYY-MM-DD` (empty when it is no date).
 pub fn date_text(v: i64) -> String {
     crate::engine::agent::date_from_int(v)
@@ -160,8 +144,6 @@ fn time_int(s: &str) -> Option<i64> {
 fn int(s: &str) -> Option<i64> {
     s.trim().parse().ok()
 }
-
-pub const WEEKDAYS: [&str; 7] = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
 
 /// Whether an `<input>` of this type reports its edits on `change` (boxes, radios, the zone:
 /// its rules are fetched once the name is whole) rather than on every `input` (every other

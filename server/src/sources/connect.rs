@@ -14,10 +14,10 @@ use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqlitePool, SqlitePoolOptions};
 use tokio::sync::Mutex;
 
-use super::msdb::{self, MsdbClient};
+use super::msdb;
 use super::tables::TablesDb;
-use super::{BoxFuture, ReadContext, Source, SourceError, SourceRead};
-use crate::config::{InstanceConfig, SecretSource, TablesEngine, resolve_secret};
+use super::{BoxFuture, ReadContext, Source, SourceError, SourceRead, secret};
+use crate::config::{InstanceConfig, SecretSource, TablesEngine};
 
 /// A connection (pool) opened on first use and kept between polls; [`Kept::forget`] drops it
 /// (after a read that hung, so it is not reused).
@@ -47,10 +47,6 @@ impl<T: Clone> Kept<T> {
     pub async fn forget(&self) {
         *self.0.lock().await = None;
     }
-}
-
-fn secret(c: &InstanceConfig) -> Result<Option<String>, SourceError> {
-    resolve_secret(c).map(|s| s.map(|s| s.expose().to_owned())).map_err(|e| SourceError::Config(e.to_string()))
 }
 
 /// A PostgreSQL pool whose every session is read-only.
@@ -186,27 +182,6 @@ pub async fn sqlite_of(c: &InstanceConfig) -> Result<SqlitePool, SourceError> {
     sqlite(path).await
 }
 
-/// Where and how to reach SQL Server.
-pub fn mssql_target(c: &InstanceConfig) -> Result<msdb::Target, SourceError> {
-    Ok(msdb::Target {
-        host: c.host.clone().unwrap_or_else(|| "localhost".into()),
-        port: c.port.unwrap_or(1433),
-        user: c.user.clone().unwrap_or_default(),
-        password: secret(c)?.unwrap_or_default(),
-        encryption: if c.encrypt {
-            tiberius::EncryptionLevel::Required
-        } else {
-            tiberius::EncryptionLevel::NotSupported
-        },
-        trust_cert: c.trust_server_certificate,
-    })
-}
-
-/// A TDS client on SQL Server, made per poll: nothing stays open on a production server.
-pub async fn mssql(c: &InstanceConfig) -> Result<MsdbClient, SourceError> {
-    msdb::connect(&mssql_target(c)?, c.timeout).await
-}
-
 /// The connections a home-grown scheduler's tables need, by the database they live in: pools
 /// kept between polls, a TDS client made per poll.
 #[derive(Default)]
@@ -223,7 +198,7 @@ impl TablesConn {
             TablesEngine::Sqlite => TablesDb::Sqlite(self.lite.get(|| sqlite_of(c)).await?),
             TablesEngine::Postgres => TablesDb::Postgres(self.pg.get(|| postgres(c)).await?),
             TablesEngine::MySql => TablesDb::MySql(self.my.get(|| mysql(c)).await?),
-            TablesEngine::SqlServer => TablesDb::SqlServer(mssql(c).await?),
+            TablesEngine::SqlServer => TablesDb::SqlServer(msdb::open(c).await?),
         })
     }
 

@@ -288,6 +288,14 @@ pub fn finish(read: &mut SourceRead) {
     }
 }
 
+/// The instance's secret (a password, or a whole URL), read from where the fleet file says
+/// only when a connection needs it.
+pub(crate) fn secret(c: &InstanceConfig) -> Result<Option<String>, SourceError> {
+    crate::config::resolve_secret(c)
+        .map(|s| s.map(|s| s.expose().to_owned()))
+        .map_err(|e| SourceError::Config(e.to_string()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

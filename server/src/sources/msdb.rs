@@ -26,7 +26,8 @@ use super::msdb_rows::{
     self, Cell, HorizonRead, JobRead, JobStepRead, MsdbRows, OutcomeRead, RunningRead, ScheduleRead, SessionRead,
     StepHistoryRead, date_int, local_to_utc, parse_datetime, utc_to_local,
 };
-use super::{BoxFuture, Mark, ReadContext, ReportedNext, Source, SourceError, SourceRead, connect};
+use super::{BoxFuture, Mark, ReadContext, ReportedNext, Source, SourceError, SourceRead};
+use crate::config::InstanceConfig;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// SQL Server Agent as a [`Source`]: a TDS connection per poll (nothing stays open on a
@@ -49,7 +50,7 @@ impl Msdb {
 impl Source for Msdb {
     fn read<'a>(&'a self, cx: ReadContext<'a>) -> BoxFuture<'a, Result<SourceRead, SourceError>> {
         Box::pin(async move {
-            let mut client = connect::mssql(cx.config).await?;
+            let mut client = open(cx.config).await?;
             let since = cx.held.and_then(|h| h.mark.as_ref());
             let (read, rows) =
                 read_incremental(&mut client, &cx.config.name, cx.config.time_zone, cx.window, cx.now, since).await?;
@@ -611,4 +612,25 @@ async fn retention(client: &mut MsdbClient) -> Option<Diagnostic> {
              Sundial infers each job's history horizon from its oldest row instead",
         )),
     }
+}
+
+/// Where and how to reach SQL Server.
+pub fn target_of(c: &InstanceConfig) -> Result<Target, SourceError> {
+    Ok(Target {
+        host: c.host.clone().unwrap_or_else(|| "localhost".into()),
+        port: c.port.unwrap_or(1433),
+        user: c.user.clone().unwrap_or_default(),
+        password: super::secret(c)?.unwrap_or_default(),
+        encryption: if c.encrypt {
+            tiberius::EncryptionLevel::Required
+        } else {
+            tiberius::EncryptionLevel::NotSupported
+        },
+        trust_cert: c.trust_server_certificate,
+    })
+}
+
+/// A TDS client on SQL Server, made per poll: nothing stays open on a production server.
+pub async fn open(c: &InstanceConfig) -> Result<MsdbClient, SourceError> {
+    connect(&target_of(c)?, c.timeout).await
 }

@@ -133,8 +133,9 @@ impl Occurrence {
             reason: e.reason.clone(),
             scope: e.scope.words(),
             recurs: recurs_words(&e.when, e.zone),
-            start: point(self.span.start),
-            end: point(self.span.end),
+            // A cancelled one is shown over the span it would have held.
+            start: point(if self.span.is_empty() { self.whole.start } else { self.span.start }),
+            end: point(if self.span.is_empty() { self.whole.end } else { self.span.end }),
             state: self.state(now).to_owned(),
             line: e.line,
             added: e.added.clone().map(|(by, at)| (by, point(at))),

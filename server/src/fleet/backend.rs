@@ -214,7 +214,12 @@ impl Backend for FleetBackend {
                 }
             }
             app::api::triage::MaintenanceData {
-                windows: occurrences.iter().zip(runs).map(|(o, r)| o.row(now, Some(r))).collect(),
+                // One to come has changed nothing yet: it says nothing of runs.
+                windows: occurrences
+                    .iter()
+                    .zip(runs)
+                    .map(|(o, r)| o.row(now, (o.state(now) != "planned").then_some(r)))
+                    .collect(),
                 instances: self.book.instances().to_vec(),
             }
         })

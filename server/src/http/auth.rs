@@ -189,6 +189,11 @@ pub async fn sign_in(State(state): State<AppState>, req: Request) -> Response {
         return see_other("/signin?error=wrong");
     };
     let next = super::guard::back_path(form.next.as_deref());
+    // Bounded before anything is looked up or hashed: nothing is tried, and the page says why.
+    use app::routes::signin::{SIGNIN_NAME_MAX, SIGNIN_PASSWORD_MAX};
+    if form.name.chars().count() > SIGNIN_NAME_MAX || form.password.chars().count() > SIGNIN_PASSWORD_MAX {
+        return see_other(&format!("/signin?error=long&next={}", app::components::encode_segment(&next)));
+    }
     let user = form.name.trim();
     match auth.sign_in(client, device.as_deref(), &form.name, &form.password).await {
         Ok(signed_in) => {

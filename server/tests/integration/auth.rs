@@ -141,6 +141,16 @@ async fn a_wrong_password_or_an_unknown_name_gets_the_same_answer_and_no_session
     }
     let page = send(state.clone(), get("/signin?error=wrong&next=%2Ffleet")).await.text();
     assert!(page.contains("do not match an account"), "{page}");
+    // A name or a password over its bound is refused before anything is tried, saying so.
+    for form in [
+        format!("name={}&password=wrong&next=%2Ffleet", "a".repeat(201)),
+        format!("name=alice&password={}&next=%2Ffleet", "p".repeat(1025)),
+    ] {
+        let a = send(state.clone(), post("/signin", &form)).await;
+        assert_eq!(location(&a), "/signin?error=long&next=%2Ffleet");
+    }
+    let page = send(state.clone(), get("/signin?error=long")).await.text();
+    assert!(page.contains("A name is at most 200 characters and a password at most 1024"), "{page}");
     // A next that leaves the site is not followed.
     let a = send(
         state.clone(),

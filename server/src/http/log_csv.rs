@@ -29,9 +29,10 @@ use axum::response::{IntoResponse, Response};
 use futures_util::StreamExt;
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
 
+use super::serve::{Full, PerClient, Slot};
 use super::{AppState, Error};
 
 /// The header row.
@@ -54,7 +55,7 @@ const RETRY_AFTER: u32 = 10;
 pub struct Exports {
     all: usize,
     per_client: usize,
-    open: Mutex<HashMap<Option<IpAddr>, usize>>,
+    open: Arc<PerClient<Option<IpAddr>>>,
     /// Pieces written since the server started.
     pieces: AtomicUsize,
 }
@@ -68,7 +69,7 @@ impl Default for Exports {
 impl Exports {
     /// At most `all` exports at once, `per_client` for one address.
     pub fn new(all: usize, per_client: usize) -> Exports {
-        Exports { all, per_client, open: Mutex::default(), pieces: AtomicUsize::new(0) }
+        Exports { all, per_client, open: Arc::default(), pieces: AtomicUsize::new(0) }
     }
 
     /// Pieces of CSV written since the server started (every export's).
@@ -78,44 +79,32 @@ impl Exports {
 
     /// A place for one more export for `client`, given back when dropped; or the refusal.
     fn start(self: &Arc<Exports>, client: Option<IpAddr>) -> Result<Export, Error> {
-        let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
-        if open.get(&client).copied().unwrap_or_default() >= self.per_client {
-            let what = format!(
-                "this address is downloading {} log exports already, the most allowed at once; try again when one has finished",
-                self.per_client
-            );
-            return Err(Error::TooManyRequests { what, retry_after: RETRY_AFTER });
+        match self.open.take(client, self.per_client, Some(self.all)) {
+            Ok(slot) => Ok(Export { exports: self.clone(), _slot: slot }),
+            Err(Full::Client) => {
+                let what = format!(
+                    "this address is downloading {} log exports already, the most allowed at once; try again when one has finished",
+                    self.per_client
+                );
+                Err(Error::TooManyRequests { what, retry_after: RETRY_AFTER })
+            }
+            Err(Full::All) => {
+                let what = "Sundial is writing as many log exports as it allows at once; try again shortly".to_owned();
+                Err(Error::Busy { what, retry_after: RETRY_AFTER })
+            }
         }
-        if open.values().sum::<usize>() >= self.all {
-            let what = "Sundial is writing as many log exports as it allows at once; try again shortly".to_owned();
-            return Err(Error::Busy { what, retry_after: RETRY_AFTER });
-        }
-        *open.entry(client).or_default() += 1;
-        Ok(Export { exports: self.clone(), client })
     }
 }
 
 /// One export's place, held by its answer's body: given back when the body is sent or dropped.
 struct Export {
     exports: Arc<Exports>,
-    client: Option<IpAddr>,
+    _slot: Slot<Option<IpAddr>>,
 }
 
 impl Export {
     fn wrote_piece(&self) {
         self.exports.pieces.fetch_add(1, Ordering::Relaxed);
-    }
-}
-
-impl Drop for Export {
-    fn drop(&mut self) {
-        let mut open = self.exports.open.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(n) = open.get_mut(&self.client) {
-            *n = n.saturating_sub(1);
-            if *n == 0 {
-                open.remove(&self.client);
-            }
-        }
     }
 }
 

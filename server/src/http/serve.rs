@@ -76,7 +76,7 @@ const REFUSAL_LINGER: Duration = Duration::from_secs(1);
 /// return when all are closed.
 pub async fn serve(listener: TcpListener, router: Router, limits: Limits, shutdown: impl Future<Output = ()>) {
     let all = Arc::new(Semaphore::new(limits.max_connections.min(Semaphore::MAX_PERMITS)));
-    let clients = Arc::new(Clients::default());
+    let clients: Arc<PerClient<IpAddr>> = Arc::default();
     let refusing = Arc::new(Semaphore::new(REFUSING));
     let (stop, stopping) = watch::channel(false);
     let mut shutdown = std::pin::pin!(shutdown);
@@ -93,7 +93,7 @@ pub async fn serve(listener: TcpListener, router: Router, limits: Limits, shutdo
             },
         };
         let ip = peer.ip().to_canonical();
-        let Some(slot) = clients.take(ip, limits.max_connections_per_client) else {
+        let Ok(slot) = clients.take(ip, limits.max_connections_per_client, None) else {
             tracing::debug!(%ip, "refused a connection: too many from this address");
             refuse(stream, &refusing, Refusal::Client(limits.max_connections_per_client));
             continue;
@@ -213,38 +213,56 @@ fn refuse(stream: TcpStream, refusing: &Arc<Semaphore>, why: Refusal) {
     });
 }
 
-/// Open connections per IP address.
-#[derive(Default)]
-struct Clients {
-    open: Mutex<HashMap<IpAddr, usize>>,
+/// What is open per client (connections per IP address, CSV exports per address): counted,
+/// capped per client and, when asked, in all; each place given back when its [`Slot`] drops.
+pub struct PerClient<K: std::hash::Hash + Eq + Clone> {
+    open: Mutex<HashMap<K, usize>>,
 }
 
-impl Clients {
-    /// A slot for one more connection from `ip`, or `None` when it has `max` open.
-    fn take(self: &Arc<Clients>, ip: IpAddr, max: usize) -> Option<ClientSlot> {
-        let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
-        let n = open.entry(ip).or_default();
-        if *n >= max {
-            return None;
-        }
-        *n += 1;
-        Some(ClientSlot { clients: self.clone(), ip })
+impl<K: std::hash::Hash + Eq + Clone> Default for PerClient<K> {
+    fn default() -> Self {
+        PerClient { open: Mutex::default() }
     }
 }
 
-/// One connection's place in its address's count, given back when dropped.
-struct ClientSlot {
-    clients: Arc<Clients>,
-    ip: IpAddr,
+/// Why [`PerClient::take`] gave no place.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Full {
+    /// This client has its most open.
+    Client,
+    /// Everyone together has the most open.
+    All,
 }
 
-impl Drop for ClientSlot {
+impl<K: std::hash::Hash + Eq + Clone> PerClient<K> {
+    /// A place for one more of `client`'s, when it has fewer than `per_client` open (and all
+    /// clients together fewer than `all`, when given).
+    pub fn take(self: &Arc<Self>, client: K, per_client: usize, all: Option<usize>) -> Result<Slot<K>, Full> {
+        let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
+        if open.get(&client).copied().unwrap_or_default() >= per_client {
+            return Err(Full::Client);
+        }
+        if all.is_some_and(|all| open.values().sum::<usize>() >= all) {
+            return Err(Full::All);
+        }
+        *open.entry(client.clone()).or_default() += 1;
+        Ok(Slot { counts: self.clone(), client })
+    }
+}
+
+/// One place in a client's count, given back when dropped.
+pub struct Slot<K: std::hash::Hash + Eq + Clone> {
+    counts: Arc<PerClient<K>>,
+    client: K,
+}
+
+impl<K: std::hash::Hash + Eq + Clone> Drop for Slot<K> {
     fn drop(&mut self) {
-        let mut open = self.clients.open.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(n) = open.get_mut(&self.ip) {
+        let mut open = self.counts.open.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(n) = open.get_mut(&self.client) {
             *n = n.saturating_sub(1);
             if *n == 0 {
-                open.remove(&self.ip);
+                open.remove(&self.client);
             }
         }
     }
@@ -325,14 +343,14 @@ mod tests {
 
     #[test]
     fn an_address_gets_its_slots_back_when_its_connections_close() {
-        let clients = Arc::new(Clients::default());
+        let clients: Arc<PerClient<IpAddr>> = Arc::default();
         let (a, b): (IpAddr, IpAddr) = ("127.0.0.1".parse().unwrap(), "127.0.0.2".parse().unwrap());
-        let one = clients.take(a, 2).expect("a first");
-        let two = clients.take(a, 2).expect("a second");
-        assert!(clients.take(a, 2).is_none(), "a third from the same address");
-        assert!(clients.take(b, 2).is_some(), "another address is counted apart");
+        let one = clients.take(a, 2, None).expect("a first");
+        let two = clients.take(a, 2, None).expect("a second");
+        assert!(clients.take(a, 2, None).is_err(), "a third from the same address");
+        assert!(clients.take(b, 2, None).is_ok(), "another address is counted apart");
         drop(one);
-        let three = clients.take(a, 2).expect("a slot given back");
+        let three = clients.take(a, 2, None).expect("a slot given back");
         drop((two, three));
         assert!(clients.open.lock().unwrap().is_empty(), "no address kept once its connections are closed");
     }

@@ -36,10 +36,30 @@ pub struct Cli {
 const OLD_FLAGS: &str = "--seed002, --seed003 and --seed004, the first names of --mysql-job-table, --service-broker \
                          and --primentra, are still accepted.";
 
-/// The `kind`s a fleet configuration takes, for `--help`.
-const KINDS: &str = "Instance kinds: mssql, pg_cron, pgagent, mysql_events, jobactivity, mysql_job_table, service_broker, \
-                     primentra, sqlite_demo. seed001, seed002, seed003 and seed004, the first names of jobactivity, \
-                     mysql_job_table, service_broker and primentra, are still accepted.";
+/// The `kind`s a fleet configuration takes, for `--help`: the configuration's own list
+/// (`SourceKind::ALL`, with each older spelling), never one typed again here.
+fn kinds_help() -> String {
+    use crate::config::SourceKind;
+    let names: Vec<&str> = SourceKind::ALL.iter().map(|k| k.name()).collect();
+    let aliased: Vec<SourceKind> = SourceKind::ALL.into_iter().filter(|k| k.alias().is_some()).collect();
+    let aliases: Vec<&str> = aliased.iter().filter_map(|k| k.alias()).collect();
+    let of: Vec<&str> = aliased.iter().map(|k| k.name()).collect();
+    format!(
+        "Instance kinds: {}. {}, the first names of {}, are still accepted.",
+        names.join(", "),
+        words(&aliases),
+        words(&of)
+    )
+}
+
+/// `a, b and c`.
+fn words(list: &[&str]) -> String {
+    match list {
+        [] => String::new(),
+        [one] => (*one).to_owned(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
@@ -59,7 +79,7 @@ pub enum Command {
     /// beside it, and a fleet file that serves them.
     Demo(DemoArgs),
     /// Read a fleet configuration, say what is in it and what is wrong (file, line, field).
-    #[command(after_help = KINDS)]
+    #[command(after_help = kinds_help())]
     CheckConfig(CheckConfigArgs),
     /// Read a password on standard input and print its argon2id hash, for a `[[user]]` of the
     /// users file (`password_hash = "…"`).
@@ -848,6 +868,17 @@ pub fn main() -> ExitCode {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn check_configs_help_lists_every_kind_the_configuration_takes() {
+        let help = super::kinds_help();
+        assert_eq!(
+            help,
+            "Instance kinds: mssql, pg_cron, pgagent, mysql_events, jobactivity, mysql_job_table, service_broker, \
+             primentra, sqlite_demo. seed001, seed002, seed003 and seed004, the first names of jobactivity, \
+             mysql_job_table, service_broker and primentra, are still accepted."
+        );
+    }
+
     use super::*;
     use clap::CommandFactory;
 

@@ -29,12 +29,6 @@ pub struct Judged {
     pub maintenance: Option<crate::maintenance::Holding>,
 }
 
-/// Who a form says did it (an admin's name, or what the reader typed): at most 80 characters
-/// (more is refused), "someone" when empty.
-pub fn who(by: &str) -> Result<String, ApiError> {
-    app::api::forms::who(by).map_err(ApiError::from)
-}
-
 /// Whether `ack` is of this episode of the problem and still holds (not lapsed).
 fn holds(ack: Option<&Ack>, j: &Judged, now: DateTime<Utc>) -> bool {
     ack.is_some_and(|a| a.episode == j.first_seen && a.lapsed(&j.problem, now).is_none())
@@ -297,7 +291,7 @@ impl Keeper {
         let silence = silence_secs(&form.silence).map_err(ApiError::BadRequest)?;
         // The note is required and bounded, as the form says; who too.
         let note = take(Field::Note, &form.note, true).map_err(ApiError::from)?;
-        let by = who(&form.by)?;
+        let by = app::api::forms::who(&form.by)?;
         let Some(j) = judged.iter().find(|j| j.problem.key() == form.key && ms(j.first_seen) == form.episode_ms) else {
             return Err(ApiError::NotFound { what: "open problem (it may have resolved meanwhile)".into() });
         };
@@ -338,7 +332,7 @@ impl Keeper {
     /// `form.episode_ms`): it is open and unacknowledged again, here and (through the store)
     /// on every replica. Who undid it is in the log.
     pub async fn unacknowledge(&self, form: &AckForm, judged: &[Judged]) -> Result<(), ApiError> {
-        let by = who(&form.by)?;
+        let by = app::api::forms::who(&form.by)?;
         let held = {
             let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
             state.acks.get(&form.key).is_some_and(|a| ms(a.episode) == form.episode_ms)

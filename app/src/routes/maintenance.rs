@@ -7,25 +7,20 @@
 //! the next week, and adds windows).
 use crate::api;
 use crate::components::{ErrorPanel, Header};
-use crate::routes::triage::window_row;
+use crate::routes::triage::{MaintenanceError, window_row};
 use leptos::prelude::*;
 use leptos_meta::Title;
-use leptos_router::hooks::use_query_map;
 
 #[component]
 pub fn MaintenancePage() -> impl IntoView {
-    let query = use_query_map();
     let data = Resource::new(|| (), |_| api::maintenance());
-    let maint_error = query
-        .with_untracked(|q| q.get("maint_error").filter(|e| !e.is_empty()))
-        .map(|c| api::triage::maintenance_error_text(&c));
     let admin = api::may_acknowledge();
     view! {
         <Title text="Maintenance · Sundial"/>
         <Header/>
         <div class="page">
             <h1>"Maintenance windows"</h1>
-            {maint_error.map(|e| view! { <p class="error-message" role="alert" data-testid="maint-error">{e}</p> })}
+            <MaintenanceError/>
             <p class="muted">
                 "Every window that changes what Sundial shows: the fleet file's over the last 30 days and the next 7, and every window ever added from "
                 <a href="/triage">"the triage page"</a>

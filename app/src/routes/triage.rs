@@ -25,16 +25,13 @@ pub fn TriagePage() -> impl IntoView {
     // A code, shown as Sundial's own sentence: text in a URL is never echoed as a message.
     let ack_error =
         query.with_untracked(|q| q.get("ack_error").filter(|e| !e.is_empty())).map(|c| api::triage::ack_error_text(&c));
-    let maint_error = query
-        .with_untracked(|q| q.get("maint_error").filter(|e| !e.is_empty()))
-        .map(|c| api::triage::maintenance_error_text(&c));
     view! {
         <Title text="Triage · Sundial"/>
         <Header/>
         <div class="page">
             <h1>"Triage"</h1>
             {ack_error.map(|e| view! { <p class="error-message" role="alert" data-testid="ack-error">{e}</p> })}
-            {maint_error.map(|e| view! { <p class="error-message" role="alert" data-testid="maint-error">{e}</p> })}
+            <MaintenanceError/>
             <Transition fallback=|| view! { <p class="loading">"Judging the fleet…"</p> }>
                 {move || Suspend::new(async move {
                     match data.await {
@@ -194,6 +191,16 @@ fn problem_row(p: ProblemRow, back: &str) -> impl IntoView + use<> {
             {form}
         </li>
     }
+}
+
+/// Why a maintenance form was refused (`maint_error`, a code: Sundial's own sentence for it,
+/// never the URL's text), on every page whose forms go back there.
+#[component]
+pub fn MaintenanceError() -> impl IntoView {
+    let error = use_query_map()
+        .with_untracked(|q| q.get("maint_error").filter(|e| !e.is_empty()))
+        .map(|c| api::triage::maintenance_error_text(&c));
+    error.map(|e| view! { <p class="error-message" role="alert" data-testid="maint-error">{e}</p> })
 }
 
 /// Undo an acknowledgement or silence that holds: the problem is open again for everyone.

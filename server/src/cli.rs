@@ -7,12 +7,12 @@
 //! `forecast` and `describe` are a stable contract (acceptance checks and scripts call them):
 //! output formats and exit statuses here change only deliberately.
 use anyhow::Context;
-use app::engine::{self, AgentSchedule, Schedule, tz};
 use chrono::{DateTime, NaiveDateTime, Utc};
 use chrono_tz::Tz;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use sundial_engine::{self as engine, AgentSchedule, Schedule, tz};
 
 /// Exit status for invalid input (a bad schedule, a bad flag value).
 const EXIT_INVALID: u8 = 2;

@@ -201,8 +201,8 @@ impl SourceKind {
     /// What starts the jobs of an instance of this kind, as pages name it. Pages learn it from
     /// the kind's [`name`](SourceKind::name) (`InstanceStatus::kind`) through
     /// `Scheduler::of_kind`, which this must agree with (a test checks both spellings).
-    pub fn scheduler(self) -> app::api::Scheduler {
-        use app::api::Scheduler;
+    pub fn scheduler(self) -> sundial_model::Scheduler {
+        use sundial_model::Scheduler;
         match self {
             SourceKind::Mssql | SourceKind::SqliteDemo => Scheduler::SqlAgent,
             SourceKind::PgCron => Scheduler::PgCron,
@@ -337,7 +337,7 @@ pub struct FleetConfig {
     /// acknowledgements, the history kept): a SQLite file, or PostgreSQL (`crate::store`).
     pub store: crate::store::StoreAt,
     /// What counts as a problem (`[triage]`).
-    pub triage: app::engine::triage::TriageSettings,
+    pub triage: sundial_engine::triage::TriageSettings,
     pub instances: Vec<InstanceConfig>,
     /// Where alerts' links point (`public_url`, no trailing slash); `None`: `http://<bind address>`.
     pub public_url: Option<String>,
@@ -639,8 +639,8 @@ impl Checker<'_> {
     }
 
     /// `[triage]`: each knob within what makes sense, else the field, its value and why.
-    fn triage(&self, raw: Option<&RawTriage>) -> Result<app::engine::triage::TriageSettings, ConfigError> {
-        let mut t = app::engine::triage::TriageSettings::default();
+    fn triage(&self, raw: Option<&RawTriage>) -> Result<sundial_engine::triage::TriageSettings, ConfigError> {
+        let mut t = sundial_engine::triage::TriageSettings::default();
         let Some(raw) = raw else { return Ok(t) };
         if let Some(v) = &raw.no_success_after {
             let d = self.duration(v, None, "triage.no_success_after")?;
@@ -809,10 +809,10 @@ impl Checker<'_> {
             let schedule = match &raw.schedule {
                 Some(s) => {
                     let text = s.get_ref().trim().to_owned();
-                    let cron = app::engine::Schedule::Cron(app::engine::cron::CronSchedule::new(text.clone()));
+                    let cron = sundial_engine::Schedule::Cron(sundial_engine::cron::CronSchedule::new(text.clone()));
                     let probe =
-                        app::engine::next_after(0, &cron, chrono_tz::UTC.into(), chrono::DateTime::UNIX_EPOCH, 1);
-                    if let Some(d) = probe.diagnostics.iter().find(|d| d.severity == app::engine::Severity::Error) {
+                        sundial_engine::next_after(0, &cron, chrono_tz::UTC.into(), chrono::DateTime::UNIX_EPOCH, 1);
+                    if let Some(d) = probe.diagnostics.iter().find(|d| d.severity == sundial_engine::Severity::Error) {
                         return Err(self.invalid(s.span(), me, &field("schedule"), &format!("{text:?}"), &d.message));
                     }
                     text
@@ -1047,7 +1047,7 @@ mod tests {
 
     #[test]
     fn pages_learn_the_same_scheduler_from_either_spelling() {
-        use app::api::Scheduler;
+        use sundial_model::Scheduler;
         for k in SourceKind::ALL {
             assert_eq!(Scheduler::of_kind(k.name()), k.scheduler(), "{k}");
             if let Some(a) = k.alias() {
@@ -1065,7 +1065,7 @@ mod tests {
     fn a_pgagent_instance_is_postgresql_or_a_file() {
         let c = one("pgagent", "user = \"sundial_reader\"\ntime_zone = \"Europe/Berlin\"\n").expect("loads");
         assert_eq!((c.kind, c.kind.name()), (SourceKind::PgAgent, "pgagent"));
-        assert_eq!(c.kind.scheduler(), app::api::Scheduler::PgAgent);
+        assert_eq!(c.kind.scheduler(), sundial_model::Scheduler::PgAgent);
         // The same tables in a SQLite file (as the built-in demo's pgAgent).
         let c = parse("[[instance]]\nname = \"a\"\nkind = \"pgagent\"\npath = \"/tmp/x.sqlite\"\n", "fleet.toml")
             .expect("a file loads");

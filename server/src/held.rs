@@ -14,8 +14,8 @@
 //!
 //! [`HeldRuns::put`] gives the read back with every run, the compact ones without their message
 //! and steps: what an incremental source adds its delta to and what triage judges.
-use app::engine::{Run, RunOutcome, Trigger};
 use chrono::DateTime;
+use sundial_engine::{Run, RunOutcome, Trigger};
 
 use crate::sources::SourceRead;
 
@@ -160,7 +160,7 @@ impl HeldRuns {
 
     /// `read` with the runs an analysis of `window` reads: those that started in it or were
     /// still going at its start (as `fleet::within` keeps them), none that started after it.
-    pub fn put_within(&self, read: &SourceRead, window: app::engine::Window) -> SourceRead {
+    pub fn put_within(&self, read: &SourceRead, window: sundial_engine::Window) -> SourceRead {
         let mut read = read.clone();
         let (start, end) = (window.start.timestamp_micros(), window.end.timestamp_micros());
         for (job, held) in read.input.jobs.iter_mut().zip(&self.jobs) {
@@ -204,9 +204,9 @@ impl HeldRuns {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use app::engine::Step;
-    use app::engine::fleet::{InstanceInput, JobInput};
     use chrono::{TimeZone, Utc};
+    use sundial_engine::Step;
+    use sundial_engine::fleet::{InstanceInput, JobInput};
 
     fn run(min: i64, outcome: RunOutcome, trigger: Trigger) -> Run {
         Run {
@@ -291,7 +291,7 @@ mod tests {
         let t0 = all[0].start;
         for (from, to) in [(0, 1), (30, 95), (64, 70), (100, 400), (-60, 0), (500, 600)] {
             let window =
-                app::engine::Window::new(t0 + chrono::Duration::minutes(from), t0 + chrono::Duration::minutes(to));
+                sundial_engine::Window::new(t0 + chrono::Duration::minutes(from), t0 + chrono::Duration::minutes(to));
             let expected: Vec<Run> = all
                 .iter()
                 .filter(|r| r.start < window.end && (window.contains(r.start) || r.end() > window.start))

@@ -20,16 +20,16 @@
 //! keyed by instant and content), and those older than the read's oldest come back into it.
 //! Each version of a job's schedules is kept too (`kept_schedule`, from the read that first saw
 //! it), and the versions before today's come back into the read as the job's
-//! [`JobInput::earlier`](app::engine::fleet::JobInput::earlier): a schedule edited between two
+//! [`JobInput::earlier`](sundial_engine::fleet::JobInput::earlier): a schedule edited between two
 //! polls applies from then on, never to the runs before it.
 //! Runs and lines older than the retention (`history_retention`, default 90 days) are deleted.
 use crate::sources::{Mark, SourceRead};
 use crate::store::history::{self as stored, JobWrite, KeptRunRow};
 use crate::store::{Error, Store};
-use app::engine::{Run, Window, history};
 use chrono::{DateTime, Utc};
 use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
+use sundial_engine::{Run, Window, history};
 
 /// Retention is enforced at most this often per instance.
 const PRUNE_EVERY: chrono::Duration = chrono::Duration::hours(1);
@@ -50,17 +50,17 @@ struct JobKept {
 
 /// What says which runs a job's schedules expect: the job's flag, and each schedule's id, flag
 /// and definition.
-type Definition = (bool, Vec<(i64, bool, app::engine::Schedule)>);
+type Definition = (bool, Vec<(i64, bool, sundial_engine::Schedule)>);
 
 /// A job's schedules as one read saw them (a `kept_schedule` row, as JSON).
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 struct Schedules {
     enabled: bool,
-    schedules: Vec<app::engine::fleet::JobSchedule>,
+    schedules: Vec<sundial_engine::fleet::JobSchedule>,
 }
 
 impl Schedules {
-    fn of(job: &app::engine::fleet::JobInput) -> Schedules {
+    fn of(job: &sundial_engine::fleet::JobInput) -> Schedules {
         Schedules { enabled: job.enabled, schedules: job.schedules.clone() }
     }
 
@@ -177,7 +177,7 @@ impl InstanceHistory {
         let ids: std::collections::BTreeSet<String> = self.jobs.keys().chain(runs.keys()).cloned().collect();
         let jobs = ids
             .into_iter()
-            .map(|id| app::engine::fleet::JobInput {
+            .map(|id| sundial_engine::fleet::JobInput {
                 runs: runs.remove(&id).unwrap_or_default(),
                 id,
                 name: String::new(),
@@ -192,7 +192,7 @@ impl InstanceHistory {
                 earlier: Vec::new(),
             })
             .collect();
-        let input = app::engine::fleet::InstanceInput {
+        let input = sundial_engine::fleet::InstanceInput {
             name: instance.to_owned(),
             tz: chrono_tz::UTC.into(),
             jobs,
@@ -217,7 +217,7 @@ impl InstanceHistory {
             match serde_json::from_str::<Run>(&text) {
                 Ok(run) => {
                     let kept = jobs.entry(job).or_default();
-                    let going = run.outcome == app::engine::RunOutcome::InProgress;
+                    let going = run.outcome == sundial_engine::RunOutcome::InProgress;
                     kept.write_from = Some(match kept.write_from {
                         None => run.start,
                         Some(w) if going => w.min(run.start),
@@ -290,7 +290,7 @@ impl InstanceHistory {
             // Next time: from the earliest run still going (it will end), else the latest run.
             let recent = job.runs.iter().filter(|r| r.start >= window.start);
             let going =
-                recent.clone().filter(|r| r.outcome == app::engine::RunOutcome::InProgress).map(|r| r.start).min();
+                recent.clone().filter(|r| r.outcome == sundial_engine::RunOutcome::InProgress).map(|r| r.start).min();
             if let Some(w) = going.or_else(|| recent.map(|r| r.start).max()) {
                 kept.write_from = Some(w);
             }
@@ -331,7 +331,7 @@ fn eras(
     versions: &[(DateTime<Utc>, Schedules)],
     now: &Schedules,
     from: DateTime<Utc>,
-) -> Vec<app::engine::fleet::ScheduleEra> {
+) -> Vec<sundial_engine::fleet::ScheduleEra> {
     match versions.last() {
         Some((_, last)) if last.definition().is_some() && last.definition() == now.definition() => {}
         _ => return Vec::new(),
@@ -339,7 +339,7 @@ fn eras(
     versions
         .windows(2)
         .filter(|w| w[1].0 > from)
-        .map(|w| app::engine::fleet::ScheduleEra {
+        .map(|w| sundial_engine::fleet::ScheduleEra {
             until: w[1].0,
             enabled: w[0].1.enabled,
             schedules: w[0].1.schedules.clone(),
@@ -372,7 +372,7 @@ async fn kept_events(
     instance: &str,
     from: DateTime<Utc>,
     before: Option<DateTime<Utc>>,
-) -> Result<Vec<app::engine::log::LogEvent>, Error> {
+) -> Result<Vec<sundial_engine::log::LogEvent>, Error> {
     let texts = stored::events_in(store, instance, us(from), before.map_or(i64::MAX, us)).await?;
     Ok(texts.iter().filter_map(|t| serde_json::from_str(t).ok()).collect())
 }

@@ -4,7 +4,7 @@
 //! The [`Book`] answers three questions, each from plain data:
 //! - which windows cover an instance's jobs over a span ([`Book::for_instance`]): every
 //!   analysis gets them in its input, so a due run not made inside one is "maintenance"
-//!   (`app::engine::fleet::analyze`), on every page, in the API and in the metrics alike;
+//!   (`sundial_engine::fleet::analyze`), on every page, in the API and in the metrics alike;
 //! - which window holds a problem now ([`Book::holding`]): triage marks it, and alerts wait
 //!   until the window ends (a problem still open then alerts at once);
 //! - what the triage page lists ([`Book::listing`]).
@@ -17,15 +17,15 @@
 use crate::config::{MaintenanceConfig, MaintenanceScope};
 use crate::store::Store;
 use crate::store::maintenance::{self as stored, AddedRow, EndedRow};
-use app::api::ApiError;
-use app::api::forms::{Field, MAX_JOBS, Refusal, START_HORIZON_DAYS, START_TOLERANCE_MINUTES, take};
-use app::api::triage::{MaintenanceEndForm, MaintenanceForm, WINDOW_LENGTHS, WindowRow};
-use app::engine::maintenance::{self as engine, Maintenance, When};
-use app::engine::{Window, Zone};
 use chrono::{DateTime, TimeDelta, Utc};
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use sundial_engine::maintenance::{self as engine, Maintenance, When};
+use sundial_engine::{Window, Zone};
+use sundial_model::ApiError;
+use sundial_model::forms::{Field, MAX_JOBS, Refusal, START_HORIZON_DAYS, START_TOLERANCE_MINUTES, take};
+use sundial_model::triage::{MaintenanceEndForm, MaintenanceForm, WINDOW_LENGTHS, WindowRow};
 
 /// One window as declared (in the file, or added from the page).
 #[derive(Clone, Debug, PartialEq)]
@@ -125,7 +125,7 @@ impl Occurrence {
     /// maintenance, when counted.
     pub fn row(&self, now: DateTime<Utc>, runs: Option<usize>) -> WindowRow {
         let e = &self.entry;
-        let point = |t| app::api::ssr::point(t, e.zone);
+        let point = |t| sundial_model::ssr::point(t, e.zone);
         WindowRow {
             id: e.id.clone(),
             start_ms: self.whole.start.timestamp_millis(),
@@ -404,7 +404,7 @@ impl Book {
     }
 
     /// Add a window from the page's form, by `by` (an admin, or who the form says). Every
-    /// field is bounded ([`app::api::forms`]); the window starts now or later (a start up to
+    /// field is bounded ([`sundial_model::forms`]); the window starts now or later (a start up to
     /// [`START_TOLERANCE_MINUTES`] ago starts now: no past run changes), within
     /// [`START_HORIZON_DAYS`], and lasts a length the form offers (a day at most). A past
     /// window is the fleet file's to declare.
@@ -412,7 +412,7 @@ impl Book {
         let now = exact(now);
         let name = take(Field::Name, &form.name, true).map_err(ApiError::from)?;
         let reason = take(Field::Reason, &form.reason, true).map_err(ApiError::from)?;
-        let by = app::api::forms::who(by).map_err(ApiError::from)?;
+        let by = sundial_model::forms::who(by).map_err(ApiError::from)?;
         let zone = match take(Field::Zone, &form.time_zone, false).map_err(ApiError::from)?.as_str() {
             "" => Zone::UTC,
             z => Zone::from_name(z).ok_or(ApiError::from(Refusal::BadZone))?,
@@ -494,7 +494,7 @@ impl Book {
     pub async fn end(&self, form: &MaintenanceEndForm, by: &str, now: DateTime<Utc>) -> Result<(), ApiError> {
         let now = exact(now);
         let why = take(Field::Why, &form.why, true).map_err(ApiError::from)?;
-        let by = app::api::forms::who(by).map_err(ApiError::from)?;
+        let by = sundial_model::forms::who(by).map_err(ApiError::from)?;
         let start = from_ms(form.start_ms);
         let ended = self.state.lock().unwrap_or_else(|e| e.into_inner()).ended.clone();
         let entry = self.entries().into_iter().find(|e| e.id == form.id);

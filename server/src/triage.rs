@@ -2,17 +2,17 @@
 //! *episode*, which ends when the problem resolves) and who acknowledged or silenced it, with
 //! their note, in Sundial's store so a restart forgets neither.
 //!
-//! The problems themselves are the engine's ([`app::engine::triage`]), judged from each
+//! The problems themselves are the engine's ([`sundial_engine::triage`]), judged from each
 //! instance's last good read; [`crate::fleet::FleetBackend`] asks [`Keeper::observe`] after
 //! judging and [`Keeper::rows`] to show them.
-use app::api::ApiError;
-use app::api::triage::ProblemSeverity;
-use app::api::triage::{Ack, AckForm, ProblemRow, TriageData, TriageScope, row, silence_secs};
-use app::engine::Zone;
-use app::engine::triage::Problem;
 use chrono::{DateTime, TimeDelta, Utc};
 use std::collections::HashMap;
 use std::sync::Mutex;
+use sundial_engine::Zone;
+use sundial_engine::triage::Problem;
+use sundial_model::ApiError;
+use sundial_model::triage::ProblemSeverity;
+use sundial_model::triage::{Ack, AckForm, ProblemRow, TriageData, TriageScope, row, silence_secs};
 
 use crate::store::Store;
 use crate::store::triage::{self as stored, AckRow, OpenRow};
@@ -269,9 +269,9 @@ impl Keeper {
             if list.len() < limit {
                 let mut r = row(&j.problem, j.first_seen, j.tz, ack, now);
                 r.maintenance =
-                    j.maintenance.as_ref().filter(|h| h.until > now).map(|h| app::api::triage::MaintenanceNote {
+                    j.maintenance.as_ref().filter(|h| h.until > now).map(|h| sundial_model::triage::MaintenanceNote {
                         name: h.name.clone(),
-                        until: app::api::ssr::point(h.until, j.tz),
+                        until: sundial_model::ssr::point(h.until, j.tz),
                     });
                 list.push(r);
             }
@@ -287,11 +287,11 @@ impl Keeper {
 
     /// Acknowledge or silence an open problem's episode, as it is now.
     pub async fn acknowledge(&self, form: &AckForm, judged: &[Judged], now: DateTime<Utc>) -> Result<(), ApiError> {
-        use app::api::forms::{Field, take};
+        use sundial_model::forms::{Field, take};
         let silence = silence_secs(&form.silence).map_err(ApiError::BadRequest)?;
         // The note is required and bounded, as the form says; who too.
         let note = take(Field::Note, &form.note, true).map_err(ApiError::from)?;
-        let by = app::api::forms::who(&form.by)?;
+        let by = sundial_model::forms::who(&form.by)?;
         let Some(j) = judged.iter().find(|j| j.problem.key() == form.key && ms(j.first_seen) == form.episode_ms) else {
             return Err(ApiError::NotFound { what: "open problem (it may have resolved meanwhile)".into() });
         };
@@ -332,7 +332,7 @@ impl Keeper {
     /// `form.episode_ms`): it is open and unacknowledged again, here and (through the store)
     /// on every replica. Who undid it is in the log.
     pub async fn unacknowledge(&self, form: &AckForm, judged: &[Judged]) -> Result<(), ApiError> {
-        let by = app::api::forms::who(&form.by)?;
+        let by = sundial_model::forms::who(&form.by)?;
         let held = {
             let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
             state.acks.get(&form.key).is_some_and(|a| ms(a.episode) == form.episode_ms)
@@ -394,8 +394,8 @@ impl Keeper {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use app::engine::triage::ProblemKind;
     use std::collections::HashSet;
+    use sundial_engine::triage::ProblemKind;
 
     fn t(s: &str) -> DateTime<Utc> {
         DateTime::parse_from_rfc3339(s).unwrap().to_utc()

@@ -144,7 +144,7 @@ pub async fn instance_timeline(
     from: Option<String>,
     to: Option<String>,
 ) -> Result<super::instance_timeline::InstanceTimelineData, ApiError> {
-    super::instance_timeline::load(instance.as_deref(), from.as_deref(), to.as_deref(), true).await
+    super::context::timeline(instance.as_deref(), from.as_deref(), to.as_deref(), true).await
 }
 
 /// The instance timeline's chart at another view, as the markup the page shows: what the
@@ -155,6 +155,6 @@ pub async fn instance_timeline_chart(
     from: Option<String>,
     to: Option<String>,
 ) -> Result<String, ApiError> {
-    let data = super::instance_timeline::load(instance.as_deref(), from.as_deref(), to.as_deref(), false).await?;
+    let data = super::context::timeline(instance.as_deref(), from.as_deref(), to.as_deref(), false).await?;
     Ok(crate::components::instance_chart::chart_html(&data, instance.as_deref()))
 }

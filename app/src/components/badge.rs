@@ -2,33 +2,7 @@
 use crate::api::Mark;
 use crate::engine::RunOutcome;
 use leptos::prelude::*;
-
-/// CSS class suffix and `data-outcome` value of a run outcome.
-pub fn outcome_key(o: RunOutcome) -> &'static str {
-    match o {
-        RunOutcome::Succeeded => "succeeded",
-        RunOutcome::Failed => "failed",
-        RunOutcome::Retry => "retry",
-        RunOutcome::Canceled => "canceled",
-        RunOutcome::InProgress => "in-progress",
-        RunOutcome::Crashed => "crashed",
-        RunOutcome::Abandoned => "abandoned",
-        RunOutcome::Unknown => "unknown",
-    }
-}
-
-pub fn outcome_label(o: RunOutcome) -> &'static str {
-    match o {
-        RunOutcome::Succeeded => "Succeeded",
-        RunOutcome::Failed => "Failed",
-        RunOutcome::Retry => "Retry",
-        RunOutcome::Canceled => "Canceled",
-        RunOutcome::InProgress => "In progress",
-        RunOutcome::Crashed => "Crashed",
-        RunOutcome::Abandoned => "Abandoned",
-        RunOutcome::Unknown => "Unknown",
-    }
-}
+use sundial_model::links::{outcome_key, outcome_label};
 
 /// A run's outcome as a colored pill.
 #[component]

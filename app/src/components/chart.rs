@@ -323,7 +323,7 @@ mod tests {
 
     #[test]
     fn every_run_outcome_has_its_own_legend_entry_and_color() {
-        use crate::components::badge::{outcome_key, outcome_label};
+        use crate::components::{outcome_key, outcome_label};
         use crate::engine::RunOutcome::*;
         let html = legend_html(Scheduler::JobActivity);
         let css = include_str!("../../../style/main.css");

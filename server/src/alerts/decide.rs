@@ -27,11 +27,11 @@
 //! **Threads.** Each alerted episode records the thread of the message that announced it
 //! (`Sent::thread`: its own, or the grouped message's): reminders and the recovery of that
 //! episode carry it ([`Item::thread`]), so mail threads them under the announcement.
-use app::engine::triage::{ProblemKind, ProblemSeverity};
 use chrono::{DateTime, TimeDelta, Utc};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, BTreeSet, HashSet};
+use sundial_engine::triage::{ProblemKind, ProblemSeverity};
 
 /// More alerts (or recoveries) than this in one decision go as one message.
 pub const MAX_SEPARATE: usize = 10;

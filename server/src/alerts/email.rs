@@ -17,13 +17,13 @@
 #![allow(clippy::result_large_err)]
 use super::decide::{Item, Message, MessageKind, count_words};
 use crate::config::{AlertConfig, ConfigError, Secret, check_smtp_url};
-use app::components::simulator::render::escape;
 use lettre::message::{Mailbox, MultiPart};
 use lettre::transport::smtp::AsyncSmtpTransport;
 use lettre::transport::smtp::client::{Certificate, Tls, TlsParameters};
 use lettre::{Address, AsyncTransport, Tokio1Executor};
 use sha2::{Digest, Sha256};
 use std::fmt::Write;
+use sundial_model::html::escape;
 
 /// At most this many threads in `References`.
 const MAX_REFERENCES: usize = 20;
@@ -270,8 +270,8 @@ impl Smtp {
 mod tests {
     use super::super::decide::{self, Open, SentState, Settings};
     use super::*;
-    use app::engine::triage::{ProblemKind, ProblemSeverity};
     use chrono::{DateTime, TimeDelta, Utc};
+    use sundial_engine::triage::{ProblemKind, ProblemSeverity};
 
     fn t(s: &str) -> DateTime<Utc> {
         DateTime::parse_from_rfc3339(s).unwrap().to_utc()

@@ -68,7 +68,7 @@ pub struct Alerter {
 /// A problem as alerts see it: its absolute link and whether an acknowledgement holds.
 pub fn open(j: &Judged, acknowledged: bool, public_url: &str, now: DateTime<Utc>) -> Open {
     let p = &j.problem;
-    let row = app::api::triage::row(p, j.first_seen, j.tz, None, now);
+    let row = sundial_model::triage::row(p, j.first_seen, j.tz, None, now);
     let since = p.since.unwrap_or(j.first_seen).with_timezone(&j.tz).fixed_offset();
     Open {
         key: row.key,

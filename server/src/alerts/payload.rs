@@ -34,9 +34,9 @@
 //! Email's (`format = "email"`): see [`super::email`].
 use super::decide::{Item, Message, MessageKind, count_words};
 use super::email::Mail;
-use app::engine::triage::ProblemSeverity;
 use chrono::SecondsFormat;
 use serde_json::{Value, json};
+use sundial_engine::triage::ProblemSeverity;
 
 pub use super::MAX_LISTED;
 
@@ -344,7 +344,7 @@ fn teams_body(message: &Message, subject: &str, public_url: &str) -> Value {
 mod tests {
     use super::super::decide::Open;
     use super::*;
-    use app::engine::triage::{ProblemKind, ProblemSeverity};
+    use sundial_engine::triage::{ProblemKind, ProblemSeverity};
 
     fn message(kind: MessageKind) -> Message {
         let at = chrono::DateTime::parse_from_rfc3339("2026-11-22T12:05:00Z").unwrap().to_utc();

@@ -14,13 +14,13 @@
 //!
 //! The file holds no secret a reader could use: hashes only. Names are compared ignoring case.
 use super::AuthError;
-use app::api::Role;
 use argon2::Argon2;
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::path::Path;
+use sundial_model::Role;
 use toml::Spanned;
 
 /// One account.

@@ -17,8 +17,8 @@ pub mod limits;
 pub mod sessions;
 
 pub use accounts::{Accounts, hash_password, new_token};
-pub use app::api::{Principal, Role, SignedInVia};
 pub use sessions::Sessions;
+pub use sundial_model::{Principal, Role, SignedInVia};
 
 use crate::config::{AuthConfig, ProxyConfig};
 use ipnet::IpNet;

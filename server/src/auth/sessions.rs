@@ -7,11 +7,11 @@
 //! on every other, and signing out on one ends it on all.
 use crate::store::Store;
 use crate::store::sessions as stored;
-use app::api::Principal;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
+use sundial_model::Principal;
 
 /// At most this many sessions are kept; past it the one ending first goes.
 const CAPACITY: usize = 10_000;
@@ -129,7 +129,7 @@ impl Sessions {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use app::api::{Role, SignedInVia};
+    use sundial_model::{Role, SignedInVia};
 
     fn alice() -> Principal {
         Principal { name: "alice".into(), role: Role::Admin, via: SignedInVia::Session }

@@ -43,11 +43,11 @@
 //! The URL never prints: its value is a [`Secret`], and messages about it say `***`; so does
 //! PagerDuty's routing key and the SMTP URL's password.
 use super::{Checker, ConfigError, Secret};
-use app::engine::triage::{ProblemKind, ProblemSeverity};
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
 use std::time::Duration;
+use sundial_engine::triage::{ProblemKind, ProblemSeverity};
 use toml::Spanned;
 
 /// Where PagerDuty's Events API v2 takes events (`url` overrides it, for tests and proxies).

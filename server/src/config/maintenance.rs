@@ -17,11 +17,11 @@
 //! ```
 use super::Checker;
 use super::ConfigError;
-use app::engine::maintenance::{self, When};
-use app::engine::{Window, Zone};
 use chrono::{DateTime, NaiveDateTime, Utc};
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashSet};
+use sundial_engine::maintenance::{self, When};
+use sundial_engine::{Window, Zone};
 use toml::Spanned;
 
 /// Where a window applies: every listed condition must hold (none: everywhere).
@@ -111,7 +111,7 @@ pub fn instant_in(text: &str, zone: Zone) -> Option<DateTime<Utc>> {
     ["%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M:%S%.f", "%Y-%m-%dT%H:%M:%S%.f"]
         .iter()
         .find_map(|f| NaiveDateTime::parse_from_str(t, f).ok())
-        .map(|local| app::engine::tz::local_to_instant(local, zone))
+        .map(|local| sundial_engine::tz::local_to_instant(local, zone))
 }
 
 impl Checker<'_> {
@@ -151,9 +151,9 @@ impl Checker<'_> {
                     .map_err(|why| self.invalid(e.span(), None, &field("every"), &quoted(e), &why))?,
                 (None, Some(c), None) => {
                     let errors: Vec<String> =
-                        app::engine::cron::validate(&app::engine::cron::CronSchedule::new(c.get_ref().clone()))
+                        sundial_engine::cron::validate(&sundial_engine::cron::CronSchedule::new(c.get_ref().clone()))
                             .into_iter()
-                            .filter(|d| d.severity == app::engine::Severity::Error)
+                            .filter(|d| d.severity == sundial_engine::Severity::Error)
                             .map(|d| d.message)
                             .collect();
                     if !errors.is_empty() {
@@ -248,12 +248,12 @@ mod tests {
         assert!(!m[0].scope.covers_instance("SQL1", &Default::default()), "the tag must match");
         assert_eq!(
             m[1].when,
-            app::engine::maintenance::When::Cron { expr: "0 22 * * 6".into(), length_secs: 4 * 3600 }
+            sundial_engine::maintenance::When::Cron { expr: "0 22 * * 6".into(), length_secs: 4 * 3600 }
         );
         assert!(m[1].scope.covers("SQL1", &Default::default(), Some(("1", "ETL"))));
         assert!(!m[1].scope.covers("SQL1", &Default::default(), None), "an instance-wide problem needs every job");
         // 20:00 in New York (EST) is 01:00 UTC.
-        let app::engine::maintenance::When::Once(w) = m[2].when else { panic!("{:?}", m[2].when) };
+        let sundial_engine::maintenance::When::Once(w) = m[2].when else { panic!("{:?}", m[2].when) };
         assert_eq!(w.start.to_rfc3339(), "2026-12-25T01:00:00+00:00");
         assert_eq!(w.end.to_rfc3339(), "2026-12-25T11:00:00+00:00");
         assert_eq!((m[2].reason.as_str(), m[2].line), ("Christmas", 17), "the line of its [[maintenance]]");

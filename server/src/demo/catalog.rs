@@ -3,9 +3,9 @@
 //! and its schedules: real `sysschedules` rows, by index into the schedule list (ids are index + 1).
 use super::{DISABLED_JOB, LONG_RUN_JOB, MANUAL_JOB, RERUN_JOB, RETRY_JOB, STARTUP_JOB, TRIMMED_JOB};
 use crate::sources::msdb_rows::{CategoryRow, LoginRow};
-use app::engine::AgentSchedule;
 use rand::Rng;
 use rand::rngs::SmallRng;
+use sundial_engine::AgentSchedule;
 
 /// The kinds of work, each with its durations and failure rate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

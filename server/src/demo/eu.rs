@@ -14,11 +14,11 @@ use crate::sources::msdb_rows::{
     self, ActivityRow, DemoMeta, HistoryRow, JobRow, JobScheduleRow, ScheduleRow, SessionRow, StepRow, date_int,
     encode_duration, local_to_utc, time_int, utc_to_local,
 };
-use app::engine::{self, AgentSchedule, Schedule, Window};
 use chrono::{DateTime, Duration, NaiveDateTime, NaiveTime, Utc};
 use chrono_tz::Tz;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
+use sundial_engine::{self as engine, AgentSchedule, Schedule, Window};
 
 /// The instance's name.
 pub const INSTANCE: &str = "SQLEU01";

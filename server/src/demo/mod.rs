@@ -5,7 +5,7 @@
 //! loads, reports, pollers, replication clean-ups, `syspolicy_purge_history`, a job that
 //! starts with the Agent, a one-time job, a manual-only job, a disabled job). Every schedule is
 //! a real `sysschedules` row; its occurrences over the history window come from
-//! [`app::engine::forecast`], and each occurrence is then simulated: steps, durations per kind of
+//! [`sundial_engine::forecast`], and each occurrence is then simulated: steps, durations per kind of
 //! work, failures, retries, long runs that make the Agent skip a slot, manual re-runs. On top,
 //! the instance lives through what Sundial exists to show (see [`Scenario`]): an Agent restart
 //! (the service was down ~20 minutes before it) and a two-day "zombie" span in which the Agent
@@ -23,9 +23,9 @@ use crate::sources::msdb_rows::{
     ActivityRow, CategoryRow, DemoMeta, HistoryRow, JobRow, JobScheduleRow, LoginRow, ScheduleRow, SessionRow, StepRow,
     local_to_utc, utc_to_local,
 };
-use app::engine::Window;
 use chrono::{DateTime, Duration, NaiveTime, Utc};
 use chrono_tz::Tz;
+use sundial_engine::Window;
 
 mod catalog;
 pub mod eu;

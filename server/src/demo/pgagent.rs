@@ -25,12 +25,12 @@
 //! `timestamptz` in UTC (`2026-11-19 11:40:03.214583+00`).
 use super::tables::{Table, Val};
 use crate::sources::msdb_rows::{local_to_utc, utc_to_local};
-use app::engine::Window;
-use app::engine::pgagent::{NextRun, PgAgentException, PgAgentSchedule, pga_next_schedule};
 use chrono::{DateTime, Datelike, Duration, NaiveDate, NaiveTime, Utc, Weekday};
 use chrono_tz::Tz;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
+use sundial_engine::Window;
+use sundial_engine::pgagent::{NextRun, PgAgentException, PgAgentSchedule, pga_next_schedule};
 
 /// The server's `TimeZone`, the zone pgAgent computes schedules in.
 pub const ZONE: &str = "America/New_York";

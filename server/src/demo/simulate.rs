@@ -10,12 +10,12 @@ use crate::sources::msdb_rows::{
     self, ActivityRow, DemoMeta, HistoryRow, JobRow, JobScheduleRow, ScheduleRow, SessionRow, StepRow, date_int,
     encode_duration, local_to_utc, time_int, utc_to_local,
 };
-use app::engine::{self, Schedule};
 use chrono::{DateTime, Duration, NaiveDateTime, Utc};
 use chrono_tz::Tz;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use std::collections::HashMap;
+use sundial_engine::{self as engine, Schedule};
 
 /// Who the manual runs were started by.
 const DBA: &str = super::catalog::DBA_LOGIN;

@@ -17,13 +17,13 @@
 //!
 //! Pure and reproducible from `now` and the seed. Times are written as each design stores them
 //! (`YYYY-MM-DD HH:MM:SS[.fff]`, in the zone each instance's configuration names).
-use app::engine::cron::CronSchedule;
-use app::engine::mysql_event::MysqlEvent;
-use app::engine::{self, Schedule, Window};
 use chrono::{DateTime, Datelike, Duration, NaiveDateTime, Timelike, Utc};
 use chrono_tz::Tz;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
+use sundial_engine::cron::CronSchedule;
+use sundial_engine::mysql_event::MysqlEvent;
+use sundial_engine::{self as engine, Schedule, Window};
 
 /// A value of a demo table's row.
 #[derive(Clone, Debug, PartialEq)]

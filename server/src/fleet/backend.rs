@@ -1,17 +1,17 @@
 //! The pages' `Backend` over the fleet: what pages, the API and the metrics ask of it, and
 //! the fleet-wide log of a large fleet from each instance's judgment (`JudgedLog`).
-use app::api::ssr::figures::JobFigures;
-use app::api::ssr::{Backend, BoxFuture, ReportError, Snapshot};
-use app::api::ssr::{InstanceLog, ReportLog};
-use app::api::triage::{MaintenanceEndForm, MaintenanceForm};
-use app::api::{AckForm, ApiError, InstanceStatus, TriageData, TriageScope};
-use app::engine::Window;
-use app::engine::fleet::{self, InstanceReport};
-use app::engine::log::{LogEvent, LogTally};
-use app::engine::reconcile::Settings;
 use chrono::Duration as Span;
 use std::collections::HashMap;
 use std::sync::Arc;
+use sundial_engine::Window;
+use sundial_engine::fleet::{self, InstanceReport};
+use sundial_engine::log::{LogEvent, LogTally};
+use sundial_engine::reconcile::Settings;
+use sundial_model::ssr::figures::JobFigures;
+use sundial_model::ssr::{Backend, BoxFuture, ReportError, Snapshot};
+use sundial_model::ssr::{InstanceLog, ReportLog};
+use sundial_model::triage::{MaintenanceEndForm, MaintenanceForm};
+use sundial_model::{AckForm, ApiError, InstanceStatus, TriageData, TriageScope};
 
 use super::cache::{Kept, within};
 use super::{FleetBackend, FleetProblems, GoodRead, Instance, READ_DAYS};
@@ -37,7 +37,7 @@ impl JudgedLog {
     fn agrees(&self, lines: &[LogEvent], span: Window) -> bool {
         let t = &self.tally;
         let in_span = |day: u32| span.contains(t.day(day).start);
-        let derived = app::engine::log::tally_lines(t.window, lines);
+        let derived = sundial_engine::log::tally_lines(t.window, lines);
         // A line before the window would not be counted: it disagrees too.
         derived.cells.iter().map(|c| c.lines as usize).sum::<usize>() == lines.len()
             && derived.counts(|_| true) == t.counts(in_span)
@@ -49,7 +49,7 @@ impl InstanceLog for JudgedLog {
         &self.tally
     }
 
-    fn tz(&self) -> app::engine::Zone {
+    fn tz(&self) -> sundial_engine::Zone {
         self.good.read.input.tz
     }
 
@@ -77,7 +77,7 @@ impl InstanceLog for JudgedLog {
                 let derive = move || {
                     let report =
                         fleet::analyze(&within(&read.input, analysed, &planned), analysed, now, &Settings::default());
-                    let mut lines = app::engine::log::derive(&report, &read.events);
+                    let mut lines = sundial_engine::log::derive(&report, &read.events);
                     lines.retain(|e| span.contains(e.at));
                     lines
                 };
@@ -99,7 +99,7 @@ impl InstanceLog for JudgedLog {
 }
 
 impl Backend for FleetBackend {
-    fn duration_flags(&self) -> app::engine::durations::DurationFlags {
+    fn duration_flags(&self) -> sundial_engine::durations::DurationFlags {
         self.triage_settings.durations.clone()
     }
 
@@ -127,17 +127,17 @@ impl Backend for FleetBackend {
         (settled << 40) | (changes & ((1 << 40) - 1))
     }
 
-    fn judgment(&self) -> BoxFuture<'_, app::api::ssr::Judgment> {
-        Box::pin(async move { self.problems().await as app::api::ssr::Judgment })
+    fn judgment(&self) -> BoxFuture<'_, sundial_model::ssr::Judgment> {
+        Box::pin(async move { self.problems().await as sundial_model::ssr::Judgment })
     }
 
-    fn triage_of(&self, judgment: &app::api::ssr::Judgment, scope: TriageScope) -> TriageData {
+    fn triage_of(&self, judgment: &sundial_model::ssr::Judgment, scope: TriageScope) -> TriageData {
         match judgment.downcast_ref::<FleetProblems>() {
             Some(fleet) => {
                 let whole = scope.instance.is_none();
                 let mut data = self.keeper.data(&fleet.judged, &scope, self.now(), fleet.counts);
                 if whole {
-                    data.maintenance = app::api::triage::MaintenanceData {
+                    data.maintenance = sundial_model::triage::MaintenanceData {
                         windows: self.book.listing(self.now()),
                         instances: self.book.instances().to_vec(),
                     };
@@ -180,7 +180,7 @@ impl Backend for FleetBackend {
         })
     }
 
-    fn maintenance_history(&self) -> BoxFuture<'_, app::api::triage::MaintenanceData> {
+    fn maintenance_history(&self) -> BoxFuture<'_, sundial_model::triage::MaintenanceData> {
         Box::pin(async move {
             let now = self.now();
             let reach = Window::new(now - Span::days(READ_DAYS), now + Span::days(7));
@@ -203,7 +203,7 @@ impl Backend for FleetBackend {
                 let Ok(report) = self.report(Some(name), READ_DAYS as u32).await else { continue };
                 for job in &report.jobs {
                     for outcome in &job.reconciliation.outcomes {
-                        let app::engine::Outcome::Maintenance { window } = outcome else { continue };
+                        let sundial_engine::Outcome::Maintenance { window } = outcome else { continue };
                         for &n in &over {
                             let o = &occurrences[n];
                             if o.span == *window && o.covers(name, &tags, (&job.id, &job.name)) {
@@ -213,7 +213,7 @@ impl Backend for FleetBackend {
                     }
                 }
             }
-            app::api::triage::MaintenanceData {
+            sundial_model::triage::MaintenanceData {
                 // One to come has changed nothing yet: it says nothing of runs.
                 windows: occurrences
                     .iter()

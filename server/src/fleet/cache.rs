@@ -1,12 +1,12 @@
 //! The page cache: the reports and snapshots pages ask for, made once per read and window
 //! from the held read, and kept across the fleet within a byte budget.
-use app::api::ssr::{ReportError, Snapshot};
-use app::engine::Window;
-use app::engine::fleet::{self, InstanceInput, InstanceReport};
-use app::engine::maintenance::Maintenance;
-use app::engine::reconcile::Settings;
 use chrono::Duration as Span;
 use std::sync::Arc;
+use sundial_engine::Window;
+use sundial_engine::fleet::{self, InstanceInput, InstanceReport};
+use sundial_engine::maintenance::Maintenance;
+use sundial_engine::reconcile::Settings;
+use sundial_model::ssr::{ReportError, Snapshot};
 
 use super::Instance;
 
@@ -27,13 +27,13 @@ pub const PAGE_CACHE_BYTES: u64 = 128 << 20;
 /// Roughly what a report or snapshot holds in memory: its runs with their words, its
 /// occurrences and outcomes.
 pub(super) fn approx_bytes(kept: &Kept) -> u32 {
-    use app::engine::Run;
+    use sundial_engine::Run;
     let run = |r: &Run| {
         std::mem::size_of::<Run>()
             + r.message.len()
             + r.steps
                 .iter()
-                .map(|s| std::mem::size_of::<app::engine::Step>() + s.message.len() + s.name.len())
+                .map(|s| std::mem::size_of::<sundial_engine::Step>() + s.message.len() + s.name.len())
                 .sum::<usize>()
     };
     let bytes: usize = match kept {

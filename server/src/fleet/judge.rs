@@ -1,13 +1,13 @@
 //! Judging: each instance's judgment of its last good read (made once per read, by its
 //! poller), and the fleet's problems gathered from those judgments (`FleetBackend::problems`).
-use app::api::ssr::figures::JobFigures;
-use app::engine::Window;
-use app::engine::fleet;
-use app::engine::log::LogTally;
-use app::engine::reconcile::Settings;
-use app::engine::triage::{self, ProblemKind, Reading, TriageSettings};
 use chrono::{DateTime, Duration as Span, Utc};
 use std::sync::Arc;
+use sundial_engine::Window;
+use sundial_engine::fleet;
+use sundial_engine::log::LogTally;
+use sundial_engine::reconcile::Settings;
+use sundial_engine::triage::{self, ProblemKind, Reading, TriageSettings};
+use sundial_model::ssr::figures::JobFigures;
 
 use super::cache::within;
 use super::{FleetBackend, Instance, PollState};
@@ -25,7 +25,7 @@ pub struct InstanceJudgment {
     /// Each job's figures for `/metrics`.
     pub(super) figures: Arc<Vec<JobFigures>>,
     /// How many lines of each kind each job has on each day of the log over each window pages
-    /// offer ([`app::api::WINDOW_DAYS`]): the fleet-wide log of a large fleet counts and pages
+    /// offer ([`sundial_model::WINDOW_DAYS`]): the fleet-wide log of a large fleet counts and pages
     /// by them.
     pub(super) tallies: Vec<(u32, Arc<LogTally>)>,
 }
@@ -67,19 +67,19 @@ impl Instance {
             let problems = triage::report_problems(&name, &report, &whole.notes, &settings);
             let day = Window::ending_at(now, Span::days(1));
             let today = fleet::analyze(&within(&whole.input, day, &planned), day, now, &Settings::default());
-            let figures = Arc::new(app::api::ssr::figures::of(&report, &today));
+            let figures = Arc::new(sundial_model::ssr::figures::of(&report, &today));
             // Each window's own analysis: a log over fewer days judges its first hours without
             // what came before them, as the page of that window does.
-            let tallies = app::api::WINDOW_DAYS
+            let tallies = sundial_model::WINDOW_DAYS
                 .iter()
                 .map(|&days| {
                     let tally = match days {
-                        JUDGED_DAYS => app::engine::log::tally(&report, &whole.events),
-                        1 => app::engine::log::tally(&today, &whole.events),
+                        JUDGED_DAYS => sundial_engine::log::tally(&report, &whole.events),
+                        1 => sundial_engine::log::tally(&today, &whole.events),
                         days => {
                             let w = Window::ending_at(now, Span::days(i64::from(days)));
                             let r = fleet::analyze(&within(&whole.input, w, &planned), w, now, &Settings::default());
-                            app::engine::log::tally(&r, &whole.events)
+                            sundial_engine::log::tally(&r, &whole.events)
                         }
                     };
                     (days, Arc::new(tally))
@@ -121,7 +121,7 @@ fn read_of(i: &Instance, s: &PollState) -> (Option<DateTime<Utc>>, Option<DateTi
 pub(super) type JudgeKey = (Vec<(Option<DateTime<Utc>>, Option<DateTime<Utc>>, bool)>, i64, u64);
 
 /// The window triage judges each instance over, in days.
-use app::api::JUDGED_DAYS;
+use sundial_model::JUDGED_DAYS;
 
 /// How long one judgement of the fleet serves when no read changed.
 const JUDGE_EVERY_SECS: i64 = 15;

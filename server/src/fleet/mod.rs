@@ -16,10 +16,10 @@
 //! Here: `FleetBackend` and its start, the `Instance` every file adds to, `probe`. Reading is
 //! `poll`, what replicas publish and take in of a reading `share`, judging `judge`, the pages'
 //! reports and snapshots `cache`, and what pages ask of the fleet `backend`.
-use app::engine::triage::TriageSettings;
 use chrono::{DateTime, Utc};
 use std::sync::Arc;
 use std::time::Duration;
+use sundial_engine::triage::TriageSettings;
 use tokio::sync::{Mutex, watch};
 
 use crate::config::FleetConfig;
@@ -63,7 +63,7 @@ struct Instance {
     book: Arc<Book>,
 }
 
-/// The pages' [`Backend`](app::api::ssr::Backend) over a configured fleet (see the module docs).
+/// The pages' [`Backend`](sundial_model::ssr::Backend) over a configured fleet (see the module docs).
 pub struct FleetBackend {
     instances: Vec<Arc<Instance>>,
     triage_settings: TriageSettings,

@@ -1,14 +1,14 @@
 //! Reading the instances: each one's `Reader`, how its reads go (`PollState`, its last
 //! `GoodRead`, its outages), its poller's loop on its own slots of the interval
 //! (`keep_polling`), and the status pages show of it (`Instance::status`).
-use app::api::ssr::ReportError;
-use app::api::{DiagnosticLine, InstanceStatus, SourceState};
-use app::engine::Window;
-use app::engine::triage::TriageSettings;
 use chrono::{DateTime, Duration as Span, Utc};
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
+use sundial_engine::Window;
+use sundial_engine::triage::TriageSettings;
+use sundial_model::ssr::ReportError;
+use sundial_model::{DiagnosticLine, InstanceStatus, SourceState};
 use tokio::sync::Mutex;
 
 use super::{Instance, READ_DAYS};
@@ -60,7 +60,7 @@ impl GoodRead {
             Ok(mut kept) => {
                 for job in &mut read.input.jobs {
                     let Some(kept) = kept.remove(&job.id) else { continue };
-                    let by_start: HashMap<DateTime<Utc>, app::engine::Run> =
+                    let by_start: HashMap<DateTime<Utc>, sundial_engine::Run> =
                         kept.into_iter().map(|r| (r.start, r)).collect();
                     for run in job.runs.iter_mut().filter(|r| window.contains(r.start)) {
                         if let Some(k) = by_start.get(&run.start)
@@ -280,7 +280,7 @@ impl Instance {
         let tz = good.map(|g| g.read.input.tz).unwrap_or(chrono_tz::UTC.into());
         // A frozen read (the demo's file) never changes: nothing to refresh, never stale.
         let live = !good.is_some_and(|g| g.read.frozen);
-        let fmt = |t: DateTime<Utc>| app::api::ssr::point(t, tz);
+        let fmt = |t: DateTime<Utc>| sundial_model::ssr::point(t, tz);
         InstanceStatus {
             name: c.name.clone(),
             kind: c.kind.name().to_owned(),
@@ -297,7 +297,7 @@ impl Instance {
             outages: s
                 .outages
                 .iter()
-                .map(|(start, end, error)| app::api::Outage {
+                .map(|(start, end, error)| sundial_model::Outage {
                     start: fmt(*start),
                     end: end.map(fmt),
                     error: error.clone(),

@@ -1,9 +1,9 @@
 //! Replicas sharing their readings through the shared store: what the collector of an
 //! instance publishes, and how the other replicas take it in (the leases that say who
 //! collects are `crate::replicas`).
-use app::engine::Window;
 use chrono::{DateTime, Duration as Span, Utc};
 use std::sync::Arc;
+use sundial_engine::Window;
 
 use super::{GoodRead, Instance, READ_DAYS};
 use crate::held::HeldRuns;
@@ -164,7 +164,7 @@ impl Instance {
         for job in read.input.jobs.iter().filter(|j| j.unobserved.is_empty()) {
             let changes = held_runs(&job.id).and_then(|runs| {
                 let going =
-                    runs.iter().filter(|r| r.outcome == app::engine::RunOutcome::InProgress).map(|r| r.start).min();
+                    runs.iter().filter(|r| r.outcome == sundial_engine::RunOutcome::InProgress).map(|r| r.start).min();
                 going.or_else(|| runs.last().map(|r| r.start))
             });
             from = from.min(changes.unwrap_or(window.start));
@@ -177,7 +177,7 @@ impl Instance {
             // covers) or the window's start.
             let lower = job.history_horizon.map_or(window.start, |h| h.max(window.start));
             let before = held_runs(&job.id).into_iter().flatten().filter(|r| r.start >= lower && r.start < from);
-            let mut runs: Vec<app::engine::Run> = before.cloned().collect();
+            let mut runs: Vec<sundial_engine::Run> = before.cloned().collect();
             runs.extend(kept.remove(&job.id).unwrap_or_default().into_iter().filter(|r| r.start >= lower));
             job.runs = runs;
         }

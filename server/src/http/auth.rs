@@ -134,7 +134,7 @@ pub async fn layer(State(auth): State<Option<Arc<Auth>>>, mut req: Request, next
                 return bounce(wanted);
             }
             let expired = session_cookie(req.headers()).is_some();
-            let mut to = format!("/signin?next={}", app::components::encode_segment(wanted));
+            let mut to = format!("/signin?next={}", sundial_model::links::encode_segment(wanted));
             if expired {
                 to.push_str("&error=expired");
             }
@@ -160,7 +160,7 @@ fn from_another_site(headers: &HeaderMap) -> bool {
 /// `wanted` is not a path of this site (`//evil.example`: [`super::guard::same_site_path`]).
 fn bounce(wanted: &str) -> Response {
     let wanted = super::guard::back_path(Some(wanted));
-    let href = app::components::simulator::render::escape(&wanted);
+    let href = sundial_model::html::escape(&wanted);
     let body = format!(
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta http-equiv=\"refresh\" content=\"0;url={href}\">\
          <link rel=\"icon\" href=\"/favicon.svg\" type=\"image/svg+xml\"><title>Sundial</title></head><body><p><a href=\"{href}\">Continue to Sundial</a></p></body></html>"
@@ -192,7 +192,7 @@ pub async fn sign_in(State(state): State<AppState>, req: Request) -> Response {
     // Bounded before anything is looked up or hashed: nothing is tried, and the page says why.
     use app::routes::signin::{SIGNIN_NAME_MAX, SIGNIN_PASSWORD_MAX};
     if form.name.chars().count() > SIGNIN_NAME_MAX || form.password.chars().count() > SIGNIN_PASSWORD_MAX {
-        return see_other(&format!("/signin?error=long&next={}", app::components::encode_segment(&next)));
+        return see_other(&format!("/signin?error=long&next={}", sundial_model::links::encode_segment(&next)));
     }
     let user = form.name.trim();
     match auth.sign_in(client, device.as_deref(), &form.name, &form.password).await {
@@ -210,11 +210,11 @@ pub async fn sign_in(State(state): State<AppState>, req: Request) -> Response {
         }
         Err(SignInError::Wrong) => {
             tracing::warn!(user, client = ?client, "sign-in refused: wrong name or password");
-            see_other(&format!("/signin?error=wrong&next={}", app::components::encode_segment(&next)))
+            see_other(&format!("/signin?error=wrong&next={}", sundial_model::links::encode_segment(&next)))
         }
         Err(SignInError::Wait(secs)) => {
             tracing::warn!(user, client = ?client, secs, "sign-in refused: too many failed attempts");
-            let back = format!("/signin?next={}", app::components::encode_segment(&next));
+            let back = format!("/signin?next={}", sundial_model::links::encode_segment(&next));
             let body = format!(
                 "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><link rel=\"icon\" href=\"/favicon.svg\" type=\"image/svg+xml\"><title>Too many attempts · Sundial</title></head>\
                  <body><h1>Too many sign-in attempts</h1><p>Sundial refuses sign-ins from this browser for a while \

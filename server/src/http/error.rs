@@ -3,10 +3,10 @@
 //! Each variant's `Display` text is sent to clients, so none of them carries internals: no
 //! paths, no SQL, no connection strings. What failed underneath is logged where the error is
 //! made, not here.
-use app::api::ApiError;
 use axum::Json;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+use sundial_model::ApiError;
 
 /// Why a request failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

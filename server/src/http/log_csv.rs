@@ -21,8 +21,6 @@
 //! the log's index, its gzip encoder's state and a buffer: at most [`MAX_EXPORTS`] are written
 //! at once, [`MAX_EXPORTS_PER_CLIENT`] for one address; past that the answer is a 503 or a 429
 //! with `Retry-After` ([`Exports`]), whatever other clients do.
-use app::api::ssr::PieceAt;
-use app::api::{LogQuery, parse_days};
 use axum::extract::{ConnectInfo, Query, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
@@ -31,6 +29,8 @@ use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use sundial_model::ssr::PieceAt;
+use sundial_model::{LogQuery, parse_days};
 
 use super::serve::{Full, PerClient, Slot};
 use super::{AppState, Error};
@@ -109,7 +109,7 @@ impl Export {
 }
 
 /// `lines` as CSV, after the header row when `header`.
-fn piece(lines: &[app::api::LogLine], header: bool) -> Result<Vec<u8>, String> {
+fn piece(lines: &[sundial_model::LogLine], header: bool) -> Result<Vec<u8>, String> {
     let mut out = csv::Writer::from_writer(Vec::with_capacity(CHUNK * 160));
     if header {
         out.write_record(COLUMNS).map_err(|e| e.to_string())?;
@@ -142,7 +142,7 @@ pub async fn log_csv(
         cursor: None,
         limit: None,
     };
-    let log = app::api::ssr::fleet_log(state.backend.as_ref(), instance, days, &query).await?;
+    let log = sundial_model::ssr::fleet_log(state.backend.as_ref(), instance, days, &query).await?;
     if !log.invalid().is_empty() {
         let what: Vec<&str> = log.invalid().iter().map(|e| e.message.as_str()).collect();
         return Err(Error::BadRequest { what: what.join("; ") });

@@ -13,10 +13,6 @@
 //! with I instances and J jobs, at most 2·I + 8·J + 10. No error text, no URL, no secret is
 //! ever a label or a value.
 use super::AppState;
-use app::api::SourceState;
-use app::api::ssr::Backend;
-use app::api::ssr::figures::JobFigures;
-use app::engine::triage::ProblemKind;
 use axum::extract::State;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -27,9 +23,13 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::Registry;
 use std::collections::{BTreeMap, HashSet};
 use std::sync::atomic::AtomicU64;
+use sundial_engine::triage::ProblemKind;
+use sundial_model::SourceState;
+use sundial_model::ssr::Backend;
+use sundial_model::ssr::figures::JobFigures;
 
 /// Why a due run did not happen: the `cause` label's values.
-pub use app::api::ssr::figures::CAUSES;
+pub use sundial_model::ssr::figures::CAUSES;
 
 /// The content type of the OpenMetrics text format.
 pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
@@ -186,7 +186,7 @@ pub async fn render(backend: &dyn Backend, clock: DateTime<Utc>) -> String {
             f.failed.get_or_create(&l).set(job.failed);
         }
     }
-    let triage = backend.triage(app::api::TriageScope::all()).await;
+    let triage = backend.triage(sundial_model::TriageScope::all()).await;
     let mut by_kind: BTreeMap<ProblemKind, i64> = ProblemKind::ALL.iter().map(|k| (*k, 0)).collect();
     for p in triage.problems.iter().chain(&triage.acknowledged) {
         *by_kind.entry(p.kind).or_default() += 1;

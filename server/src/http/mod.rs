@@ -15,11 +15,11 @@
 //! - `GET /metrics`: the fleet for Prometheus ([`metrics`]).
 //! - `POST /prefs` (form: `zone`, `theme`, `back`): remember the zone or theme choice in a
 //!   cookie and go back (303) to the page the reader was on (a path on this site only).
-//! - `POST /triage/ack` (form: [`app::api::AckForm`]): acknowledge or silence a problem's
+//! - `POST /triage/ack` (form: [`sundial_model::AckForm`]): acknowledge or silence a problem's
 //!   episode, kept in Sundial's store; back (303) to the page, with `ack_error` when it failed.
 //!   `POST /triage/unack` (the same form): undo it (admins, when sign-in is on).
-//! - `POST /triage/maintenance` (form: [`app::api::triage::MaintenanceForm`]) and
-//!   `POST /triage/maintenance/end` ([`app::api::triage::MaintenanceEndForm`]): add a
+//! - `POST /triage/maintenance` (form: [`sundial_model::triage::MaintenanceForm`]) and
+//!   `POST /triage/maintenance/end` ([`sundial_model::triage::MaintenanceEndForm`]): add a
 //!   maintenance window, or end one now, with who and why (admins, when sign-in is on); back
 //!   (303) to the page, with `maint_error` when it failed.
 //! - `/pkg/…` and the files at the site root's top (`/favicon.svg`): static files, served by a
@@ -43,8 +43,6 @@ pub mod server_fn_status;
 
 pub use error::Error;
 
-use app::api::ssr::{Backend, BackendHandle};
-use app::api::{JobsData, parse_days};
 use axum::extract::{FromRef, Query, State};
 use axum::http::{HeaderValue, header};
 use axum::response::IntoResponse;
@@ -55,6 +53,8 @@ use leptos::prelude::provide_context;
 use leptos_axum::{LeptosRoutes, generate_route_list};
 use std::collections::HashMap;
 use std::sync::Arc;
+use sundial_model::ssr::{Backend, BackendHandle};
+use sundial_model::{JobsData, parse_days};
 use tower_http::compression::CompressionLayer;
 use tower_http::services::{ServeDir, ServeFile};
 use tower_http::set_header::SetResponseHeaderLayer;
@@ -148,7 +148,7 @@ pub fn router_at(state: AppState, public_url: Option<String>) -> Router {
     // Each request reads one judgment of the fleet, whatever its views ask (RequestJudgment).
     let context = move || {
         provide_context(BackendHandle(backend.clone()));
-        provide_context(app::api::ssr::RequestJudgment::default());
+        provide_context(sundial_model::ssr::RequestJudgment::default());
     };
     let shell_options = state.leptos_options.clone();
     let shell = move || app::shell(shell_options.clone());
@@ -218,10 +218,10 @@ async fn jobs(
 ) -> Result<Json<JobsData>, Error> {
     let days = parse_days(q.get("days").map(String::as_str))?;
     let instance = q.get("instance").map(String::as_str).filter(|i| !i.is_empty());
-    let report = state.backend.report(instance, days).await.map_err(app::api::ApiError::from)?;
-    let judgment = state.backend.triage(app::api::TriageScope::instance(&report.name)).await;
-    let mut data = app::api::ssr::jobs_data(&report, days, &judgment);
-    app::api::ssr::decorate(state.backend.as_ref(), &mut data.instance).await;
+    let report = state.backend.report(instance, days).await.map_err(sundial_model::ApiError::from)?;
+    let judgment = state.backend.triage(sundial_model::TriageScope::instance(&report.name)).await;
+    let mut data = sundial_model::ssr::jobs_data(&report, days, &judgment);
+    sundial_model::ssr::decorate(state.backend.as_ref(), &mut data.instance).await;
     Ok(Json(data))
 }
 
@@ -229,8 +229,8 @@ async fn jobs(
 /// problem resolved meanwhile, a silence not offered) goes back as `ack_error`.
 async fn acknowledge(
     State(state): State<AppState>,
-    principal: Option<axum::Extension<app::api::Principal>>,
-    axum::Form(form): axum::Form<app::api::AckForm>,
+    principal: Option<axum::Extension<sundial_model::Principal>>,
+    axum::Form(form): axum::Form<sundial_model::AckForm>,
 ) -> axum::response::Response {
     let backend = state.backend.clone();
     triage_action(principal, form, "acknowledge or silence problems", ACK_ERROR, |f| async move {
@@ -243,8 +243,8 @@ async fn acknowledge(
 /// acknowledgement or silence, then back to the page (303); a failure goes back as `ack_error`.
 async fn unacknowledge(
     State(state): State<AppState>,
-    principal: Option<axum::Extension<app::api::Principal>>,
-    axum::Form(form): axum::Form<app::api::AckForm>,
+    principal: Option<axum::Extension<sundial_model::Principal>>,
+    axum::Form(form): axum::Form<sundial_model::AckForm>,
 ) -> axum::response::Response {
     let backend = state.backend.clone();
     triage_action(
@@ -264,7 +264,7 @@ trait TriageForm {
     fn back(&self) -> &str;
 }
 
-impl TriageForm for app::api::AckForm {
+impl TriageForm for sundial_model::AckForm {
     fn by(&mut self) -> &mut String {
         &mut self.by
     }
@@ -273,7 +273,7 @@ impl TriageForm for app::api::AckForm {
     }
 }
 
-impl TriageForm for app::api::triage::MaintenanceForm {
+impl TriageForm for sundial_model::triage::MaintenanceForm {
     fn by(&mut self) -> &mut String {
         &mut self.by
     }
@@ -282,7 +282,7 @@ impl TriageForm for app::api::triage::MaintenanceForm {
     }
 }
 
-impl TriageForm for app::api::triage::MaintenanceEndForm {
+impl TriageForm for sundial_model::triage::MaintenanceEndForm {
     fn by(&mut self) -> &mut String {
         &mut self.by
     }
@@ -294,20 +294,20 @@ impl TriageForm for app::api::triage::MaintenanceEndForm {
 /// What every triage form does: signed in, only an admin acts, in their own name; then back to
 /// the page (303), with the failure's code (`code`) as the query parameter `param`.
 async fn triage_action<T, F, Fut>(
-    principal: Option<axum::Extension<app::api::Principal>>,
+    principal: Option<axum::Extension<sundial_model::Principal>>,
     mut form: T,
     what: &str,
-    (param, code): (&str, fn(&app::api::ApiError) -> String),
+    (param, code): (&str, fn(&sundial_model::ApiError) -> String),
     act: F,
 ) -> axum::response::Response
 where
     T: TriageForm,
     F: FnOnce(T) -> Fut,
-    Fut: std::future::Future<Output = Result<(), app::api::ApiError>>,
+    Fut: std::future::Future<Output = Result<(), sundial_model::ApiError>>,
 {
     use axum::http::{StatusCode, header};
     if let Some(axum::Extension(p)) = principal {
-        if p.role != app::api::Role::Admin {
+        if p.role != sundial_model::Role::Admin {
             return Error::Forbidden(format!("only an admin may {what}")).into_response();
         }
         *form.by() = p.name;
@@ -324,32 +324,32 @@ where
 }
 
 /// How the acknowledgement forms fail, as `ack_error`.
-const ACK_ERROR: (&str, fn(&app::api::ApiError) -> String) = ("ack_error", app::api::triage::ack_error_code);
+const ACK_ERROR: (&str, fn(&sundial_model::ApiError) -> String) = ("ack_error", sundial_model::triage::ack_error_code);
 
-/// `POST /triage/maintenance` ([`app::api::triage::MaintenanceForm`]): an admin adds a
+/// `POST /triage/maintenance` ([`sundial_model::triage::MaintenanceForm`]): an admin adds a
 /// maintenance window, then back to the page (303); a failure goes back as `maint_error`.
 async fn maintenance_add(
     State(state): State<AppState>,
-    principal: Option<axum::Extension<app::api::Principal>>,
-    axum::Form(form): axum::Form<app::api::triage::MaintenanceForm>,
+    principal: Option<axum::Extension<sundial_model::Principal>>,
+    axum::Form(form): axum::Form<sundial_model::triage::MaintenanceForm>,
 ) -> axum::response::Response {
     let backend = state.backend.clone();
-    let code = app::api::triage::maintenance_error_code;
+    let code = sundial_model::triage::maintenance_error_code;
     triage_action(principal, form, "add maintenance windows", ("maint_error", code), |f| async move {
         backend.maintenance_add(f).await
     })
     .await
 }
 
-/// `POST /triage/maintenance/end` ([`app::api::triage::MaintenanceEndForm`]): an admin ends
+/// `POST /triage/maintenance/end` ([`sundial_model::triage::MaintenanceEndForm`]): an admin ends
 /// an open window now (or cancels one to come), saying why; then back to the page (303).
 async fn maintenance_end(
     State(state): State<AppState>,
-    principal: Option<axum::Extension<app::api::Principal>>,
-    axum::Form(form): axum::Form<app::api::triage::MaintenanceEndForm>,
+    principal: Option<axum::Extension<sundial_model::Principal>>,
+    axum::Form(form): axum::Form<sundial_model::triage::MaintenanceEndForm>,
 ) -> axum::response::Response {
     let backend = state.backend.clone();
-    let code = app::api::triage::maintenance_error_code;
+    let code = sundial_model::triage::maintenance_error_code;
     triage_action(principal, form, "end maintenance windows", ("maint_error", code), |f| async move {
         backend.maintenance_end(f).await
     })

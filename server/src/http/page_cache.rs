@@ -20,7 +20,6 @@
 //! - Requests for a page being rendered, with nothing kept to answer, wait for that render
 //!   instead of rendering it again: when the data changes under fifty clients, the page is
 //!   rendered once, not fifty times at once.
-use app::api::ssr::Backend;
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, Method, StatusCode, header};
@@ -29,6 +28,7 @@ use axum::response::Response;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use sundial_model::ssr::Backend;
 
 /// How long a rendered page is served at most.
 pub const TTL: Duration = Duration::from_secs(5);
@@ -44,7 +44,7 @@ struct Key {
     prefs: String,
     /// Who reads it, when Sundial asks for sign-in (the header names them; a viewer's page has
     /// no acknowledge forms).
-    who: Option<app::api::Principal>,
+    who: Option<sundial_model::Principal>,
 }
 
 struct Entry {
@@ -181,7 +181,7 @@ pub async fn layer(
         return next.run(req).await;
     }
     let kept = backend.kept_version();
-    let who = req.extensions().get::<app::api::Principal>().cloned();
+    let who = req.extensions().get::<sundial_model::Principal>().cloned();
     let key = Key { uri: req.uri().to_string(), prefs: prefs(req.headers()), who };
     match cache.answer(&key, version, kept) {
         Kept::Fresh(res) => return res,
@@ -273,12 +273,12 @@ async fn render(cache: &PageCache, key: Key, version: u64, kept: u64, req: Reque
 #[cfg(test)]
 mod tests {
     use super::*;
-    use app::api::InstanceStatus;
-    use app::api::ssr::{BoxFuture, ReportError};
-    use app::engine::fleet::InstanceReport;
     use axum::Router;
     use axum::response::IntoResponse;
     use std::sync::atomic::{AtomicUsize, Ordering};
+    use sundial_engine::fleet::InstanceReport;
+    use sundial_model::InstanceStatus;
+    use sundial_model::ssr::{BoxFuture, ReportError};
     use tokio::sync::Notify;
     use tower::ServiceExt;
 

@@ -4,13 +4,13 @@
 //! request with arguments that do not decode included. The body is the [`ApiError`] as JSON,
 //! whose [`ApiError::status`] says what it was: 400 for a wrong request, 404, 503 for an
 //! instance that cannot be read. The browser's side decodes any 4xx or 5xx answer alike.
-use app::api::ApiError;
 use axum::body::Body;
 use axum::extract::Request;
 use axum::http::StatusCode;
 use axum::middleware::Next;
 use axum::response::Response;
 use leptos::server_fn::error::SERVER_FN_ERROR_HEADER;
+use sundial_model::ApiError;
 
 /// An error body is one short JSON value; anything longer is left as it is.
 const MAX_ERROR_BODY: usize = 64 * 1024;

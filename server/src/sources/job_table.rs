@@ -19,11 +19,11 @@
 //! table's key), trimming the held ones to the window as the store would. After a restart, when
 //! the poll's time is below the newest sample held, or when the store no longer has it, the
 //! window's samples are read again ([`Store::job_samples`]).
-use app::engine::fleet::{InstanceInput, JobInput, JobSchedule};
-use app::engine::job_table::{self, CycleSample, JobTableRow};
-use app::engine::{Diagnostic, Schedule, Window};
 use chrono::{DateTime, NaiveDateTime, TimeDelta, Utc};
 use chrono_tz::Tz;
+use sundial_engine::fleet::{InstanceInput, JobInput, JobSchedule};
+use sundial_engine::job_table::{self, CycleSample, JobTableRow};
+use sundial_engine::{Diagnostic, Schedule, Window};
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -194,7 +194,7 @@ async fn read_with(db: &mut TablesDb, at: Polled<'_>, cache: Option<&SampleCache
     let Polled { store, name, tz, window, polled_at, stuck_after } = at;
     let order = format!("ORDER BY {}", tables::column(db, "job_id"));
     let rows = tables::read(db, "job", COLUMNS, &order).await?;
-    let to_utc = |t: NaiveDateTime| app::engine::tz::local_to_instant(t, tz.into());
+    let to_utc = |t: NaiveDateTime| sundial_engine::tz::local_to_instant(t, tz.into());
     let mut jobs = Vec::with_capacity(rows.len());
     for (i, r) in rows.iter().enumerate() {
         let schedule_id = i as i64 + 1;

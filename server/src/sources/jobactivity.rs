@@ -25,12 +25,12 @@
 //! of their start ([`tables::read_pages_by_time`], 1,000 rows a query), the first read's window
 //! as much as a delta: the start is no unique key, so each page goes on from the second the one
 //! before ended in and reads that second's rows again.
-use app::engine::cron::CronSchedule;
-use app::engine::fleet::{InstanceInput, JobInput, JobSchedule};
-use app::engine::{Diagnostic, Run, RunOutcome, Schedule, Severity, Trigger, Window};
 use chrono::{DateTime, NaiveDateTime, TimeDelta, Timelike, Utc};
 use chrono_tz::Tz;
 use std::collections::BTreeMap;
+use sundial_engine::cron::CronSchedule;
+use sundial_engine::fleet::{InstanceInput, JobInput, JobSchedule};
+use sundial_engine::{Diagnostic, Run, RunOutcome, Schedule, Severity, Trigger, Window};
 
 use crate::config::InstanceConfig;
 
@@ -273,7 +273,7 @@ pub async fn read_since(
             .map(|j| TextRow::from([("job_name".to_owned(), Some(j.id.clone()))]))
             .collect(),
     };
-    let to_utc = |t: NaiveDateTime| app::engine::tz::local_to_instant(t, tz.into());
+    let to_utc = |t: NaiveDateTime| sundial_engine::tz::local_to_instant(t, tz.into());
     let mut found: BTreeMap<String, Found> = BTreeMap::new();
     for j in &plan.jobs {
         found.insert(j.name.to_lowercase(), Found { name: j.name.clone(), ..Found::default() });

@@ -13,12 +13,12 @@
 //! connection), a [`SourceKind`] variant and a line in [`open`].
 //!
 //! `snapshots` is Sundial's own store, the one database Sundial writes.
-use app::engine::fleet::InstanceInput;
-use app::engine::log::LogEvent;
-use app::engine::{Diagnostic, Window};
 use chrono::{DateTime, Utc};
 use std::future::Future;
 use std::pin::Pin;
+use sundial_engine::fleet::InstanceInput;
+use sundial_engine::log::LogEvent;
+use sundial_engine::{Diagnostic, Window};
 
 use crate::config::{InstanceConfig, SourceKind};
 
@@ -241,7 +241,7 @@ pub fn merge(held: &SourceRead, mut delta: SourceRead, window: Window) -> Source
         let Some(before) = held.input.jobs.iter().find(|h| h.id == job.id) else { continue };
         let new: std::collections::HashSet<DateTime<Utc>> = job.runs.iter().map(|r| r.start).collect();
         let kept = before.runs.iter().filter(|r| {
-            r.start >= window.start && !new.contains(&r.start) && r.outcome != app::engine::RunOutcome::InProgress
+            r.start >= window.start && !new.contains(&r.start) && r.outcome != sundial_engine::RunOutcome::InProgress
         });
         job.runs.extend(kept.cloned());
         job.runs.sort_by_key(|r| r.start);
@@ -273,13 +273,13 @@ pub fn finish(read: &mut SourceRead) {
             .schedules
             .iter()
             .filter(|s| s.enabled && job.enabled)
-            .filter_map(|s| app::engine::next_after(s.id, &s.schedule, tz, from, 1).occurrences.into_iter().next())
+            .filter_map(|s| sundial_engine::next_after(s.id, &s.schedule, tz, from, 1).occurrences.into_iter().next())
             .map(|o| o.at)
             .min();
         if ours.is_some_and(|o| (o - reported.at).num_seconds().abs() <= NEXT_RUN_SLACK_SECS) {
             continue;
         }
-        job.diagnostics.push(app::engine::triage::next_run_disagrees(
+        job.diagnostics.push(sundial_engine::triage::next_run_disagrees(
             reported.column,
             &reported.raw,
             reported.at,
@@ -299,9 +299,9 @@ pub(crate) fn secret(c: &InstanceConfig) -> Result<Option<String>, SourceError> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use app::engine::cron::CronSchedule;
-    use app::engine::fleet::{JobInput, JobSchedule};
-    use app::engine::{Schedule, Severity};
+    use sundial_engine::cron::CronSchedule;
+    use sundial_engine::fleet::{JobInput, JobSchedule};
+    use sundial_engine::{Schedule, Severity};
 
     fn t(s: &str) -> DateTime<Utc> {
         DateTime::parse_from_rfc3339(s).unwrap().to_utc()

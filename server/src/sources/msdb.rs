@@ -12,12 +12,12 @@
 //! Least privilege: a user in msdb with `SQLAgentReaderRole` and `db_datareader`. The
 //! connection asks for `ApplicationIntent=ReadOnly`; Sundial never sends anything but SELECTs
 //! and one read-only procedure (`sp_get_sqlagent_properties`, where permitted).
-use app::engine::fleet::InstanceInput;
-use app::engine::{Diagnostic, Window};
 use chrono::{DateTime, NaiveDateTime, Utc};
 use chrono_tz::Tz;
 use std::collections::HashMap;
 use std::time::Duration;
+use sundial_engine::fleet::InstanceInput;
+use sundial_engine::{Diagnostic, Window};
 use tiberius::{AuthMethod, Client, ColumnData, Config, EncryptionLevel, FromSql};
 use tokio::net::TcpStream;
 use tokio_util::compat::{Compat, TokioAsyncWriteCompatExt};

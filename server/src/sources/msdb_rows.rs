@@ -14,12 +14,12 @@
 //! Mapping never fails on bad *data*: every value arrives as a lenient [`Cell`], and a corrupt
 //! row (an unknown `run_status`, a NULL where msdb has none, a date that is not one) becomes a
 //! [`Diagnostic`] on its job ([`assemble`]).
-use app::engine::fleet::{InstanceInput, JobInput, JobSchedule};
-use app::engine::vocab::{StepFlow, step_now};
-use app::engine::{AgentSchedule, Diagnostic, Run, RunOutcome, Schedule, Step, Trigger, Window};
 use chrono::{DateTime, Duration, NaiveDate, NaiveDateTime, NaiveTime, Timelike, Utc};
 use chrono_tz::Tz;
 use std::collections::HashMap;
+use sundial_engine::fleet::{InstanceInput, JobInput, JobSchedule};
+use sundial_engine::vocab::{StepFlow, step_now};
+use sundial_engine::{AgentSchedule, Diagnostic, Run, RunOutcome, Schedule, Step, Trigger, Window};
 
 use super::{Extent, Mark};
 
@@ -83,16 +83,16 @@ impl Cell {
 // Time helpers (msdb integers and local wall clock)
 
 /// A local wall-clock time in `tz` to an instant, by the engine's rule
-/// ([`app::engine::tz::local_to_instant`]): a time in a fall-back fold is the earlier instant
+/// ([`sundial_engine::tz::local_to_instant`]): a time in a fall-back fold is the earlier instant
 /// (the Agent fires once, at the first); a time in a spring-forward gap (which the Agent never
 /// writes into history) is the instant the gap ends.
 pub fn local_to_utc(local: NaiveDateTime, tz: Tz) -> DateTime<Utc> {
-    app::engine::tz::local_to_instant(local, tz.into())
+    sundial_engine::tz::local_to_instant(local, tz.into())
 }
 
 /// An instant as `tz`'s wall clock (never panics).
 pub fn utc_to_local(at: DateTime<Utc>, tz: Tz) -> NaiveDateTime {
-    app::engine::tz::to_local(at, tz.into())
+    sundial_engine::tz::to_local(at, tz.into())
 }
 
 /// msdb `yyyymmdd`.
@@ -496,7 +496,7 @@ fn schedule_from_row(r: &ScheduleRead) -> Result<JobSchedule, Diagnostic> {
     let key = format!("sysschedules row schedule_id {id}");
     let get = |cell: &Cell, column: &str| -> Result<i64, Diagnostic> {
         required_int(cell, column, &key, "the schedule is left out").map_err(|mut d| {
-            d.severity = app::engine::Severity::Error;
+            d.severity = sundial_engine::Severity::Error;
             d
         })
     };
@@ -1047,7 +1047,7 @@ pub fn plan_history(
 pub fn restart_note(restarted: Option<&(DateTime<Utc>, String)>) -> Option<Diagnostic> {
     let (at, why) = restarted?;
     Some(Diagnostic::new(
-        app::engine::Severity::Warning,
+        sundial_engine::Severity::Warning,
         Some("instance_id"),
         None,
         format!(

@@ -27,8 +27,6 @@
 //! Reading never fails on bad *data* (see [`super::msdb_rows::assemble`]); only a failure of
 //! the database itself (missing file, missing table, bad meta row) is a [`SourceError`].
 //! Sundial never writes to a source: the file is opened with `mode=ro`.
-use app::engine::fleet::InstanceInput;
-use app::engine::{Diagnostic, Window};
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use sqlx::SqlitePool;
@@ -36,6 +34,8 @@ use sqlx::error::BoxDynError;
 use sqlx::sqlite::{Sqlite, SqliteTypeInfo, SqliteValueRef};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
+use sundial_engine::fleet::InstanceInput;
+use sundial_engine::{Diagnostic, Window};
 
 use super::connect::{self, Kept};
 use super::msdb_rows::{

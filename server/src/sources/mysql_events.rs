@@ -28,14 +28,14 @@
 //! holds each event's samples between polls ([`SampleCache`]) and asks the store only for the
 //! newest one held (its `seen_until` grows) and those after it; the window's are read again
 //! after a restart, or when an event's `LAST_EXECUTED` went back below the newest sample held.
-use app::engine::fleet::{InstanceInput, JobInput, JobSchedule};
-use app::engine::mysql_event::MysqlEvent;
-use app::engine::{Diagnostic, Run, RunOutcome, Schedule, Severity, Trigger, Window};
 use chrono::{DateTime, FixedOffset, NaiveDateTime, TimeZone, Utc};
 use chrono_tz::Tz;
 use sqlx::Row;
 use sqlx::mysql::{MySqlDatabaseError, MySqlPool};
 use sqlx::sqlite::SqlitePool;
+use sundial_engine::fleet::{InstanceInput, JobInput, JobSchedule};
+use sundial_engine::mysql_event::MysqlEvent;
+use sundial_engine::{Diagnostic, Run, RunOutcome, Schedule, Severity, Trigger, Window};
 
 use super::connect::{self, Kept};
 use super::snapshots::{EventSamples, Store};
@@ -182,7 +182,7 @@ fn parse_zone(z: &str) -> Option<Zone> {
 fn to_utc(local: &str, zone: Zone) -> Option<DateTime<Utc>> {
     let naive = NaiveDateTime::parse_from_str(local.trim(), "%Y-%m-%d %H:%M:%S%.f").ok()?;
     Some(match zone {
-        Zone::Named(tz) => app::engine::tz::local_to_instant(naive, tz.into()),
+        Zone::Named(tz) => sundial_engine::tz::local_to_instant(naive, tz.into()),
         Zone::Fixed(off) => off.from_local_datetime(&naive).single()?.to_utc(),
     })
 }
@@ -221,7 +221,7 @@ fn zone_of(vars: &Variables, over: Option<Tz>, notes: &mut Vec<Diagnostic>) -> T
                 scheduler,
                 "the event scheduler is not running on this server: no event fires until it is ON",
             )
-            .telling(app::engine::Finding::SchedulerStopped),
+            .telling(sundial_engine::Finding::SchedulerStopped),
         );
     }
     if let Some(tz) = over {

@@ -18,12 +18,12 @@
 //! offset allowed), and `pg_settings` (`name`, `setting`) for `cron.timezone` and
 //! `cron.log_run`, read through [`super::tables`] from a file opened read-only. A file has
 //! no row-level security: every job is seen.
-use app::engine::fleet::{InstanceInput, JobInput, JobSchedule};
-use app::engine::{Diagnostic, Run, RunOutcome, Schedule, Severity, Trigger, Window, cron::CronSchedule};
 use chrono::{DateTime, Utc};
 use sqlx::postgres::{PgPool, PgRow};
 use sqlx::sqlite::SqlitePool;
 use sqlx::{Column, Postgres, Row, TypeInfo};
+use sundial_engine::fleet::{InstanceInput, JobInput, JobSchedule};
+use sundial_engine::{Diagnostic, Run, RunOutcome, Schedule, Severity, Trigger, Window, cron::CronSchedule};
 
 use super::connect::{self, Kept};
 use super::tables::{self, Col, TablesDb, text};

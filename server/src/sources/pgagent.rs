@@ -76,14 +76,14 @@
 //! row is there was logged in then), so a run `r` of a job whose `jobagentid` is such an agent is
 //! in progress. A value that cannot be read is a warning naming its table and column, and its
 //! row is left out (a bad boolean is read as the column's default).
-use app::engine::fleet::{InstanceInput, JobInput, JobSchedule};
-use app::engine::pgagent::{PgAgentException, PgAgentSchedule};
-use app::engine::{Diagnostic, Run, RunOutcome, Schedule, Severity, Step, Trigger, Window};
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use sqlx::PgConnection;
 use sqlx::postgres::{PgPool, PgRow};
 use std::collections::{BTreeSet, HashMap};
+use sundial_engine::fleet::{InstanceInput, JobInput, JobSchedule};
+use sundial_engine::pgagent::{PgAgentException, PgAgentSchedule};
+use sundial_engine::{Diagnostic, Run, RunOutcome, Schedule, Severity, Step, Trigger, Window};
 
 use super::connect::{self, Kept};
 use super::pg_cron::column;
@@ -382,7 +382,7 @@ fn assemble(
         let scheds = by_job.remove(&job.jobid).unwrap_or_default();
         let mut schedules = Vec::with_capacity(scheds.len());
         for s in scheds {
-            for d in app::engine::pgagent::validate(&s.row, tz.into()) {
+            for d in sundial_engine::pgagent::validate(&s.row, tz.into()) {
                 if d.severity != Severity::Error {
                     continue;
                 }
@@ -664,7 +664,7 @@ fn agent_notes(agents: &[Agent], notes: &mut Vec<Diagnostic>) {
     };
     notes.push(
         Diagnostic::new(Severity::Warning, Some("pga_jobagent"), None, message)
-            .telling(app::engine::Finding::SchedulerStopped),
+            .telling(sundial_engine::Finding::SchedulerStopped),
     );
 }
 

@@ -33,12 +33,12 @@
 //! read's window as much as a delta, and the open `fired` rows by lists of 1,000 `Id`s.
 use std::collections::BTreeMap;
 
-use app::engine::fleet::{InstanceInput, JobInput, JobSchedule};
-use app::engine::log::{LogEvent, LogKind};
-use app::engine::primentra::SchedulerConfiguration;
-use app::engine::{Diagnostic, Run, RunOutcome, Schedule, ScheduleId, Severity, Trigger, Window};
 use chrono::{DateTime, NaiveDateTime, TimeDelta, Utc};
 use chrono_tz::Tz;
+use sundial_engine::fleet::{InstanceInput, JobInput, JobSchedule};
+use sundial_engine::log::{LogEvent, LogKind};
+use sundial_engine::primentra::SchedulerConfiguration;
+use sundial_engine::{Diagnostic, Run, RunOutcome, Schedule, ScheduleId, Severity, Trigger, Window};
 
 use super::tables::{self, Col, TablesDb, TextRow, text};
 use super::{BoxFuture, Extent, Mark, ReadContext, ReportedNext, SourceError, SourceRead};

@@ -55,13 +55,13 @@
 //! truncated and reseeded, restored) is read whole again and noted. `SchedulingErrors` is read
 //! by pages of `Id` ([`tables::read_pages`], 1,000 rows a query), the first read's window as
 //! much as a delta, and the errors of the runs still rebuilt by lists of 1,000 `Id`s.
-use app::engine::fleet::{InstanceInput, JobInput, JobSchedule};
-use app::engine::log::{LogEvent, LogKind};
-use app::engine::service_broker::ServiceBrokerJob;
-use app::engine::{Diagnostic, Run, RunOutcome, Schedule, ScheduleId, Severity, Trigger, Window, Zone, tz};
 use chrono::{DateTime, TimeDelta, Utc};
 use chrono_tz::Tz;
 use std::collections::HashMap;
+use sundial_engine::fleet::{InstanceInput, JobInput, JobSchedule};
+use sundial_engine::log::{LogEvent, LogKind};
+use sundial_engine::service_broker::ServiceBrokerJob;
+use sundial_engine::{Diagnostic, Run, RunOutcome, Schedule, ScheduleId, Severity, Trigger, Window, Zone, tz};
 
 use super::tables::{self, Col, TablesDb, TextRow, text};
 use super::{BoxFuture, Extent, Mark, ReadContext, ReportedNext, SourceError, SourceRead};
@@ -365,7 +365,7 @@ fn instant(r: &TextRow, col: &str, tz: Zone) -> Result<Option<DateTime<Utc>>, St
     match text(r, col) {
         None => Ok(None),
         Some(raw) => tables::wall_clock(raw)
-            .map(|t| Some(app::engine::tz::local_to_instant(t, tz)))
+            .map(|t| Some(sundial_engine::tz::local_to_instant(t, tz)))
             .ok_or_else(|| raw.to_owned()),
     }
 }
@@ -383,7 +383,7 @@ fn bit(v: &str) -> Option<bool> {
 
 /// An instant as the instance's wall clock shows it.
 fn shown(at: DateTime<Utc>, tz: Zone) -> String {
-    app::engine::tz::to_local(at, tz).format("%Y-%m-%d %H:%M:%S").to_string()
+    sundial_engine::tz::to_local(at, tz).format("%Y-%m-%d %H:%M:%S").to_string()
 }
 
 /// Whole seconds from `from` to `to` (never negative), rounded.
@@ -575,7 +575,7 @@ impl JobFacts {
     /// The schedule's first time strictly after `after`, whether or not the job is enabled.
     fn scheduled_after(&self, after: DateTime<Utc>) -> Option<DateTime<Utc>> {
         let job = Schedule::ServiceBroker(ServiceBrokerJob { is_enabled: None, ..self.job.clone() });
-        app::engine::next_after(self.schedule_id, &job, self.tz, after, 1).occurrences.first().map(|o| o.at)
+        sundial_engine::next_after(self.schedule_id, &job, self.tz, after, 1).occurrences.first().map(|o| o.at)
     }
 
     /// The scheduler's own next run, for [`super::finish`]: an enabled job's `NextRunOn`.
@@ -725,7 +725,7 @@ fn rebuild(f: &JobFacts, span: &Span, steps: &[&Step], errors: &[&ErrorRow], now
         outcome,
         trigger: Trigger::Schedule(Some(f.schedule_id)),
         message: message(outcome, steps, &done, &attempts, fatal),
-        steps: step_lines(&done, &attempts).into_iter().map(app::engine::Step::note).collect(),
+        steps: step_lines(&done, &attempts).into_iter().map(sundial_engine::Step::note).collect(),
     };
     out.events.extend(run_events(&f.id, &run, end.min(now)));
     for a in &attempts {

@@ -8,8 +8,8 @@
 //!
 //! The tables' schemas, and their statements, are the store's (`crate::store::sqlite`,
 //! `crate::store::samples`).
-use app::engine::job_table::CycleSample as JobSample;
 use chrono::{DateTime, Utc};
+use sundial_engine::job_table::CycleSample as JobSample;
 
 use crate::store::samples;
 pub use crate::store::{Error, Store, query};
@@ -37,8 +37,12 @@ impl EventSamples {
 
     /// The stretches from a poll that still saw sample k to sample k+1: only the last
     /// execution between two polls shows, so a missing run there proves nothing.
-    pub fn unobserved(&self) -> Vec<app::engine::Window> {
-        self.samples.windows(2).filter(|w| w[0].1 < w[1].0).map(|w| app::engine::Window::new(w[0].1, w[1].0)).collect()
+    pub fn unobserved(&self) -> Vec<sundial_engine::Window> {
+        self.samples
+            .windows(2)
+            .filter(|w| w[0].1 < w[1].0)
+            .map(|w| sundial_engine::Window::new(w[0].1, w[1].0))
+            .collect()
     }
 }
 

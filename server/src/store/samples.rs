@@ -4,8 +4,8 @@
 //! state of a MySQL `job` table row, microseconds).
 use super::{Error, Store, query};
 use crate::on_db;
-use app::engine::job_table::CycleSample as JobSample;
 use chrono::{DateTime, Utc};
+use sundial_engine::job_table::CycleSample as JobSample;
 
 /// The columns of `job_sample` that make a [`JobSample`], for `SELECT`s (a literal: no outside text).
 macro_rules! sample_columns {

@@ -201,7 +201,7 @@ async fn pagerduty_and_teams_bodies_follow_the_published_schemas_and_an_acknowle
     let state = web::state(backend.clone());
     let (key, episode_ms) = {
         let fleet = backend.problems_current().await;
-        let j = fleet.judged.iter().find(|j| j.problem.kind == app::engine::triage::ProblemKind::Missed).unwrap();
+        let j = fleet.judged.iter().find(|j| j.problem.kind == sundial_engine::triage::ProblemKind::Missed).unwrap();
         (server::alerts::open(j, false, "", at(8)).key, j.first_seen.timestamp_millis())
     };
     let first_seen = chrono::DateTime::parse_from_rfc3339(p["custom_details"]["first_seen"].as_str().unwrap()).unwrap();

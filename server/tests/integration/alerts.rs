@@ -91,7 +91,7 @@ pub(crate) fn fleet(dir: &Path, alerts: &str) -> server::config::FleetConfig {
 pub(crate) async fn start(config: &server::config::FleetConfig) -> Arc<FleetBackend> {
     let backend = FleetBackend::start_at(config, Some(t(NOW))).await.expect("the fleet starts");
     for i in &config.instances {
-        let _ = app::api::ssr::Backend::snapshot(backend.as_ref(), &i.name).await;
+        let _ = sundial_model::ssr::Backend::snapshot(backend.as_ref(), &i.name).await;
     }
     backend
 }
@@ -378,7 +378,7 @@ fn alert_configuration_errors_name_the_field_and_line_and_never_the_url() {
         (a.grace, a.remind, a.format),
         (Duration::from_secs(300), Some(Duration::from_secs(4 * 3600)), server::config::AlertFormat::Json)
     );
-    assert_eq!(a.min_severity, app::engine::triage::ProblemSeverity::Error);
+    assert_eq!(a.min_severity, sundial_engine::triage::ProblemSeverity::Error);
     assert_eq!(c.alerts[1].remind, None);
     assert!(!format!("{:?}", c.alerts[1]).contains("SECRET"));
     // An unset variable is named with the alert and its line, at start.

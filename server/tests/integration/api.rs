@@ -18,7 +18,7 @@ async fn demo_state(dir: &tempfile::TempDir) -> AppState {
     demo::write_demo(&path, t(NOW), 42).await.expect("the demo is written");
     let backend = FleetBackend::start(&demo::fleet(&path).expect("the demo's configuration")).await.unwrap();
     // The first read settles before any request (a request may also come first: it waits).
-    app::api::ssr::Backend::snapshot(backend.as_ref(), "SQLPROD01").await.expect("the demo is read");
+    sundial_model::ssr::Backend::snapshot(backend.as_ref(), "SQLPROD01").await.expect("the demo is read");
     web::state(backend)
 }
 

@@ -192,7 +192,7 @@ async fn viewers_read_triage_and_only_admins_acknowledge() {
         let at = page.find(&format!("name=\"{name}\" value=\"")).unwrap_or_else(|| panic!("{name} in the form"))
             + name.len()
             + 15;
-        app::components::encode_segment(&page[at..at + page[at..].find('"').unwrap()])
+        sundial_model::links::encode_segment(&page[at..at + page[at..].find('"').unwrap()])
     };
     let form = format!(
         "key={}&episode_ms={}&by=someone+else&note=mine&silence=&back=%2Ftriage",
@@ -412,7 +412,7 @@ fn hash_password_and_new_token_write_what_the_users_file_takes() {
     assert!(accounts.check_password("u", "s3cret pas").is_none());
     assert_eq!(
         accounts.token(&token).map(|t| (t.name.clone(), t.role)),
-        Some(("grafana".into(), app::api::Role::Admin))
+        Some(("grafana".into(), sundial_model::Role::Admin))
     );
 }
 

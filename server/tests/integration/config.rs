@@ -68,7 +68,7 @@ fn triage_knobs_read_as_written_and_default_when_absent() {
     assert_eq!((c.triage.durations.long_factor, c.triage.durations.short_factor), (2.5, 0.1));
     assert_eq!(c.triage.stale_polls, 5);
     let d = config::parse("", "fleet.toml").unwrap();
-    assert_eq!(d.triage, app::engine::triage::TriageSettings::default());
+    assert_eq!(d.triage, sundial_engine::triage::TriageSettings::default());
 }
 
 #[test]

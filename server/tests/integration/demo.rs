@@ -1,8 +1,5 @@
 //! The embedded demo, end to end: `write_demo` writes a real SQLite file, the msdb source
 //! reads it back read-only, and what a DBA would notice on the dashboard is there.
-use app::engine::fleet::{self, InstanceInput};
-use app::engine::reconcile::{MissCause, Outcome, RunClass, Settings};
-use app::engine::{RunOutcome, Schedule, Trigger, Window};
 use chrono::{DateTime, Duration, Utc};
 use server::demo::{self, DemoSummary};
 use server::sources::msdb_rows::{HistoryRow, MAX_OUTCOME_ROWS_PER_JOB};
@@ -10,6 +7,9 @@ use server::sources::msdb_sqlite;
 use std::collections::{BTreeSet, HashSet};
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::{Path, PathBuf};
+use sundial_engine::fleet::{self, InstanceInput};
+use sundial_engine::reconcile::{MissCause, Outcome, RunClass, Settings};
+use sundial_engine::{RunOutcome, Schedule, Trigger, Window};
 
 fn now() -> DateTime<Utc> {
     "2026-11-22T12:00:00Z".parse().expect("a UTC instant")
@@ -38,7 +38,7 @@ async fn read(path: &Path, window: Window) -> InstanceInput {
     input
 }
 
-fn job<'a>(input: &'a InstanceInput, name: &str) -> &'a app::engine::fleet::JobInput {
+fn job<'a>(input: &'a InstanceInput, name: &str) -> &'a sundial_engine::fleet::JobInput {
     input.jobs.iter().find(|j| j.name == name).unwrap_or_else(|| panic!("job {name} is in the demo"))
 }
 
@@ -336,7 +336,7 @@ async fn runs_carry_their_steps_and_a_running_job_its_step_executing_now() {
     assert!(!failed.steps.is_empty(), "{failed:?}");
     assert!(failed.steps.iter().all(|s| s.start.is_some_and(|t| t >= failed.start) && !s.subsystem.is_empty()));
     let step = failed.failed_step().expect("the step that failed");
-    let strays: Vec<&app::engine::Diagnostic> =
+    let strays: Vec<&sundial_engine::Diagnostic> =
         before.jobs.iter().flat_map(|j| &j.diagnostics).filter(|d| d.message.contains("step row")).collect();
     assert!(strays.is_empty(), "every step row of the demo has its run: {strays:?}");
     assert!(failed.why().starts_with(&format!("step {} ({}): ", step.id, step.name)), "{}", failed.why());

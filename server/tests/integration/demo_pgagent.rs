@@ -4,14 +4,14 @@
 //! the first time it missed; the failing step's own output is the failed run's why; the
 //! holiday expects no report; the same seed writes the same file.
 use crate::support::t;
-use app::engine::fleet::{InstanceReport, JobReport};
-use app::engine::reconcile::{MissCause, Outcome, Settings};
-use app::engine::{self, RunOutcome, Window};
 use chrono::{DateTime, Duration, Utc};
 use server::demo::{self, pgagent};
 use server::sources::pgagent::PgAgent;
 use server::sources::{self, ReadContext};
 use std::path::{Path, PathBuf};
+use sundial_engine::fleet::{InstanceReport, JobReport};
+use sundial_engine::reconcile::{MissCause, Outcome, Settings};
+use sundial_engine::{self as engine, RunOutcome, Window};
 
 const NOW: &str = "2026-11-22T12:00:00Z";
 
@@ -102,10 +102,10 @@ async fn the_demo_pgagent_shows_the_night_its_agent_died_a_failing_step_and_a_ho
         .map(|(at, _)| at)
         .min()
         .expect("times due in the night");
-    let incidents = app::api::view::incidents(&report);
+    let incidents = sundial_model::view::incidents(&report);
     let down = incidents
         .iter()
-        .find(|i| i.kind == app::api::wire::IncidentKind::SchedulerDown)
+        .find(|i| i.kind == sundial_model::wire::IncidentKind::SchedulerDown)
         .unwrap_or_else(|| panic!("{incidents:?}"));
     assert_eq!((down.start.ms, down.end.ms), (first_due.timestamp_millis(), back.timestamp_millis()), "{down:?}");
     assert_eq!((down.due, down.missed, down.jobs), (4 + 3, 4, 1), "{down:?}");

@@ -11,7 +11,6 @@
 //! `#[test]` in `regressions` below.
 use crate::support::t;
 use crate::support::web;
-use app::engine::{Diagnostic, RunOutcome, Severity, Window};
 use axum::body::Body;
 use axum::extract::ConnectInfo;
 use axum::http::{Method, Request, header};
@@ -28,6 +27,7 @@ use server::sources::snapshots::Store;
 use server::sources::tables::{Col, TablesDb};
 use server::sources::{SourceRead, job_table, jobactivity, mysql_events, pg_cron, pgagent, primentra, service_broker};
 use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
+use sundial_engine::{Diagnostic, RunOutcome, Severity, Window};
 use tower::ServiceExt;
 
 /// Inputs per harness: `SUNDIAL_FUZZ_CASES`, else 256.
@@ -616,7 +616,7 @@ fn fuzz_requests() {
         let fleet = server::demo::fleet(&path).expect("the demo's configuration");
         let backend = server::fleet::FleetBackend::start(&fleet).await.expect("the demo starts");
         for i in &fleet.instances {
-            let _ = app::api::ssr::Backend::snapshot(backend.as_ref(), &i.name).await;
+            let _ = sundial_model::ssr::Backend::snapshot(backend.as_ref(), &i.name).await;
         }
         let state = web::state(backend);
         let hash = server::auth::hash_password("fuzz").expect("a hash");

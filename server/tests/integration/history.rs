@@ -4,12 +4,12 @@
 //! the retention go; a store that refuses writes (its disk full) or goes away (PostgreSQL
 //! restarting) loses nothing that was read: the next read writes it.
 use crate::support::t;
-use app::engine::fleet::{InstanceInput, JobInput};
-use app::engine::{Run, RunOutcome, Trigger, Window};
 use chrono::{DateTime, Duration, Utc};
 use server::history::InstanceHistory;
 use server::sources::SourceRead;
 use server::sources::snapshots::Store;
+use sundial_engine::fleet::{InstanceInput, JobInput};
+use sundial_engine::{Run, RunOutcome, Trigger, Window};
 
 const DAYS: i64 = 30;
 
@@ -291,7 +291,7 @@ async fn a_fleet_serves_runs_pg_cron_purged_from_sundials_store_and_its_page_sho
     );
     let fleet = server::config::parse(&toml, "fleet.toml").unwrap();
     let backend = server::fleet::FleetBackend::start_at(&fleet, Some(now)).await.unwrap();
-    let report = app::api::ssr::Backend::report(backend.as_ref(), Some("PG"), 7).await.expect("read");
+    let report = sundial_model::ssr::Backend::report(backend.as_ref(), Some("PG"), 7).await.expect("read");
     assert_eq!(report.jobs[0].runs.len(), 120);
     assert_eq!(report.jobs[0].source_horizon, None);
     // Kept, the runs are held without their words but the last; the page shows every run's.
@@ -336,7 +336,7 @@ async fn a_fleet_serves_runs_pg_cron_purged_from_sundials_store_and_its_page_sho
 
 #[tokio::test]
 async fn the_schedulers_log_lines_it_purged_come_back_from_sundials_store_once_each() {
-    use app::engine::log::{LogEvent, LogKind};
+    use sundial_engine::log::{LogEvent, LogKind};
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(&dir.path().join("store.sqlite")).await.unwrap();
     let now = t("2026-11-22T12:00:00Z");
@@ -385,13 +385,13 @@ async fn the_schedulers_log_lines_it_purged_come_back_from_sundials_store_once_e
 /// its history from 2026-11-17 12:00 on.
 fn read_with(now: DateTime<Utc>, runs: Vec<Run>, expr: &str, last_start: Option<&str>) -> SourceRead {
     let mut r = read(now, runs, Some(t("2026-11-17T12:00:00Z")));
-    let mut cron = app::engine::cron::CronSchedule::new(expr);
+    let mut cron = sundial_engine::cron::CronSchedule::new(expr);
     cron.last_start = last_start.map(str::to_owned);
-    r.input.jobs[0].schedules = vec![app::engine::fleet::JobSchedule {
+    r.input.jobs[0].schedules = vec![sundial_engine::fleet::JobSchedule {
         id: 1,
         name: "backup".into(),
         enabled: true,
-        schedule: app::engine::Schedule::Cron(cron),
+        schedule: sundial_engine::Schedule::Cron(cron),
     }];
     r
 }
@@ -405,7 +405,8 @@ fn missed(job: JobInput, now: DateTime<Utc>) -> usize {
         agent_starts: Vec::new(),
         maintenance: Vec::new(),
     };
-    let report = app::engine::fleet::analyze(&input, window(now), now, &app::engine::reconcile::Settings::default());
+    let report =
+        sundial_engine::fleet::analyze(&input, window(now), now, &sundial_engine::reconcile::Settings::default());
     report.jobs[0].missed
 }
 

@@ -394,7 +394,7 @@ async fn hostile_names_and_texts_are_shown_as_text_everywhere() {
     let fleet = server::config::parse(&toml, "fleet.toml").unwrap_or_else(|e| panic!("{e}"));
     let backend = server::fleet::FleetBackend::start_at(&fleet, Some(t(NOW))).await.expect("the fleet starts");
     for i in &fleet.instances {
-        let _ = app::api::ssr::Backend::snapshot(backend.as_ref(), &i.name).await;
+        let _ = sundial_model::ssr::Backend::snapshot(backend.as_ref(), &i.name).await;
     }
     let state = web::state(backend.clone());
     let server = Server { router: web::router(state).await, json: Default::default() };
@@ -633,7 +633,7 @@ fn alerts(f: &mut Findings, open: &[server::alerts::decide::Open], judged: &std:
     let settings = Settings {
         grace: chrono::TimeDelta::zero(),
         remind: None,
-        min_severity: app::engine::triage::ProblemSeverity::Info,
+        min_severity: sundial_engine::triage::ProblemSeverity::Info,
         route: Default::default(),
         group: true,
     };

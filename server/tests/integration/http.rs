@@ -238,7 +238,7 @@ async fn the_log_page_lists_runs_and_findings_colour_coded_and_filters_problems(
     let total = attr_num(&html, "data-total");
     assert!(total > 200, "more lines than one page: {total}");
     assert!(
-        visible(&html).contains(&format!("lines 1–200 of {}, newest first", app::api::count_text(total))),
+        visible(&html).contains(&format!("lines 1–200 of {}, newest first", sundial_model::count_text(total))),
         "{}",
         visible(&html)
     );
@@ -303,7 +303,7 @@ async fn zombie_wording_names_the_instances_own_scheduler() {
     // The Agent keeps its own words.
     let text = visible(&get("/jobs?days=30").await.text());
     assert!(text.contains("Zombie Agent.") && text.contains("SQL Agent started no job from"), "{text}");
-    assert_eq!(app::api::scheduler_mid(app::api::scheduler_label("mysql_events")), "the event scheduler");
+    assert_eq!(sundial_model::scheduler_mid(sundial_model::scheduler_label("mysql_events")), "the event scheduler");
 }
 
 /// The number in the first `name="…"` attribute of a page.
@@ -338,7 +338,7 @@ async fn the_list_counts_failures_states_and_unknown_never_as_zero_missed() {
         .next()
         .unwrap();
     let text = visible(row);
-    let unknown = app::api::count_text(log["unknown"].as_u64().unwrap() as usize);
+    let unknown = sundial_model::count_text(log["unknown"].as_u64().unwrap() as usize);
     assert!(
         text.contains(&format!("{unknown} unknown")) && text.contains("history since 2026-11-02 12:00:00"),
         "{text}"

@@ -10,13 +10,13 @@
 //! The table is in a SQLite file (`engine = "sqlite"`); the test plays the runner by writing
 //! its row.
 use crate::support::t;
-use app::engine::Window;
-use app::engine::fleet::JobInput;
 use chrono::{DateTime, Duration, Utc};
 use server::sources::job_table::JobTable;
 use server::sources::snapshots::Store;
 use server::sources::{self, ReadContext, Source};
 use sqlx::Connection;
+use sundial_engine::Window;
+use sundial_engine::fleet::JobInput;
 
 async fn job(
     source: &JobTable,

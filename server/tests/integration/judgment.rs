@@ -281,45 +281,49 @@ async fn p50_and_p95_are_one_statistic_wherever_they_appear() {
 /// page renders).
 struct EverNewer(std::sync::atomic::AtomicUsize);
 
-impl app::api::ssr::Backend for EverNewer {
+impl sundial_model::ssr::Backend for EverNewer {
     fn report(
         &self,
         _: Option<&str>,
         _: u32,
     ) -> futures_util::future::BoxFuture<
         '_,
-        Result<std::sync::Arc<app::engine::fleet::InstanceReport>, app::api::ssr::ReportError>,
+        Result<std::sync::Arc<sundial_engine::fleet::InstanceReport>, sundial_model::ssr::ReportError>,
     > {
-        Box::pin(async { Err(app::api::ssr::ReportError::UnknownInstance) })
+        Box::pin(async { Err(sundial_model::ssr::ReportError::UnknownInstance) })
     }
-    fn instances(&self) -> futures_util::future::BoxFuture<'_, Vec<app::api::InstanceStatus>> {
+    fn instances(&self) -> futures_util::future::BoxFuture<'_, Vec<sundial_model::InstanceStatus>> {
         Box::pin(async { Vec::new() })
     }
-    fn judgment(&self) -> futures_util::future::BoxFuture<'_, app::api::ssr::Judgment> {
+    fn judgment(&self) -> futures_util::future::BoxFuture<'_, sundial_model::ssr::Judgment> {
         let n = self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         Box::pin(async move {
             // Another view asks meanwhile.
             tokio::task::yield_now().await;
-            std::sync::Arc::new(n) as app::api::ssr::Judgment
+            std::sync::Arc::new(n) as sundial_model::ssr::Judgment
         })
     }
-    fn triage_of(&self, judgment: &app::api::ssr::Judgment, _: app::api::TriageScope) -> app::api::TriageData {
-        app::api::TriageData { jobs: *judgment.downcast_ref::<usize>().unwrap(), ..Default::default() }
+    fn triage_of(
+        &self,
+        judgment: &sundial_model::ssr::Judgment,
+        _: sundial_model::TriageScope,
+    ) -> sundial_model::TriageData {
+        sundial_model::TriageData { jobs: *judgment.downcast_ref::<usize>().unwrap(), ..Default::default() }
     }
 }
 
 #[tokio::test]
 async fn every_view_of_one_request_reads_the_same_judgment_however_often_it_asks() {
     let backend = EverNewer(std::sync::atomic::AtomicUsize::new(0));
-    let request = app::api::ssr::RequestJudgment::default();
+    let request = sundial_model::ssr::RequestJudgment::default();
     // The header's count and the page's list, asked at once, then a job's state.
     let (header, list) = tokio::join!(request.get(&backend), request.get(&backend));
     let job = request.get(&backend).await;
-    use app::api::ssr::Backend;
-    let of = |j: &app::api::ssr::Judgment| backend.triage_of(j, app::api::TriageScope::all()).jobs;
+    use sundial_model::ssr::Backend;
+    let of = |j: &sundial_model::ssr::Judgment| backend.triage_of(j, sundial_model::TriageScope::all()).jobs;
     assert_eq!((of(&list), of(&job)), (of(&header), of(&header)), "one judgment for the request");
     // Not vacuous: the two views asking at once each had one made, and the next request
     // reads a newer one.
-    let next = app::api::ssr::RequestJudgment::default().get(&backend).await;
+    let next = sundial_model::ssr::RequestJudgment::default().get(&backend).await;
     assert_eq!((of(&header) < 2, of(&next)), (true, 2));
 }

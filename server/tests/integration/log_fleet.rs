@@ -220,7 +220,7 @@ async fn filters_by_instance_job_kind_and_time_range_counted_over_the_whole_filt
 
     // A job by part of its name, in any case, on every instance that has it.
     let part = demo::LONG_RUN_JOB.to_lowercase().replace("etl - ", "");
-    let uri = format!("/log?days=1&job={}", app::components::encode_segment(&part));
+    let uri = format!("/log?days=1&job={}", sundial_model::links::encode_segment(&part));
     let (rows_, _) = all_pages(&state, &uri).await;
     assert!(!rows_.is_empty());
     assert!(
@@ -374,7 +374,7 @@ async fn the_csv_holds_exactly_the_filtered_rows_and_each_row_links_its_job_at_t
     // Each line with a job links its timeline at that moment on its instance.
     let row = shown.iter().find(|r| r.instance == "SQLPROD02" && r.kind == "failed").expect("a failure on SQLPROD02");
     let href = row.href.clone().expect("a link");
-    let want = app::components::job_at_href(Some("SQLPROD02"), &row.job_id, at(&row.at));
+    let want = sundial_model::links::job_at_href(Some("SQLPROD02"), &row.job_id, at(&row.at));
     assert_eq!(href, want);
     // The timeline may first send the reader on to its window around the moment.
     let mut url = href.clone();
@@ -393,8 +393,8 @@ async fn the_csv_holds_exactly_the_filtered_rows_and_each_row_links_its_job_at_t
 
 /// The first [`PAGES`] pages of `q` over `days` (every page, when fewer), read whole and read
 /// from tallies: each page's data equal, a walk ending together.
-async fn same_both_ways(state: &AppState, days: u32, q: &app::api::LogQuery) -> usize {
-    use app::api::ssr::fleet_log_scaled;
+async fn same_both_ways(state: &AppState, days: u32, q: &sundial_model::LogQuery) -> usize {
+    use sundial_model::ssr::fleet_log_scaled;
     let backend = state.backend.as_ref();
     let mut q = q.clone();
     let mut lines = 0;
@@ -426,8 +426,8 @@ const PAGES: usize = 3;
 async fn a_log_read_from_tallies_lists_what_the_whole_log_lists() {
     let dir = tempfile::tempdir().unwrap();
     let state = fleet(&dir).await;
-    let q = |f: &dyn Fn(&mut app::api::LogQuery)| {
-        let mut q = app::api::LogQuery { limit: Some("53".into()), ..Default::default() };
+    let q = |f: &dyn Fn(&mut sundial_model::LogQuery)| {
+        let mut q = sundial_model::LogQuery { limit: Some("53".into()), ..Default::default() };
         f(&mut q);
         q
     };
@@ -490,7 +490,7 @@ async fn a_log_read_from_tallies_lists_what_the_whole_log_lists() {
     same_both_ways(&state, 7, &q(&|q| q.kind = Some("nonsense".into()))).await;
 
     // The CSV export's pieces, every one: the same lines.
-    use app::api::ssr::{PieceAt, fleet_log_scaled};
+    use sundial_model::ssr::{PieceAt, fleet_log_scaled};
     let problems = q(&|q| q.problems_only = true);
     let mut all = Vec::new();
     for whole_up_to in [usize::MAX, 0] {

@@ -251,11 +251,11 @@ fn the_readmes_maintenance_examples_parse() {
     let c = server::config::parse(&text, "README.md").unwrap_or_else(|e| panic!("{e}"));
     let names: Vec<&str> = c.maintenance.iter().map(|m| m.name.as_str()).collect();
     assert_eq!(names, ["Saturday patching", "Month-end freeze", "SQL Server CU 14"]);
-    let night = app::engine::Window::new(t("2026-10-24T12:00:00Z"), t("2026-10-25T12:00:00Z"));
-    let (w, _) = app::engine::maintenance::windows(&c.maintenance[0].when, c.maintenance[0].zone, night);
+    let night = sundial_engine::Window::new(t("2026-10-24T12:00:00Z"), t("2026-10-25T12:00:00Z"));
+    let (w, _) = sundial_engine::maintenance::windows(&c.maintenance[0].when, c.maintenance[0].zone, night);
     assert_eq!(w.iter().map(|w| w.duration().num_hours()).collect::<Vec<_>>(), [5], "London's autumn night");
-    let month = app::engine::Window::new(t("2026-11-01T00:00:00Z"), t("2026-12-01T00:00:00Z"));
-    let (w, d) = app::engine::maintenance::windows(&c.maintenance[1].when, c.maintenance[1].zone, month);
+    let month = sundial_engine::Window::new(t("2026-11-01T00:00:00Z"), t("2026-12-01T00:00:00Z"));
+    let (w, d) = sundial_engine::maintenance::windows(&c.maintenance[1].when, c.maintenance[1].zone, month);
     assert!(d.is_empty(), "{d:?}");
     // October's lasts into November's first hours: it overlaps the range too.
     let starts: Vec<_> = w.iter().map(|w| w.start).collect();
@@ -268,8 +268,8 @@ fn the_readmes_maintenance_examples_parse() {
 /// and a restart reads back the same windows, ended.
 #[tokio::test]
 async fn the_occurrence_a_page_offers_to_end_ends_whatever_its_start() {
-    use app::api::triage::{MaintenanceEndForm, MaintenanceForm};
     use server::maintenance::Book;
+    use sundial_model::triage::{MaintenanceEndForm, MaintenanceForm};
     let dir = tempfile::tempdir().unwrap();
     let store = server::store::Store::open(&dir.path().join("store.sqlite")).await.unwrap();
     let fleet =
@@ -307,13 +307,13 @@ async fn the_occurrence_a_page_offers_to_end_ends_whatever_its_start() {
         assert!(book.holding("SQL1", None, now, now).is_none_or(|h| h.name != name), "{name} holds nothing any more");
         // Read back by another book over the same store (a restart): the same, ended.
         let again = Book::open(&[], &fleet.instances, Some(store.clone())).await;
-        let kept = again.history(app::engine::Window::new(now, now), now);
+        let kept = again.history(sundial_engine::Window::new(now, now), now);
         let kept = kept.iter().find(|o| o.entry.name == name).expect("kept");
         assert_eq!(kept.whole.start, t(starts), "{name}: the store keeps the exact start");
         assert_eq!(kept.ended.as_ref().map(|e| e.by.as_str()), Some("bob"), "{name}");
         assert_eq!(
             again.end(&end, "carol", now).await,
-            Err(app::api::ApiError::NotFound { what: "open or planned maintenance window".into() }),
+            Err(sundial_model::ApiError::NotFound { what: "open or planned maintenance window".into() }),
             "{name}: ended once"
         );
     }

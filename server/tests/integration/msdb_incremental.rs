@@ -11,12 +11,12 @@
 use crate::support::msdb_tables::{self as mt, m, s, table};
 use crate::support::servers::tds_server;
 use crate::support::t;
-use app::engine::{RunOutcome, Window};
 use chrono::{DateTime, Duration, Utc};
 use mssql_mock_tds::{ColumnValue as V, QueryRegistry, QueryResponse, SqlDataType as T, TerminalError};
 use server::sources::msdb::{self, Msdb};
 use server::sources::{self, Extent, Mark, ReadContext, SourceRead};
 use std::sync::Arc;
+use sundial_engine::{RunOutcome, Window};
 use tokio::sync::Mutex;
 
 const BACKUP: &str = "6F9619FF-8B86-D011-B42D-00C04FC964FF";

@@ -6,13 +6,13 @@
 //! Each poll does what the fleet's reader does: `sources::read` with the held read (which
 //! merges a delta into it).
 use crate::support::t;
-use app::engine::{RunOutcome, Window};
 use chrono::{DateTime, Duration, Utc};
 use server::config::InstanceConfig;
 use server::sources::msdb_sqlite::DemoFile;
 use server::sources::{self, Extent, Mark, ReadContext, SourceRead};
 use sqlx::SqlitePool;
 use std::path::Path;
+use sundial_engine::{RunOutcome, Window};
 
 const BACKUP: &str = "6F9619FF-8B86-D011-B42D-00C04FC964FF";
 

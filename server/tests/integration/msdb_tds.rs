@@ -8,13 +8,13 @@
 use crate::support::msdb_tables::{self as mt, m, s, table};
 use crate::support::servers::{ends_by_its_own_timeout, silent_port, tds_server, tds_target};
 use crate::support::t;
-use app::engine::fleet::analyze;
-use app::engine::reconcile::{Outcome, Settings};
-use app::engine::{RunOutcome, Severity, Trigger, Window};
 use mssql_mock_tds::{ColumnValue as V, QueryResponse, SqlDataType as T, TerminalError};
 use server::sources::SourceError as Error;
 use server::sources::msdb::{self, Target};
 use std::time::Duration;
+use sundial_engine::fleet::analyze;
+use sundial_engine::reconcile::{Outcome, Settings};
+use sundial_engine::{RunOutcome, Severity, Trigger, Window};
 
 fn denied(object: &str) -> QueryResponse {
     QueryResponse::error_only(TerminalError::new(
@@ -341,7 +341,7 @@ async fn msdb_over_tds_reads_jobs_schedules_history_activity_and_sessions() {
 
     assert_eq!(
         input.tz,
-        app::engine::Zone::Named(chrono_tz::America::New_York),
+        sundial_engine::Zone::Named(chrono_tz::America::New_York),
         "CURRENT_TIMEZONE_ID 'Eastern Standard Time'"
     );
     assert!(
@@ -370,7 +370,7 @@ async fn msdb_over_tds_reads_jobs_schedules_history_activity_and_sessions() {
     // attempt, then the failure, with msdb's numbers and the subsystem from sysjobsteps.
     let failed = &backup.runs[2];
     assert!(failed.message.starts_with("The job failed."), "the run's own message stays msdb's: {}", failed.message);
-    let shown = |s: &app::engine::Step| {
+    let shown = |s: &sundial_engine::Step| {
         format!(
             "{} {} {:?} retries={} error={} severity={} {:?}s {}",
             s.id, s.name, s.outcome, s.retries, s.sql_message_id, s.sql_severity, s.duration_secs, s.subsystem
@@ -424,7 +424,7 @@ async fn msdb_over_tds_reads_jobs_schedules_history_activity_and_sessions() {
         }
     );
     // The Agent's next run disagrees with Sundial's forecast: a warning on that job only.
-    let cross = |j: &app::engine::fleet::JobInput| {
+    let cross = |j: &sundial_engine::fleet::JobInput| {
         j.diagnostics.iter().any(|d| d.field.as_deref() == Some("next_scheduled_run_date"))
     };
     assert!(cross(backup), "{:?}", backup.diagnostics);
@@ -489,7 +489,7 @@ async fn an_older_server_gives_its_offset_and_a_readable_retention() {
     let window = Window::new(t("2026-03-01T00:00:00Z"), t("2026-03-07T23:00:00Z"));
     let read = msdb::read_instance(&mut client, "SQL2017", None, window, window.end).await.expect("read");
     let (input, notes) = (read.input, read.notes);
-    assert_eq!(input.tz, app::engine::Zone::Named(chrono_tz::Etc::GMTPlus5), "UTC-5 as a fixed zone");
+    assert_eq!(input.tz, sundial_engine::Zone::Named(chrono_tz::Etc::GMTPlus5), "UTC-5 as a fixed zone");
     assert!(
         notes.iter().any(|n| n.severity == Severity::Warning && n.message.contains("no daylight saving")),
         "{notes:?}"
@@ -500,6 +500,6 @@ async fn an_older_server_gives_its_offset_and_a_readable_retention() {
         .await
         .unwrap();
     let (input, notes) = (read.input, read.notes);
-    assert_eq!(input.tz, app::engine::Zone::Named(chrono_tz::America::Chicago));
+    assert_eq!(input.tz, sundial_engine::Zone::Named(chrono_tz::America::Chicago));
     assert!(!notes.iter().any(|n| n.severity == Severity::Warning), "{notes:?}");
 }

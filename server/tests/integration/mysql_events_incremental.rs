@@ -10,13 +10,13 @@
 //! The events are in a SQLite file (an instance with `path`, as the demo's MariaDB is); the
 //! test plays the event scheduler by writing `LAST_EXECUTED`.
 use crate::support::t;
-use app::engine::Window;
-use app::engine::fleet::JobInput;
 use chrono::{DateTime, Duration};
 use server::sources::mysql_events::MysqlEvents;
 use server::sources::snapshots::Store;
 use server::sources::{self, ReadContext, Source};
 use sqlx::Connection;
+use sundial_engine::Window;
+use sundial_engine::fleet::JobInput;
 
 async fn job(
     source: &MysqlEvents,

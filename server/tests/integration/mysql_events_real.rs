@@ -4,15 +4,15 @@
 //! Sundial must show exactly those runs and outcomes. Waiting is on conditions (the table
 //! grows), never on a fixed sleep.
 use crate::support::servers::{TestServer, ends_by_its_own_timeout, port, silent_port};
-use app::engine::Window;
-use app::engine::fleet::analyze;
-use app::engine::reconcile::{MissCause, Outcome, Settings};
-use app::engine::{RunOutcome, Severity};
 use chrono::{DateTime, TimeDelta, Utc};
 use server::sources::mysql_events;
 use server::sources::snapshots::Store;
 use sqlx::mysql::MySqlPool;
 use std::time::{Duration, Instant};
+use sundial_engine::Window;
+use sundial_engine::fleet::analyze;
+use sundial_engine::reconcile::{MissCause, Outcome, Settings};
+use sundial_engine::{RunOutcome, Severity};
 
 const PORT: u16 = port::MARIA_EVENTS;
 

@@ -9,14 +9,14 @@
 //! Each poll does what the fleet's reader does: `sources::read` with the held read (which merges
 //! a delta into it), then `history::InstanceHistory::keep` into a SQLite store of Sundial's.
 use crate::support::servers::{TestServer, port};
-use app::engine::RunOutcome;
-use app::engine::Window;
 use chrono::{DateTime, Duration, DurationRound, Utc};
 use server::history::InstanceHistory;
 use server::sources::pg_cron::PgCron;
 use server::sources::snapshots::Store;
 use server::sources::{self, Extent, ReadContext, SourceRead};
 use sqlx::{Connection, PgConnection};
+use sundial_engine::RunOutcome;
+use sundial_engine::Window;
 
 const RETENTION: std::time::Duration = std::time::Duration::from_secs(90 * 86_400);
 

@@ -7,10 +7,10 @@
 //! The server is a throwaway cluster started by `.ci/pg-test-server` on 127.0.0.1; set
 //! `SUNDIAL_PG_CRON_URL` to use an existing one instead.
 use crate::support::servers::{TestServer, port};
-use app::engine::{self, Schedule, Window, cron::CronSchedule};
 use chrono::{DateTime, Duration, DurationRound, Utc};
 use sqlx::{Connection, PgConnection, Row};
 use std::time::Instant;
+use sundial_engine::{self as engine, Schedule, Window, cron::CronSchedule};
 
 /// The server to use: `SUNDIAL_PG_CRON_URL`'s, or a throwaway one (stopped when dropped).
 fn start_server() -> (Option<TestServer>, String) {

@@ -3,14 +3,14 @@
 //! window, so nothing waits for pg_cron to fire.
 use crate::support::servers::{TestServer, port};
 use crate::support::t;
-use app::engine::Window;
-use app::engine::fleet::analyze;
-use app::engine::reconcile::{Outcome, Settings};
-use app::engine::{RunOutcome, Severity};
 use server::sources::SourceError as Error;
 use server::sources::pg_cron;
 use sqlx::{Connection, PgConnection};
 use std::time::Duration;
+use sundial_engine::Window;
+use sundial_engine::fleet::analyze;
+use sundial_engine::reconcile::{Outcome, Settings};
+use sundial_engine::{RunOutcome, Severity};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn pg_cron_source_reads_jobs_and_runs_as_least_privileged_roles() {

@@ -10,13 +10,13 @@
 //! condition holds, with a deadline. Both jobs are first started by "run now" (`jobnextrun =
 //! now()`, as pgAdmin does), then run once on the schedule's next minute before the stop.
 use crate::support::servers::{TestServer, port};
-use app::engine::{self, RunOutcome, Severity, Window};
 use chrono::{DateTime, Duration, Utc};
 use server::sources::pgagent::PgAgent;
 use server::sources::{self, ReadContext, SourceRead};
 use sqlx::{Connection, PgConnection};
 use std::process::{Child, Command, Stdio};
 use std::time::Instant;
+use sundial_engine::{self as engine, RunOutcome, Severity, Window};
 
 /// The daemon as a child process in the foreground; killed when dropped (a failing test leaves
 /// nothing running).
@@ -75,7 +75,7 @@ where
     }
 }
 
-fn runs(read: &SourceRead, job: &str) -> Vec<app::engine::Run> {
+fn runs(read: &SourceRead, job: &str) -> Vec<sundial_engine::Run> {
     read.input.jobs.iter().find(|j| j.name == job).unwrap_or_else(|| panic!("job {job} is read")).runs.clone()
 }
 

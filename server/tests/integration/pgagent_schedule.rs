@@ -10,10 +10,10 @@
 //! schema first whose `now()` returns the instant under test (`pgagent_test.now`), and the
 //! function, which names `now()` unqualified and sets no search path, calls that one.
 use crate::support::servers::{TestServer, port};
-use app::engine::pgagent::{self, NextRun, PgAgentException, PgAgentSchedule};
-use app::engine::{self, Schedule, Window, Zone};
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use sqlx::{Connection, PgConnection};
+use sundial_engine::pgagent::{self, NextRun, PgAgentException, PgAgentSchedule};
+use sundial_engine::{self as engine, Schedule, Window, Zone};
 
 /// A small deterministic generator (xorshift64*), so that a failure can be replayed.
 struct Rng(u64);

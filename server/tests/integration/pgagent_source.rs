@@ -3,13 +3,13 @@
 //! read by a role with exactly the grants the source's documentation and README list.
 use crate::support::servers::{TestServer, port};
 use crate::support::t;
-use app::engine::fleet::analyze;
-use app::engine::reconcile::{Outcome, Settings};
-use app::engine::{RunOutcome, Severity, Window, Zone};
 use server::sources::pgagent;
 use server::sources::{self, Extent, SourceError};
 use sqlx::{Connection, PgConnection};
 use std::time::Duration;
+use sundial_engine::fleet::analyze;
+use sundial_engine::reconcile::{Outcome, Settings};
+use sundial_engine::{RunOutcome, Severity, Window, Zone};
 
 /// The grants of the module docs and README, word for word.
 const GRANTS: &[&str] = &[

@@ -5,14 +5,14 @@
 //! same runs, outcomes and misses from all three.
 use crate::support::servers::{TestServer, port, tds_server, tds_target};
 use crate::support::t;
-use app::engine::fleet::{InstanceInput, analyze};
-use app::engine::reconcile::{Outcome, Settings};
-use app::engine::{RunOutcome, Severity, Trigger, Window};
 use chrono::{DateTime, Utc};
 use server::sources::tables::{self, TablesDb};
 use server::sources::{SourceError, jobactivity, msdb, primentra, service_broker};
 use sqlx::Connection;
 use std::time::Duration;
+use sundial_engine::fleet::{InstanceInput, analyze};
+use sundial_engine::reconcile::{Outcome, Settings};
+use sundial_engine::{RunOutcome, Severity, Trigger, Window};
 
 fn window() -> Window {
     Window::new(t("2026-03-01T00:00:00Z"), t("2026-03-07T12:00:00Z"))
@@ -108,7 +108,7 @@ fn rows(pg: bool) -> Vec<String> {
 }
 
 /// What every database must show.
-fn check(seed4: &InstanceInput, seed3: &InstanceInput, notes3: &[app::engine::Diagnostic], db: &str) {
+fn check(seed4: &InstanceInput, seed3: &InstanceInput, notes3: &[sundial_engine::Diagnostic], db: &str) {
     let w = window();
     let now = w.end;
     let e10 = seed4.jobs.iter().find(|j| j.id == "10").unwrap_or_else(|| panic!("{db}: entity 10 in {:?}", seed4.jobs));
@@ -171,12 +171,12 @@ fn check(seed4: &InstanceInput, seed3: &InstanceInput, notes3: &[app::engine::Di
     assert_eq!(etl.missed, 0, "{db}: before LastRunOn nothing is known: {:?}", etl.reconciliation.outcomes);
 }
 
-async fn read_both(db: &mut TablesDb) -> (InstanceInput, InstanceInput, Vec<app::engine::Diagnostic>) {
+async fn read_both(db: &mut TablesDb) -> (InstanceInput, InstanceInput, Vec<sundial_engine::Diagnostic>) {
     let w = window();
     let read = primentra::read_instance(db, "primentra", chrono_tz::UTC, w, w.end).await.expect("seed 004");
     let (seed4, events) = (read.input, read.events);
     // The log's five event types map onto Sundial's log, the overlap guard's skip included.
-    use app::engine::log::LogKind;
+    use sundial_engine::log::LogKind;
     let kinds: Vec<LogKind> = events.iter().filter(|e| e.job_id == "10").map(|e| e.kind).collect();
     assert_eq!(kinds.iter().filter(|k| **k == LogKind::Started).count(), 6);
     assert_eq!(kinds.iter().filter(|k| **k == LogKind::Succeeded).count(), 3);
@@ -187,7 +187,7 @@ async fn read_both(db: &mut TablesDb) -> (InstanceInput, InstanceInput, Vec<app:
     // The NextRunOn cross-check is the one every kind shares, done after the read.
     let mut read = service_broker::read_instance(db, "broker", chrono_tz::UTC, w, w.end).await.expect("seed 003");
     server::sources::finish(&mut read);
-    let error = |e: &&app::engine::log::LogEvent| e.kind == LogKind::Failed && e.at == t("2026-03-05T01:00:02Z");
+    let error = |e: &&sundial_engine::log::LogEvent| e.kind == LogKind::Failed && e.at == t("2026-03-05T01:00:02Z");
     assert!(read.events.iter().filter(error).any(|e| e.text.contains("1205")), "{:?}", read.events);
     let (seed3, notes3) = (read.input, read.notes);
     let plan = jobactivity::Plan::every_job("0 13 * * *", chrono::TimeDelta::minutes(60));

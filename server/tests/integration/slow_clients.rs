@@ -139,7 +139,7 @@ async fn demo_state(dir: &tempfile::TempDir) -> server::http::AppState {
     let backend =
         server::fleet::FleetBackend::start_at(&fleet, Some(t("2026-11-22T12:00:00Z"))).await.expect("the demo starts");
     for i in &fleet.instances {
-        let _ = app::api::ssr::Backend::snapshot(backend.as_ref(), &i.name).await;
+        let _ = sundial_model::ssr::Backend::snapshot(backend.as_ref(), &i.name).await;
     }
     web::state(backend)
 }

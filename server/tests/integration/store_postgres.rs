@@ -6,13 +6,13 @@
 //! a file: every statement is the same text on both.
 use crate::support::servers::{TestServer, port};
 use crate::support::t;
-use app::api::AckForm;
-use app::engine::job_table::CycleSample;
-use app::engine::triage::{Problem, ProblemKind};
 use server::alerts::store::AlertStore;
 use server::store::{Store, StoreAt};
 use server::triage::Keeper;
 use std::collections::HashSet;
+use sundial_engine::job_table::CycleSample;
+use sundial_engine::triage::{Problem, ProblemKind};
+use sundial_model::AckForm;
 
 #[tokio::test(flavor = "multi_thread")]
 async fn two_replicas_share_samples_episodes_acknowledgements_and_alerts_through_postgresql() {
@@ -82,7 +82,7 @@ async fn two_replicas_share_samples_episodes_acknowledgements_and_alerts_through
     let seen_b = b.observe(vec![(problem.clone(), chrono_tz::UTC.into())], &judged, &judged, later).await;
     assert_eq!(seen_b[0].first_seen, polled, "the episode began when replica one first saw it");
     assert!(b.is_acknowledged(&seen_b[0], later), "replica one's acknowledgement holds on replica two");
-    let rows = b.data(&seen_b, &app::api::TriageScope::all(), later, (1, 1, 1));
+    let rows = b.data(&seen_b, &sundial_model::TriageScope::all(), later, (1, 1, 1));
     let shown = serde_json::to_string(&rows).unwrap();
     assert!(shown.contains("restore test, expected") && shown.contains("dana"), "with its note and author: {shown}");
 
@@ -118,7 +118,7 @@ async fn two_replicas_share_samples_episodes_acknowledgements_and_alerts_through
             .unwrap();
     let book_one = server::maintenance::Book::open(&[], &fleet.instances, Some(one.clone())).await;
     let book_two = server::maintenance::Book::open(&[], &fleet.instances, Some(two.clone())).await;
-    let form = app::api::triage::MaintenanceForm {
+    let form = sundial_model::triage::MaintenanceForm {
         name: "CU upgrade".into(),
         reason: "SQL Server CU 14".into(),
         instance: "SQL1".into(),
@@ -134,7 +134,7 @@ async fn two_replicas_share_samples_episodes_acknowledgements_and_alerts_through
     assert_eq!((held.name.as_str(), held.until), ("CU upgrade", t("2026-11-22T14:00:00Z")));
     let listed = book_two.listing(polled);
     assert_eq!(listed[0].added.as_ref().map(|a| a.0.as_str()), Some("alice"));
-    let end = app::api::triage::MaintenanceEndForm {
+    let end = sundial_model::triage::MaintenanceEndForm {
         id: listed[0].id.clone(),
         start_ms: listed[0].start_ms,
         why: "done early".into(),
@@ -172,7 +172,7 @@ async fn a_session_begun_on_one_replica_holds_on_another_and_signing_out_on_eith
     let (a, b) = (replica(&users).await, replica(&users).await);
     let id = a.sign_in(None, None, "alice", "alice-pw-1").await.expect("signed in on A").session;
     let on_b = b.by_session(&id).await.expect("the session holds on B");
-    assert_eq!((on_b.name.as_str(), on_b.role), ("alice", app::api::Role::Admin));
+    assert_eq!((on_b.name.as_str(), on_b.role), ("alice", sundial_model::Role::Admin));
     let stored: i64 = sqlx::query_scalar("SELECT count(*) FROM session WHERE id_sha256 = $1")
         .bind(&id)
         .fetch_one(&mut sqlx::PgConnection::connect(&at_url(&at)).await.unwrap())
@@ -182,7 +182,7 @@ async fn a_session_begun_on_one_replica_holds_on_another_and_signing_out_on_eith
     // The role is the users file's of the replica answering, at each request: the store
     // keeps who signed in, not what they may do.
     let demoted = replica(&users.replace("\"admin\"", "\"viewer\"")).await;
-    assert_eq!(demoted.by_session(&id).await.map(|p| p.role), Some(app::api::Role::Viewer));
+    assert_eq!(demoted.by_session(&id).await.map(|p| p.role), Some(sundial_model::Role::Viewer));
     let bob_only =
         format!("[[user]]\nname = \"bob\"\npassword_hash = \"{}\"\n", server::auth::hash_password("bob-pw-1").unwrap());
     assert!(replica(&bob_only).await.by_session(&id).await.is_none(), "a removed user is signed out");

@@ -15,12 +15,12 @@
 //! merges a delta into it). "now" is the test's own (the readers take the poll's time).
 use crate::support::servers::{TestServer, port};
 use crate::support::t;
-use app::engine::log::LogKind;
-use app::engine::{RunOutcome, Window};
 use chrono::{DateTime, Duration, Utc};
 use server::sources::connect::TablesSource;
 use server::sources::{self, Extent, ReadContext, SourceRead, jobactivity, primentra, service_broker};
 use sqlx::Connection;
+use sundial_engine::log::LogKind;
+use sundial_engine::{RunOutcome, Window};
 
 /// Where the test writes the scheduler's rows (as the scheduler would): MariaDB's root, or the
 /// SQLite file.

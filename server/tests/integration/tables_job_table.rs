@@ -23,16 +23,16 @@
 //!   hold one, a time that is none): diagnostics naming the columns; the rest reads.
 use crate::support::servers::{TestServer, port};
 use crate::support::t;
-use app::engine::Window;
-use app::engine::fleet::{InstanceInput, InstanceReport, JobReport, analyze};
-use app::engine::reconcile::{MissCause, Outcome, Settings};
-use app::engine::{RunOutcome, Severity};
 use chrono::{DateTime, Utc};
 use server::sources::job_table::{self, DEFAULT_STUCK_AFTER};
 use server::sources::snapshots::Store;
 use server::sources::tables::TablesDb;
 use sqlx::Connection;
 use std::time::Duration;
+use sundial_engine::Window;
+use sundial_engine::fleet::{InstanceInput, InstanceReport, JobReport, analyze};
+use sundial_engine::reconcile::{MissCause, Outcome, Settings};
+use sundial_engine::{RunOutcome, Severity};
 
 const POLLS: [&str; 6] = ["02:40", "06:20", "10:05", "10:25", "10:30", "12:30"];
 

@@ -10,12 +10,12 @@
 //! has no row at all. `Orphan` has rows but is not in the configuration.
 use crate::support::servers::{TestServer, port};
 use crate::support::t;
-use app::engine::fleet::{InstanceInput, analyze};
-use app::engine::reconcile::{Outcome, Settings};
-use app::engine::{RunOutcome, Severity, Window};
 use chrono::{DateTime, Utc};
 use server::sources::{self, ReadContext};
 use sqlx::Connection;
+use sundial_engine::fleet::{InstanceInput, analyze};
+use sundial_engine::reconcile::{Outcome, Settings};
+use sundial_engine::{RunOutcome, Severity, Window};
 
 fn window() -> Window {
     Window::new(t("2026-03-01T00:00:00Z"), t("2026-03-08T00:00:00Z"))
@@ -124,7 +124,7 @@ fn check(input: &InstanceInput, db: &str) {
     );
 }
 
-fn occurrences_where(job: &app::engine::fleet::JobReport, f: impl Fn(&Outcome) -> bool) -> Vec<DateTime<Utc>> {
+fn occurrences_where(job: &sundial_engine::fleet::JobReport, f: impl Fn(&Outcome) -> bool) -> Vec<DateTime<Utc>> {
     job.forecast.occurrences.iter().zip(&job.reconciliation.outcomes).filter(|(_, o)| f(o)).map(|(o, _)| o.at).collect()
 }
 

@@ -12,13 +12,13 @@
 //!   lists of at most a page of `Id`s.
 use crate::support::servers::{TestServer, port};
 use crate::support::t;
-use app::engine::log::LogKind;
-use app::engine::{RunOutcome, Window};
 use chrono::{DateTime, Duration, Utc};
 use server::sources::connect::TablesSource;
 use server::sources::tables::{Fetched, PAGE};
 use server::sources::{self, Extent, ReadContext, SourceRead, jobactivity, primentra, service_broker};
 use sqlx::Connection;
+use sundial_engine::log::LogKind;
+use sundial_engine::{RunOutcome, Window};
 
 /// Where the test writes the scheduler's rows (as the scheduler would).
 enum Admin {

@@ -27,15 +27,15 @@
 //!   after its configuration and log rows were written, and one configuration has no entity.
 use crate::support::servers::{TestServer, port};
 use crate::support::t;
-use app::engine::fleet::{JobReport, analyze};
-use app::engine::log::LogKind;
-use app::engine::reconcile::{MissCause, Outcome, RunClass, Settings};
-use app::engine::{RunOutcome, Severity, Trigger, Window};
 use chrono::{DateTime, Utc};
 use server::sources::tables::TablesDb;
 use server::sources::{SourceRead, primentra};
 use sqlx::Connection;
 use std::time::Duration;
+use sundial_engine::fleet::{JobReport, analyze};
+use sundial_engine::log::LogKind;
+use sundial_engine::reconcile::{MissCause, Outcome, RunClass, Settings};
+use sundial_engine::{RunOutcome, Severity, Trigger, Window};
 
 fn window() -> Window {
     Window::new(t("2026-03-01T00:00:00Z"), now())

@@ -20,16 +20,16 @@
 //! Plus an error of a job that is gone, a step of no job, and an error before the window.
 use crate::support::servers::{TestServer, port};
 use crate::support::t;
-use app::engine::fleet::{InstanceReport, analyze};
-use app::engine::log::LogKind;
-use app::engine::reconcile::{MissCause, Outcome, Settings};
-use app::engine::{RunOutcome, Severity, Window};
 use chrono::{DateTime, Utc};
 use server::sources::service_broker;
 use server::sources::tables::TablesDb;
 use server::sources::{SourceRead, finish};
 use sqlx::Connection;
 use std::time::Duration;
+use sundial_engine::fleet::{InstanceReport, analyze};
+use sundial_engine::log::LogKind;
+use sundial_engine::reconcile::{MissCause, Outcome, Settings};
+use sundial_engine::{RunOutcome, Severity, Window};
 
 fn window() -> Window {
     Window::new(t("2026-03-01T00:00:00Z"), now())

@@ -78,7 +78,7 @@ async fn the_fleets_problems_rank_worst_first_each_with_evidence_and_a_link() {
         assert!(x["since"].as_str().is_some_and(|s| chrono::DateTime::parse_from_rfc3339(s).is_ok()), "{x}");
         let link = x["link"].as_str().unwrap();
         if let Some(job) = x["job_id"].as_str() {
-            assert!(link.starts_with(&format!("/jobs/{}", app::components::encode_segment(job))), "{link}");
+            assert!(link.starts_with(&format!("/jobs/{}", sundial_model::links::encode_segment(job))), "{link}");
             assert!(link.contains("at=") && link.contains("instance="), "{link}");
         }
     }
@@ -319,7 +319,7 @@ async fn the_job_page_flags_runs_with_the_fleet_files_factors() {
     let id = jobs["jobs"][0]["id"].as_str().expect("a job").to_owned();
     let req = Request::post("/api/fn/job_timeline")
         .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
-        .body(Body::from(format!("instance=SQLPROD01&job_id={}&days=7", app::components::encode_segment(&id))))
+        .body(Body::from(format!("instance=SQLPROD01&job_id={}&days=7", sundial_model::links::encode_segment(&id))))
         .unwrap();
     let a = send(state, req).await;
     assert_eq!(a.status, StatusCode::OK, "{}", a.text());
@@ -371,10 +371,10 @@ async fn a_long_list_shows_the_worst_counts_every_problem_and_lists_all_on_askin
     assert_eq!(attr(&two, "open-count", "data-open"), Some(all), "the header counts every one");
     // A value that is no number is the page's default (every row here), never an error.
     let (status, bad) = get(&state, "/triage?show=lots").await;
-    assert_eq!((status, open_rows(&bad)), (StatusCode::OK, all.min(app::api::triage::PAGE_ROWS)));
+    assert_eq!((status, open_rows(&bad)), (StatusCode::OK, all.min(sundial_model::triage::PAGE_ROWS)));
     // The fleet page's panel: the worst PANEL_ROWS at most, the same first ones.
     let (_, fleet) = get(&state, "/fleet").await;
     let panel = &fleet[..fleet.find("data-testid=\"fleet-table\"").unwrap()];
-    assert_eq!(open_rows(panel), all.min(app::api::triage::PANEL_ROWS));
+    assert_eq!(open_rows(panel), all.min(sundial_model::triage::PANEL_ROWS));
     assert_eq!(keys(panel)[..2], keys(&whole)[..2]);
 }

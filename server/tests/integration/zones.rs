@@ -171,7 +171,7 @@ async fn every_time_in_a_sentence_carries_its_zone_and_follows_the_readers_choic
     assert!(timed >= 8, "the demo's evidence holds times: {timed} sentences with times");
     // The fleet page's panel: triage's worst problems, as many as the panel holds.
     let on_fleet = timed_sentences(&state, "/fleet", "[data-testid=\"evidence\"]").await;
-    let panel = on_triage.len().min(app::api::triage::PANEL_ROWS);
+    let panel = on_triage.len().min(sundial_model::triage::PANEL_ROWS);
     assert_eq!(on_fleet, on_triage[..panel], "the fleet page's panel says what triage says of its first {panel}");
     // A source's wall-clock next run (Service Broker's NextRunOn) is an instant in the sentence.
     let html = Html::parse_document(&page(&state, "/triage", Choice::Instance).await);

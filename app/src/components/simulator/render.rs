@@ -7,21 +7,8 @@ use crate::engine::{Diagnostic, Dst, Window, Zone, tz};
 use chrono::{DateTime, Utc};
 use std::fmt::Write;
 
-/// Text made safe inside HTML elements and attribute values.
-pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+/// Text made safe inside HTML elements and attribute values (the model's, one for every writer).
+pub use sundial_model::html::escape;
 
 pub fn diagnostics(list: &[Diagnostic], class: &str) -> String {
     list.iter().fold(String::new(), |mut s, d| {

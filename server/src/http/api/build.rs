@@ -1,11 +1,11 @@
 //! Engine reports to the JSON API's types ([`super::wire`]). Pure: a snapshot, a window and a
 //! moment in, the answer out.
-use app::api::ssr::Snapshot;
-use app::engine::fleet::{self, InstanceReport, JobReport};
-use app::engine::log::{self, LogEvent};
-use app::engine::reconcile::{MissCause, Outcome, RunClass, Settings};
-use app::engine::{RunOutcome, Severity, Trigger, Window};
 use chrono::{DateTime, Utc};
+use sundial_engine::fleet::{self, InstanceReport, JobReport};
+use sundial_engine::log::{self, LogEvent};
+use sundial_engine::reconcile::{MissCause, Outcome, RunClass, Settings};
+use sundial_engine::{RunOutcome, Severity, Trigger, Window};
+use sundial_model::ssr::Snapshot;
 
 use super::wire;
 

@@ -5,12 +5,12 @@
 //! An entry belongs to one read of one instance (the snapshot it was built from); when the
 //! instance's next read arrives, the entries of the older read are dropped. Requests for the
 //! same key that arrive together wait for the one analysis ([`tokio::sync::OnceCell`]).
-use app::api::ssr::Snapshot;
-use app::engine::Window;
-use app::engine::fleet::InstanceReport;
 use chrono::{DateTime, Utc};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
+use sundial_engine::Window;
+use sundial_engine::fleet::InstanceReport;
+use sundial_model::ssr::Snapshot;
 use tokio::sync::OnceCell;
 
 use super::{build, wire};

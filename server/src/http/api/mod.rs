@@ -6,9 +6,6 @@
 //! reaches back as far as the instance's last read does (30 days; Sundial's own history store
 //! will reach further), and is at most [`MAX_WINDOW_DAYS`] long. Errors are `{"error": "…", "kind":
 //! "…"}` with their status: 400 names the parameter and what it got, 404 what was not found.
-use app::api::ssr::{Backend, ReportError, Snapshot};
-use app::engine::Window;
-use app::engine::log::LogKind;
 use axum::Json;
 use axum::Router;
 use axum::extract::{Path, Query, State};
@@ -16,6 +13,9 @@ use axum::routing::get;
 use chrono::{DateTime, Duration, FixedOffset, Utc};
 use serde::Deserialize;
 use std::sync::Arc;
+use sundial_engine::Window;
+use sundial_engine::log::LogKind;
+use sundial_model::ssr::{Backend, ReportError, Snapshot};
 use utoipa::{IntoParams, OpenApi};
 
 use super::{AppState, Error};
@@ -152,7 +152,7 @@ impl WindowQuery {
 async fn snapshot_of(backend: &dyn Backend, instance: &str) -> Result<Arc<Snapshot>, Error> {
     backend.snapshot(instance).await.map_err(|e| match e {
         ReportError::UnknownInstance => Error::NotFound { what: format!("instance {instance:?}") },
-        other => app::api::ApiError::from(other).into(),
+        other => sundial_model::ApiError::from(other).into(),
     })
 }
 
@@ -173,7 +173,7 @@ async fn report_of(
 /// Every configured instance and how reading it goes.
 #[utoipa::path(get, path = "/api/instances", responses((status = 200, body = wire::Instances)))]
 async fn instances(State(state): State<AppState>) -> Json<wire::Instances> {
-    let at = |p: &app::api::TimePoint| {
+    let at = |p: &sundial_model::TimePoint| {
         let off = FixedOffset::east_opt(p.off).unwrap_or(FixedOffset::east_opt(0).expect("UTC"));
         DateTime::from_timestamp_millis(p.ms).map(|t| t.with_timezone(&off))
     };
@@ -232,20 +232,20 @@ async fn jobs(
     let entry = report_of(&state, &instance, &snapshot, window, as_of).await?;
     let report = &entry.report;
     // Each job's problems and state are the fleet's one judgment now, as /api/triage lists it.
-    let judgment = state.backend.triage(app::api::TriageScope::instance(&instance)).await;
+    let judgment = state.backend.triage(sundial_model::TriageScope::instance(&instance)).await;
     let jobs = report
         .jobs
         .iter()
         .map(|j| {
-            let problems = app::api::triage::problems_of(&judgment, &instance, &j.id);
+            let problems = sundial_model::triage::problems_of(&judgment, &instance, &j.id);
             let mut job = build::job(j, window);
-            job.state = app::api::ssr::job_state(j, window, &problems).key().to_owned();
+            job.state = sundial_model::ssr::job_state(j, window, &problems).key().to_owned();
             job.problems = problems.into_iter().map(triage::problem).collect();
             job
         })
         .collect();
     let kind = state.backend.instances().await.into_iter().find(|i| i.name == instance).map(|i| i.kind);
-    let scheduler = kind.map(|k| app::api::Scheduler::of_kind(&k)).unwrap_or_default();
+    let scheduler = kind.map(|k| sundial_model::Scheduler::of_kind(&k)).unwrap_or_default();
     let cannot_tell = scheduler
         .cannot_tell()
         .iter()
@@ -379,7 +379,8 @@ async fn log(State(state): State<AppState>, Query(q): Query<LogQuery>) -> Result
             }
         };
         if chosen.is_none()
-            && let Some(s) = statuses.iter().find(|s| &s.name == name && s.state == app::api::SourceState::Unreachable)
+            && let Some(s) =
+                statuses.iter().find(|s| &s.name == name && s.state == sundial_model::SourceState::Unreachable)
         {
             let error = s.error.clone().unwrap_or_else(|| "the latest read failed".into());
             unreachable.push(wire::Unreachable { instance: name.clone(), error, listed: true });
@@ -399,7 +400,7 @@ async fn log(State(state): State<AppState>, Query(q): Query<LogQuery>) -> Result
     let mut events: Vec<&wire::Event> = read.iter().flat_map(|(entry, snapshot)| entry.events(snapshot)).collect();
     events.retain(|e| {
         (!problems || LogKind::from_key(&e.kind).is_some_and(LogKind::is_problem))
-            && job.is_none_or(|j| app::api::ssr::job_matches(j, &e.job_id, e.job.as_deref().unwrap_or_default()))
+            && job.is_none_or(|j| sundial_model::ssr::job_matches(j, &e.job_id, e.job.as_deref().unwrap_or_default()))
     });
     let mut counts = std::collections::BTreeMap::new();
     for e in &events {

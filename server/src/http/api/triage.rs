@@ -1,10 +1,10 @@
 //! `GET /api/triage`: every problem now across the fleet, worst first, as the triage page
-//! shows it (see [`app::engine::triage`] for the kinds, severities and ranking).
-use app::api::{ProblemRow, TimePoint};
+//! shows it (see [`sundial_engine::triage`] for the kinds, severities and ranking).
 use axum::Json;
 use axum::extract::State;
 use chrono::{DateTime, FixedOffset};
 use serde::Serialize;
+use sundial_model::{ProblemRow, TimePoint};
 use utoipa::ToSchema;
 
 use crate::http::AppState;
@@ -71,7 +71,7 @@ pub struct Maintenance {
 }
 
 /// A window as the JSON API answers it.
-pub fn window(w: app::api::triage::WindowRow) -> MaintenanceWindow {
+pub fn window(w: sundial_model::triage::WindowRow) -> MaintenanceWindow {
     MaintenanceWindow {
         start: at(&w.start),
         end: at(&w.end),
@@ -176,7 +176,7 @@ pub fn problem(r: ProblemRow) -> Problem {
 /// Every problem now across the fleet, worst first.
 #[utoipa::path(get, path = "/api/triage", responses((status = 200, body = Triage)))]
 pub async fn triage(State(state): State<AppState>) -> Json<Triage> {
-    let data = state.backend.triage(app::api::TriageScope::all()).await;
+    let data = state.backend.triage(sundial_model::TriageScope::all()).await;
     let mut rows: Vec<ProblemRow> = data.problems.into_iter().chain(data.acknowledged).collect();
     // Worst first across both lists, as the engine ranks.
     rows.sort_by_key(|r| (r.severity, r.since.ms));
@@ -195,7 +195,7 @@ mod tests {
     /// severity the engine describes, and nothing else.
     #[test]
     fn the_documented_kinds_are_the_engines() {
-        use app::engine::triage::{KINDS, ProblemSeverity};
+        use sundial_engine::triage::{KINDS, ProblemSeverity};
         let source = include_str!("triage.rs");
         let at = source.find("pub struct Problem {").expect("Problem");
         let doc = &source[at..at + source[at..].find("pub kind").expect("kind")];

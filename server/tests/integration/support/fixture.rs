@@ -9,14 +9,14 @@
 //! - `Orders sync` (hourly): one run 2.5 h long (skips), a retry, a canceled run;
 //! - `Purge history` (daily 02:00): disabled, a diagnostic;
 //! - `Cleanup` (daily 00:00): one manual run.
-use app::api::ssr::{Backend, BoxFuture, ReportError};
-use app::api::{InstanceStatus, SourceState};
-use app::engine::fleet::{InstanceReport, JobReport};
-use app::engine::reconcile::{InstanceContext, MissCause, Outcome, Reconciliation, RunClass};
-use app::engine::{Diagnostic, Forecast, Occurrence, Run, RunOutcome, Trigger, Window};
 use chrono::{DateTime, Duration, NaiveTime, TimeZone, Utc};
 use chrono_tz::Tz;
 use std::sync::Arc;
+use sundial_engine::fleet::{InstanceReport, JobReport};
+use sundial_engine::reconcile::{InstanceContext, MissCause, Outcome, Reconciliation, RunClass};
+use sundial_engine::{Diagnostic, Forecast, Occurrence, Run, RunOutcome, Trigger, Window};
+use sundial_model::ssr::{Backend, BoxFuture, ReportError};
+use sundial_model::{InstanceStatus, SourceState};
 
 pub const INSTANCE: &str = "FIXTURE-SQL01";
 pub const FULL_BACKUP_ID: &str = "6a1f0c3e-0000-4000-8000-000000000001";

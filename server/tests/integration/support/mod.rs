@@ -16,7 +16,7 @@ pub mod web;
 
 /// One URL path segment or query value, percent-encoded as pages write them.
 pub fn enc(s: &str) -> String {
-    app::components::encode_segment(s)
+    sundial_model::links::encode_segment(s)
 }
 
 /// An RFC 3339 instant.

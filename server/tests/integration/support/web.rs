@@ -20,7 +20,7 @@ pub fn options() -> LeptosOptions {
 }
 
 /// The state of a server with `backend`.
-pub fn state(backend: Arc<dyn app::api::ssr::Backend>) -> AppState {
+pub fn state(backend: Arc<dyn sundial_model::ssr::Backend>) -> AppState {
     AppState::new(options(), backend)
 }
 
@@ -91,7 +91,7 @@ pub async fn fleet_as_of(toml: &str, now: chrono::DateTime<chrono::Utc>) -> AppS
     let backend = server::fleet::FleetBackend::start_at(&fleet, Some(now)).await.expect("the fleet starts");
     for i in &fleet.instances {
         // Waits for the first read; an unreadable instance is the caller's to assert.
-        let _ = app::api::ssr::Backend::snapshot(backend.as_ref(), &i.name).await;
+        let _ = sundial_model::ssr::Backend::snapshot(backend.as_ref(), &i.name).await;
     }
     state(backend)
 }

@@ -1217,7 +1217,7 @@ pub struct Progress {
 /// The job's durations over the window: completed runs only, nearest-rank percentiles.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DurationsView {
-    /// The baseline's window, in days ([`crate::api::JUDGED_DAYS`]): the statistics are over
+    /// The baseline's window, in days ([`crate::JUDGED_DAYS`]): the statistics are over
     /// it, whatever window the page shows, so they are triage's.
     pub days: u32,
     /// Over the baseline's window; `None` when no run completed in it.
@@ -1508,23 +1508,4 @@ pub enum SignedInVia {
     Token,
     /// A trusted reverse proxy's header.
     Proxy,
-}
-
-/// Who reads this page: the server puts the [`Principal`] in the request's extensions when
-/// sign-in is on. `None`: no sign-in (or outside a request).
-pub fn principal() -> Option<Principal> {
-    #[cfg(feature = "ssr")]
-    {
-        leptos::prelude::use_context::<http::request::Parts>().and_then(|p| p.extensions.get::<Principal>().cloned())
-    }
-    #[cfg(not(feature = "ssr"))]
-    {
-        None
-    }
-}
-
-/// Whether this reader may acknowledge and silence problems: an admin, or anyone when
-/// Sundial asks for no sign-in.
-pub fn may_acknowledge() -> bool {
-    principal().is_none_or(|p| p.role == Role::Admin)
 }

@@ -27,9 +27,9 @@ pub struct JobFigures {
     pub failed: i64,
     pub category: String,
     pub enabled: bool,
-    /// Its state over the last [`crate::api::DEFAULT_DAYS`] when no problem speaks for it
+    /// Its state over the last [`crate::DEFAULT_DAYS`] when no problem speaks for it
     /// ([`super::job_state`] without problems): what the find page shows beside triage's.
-    pub quiet: crate::api::JobState,
+    pub quiet: crate::JobState,
 }
 
 fn cause(outcome: &Outcome) -> Option<usize> {
@@ -46,7 +46,7 @@ fn cause(outcome: &Outcome) -> Option<usize> {
 /// of one read.
 pub fn of(month: &InstanceReport, day: &InstanceReport) -> Vec<JobFigures> {
     let recent =
-        crate::engine::Window::ending_at(month.window.end, chrono::Duration::days(i64::from(crate::api::DEFAULT_DAYS)));
+        crate::engine::Window::ending_at(month.window.end, chrono::Duration::days(i64::from(crate::DEFAULT_DAYS)));
     month
         .jobs
         .iter()

@@ -8,7 +8,6 @@ use crate::engine::log::LogEvent;
 use crate::engine::reconcile::{MissCause, Outcome, RunClass, Trigger};
 use crate::engine::{Diagnostic, Run, RunOutcome, Window};
 use chrono::{DateTime, NaiveTime, TimeZone, Utc};
-use leptos::prelude::use_context;
 use std::{future::Future, pin::Pin, sync::Arc};
 
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -110,7 +109,7 @@ pub trait Backend: Send + Sync + 'static {
     }
     /// The problems in `scope` (the fleet's or one instance's) of a `judgment` this backend
     /// gave, worst first, at most the scope's limit of each list and how many there are (see
-    /// [`crate::api::triage`]).
+    /// [`crate::triage`]).
     fn triage_of(&self, _judgment: &Judgment, _scope: super::TriageScope) -> super::TriageData {
         super::TriageData::default()
     }
@@ -182,35 +181,18 @@ impl RequestJudgment {
     }
 }
 
-/// The problems in `scope` of the judgment this request reads (a fresh one outside a request).
-pub async fn triage_here(backend: &dyn Backend, scope: super::TriageScope) -> super::TriageData {
-    let judgment = match use_context::<RequestJudgment>() {
+/// The problems in `scope` of the judgment this request reads (`pinned`; a fresh one outside a
+/// request).
+pub async fn triage_here(
+    backend: &dyn Backend,
+    pinned: Option<&RequestJudgment>,
+    scope: super::TriageScope,
+) -> super::TriageData {
+    let judgment = match pinned {
         Some(pinned) => pinned.get(backend).await,
         None => backend.judgment().await,
     };
     backend.triage_of(&judgment, scope)
-}
-
-/// The report through the [`BackendHandle`] in context.
-pub async fn report(instance: Option<&str>, days: u32) -> Result<Arc<InstanceReport>, ApiError> {
-    let Some(BackendHandle(backend)) = use_context::<BackendHandle>() else {
-        tracing_log("no BackendHandle in context");
-        return Err(ApiError::Transport("the server is not set up".into()));
-    };
-    backend.report(instance, days).await.map_err(ApiError::from)
-}
-
-/// The duration flags through the [`BackendHandle`] in context (the defaults without one).
-pub fn duration_flags() -> DurationFlags {
-    use_context::<BackendHandle>().map(|BackendHandle(b)| b.duration_flags()).unwrap_or_default()
-}
-
-/// The source's own log through the [`BackendHandle`] in context.
-pub async fn source_log(instance: Option<&str>) -> Vec<crate::engine::log::LogEvent> {
-    match use_context::<BackendHandle>() {
-        Some(BackendHandle(backend)) => backend.source_log(instance).await,
-        None => Vec::new(),
-    }
 }
 
 /// A cache of something derived from reports: each entry lives as long as its report.
@@ -239,20 +221,9 @@ fn per_report<T>(
     v
 }
 
-/// The fleet through the [`BackendHandle`] in context: at most `limit` instances listed
-/// (those that cannot be read first when not all are), every one counted.
-pub async fn fleet(limit: Option<usize>) -> FleetData {
-    let instances = match use_context::<BackendHandle>() {
-        Some(BackendHandle(backend)) => backend.instances().await,
-        None => Vec::new(),
-    };
-    FleetData::listing(instances, limit)
-}
-
 /// The jobs whose name (or id) holds `q`, ignoring case, on every instance read, each with
 /// its state from the fleet's one judgment; at most `limit`.
-pub async fn find_jobs(q: &str, limit: usize) -> FoundJobs {
-    let Some(BackendHandle(backend)) = use_context::<BackendHandle>() else { return FoundJobs::default() };
+pub async fn find_jobs(backend: &dyn Backend, pinned: Option<&RequestJudgment>, q: &str, limit: usize) -> FoundJobs {
     let needle = q.trim().to_lowercase();
     let mut out = FoundJobs { query: q.trim().to_owned(), ..FoundJobs::default() };
     if needle.is_empty() {
@@ -260,7 +231,7 @@ pub async fn find_jobs(q: &str, limit: usize) -> FoundJobs {
     }
     // Each instance's jobs as its last judgment saw them (no instance analysed for a search),
     // their state triage's where a problem speaks for it, as the jobs list says.
-    let judgment = triage_here(backend.as_ref(), super::TriageScope::all()).await;
+    let judgment = triage_here(backend, pinned, super::TriageScope::all()).await;
     for i in backend.instances().await {
         let Some(jobs) = backend.figures(&i.name).await else {
             out.not_searched.push(i.name);
@@ -284,10 +255,6 @@ pub async fn find_jobs(q: &str, limit: usize) -> FoundJobs {
         }
     }
     out
-}
-
-fn tracing_log(message: &str) {
-    leptos::logging::warn!("sundial: {message}");
 }
 
 /// Format an instant for the wire, in the zone `tz`.
@@ -423,13 +390,6 @@ pub async fn decorate(backend: &dyn Backend, head: &mut InstanceHead) {
         head.incidents.extend(per_report(&CACHE, &month, 0, || incidents(&month)).iter().cloned());
     }
     head.incidents.sort_by_key(|i| std::cmp::Reverse(i.end.ms));
-}
-
-/// [`decorate`] through the [`BackendHandle`] in context.
-pub async fn decorate_here(head: &mut InstanceHead) {
-    if let Some(BackendHandle(backend)) = use_context::<BackendHandle>() {
-        decorate(backend.as_ref(), head).await;
-    }
 }
 
 /// When the instance's latest read failed although a report exists (its last good read),
@@ -889,7 +849,7 @@ pub fn window_for(at: DateTime<Utc>, windows: &[(u32, Window)]) -> Option<(u32, 
     pick.map(|(d, _)| (*d, false))
 }
 
-/// The link's `at` as the job page reads it: RFC 3339 (as [`crate::components::job_at_href`]
+/// The link's `at` as the job page reads it: RFC 3339 (as [`crate::links::job_at_href`]
 /// writes it) or a wall-clock time in `tz`; the error names the parameter and what it got.
 pub fn parse_at(raw: &str, tz: Tz) -> Result<DateTime<Utc>, String> {
     parse_moment("at", raw, tz).map_err(|e| format!("The link's moment cannot be read: {e}."))

@@ -365,13 +365,13 @@ mod build {
     /// One problem as a row: `first_seen` is when Sundial first saw this episode, `tz` the
     /// instance's zone, `ack` the acknowledgement of this episode if any.
     pub fn row(p: &Problem, first_seen: DateTime<Utc>, tz: Zone, ack: Option<&Ack>, now: DateTime<Utc>) -> ProblemRow {
-        let point = |t| crate::api::ssr::point(t, tz);
+        let point = |t| crate::ssr::point(t, tz);
         let link = match &p.job {
             // A moment still to come (the scheduler's own next run, when it disagrees) is no
             // evidence to open the page at: the job's page as it is now says it.
-            Some((id, _)) if p.at >= now => crate::components::job_href(Some(&p.instance), id, 1),
-            Some((id, _)) => crate::components::job_at_href(Some(&p.instance), id, p.at),
-            None => format!("/jobs?days=1{}", crate::components::instance_query(Some(&p.instance))),
+            Some((id, _)) if p.at >= now => crate::links::job_href(Some(&p.instance), id, 1),
+            Some((id, _)) => crate::links::job_at_href(Some(&p.instance), id, p.at),
+            None => format!("/jobs?days=1{}", crate::links::instance_query(Some(&p.instance))),
         };
         ProblemRow {
             key: p.key(),
@@ -384,7 +384,7 @@ mod build {
             since: point(p.since.unwrap_or(first_seen)),
             at: point(p.at),
             evidence: p.evidence.clone(),
-            sentence: crate::api::SentenceView::of(&p.sentence, point),
+            sentence: crate::SentenceView::of(&p.sentence, point),
             count: p.count,
             link,
             ack: ack.filter(|a| a.episode == first_seen).map(|a| AckInfo {

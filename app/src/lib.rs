@@ -1,7 +1,7 @@
 //! Sundial's UI and its pure schedule engine.
 //!
 //! Pages are rendered on the server and sent as complete HTML (leptos *islands*): only the
-//! parts marked `#[island]` (the simulator, the auto-refresh) are compiled to WASM and run in
+//! parts marked `#[island]` (the simulator, the auto-refresh, the instance timeline's chart) are compiled to WASM and run in
 //! the browser; links and the zone and theme switches are plain HTML.
 #![recursion_limit = "256"]
 

@@ -81,12 +81,14 @@ use toml::Spanned;
 
 mod alerts;
 mod auth;
+mod kinds;
 mod maintenance;
 pub use alerts::{
     AlertConfig, AlertFormat, AlertRoute, AlertTarget, EmailSettings, PAGERDUTY_EVENTS_URL, check_smtp_url,
     read_ca_file, resolve_alert_url, resolve_routing_key,
 };
 pub use auth::{AuthConfig, ProxyConfig};
+pub use kinds::{KINDS, KindInfo, SourceKind};
 pub use maintenance::{MaintenanceConfig, MaintenanceScope, instant_in};
 
 /// What can be wrong with a configuration. Messages name the file, line and field, never a
@@ -107,144 +109,12 @@ pub enum ConfigError {
     MissingSecret { instance: String, what: String },
 }
 
-/// The kinds of source Sundial reads, each named by the scheduler it reads: the `kind` of an
-/// `[[instance]]`.
-///
-/// The home-grown schedulers were first named after the seeds that describe them (`seed001` …
-/// `seed004`); those spellings stay accepted as aliases, so existing files keep loading, but
-/// messages and pages say the new names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, Deserialize)]
-pub enum SourceKind {
-    /// SQL Server Agent: msdb.
-    #[serde(rename = "mssql")]
-    Mssql,
-    /// pg_cron: `cron.job` and `cron.job_run_details`.
-    #[serde(rename = "pg_cron")]
-    PgCron,
-    /// pgAgent (pgAdmin's job scheduler): the `pgagent` schema's tables.
-    #[serde(rename = "pgagent")]
-    PgAgent,
-    /// The MySQL / MariaDB event scheduler: `information_schema.EVENTS`.
-    #[serde(rename = "mysql_events")]
-    MysqlEvents,
-    /// A worker role's `jobactivity` table of runs (seed 001).
-    #[serde(rename = "jobactivity", alias = "seed001")]
-    JobActivity,
-    /// A MySQL stored-procedure scheduler's `job` table (seed 002).
-    #[serde(rename = "mysql_job_table", alias = "seed002")]
-    MysqlJobTable,
-    /// A Service Broker scheduler's `ScheduledJobs` / `JobSchedules` (seed 003).
-    #[serde(rename = "service_broker", alias = "seed003")]
-    ServiceBroker,
-    /// The Primentra staging scheduler's `SchedulerConfigurations` (seed 004).
-    #[serde(rename = "primentra", alias = "seed004")]
-    Primentra,
-    /// Sundial's own demo database (an msdb-shaped SQLite file).
-    #[serde(rename = "sqlite_demo")]
-    SqliteDemo,
-}
-
 /// How long Sundial keeps the runs it read (`crate::history`) when `history_retention` does
 /// not say.
 pub const DEFAULT_RETENTION: Duration = Duration::from_secs(90 * 86_400);
 
 /// The name the first versions used.
 pub type Kind = SourceKind;
-
-impl SourceKind {
-    /// Every kind, in the order messages list them.
-    pub const ALL: [SourceKind; 9] = [
-        SourceKind::Mssql,
-        SourceKind::PgCron,
-        SourceKind::PgAgent,
-        SourceKind::MysqlEvents,
-        SourceKind::JobActivity,
-        SourceKind::MysqlJobTable,
-        SourceKind::ServiceBroker,
-        SourceKind::Primentra,
-        SourceKind::SqliteDemo,
-    ];
-
-    /// The configuration's spelling (`kind = "…"`), which messages and pages show.
-    pub fn name(self) -> &'static str {
-        match self {
-            SourceKind::Mssql => "mssql",
-            SourceKind::PgCron => "pg_cron",
-            SourceKind::PgAgent => "pgagent",
-            SourceKind::MysqlEvents => "mysql_events",
-            SourceKind::JobActivity => "jobactivity",
-            SourceKind::MysqlJobTable => "mysql_job_table",
-            SourceKind::ServiceBroker => "service_broker",
-            SourceKind::Primentra => "primentra",
-            SourceKind::SqliteDemo => "sqlite_demo",
-        }
-    }
-
-    /// The older spelling still accepted for this kind, if any (`seed001` … `seed004`).
-    pub fn alias(self) -> Option<&'static str> {
-        match self {
-            SourceKind::JobActivity => Some("seed001"),
-            SourceKind::MysqlJobTable => Some("seed002"),
-            SourceKind::ServiceBroker => Some("seed003"),
-            SourceKind::Primentra => Some("seed004"),
-            _ => None,
-        }
-    }
-
-    /// The kind a configuration names, by its name or its older alias (exact spelling).
-    pub fn parse(name: &str) -> Option<SourceKind> {
-        use serde::de::IntoDeserializer;
-        let de: serde::de::value::StrDeserializer<'_, serde::de::value::Error> = name.into_deserializer();
-        SourceKind::deserialize(de).ok()
-    }
-
-    /// What starts the jobs of an instance of this kind, as pages name it. Pages learn it from
-    /// the kind's [`name`](SourceKind::name) (`InstanceStatus::kind`) through
-    /// `Scheduler::of_kind`, which this must agree with (a test checks both spellings).
-    pub fn scheduler(self) -> sundial_model::Scheduler {
-        use sundial_model::Scheduler;
-        match self {
-            SourceKind::Mssql | SourceKind::SqliteDemo => Scheduler::SqlAgent,
-            SourceKind::PgCron => Scheduler::PgCron,
-            SourceKind::PgAgent => Scheduler::PgAgent,
-            SourceKind::MysqlEvents => Scheduler::MysqlEvents,
-            SourceKind::JobActivity => Scheduler::JobActivity,
-            SourceKind::MysqlJobTable => Scheduler::MysqlJobTable,
-            SourceKind::ServiceBroker => Scheduler::ServiceBroker,
-            SourceKind::Primentra => Scheduler::Primentra,
-        }
-    }
-
-    /// Whether its schedules live in tables of Sundial's generic table reader (the
-    /// home-grown schedulers), which may sit in SQL Server, PostgreSQL, MySQL or SQLite.
-    pub fn reads_tables(self) -> bool {
-        matches!(
-            self,
-            SourceKind::JobActivity | SourceKind::MysqlJobTable | SourceKind::ServiceBroker | SourceKind::Primentra
-        )
-    }
-}
-
-impl fmt::Display for SourceKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl std::str::FromStr for SourceKind {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        SourceKind::parse(s).ok_or_else(|| format!("not a source kind ({})", kinds_list()))
-    }
-}
-
-/// What `kind` takes: every name, then the older spellings still accepted.
-fn kinds_list() -> String {
-    let names: Vec<&str> = SourceKind::ALL.iter().map(|k| k.name()).collect();
-    let aliases: Vec<String> =
-        SourceKind::ALL.iter().filter_map(|k| k.alias().map(|a| format!("{a} = {}", k.name()))).collect();
-    format!("{}; older spellings still accepted: {}", names.join(", "), aliases.join(", "))
-}
 
 /// The database a home-grown scheduler's tables live in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -795,8 +665,22 @@ impl Checker<'_> {
             let raw = j.get_ref();
             let name = raw.name.get_ref().trim().to_owned();
             let field = |f: &str| format!("job[{}].{f}", out.len());
-            if kind != SourceKind::JobActivity {
-                return Err(self.invalid(j.span(), me, "job", &format!("{name:?}"), "jobs are listed only for kind = \"jobactivity\" (the other kinds read their jobs from the scheduler)"));
+            if !kind.info().lists_jobs {
+                return Err(self.invalid(
+                    j.span(),
+                    me,
+                    "job",
+                    &format!("{name:?}"),
+                    &format!(
+                        "jobs are listed only for {} (the other kinds read their jobs from the scheduler)",
+                        KINDS
+                            .iter()
+                            .filter(|k| k.lists_jobs)
+                            .map(|k| format!("kind = {:?}", k.name))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                ));
             }
             if name.is_empty() || !seen.insert(name.to_lowercase()) {
                 let why = if name.is_empty() {
@@ -905,14 +789,14 @@ impl Checker<'_> {
         me: Option<&str>,
     ) -> Result<(), ConfigError> {
         match kind {
-            SourceKind::SqliteDemo if r.path.is_none() => Err(self.invalid(
+            _ if kind.info().needs_path && r.path.is_none() => Err(self.invalid(
                 table_span,
                 me,
                 "path",
                 &"(missing)",
-                "a sqlite_demo instance needs the path of its SQLite file",
+                &format!("a {kind} instance needs the path of its SQLite file"),
             )),
-            SourceKind::SqliteDemo => Ok(()),
+            _ if kind.info().needs_path => Ok(()),
             _ if r.host.is_none() && r.path.is_none() && !has_url => Err(self.invalid(
                 table_span,
                 me,
@@ -946,8 +830,7 @@ impl Checker<'_> {
     fn engine(&self, r: &RawInstance, kind: SourceKind, me: Option<&str>) -> Result<TablesEngine, ConfigError> {
         Ok(match r.engine.as_ref().map(|e| (e, e.get_ref().as_str())) {
             None if r.path.is_some() => TablesEngine::Sqlite,
-            None if kind == SourceKind::MysqlJobTable => TablesEngine::MySql,
-            None => TablesEngine::SqlServer,
+            None => kind.info().default_engine,
             Some((_, "sqlserver")) => TablesEngine::SqlServer,
             Some((_, "postgres")) => TablesEngine::Postgres,
             Some((_, "mysql")) => TablesEngine::MySql,
@@ -1049,9 +932,8 @@ mod tests {
     fn pages_learn_the_same_scheduler_from_either_spelling() {
         use sundial_model::Scheduler;
         for k in SourceKind::ALL {
-            assert_eq!(Scheduler::of_kind(k.name()), k.scheduler(), "{k}");
             if let Some(a) = k.alias() {
-                assert_eq!(Scheduler::of_kind(a), k.scheduler(), "{a}");
+                assert_eq!(SourceKind::parse(a).map(SourceKind::scheduler), Some(k.scheduler()), "{a}");
             }
         }
         // Every scheduler is some kind's.

@@ -74,12 +74,8 @@ impl Holder<'_> {
     }
 }
 
-/// The window that held a problem (see [`Book::holding`]).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Holding {
-    pub name: String,
-    pub until: DateTime<Utc>,
-}
+/// The window that held a problem (see [`Book::holding`]; the model's, which pages show).
+pub use sundial_model::view::Holding;
 
 /// One occurrence of a window: what was declared, the whole span, the span it held (cut
 /// short when someone ended it early) and who ended it.

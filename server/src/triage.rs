@@ -17,17 +17,8 @@ use sundial_model::triage::{Ack, AckForm, ProblemRow, TriageData, TriageScope, r
 use crate::store::Store;
 use crate::store::triage::{self as stored, AckRow, OpenRow};
 
-/// One problem judged now, with the zone of its instance.
-#[derive(Clone, Debug)]
-pub struct Judged {
-    pub problem: Problem,
-    pub tz: Zone,
-    /// When Sundial first saw this episode.
-    pub first_seen: DateTime<Utc>,
-    /// The maintenance window that held it since its episode began, the one ending last
-    /// (holding it now when it ends after now: no alert until then).
-    pub maintenance: Option<crate::maintenance::Holding>,
-}
+/// One problem judged now (the model's: pages read the same judgment).
+pub use sundial_model::view::JudgedProblem as Judged;
 
 /// Whether `ack` is of this episode of the problem and still holds (not lapsed).
 fn holds(ack: Option<&Ack>, j: &Judged, now: DateTime<Utc>) -> bool {

@@ -1076,8 +1076,8 @@ mod layout {
             crate::view::decorate(backend, &mut head).await;
         } else {
             // Only the scheduler's words: one look at the fleet.
-            let kind = backend.instances().await.into_iter().find(|i| i.name == report.name).map(|i| i.kind);
-            head.scheduler = kind.map(|k| Scheduler::of_kind(&k)).unwrap_or_default();
+            let scheduler = backend.instances().await.into_iter().find(|i| i.name == report.name).map(|i| i.scheduler);
+            head.scheduler = scheduler.unwrap_or_default();
         }
         let scheduler = head.scheduler.clone();
         Ok(layout(&report, view, &scheduler, head))

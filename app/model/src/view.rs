@@ -102,15 +102,16 @@ pub trait Backend: Send + Sync + 'static {
             Some(Arc::new(figures::of(&month, &day)))
         })
     }
-    /// The fleet's one judgment now, opaque to views: [`Backend::triage_of`] reads it. A
-    /// request reads one ([`RequestJudgment`]), however many of its views ask.
+    /// The fleet's one judgment now ([`FleetJudgment`]): [`Backend::triage_of`] reads it. A
+    /// request reads one ([`RequestJudgment`]), however many of its views ask. By default
+    /// nothing is judged.
     fn judgment(&self) -> BoxFuture<'_, Judgment> {
-        Box::pin(async { Arc::new(()) as Judgment })
+        Box::pin(async { Judgment::default() })
     }
     /// The problems in `scope` (the fleet's or one instance's) of a `judgment` this backend
     /// gave, worst first, at most the scope's limit of each list and how many there are (see
     /// [`crate::triage`]).
-    fn triage_of(&self, _judgment: &Judgment, _scope: super::TriageScope) -> super::TriageData {
+    fn triage_of(&self, _judgment: &FleetJudgment, _scope: super::TriageScope) -> super::TriageData {
         super::TriageData::default()
     }
     /// [`Backend::triage_of`] the judgment now.
@@ -160,8 +161,40 @@ pub struct Snapshot {
 #[derive(Clone)]
 pub struct BackendHandle(pub Arc<dyn Backend>);
 
-/// A backend's judgment of the fleet, opaque to views ([`Backend::judgment`]).
-pub type Judgment = Arc<dyn std::any::Any + Send + Sync>;
+/// One problem judged now, with the zone of its instance.
+#[derive(Clone, Debug)]
+pub struct JudgedProblem {
+    pub problem: crate::engine::triage::Problem,
+    pub tz: Tz,
+    /// When Sundial first saw this episode.
+    pub first_seen: DateTime<Utc>,
+    /// The maintenance window that held it since its episode began, the one ending last
+    /// (holding it now when it ends after now: no alert until then).
+    pub maintenance: Option<Holding>,
+}
+
+/// The maintenance window that held a problem: its name and when it ends.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Holding {
+    pub name: String,
+    pub until: DateTime<Utc>,
+}
+
+/// The fleet's problems now, ranked worst first: the one judgment every view of a request
+/// reads ([`Backend::judgment`]).
+#[derive(Clone, Debug, Default)]
+pub struct FleetJudgment {
+    pub judged: Vec<JudgedProblem>,
+    /// Instances configured, instances whose jobs were judged, jobs judged.
+    pub counts: (usize, usize, usize),
+    pub at: DateTime<Utc>,
+    /// The instances whose jobs were judged (read, not stale): a job's problem missing from
+    /// `judged` has ended only there.
+    pub judged_instances: std::collections::HashSet<String>,
+}
+
+/// A backend's judgment of the fleet, shared ([`Backend::judgment`]).
+pub type Judgment = Arc<FleetJudgment>;
 
 /// The one judgment a request reads, put in leptos context by the server for each request:
 /// the header's count, a page's list and every job's state on it are of the same judgment,
@@ -365,7 +398,7 @@ fn jobs_missing(report: &InstanceReport, cause: impl Fn(&MissCause) -> bool) -> 
 /// stale note.
 pub async fn decorate(backend: &dyn Backend, head: &mut InstanceHead) {
     if let Some(status) = backend.instances().await.into_iter().find(|i| i.name == head.name) {
-        head.scheduler = Scheduler::of_kind(&status.kind);
+        head.scheduler = status.scheduler.clone();
         head.stale = stale_note(&status);
         head.as_of = status.last_good.clone();
         head.age_secs = status.age_secs;

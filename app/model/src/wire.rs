@@ -19,6 +19,10 @@ pub struct InstanceStatus {
     pub name: String,
     /// `mssql`, `pg_cron`, `mysql_events`, `sqlite_demo`, …
     pub kind: String,
+    /// What starts its jobs, as the server's registry of kinds says: pages word the instance's
+    /// scheduler by it, never by `kind`.
+    #[serde(default)]
+    pub scheduler: Scheduler,
     /// The zone of the last good read.
     pub tz: Option<String>,
     pub state: SourceState,
@@ -484,268 +488,7 @@ pub struct Incident {
     pub reason: Option<String>,
 }
 
-/// What starts an instance's jobs: the scheduler Sundial reads there. Pages word what they
-/// say of it by this type, never by the configuration's strings or by display text. Its JSON
-/// form is `sql_agent` or the source kind's name (`pg_cron`, `pgagent`, `mysql_events`, `jobactivity`,
-/// `mysql_job_table`, `service_broker`, `primentra`).
-// Not `Copy` (yet): pages pass it on with `.clone()`, which clippy refuses on a `Copy` type.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Scheduler {
-    /// SQL Server Agent (msdb; also the built-in demo).
-    #[default]
-    SqlAgent,
-    /// pg_cron.
-    PgCron,
-    /// pgAgent (pgAdmin's job scheduler).
-    #[serde(rename = "pgagent")]
-    PgAgent,
-    /// The MySQL / MariaDB event scheduler.
-    MysqlEvents,
-    /// A worker role keeping a `jobactivity` table (seed 001).
-    #[serde(rename = "jobactivity")]
-    JobActivity,
-    /// A MySQL stored-procedure scheduler's job runner and its `job` table (seed 002).
-    MysqlJobTable,
-    /// A Service Broker scheduler (seed 003).
-    ServiceBroker,
-    /// The Primentra staging scheduler's dispatcher (seed 004).
-    Primentra,
-}
-
-impl Scheduler {
-    pub const ALL: [Scheduler; 8] = [
-        Scheduler::SqlAgent,
-        Scheduler::PgCron,
-        Scheduler::PgAgent,
-        Scheduler::MysqlEvents,
-        Scheduler::JobActivity,
-        Scheduler::MysqlJobTable,
-        Scheduler::ServiceBroker,
-        Scheduler::Primentra,
-    ];
-
-    /// The scheduler of a configured source kind, as `InstanceStatus::kind` carries it: the
-    /// one place the configuration's spellings are read (`mssql`, `pg_cron`, `pgagent`, `mysql_events`,
-    /// `jobactivity`, `mysql_job_table`, `service_broker`, `primentra`, and their first names
-    /// `seed001` … `seed004`); SQL Agent for the demo (`sqlite_demo`) and anything else.
-    pub fn of_kind(kind: &str) -> Scheduler {
-        match kind {
-            "pg_cron" => Scheduler::PgCron,
-            "pgagent" => Scheduler::PgAgent,
-            "mysql_events" => Scheduler::MysqlEvents,
-            "jobactivity" | "seed001" => Scheduler::JobActivity,
-            "mysql_job_table" | "seed002" => Scheduler::MysqlJobTable,
-            "service_broker" | "seed003" => Scheduler::ServiceBroker,
-            "primentra" | "seed004" => Scheduler::Primentra,
-            _ => Scheduler::SqlAgent,
-        }
-    }
-
-    /// Its name to start a sentence with: "SQL Agent", "pg_cron", "The event scheduler",
-    /// "The worker role", "The job runner", "The Service Broker scheduler", "The Primentra
-    /// dispatcher".
-    pub fn label(&self) -> &'static str {
-        match self {
-            Scheduler::SqlAgent => "SQL Agent",
-            Scheduler::PgCron => "pg_cron",
-            Scheduler::PgAgent => "pgAgent",
-            Scheduler::MysqlEvents => "The event scheduler",
-            Scheduler::JobActivity => "The worker role",
-            Scheduler::MysqlJobTable => "The job runner",
-            Scheduler::ServiceBroker => "The Service Broker scheduler",
-            Scheduler::Primentra => "The Primentra dispatcher",
-        }
-    }
-
-    /// Its name in the middle of a sentence ("while the event scheduler …").
-    pub fn mid(&self) -> &'static str {
-        match self {
-            Scheduler::SqlAgent => "SQL Agent",
-            Scheduler::PgCron => "pg_cron",
-            Scheduler::PgAgent => "pgAgent",
-            Scheduler::MysqlEvents => "the event scheduler",
-            Scheduler::JobActivity => "the worker role",
-            Scheduler::MysqlJobTable => "the job runner",
-            Scheduler::ServiceBroker => "the Service Broker scheduler",
-            Scheduler::Primentra => "the Primentra dispatcher",
-        }
-    }
-
-    /// Its short name, without article: "Agent", "pg_cron", "event scheduler", "worker role",
-    /// "job runner", "Service Broker scheduler", "Primentra dispatcher".
-    pub fn noun(&self) -> &'static str {
-        match self {
-            Scheduler::SqlAgent => "Agent",
-            Scheduler::PgCron => "pg_cron",
-            Scheduler::PgAgent => "pgAgent",
-            Scheduler::MysqlEvents => "event scheduler",
-            Scheduler::JobActivity => "worker role",
-            Scheduler::MysqlJobTable => "job runner",
-            Scheduler::ServiceBroker => "Service Broker scheduler",
-            Scheduler::Primentra => "Primentra dispatcher",
-        }
-    }
-
-    /// Who was down, starting a sentence ("Agent was down, restarted at …", "pg_cron was
-    /// down …", "The event scheduler was down …").
-    pub fn down_who(&self) -> &'static str {
-        match self {
-            Scheduler::SqlAgent => "Agent",
-            other => other.label(),
-        }
-    }
-
-    /// The chart legend's entry for a (re)start of the scheduler: "Agent restart", "pg_cron
-    /// restart", "Event scheduler restart", …
-    pub fn restart_word(&self) -> &'static str {
-        match self {
-            Scheduler::SqlAgent => "Agent restart",
-            Scheduler::PgCron => "pg_cron restart",
-            Scheduler::PgAgent => "pgAgent restart",
-            Scheduler::MysqlEvents => "Event scheduler restart",
-            Scheduler::JobActivity => "Worker role restart",
-            Scheduler::MysqlJobTable => "Job runner restart",
-            Scheduler::ServiceBroker => "Service Broker scheduler restart",
-            Scheduler::Primentra => "Primentra dispatcher restart",
-        }
-    }
-
-    /// What this scheduler's own tables cannot tell, each with why: said on the jobs list, the
-    /// job page and in the JSON API (`cannot_tell`), so no page reads a silence as a 0. The
-    /// counts it touches are unknown (`null` in the API), never 0.
-    pub fn cannot_tell(&self) -> &'static [CannotTell] {
-        const PURGED: CannotTell = CannotTell {
-            what: "runs older than the scheduler's history",
-            why: "the scheduler purges its own history; a run due before the oldest row it keeps is unknown, \
-                  not missed, unless Sundial kept it (Sundial keeps every run it reads)",
-        };
-        match self {
-            Scheduler::SqlAgent => &[
-                CannotTell {
-                    what: "runs older than msdb's history",
-                    why: "msdb keeps a limited history (the Agent's jobhistory_max_rows, sp_purge_jobhistory): a run \
-                          due before the oldest row it keeps is unknown, not missed, unless Sundial kept it",
-                },
-                CannotTell {
-                    what: "how a run ended when the Agent stopped during it",
-                    why: "the Agent writes a run's outcome row when the run ends: a run cut off by a stop or crash \
-                          of the service has no outcome row and shows as crashed (never finished)",
-                },
-            ],
-            Scheduler::PgCron => &[
-                CannotTell {
-                    what: "whether a \"succeeded\" run did its work",
-                    why: "pg_cron's \"succeeded\" means the command returned without an error; a pg_net call \
-                          (net.http_get, net.http_post) only queues its HTTP request, whose answer is in \
-                          net._http_response, which Sundial does not read",
-                },
-                PURGED,
-                CannotTell {
-                    what: "any run, when cron.log_run is off",
-                    why: "with cron.log_run off pg_cron writes no cron.job_run_details row: every run is unknown",
-                },
-            ],
-            Scheduler::PgAgent => &[
-                CannotTell {
-                    what: "which schedule started a run, or whether it was started by hand",
-                    why: "pga_joblog keeps no trigger: a job with one enabled schedule has its runs put on it; a \
-                          \"run now\" from pgAdmin (jobnextrun set to now) looks like a scheduled run",
-                },
-                PURGED,
-            ],
-            Scheduler::MysqlEvents => &[
-                CannotTell {
-                    what: "a run's outcome and duration",
-                    why: "information_schema.EVENTS keeps only LAST_EXECUTED, a start: no end, no outcome \
-                          (failures only where performance_schema's statement history is readable)",
-                },
-                CannotTell {
-                    what: "every run of an event that fires more often than Sundial polls",
-                    why: "between two polls only the last execution is visible: the runs before it are unobserved, \
-                          unknown rather than missed",
-                },
-                CannotTell {
-                    what: "runs before Sundial's first poll",
-                    why: "MySQL keeps no run history for events: runs accumulate in Sundial's store from its first poll",
-                },
-            ],
-            Scheduler::JobActivity => &[
-                CannotTell {
-                    what: "the schedule",
-                    why: "the jobactivity table holds runs, not schedules: each job's schedule comes from Sundial's \
-                          configuration",
-                },
-                CannotTell {
-                    what: "a crash after CleanUp",
-                    why: "CleanUp deletes a run that never stopped, so the job runs again: Sundial sees a crash only \
-                          while its row exists",
-                },
-            ],
-            Scheduler::MysqlJobTable => &[CannotTell {
-                what: "past runs, except from Sundial's samples",
-                why: "the job table keeps only the current cycle: past cycles are rebuilt from what Sundial sampled \
-                      at each poll; what cannot be placed is unobserved, not missed",
-            }],
-            Scheduler::ServiceBroker => &[CannotTell {
-                what: "runs before the last two",
-                why: "the tables keep only the latest run of each job (LastRunOn, NextRunOn) and the steps' last \
-                      success: older runs come from Sundial's store, from its first poll",
-            }],
-            Scheduler::Primentra => &[PURGED],
-        }
-    }
-
-    /// The banner's title for a span in which it started nothing: "Zombie Agent." for SQL
-    /// Agent, "Zombie scheduler." for the others.
-    pub fn zombie_title(&self) -> &'static str {
-        match self {
-            Scheduler::SqlAgent => "Zombie Agent.",
-            _ => "Zombie scheduler.",
-        }
-    }
-
-    /// What the log's badge says for a line of `kind`: the kind in words, a start of the
-    /// scheduler named by it ("Agent start", "pg_cron start", "event scheduler start", …).
-    pub fn log_label(&self, kind: crate::engine::log::LogKind) -> String {
-        match kind {
-            crate::engine::log::LogKind::AgentStart => format!("{} start", self.noun()),
-            other => other.label().to_owned(),
-        }
-    }
-}
-
-/// The scheduler's name for a source kind, to start a sentence with
-/// ([`Scheduler::of_kind`], then [`Scheduler::label`]).
-pub fn scheduler_label(kind: &str) -> &'static str {
-    Scheduler::of_kind(kind).label()
-}
-
-/// A scheduler, or a name that starts a sentence, in the middle of one: see [`scheduler_mid`].
-pub trait MidSentence {
-    fn mid_sentence(&self) -> String;
-}
-
-impl MidSentence for Scheduler {
-    fn mid_sentence(&self) -> String {
-        self.mid().to_owned()
-    }
-}
-
-impl MidSentence for str {
-    fn mid_sentence(&self) -> String {
-        match self.strip_prefix("The ") {
-            Some(rest) => format!("the {rest}"),
-            None => self.to_owned(),
-        }
-    }
-}
-
-impl MidSentence for String {
-    fn mid_sentence(&self) -> String {
-        self.as_str().mid_sentence()
-    }
-}
+pub use crate::schedulers::{CannotTell, MidSentence, Scheduler, SchedulerInfo, scheduler_mid};
 
 /// `4,263`: a count with thousands separators.
 pub fn count_text(n: usize) -> String {
@@ -769,21 +512,6 @@ pub fn duration_text(secs: i64) -> String {
         3600..86400 => format!("{}h {:02}m", s / 3600, (s % 3600) / 60),
         _ => format!("{}d {:02}h", s / 86400, (s % 86400) / 3600),
     }
-}
-
-/// One thing a scheduler's tables cannot tell ([`Scheduler::cannot_tell`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct CannotTell {
-    /// What is unknown, a few words ("a run's outcome and duration").
-    pub what: &'static str,
-    /// Why, in the scheduler's own terms.
-    pub why: &'static str,
-}
-
-/// A [`Scheduler`] ([`Scheduler::mid`]) or a [`scheduler_label`] in the middle of a sentence
-/// ("while the event scheduler …").
-pub fn scheduler_mid<S: MidSentence + ?Sized>(scheduler: &S) -> String {
-    scheduler.mid_sentence()
 }
 
 /// A planned maintenance window, as a timeline shades it.
@@ -1368,6 +1096,7 @@ mod tests {
         let status = |name: &str, state| InstanceStatus {
             name: name.to_owned(),
             kind: "sqlite_demo".into(),
+            scheduler: Scheduler::SqlAgent,
             tz: None,
             state,
             last_good: None,
@@ -1434,13 +1163,8 @@ mod tests {
         );
         for s in Scheduler::ALL {
             assert_eq!(scheduler_mid(&s), scheduler_mid(s.label()), "{s:?}");
-            let json = serde_json::to_value(&s).unwrap();
-            let kind = if s == Scheduler::SqlAgent { "mssql" } else { json.as_str().unwrap() };
-            assert_eq!(Scheduler::of_kind(kind), s, "{s:?}: its JSON form is its kind's name");
         }
-        assert_eq!(scheduler_mid(scheduler_label("mysql_events")), "the event scheduler");
-        assert_eq!(Scheduler::of_kind("sqlite_demo"), Scheduler::SqlAgent);
-        assert_eq!(Scheduler::of_kind("seed002"), Scheduler::of_kind("mysql_job_table"));
+        assert_eq!(scheduler_mid(Scheduler::MysqlEvents.label()), "the event scheduler");
     }
 
     #[test]

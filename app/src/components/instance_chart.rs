@@ -41,21 +41,8 @@ mod markup {
     /// queries in the stylesheet, one per width: `.itl-tick.wN` is hidden below N px).
     const TICK_WIDTHS: [u32; 15] = [200, 240, 280, 320, 400, 480, 560, 640, 800, 960, 1120, 1280, 1600, 2000, 2400];
 
-    /// Escape text for HTML text and attribute values.
-    fn esc(s: &str) -> String {
-        let mut out = String::with_capacity(s.len());
-        for c in s.chars() {
-            match c {
-                '&' => out.push_str("&amp;"),
-                '<' => out.push_str("&lt;"),
-                '>' => out.push_str("&gt;"),
-                '"' => out.push_str("&quot;"),
-                '\'' => out.push_str("&#39;"),
-                c => out.push(c),
-            }
-        }
-        out
-    }
+    /// Escape text for HTML text and attribute values: the model's one escape.
+    use sundial_model::html::escape as esc;
 
     /// A `<time>` as [`Time`] renders it, under the page's zone choice.
     fn time(t: &TimePoint) -> String {

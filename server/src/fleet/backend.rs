@@ -14,7 +14,7 @@ use sundial_model::triage::{MaintenanceEndForm, MaintenanceForm};
 use sundial_model::{AckForm, ApiError, InstanceStatus, TriageData, TriageScope};
 
 use super::cache::{Kept, within};
-use super::{FleetBackend, FleetProblems, GoodRead, Instance, READ_DAYS};
+use super::{FleetBackend, FleetJudgment, GoodRead, Instance, READ_DAYS};
 
 /// The part of a read that falls in `window`: runs outside it are not the window's.
 /// An instance's log of one read over one window for the fleet-wide log of a large fleet: the
@@ -128,24 +128,19 @@ impl Backend for FleetBackend {
     }
 
     fn judgment(&self) -> BoxFuture<'_, sundial_model::ssr::Judgment> {
-        Box::pin(async move { self.problems().await as sundial_model::ssr::Judgment })
+        Box::pin(self.problems())
     }
 
-    fn triage_of(&self, judgment: &sundial_model::ssr::Judgment, scope: TriageScope) -> TriageData {
-        match judgment.downcast_ref::<FleetProblems>() {
-            Some(fleet) => {
-                let whole = scope.instance.is_none();
-                let mut data = self.keeper.data(&fleet.judged, &scope, self.now(), fleet.counts);
-                if whole {
-                    data.maintenance = sundial_model::triage::MaintenanceData {
-                        windows: self.book.listing(self.now()),
-                        instances: self.book.instances().to_vec(),
-                    };
-                }
-                data
-            }
-            None => TriageData::default(),
+    fn triage_of(&self, fleet: &FleetJudgment, scope: TriageScope) -> TriageData {
+        let whole = scope.instance.is_none();
+        let mut data = self.keeper.data(&fleet.judged, &scope, self.now(), fleet.counts);
+        if whole {
+            data.maintenance = sundial_model::triage::MaintenanceData {
+                windows: self.book.listing(self.now()),
+                instances: self.book.instances().to_vec(),
+            };
         }
+        data
     }
 
     fn acknowledge(&self, form: AckForm) -> BoxFuture<'_, Result<(), ApiError>> {

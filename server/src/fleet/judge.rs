@@ -11,7 +11,6 @@ use sundial_model::ssr::figures::JobFigures;
 
 use super::cache::within;
 use super::{FleetBackend, Instance, PollState};
-use crate::triage::Judged;
 
 /// What triage holds of one instance's last good read: the problems its report shows and how
 /// many jobs it judged, for the read it came from (`GoodRead::at`). Judged once per read, by the
@@ -126,31 +125,24 @@ use sundial_model::JUDGED_DAYS;
 /// How long one judgement of the fleet serves when no read changed.
 const JUDGE_EVERY_SECS: i64 = 15;
 
-/// The fleet's problems now (see [`crate::triage`]), ranked worst first.
-pub struct FleetProblems {
-    pub judged: Vec<Judged>,
-    /// Instances configured, instances whose jobs were judged, jobs judged.
-    pub counts: (usize, usize, usize),
-    pub at: DateTime<Utc>,
-    /// The instances whose jobs were judged (read, not stale): a job's problem missing from
-    /// `judged` has ended only there.
-    pub judged_instances: std::collections::HashSet<String>,
-}
+/// The fleet's problems now (see [`crate::triage`]), ranked worst first: the model's
+/// [`FleetJudgment`](sundial_model::view::FleetJudgment), which every view reads.
+pub use sundial_model::view::FleetJudgment;
 
 impl FleetBackend {
     /// Every problem of the fleet now, ranked (judged once per change of reads and every
     /// [`JUDGE_EVERY_SECS`], shared by every page, the API, the metrics and the alerts).
-    pub async fn problems(&self) -> Arc<FleetProblems> {
+    pub async fn problems(&self) -> Arc<FleetJudgment> {
         self.judge(false).await
     }
 
     /// [`FleetBackend::problems`] judged on every read in: waits for an analysis or a
     /// judgement under way (alerts, acknowledgements).
-    pub async fn problems_current(&self) -> Arc<FleetProblems> {
+    pub async fn problems_current(&self) -> Arc<FleetJudgment> {
         self.judge(true).await
     }
 
-    async fn judge(&self, current: bool) -> Arc<FleetProblems> {
+    async fn judge(&self, current: bool) -> Arc<FleetJudgment> {
         let last = || self.judged.lock().unwrap_or_else(|e| e.into_inner()).clone();
         // The key from each state in place: a request served the last judgement copies nothing.
         let reads = self.instances.iter().map(|i| read_of(i, &i.state.borrow())).collect();
@@ -257,7 +249,7 @@ impl FleetBackend {
         triage::rank_by(&mut judged, |j| (&j.problem, j.problem.since.unwrap_or(j.first_seen)));
         let counts = (self.instances.len(), judged_instances.len(), jobs);
         tracing::debug!(problems = judged.len(), ms = started.elapsed().as_millis() as u64, "fleet judged");
-        let fleet = Arc::new(FleetProblems { judged, counts, at: clock, judged_instances });
+        let fleet = Arc::new(FleetJudgment { judged, counts, at: clock, judged_instances });
         *self.judged.lock().unwrap_or_else(|e| e.into_inner()) = Some((key, fleet.clone()));
         fleet
     }

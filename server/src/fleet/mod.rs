@@ -38,7 +38,7 @@ mod share;
 pub use cache::PAGE_CACHE_BYTES;
 use cache::{Kept, PageKey, approx_bytes};
 use judge::JudgeKey;
-pub use judge::{FleetProblems, InstanceJudgment};
+pub use judge::{FleetJudgment, InstanceJudgment};
 use poll::Reader;
 pub use poll::{GoodRead, OUTAGE_DAYS, PollState};
 use share::Followed;
@@ -69,7 +69,7 @@ pub struct FleetBackend {
     triage_settings: TriageSettings,
     keeper: Keeper,
     /// The fleet's problems, for the reads and the moment they were judged from.
-    judged: std::sync::Mutex<Option<(JudgeKey, Arc<FleetProblems>)>>,
+    judged: std::sync::Mutex<Option<(JudgeKey, Arc<FleetJudgment>)>>,
     /// Held while the fleet is judged: one judgement at a time.
     judging: Mutex<()>,
     fixed_now: Option<DateTime<Utc>>,

@@ -284,6 +284,7 @@ impl Instance {
         InstanceStatus {
             name: c.name.clone(),
             kind: c.kind.name().to_owned(),
+            scheduler: c.kind.scheduler(),
             tz: good.map(|g| g.read.input.tz.name().to_owned()),
             state: match (&s.error, s.attempts) {
                 (_, 0) => SourceState::Waiting,

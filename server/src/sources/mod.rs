@@ -192,7 +192,7 @@ pub trait Source: Send + Sync {
 
 /// Whether a kind needs Sundial's store (it remembers between polls what the source forgets).
 pub fn needs_store(kind: SourceKind) -> bool {
-    matches!(kind, SourceKind::MysqlEvents | SourceKind::MysqlJobTable | SourceKind::PgCron)
+    kind.info().needs_store
 }
 
 /// The registry: the source for one configured instance.

@@ -303,7 +303,8 @@ async fn zombie_wording_names_the_instances_own_scheduler() {
     // The Agent keeps its own words.
     let text = visible(&get("/jobs?days=30").await.text());
     assert!(text.contains("Zombie Agent.") && text.contains("SQL Agent started no job from"), "{text}");
-    assert_eq!(sundial_model::scheduler_mid(sundial_model::scheduler_label("mysql_events")), "the event scheduler");
+    let events = server::config::SourceKind::parse("mysql_events").expect("a kind").scheduler();
+    assert_eq!(sundial_model::scheduler_mid(events.label()), "the event scheduler");
 }
 
 /// The number in the first `name="…"` attribute of a page.

@@ -300,15 +300,15 @@ impl sundial_model::ssr::Backend for EverNewer {
         Box::pin(async move {
             // Another view asks meanwhile.
             tokio::task::yield_now().await;
-            std::sync::Arc::new(n) as sundial_model::ssr::Judgment
+            std::sync::Arc::new(sundial_model::ssr::FleetJudgment { counts: (0, 0, n), ..Default::default() })
         })
     }
     fn triage_of(
         &self,
-        judgment: &sundial_model::ssr::Judgment,
+        judgment: &sundial_model::ssr::FleetJudgment,
         _: sundial_model::TriageScope,
     ) -> sundial_model::TriageData {
-        sundial_model::TriageData { jobs: *judgment.downcast_ref::<usize>().unwrap(), ..Default::default() }
+        sundial_model::TriageData { jobs: judgment.counts.2, ..Default::default() }
     }
 }
 

@@ -183,7 +183,7 @@ pub async fn fleet_log_scaled(
         .map(|s| LogInstance {
             name: s.name.clone(),
             tz: s.tz.clone(),
-            scheduler: Scheduler::of_kind(&s.kind),
+            scheduler: s.scheduler.clone(),
             listed: false,
             unreachable: None,
         })

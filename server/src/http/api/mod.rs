@@ -244,8 +244,14 @@ async fn jobs(
             job
         })
         .collect();
-    let kind = state.backend.instances().await.into_iter().find(|i| i.name == instance).map(|i| i.kind);
-    let scheduler = kind.map(|k| sundial_model::Scheduler::of_kind(&k)).unwrap_or_default();
+    let scheduler = state
+        .backend
+        .instances()
+        .await
+        .into_iter()
+        .find(|i| i.name == instance)
+        .map(|i| i.scheduler)
+        .unwrap_or_default();
     let cannot_tell = scheduler
         .cannot_tell()
         .iter()

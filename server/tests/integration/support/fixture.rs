@@ -383,6 +383,7 @@ impl Backend for FixtureBackend {
             vec![InstanceStatus {
                 name: INSTANCE.into(),
                 kind: self.kind.into(),
+                scheduler: server::config::SourceKind::parse(self.kind).map(|k| k.scheduler()).unwrap_or_default(),
                 tz: Some("America/New_York".into()),
                 state: if self.fail { SourceState::Unreachable } else { SourceState::Ok },
                 last_good: None,

@@ -25,9 +25,9 @@ run: build
 unit: setup engine-wasm
 	cargo test --workspace --all-targets --locked
 
-# The engine alone for the browser's target: proof it stays pure (no I/O, no server crates).
+# The engine and the model alone for the browser's target: proof they stay pure (no I/O, no server crates).
 engine-wasm: setup
-	cargo build -p sundial-engine --lib --target wasm32-unknown-unknown --locked --no-default-features
+	cargo build -p sundial-engine -p sundial-model --lib --target wasm32-unknown-unknown --locked --no-default-features
 
 e2e: setup build
 	cd end2end && SUNDIAL_BIN=../target/release/sundial node --test

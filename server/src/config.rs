@@ -116,6 +116,33 @@ pub const DEFAULT_RETENTION: Duration = Duration::from_secs(90 * 86_400);
 /// The name the first versions used.
 pub type Kind = SourceKind;
 
+/// What a server allows its clients (the fleet file's `[http]`; `crate::http::serve` holds to it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HttpLimits {
+    /// Connections open at once, from everyone.
+    pub max_connections: usize,
+    /// Connections open at once from one IP address.
+    pub max_connections_per_client: usize,
+    /// How long a request's head may take to arrive, and a kept-alive connection may wait idle.
+    pub header_timeout: std::time::Duration,
+    /// How long an answer may wait for the socket to take any byte before the connection is
+    /// closed.
+    pub send_timeout: std::time::Duration,
+}
+
+impl Default for HttpLimits {
+    /// 1024 connections, 64 per client (a browser opens at most 6 per site; a team behind one
+    /// NAT shares an address), 5 s for a request's head, 30 s for a stalled send.
+    fn default() -> HttpLimits {
+        HttpLimits {
+            max_connections: 1024,
+            max_connections_per_client: 64,
+            header_timeout: std::time::Duration::from_secs(5),
+            send_timeout: std::time::Duration::from_secs(30),
+        }
+    }
+}
+
 /// The database a home-grown scheduler's tables live in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TablesEngine {
@@ -220,8 +247,8 @@ pub struct FleetConfig {
     /// Planned maintenance windows (`[[maintenance]]`, see [`maintenance`]).
     pub maintenance: Vec<MaintenanceConfig>,
     /// What the server allows its clients (`[http]`): connections, in all and per address, and
-    /// how long a request's head and a stalled send may take (`crate::http::serve`).
-    pub http: crate::http::serve::Limits,
+    /// how long a request's head and a stalled send may take (`crate::http::serve`, [`HttpLimits`]).
+    pub http: HttpLimits,
 }
 
 #[derive(Deserialize)]
@@ -547,8 +574,8 @@ impl Checker<'_> {
 
     /// `[http]`: connection counts from 1 to a million, the per-client one at most the total;
     /// the timeouts non-zero and at most an hour.
-    fn http(&self, raw: Option<&RawHttp>) -> Result<crate::http::serve::Limits, ConfigError> {
-        let mut limits = crate::http::serve::Limits::default();
+    fn http(&self, raw: Option<&RawHttp>) -> Result<HttpLimits, ConfigError> {
+        let mut limits = HttpLimits::default();
         let Some(raw) = raw else { return Ok(limits) };
         let count = |v: &Spanned<i64>, field: &str, most: usize, why: String| {
             let n = *v.get_ref();

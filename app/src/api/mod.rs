@@ -3,17 +3,17 @@
 //!
 //! A page request goes down once: its server function ([`server_fns`]) takes the backend from
 //! the request's context ([`context`]), asks the model ([`sundial_model::view`]) for the page's
-//! data, and the model asks the backend. Nothing here maps a report: that is the model's.
-//! [`simulate`] is the simulator's server side.
+//! data, and the model asks the backend. Nothing here maps a report: that is the model's. A
+//! component's own server functions sit beside it (the simulator's in
+//! `components/simulator/server.rs`, the instance chart's in `components/instance_chart.rs`),
+//! so this module names no component.
 
 #[cfg(feature = "ssr")]
 pub mod context;
 pub mod instance_timeline;
 pub mod server_fns;
-pub mod simulate;
 
 pub use server_fns::*;
-pub use simulate::{SimQuery, fetch_zone_rules, simulate_setup};
 pub use sundial_model::*;
 
 /// The model's server-side mapping with this request's context: the model's functions, and

@@ -146,15 +146,3 @@ pub async fn instance_timeline(
 ) -> Result<super::instance_timeline::InstanceTimelineData, ApiError> {
     super::context::timeline(instance.as_deref(), from.as_deref(), to.as_deref(), true).await
 }
-
-/// The instance timeline's chart at another view, as the markup the page shows: what the
-/// timeline's island fetches after a zoom or a pan.
-#[server(prefix = "/api/fn", endpoint = "instance_timeline_chart")]
-pub async fn instance_timeline_chart(
-    instance: Option<String>,
-    from: Option<String>,
-    to: Option<String>,
-) -> Result<String, ApiError> {
-    let data = super::context::timeline(instance.as_deref(), from.as_deref(), to.as_deref(), false).await?;
-    Ok(crate::components::instance_chart::chart_html(&data, instance.as_deref()))
-}

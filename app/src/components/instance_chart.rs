@@ -17,6 +17,18 @@
 #[cfg(feature = "ssr")]
 pub use markup::chart_html;
 
+/// The instance timeline's chart at another view, as the markup the page shows: what the
+/// timeline's island fetches after a zoom or a pan.
+#[leptos::server(prefix = "/api/fn", endpoint = "instance_timeline_chart")]
+pub async fn instance_timeline_chart(
+    instance: Option<String>,
+    from: Option<String>,
+    to: Option<String>,
+) -> Result<String, crate::api::ApiError> {
+    let data = crate::api::context::timeline(instance.as_deref(), from.as_deref(), to.as_deref(), false).await?;
+    Ok(chart_html(&data, instance.as_deref()))
+}
+
 #[cfg(feature = "ssr")]
 mod markup {
     use crate::api::instance_timeline::{
@@ -758,12 +770,9 @@ mod live {
         }
         let shared = shared.clone();
         leptos::task::spawn_local(async move {
-            let got = crate::api::instance_timeline_chart(
-                instance,
-                Some(url_instant(view.start)),
-                Some(url_instant(view.end)),
-            )
-            .await;
+            let got =
+                super::instance_timeline_chart(instance, Some(url_instant(view.start)), Some(url_instant(view.end)))
+                    .await;
             let parsed = got.ok().and_then(|html| {
                 // Parsed off the page (a template's content is inert: nothing styled or laid
                 // out), then swapped in on the next frame: parsing and the new chart's layout

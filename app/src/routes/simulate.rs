@@ -7,8 +7,8 @@
 //! The URL carries the whole state: `dialect`, `after` (local wall-clock in `tz`,
 //! `YYYY-MM-DDTHH:MM:SS`), `count`, `tz` (an IANA zone), `row` (the row as JSON), and for an
 //! existing job `instance`, `job`, `schedule` and `days` (the impact window).
-use crate::api::{self, SimQuery};
 use crate::components::simulator::Simulator;
+use crate::components::simulator::server::{self, SimQuery};
 use crate::components::{ErrorPanel, Header};
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -28,7 +28,7 @@ pub fn SimulatePage() -> impl IntoView {
         days: q.get("days"),
         pg_cron: q.get("pg_cron"),
     });
-    let data = Resource::new(move || query.clone(), api::simulate_setup);
+    let data = Resource::new(move || query.clone(), server::simulate_setup);
     view! {
         <Title text="Simulate · Sundial"/>
         <Header/>
@@ -76,7 +76,7 @@ pub fn SimulatePage() -> impl IntoView {
 #[component]
 fn ZoneList() -> impl IntoView {
     #[cfg(feature = "ssr")]
-    let names = api::simulate::ssr::zone_names();
+    let names = server::ssr::zone_names();
     #[cfg(not(feature = "ssr"))]
     let names: Vec<&'static str> = Vec::new();
     view! { <datalist id="zones">{names.into_iter().map(|n| view! { <option value=n></option> }).collect_view()}</datalist> }

@@ -33,32 +33,8 @@ use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Semaphore, watch};
 
-/// What a server allows its clients (the fleet file's `[http]`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Limits {
-    /// Connections open at once, from everyone.
-    pub max_connections: usize,
-    /// Connections open at once from one IP address.
-    pub max_connections_per_client: usize,
-    /// How long a request's head may take to arrive, and a kept-alive connection may wait idle.
-    pub header_timeout: Duration,
-    /// How long an answer may wait for the socket to take any byte before the connection is
-    /// closed.
-    pub send_timeout: Duration,
-}
-
-impl Default for Limits {
-    /// 1024 connections, 64 per client (a browser opens at most 6 per site; a team behind one
-    /// NAT shares an address), 5 s for a request's head, 30 s for a stalled send.
-    fn default() -> Limits {
-        Limits {
-            max_connections: 1024,
-            max_connections_per_client: 64,
-            header_timeout: Duration::from_secs(5),
-            send_timeout: Duration::from_secs(30),
-        }
-    }
-}
+/// What a server allows its clients: the fleet file's `[http]` ([`crate::config::HttpLimits`]).
+pub use crate::config::HttpLimits as Limits;
 
 /// The most an answer holds in hyper's write buffer before hyper stops asking its body for
 /// more (hyper's default is 400 KiB). Also the largest request head hyper reads.

@@ -75,7 +75,7 @@ fn on_event(st: &Shared, ev: &Event, kind: &str) {
     if changed.fetch_zone.is_some() {
         let (st, name) = (st.clone(), value.trim().to_owned());
         leptos::task::spawn_local(async move {
-            let rules = crate::api::fetch_zone_rules(name.clone()).await.map_err(|e| e.to_string());
+            let rules = super::server::fetch_zone_rules(name.clone()).await.map_err(|e| e.to_string());
             let after = st.borrow_mut().st.zone_rules(&name, rules);
             draw(&st, "", Changed { after, ..Changed::default() });
         });

@@ -22,6 +22,7 @@ pub mod form;
 mod live;
 pub mod model;
 pub mod render;
+pub mod server;
 pub mod state;
 
 use leptos::prelude::*;

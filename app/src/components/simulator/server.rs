@@ -1,7 +1,7 @@
 //! The simulator's server side: the URL's state resolved into a [`SimSetup`] (the zone's
 //! rules, the job's schedules and the instance's other jobs), and a zone's rules on demand.
 //! Everything after that is computed in the browser.
-use super::ApiError;
+use crate::api::ApiError;
 use crate::components::simulator::model::SimSetup;
 use crate::engine::ZoneRules;
 use leptos::prelude::*;
@@ -76,7 +76,7 @@ pub mod ssr {
         };
         let now = match &job {
             Some(j) => DateTime::<Utc>::from_timestamp_millis(j.now_ms).unwrap_or_default(),
-            None => super::super::ssr::report(None, 1)
+            None => crate::api::ssr::report(None, 1)
                 .await
                 .map(|r| r.now)
                 .unwrap_or_else(|_| DateTime::<Utc>::from(std::time::SystemTime::now())),
@@ -168,7 +168,7 @@ pub mod ssr {
 
     /// The job and its instance's zone name, from one report.
     async fn job(instance: Option<&str>, id: &str, schedule: Option<&str>) -> Result<(SimJob, String), ApiError> {
-        let report = super::super::ssr::report(instance, 30).await?;
+        let report = crate::api::ssr::report(instance, 30).await?;
         let j =
             report.jobs.iter().find(|j| j.id == id).ok_or_else(|| ApiError::NotFound { what: format!("job {id}") })?;
         let chosen = match schedule {

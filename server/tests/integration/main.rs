@@ -11,6 +11,7 @@ mod support;
 mod alert_channels;
 mod alerts;
 mod api;
+mod architecture;
 mod auth;
 mod cli;
 mod cli_dialects;

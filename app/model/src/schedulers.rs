@@ -4,41 +4,14 @@
 //! from display text; which configured source kind reads which scheduler is the server's
 //! registry's (`server/src/config/kinds.rs`), which sends it with each instance
 //! ([`crate::InstanceStatus::scheduler`]).
-use serde::{Deserialize, Serialize};
-
-/// What starts an instance's jobs: the scheduler Sundial reads there. Pages word what they
-/// say of it by this type, never by the configuration's strings or by display text. Its JSON
-/// form is `sql_agent` or the source kind's name (`pg_cron`, `pgagent`, `mysql_events`, `jobactivity`,
-/// `mysql_job_table`, `service_broker`, `primentra`).
-// Not `Copy` (yet): pages pass it on with `.clone()`, which clippy refuses on a `Copy` type.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Scheduler {
-    /// SQL Server Agent (msdb; also the built-in demo).
-    #[default]
-    SqlAgent,
-    /// pg_cron.
-    PgCron,
-    /// pgAgent (pgAdmin's job scheduler).
-    #[serde(rename = "pgagent")]
-    PgAgent,
-    /// The MySQL / MariaDB event scheduler.
-    MysqlEvents,
-    /// A worker role keeping a `jobactivity` table (seed 001).
-    #[serde(rename = "jobactivity")]
-    JobActivity,
-    /// A MySQL stored-procedure scheduler's job runner and its `job` table (seed 002).
-    MysqlJobTable,
-    /// A Service Broker scheduler (seed 003).
-    ServiceBroker,
-    /// The Primentra staging scheduler's dispatcher (seed 004).
-    Primentra,
-}
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// Everything pages say of one scheduler.
 #[derive(Debug)]
 pub struct SchedulerInfo {
     pub scheduler: Scheduler,
+    /// Its JSON form: `sql_agent`, or the name of the source kind that reads it.
+    pub key: &'static str,
     /// Its name to start a sentence with: "SQL Agent", "The event scheduler".
     pub label: &'static str,
     /// Its name in the middle of a sentence ("while the event scheduler …").
@@ -63,10 +36,39 @@ const PURGED: CannotTell = CannotTell {
               not missed, unless Sundial kept it (Sundial keeps every run it reads)",
 };
 
-/// Every scheduler, in [`Scheduler::ALL`]'s order: its row is what pages say of it.
-pub static SCHEDULERS: [SchedulerInfo; 8] = [
-    SchedulerInfo {
-        scheduler: Scheduler::SqlAgent,
+/// The registry: one row per scheduler makes its variant of [`Scheduler`], its place in
+/// [`Scheduler::ALL`] and its row of [`SCHEDULERS`].
+macro_rules! registry {
+    ($($(#[doc = $doc:expr])* $variant:ident { $($field:ident: $value:expr),* $(,)? })*) => {
+        /// What starts an instance's jobs: the scheduler Sundial reads there. Pages word what they
+        /// say of it by this type, never by the configuration's strings or by display text. Its JSON
+        /// form is `sql_agent` or the source kind's name (`pg_cron`, `pgagent`, `mysql_events`, `jobactivity`,
+        /// `mysql_job_table`, `service_broker`, `primentra`).
+        #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+        pub enum Scheduler {
+            $($(#[doc = $doc])* $variant,)*
+        }
+
+        /// How many schedulers there are.
+        const COUNT: usize = [$(Scheduler::$variant),*].len();
+
+        /// Every scheduler, in [`Scheduler::ALL`]'s order: its row is what pages say of it.
+        pub static SCHEDULERS: [SchedulerInfo; COUNT] =
+            [$(SchedulerInfo { scheduler: Scheduler::$variant, $($field: $value),* }),*];
+
+        impl Scheduler {
+            /// Every scheduler, in the order of [`SCHEDULERS`].
+            pub const ALL: [Scheduler; COUNT] = [$(Scheduler::$variant),*];
+        }
+    };
+}
+
+// A scheduler: its variant and JSON form, every word pages say of it, what its tables cannot
+// tell. The first is the default (SQL Agent: the demo's).
+registry! {
+    /// SQL Server Agent (msdb; also the built-in demo).
+    SqlAgent {
+        key: "sql_agent",
         label: "SQL Agent",
         mid: "SQL Agent",
         noun: "Agent",
@@ -85,9 +87,10 @@ pub static SCHEDULERS: [SchedulerInfo; 8] = [
                               of the service has no outcome row and shows as crashed (never finished)",
             },
         ],
-    },
-    SchedulerInfo {
-        scheduler: Scheduler::PgCron,
+    }
+    /// pg_cron.
+    PgCron {
+        key: "pg_cron",
         label: "pg_cron",
         mid: "pg_cron",
         noun: "pg_cron",
@@ -107,9 +110,10 @@ pub static SCHEDULERS: [SchedulerInfo; 8] = [
                 why: "with cron.log_run off pg_cron writes no cron.job_run_details row: every run is unknown",
             },
         ],
-    },
-    SchedulerInfo {
-        scheduler: Scheduler::PgAgent,
+    }
+    /// pgAgent (pgAdmin's job scheduler).
+    PgAgent {
+        key: "pgagent",
         label: "pgAgent",
         mid: "pgAgent",
         noun: "pgAgent",
@@ -124,9 +128,10 @@ pub static SCHEDULERS: [SchedulerInfo; 8] = [
             },
             PURGED,
         ],
-    },
-    SchedulerInfo {
-        scheduler: Scheduler::MysqlEvents,
+    }
+    /// The MySQL / MariaDB event scheduler.
+    MysqlEvents {
+        key: "mysql_events",
         label: "The event scheduler",
         mid: "the event scheduler",
         noun: "event scheduler",
@@ -149,9 +154,10 @@ pub static SCHEDULERS: [SchedulerInfo; 8] = [
                 why: "MySQL keeps no run history for events: runs accumulate in Sundial's store from its first poll",
             },
         ],
-    },
-    SchedulerInfo {
-        scheduler: Scheduler::JobActivity,
+    }
+    /// A worker role keeping a `jobactivity` table (seed 001).
+    JobActivity {
+        key: "jobactivity",
         label: "The worker role",
         mid: "the worker role",
         noun: "worker role",
@@ -170,9 +176,10 @@ pub static SCHEDULERS: [SchedulerInfo; 8] = [
                               while its row exists",
             },
         ],
-    },
-    SchedulerInfo {
-        scheduler: Scheduler::MysqlJobTable,
+    }
+    /// A MySQL stored-procedure scheduler's job runner and its `job` table (seed 002).
+    MysqlJobTable {
+        key: "mysql_job_table",
         label: "The job runner",
         mid: "the job runner",
         noun: "job runner",
@@ -184,9 +191,10 @@ pub static SCHEDULERS: [SchedulerInfo; 8] = [
             why: "the job table keeps only the current cycle: past cycles are rebuilt from what Sundial sampled \
                           at each poll; what cannot be placed is unobserved, not missed",
         }],
-    },
-    SchedulerInfo {
-        scheduler: Scheduler::ServiceBroker,
+    }
+    /// A Service Broker scheduler (seed 003).
+    ServiceBroker {
+        key: "service_broker",
         label: "The Service Broker scheduler",
         mid: "the Service Broker scheduler",
         noun: "Service Broker scheduler",
@@ -198,9 +206,10 @@ pub static SCHEDULERS: [SchedulerInfo; 8] = [
             why: "the tables keep only the latest run of each job (LastRunOn, NextRunOn) and the steps' last \
                           success: older runs come from Sundial's store, from its first poll",
         }],
-    },
-    SchedulerInfo {
-        scheduler: Scheduler::Primentra,
+    }
+    /// The Primentra staging scheduler's dispatcher (seed 004).
+    Primentra {
+        key: "primentra",
         label: "The Primentra dispatcher",
         mid: "the Primentra dispatcher",
         noun: "Primentra dispatcher",
@@ -208,22 +217,35 @@ pub static SCHEDULERS: [SchedulerInfo; 8] = [
         restart_word: "Primentra dispatcher restart",
         zombie_title: "Zombie scheduler.",
         cannot_tell: &[PURGED],
-    },
-];
+    }
+}
+
+impl Default for Scheduler {
+    fn default() -> Scheduler {
+        Scheduler::ALL[0].clone()
+    }
+}
+
+/// A scheduler is written as its key.
+impl Serialize for Scheduler {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.info().key)
+    }
+}
+
+/// A scheduler is read from its key.
+impl<'de> Deserialize<'de> for Scheduler {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Scheduler, D::Error> {
+        let key = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        SCHEDULERS
+            .iter()
+            .find(|i| i.key == key)
+            .map(|i| i.scheduler.clone())
+            .ok_or_else(|| serde::de::Error::custom(format!("not a scheduler: {key:?}")))
+    }
+}
 
 impl Scheduler {
-    /// Every scheduler, in the order of [`SCHEDULERS`].
-    pub const ALL: [Scheduler; 8] = [
-        Scheduler::SqlAgent,
-        Scheduler::PgCron,
-        Scheduler::PgAgent,
-        Scheduler::MysqlEvents,
-        Scheduler::JobActivity,
-        Scheduler::MysqlJobTable,
-        Scheduler::ServiceBroker,
-        Scheduler::Primentra,
-    ];
-
     /// Its row: every word pages say of it.
     pub fn info(&self) -> &'static SchedulerInfo {
         &SCHEDULERS[self.clone() as usize]

@@ -7,25 +7,6 @@
 use super::TablesEngine;
 use sundial_model::Scheduler;
 
-/// The kinds of source Sundial reads, each named by the scheduler it reads: the `kind` of an
-/// `[[instance]]`. What each is and asks is its row of [`KINDS`] ([`SourceKind::info`]).
-///
-/// The home-grown schedulers were first named after the seeds that describe them (`seed001` …
-/// `seed004`); those spellings stay accepted as aliases, so existing files keep loading, but
-/// messages and pages say the new names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum SourceKind {
-    Mssql,
-    PgCron,
-    PgAgent,
-    MysqlEvents,
-    JobActivity,
-    MysqlJobTable,
-    ServiceBroker,
-    Primentra,
-    SqliteDemo,
-}
-
 /// Everything Sundial knows of a source kind but its reader.
 #[derive(Debug)]
 pub struct KindInfo {
@@ -51,132 +32,51 @@ pub struct KindInfo {
     pub needs_path: bool,
 }
 
-/// Every kind, in the order messages list them: the one registry.
-pub static KINDS: [KindInfo; 9] = [
-    KindInfo {
-        kind: SourceKind::Mssql,
-        name: "mssql",
-        alias: None,
-        reads: "SQL Server Agent: msdb",
-        scheduler: Scheduler::SqlAgent,
-        reads_tables: false,
-        default_engine: TablesEngine::SqlServer,
-        needs_store: false,
-        lists_jobs: false,
-        needs_path: false,
-    },
-    KindInfo {
-        kind: SourceKind::PgCron,
-        name: "pg_cron",
-        alias: None,
-        reads: "pg_cron: cron.job and cron.job_run_details",
-        scheduler: Scheduler::PgCron,
-        reads_tables: false,
-        default_engine: TablesEngine::Postgres,
-        needs_store: true,
-        lists_jobs: false,
-        needs_path: false,
-    },
-    KindInfo {
-        kind: SourceKind::PgAgent,
-        name: "pgagent",
-        alias: None,
-        reads: "pgAgent (pgAdmin's job scheduler): the pgagent schema's tables",
-        scheduler: Scheduler::PgAgent,
-        reads_tables: false,
-        default_engine: TablesEngine::Postgres,
-        needs_store: false,
-        lists_jobs: false,
-        needs_path: false,
-    },
-    KindInfo {
-        kind: SourceKind::MysqlEvents,
-        name: "mysql_events",
-        alias: None,
-        reads: "the MySQL / MariaDB event scheduler: information_schema.EVENTS",
-        scheduler: Scheduler::MysqlEvents,
-        reads_tables: false,
-        default_engine: TablesEngine::MySql,
-        needs_store: true,
-        lists_jobs: false,
-        needs_path: false,
-    },
-    KindInfo {
-        kind: SourceKind::JobActivity,
-        name: "jobactivity",
-        alias: Some("seed001"),
-        reads: "a worker role's jobactivity table of runs (seed 001)",
-        scheduler: Scheduler::JobActivity,
-        reads_tables: true,
-        default_engine: TablesEngine::SqlServer,
-        needs_store: false,
-        lists_jobs: true,
-        needs_path: false,
-    },
-    KindInfo {
-        kind: SourceKind::MysqlJobTable,
-        name: "mysql_job_table",
-        alias: Some("seed002"),
-        reads: "a MySQL stored-procedure scheduler's job table (seed 002)",
-        scheduler: Scheduler::MysqlJobTable,
-        reads_tables: true,
-        default_engine: TablesEngine::MySql,
-        needs_store: true,
-        lists_jobs: false,
-        needs_path: false,
-    },
-    KindInfo {
-        kind: SourceKind::ServiceBroker,
-        name: "service_broker",
-        alias: Some("seed003"),
-        reads: "a Service Broker scheduler's ScheduledJobs / JobSchedules (seed 003)",
-        scheduler: Scheduler::ServiceBroker,
-        reads_tables: true,
-        default_engine: TablesEngine::SqlServer,
-        needs_store: false,
-        lists_jobs: false,
-        needs_path: false,
-    },
-    KindInfo {
-        kind: SourceKind::Primentra,
-        name: "primentra",
-        alias: Some("seed004"),
-        reads: "the Primentra staging scheduler's SchedulerConfigurations (seed 004)",
-        scheduler: Scheduler::Primentra,
-        reads_tables: true,
-        default_engine: TablesEngine::SqlServer,
-        needs_store: false,
-        lists_jobs: false,
-        needs_path: false,
-    },
-    KindInfo {
-        kind: SourceKind::SqliteDemo,
-        name: "sqlite_demo",
-        alias: None,
-        reads: "Sundial's own demo database (an msdb-shaped SQLite file)",
-        scheduler: Scheduler::SqlAgent,
-        reads_tables: false,
-        default_engine: TablesEngine::Sqlite,
-        needs_store: false,
-        lists_jobs: false,
-        needs_path: true,
-    },
-];
+/// The registry: one line per kind makes its variant of [`SourceKind`], its place in
+/// [`SourceKind::ALL`] and its row of [`KINDS`].
+macro_rules! registry {
+    ($($variant:ident { $($field:ident: $value:expr),* $(,)? })*) => {
+        /// The kinds of source Sundial reads, each named by the scheduler it reads: the `kind` of an
+        /// `[[instance]]`. What each is and asks is its row of [`KINDS`] ([`SourceKind::info`]).
+        ///
+        /// The home-grown schedulers were first named after the seeds that describe them (`seed001` …
+        /// `seed004`); those spellings stay accepted as aliases, so existing files keep loading, but
+        /// messages and pages say the new names.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum SourceKind {
+            $($variant,)*
+        }
+
+        /// How many kinds there are.
+        const COUNT: usize = [$(SourceKind::$variant),*].len();
+
+        /// Every kind, in the order messages list them: the one registry.
+        pub static KINDS: [KindInfo; COUNT] = [$(KindInfo { kind: SourceKind::$variant, $($field: $value),* }),*];
+
+        impl SourceKind {
+            /// Every kind, in the order messages list them ([`KINDS`]'s).
+            pub const ALL: [SourceKind; COUNT] = [$(SourceKind::$variant),*];
+        }
+    };
+}
+
+// A kind: its variant, its configuration name and older spelling, what it reads, its scheduler,
+// and what it asks of the configuration and of Sundial's store. Its reader is its arm of
+// `crate::sources::open`.
+#[rustfmt::skip]
+registry! {
+    Mssql { name: "mssql", alias: None, reads: "SQL Server Agent: msdb", scheduler: Scheduler::SqlAgent, reads_tables: false, default_engine: TablesEngine::SqlServer, needs_store: false, lists_jobs: false, needs_path: false }
+    PgCron { name: "pg_cron", alias: None, reads: "pg_cron: cron.job and cron.job_run_details", scheduler: Scheduler::PgCron, reads_tables: false, default_engine: TablesEngine::Postgres, needs_store: true, lists_jobs: false, needs_path: false }
+    PgAgent { name: "pgagent", alias: None, reads: "pgAgent (pgAdmin's job scheduler): the pgagent schema's tables", scheduler: Scheduler::PgAgent, reads_tables: false, default_engine: TablesEngine::Postgres, needs_store: false, lists_jobs: false, needs_path: false }
+    MysqlEvents { name: "mysql_events", alias: None, reads: "the MySQL / MariaDB event scheduler: information_schema.EVENTS", scheduler: Scheduler::MysqlEvents, reads_tables: false, default_engine: TablesEngine::MySql, needs_store: true, lists_jobs: false, needs_path: false }
+    JobActivity { name: "jobactivity", alias: Some("seed001"), reads: "a worker role's jobactivity table of runs (seed 001)", scheduler: Scheduler::JobActivity, reads_tables: true, default_engine: TablesEngine::SqlServer, needs_store: false, lists_jobs: true, needs_path: false }
+    MysqlJobTable { name: "mysql_job_table", alias: Some("seed002"), reads: "a MySQL stored-procedure scheduler's job table (seed 002)", scheduler: Scheduler::MysqlJobTable, reads_tables: true, default_engine: TablesEngine::MySql, needs_store: true, lists_jobs: false, needs_path: false }
+    ServiceBroker { name: "service_broker", alias: Some("seed003"), reads: "a Service Broker scheduler's ScheduledJobs / JobSchedules (seed 003)", scheduler: Scheduler::ServiceBroker, reads_tables: true, default_engine: TablesEngine::SqlServer, needs_store: false, lists_jobs: false, needs_path: false }
+    Primentra { name: "primentra", alias: Some("seed004"), reads: "the Primentra staging scheduler's SchedulerConfigurations (seed 004)", scheduler: Scheduler::Primentra, reads_tables: true, default_engine: TablesEngine::SqlServer, needs_store: false, lists_jobs: false, needs_path: false }
+    SqliteDemo { name: "sqlite_demo", alias: None, reads: "Sundial's own demo database (an msdb-shaped SQLite file)", scheduler: Scheduler::SqlAgent, reads_tables: false, default_engine: TablesEngine::Sqlite, needs_store: false, lists_jobs: false, needs_path: true }
+}
 
 impl SourceKind {
-    /// Every kind, in the order messages list them ([`KINDS`]'s).
-    pub const ALL: [SourceKind; 9] = [
-        SourceKind::Mssql,
-        SourceKind::PgCron,
-        SourceKind::PgAgent,
-        SourceKind::MysqlEvents,
-        SourceKind::JobActivity,
-        SourceKind::MysqlJobTable,
-        SourceKind::ServiceBroker,
-        SourceKind::Primentra,
-        SourceKind::SqliteDemo,
-    ];
-
     /// Its row of the registry.
     pub fn info(self) -> &'static KindInfo {
         &KINDS[self as usize]

@@ -10,7 +10,8 @@
 //!
 //! Adding a kind: a file here implementing [`Source`] (or, for a scheduler that keeps its state
 //! in plain tables, a `read` function that [`connect::TablesSource`] runs over the kept
-//! connection), a [`SourceKind`] variant and a line in [`open`].
+//! connection), its line in [`open`], and its variant and row in the registry of kinds
+//! (`crate::config::KINDS`: its name, scheduler and what it asks of the configuration).
 //!
 //! `snapshots` is Sundial's own store, the one database Sundial writes.
 use chrono::{DateTime, Utc};

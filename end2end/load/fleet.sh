@@ -43,7 +43,9 @@ rows=$(sqlite3 "$dir/agent.sqlite" 'SELECT count(*) FROM sysjobhistory')
   done
   python3 - "$dir/demo.fleet.toml" "$trouble" <<'PY'
 import re, sys
-blocks = open(sys.argv[1]).read().split("\n[[instance]]\n")[2:]
+# The demo's maintenance windows name its instances, which are renamed here: left out.
+text = re.split(r"\n\[\[maintenance\]\]\n", open(sys.argv[1]).read())[0]
+blocks = text.split("\n[[instance]]\n")[2:]
 for k in range(1, int(sys.argv[2]) + 1):
     for b in blocks:
         print("[[instance]]\n" + re.sub(r'^name = "([^"]*)"', rf'name = "\1-{k}"', b, count=1))

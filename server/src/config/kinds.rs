@@ -15,8 +15,6 @@ pub struct KindInfo {
     pub name: &'static str,
     /// The older spelling still accepted for it, if any.
     pub alias: Option<&'static str>,
-    /// What it reads, for messages and `check-config --help`.
-    pub reads: &'static str,
     /// What starts the jobs of an instance of this kind, as pages name it.
     pub scheduler: Scheduler,
     /// Its schedules live in tables of Sundial's generic table reader (the home-grown
@@ -60,20 +58,20 @@ macro_rules! registry {
     };
 }
 
-// A kind: its variant, its configuration name and older spelling, what it reads, its scheduler,
+// A kind: its variant, its configuration name and older spelling, its scheduler,
 // and what it asks of the configuration and of Sundial's store. Its reader is its arm of
 // `crate::sources::open`.
 #[rustfmt::skip]
 registry! {
-    Mssql { name: "mssql", alias: None, reads: "SQL Server Agent: msdb", scheduler: Scheduler::SqlAgent, reads_tables: false, default_engine: TablesEngine::SqlServer, needs_store: false, lists_jobs: false, needs_path: false }
-    PgCron { name: "pg_cron", alias: None, reads: "pg_cron: cron.job and cron.job_run_details", scheduler: Scheduler::PgCron, reads_tables: false, default_engine: TablesEngine::Postgres, needs_store: true, lists_jobs: false, needs_path: false }
-    PgAgent { name: "pgagent", alias: None, reads: "pgAgent (pgAdmin's job scheduler): the pgagent schema's tables", scheduler: Scheduler::PgAgent, reads_tables: false, default_engine: TablesEngine::Postgres, needs_store: false, lists_jobs: false, needs_path: false }
-    MysqlEvents { name: "mysql_events", alias: None, reads: "the MySQL / MariaDB event scheduler: information_schema.EVENTS", scheduler: Scheduler::MysqlEvents, reads_tables: false, default_engine: TablesEngine::MySql, needs_store: true, lists_jobs: false, needs_path: false }
-    JobActivity { name: "jobactivity", alias: Some("seed001"), reads: "a worker role's jobactivity table of runs (seed 001)", scheduler: Scheduler::JobActivity, reads_tables: true, default_engine: TablesEngine::SqlServer, needs_store: false, lists_jobs: true, needs_path: false }
-    MysqlJobTable { name: "mysql_job_table", alias: Some("seed002"), reads: "a MySQL stored-procedure scheduler's job table (seed 002)", scheduler: Scheduler::MysqlJobTable, reads_tables: true, default_engine: TablesEngine::MySql, needs_store: true, lists_jobs: false, needs_path: false }
-    ServiceBroker { name: "service_broker", alias: Some("seed003"), reads: "a Service Broker scheduler's ScheduledJobs / JobSchedules (seed 003)", scheduler: Scheduler::ServiceBroker, reads_tables: true, default_engine: TablesEngine::SqlServer, needs_store: false, lists_jobs: false, needs_path: false }
-    Primentra { name: "primentra", alias: Some("seed004"), reads: "the Primentra staging scheduler's SchedulerConfigurations (seed 004)", scheduler: Scheduler::Primentra, reads_tables: true, default_engine: TablesEngine::SqlServer, needs_store: false, lists_jobs: false, needs_path: false }
-    SqliteDemo { name: "sqlite_demo", alias: None, reads: "Sundial's own demo database (an msdb-shaped SQLite file)", scheduler: Scheduler::SqlAgent, reads_tables: false, default_engine: TablesEngine::Sqlite, needs_store: false, lists_jobs: false, needs_path: true }
+    Mssql { name: "mssql", alias: None, scheduler: Scheduler::SqlAgent, reads_tables: false, default_engine: TablesEngine::SqlServer, needs_store: false, lists_jobs: false, needs_path: false }
+    PgCron { name: "pg_cron", alias: None, scheduler: Scheduler::PgCron, reads_tables: false, default_engine: TablesEngine::Postgres, needs_store: true, lists_jobs: false, needs_path: false }
+    PgAgent { name: "pgagent", alias: None, scheduler: Scheduler::PgAgent, reads_tables: false, default_engine: TablesEngine::Postgres, needs_store: false, lists_jobs: false, needs_path: false }
+    MysqlEvents { name: "mysql_events", alias: None, scheduler: Scheduler::MysqlEvents, reads_tables: false, default_engine: TablesEngine::MySql, needs_store: true, lists_jobs: false, needs_path: false }
+    JobActivity { name: "jobactivity", alias: Some("seed001"), scheduler: Scheduler::JobActivity, reads_tables: true, default_engine: TablesEngine::SqlServer, needs_store: false, lists_jobs: true, needs_path: false }
+    MysqlJobTable { name: "mysql_job_table", alias: Some("seed002"), scheduler: Scheduler::MysqlJobTable, reads_tables: true, default_engine: TablesEngine::MySql, needs_store: true, lists_jobs: false, needs_path: false }
+    ServiceBroker { name: "service_broker", alias: Some("seed003"), scheduler: Scheduler::ServiceBroker, reads_tables: true, default_engine: TablesEngine::SqlServer, needs_store: false, lists_jobs: false, needs_path: false }
+    Primentra { name: "primentra", alias: Some("seed004"), scheduler: Scheduler::Primentra, reads_tables: true, default_engine: TablesEngine::SqlServer, needs_store: false, lists_jobs: false, needs_path: false }
+    SqliteDemo { name: "sqlite_demo", alias: None, scheduler: Scheduler::SqlAgent, reads_tables: false, default_engine: TablesEngine::Sqlite, needs_store: false, lists_jobs: false, needs_path: true }
 }
 
 impl SourceKind {

@@ -245,6 +245,7 @@ mod tests {
             jobs: vec![job],
             agent_starts: Vec::new(),
             maintenance: Vec::new(),
+            scheduler_stopped: false,
         };
         SourceRead::new(input, Vec::new(), Utc.with_ymd_and_hms(2026, 11, 21, 0, 0, 0).unwrap())
     }

@@ -198,6 +198,7 @@ impl InstanceHistory {
             jobs,
             agent_starts: Vec::new(),
             maintenance: Vec::new(),
+            scheduler_stopped: false,
         };
         self.mark = Some(mark.clone());
         Ok(Some(SourceRead { mark: Some(mark), ..SourceRead::new(input, Vec::new(), window.end) }))

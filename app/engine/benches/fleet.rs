@@ -392,7 +392,14 @@ fn fleet_inputs(instances: usize, days: i64) -> (Vec<InstanceInput>, Window, Dat
         if i % 10 == 7 {
             agent_starts.push(now - Duration::days(1));
         }
-        out.push(InstanceInput { name: format!("SQL{i:02}"), tz, jobs, agent_starts, maintenance: Vec::new() });
+        out.push(InstanceInput {
+            name: format!("SQL{i:02}"),
+            tz,
+            jobs,
+            agent_starts,
+            maintenance: Vec::new(),
+            scheduler_stopped: false,
+        });
     }
     (out, window, now)
 }

@@ -104,6 +104,10 @@ pub struct InstanceInput {
     /// that did not happen inside one that covers its job is [`Outcome::Maintenance`].
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub maintenance: Vec<Maintenance>,
+    /// The source says its scheduler is off now (a [`crate::Finding::SchedulerStopped`] note):
+    /// what it misses since its last sign of life is the stop's ([`crate::gaps`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub scheduler_stopped: bool,
 }
 
 /// One job, forecast and reconciled over a window.
@@ -161,6 +165,10 @@ pub struct InstanceReport {
     /// The maintenance windows that overlap the window (the timelines shade them).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub maintenance: Vec<Maintenance>,
+    /// When its scheduler started nothing (zombie spans, stops), oldest first: what every
+    /// view says of the instance's own state ([`crate::gaps`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gaps: Vec<crate::gaps::SchedulerGap>,
 }
 
 /// The instance as it was at `at`: runs that started after it had not happened yet (they are
@@ -223,7 +231,7 @@ pub fn analyze(input: &InstanceInput, window: Window, now: DateTime<Utc>, settin
     };
     let due = due_instants(prepared.iter().map(|p| p.forecast.occurrences.as_slice()).zip(&first));
     // 3. Zombie periods.
-    ctx.zombie_periods = instance_zombie_periods(&due, &ctx, window, now, settings);
+    ctx.zombie_periods = instance_zombie_periods(&due, &ctx, window, now, settings, input.scheduler_stopped);
     // 4. The final reconciliation: the first, its misses in zombie periods said so; summarise.
     let mut jobs: Vec<JobReport> = prepared
         .into_iter()
@@ -234,6 +242,8 @@ pub fn analyze(input: &InstanceInput, window: Window, now: DateTime<Utc>, settin
         })
         .collect();
     jobs.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.id.cmp(&b.id)));
+    let gaps =
+        crate::gaps::find(&mut jobs, &ctx.zombie_periods, &ctx.agent_starts, window, now, input.scheduler_stopped);
 
     InstanceReport {
         name: input.name.clone(),
@@ -243,6 +253,7 @@ pub fn analyze(input: &InstanceInput, window: Window, now: DateTime<Utc>, settin
         jobs,
         context: ctx,
         maintenance: overlapping(input, window),
+        gaps,
     }
 }
 
@@ -266,7 +277,7 @@ pub fn analyze_reference(
     let first: Vec<Reconciliation> =
         prepared.iter().map(|p| p.reconcile_reference(window, now, &ctx, settings, &input.maintenance)).collect();
     let due = due_instants(prepared.iter().map(|p| p.forecast.occurrences.as_slice()).zip(&first));
-    ctx.zombie_periods = instance_zombie_periods(&due, &ctx, window, now, settings);
+    ctx.zombie_periods = instance_zombie_periods(&due, &ctx, window, now, settings, input.scheduler_stopped);
     let mut jobs: Vec<JobReport> = prepared
         .into_iter()
         .map(|p| {
@@ -275,6 +286,8 @@ pub fn analyze_reference(
         })
         .collect();
     jobs.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.id.cmp(&b.id)));
+    let gaps =
+        crate::gaps::find(&mut jobs, &ctx.zombie_periods, &ctx.agent_starts, window, now, input.scheduler_stopped);
     InstanceReport {
         name: input.name.clone(),
         tz,
@@ -283,6 +296,7 @@ pub fn analyze_reference(
         jobs,
         context: ctx,
         maintenance: overlapping(input, window),
+        gaps,
     }
 }
 
@@ -494,9 +508,16 @@ fn instance_zombie_periods(
     window: Window,
     now: DateTime<Utc>,
     settings: &Settings,
+    stopped_now: bool,
 ) -> Vec<Window> {
     let mut periods = zombie_periods(due, &ctx.all_run_starts, window, now, settings.zombie_min_due);
     periods.retain(|p| !ended_by_restart(p, &ctx.agent_starts));
+    // A scheduler that says it is off is stopped, not a zombie: its silence still going is the
+    // stop's ([`crate::gaps`]).
+    let end = now.min(window.end);
+    if stopped_now {
+        periods.retain(|p| p.end < end);
+    }
     periods
 }
 

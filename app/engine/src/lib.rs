@@ -28,6 +28,7 @@ pub mod dialect;
 pub mod durations;
 pub mod edit;
 pub mod fleet;
+pub mod gaps;
 pub mod history;
 pub mod job_table;
 pub mod log;

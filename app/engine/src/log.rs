@@ -37,6 +37,9 @@ pub enum LogKind {
     /// A stuck run force-released (`zombie`), or a span in which the scheduler started
     /// nothing although runs were due (Sundial's finding).
     Zombie,
+    /// The scheduler stopped (Sundial's finding, [`crate::gaps`]): dated at its last sign of
+    /// life, saying by when it was down at the latest.
+    SchedulerStop,
     /// The scheduler started (SQL Server Agent: a new session in msdb). Its key stays
     /// `agent-start` (URLs, CSS classes); its words name the instance's own scheduler.
     AgentStart,
@@ -44,7 +47,7 @@ pub enum LogKind {
 
 impl LogKind {
     /// Every kind, in display order.
-    pub const ALL: [LogKind; 12] = [
+    pub const ALL: [LogKind; 13] = [
         LogKind::Started,
         LogKind::Succeeded,
         LogKind::Failed,
@@ -56,6 +59,7 @@ impl LogKind {
         LogKind::Missed,
         LogKind::Late,
         LogKind::Zombie,
+        LogKind::SchedulerStop,
         LogKind::AgentStart,
     ];
     /// Lower-case key (CSS class, filters).
@@ -72,6 +76,7 @@ impl LogKind {
             LogKind::Missed => "missed",
             LogKind::Late => "late",
             LogKind::Zombie => "zombie",
+            LogKind::SchedulerStop => "scheduler-stop",
             LogKind::AgentStart => "agent-start",
         }
     }
@@ -85,6 +90,7 @@ impl LogKind {
     pub fn label(self) -> &'static str {
         match self {
             LogKind::AgentStart => "scheduler start",
+            LogKind::SchedulerStop => "scheduler stop",
             other => other.key(),
         }
     }
@@ -100,6 +106,7 @@ impl LogKind {
                 | LogKind::Missed
                 | LogKind::Late
                 | LogKind::Zombie
+                | LogKind::SchedulerStop
                 | LogKind::AgentStart
         )
     }
@@ -148,6 +155,7 @@ enum Text<'a> {
     Miss(&'a MissCause),
     Late(i64),
     ZombieUntil(DateTime<Utc>),
+    Stopped(&'a crate::gaps::SchedulerGap),
     Source(&'a str),
 }
 
@@ -169,6 +177,7 @@ impl Text<'_> {
                 "the scheduler started no job until {} although runs were due",
                 end.format("%Y-%m-%d %H:%M:%S UTC")
             ),
+            Text::Stopped(gap) => stop_text(gap),
             Text::Source(s) => (*s).to_owned(),
         }
     }
@@ -273,6 +282,17 @@ fn each_line<'a>(report: &'a InstanceReport, source_events: &'a [LogEvent], mut 
                 job_id: "",
                 kind: LogKind::Zombie,
                 text: Text::ZombieUntil(p.end),
+                members: Vec::new(),
+            });
+        }
+    }
+    for g in report.gaps.iter().filter(|g| g.kind == crate::gaps::GapKind::Stopped) {
+        if window.contains(g.from()) {
+            line(Line {
+                at: g.from(),
+                job_id: "",
+                kind: LogKind::SchedulerStop,
+                text: Text::Stopped(g),
                 members: Vec::new(),
             });
         }
@@ -712,6 +732,17 @@ pub fn derive_reference(report: &InstanceReport, source_events: &[LogEvent]) -> 
             });
         }
     }
+    for g in report.gaps.iter().filter(|g| g.kind == crate::gaps::GapKind::Stopped) {
+        if window.contains(g.from()) {
+            out.push(LogEvent {
+                at: g.from(),
+                job_id: String::new(),
+                kind: LogKind::SchedulerStop,
+                text: stop_text(g),
+                members: Vec::new(),
+            });
+        }
+    }
     for s in &report.context.agent_starts {
         if window.contains(*s) {
             out.push(LogEvent {
@@ -754,7 +785,25 @@ fn miss_text(cause: &MissCause) -> String {
         MissCause::AgentDown { restarted_at } => {
             format!("no run started: the scheduler was down until {}", restarted_at.format("%Y-%m-%d %H:%M:%S UTC"))
         }
+        MissCause::SchedulerStopped { since } => {
+            format!("no run started: the scheduler is stopped (down by {} at the latest)", since.format(UTC_TEXT))
+        }
     }
+}
+
+const UTC_TEXT: &str = "%Y-%m-%d %H:%M:%S UTC";
+
+/// What the log says when a scheduler stopped: by when at the latest, and its last sign of life.
+fn stop_text(gap: &crate::gaps::SchedulerGap) -> String {
+    let mut t = format!("the scheduler stopped: down by {} at the latest", gap.by.format(UTC_TEXT));
+    match gap.last_seen {
+        Some(seen) => t.push_str(&format!("; last seen {}", seen.format(UTC_TEXT))),
+        None => t.push_str("; no run in the window before"),
+    }
+    if gap.back.is_none() {
+        t.push_str("; still stopped");
+    }
+    t
 }
 
 #[cfg(test)]

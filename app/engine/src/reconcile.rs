@@ -183,6 +183,9 @@ pub enum MissCause {
     /// The Agent was (probably) down: it started again at `restarted_at`, and no job ran in
     /// between.
     AgentDown { restarted_at: DateTime<Utc> },
+    /// The scheduler says it is off now (MySQL's `event_scheduler`, pgAgent's agents gone),
+    /// and nothing ran since: down `since` then at the latest ([`crate::gaps`]).
+    SchedulerStopped { since: DateTime<Utc> },
 }
 
 /// What reconciliation concluded about one expected occurrence.

@@ -513,6 +513,14 @@ pub fn report_problems(
         let first = streaks.iter().map(|s| s.first).min();
         let runs: usize = streaks.iter().map(|s| s.count).sum();
         let mut evidence = instants_told(&note.message);
+        let gap = report.gaps.iter().rev().find(|g| g.kind == crate::gaps::GapKind::Stopped && g.ongoing());
+        if let Some(g) = gap {
+            evidence = evidence.text("; down by ").at(g.by).text(" at the latest");
+            evidence = match g.last_seen {
+                Some(seen) => evidence.text(", last seen ").at(seen),
+                None => evidence.text(", no run seen before"),
+            };
+        }
         if let Some(first) = first {
             let jobs = streaks.len();
             evidence = evidence.text("; since ").at(first).text(format!(
@@ -768,6 +776,9 @@ fn missed_streak(job: &JobReport, zombie: bool) -> Option<Streak> {
         }
         Outcome::Missed { cause: MissCause::AgentDown { restarted_at } } => {
             Sentence::new().text("the scheduler was down (it started again ").at(*restarted_at).text(")")
+        }
+        Outcome::Missed { cause: MissCause::SchedulerStopped { since } } => {
+            Sentence::new().text("the scheduler is stopped (down by ").at(*since).text(" at the latest)")
         }
         Outcome::SkippedRunning { run } => job
             .runs

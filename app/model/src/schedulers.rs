@@ -297,6 +297,7 @@ impl Scheduler {
     pub fn log_label(&self, kind: crate::engine::log::LogKind) -> String {
         match kind {
             crate::engine::log::LogKind::AgentStart => format!("{} start", self.noun()),
+            crate::engine::log::LogKind::SchedulerStop => format!("{} stop", self.noun()),
             other => other.label().to_owned(),
         }
     }

@@ -371,7 +371,10 @@ mod build {
             // evidence to open the page at: the job's page as it is now says it.
             Some((id, _)) if p.at >= now => crate::links::job_href(Some(&p.instance), id, 1),
             Some((id, _)) => crate::links::job_at_href(Some(&p.instance), id, p.at),
-            None => format!("/jobs?days=1{}", crate::links::instance_query(Some(&p.instance))),
+            // The instance's own problems: it cannot be read (the fleet's row says why and
+            // since when), else its scheduler's span, on the instance timeline at its start.
+            None if p.kind == ProblemKind::Unreachable => crate::links::fleet_row_href(&p.instance),
+            None => crate::links::instance_at_href(&p.instance, p.since.unwrap_or(p.at)),
         };
         ProblemRow {
             key: p.key(),

@@ -103,76 +103,105 @@ pub fn head(report: &InstanceReport, days: u32) -> InstanceHead {
         stale: None,
         scheduler: Scheduler::default(),
         incidents: Vec::new(),
+        condition: InstanceCondition::default(),
         as_of: None,
         age_secs: None,
         poll_secs: None,
     }
 }
 
-/// The incidents of a report: its zombie periods and the scheduler's (re)starts that
-/// ended a stop, each with what it cost.
+/// The incidents of a report: its scheduler's gaps ([`crate::engine::gaps`]: zombie spans,
+/// stops its restarts ended, a stop still going), each with what it cost; newest first.
+/// Made once per read by the instance's judgment (the server keeps them there), so every page
+/// of the instance, the fleet table and the API say the same.
 pub fn incidents(report: &InstanceReport) -> Vec<Incident> {
+    use crate::engine::gaps::GapKind;
     let tz = report.tz;
-    let mut out: Vec<Incident> = zombies(report)
-        .into_iter()
-        .zip(&report.context.zombie_periods)
-        .map(|(z, p)| {
-            let jobs = jobs_missing(report, |c| matches!(c, MissCause::AgentZombie { period } if period == p));
-            Incident {
-                kind: IncidentKind::Zombie,
-                start: z.start,
-                end: z.end,
-                due: z.due,
-                missed: z.missed,
-                unknown: z.unknown,
-                jobs,
-                ongoing: false,
-                reason: None,
+    let end = report.now.min(report.window.end);
+    let mut out = Vec::new();
+    for g in &report.gaps {
+        let at = |t: DateTime<Utc>| point(t, tz);
+        let (kind, due, missed, unknown, jobs) = match (g.kind, g.back) {
+            (GapKind::Zombie, _) => {
+                let Some(p) = report.context.zombie_periods.iter().find(|p| p.start == g.by) else { continue };
+                let z = zombie_counts(report, p);
+                let jobs = jobs_missing(report, |c| matches!(c, MissCause::AgentZombie { period } if period == p));
+                (IncidentKind::Zombie, z.0, z.1, z.2, jobs)
             }
-        })
-        .collect();
-    let mut starts: Vec<DateTime<Utc>> = report.context.agent_starts.clone();
-    starts.sort_unstable();
-    for (k, s) in starts.iter().enumerate().filter(|(_, s)| report.window.contains(**s)) {
-        // In one pass: the times missed because of this stop, and the times due before the
-        // restart whose run came only after it (before any later restart): run late on the
-        // scheduler's return (pgAgent's catch-up run, a queued tick).
-        let next_start = starts.get(k + 1).copied().unwrap_or(DateTime::<Utc>::MAX_UTC);
-        let (mut missed, mut late, mut first) = (0, 0, *s);
-        for j in &report.jobs {
-            for (o, out) in j.forecast.occurrences.iter().zip(&j.reconciliation.outcomes) {
-                let counted = match out {
-                    Outcome::Missed { cause: MissCause::AgentDown { restarted_at } } if restarted_at == s => {
-                        missed += 1;
-                        true
-                    }
-                    Outcome::Late { run, .. } => {
-                        let caught_up =
-                            j.runs.get(*run).is_some_and(|r| o.at < *s && *s <= r.start && r.start < next_start);
-                        late += usize::from(caught_up);
-                        caught_up
-                    }
-                    _ => false,
-                };
-                if counted {
-                    first = first.min(o.at);
-                }
+            (GapKind::Stopped, Some(back)) => {
+                let (missed, late) = stop_counts(report, back);
+                let jobs = jobs_missing(
+                    report,
+                    |c| matches!(c, MissCause::AgentDown { restarted_at } if *restarted_at == back),
+                );
+                (IncidentKind::SchedulerDown, missed + late, missed, 0, jobs)
             }
-        }
+            (GapKind::Stopped, None) => {
+                let is_stop = |c: &MissCause| matches!(c, MissCause::SchedulerStopped { .. });
+                let missed = report
+                    .jobs
+                    .iter()
+                    .flat_map(|j| &j.reconciliation.outcomes)
+                    .filter(|o| matches!(o, Outcome::Missed { cause } if is_stop(cause)))
+                    .count();
+                (IncidentKind::SchedulerDown, missed, missed, 0, jobs_missing(report, is_stop))
+            }
+        };
         out.push(Incident {
-            kind: IncidentKind::SchedulerDown,
-            start: point(first, tz),
-            end: point(*s, tz),
-            due: missed + late,
+            kind,
+            start: at(g.by),
+            end: at(g.back.unwrap_or(end)),
+            due,
             missed,
-            unknown: 0,
-            jobs: jobs_missing(report, |c| matches!(c, MissCause::AgentDown { restarted_at } if restarted_at == s)),
-            ongoing: false,
+            unknown,
+            jobs,
+            ongoing: g.ongoing(),
             reason: None,
+            last_seen: g.last_seen.map(at),
         });
     }
     out.sort_by_key(|i| std::cmp::Reverse(i.end.ms));
     out
+}
+
+/// Runs of all jobs due in a zombie span: due, missed, unknown.
+fn zombie_counts(report: &InstanceReport, p: &crate::engine::Window) -> (usize, usize, usize) {
+    let (mut due, mut missed, mut unknown) = (0, 0, 0);
+    for j in &report.jobs {
+        for (o, out) in j.forecast.occurrences.iter().zip(&j.reconciliation.outcomes) {
+            if p.contains(o.at) {
+                due += 1;
+                match out {
+                    Outcome::Missed { .. } => missed += 1,
+                    Outcome::Unknown => unknown += 1,
+                    _ => {}
+                }
+            }
+        }
+    }
+    (due, missed, unknown)
+}
+
+/// What a stop ended by the restart at `s` cost: the runs missed because of it, and those due
+/// before the restart that ran only after it (before any later restart): run late on the
+/// scheduler's return (pgAgent's catch-up run, a queued tick).
+fn stop_counts(report: &InstanceReport, s: DateTime<Utc>) -> (usize, usize) {
+    let next_start =
+        report.context.agent_starts.iter().copied().filter(|t| *t > s).min().unwrap_or(DateTime::<Utc>::MAX_UTC);
+    let (mut missed, mut late) = (0, 0);
+    for j in &report.jobs {
+        for (o, out) in j.forecast.occurrences.iter().zip(&j.reconciliation.outcomes) {
+            match out {
+                Outcome::Missed { cause: MissCause::AgentDown { restarted_at } } if *restarted_at == s => missed += 1,
+                Outcome::Late { run, .. } => {
+                    late +=
+                        usize::from(j.runs.get(*run).is_some_and(|r| o.at < s && s <= r.start && r.start < next_start))
+                }
+                _ => {}
+            }
+        }
+    }
+    (missed, late)
 }
 
 fn jobs_missing(report: &InstanceReport, cause: impl Fn(&MissCause) -> bool) -> usize {
@@ -183,8 +212,9 @@ fn jobs_missing(report: &InstanceReport, cause: impl Fn(&MissCause) -> bool) -> 
         .count()
 }
 
-/// Fill in what only the backend knows about the instance, from one look at its status:
-/// its scheduler (from the source kind) and, when the latest read failed, the
+/// Fill in what only the backend knows about the instance, from one look at its status (its
+/// one judgment): its scheduler (from the source kind), its condition and incidents of the
+/// last 30 days (whatever window the page shows), and, when the latest read failed, the
 /// stale note.
 pub async fn decorate(backend: &dyn Backend, head: &mut InstanceHead) {
     if let Some(status) = backend.instances().await.into_iter().find(|i| i.name == head.name) {
@@ -193,26 +223,9 @@ pub async fn decorate(backend: &dyn Backend, head: &mut InstanceHead) {
         head.as_of = status.last_good.clone();
         head.age_secs = status.age_secs;
         head.poll_secs = status.poll_secs;
-        // A stretch still going is the stale banner's; the ended ones are incidents.
-        head.incidents.extend(status.outages.iter().filter(|o| o.end.is_some()).map(|o| Incident {
-            kind: IncidentKind::Unreachable,
-            start: o.start.clone(),
-            end: o.end.clone().or_else(|| status.last_attempt.clone()).unwrap_or_else(|| o.start.clone()),
-            due: 0,
-            missed: 0,
-            unknown: 0,
-            jobs: 0,
-            ongoing: o.end.is_none(),
-            reason: Some(o.error.clone()),
-        }));
+        head.condition = status.condition;
+        head.incidents = status.incidents;
     }
-    // Incidents of the last 30 days, whatever window the page shows (the 30-day report
-    // is cached like every other).
-    if let Ok(month) = backend.report(Some(&head.name), 30).await {
-        static CACHE: std::sync::OnceLock<ReportCache<Vec<Incident>>> = std::sync::OnceLock::new();
-        head.incidents.extend(per_report(&CACHE, &month, 0, || incidents(&month)).iter().cloned());
-    }
-    head.incidents.sort_by_key(|i| std::cmp::Reverse(i.end.ms));
 }
 
 /// When the instance's latest read failed although a report exists (its last good read),
@@ -229,28 +242,22 @@ pub fn stale_note(status: &InstanceStatus) -> Option<String> {
     ))
 }
 
-fn zombies(report: &InstanceReport) -> Vec<ZombieSpan> {
-    report
-        .context
-        .zombie_periods
-        .iter()
-        .map(|p| {
-            let (mut due, mut missed, mut unknown) = (0, 0, 0);
-            for j in &report.jobs {
-                for (o, out) in j.forecast.occurrences.iter().zip(&j.reconciliation.outcomes) {
-                    if p.contains(o.at) {
-                        due += 1;
-                        match out {
-                            Outcome::Missed { .. } => missed += 1,
-                            Outcome::Unknown => unknown += 1,
-                            _ => {}
-                        }
-                    }
-                }
-            }
-            ZombieSpan { start: point(p.start, report.tz), end: point(p.end, report.tz), due, missed, unknown }
+/// The bands a chart shades where the scheduler started nothing: its zombie spans and its
+/// stops, each from the last sign of life, from the report's one finding of them.
+fn gap_spans(report: &InstanceReport) -> Vec<ZombieSpan> {
+    let mut out: Vec<ZombieSpan> = incidents(report)
+        .into_iter()
+        .map(|i| ZombieSpan {
+            start: i.last_seen.filter(|_| i.kind == IncidentKind::SchedulerDown).unwrap_or(i.start),
+            end: i.end,
+            due: i.due,
+            missed: i.missed,
+            unknown: i.unknown,
+            stopped: i.kind == IncidentKind::SchedulerDown,
         })
-        .collect()
+        .collect();
+    out.sort_by_key(|z| z.start.ms);
+    out
 }
 
 fn diagnostic_line(d: &Diagnostic) -> DiagnosticLine {
@@ -360,7 +367,7 @@ pub fn jobs_data(report: &InstanceReport, days: u32, judgment: &super::TriageDat
     let problems = |j: &JobReport| super::triage::problems_of(judgment, &report.name, &j.id);
     JobsData {
         instance: head(report, days),
-        zombies: zombies(report),
+        zombies: gap_spans(report),
         jobs: report.jobs.iter().map(|j| row(j, report.tz, report.window, problems(j))).collect(),
     }
 }
@@ -474,6 +481,13 @@ fn occurrence_view(
                 MissCause::AgentDown { restarted_at } => {
                     let who = scheduler.down_who();
                     (Cause::Down, words(&format!("Missed: {who} was down, restarted at ")).at(local(*restarted_at)))
+                }
+                MissCause::SchedulerStopped { since } => {
+                    let who = scheduler.down_who();
+                    (
+                        Cause::Down,
+                        words(&format!("Missed: {who} is stopped, down by ")).at(local(*since)).text(" at the latest"),
+                    )
                 }
                 MissCause::NoRun => (Cause::NoRun, words("Missed: no run started")),
             };
@@ -642,7 +656,7 @@ pub fn timeline_data(
         hidden_lines,
         history_horizon,
         source_since,
-        zombies: zombies(report),
+        zombies: gap_spans(report),
         maintenance: report
             .maintenance
             .iter()

@@ -148,16 +148,28 @@ pub fn TimelineChart(data: TimelineData) -> AnyView {
         .iter()
         .filter(|z| z.end.ms > start && z.start.ms < end)
         .map(|z| {
-            let label = format!(
-                "{} started no job from {} to {} while {} runs were due",
-                scheduler.label(),
-                z.start.zoned(),
-                z.end.zoned(),
-                z.due
-            );
+            let (label, word, testid) = if z.stopped {
+                let label = format!(
+                    "{} stopped: last seen {}, back {} ({} runs missed)",
+                    scheduler.label(),
+                    z.start.zoned(),
+                    z.end.zoned(),
+                    z.missed
+                );
+                (label, "Stopped", "stopped-band")
+            } else {
+                let label = format!(
+                    "{} started no job from {} to {} while {} runs were due",
+                    scheduler.label(),
+                    z.start.zoned(),
+                    z.end.zoned(),
+                    z.due
+                );
+                (label, "Zombie: started nothing", "zombie-band")
+            };
             view! {
-                <div class="band band-zombie" style=span(z.start.ms, z.end.ms, start, end) title=label data-testid="zombie-band">
-                    <span class="band-label">"Zombie: started nothing"</span>
+                <div class="band band-zombie" class:band-stopped=z.stopped style=span(z.start.ms, z.end.ms, start, end) title=label data-testid=testid>
+                    <span class="band-label">{word}</span>
                 </div>
             }
         })

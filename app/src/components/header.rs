@@ -212,12 +212,16 @@ fn as_of(i: &InstanceHead) -> impl IntoView + use<> {
 fn incident_view(inc: &Incident, scheduler: &Scheduler, log_href: String) -> impl IntoView + use<> {
     let span = duration_text((inc.end.ms - inc.start.ms) / 1000);
     let runs = |n: usize| if n == 1 { "1 run".to_string() } else { format!("{} runs", count_text(n)) };
+    let jobs = |n: usize| if n == 1 { "1 job".to_string() } else { format!("{} jobs", count_text(n)) };
     let (kind, title, what) = match inc.kind {
         IncidentKind::Zombie => {
             ("zombie", scheduler.zombie_title(), format!("{} started no job from ", scheduler.label()))
         }
+        IncidentKind::SchedulerDown if inc.ongoing => {
+            ("down", "Scheduler stopped.", format!("{} is stopped: down by ", scheduler.down_who()))
+        }
         IncidentKind::SchedulerDown => {
-            ("down", "Scheduler stopped.", format!("{} was down (it restarted) from ", scheduler.label()))
+            ("down", "Scheduler stopped.", format!("{} was down (it restarted): down by ", scheduler.down_who()))
         }
         IncidentKind::Unreachable => {
             ("unreachable", "Unreachable.", "Sundial could not read this instance from ".to_string())
@@ -232,7 +236,7 @@ fn incident_view(inc: &Incident, scheduler: &Scheduler, log_href: String) -> imp
             if inc.due > inc.missed + inc.unknown {
                 t.push_str(&format!(", {} not missed", count_text(inc.due - inc.missed - inc.unknown)));
             }
-            t.push_str(&format!("; {} jobs affected.", inc.jobs));
+            t.push_str(&format!("; {} affected.", jobs(inc.jobs)));
             t
         }
         IncidentKind::SchedulerDown if inc.due == 0 => "no run was due while it was down.".to_string(),
@@ -241,7 +245,7 @@ fn incident_view(inc: &Incident, scheduler: &Scheduler, log_href: String) -> imp
             let mut t = if inc.missed == 0 {
                 "no run was missed".to_string()
             } else {
-                format!("{} missed across {} jobs", runs(inc.missed), inc.jobs)
+                format!("{} missed across {}", runs(inc.missed), jobs(inc.jobs))
             };
             if late > 0 {
                 t.push_str(&format!("; {} late, when it came back", runs(late)));
@@ -259,17 +263,40 @@ fn incident_view(inc: &Incident, scheduler: &Scheduler, log_href: String) -> imp
             inc.reason.clone().unwrap_or_default()
         ),
     };
-    let testid = if inc.kind == IncidentKind::Zombie { "zombie-banner" } else { "incident" };
+    let testid = match inc.kind {
+        IncidentKind::Zombie => "zombie-banner",
+        IncidentKind::SchedulerDown => "stopped-banner",
+        IncidentKind::Unreachable => "incident",
+    };
+    // A stop: when it was down at the latest, and its last sign of life before.
+    let down = inc.kind == IncidentKind::SchedulerDown;
+    let by = down.then(|| {
+        view! {
+            " at the latest"
+            {match inc.last_seen.clone() {
+                Some(t) => view! { " (last seen " <Time t=t/> ")" }.into_any(),
+                None => view! { " (no run seen before)" }.into_any(),
+            }}
+        }
+    });
+    let ongoing = inc.ongoing;
+    let until = if ongoing {
+        view! { {if down { ", still stopped now (" } else { " to now (" }} <Time t=inc.end.clone()/> ")" }.into_any()
+    } else {
+        view! { {if down { ", back at " } else { " to " }} <Time t=inc.end.clone()/> }.into_any()
+    };
+    let role = ongoing.then_some("alert");
     view! {
-        <div class=format!("incident incident-{kind}") data-testid=testid data-kind=kind data-due=inc.due data-missed=inc.missed data-unknown=inc.unknown>
+        <div class=format!("incident incident-{kind}") class:incident-ongoing=ongoing role=role data-testid=testid data-kind=kind
+            data-ongoing=ongoing.to_string() data-due=inc.due data-missed=inc.missed data-unknown=inc.unknown>
             <strong>{title}</strong>
             " "
             {what}
             <Time t=inc.start.clone()/>
-            {if inc.ongoing { " to now (last tried " } else { " to " }}
-            <Time t=inc.end.clone()/>
-            {inc.ongoing.then_some(")")}
-            {format!(" ({span}): ")}
+            {by}
+            {until}
+            {(!ongoing).then(|| format!(" ({span})"))}
+            ": "
             {cost}
             " "
             <a class="incident-link" href=log_href data-testid="incident-link">"See it in the log"</a>
@@ -311,6 +338,7 @@ mod tests {
             jobs: 2,
             ongoing: false,
             reason: None,
+            last_seen: None,
         }
     }
 
@@ -331,6 +359,6 @@ mod tests {
         // pgAgent back from a night down: what it missed, and what it ran late on its return.
         let inc = Incident { kind: IncidentKind::SchedulerDown, due: 7, missed: 4, jobs: 1, ..zombie() };
         let back = Owner::new().with(|| incident_view(&inc, &Scheduler::PgAgent, "/log".into()).to_html());
-        assert!(back.contains("4 runs missed across 1 jobs; 3 runs late, when it came back."), "{back}");
+        assert!(back.contains("4 runs missed across 1 job; 3 runs late, when it came back."), "{back}");
     }
 }

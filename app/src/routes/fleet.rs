@@ -2,7 +2,7 @@
 //! since when it cannot. An unreachable instance shows its error and the time of its last good
 //! read; the others keep serving.
 use crate::api::duration_text;
-use crate::api::{self, DiagnosticLine, FleetData, InstanceStatus, SourceState};
+use crate::api::{self, DiagnosticLine, FleetData, InstanceCondition, InstanceStatus};
 use crate::components::{ErrorPanel, Header, Time, encode_segment};
 use crate::engine::Severity;
 use crate::routes::triage::TriagePanel;
@@ -41,13 +41,23 @@ pub fn FleetPage() -> impl IntoView {
     }
 }
 
-fn state_badge(s: SourceState) -> impl IntoView {
-    let (class, label) = match s {
-        SourceState::Ok => ("badge m-ontime", "reading"),
-        SourceState::Unreachable => ("badge m-missed", "unreachable"),
-        SourceState::Waiting => ("badge m-upcoming", "first read…"),
+/// The instance's condition, from its one judgment: reading, or what is wrong with it now.
+fn state_badge(i: &InstanceStatus) -> impl IntoView + use<> {
+    let c = i.condition;
+    let class = match c {
+        InstanceCondition::Reading => "badge m-ontime",
+        InstanceCondition::Waiting => "badge m-upcoming",
+        InstanceCondition::Maintenance => "badge m-maintenance",
+        InstanceCondition::Zombie => "badge m-zombie",
+        InstanceCondition::Unreachable | InstanceCondition::SchedulerStopped => "badge m-missed",
     };
-    view! { <span class=class data-testid="instance-state" data-state=label>{label}</span> }
+    let label = c.label(&i.scheduler);
+    // What the badge stands on: the stop or zombie still going, with its start.
+    let since = i.incidents.iter().find(|x| x.ongoing && x.kind != api::IncidentKind::Unreachable).cloned();
+    view! {
+        <span class=class data-testid="instance-state" data-state=c.key()>{label}</span>
+        {since.map(|x| view! { <div class="muted">"since " <Time t=x.last_seen.unwrap_or(x.start)/></div> })}
+    }
 }
 
 fn note_line(n: &DiagnosticLine) -> impl IntoView + use<> {
@@ -61,18 +71,19 @@ fn note_line(n: &DiagnosticLine) -> impl IntoView + use<> {
 
 fn instance_row(i: InstanceStatus) -> impl IntoView {
     let href = format!("/jobs?instance={}", encode_segment(&i.name));
-    let unreachable = i.state == SourceState::Unreachable;
+    let unreachable = i.condition.is_problem();
+    let row_id = api::links::fleet_row_id(&i.name);
     let notes = i.notes.iter().map(note_line).collect_view();
     let key = i.name.clone();
     view! {
-        <tr class:unreachable=unreachable data-testid="instance-row" data-instance=key>
+        <tr id=row_id class:unreachable=unreachable data-testid="instance-row" data-instance=key>
             <th scope="row" data-label="Instance">
                 <a href=href class="job-link">{i.name.clone()}</a>
                 <div class="muted">{i.tags.join(" ")}</div>
             </th>
             <td data-label="Source">{i.kind.clone()}</td>
             <td data-label="Zone">{i.tz.clone().unwrap_or_default()}</td>
-            <td data-label="State">{state_badge(i.state)}</td>
+            <td data-label="State">{state_badge(&i)}</td>
             <td data-label="Last good read">
                 {i.last_good.clone().map(|t| view! { <Time t=t/> }.into_any()).unwrap_or_else(|| view! { <span class="muted">"never"</span> }.into_any())}
                 {i.age_secs.map(|a| view! { <div class="muted">{format!("{} ago", duration_text(a))}</div> })}
@@ -89,6 +100,11 @@ fn instance_row(i: InstanceStatus) -> impl IntoView {
 
 fn fleet_view(d: FleetData) -> impl IntoView {
     let down = d.unreachable;
+    let stopped = d
+        .instances
+        .iter()
+        .filter(|i| i.condition.is_problem() && i.condition != InstanceCondition::Unreachable)
+        .count();
     let total = d.total;
     let listed = d.instances.len();
     let rows = d.instances.into_iter().map(|i| instance_row(i).into_any()).collect_view();
@@ -97,6 +113,12 @@ fn fleet_view(d: FleetData) -> impl IntoView {
         <p class="summary" data-testid="fleet-summary">
             {format!("{total} instance{}", if total == 1 { "" } else { "s" })}
             {(down > 0).then(|| view! { " · " <span class="hot">{format!("{down} unreachable")}</span> })}
+            {(stopped > 0).then(|| view! {
+                " · "
+                <span class="hot" data-testid="fleet-stopped">
+                    {format!("{stopped} whose scheduler starts nothing")}
+                </span>
+            })}
             {(listed < total).then(|| view! {
                 " · "
                 <span data-testid="fleet-more" data-unlisted=total - listed>

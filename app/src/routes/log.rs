@@ -84,6 +84,7 @@ fn kind_meaning(k: LogKind) -> &'static str {
         LogKind::Missed => "a due run never started (Sundial's finding)",
         LogKind::Late => "a run started after its grace (Sundial's finding)",
         LogKind::Zombie => "the scheduler started nothing although runs were due, or a stuck run was released",
+        LogKind::SchedulerStop => "the scheduler stopped: at its last sign of life, down by the first run it missed",
         LogKind::AgentStart => "the scheduler (re)started",
     }
 }

@@ -27,6 +27,9 @@ pub struct InstanceJudgment {
     /// offer ([`sundial_model::WINDOW_DAYS`]): the fleet-wide log of a large fleet counts and pages
     /// by them.
     pub(super) tallies: Vec<(u32, Arc<LogTally>)>,
+    /// The instance's incidents of the judged 30 days (its scheduler's zombie spans and
+    /// stops), newest first: what the fleet table, every page's banner and the API say of it.
+    pub(super) incidents: Arc<Vec<sundial_model::Incident>>,
 }
 
 impl Instance {
@@ -67,6 +70,7 @@ impl Instance {
             let day = Window::ending_at(now, Span::days(1));
             let today = fleet::analyze(&within(&whole.input, day, &planned), day, now, &Settings::default());
             let figures = Arc::new(sundial_model::ssr::figures::of(&report, &today));
+            let incidents = Arc::new(sundial_model::ssr::incidents(&report));
             // Each window's own analysis: a log over fewer days judges its first hours without
             // what came before them, as the page of that window does.
             let tallies = sundial_model::WINDOW_DAYS
@@ -91,6 +95,7 @@ impl Instance {
                 jobs: report.jobs.len(),
                 figures,
                 tallies,
+                incidents,
             }
         };
         match tokio::task::spawn_blocking(judge).await {

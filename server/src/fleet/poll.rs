@@ -8,7 +8,7 @@ use std::time::Duration;
 use sundial_engine::Window;
 use sundial_engine::triage::TriageSettings;
 use sundial_model::ssr::ReportError;
-use sundial_model::{DiagnosticLine, InstanceStatus, SourceState};
+use sundial_model::{DiagnosticLine, Incident, IncidentKind, InstanceCondition, InstanceStatus, SourceState};
 use tokio::sync::Mutex;
 
 use super::{Instance, READ_DAYS};
@@ -281,16 +281,43 @@ impl Instance {
         // A frozen read (the demo's file) never changes: nothing to refresh, never stale.
         let live = !good.is_some_and(|g| g.read.frozen);
         let fmt = |t: DateTime<Utc>| sundial_model::ssr::point(t, tz);
+        let state = match (&s.error, s.attempts) {
+            (_, 0) => SourceState::Waiting,
+            (Some(_), _) => SourceState::Unreachable,
+            (None, _) => SourceState::Ok,
+        };
+        // The instance's one judgment: its scheduler's incidents from the latest judgment of
+        // its reads, the stretches it could not be read from its poller's state.
+        let judged = self.latest.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map(|j| j.incidents.clone());
+        let mut incidents: Vec<Incident> = judged.map(|i| i.to_vec()).unwrap_or_default();
+        // A stretch still going is the condition's (unreachable) and the stale banner's.
+        incidents.extend(s.outages.iter().filter(|o| o.1.is_some()).map(|(start, end, error)| Incident {
+            kind: IncidentKind::Unreachable,
+            start: fmt(*start),
+            end: fmt(end.or(s.last_attempt).unwrap_or(*start)),
+            due: 0,
+            missed: 0,
+            unknown: 0,
+            jobs: 0,
+            ongoing: end.is_none(),
+            reason: Some(error.clone()),
+            last_seen: None,
+        }));
+        incidents.sort_by_key(|i| std::cmp::Reverse(i.end.ms));
+        let now = good.map(|g| g.read.now).unwrap_or_else(|| self.reader.fixed_now.unwrap_or_else(Utc::now));
+        let held = self
+            .book
+            .for_instance(&c.name, sundial_engine::Window::new(now, now + chrono::TimeDelta::seconds(1)))
+            .iter()
+            .any(|m| m.jobs.is_empty());
         InstanceStatus {
+            condition: InstanceCondition::of(state, &incidents, held),
+            incidents,
             name: c.name.clone(),
             kind: c.kind.name().to_owned(),
             scheduler: c.kind.scheduler(),
             tz: good.map(|g| g.read.input.tz.name().to_owned()),
-            state: match (&s.error, s.attempts) {
-                (_, 0) => SourceState::Waiting,
-                (Some(_), _) => SourceState::Unreachable,
-                (None, _) => SourceState::Ok,
-            },
+            state,
             last_good: good.map(|g| fmt(g.read.now)),
             last_attempt: s.last_attempt.map(fmt),
             reads: s.polled,

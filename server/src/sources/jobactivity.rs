@@ -345,8 +345,14 @@ pub async fn read_since(
         restarted,
     };
     let jobs = found.into_iter().map(|(key, f)| job_of(key, f, plan)).collect();
-    let input =
-        InstanceInput { name: name.to_owned(), tz: tz.into(), jobs, agent_starts: Vec::new(), maintenance: Vec::new() };
+    let input = InstanceInput {
+        name: name.to_owned(),
+        tz: tz.into(),
+        jobs,
+        agent_starts: Vec::new(),
+        maintenance: Vec::new(),
+        scheduler_stopped: false,
+    };
     Ok(SourceRead { extent, mark: Some(mark), ..SourceRead::new(input, notes, now) })
 }
 

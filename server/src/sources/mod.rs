@@ -259,6 +259,11 @@ const NEXT_RUN_SLACK_SECS: i64 = 60;
 /// warning naming the column. The scheduler's cache may be stale (a zombie scheduler looks like
 /// this) or a schedule changed since the scheduler read it.
 pub fn finish(read: &mut SourceRead) {
+    // The scheduler says it is off: the analysis dates the stop ([`sundial_engine::gaps`]).
+    read.input.scheduler_stopped = read
+        .notes
+        .iter()
+        .any(|n| n.severity != sundial_engine::Severity::Info && n.tells(sundial_engine::Finding::SchedulerStopped));
     let tz = read.input.tz;
     let now = read.now;
     for reported in std::mem::take(&mut read.reported_next) {
@@ -335,6 +340,7 @@ mod tests {
             jobs: vec![job],
             agent_starts: Vec::new(),
             maintenance: Vec::new(),
+            scheduler_stopped: false,
         };
         let mut read = SourceRead::new(input, Vec::new(), t(now));
         read.reported_next.push(ReportedNext {

@@ -445,6 +445,7 @@ impl Polled<'_> {
             jobs,
             agent_starts: Vec::new(),
             maintenance: Vec::new(),
+            scheduler_stopped: false,
         })
     }
 }

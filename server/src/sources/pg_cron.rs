@@ -661,6 +661,7 @@ fn assemble(
             jobs: out,
             agent_starts: Vec::new(),
             maintenance: Vec::new(),
+            scheduler_stopped: false,
         },
         notes,
     )

@@ -494,7 +494,14 @@ fn assemble(
     }
     let agent_starts = agents.iter().map(|a| a.login).collect();
     (
-        InstanceInput { name: name.to_owned(), tz: tz.into(), jobs: out, agent_starts, maintenance: Vec::new() },
+        InstanceInput {
+            name: name.to_owned(),
+            tz: tz.into(),
+            jobs: out,
+            agent_starts,
+            maintenance: Vec::new(),
+            scheduler_stopped: false,
+        },
         reported_next,
     )
 }

@@ -302,8 +302,14 @@ pub async fn read_since(
         open,
         restarted,
     };
-    let input =
-        InstanceInput { name: name.to_owned(), tz: tz.into(), jobs, agent_starts: Vec::new(), maintenance: Vec::new() };
+    let input = InstanceInput {
+        name: name.to_owned(),
+        tz: tz.into(),
+        jobs,
+        agent_starts: Vec::new(),
+        maintenance: Vec::new(),
+        scheduler_stopped: false,
+    };
     Ok(SourceRead { events, reported_next, extent, mark: Some(mark), ..SourceRead::new(input, notes, now) })
 }
 

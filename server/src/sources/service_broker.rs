@@ -309,8 +309,14 @@ pub async fn read_since(
         open,
         restarted,
     };
-    let input =
-        InstanceInput { name: name.to_owned(), tz: zone, jobs, agent_starts: Vec::new(), maintenance: Vec::new() };
+    let input = InstanceInput {
+        name: name.to_owned(),
+        tz: zone,
+        jobs,
+        agent_starts: Vec::new(),
+        maintenance: Vec::new(),
+        scheduler_stopped: false,
+    };
     Ok(SourceRead { reported_next, events, extent, mark: Some(mark), ..SourceRead::new(input, notes, now) })
 }
 

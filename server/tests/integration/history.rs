@@ -58,6 +58,7 @@ fn read(now: DateTime<Utc>, runs: Vec<Run>, horizon: Option<DateTime<Utc>>) -> S
         jobs: vec![job],
         agent_starts: Vec::new(),
         maintenance: Vec::new(),
+        scheduler_stopped: false,
     };
     SourceRead::new(input, Vec::new(), now)
 }
@@ -404,6 +405,7 @@ fn missed(job: JobInput, now: DateTime<Utc>) -> usize {
         jobs: vec![job],
         agent_starts: Vec::new(),
         maintenance: Vec::new(),
+        scheduler_stopped: false,
     };
     let report =
         sundial_engine::fleet::analyze(&input, window(now), now, &sundial_engine::reconcile::Settings::default());

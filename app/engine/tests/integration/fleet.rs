@@ -105,6 +105,7 @@ fn a_silent_hour_is_a_zombie_period_and_its_misses_say_so() {
         ],
         agent_starts: vec![t("2024-02-01T00:00:00Z")],
         maintenance: Vec::new(),
+        scheduler_stopped: false,
     };
     let report = analyze(&input, window, now, &Settings::default());
 
@@ -163,6 +164,7 @@ fn a_healthy_instance_has_no_zombie_period() {
         jobs: vec![job("B", "Heartbeat", true, vec![every_minute(2)], runs)],
         agent_starts: Vec::new(),
         maintenance: Vec::new(),
+        scheduler_stopped: false,
     };
     let report = analyze(&input, window, now, &Settings::default());
     assert!(report.context.zombie_periods.is_empty());
@@ -190,6 +192,7 @@ fn disabled_and_unscheduled_jobs_still_show_their_runs() {
         ],
         agent_starts: vec![t("2024-03-01T11:00:00Z"), t("2024-02-01T00:00:00Z")],
         maintenance: Vec::new(),
+        scheduler_stopped: false,
     };
     let report = analyze(&input, window, now, &Settings::default());
     assert_eq!(report.name, "TINY");
@@ -247,6 +250,7 @@ fn a_short_silence_ended_by_a_restart_is_the_agent_down_not_a_zombie() {
             jobs: vec![job("B", "Heartbeat", true, vec![every_minute(2)], runs)],
             agent_starts: vec![t("2024-02-01T00:00:00Z"), restart],
             maintenance: Vec::new(),
+            scheduler_stopped: false,
         }
     };
 
@@ -293,6 +297,7 @@ fn misses_inside_unobserved_spans_are_unknown_not_missed() {
         jobs: vec![j],
         agent_starts: Vec::new(),
         maintenance: Vec::new(),
+        scheduler_stopped: false,
     };
     let report = analyze(&input, window, now, &Settings::default());
     let job = &report.jobs[0];
@@ -327,6 +332,7 @@ fn the_log_has_runs_findings_and_a_sources_own_events_newest_first() {
         jobs: vec![job("H", "Hourly", true, vec![hourly], vec![ok, failed]), other],
         agent_starts: vec![t("2024-03-01T11:30:00Z")],
         maintenance: Vec::new(),
+        scheduler_stopped: false,
     };
     let report = analyze(&input, window, now, &Settings::default());
     let source = vec![
@@ -354,6 +360,8 @@ fn the_log_has_runs_findings_and_a_sources_own_events_newest_first() {
             ("11:30:00".to_string(), "", LogKind::AgentStart),
             ("11:00:00".to_string(), "H", LogKind::Missed),
             ("10:30:00".to_string(), "P", LogKind::Skipped),
+            // The stop, at the scheduler's last sign of life (the failed run's end).
+            ("10:00:04".to_string(), "", LogKind::SchedulerStop),
             ("10:00:04".to_string(), "H", LogKind::Failed),
             ("10:00:02".to_string(), "H", LogKind::Started),
             ("09:00:04".to_string(), "H", LogKind::Succeeded),
@@ -361,7 +369,11 @@ fn the_log_has_runs_findings_and_a_sources_own_events_newest_first() {
         ]
     );
     assert!(log[1].text.contains("down until 2024-03-01 11:30:00"), "the restart explains the miss: {}", log[1].text);
-    assert_eq!(log[3].text, "step 1 failed");
+    assert_eq!(
+        log[3].text,
+        "the scheduler stopped: down by 2024-03-01 11:00:00 UTC at the latest; last seen 2024-03-01 10:00:04 UTC"
+    );
+    assert_eq!(log[4].text, "step 1 failed");
     assert_eq!(LogKind::from_primentra("Zombie"), Some(LogKind::Zombie));
     assert_eq!(LogKind::from_primentra("deleted"), None);
 }
@@ -395,6 +407,7 @@ fn schedules_that_add_no_run_say_why() {
         jobs: vec![job("A", "a", true, vec![expired, later, monthly, on_start, daily(5, 10000)], vec![])],
         agent_starts: vec![],
         maintenance: Vec::new(),
+        scheduler_stopped: false,
     };
     let report = analyze(&input, window, now, &Settings::default());
     assert_eq!(
@@ -430,6 +443,7 @@ fn crashed_abandoned_and_unknown_runs_keep_their_own_words_in_the_log() {
         jobs: vec![job("W", "Worker", true, Vec::new(), runs)],
         agent_starts: Vec::new(),
         maintenance: Vec::new(),
+        scheduler_stopped: false,
     };
     let report = analyze(&input, window, now, &Settings::default());
     let log = derive(&report, &[]);
@@ -467,6 +481,7 @@ fn as_of_shows_the_instance_as_it_was_at_that_moment() {
         jobs: vec![job("H", "Hourly", true, vec![hourly], vec![long, later])],
         agent_starts: vec![t("2024-03-01T08:00:00Z"), t("2024-03-01T11:30:00Z")],
         maintenance: Vec::new(),
+        scheduler_stopped: false,
     };
     let at = t("2024-03-01T10:30:00Z");
     let then = as_of(&input, at);
@@ -495,6 +510,7 @@ fn as_of_keeps_a_run_that_started_at_that_moment() {
         jobs: vec![job("H", "Hourly", true, vec![hourly_at_00()], vec![started])],
         agent_starts: vec![at],
         maintenance: Vec::new(),
+        scheduler_stopped: false,
     };
     let then = as_of(&input, at);
     assert_eq!(then.agent_starts, [at]);
@@ -539,6 +555,7 @@ fn a_stalled_pgagent_is_a_zombie_and_its_wake_up_run_is_the_first_stalled_times(
         )],
         agent_starts: vec![t("2024-02-01T00:00:00Z")],
         maintenance: Vec::new(),
+        scheduler_stopped: false,
     };
     let report = analyze(&input, window, now, &Settings::default());
     let j = &report.jobs[0];
@@ -587,6 +604,7 @@ fn planned_input(maintenance: Vec<Maintenance>) -> (InstanceInput, Window, DateT
         ],
         agent_starts: vec![t("2024-02-01T00:00:00Z")],
         maintenance,
+        scheduler_stopped: false,
     };
     (input, window, now)
 }
@@ -678,6 +696,7 @@ fn a_missed_streak_reads_across_a_window() {
             jobs: vec!["Hourly".into()],
             label: "index rebuild".into(),
         }],
+        scheduler_stopped: false,
     };
     let report = analyze(&input, window, now, &Settings::default());
     let hourly = &report.jobs[0];

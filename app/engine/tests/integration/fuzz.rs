@@ -956,7 +956,14 @@ fn fuzz_instances() {
         ),
         |(jobs, mut agent_starts, tz, w, now, (grace_secs, zombie_min_due), kept, spans)| {
             agent_starts.sort();
-            let input = InstanceInput { name: "fuzz".into(), tz, jobs, agent_starts, maintenance: Vec::new() };
+            let input = InstanceInput {
+                name: "fuzz".into(),
+                tz,
+                jobs,
+                agent_starts,
+                maintenance: Vec::new(),
+                scheduler_stopped: false,
+            };
             let settings = Settings { grace_secs, zombie_min_due };
             let report = fleet::analyze(&input, w, now, &settings);
             prop_assert_eq!(report.jobs.len(), input.jobs.len(), "a job was lost");

@@ -153,6 +153,9 @@ fn render_outcome(o: &Outcome, c: &Clock) -> String {
         Outcome::Missed { cause: MissCause::AgentDown { restarted_at } } => {
             format!("missed:agent_down@{}", c.render(*restarted_at))
         }
+        Outcome::Missed { cause: MissCause::SchedulerStopped { since } } => {
+            format!("missed:scheduler_stopped@{}", c.render(*since))
+        }
         Outcome::SkippedRunning { run } => format!("skipped_running@{run}"),
         Outcome::Unknown => "unknown".into(),
         Outcome::Upcoming => "upcoming".into(),

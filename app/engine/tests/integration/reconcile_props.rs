@@ -161,6 +161,7 @@ proptest! {
                 match cause {
                     MissCause::AgentZombie { period } => prop_assert!(period.contains(at)),
                     MissCause::AgentDown { restarted_at } => prop_assert!(*restarted_at >= at),
+                    MissCause::SchedulerStopped { since } => prop_assert!(*since <= at),
                     MissCause::NoRun => {}
                 }
             }

@@ -394,6 +394,7 @@ mod fleet {
                             label: "planned".into(),
                         })
                         .collect(),
+                    scheduler_stopped: false,
                 };
                 (input, window, now, Settings { grace_secs: grace, zombie_min_due: min_due })
             })

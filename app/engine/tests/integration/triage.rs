@@ -69,6 +69,7 @@ fn report(jobs: Vec<JobInput>) -> InstanceReport {
         jobs,
         agent_starts: Vec::new(),
         maintenance: Vec::new(),
+        scheduler_stopped: false,
     };
     analyze(&input, Window::ending_at(now, TimeDelta::days(7)), now, &Settings::default())
 }

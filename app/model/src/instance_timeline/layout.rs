@@ -45,24 +45,35 @@ pub fn layout(
         .collect();
     let overlapping = overlaps.iter().map(|o| o.iter().filter(|s| !s.is_empty()).count()).sum();
     let (concurrency, peak) = concurrency(&runs, drawn, (view.span() / NOMINAL_PX).max(1));
+    // The scheduler's gaps, as the report found them once: zombie spans and stops (from the
+    // last sign of life to the return, or now).
     let zombies = report
-        .context
-        .zombie_periods
+        .gaps
         .iter()
-        .filter(|z| z.end.timestamp_millis() > drawn.start && z.start.timestamp_millis() < drawn.end)
-        .map(|z| {
+        .map(|g| (g, g.span(report.now.min(report.window.end))))
+        .filter(|(_, z)| z.end.timestamp_millis() > drawn.start && z.start.timestamp_millis() < drawn.end)
+        .map(|(g, z)| {
             let due: usize =
                 report.jobs.iter().map(|j| j.forecast.occurrences.iter().filter(|o| z.contains(o.at)).count()).sum();
-            ChartBand {
-                start: point(z.start, tz),
-                end: point(z.end, tz),
-                title: format!(
+            let title = match g.kind {
+                crate::engine::gaps::GapKind::Zombie => format!(
                     "Zombie: {} started no job from {} to {} while {due} runs were due",
                     scheduler.label(),
                     point(z.start, tz).zoned(),
                     point(z.end, tz).zoned()
                 ),
-            }
+                crate::engine::gaps::GapKind::Stopped => format!(
+                    "Stopped: {} down by {} at the latest (last seen {}), {} ({due} runs were due)",
+                    scheduler.label(),
+                    point(g.by, tz).zoned(),
+                    point(z.start, tz).zoned(),
+                    match g.back {
+                        Some(b) => format!("back at {}", point(b, tz).zoned()),
+                        None => "still stopped".to_owned(),
+                    }
+                ),
+            };
+            ChartBand { start: point(z.start, tz), end: point(z.end, tz), title }
         })
         .collect();
     let planned = report
@@ -840,6 +851,7 @@ mod layout_tests {
             jobs,
             agent_starts: vec![t("2025-11-21T03:00:00Z")],
             maintenance: Vec::new(),
+            scheduler_stopped: false,
         };
         let now = t(now);
         analyze(&input, Window::new(now - Duration::days(30), now + Duration::days(7)), now, &Settings::default())

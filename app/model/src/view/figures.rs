@@ -36,7 +36,8 @@ fn cause(outcome: &Outcome) -> Option<usize> {
     match outcome {
         Outcome::Missed { cause: MissCause::NoRun } => Some(0),
         Outcome::Missed { cause: MissCause::AgentZombie { .. } } => Some(1),
-        Outcome::Missed { cause: MissCause::AgentDown { .. } } => Some(2),
+        // A scheduler down, whether it came back or still says it is stopped.
+        Outcome::Missed { cause: MissCause::AgentDown { .. } | MissCause::SchedulerStopped { .. } } => Some(2),
         Outcome::SkippedRunning { .. } => Some(3),
         _ => None,
     }

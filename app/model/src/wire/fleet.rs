@@ -51,6 +51,77 @@ pub struct InstanceStatus {
     /// pollers' work, whatever the pages' load.
     #[serde(default)]
     pub reads: u64,
+    /// What it is doing now, judged once per read and attempt: every view reads this.
+    #[serde(default)]
+    pub condition: InstanceCondition,
+    /// Its incidents of the last 30 days (zombie spans, stops, stretches it could not be
+    /// read), newest first, from the same judgment.
+    #[serde(default)]
+    pub incidents: Vec<Incident>,
+}
+
+/// What an instance is doing now: the worst that holds of it, from its one judgment (its
+/// reading, its scheduler's gaps, the maintenance windows). The fleet table's badge, every
+/// page's banner and the API say this and nothing else.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InstanceCondition {
+    /// Not read yet (Sundial just started).
+    #[default]
+    Waiting,
+    /// Read, and its scheduler starts what is due.
+    Reading,
+    /// The last read failed: pages show its last good read.
+    Unreachable,
+    /// Its scheduler is stopped (it says so): nothing starts.
+    SchedulerStopped,
+    /// Its scheduler is up and starts nothing although runs are due.
+    Zombie,
+    /// A maintenance window over the whole instance holds now.
+    Maintenance,
+}
+
+impl InstanceCondition {
+    /// The judgment: an unreadable instance first (nothing else of it is current), then a
+    /// window over it (what it does then is planned), then a scheduler stopped or a zombie
+    /// still going (its incidents), else reading.
+    pub fn of(state: SourceState, incidents: &[Incident], in_maintenance: bool) -> Self {
+        let ongoing = |k: IncidentKind| incidents.iter().any(|i| i.ongoing && i.kind == k);
+        match state {
+            SourceState::Waiting => InstanceCondition::Waiting,
+            SourceState::Unreachable => InstanceCondition::Unreachable,
+            SourceState::Ok if in_maintenance => InstanceCondition::Maintenance,
+            SourceState::Ok if ongoing(IncidentKind::SchedulerDown) => InstanceCondition::SchedulerStopped,
+            SourceState::Ok if ongoing(IncidentKind::Zombie) => InstanceCondition::Zombie,
+            SourceState::Ok => InstanceCondition::Reading,
+        }
+    }
+    /// Its key (`data-state`, the API).
+    pub fn key(self) -> &'static str {
+        match self {
+            InstanceCondition::Waiting => "waiting",
+            InstanceCondition::Reading => "reading",
+            InstanceCondition::Unreachable => "unreachable",
+            InstanceCondition::SchedulerStopped => "scheduler_stopped",
+            InstanceCondition::Zombie => "zombie",
+            InstanceCondition::Maintenance => "maintenance",
+        }
+    }
+    /// What the badge says, naming the instance's scheduler where it is the subject.
+    pub fn label(self, scheduler: &Scheduler) -> String {
+        match self {
+            InstanceCondition::Waiting => "first read…".into(),
+            InstanceCondition::Reading => "reading".into(),
+            InstanceCondition::Unreachable => "unreachable".into(),
+            InstanceCondition::SchedulerStopped => format!("{} stopped", scheduler.noun()),
+            InstanceCondition::Zombie => format!("{} starts nothing", scheduler.noun()),
+            InstanceCondition::Maintenance => "in maintenance".into(),
+        }
+    }
+    /// Whether it is wrong now (the badge is hot).
+    pub fn is_problem(self) -> bool {
+        matches!(self, InstanceCondition::Unreachable | InstanceCondition::SchedulerStopped | InstanceCondition::Zombie)
+    }
 }
 
 /// A stretch in which Sundial could not read an instance.

@@ -24,6 +24,9 @@ pub struct InstanceHead {
     /// page shows: every page of the instance announces them.
     #[serde(default)]
     pub incidents: Vec<Incident>,
+    /// What the instance is doing now, as its one judgment says.
+    #[serde(default)]
+    pub condition: InstanceCondition,
     /// When the data shown was read (the last good read), its age in seconds when the server
     /// answered, and how often the instance is read (`None`: never re-read, the demo).
     #[serde(default)]
@@ -67,6 +70,10 @@ pub struct Incident {
     /// What went wrong, when the kind does not say it all (the read's error).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// A stop's last sign of life before it (the latest start or end of any run): `start` is
+    /// when it was down at the latest, the first time a run was due and did not start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_seen: Option<TimePoint>,
 }
 
 /// A planned maintenance window, as a timeline shades it.
@@ -78,7 +85,8 @@ pub struct MaintenanceSpan {
     pub label: String,
 }
 
-/// A span in which the Agent was alive and started no job at all.
+/// A span in which the scheduler started nothing: alive and starting no job (a zombie), or
+/// stopped (`stopped`: from its last sign of life to its return, or now).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ZombieSpan {
     pub start: TimePoint,
@@ -90,6 +98,9 @@ pub struct ZombieSpan {
     pub missed: usize,
     #[serde(default)]
     pub unknown: usize,
+    /// A stop, not a zombie.
+    #[serde(default)]
+    pub stopped: bool,
 }
 
 /// A finding about a job's data or schedules, as one line.

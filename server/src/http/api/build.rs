@@ -236,6 +236,7 @@ fn cause_key(c: &MissCause) -> &'static str {
         MissCause::NoRun => "no_run",
         MissCause::AgentZombie { .. } => "scheduler_zombie",
         MissCause::AgentDown { .. } => "scheduler_down",
+        MissCause::SchedulerStopped { .. } => "scheduler_stopped",
     }
 }
 
@@ -250,5 +251,9 @@ fn cause_text(c: &MissCause) -> String {
         MissCause::AgentDown { restarted_at } => {
             format!("the scheduler was down: it started again at {} UTC", restarted_at.format("%Y-%m-%d %H:%M:%S"))
         }
+        MissCause::SchedulerStopped { since } => format!(
+            "the scheduler is stopped (it says so): down by {} UTC at the latest",
+            since.format("%Y-%m-%d %H:%M:%S")
+        ),
     }
 }

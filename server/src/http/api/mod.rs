@@ -49,6 +49,7 @@ pub fn routes() -> Router<AppState> {
         wire::Instances,
         wire::Instance,
         wire::Outage,
+        wire::SchedulerGap,
         wire::Jobs,
         wire::CannotTell,
         wire::Job,
@@ -203,6 +204,23 @@ async fn instances(State(state): State<AppState>) -> Json<wire::Instances> {
                 .collect(),
             tags: i.tags.clone(),
             reads: i.reads,
+            condition: i.condition.key().to_owned(),
+            scheduler_gap: i
+                .incidents
+                .iter()
+                .find(|x| x.ongoing && x.kind != sundial_model::IncidentKind::Unreachable)
+                .and_then(|x| {
+                    Some(wire::SchedulerGap {
+                        kind: match x.kind {
+                            sundial_model::IncidentKind::Zombie => "zombie",
+                            _ => "scheduler_stopped",
+                        }
+                        .to_owned(),
+                        since: at(&x.start)?,
+                        last_seen: x.last_seen.as_ref().and_then(at),
+                        missed: x.missed,
+                    })
+                }),
             name: i.name,
             kind: i.kind,
         })

@@ -48,6 +48,27 @@ pub struct Instance {
     pub tags: Vec<String>,
     /// Reads of the instance (attempts, failed ones included) since Sundial started.
     pub reads: u64,
+    /// What it is doing now, as its one judgment says (the fleet page's badge): `waiting`,
+    /// `reading`, `unreachable`, `scheduler_stopped`, `zombie` or `maintenance`.
+    pub condition: String,
+    /// Its scheduler's stop or zombie span still going: since when at the latest, and its
+    /// last sign of life before.
+    pub scheduler_gap: Option<SchedulerGap>,
+}
+
+/// An instance's scheduler silent now: stopped, or up and starting nothing.
+#[derive(Serialize, ToSchema)]
+pub struct SchedulerGap {
+    /// `scheduler_stopped` or `zombie`.
+    pub kind: String,
+    /// When it was down at the latest: the first run due that did not start.
+    #[schema(value_type = String, format = DateTime)]
+    pub since: DateTime<FixedOffset>,
+    /// Its last sign of life: the latest start or end of a run before.
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub last_seen: Option<DateTime<FixedOffset>>,
+    /// Runs missed since.
+    pub missed: usize,
 }
 
 /// A stretch in which an instance could not be read.
@@ -198,7 +219,8 @@ pub struct Occurrence {
     /// (history cannot tell), `maintenance` (not run inside a planned maintenance window: not
     /// missed) or `upcoming`.
     pub outcome: String,
-    /// Why it was missed: `no_run`, `scheduler_zombie` or `scheduler_down`.
+    /// Why it was missed: `no_run`, `scheduler_zombie`, `scheduler_down` (it came back) or
+    /// `scheduler_stopped` (it says it is off now).
     pub cause: Option<String>,
     /// A sentence on the cause.
     pub explanation: Option<String>,

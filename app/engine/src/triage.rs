@@ -523,7 +523,9 @@ pub fn report_problems(
         }
         if let Some(first) = first {
             let jobs = streaks.len();
-            evidence = evidence.text("; since ").at(first).text(format!(
+            // When it went down is said already; else since the first run it missed.
+            evidence = if gap.is_some() { evidence.text("; since then") } else { evidence.text("; since ").at(first) };
+            evidence = evidence.text(format!(
                 ", {runs} due {} of {jobs} {} did not happen",
                 if runs == 1 { "run" } else { "runs" },
                 if jobs == 1 { "job" } else { "jobs" }

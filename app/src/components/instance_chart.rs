@@ -385,7 +385,11 @@ mod markup {
     fn bands(
         d: &InstanceTimelineData,
     ) -> impl Iterator<Item = (&'static str, &'static str, &crate::api::instance_timeline::ChartBand)> {
-        d.zombies.iter().map(|z| ("zombie", "Zombie", z)).chain(d.planned.iter().map(|m| ("maint", "Maintenance", m)))
+        let gap = |z| if crate::api::instance_timeline::ChartBand::is_stop(z) { "Stopped" } else { "Zombie" };
+        d.zombies
+            .iter()
+            .map(move |z| ("zombie", gap(z), z))
+            .chain(d.planned.iter().map(|m| ("maint", "Maintenance", m)))
     }
 
     /// CSS class suffix of an item.
@@ -1069,6 +1073,7 @@ mod tests {
                 stale: None,
                 scheduler: Scheduler::SqlAgent,
                 incidents: vec![],
+                condition: Default::default(),
                 as_of: None,
                 age_secs: None,
                 poll_secs: None,

@@ -56,7 +56,7 @@ fn state_badge(i: &InstanceStatus) -> impl IntoView + use<> {
     let since = i.incidents.iter().find(|x| x.ongoing && x.kind != api::IncidentKind::Unreachable).cloned();
     view! {
         <span class=class data-testid="instance-state" data-state=c.key()>{label}</span>
-        {since.map(|x| view! { <div class="muted">"since " <Time t=x.last_seen.unwrap_or(x.start)/></div> })}
+        {since.map(|x| view! { <div class="muted">"since " <Time t=x.start/></div> })}
     }
 }
 

@@ -361,3 +361,117 @@ async fn failed_runs_quote_their_failed_steps_own_message_everywhere() {
     assert!(e.contains("Cannot bulk load because the file"), "{e}");
     assert!(!e.contains(OUTCOME_LINE), "{e}");
 }
+
+/// An instance's own state is judged once and every view says it: the fleet table's badge
+/// and the API's condition, a banner on every page of the instance, the log's line when the
+/// scheduler stopped (at its last sign of life), the misses' cause, and evidence that opens the
+/// instance timeline at the span's start.
+#[tokio::test(flavor = "multi_thread")]
+async fn every_view_says_the_one_judgment_of_each_instance() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = written(dir.path()).await;
+    let toml = std::fs::read_to_string(demo::fleet_file_of(&path)).unwrap();
+    let state = web::fleet_as_of(&toml, t(NOW)).await;
+
+    // The API and the fleet table say one condition per instance.
+    let v = api(&state, "/api/instances").await;
+    let instances = v["instances"].as_array().unwrap();
+    let condition = |name: &str| instances.iter().find(|i| i["name"] == name).unwrap()["condition"].clone();
+    assert_eq!(condition(eu::INSTANCE), "zombie", "{v}");
+    assert_eq!(condition(demo::EVENTS_INSTANCE), "scheduler_stopped", "{v}");
+    assert_eq!(condition(demo::UNREACHABLE), "unreachable", "{v}");
+    assert_eq!(condition(demo::PGAGENT_INSTANCE), "reading", "pgAgent came back: {v}");
+    let fleet = web::get(&state, "/fleet").await.1;
+    for i in instances {
+        let name = i["name"].as_str().unwrap();
+        let row = fleet
+            .split(&format!(r#"data-instance="{name}""#))
+            .nth(1)
+            .and_then(|r| r.split("</tr>").next())
+            .unwrap_or_else(|| panic!("{name} has a row"));
+        let key = i["condition"].as_str().unwrap();
+        assert!(row.contains(&format!(r#"data-state="{key}""#)), "{name}'s badge says {key}: {row}");
+    }
+    // The stopped scheduler: since when at the latest, its last sign of life before.
+    let gap = &instances.iter().find(|i| i["name"] == demo::EVENTS_INSTANCE).unwrap()["scheduler_gap"];
+    assert_eq!(gap["kind"], "scheduler_stopped", "{gap}");
+    let (since, seen) = (at(&gap["since"]), at(&gap["last_seen"]));
+    assert!(seen <= since && since <= t(NOW), "{gap}");
+    assert_eq!(gap["missed"].as_u64(), Some(tables::EVENTS_STOPPED_HOURS as u64 * 2), "{gap}");
+
+    // Every page of the instance carries the banner of the stop still going.
+    let q = format!("instance={}", enc(demo::EVENTS_INSTANCE));
+    let carts = named(&jobs(&state, demo::EVENTS_INSTANCE, 1).await, "shop.purge_abandoned_carts").clone();
+    let job_page = format!("/jobs/{}?days=1&{q}", enc(carts["id"].as_str().unwrap()));
+    for uri in [format!("/jobs?{q}"), job_page.clone(), format!("/log?days=1&{q}"), format!("/timeline?{q}")] {
+        let html = web::get(&state, &uri).await.1;
+        let banner = html
+            .split(r#"data-testid="stopped-banner""#)
+            .nth(1)
+            .and_then(|r| r.split("</div>").next())
+            .unwrap_or_else(|| panic!("{uri}: no banner of the stopped scheduler"));
+        assert!(banner.contains(r#"data-ongoing="true""#) || html.contains(r#"data-ongoing="true" data-due"#), "{uri}");
+        let text = visible(banner);
+        assert!(text.contains("is stopped: down by") && text.contains("at the latest (last seen"), "{uri}: {text}");
+    }
+    // Its misses say why: the scheduler is stopped, not "no run started".
+    let html = web::get(&state, &job_page).await.1;
+    let text = visible(&html);
+    assert!(text.contains("is stopped, down by"), "{text}");
+    assert!(!text.contains("Missed: no run started"), "{text}");
+    // The log has the line of the stop, at the last sign of life.
+    let log = web::get(&state, &format!("/log?days=30&{q}&kind=scheduler-stop")).await.1;
+    assert_eq!(log.matches(r#"data-kind="scheduler-stop""#).count(), 1, "{}", visible(&log));
+
+    // pgAgent's night: down by the first run due at the latest; last seen before the agent
+    // died (01:10), never "from 02:00" alone.
+    let story = pgagent::story(t(NOW));
+    let pq = format!("instance={}", enc(demo::PGAGENT_INSTANCE));
+    let html = web::get(&state, &format!("/jobs?{pq}")).await.1;
+    let banner = html.split(r#"data-testid="stopped-banner""#).nth(1).and_then(|r| r.split("</div>").next()).unwrap();
+    assert!(banner.contains(r#"data-ongoing="false""#), "{banner}");
+    let times: Vec<DateTime<Utc>> = banner
+        .split("datetime=\"")
+        .skip(1)
+        .filter_map(|r| DateTime::parse_from_rfc3339(r.split('"').next()?).ok())
+        .map(|t| t.to_utc())
+        .collect();
+    let (by, seen, back) = (times[0], times[1], times[2]);
+    assert!(seen < story.down.start && story.down.start < by, "last seen {seen}, died {}, by {by}", story.down.start);
+    assert_eq!(back, story.down.end, "{banner}");
+    let text = visible(banner);
+    assert!(text.contains("4 runs missed across 1 job;"), "{text}");
+    let log = web::get(&state, &format!("/log?days=30&{pq}&kind=scheduler-stop")).await.1;
+    assert!(log.contains(r#"data-kind="scheduler-stop""#), "the log marks the agent going down");
+
+    // Instance-wide evidence opens the instance timeline at the span's start, or, for an
+    // instance that cannot be read, its row on the fleet page.
+    let triage = api(&state, "/api/triage").await;
+    let link_of = |instance: &str, kind: &str| -> String {
+        let p = triage["problems"].as_array().unwrap().iter().find(|p| p["kind"] == kind && p["instance"] == instance);
+        p.unwrap_or_else(|| panic!("a {kind} problem of {instance}: {triage}"))["link"].as_str().unwrap().to_owned()
+    };
+    let zombie = link_of(eu::INSTANCE, "zombie");
+    assert!(zombie.starts_with("/timeline?from="), "{zombie}");
+    let from = at(&Value::from(zombie.split("from=").nth(1).unwrap().split('&').next().unwrap()));
+    let began = from + Duration::hours(1);
+    let since = eu::zombie_since(t(NOW));
+    assert!(since <= began && began <= since + Duration::minutes(15), "an hour before the zombie began: {zombie}");
+    assert!(link_of(demo::EVENTS_INSTANCE, "scheduler_stopped").starts_with("/timeline?from="));
+    assert!(link_of(demo::UNREACHABLE, "unreachable").starts_with("/fleet#instance-"));
+}
+
+/// Page text with tags removed, for assertions on what a reader sees.
+fn visible(html: &str) -> String {
+    let mut out = String::new();
+    let mut in_tag = false;
+    for c in html.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => in_tag = false,
+            c if !in_tag => out.push(c),
+            _ => {}
+        }
+    }
+    out
+}

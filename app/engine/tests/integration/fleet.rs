@@ -706,3 +706,59 @@ fn a_missed_streak_reads_across_a_window() {
     assert_eq!(missed.count, 4, "{}", missed.evidence);
     assert_eq!(missed.since, Some(t("2024-03-01T06:00:00Z")));
 }
+
+/// A scheduler that says it is off (MySQL's `event_scheduler`, pgAgent's agents gone): the
+/// misses since its last sign of life are the stop's, dated from the first one at the latest;
+/// the gap is still going, triage says when it was last seen, the log has its line, and it is
+/// not also a zombie.
+#[test]
+fn a_scheduler_that_says_it_is_off_is_stopped_since_its_last_sign_of_life() {
+    use sundial_engine::gaps::GapKind;
+    use sundial_engine::log::{LogKind, derive};
+    let now = t("2024-03-01T12:00:00Z");
+    let window = Window::ending_at(now, TimeDelta::hours(4));
+    // Hourly at :00; the last run started 08:00:02 and took 2 s; 09:00 to 11:00 did not start.
+    let runs = vec![
+        run(t("2024-03-01T07:00:02Z"), Trigger::Schedule(Some(1))),
+        run(t("2024-03-01T08:00:02Z"), Trigger::Schedule(Some(1))),
+    ];
+    let input = InstanceInput {
+        name: "EVENTS".into(),
+        tz: chrono_tz::UTC.into(),
+        jobs: vec![job("H", "Hourly", true, vec![hourly_at_00()], runs)],
+        agent_starts: Vec::new(),
+        maintenance: Vec::new(),
+        scheduler_stopped: true,
+    };
+    let report = analyze(&input, window, now, &Settings::default());
+    assert_eq!(
+        report,
+        analyze_reference(&input, window, now, &Settings::default()),
+        "the fast path and its twin agree"
+    );
+    let stop = t("2024-03-01T09:00:00Z");
+    let causes: Vec<&Outcome> =
+        report.jobs[0].reconciliation.outcomes.iter().filter(|o| matches!(o, Outcome::Missed { .. })).collect();
+    assert_eq!(causes.len(), 3, "{causes:?}");
+    assert!(
+        causes.iter().all(|o| **o == Outcome::Missed { cause: MissCause::SchedulerStopped { since: stop } }),
+        "{causes:?}"
+    );
+    assert!(report.context.zombie_periods.is_empty(), "stopped, not a zombie: {:?}", report.context.zombie_periods);
+    assert_eq!(report.gaps.len(), 1, "{:?}", report.gaps);
+    let gap = &report.gaps[0];
+    assert_eq!(
+        (gap.kind, gap.by, gap.last_seen, gap.back),
+        (GapKind::Stopped, stop, Some(t("2024-03-01T08:00:04Z")), None)
+    );
+    let log = derive(&report, &[]);
+    let line = log.iter().find(|l| l.kind == LogKind::SchedulerStop).expect("a line when it stopped");
+    assert_eq!(line.at, t("2024-03-01T08:00:04Z"), "at its last sign of life");
+    assert_eq!(
+        line.text,
+        "the scheduler stopped: down by 2024-03-01 09:00:00 UTC at the latest; last seen 2024-03-01 08:00:04 UTC; still stopped"
+    );
+    // Without the source saying so, the same silence is a zombie's (or unexplained).
+    let quiet = analyze(&InstanceInput { scheduler_stopped: false, ..input }, window, now, &Settings::default());
+    assert!(quiet.gaps.iter().all(|g| g.kind != GapKind::Stopped), "{:?}", quiet.gaps);
+}

@@ -63,7 +63,8 @@ pub fn layout(
                     point(z.end, tz).zoned()
                 ),
                 crate::engine::gaps::GapKind::Stopped => format!(
-                    "Stopped: {} down by {} at the latest (last seen {}), {} ({due} runs were due)",
+                    "{}{} down by {} at the latest (last seen {}), {} ({due} runs were due)",
+                    super::STOPPED,
                     scheduler.label(),
                     point(g.by, tz).zoned(),
                     point(z.start, tz).zoned(),
@@ -229,6 +230,9 @@ fn why(o: Option<&Outcome>, scheduler: &Scheduler, tz: Tz) -> String {
         }
         Some(Outcome::Missed { cause: MissCause::AgentDown { restarted_at } }) => {
             format!("{} was down, restarted at {}", scheduler.down_who(), point(*restarted_at, tz).zoned())
+        }
+        Some(Outcome::Missed { cause: MissCause::SchedulerStopped { since } }) => {
+            format!("{} is stopped, down by {} at the latest", scheduler.down_who(), point(*since, tz).zoned())
         }
         Some(Outcome::Missed { cause: MissCause::NoRun }) => "no run started".into(),
         Some(Outcome::SkippedRunning { .. }) => "the previous run was still running".into(),

@@ -241,6 +241,16 @@ pub struct ChartBand {
     pub title: String,
 }
 
+impl ChartBand {
+    /// A scheduler's stop, not a zombie span (its title says which, from the one finding).
+    pub fn is_stop(&self) -> bool {
+        self.title.starts_with(STOPPED)
+    }
+}
+
+/// How a stop's band title starts ([`ChartBand::is_stop`]).
+pub const STOPPED: &str = "Stopped: ";
+
 /// The instance's concurrency from `start_ms` on (until the next step): the most runs of
 /// any jobs going at once within that stretch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

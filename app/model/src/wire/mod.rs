@@ -238,6 +238,36 @@ mod tests {
     use crate::engine::log::LogKind;
 
     #[test]
+    fn an_instances_condition_is_the_worst_that_holds_of_it_now() {
+        let at = |ms| TimePoint { ms, local: String::new(), off: 0 };
+        let incident = |kind, ongoing| Incident {
+            kind,
+            start: at(0),
+            end: at(1),
+            due: 1,
+            missed: 1,
+            unknown: 0,
+            jobs: 1,
+            ongoing,
+            reason: None,
+            last_seen: None,
+        };
+        use IncidentKind::{SchedulerDown, Zombie};
+        use InstanceCondition as C;
+        use SourceState::{Ok as Good, Unreachable, Waiting};
+        let stopped = [incident(SchedulerDown, true), incident(Zombie, false)];
+        assert_eq!(C::of(Good, &stopped, false), C::SchedulerStopped);
+        assert_eq!(C::of(Good, &[incident(Zombie, true)], false), C::Zombie);
+        assert_eq!(C::of(Good, &[incident(SchedulerDown, false), incident(Zombie, false)], false), C::Reading, "over");
+        assert_eq!(C::of(Good, &stopped, true), C::Maintenance, "a window explains a stop");
+        assert_eq!(C::of(Unreachable, &stopped, true), C::Unreachable, "nothing else of it is current");
+        assert_eq!(C::of(Waiting, &[], false), C::Waiting);
+        assert_eq!(C::SchedulerStopped.label(&Scheduler::MysqlEvents), "event scheduler stopped");
+        assert_eq!(C::Zombie.label(&Scheduler::SqlAgent), "Agent starts nothing");
+        assert!(C::Zombie.is_problem() && !C::Maintenance.is_problem() && !C::Reading.is_problem());
+    }
+
+    #[test]
     fn a_fleet_past_the_limit_lists_what_cannot_be_read_first_and_counts_every_instance() {
         let status = |name: &str, state| InstanceStatus {
             name: name.to_owned(),
@@ -255,6 +285,8 @@ mod tests {
             jobs: None,
             tags: Vec::new(),
             reads: 0,
+            condition: InstanceCondition::default(),
+            incidents: Vec::new(),
         };
         use SourceState::{Ok as Good, Unreachable as Down, Waiting};
         let fleet: Vec<InstanceStatus> =

@@ -380,12 +380,17 @@ impl Backend for FixtureBackend {
 
     fn instances(&self) -> BoxFuture<'_, Vec<InstanceStatus>> {
         Box::pin(async move {
+            // As the fleet judges an instance: its incidents from the 30 days judged.
+            let state = if self.fail { SourceState::Unreachable } else { SourceState::Ok };
+            let incidents = if self.fail { Vec::new() } else { sundial_model::ssr::incidents(&report(30)) };
             vec![InstanceStatus {
+                condition: sundial_model::InstanceCondition::of(state, &incidents, false),
+                incidents,
                 name: INSTANCE.into(),
                 kind: self.kind.into(),
                 scheduler: server::config::SourceKind::parse(self.kind).map(|k| k.scheduler()).unwrap_or_default(),
                 tz: Some("America/New_York".into()),
-                state: if self.fail { SourceState::Unreachable } else { SourceState::Ok },
+                state,
                 last_good: None,
                 last_attempt: None,
                 poll_secs: None,

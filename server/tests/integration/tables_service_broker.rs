@@ -246,6 +246,7 @@ fn said(o: &Outcome) -> &'static str {
         Outcome::Missed { cause: MissCause::NoRun } => "missed: no run",
         Outcome::Missed { cause: MissCause::AgentZombie { .. } } => "missed: zombie",
         Outcome::Missed { cause: MissCause::AgentDown { .. } } => "missed: down",
+        Outcome::Missed { cause: MissCause::SchedulerStopped { .. } } => "missed: stopped",
         Outcome::SkippedRunning { .. } => "skipped",
         Outcome::Unknown => "unknown",
         Outcome::Maintenance { .. } => "maintenance",

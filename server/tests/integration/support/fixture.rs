@@ -332,21 +332,21 @@ pub fn report(days: u32) -> InstanceReport {
             steps: Vec::new(),
         }],
     );
-    let jobs = vec![full, log, orders, purge, cleanup];
+    let mut jobs = vec![full, log, orders, purge, cleanup];
     let mut all_run_starts: Vec<DateTime<Utc>> = jobs.iter().flat_map(|j| j.runs.iter().map(|r| r.start)).collect();
     all_run_starts.sort();
+    let zombie_periods: Vec<Window> = vec![zombie()].into_iter().filter(|z| z.end > window.start).collect();
+    let agent_starts = vec![day(40), agent_down().end];
+    // The gaps as the analysis finds them.
+    let gaps = sundial_engine::gaps::find(&mut jobs, &zombie_periods, &agent_starts, window, now, false);
     InstanceReport {
         name: INSTANCE.into(),
         tz: tz().into(),
         window,
         now,
         jobs,
-        context: InstanceContext {
-            zombie_periods: vec![zombie()].into_iter().filter(|z| z.end > window.start).collect(),
-            agent_starts: vec![day(40), agent_down().end],
-            all_run_starts,
-            catches_up: false,
-        },
+        context: InstanceContext { zombie_periods, agent_starts, all_run_starts, catches_up: false },
+        gaps,
         maintenance: Vec::new(),
     }
 }

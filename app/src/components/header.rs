@@ -72,7 +72,16 @@ pub fn Header(#[prop(optional)] instance: Option<InstanceHead>) -> AnyView {
             <details class="topbar-more">
                 <summary class="topbar-menu-toggle" data-testid="menu">
                     "Menu"
-                    {instance.as_ref().map(|i| view! { <span class="menu-instance">{i.name.clone()}</span> })}
+                    // On a phone the header keeps the instance and its now (its offset) in sight.
+                    {instance.as_ref().map(|i| {
+                        view! {
+                            <span class="menu-instance">
+                                <span class="menu-instance-name">{i.name.clone()}</span>
+                                " "
+                                <span class="menu-now">"now " <Time t=i.now.clone()/></span>
+                            </span>
+                        }
+                    })}
                 </summary>
                 <div class="topbar-menu">
                     {instance

@@ -518,9 +518,9 @@ mod markup {
                     count_attr(it.count),
                     if it.overlap { r#" data-overlap="true""# } else { "" }
                 );
-                // However short, a square of its colour at its middle, 8 px on screen (a
-                // non-scaling stroke): seen, and wide enough to tap.
-                let _ = write!(h, r#"<path class="itl-bm {k}" d="M{} 16h0"/>"#, a + w / 2);
+                // However short, at least 8 px wide on screen at any zoom (a line at its middle,
+                // as tall as the bar, with a non-scaling stroke): seen, and wide enough to tap.
+                let _ = write!(h, r#"<path class="itl-bm {k}" d="M{} 12v8"/>"#, a + w / 2);
             }
         }
         h.push_str("</a>");
@@ -1121,7 +1121,7 @@ mod tests {
         // The failed run: a link to the job at its start, over the dashed line that says it
         // overlaps (drawn first, under it: the bar keeps its failed colour), with its square.
         assert!(html.contains(r#"<a href="/jobs/j%3C1%3E?at=2025-11-22T12:30:00Z&amp;instance=SQL%20%26%20CO"><title>failed &lt;b&gt;</title><path class="itl-ovh" d="M5400 23h120"/><rect class="itl-b failed itl-ov""#), "{html}");
-        assert!(html.contains(r#"<path class="itl-bm failed" d="M5460 16h0"/></a>"#), "{html}");
+        assert!(html.contains(r#"<path class="itl-bm failed" d="M5460 12v8"/></a>"#), "{html}");
         assert!(html.contains(r#"viewBox="3600 0 7200 24""#), "the view: 2 hours from an hour in");
         assert!(html.contains(r#"data-testid="now-line""#));
     }

@@ -75,24 +75,23 @@ pub fn App() -> impl IntoView {
         <Stylesheet id="leptos" href="/pkg/sundial.css"/>
         // Every page's title (the last <Title> set) passes this formatter: escaped.
         <Title text="Sundial" formatter=components::raw_text_child/>
+        // Past the header: each page's own content is its <main id="content">.
         <a class="skip-link" href="#content">"Skip to content"</a>
         <Router>
-            <main id="content" tabindex="-1">
-                <Routes fallback=routes::not_found::NotFoundPage>
-                    // The landing page: the fleet's state and what is wrong now.
-                    <Route path=StaticSegment("") view=routes::fleet::FleetPage ssr=SsrMode::Async/>
-                    <Route path=path!("/jobs") view=routes::jobs::JobsPage ssr=SsrMode::Async/>
-                    <Route path=path!("/fleet") view=routes::fleet::FleetPage ssr=SsrMode::Async/>
-                    <Route path=path!("/find") view=routes::find::FindPage ssr=SsrMode::Async/>
-                    <Route path=path!("/triage") view=routes::triage::TriagePage ssr=SsrMode::Async/>
-                    <Route path=path!("/log") view=routes::log::LogPage ssr=SsrMode::Async/>
-                    <Route path=path!("/maintenance") view=routes::maintenance::MaintenancePage ssr=SsrMode::Async/>
-                    <Route path=path!("/jobs/:job_id") view=routes::timeline::TimelinePage ssr=SsrMode::Async/>
-                    <Route path=path!("/simulate") view=routes::simulate::SimulatePage ssr=SsrMode::Async/>
-                    <Route path=path!("/timeline") view=routes::instance_timeline::InstanceTimelinePage ssr=SsrMode::Async/>
-                    <Route path=path!("/signin") view=routes::signin::SignInPage ssr=SsrMode::Async/>
-                </Routes>
-            </main>
+            <Routes fallback=routes::not_found::NotFoundPage>
+                // The landing page: the fleet's state and what is wrong now.
+                <Route path=StaticSegment("") view=routes::fleet::FleetPage ssr=SsrMode::Async/>
+                <Route path=path!("/jobs") view=routes::jobs::JobsPage ssr=SsrMode::Async/>
+                <Route path=path!("/fleet") view=routes::fleet::FleetPage ssr=SsrMode::Async/>
+                <Route path=path!("/find") view=routes::find::FindPage ssr=SsrMode::Async/>
+                <Route path=path!("/triage") view=routes::triage::TriagePage ssr=SsrMode::Async/>
+                <Route path=path!("/log") view=routes::log::LogPage ssr=SsrMode::Async/>
+                <Route path=path!("/maintenance") view=routes::maintenance::MaintenancePage ssr=SsrMode::Async/>
+                <Route path=path!("/jobs/:job_id") view=routes::timeline::TimelinePage ssr=SsrMode::Async/>
+                <Route path=path!("/simulate") view=routes::simulate::SimulatePage ssr=SsrMode::Async/>
+                <Route path=path!("/timeline") view=routes::instance_timeline::InstanceTimelinePage ssr=SsrMode::Async/>
+                <Route path=path!("/signin") view=routes::signin::SignInPage ssr=SsrMode::Async/>
+            </Routes>
         </Router>
     }
 }

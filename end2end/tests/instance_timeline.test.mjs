@@ -161,14 +161,14 @@ test('overlapping runs of different jobs are shown as overlapping', async () => 
   // own; x and width in seconds.
   const bars = await page.locator('[data-testid="itl-plot"] g[data-job]').evaluateAll((rows) => rows.flatMap((g) => {
     const job = g.dataset.job;
-    // Its own colours, and the overlap's band: drawn before it (under it) in its row.
+    // Its own colours, and the overlap's mark (a dashed line): drawn before it (under it) in its row.
     const look = (e) => {
       const bands = [...g.querySelectorAll('.itl-ovh')]
         .filter((b) => b.compareDocumentPosition(e) & Node.DOCUMENT_POSITION_FOLLOWING);
       return {
         stroke: getComputedStyle(e).stroke,
         fill: getComputedStyle(e).fill,
-        band: bands.length ? getComputedStyle(bands[0]).fill : null,
+        band: bands.length ? getComputedStyle(bands[0]).stroke : null,
       };
     };
     const out = [];
@@ -190,8 +190,8 @@ test('overlapping runs of different jobs are shown as overlapping', async () => 
     .find(([a, b]) => a.job !== b.job && a.from < b.to && b.from < a.to);
   assert.ok(pair, 'two bars of different jobs share time');
   for (const b of pair) {
-    assert.ok(b.band, 'an overlapping bar lies on a band');
-    assert.notEqual(b.band, b.fill, 'the band is in a colour of its own');
+    assert.ok(b.band, 'an overlapping bar has its mark');
+    assert.notEqual(b.band, b.fill, 'the mark is in a colour of its own');
     assert.equal(b.stroke, b.fill, 'the bar keeps its own colour whole, edge too');
   }
   // A run of its own (a problem) that overlaps says with which jobs.
@@ -388,7 +388,7 @@ test('on a phone, a tap on a run shows its details: a failed one, then a routine
   }
 });
 
-test('a failed run inside an overlap stays failed on top of its band, light and dark', async () => {
+test('a failed run inside an overlap stays failed over its mark, light and dark', async () => {
   const page = await newPage();
   for (const scheme of ['light', 'dark']) {
     await page.emulateMedia({ colorScheme: scheme });
@@ -397,7 +397,7 @@ test('a failed run inside an overlap stays failed on top of its band, light and 
       const band = b.previousElementSibling;
       const plain = document.querySelector('rect.itl-b.failed:not([data-overlap])') || b;
       return {
-        band: band?.classList.contains('itl-ovh') ? getComputedStyle(band).fill : null,
+        band: band?.classList.contains('itl-ovh') ? getComputedStyle(band).stroke : null,
         fill: getComputedStyle(b).fill,
         stroke: getComputedStyle(b).stroke,
         plain: getComputedStyle(plain).fill,
@@ -406,10 +406,10 @@ test('a failed run inside an overlap stays failed on top of its band, light and 
     }));
     assert.ok(looks.length > 0, `${scheme}: a failed run that overlaps another job's`);
     for (const l of looks) {
-      assert.ok(l.band, `${scheme}: its band is drawn before it (under it)`);
-      assert.notEqual(l.band, l.fill, `${scheme}: the band is not the failed colour`);
+      assert.ok(l.band, `${scheme}: its mark is drawn before it (under it)`);
+      assert.notEqual(l.band, l.fill, `${scheme}: the mark is not the failed colour`);
       assert.equal(l.fill, l.plain, `${scheme}: filled as any failed run`);
-      assert.equal(l.stroke, l.fill, `${scheme}: edged in its own colour, not the band's`);
+      assert.equal(l.stroke, l.fill, `${scheme}: edged in its own colour, not the mark's`);
       assert.equal(l.opacity, '1');
     }
   }

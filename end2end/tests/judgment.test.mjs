@@ -92,18 +92,22 @@ test('a page about one instance switches to another, without JavaScript', async 
   const context = await browser.newContext({ viewport: { width: 390, height: 844 }, javaScriptEnabled: false });
   const page = await context.newPage();
   await page.goto(`${base}/jobs?instance=SQLPROD01&days=7`);
+  // On a phone the switch is behind the header's Menu (a disclosure: no script needed).
+  await page.locator('[data-testid="menu"]').click();
   const select = page.locator('[data-testid="instance-switch"] select');
   assert.equal(await select.inputValue(), 'SQLPROD01');
   await select.selectOption('pg-analytics');
   await page.locator('[data-testid="instance-switch"] button').click();
   await page.waitForURL((u) => u.searchParams.get('instance') === 'pg-analytics');
   assert.equal(new URL(page.url()).searchParams.get('days'), '7', 'the window is kept');
+  await page.locator('[data-testid="menu"]').click();
   assert.equal(await page.locator('[data-testid="instance-switch"] select').inputValue(), 'pg-analytics');
   assert.ok(await page.locator('[data-testid="job-row"]').count() > 0);
   await page.screenshot({ path: path.join(RESULTS_DIR, 'judgment-switch-phone.png') });
   // From a job's page, the switch goes to the other instance's jobs list.
   const id = await page.locator('[data-testid="job-row"]').first().getAttribute('data-job-id');
   await page.goto(`${base}/jobs/${encodeURIComponent(id)}?instance=pg-analytics`);
+  await page.locator('[data-testid="menu"]').click();
   await page.locator('[data-testid="instance-switch"] select').selectOption('SQLEU01');
   await page.locator('[data-testid="instance-switch"] button').click();
   await page.waitForURL((u) => u.pathname === '/jobs' && u.searchParams.get('instance') === 'SQLEU01');

@@ -107,6 +107,8 @@ test('a viewer reads triage without a form to acknowledge', { skip: !SUNDIAL_BIN
   await page.goto(`${server.url}/triage`);
   assert.ok(await page.locator('[data-testid="problem"]').count() > 0, 'the problems are listed');
   assert.equal(await page.locator('[data-testid="ack-form"]').count(), 0);
+  // On a phone, who is signed in is behind the header's Menu.
+  await page.locator('[data-testid="menu"]').click();
   assert.match(await page.locator('[data-testid="account"]').innerText(), /auditor\s+viewer/);
   await ctx.close();
 });

@@ -222,7 +222,8 @@ async function followEvidence(page, row) {
     assert.equal(url.pathname, '/jobs', `an instance-wide problem opens the instance's jobs: ${url}`);
   }
   await page.locator('body[data-hydrated="true"]').waitFor();
-  assert.ok((await page.locator('main').innerText()).includes(instance), `the page is about ${instance}`);
+  // The header (outside <main>) names the page's instance (on its Menu button, a phone's).
+  assert.equal((await page.locator('[data-testid="menu"] .menu-instance-name').textContent()).trim(), instance, `the page is about ${instance}`);
   return url;
 }
 

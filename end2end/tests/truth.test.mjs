@@ -221,7 +221,9 @@ test('no page scrolls sideways on a phone (390 × 844), and the header keeps ins
       const width = await page.evaluate(() => document.documentElement.scrollWidth);
       assert.ok(width <= 390, `${name} (${colorScheme}) is ${width} px wide at 390`);
       if (!['fleet', 'landing', 'log-fleet'].includes(name)) {
-        for (const sel of ['.instance-name', '[data-testid="instance-zone"]', '[data-testid="instance"] time']) {
+        // The header's Menu button names the instance and its now, with its offset (the zone's
+        // name and the switch are behind it).
+        for (const sel of ['[data-testid="menu"] .menu-instance-name', '[data-testid="menu"] time', '[data-testid="menu"] time .tz-off']) {
           assert.ok(await page.locator(sel).first().isVisible(), `${name}: ${sel} visible on a phone`);
         }
       }

@@ -56,44 +56,62 @@ pub fn Header(#[prop(optional)] instance: Option<InstanceHead>) -> AnyView {
             <a href="/" class="brand-link">
                 <span class="brand">
                     <span class="brand-mark" aria-hidden="true">"◴"</span>
-                    " Sundial"
+                    <span class="brand-word">" Sundial"</span>
                 </span>
             </a>
             <nav class="primary-nav" aria-label="Views">
                 {link(View::Jobs, format!("/jobs?days={days}{iq}"), "Jobs")}
                 {link(View::Triage, "/triage".to_string(), "Triage")}
-                {open_count()}
                 {link(View::Fleet, "/fleet".to_string(), "Fleet")}
                 {link(View::Log, format!("/log?days={days}{iq}"), "Log")}
                 {link(View::Timeline, format!("/timeline{}", iq.replacen('&', "?", 1)), "Timeline")}
                 {link(View::Simulate, "/simulate".to_string(), "Simulate")}
             </nav>
-            {instance
-                .clone()
-                .map(|i| {
-                    let zone_title = format!("The instance's time zone ({}): times are shown in it unless you switch", i.tz);
-                    view! {
-                        <div class="instance" data-testid="instance">
-                            {instance_switch(i.name.clone(), i.days)}
-                            <span class="instance-meta instance-zone" title=zone_title data-testid="instance-zone">
-                                {i.tz.clone()} " (" {offset_label(i.now.off)} ")"
+            {open_count()}
+            // The rest: in a row at a desk; behind "Menu" on a phone (a disclosure: no script).
+            <details class="topbar-more">
+                <summary class="topbar-menu-toggle" data-testid="menu">
+                    "Menu"
+                    // On a phone the header keeps the instance and its now (its offset) in sight.
+                    {instance.as_ref().map(|i| {
+                        view! {
+                            <span class="menu-instance">
+                                <span class="menu-instance-name">{i.name.clone()}</span>
+                                " "
+                                <span class="menu-now">"now " <Time t=i.now.clone()/></span>
                             </span>
-                            <span class="instance-meta" title="The instance's current time">
-                                "now " <Time t=i.now.clone()/>
-                            </span>
-                            {as_of(&i)}
-                        </div>
-                    }
-                })}
-            <form method="get" action="/find" class="find-box" role="search" data-testid="find-box">
-                <label class="visually-hidden" for="find-box-q">"Find a job by name"</label>
-                <input id="find-box-q" name="q" type="search" placeholder="Find a job…" maxlength="200" autocomplete="off"/>
-            </form>
-            <div class="prefs">
-                <ZoneSwitch/>
-                <ThemeToggle/>
-                {account()}
-            </div>
+                        }
+                    })}
+                </summary>
+                <div class="topbar-menu">
+                    {instance
+                        .clone()
+                        .map(|i| {
+                            let zone_title = format!("The instance's time zone ({}): times are shown in it unless you switch", i.tz);
+                            view! {
+                                <div class="instance" data-testid="instance">
+                                    {instance_switch(i.name.clone(), i.days)}
+                                    <span class="instance-meta instance-zone" title=zone_title data-testid="instance-zone">
+                                        {i.tz.clone()} " (" {offset_label(i.now.off)} ")"
+                                    </span>
+                                    <span class="instance-meta" title="The instance's current time">
+                                        "now " <Time t=i.now.clone()/>
+                                    </span>
+                                    {as_of(&i)}
+                                </div>
+                            }
+                        })}
+                    <form method="get" action="/find" class="find-box" role="search" data-testid="find-box">
+                        <label class="visually-hidden" for="find-box-q">"Find a job by name"</label>
+                        <input id="find-box-q" name="q" type="search" placeholder="Find a job…" maxlength="200" autocomplete="off"/>
+                    </form>
+                    <div class="prefs">
+                        <ZoneSwitch/>
+                        <ThemeToggle/>
+                        {account()}
+                    </div>
+                </div>
+            </details>
         </header>
         {stale.map(|s| view! { <div class="banner banner-stale" role="alert" data-testid="stale-banner"><strong>"Unreachable. "</strong>{s}</div> })}
         {incidents}

@@ -10,8 +10,8 @@
 //! for it (a server function answering this same markup) and swaps it in. Without JavaScript
 //! the zoom and pan controls are links to the page at another view.
 //!
-//! Routine items (on-time and upcoming occurrences, succeeded scheduled runs, outlined where
-//! they overlap another job's run) are drawn as one `<path>` per kind and row; every other
+//! Routine items (on-time and upcoming occurrences, succeeded scheduled runs, underlined
+//! (dashed) where they overlap another job's run) are drawn as one `<path>` per kind and row; every other
 //! item is its own `<a>` to the job at that moment, with a `<title>`. A click on a routine
 //! path opens the job at the moment under the pointer.
 #[cfg(feature = "ssr")]
@@ -193,7 +193,8 @@ mod markup {
         let rows_h = (rows.len() as i64).max(1) * ROW_H;
         let _ = write!(
             h,
-            r#"<div class="itl-block" style="contain-intrinsic-size:auto {rows_h}px"><ol class="itl-names">"#
+            r#"<div class="itl-block" style="contain-intrinsic-size:auto calc({n} * var(--itl-row))"><ol class="itl-names">"#,
+            n = rows.len().max(1)
         );
         for (row, (phone, desk)) in rows.iter().zip(labels) {
             // The label of its width (the stylesheet shows one); the whole name read aloud is the
@@ -231,9 +232,10 @@ mod markup {
         };
         let _ = write!(
             h,
-            r#"<svg class="itl-plot" data-h="{rows_h}" viewBox="{} 0 {} {rows_h}" preserveAspectRatio="none" style="height:{rows_h}px" aria-label="{label}" data-testid="itl-plot">"#,
+            r#"<svg class="itl-plot" data-h="{rows_h}" viewBox="{} 0 {} {rows_h}" preserveAspectRatio="none" style="height:calc({n} * var(--itl-row))" aria-label="{label}" data-testid="itl-plot">"#,
             x(v.start),
             v.span() / 1000,
+            n = rows.len().max(1),
         );
         let (x0, x1) = (x(d.drawn.start), x(d.drawn.end));
         // Background: every other row (of the whole chart: blocks have an even number of rows),
@@ -335,8 +337,9 @@ mod markup {
         };
         h.push_str(r#"<nav class="itl-controls" aria-label="Zoom and pan">"#);
         link(h, "earlier", v.pan(-0.5, b), "← Earlier", "Half a view earlier (key ←)");
-        link(h, "out", v.zoom(2.0, 0.5, b), "− Zoom out", "Twice as long (key −)");
-        link(h, "in", v.zoom(0.5, 0.5, b), "+ Zoom in", "Half as long (key +)");
+        let now = d.now_ms;
+        link(h, "out", v.zoom_at(2.0, now, b), "− Zoom out", "Twice as long (key −)");
+        link(h, "in", v.zoom_at(0.5, now, b), "+ Zoom in", "Half as long (key +)");
         link(h, "later", v.pan(0.5, b), "Later →", "Half a view later (key →)");
         link(h, "now", ViewWindow::around(d.now_ms, b), "Now", "The last 24 hours and the next 6 (key Home)");
         h.push_str(r#"<span class="itl-presets" role="group" aria-label="Show">"#);
@@ -345,7 +348,7 @@ mod markup {
             let _ = write!(
                 h,
                 r#"<a class="itl-btn" href="{}" data-span="{span}"{current}>{label}</a>"#,
-                esc(&timeline_href(instance, v.with_span(span, b))),
+                esc(&timeline_href(instance, v.with_span_at(span, now, b))),
             );
         }
         h.push_str("</span></nav>");
@@ -410,8 +413,8 @@ mod markup {
             esc(&row_title(row))
         );
         // Routine paths: ticks and stretches of on-time and upcoming occurrences, bars of
-        // succeeded scheduled runs (lines as wide as the bar: a pixel at least), outlined
-        // stretches where they overlap another job's run.
+        // succeeded scheduled runs (lines as wide as the bar: a pixel at least), a dashed line
+        // under stretches where they overlap another job's run.
         let mut paths: Vec<Path> = Vec::new();
         let mut add = |class: String, x0: i64, y0: i64, rest: String, end: (i64, i64)| {
             let p = match paths.iter_mut().position(|p| p.class == class) {
@@ -433,7 +436,7 @@ mod markup {
                     add(format!("itl-s {}", mark.key()), a, 3, format!("h{w}v6h-{w}z"), (a, 3))
                 }
                 ItemKind::Run { .. } if it.overlap => {
-                    add("itl-ovh".into(), a, 10, format!("h{w}v12h-{w}z"), (a, 10));
+                    add("itl-ovh".into(), a, 23, format!("h{w}"), (a + w, 23));
                     add(format!("itl-b {} itl-ov", key(it.kind)), a, 12, format!("h{w}v8h-{w}z"), (a, 12))
                 }
                 ItemKind::Run { .. } => {
@@ -442,7 +445,7 @@ mod markup {
                 }
             }
         }
-        // Overlap bands first: under the runs, whose colours stay whole on top.
+        // Overlap marks first: under the runs, whose colours stay whole on top.
         paths.sort_by_key(|p| p.class != "itl-ovh");
         for p in paths {
             let _ = write!(h, r#"<path class="{} itl-r" d="{}"/>"#, p.class, p.d);
@@ -509,8 +512,8 @@ mod markup {
             }
             ItemKind::Run { kind, .. } => {
                 if it.overlap {
-                    // The overlap's band under the bar: its outcome's colour stays whole.
-                    let _ = write!(h, r#"<rect class="itl-ovh" x="{a}" y="10" width="{w}" height="12"/>"#);
+                    // The overlap's mark: a dashed line under the bar, apart from outcome colours.
+                    let _ = write!(h, r#"<path class="itl-ovh" d="M{a} 23h{w}"/>"#);
                 }
                 let extra = if kind == RunKind::Scheduled { "" } else { " itl-extra" };
                 let _ = write!(
@@ -519,6 +522,9 @@ mod markup {
                     count_attr(it.count),
                     if it.overlap { r#" data-overlap="true""# } else { "" }
                 );
+                // However short, at least 8 px wide on screen at any zoom (a line at its middle,
+                // as tall as the bar, with a non-scaling stroke): seen, and wide enough to tap.
+                let _ = write!(h, r#"<path class="itl-bm {k}" d="M{} 12v8"/>"#, a + w / 2);
             }
         }
         h.push_str("</a>");
@@ -880,12 +886,12 @@ mod live {
             match a.get_attribute("data-act").as_deref() {
                 Some("earlier") => v.pan(-0.5, b),
                 Some("later") => v.pan(0.5, b),
-                Some("in") => v.zoom(0.5, 0.5, b),
-                Some("out") => v.zoom(2.0, 0.5, b),
+                Some("in") => v.zoom_at(0.5, now, b),
+                Some("out") => v.zoom_at(2.0, now, b),
                 _ => ViewWindow::around(now, b),
             }
         } else if let Some(span) = closest(ev, "[data-span]").and_then(|a| num(&a, "data-span")) {
-            v.with_span(span, b)
+            v.with_span_at(span, now, b)
         } else if closest(ev, ".itl-detail-close").is_some() {
             close(shared);
             return;
@@ -899,9 +905,10 @@ mod live {
         } else if let Some(svg) = closest(ev, ".itl-plot") {
             // Elsewhere on a row (a routine run or occurrence, drawn together; or near one: a
             // finger is wide): the one nearest, by the row and lane under the pointer, asked
-            // of the server. Rows are 24 px; runs from 10 px down.
+            // of the server. Rows are 24 units (taller on a touch screen); runs from 10 down.
             let r = svg.get_bounding_client_rect();
-            let y = ev.client_y() as f64 - r.top();
+            let units = svg.get_attribute("data-h").and_then(|h| h.parse::<f64>().ok()).unwrap_or(r.height());
+            let y = (ev.client_y() as f64 - r.top()) * units / r.height().max(1.0);
             let Some(g) = svg
                 .query_selector_all("g.itl-row")
                 .ok()
@@ -1116,9 +1123,10 @@ mod tests {
         assert!(!html.contains("<ETL>") && !html.contains("<b>"));
         // Seconds from the start of what is drawn (an hour before the view): 3600, then +3600.
         assert!(html.contains(r#"<path class="itl-bl itl-r" d="M3600 16h60m3540 0h60"/>"#), "{html}");
-        // The failed run: a link to the job at its start, on the band that says it overlaps
-        // (drawn first, under it: the bar keeps its failed colour).
-        assert!(html.contains(r#"<a href="/jobs/j%3C1%3E?at=2025-11-22T12:30:00Z&amp;instance=SQL%20%26%20CO"><title>failed &lt;b&gt;</title><rect class="itl-ovh" x="5400" y="10" width="120" height="12"/><rect class="itl-b failed itl-ov""#), "{html}");
+        // The failed run: a link to the job at its start, over the dashed line that says it
+        // overlaps (drawn first, under it: the bar keeps its failed colour), with its square.
+        assert!(html.contains(r#"<a href="/jobs/j%3C1%3E?at=2025-11-22T12:30:00Z&amp;instance=SQL%20%26%20CO"><title>failed &lt;b&gt;</title><path class="itl-ovh" d="M5400 23h120"/><rect class="itl-b failed itl-ov""#), "{html}");
+        assert!(html.contains(r#"<path class="itl-bm failed" d="M5460 12v8"/></a>"#), "{html}");
         assert!(html.contains(r#"viewBox="3600 0 7200 24""#), "the view: 2 hours from an hour in");
         assert!(html.contains(r#"data-testid="now-line""#));
     }
@@ -1220,7 +1228,9 @@ mod tests {
         for (b, rows) in blocks.iter().zip(heights) {
             assert_eq!(b.matches(r#"<g class="itl-row""#).count(), rows, "names and rows side by side");
             let h = rows * 24;
-            assert!(b.starts_with(&format!(r#" style="contain-intrinsic-size:auto {h}px">"#)), "{b}");
+            let style = format!(r#" style="contain-intrinsic-size:auto calc({rows} * var(--itl-row))">"#);
+            assert!(b.starts_with(&style), "{b}");
+            assert!(b.contains(&format!(r#"style="height:calc({rows} * var(--itl-row))""#)), "{b}");
             assert!(b.contains(&format!(r#"viewBox="3600 0 7200 {h}""#)), "one time axis: {b}");
             assert!(b.contains(r#"<path class="itl-now" d="M7200 0V"#), "the now line in every block");
         }

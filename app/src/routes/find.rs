@@ -15,7 +15,7 @@ pub fn FindPage() -> impl IntoView {
     view! {
         <Title text="Find a job · Sundial"/>
         <Header/>
-        <div class="page">
+        <main id="content" tabindex="-1" class="page">
             <h1>"Find a job"</h1>
             <form method="get" action="/find" class="find-form" role="search">
                 <label for="find-q">"Job name"</label>
@@ -30,7 +30,7 @@ pub fn FindPage() -> impl IntoView {
                     }
                 })}
             </Transition>
-        </div>
+        </main>
     }
 }
 

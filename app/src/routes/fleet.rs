@@ -20,7 +20,7 @@ pub fn FleetPage() -> impl IntoView {
     view! {
         <Title text="Fleet · Sundial"/>
         <Header/>
-        <div class="page">
+        <main id="content" tabindex="-1" class="page">
             <Transition fallback=|| view! { <p class="loading">"Judging the fleet…"</p> }>
                 {move || Suspend::new(async move {
                     match triage.await {
@@ -37,7 +37,7 @@ pub fn FleetPage() -> impl IntoView {
                     }
                 })}
             </Transition>
-        </div>
+        </main>
     }
 }
 

@@ -34,9 +34,9 @@ pub fn InstanceTimelinePage() -> impl IntoView {
                         view! {
                             <Title text="Instance not found · Sundial"/>
                             <Header/>
-                            <div class="page">
+                            <main id="content" tabindex="-1" class="page">
                                 <NotFound what=format!("There is no instance named {name:?}.")/>
-                            </div>
+                            </main>
                         }
                             .into_any()
                     }
@@ -44,9 +44,9 @@ pub fn InstanceTimelinePage() -> impl IntoView {
                         view! {
                             <Title text="Instance timeline · Sundial"/>
                             <Header/>
-                            <div class="page">
+                            <main id="content" tabindex="-1" class="page">
                                 <ErrorPanel err=e base="/timeline".to_string()/>
-                            </div>
+                            </main>
                         }
                             .into_any()
                     }
@@ -76,7 +76,7 @@ fn InstanceTimelineView(data: api::instance_timeline::InstanceTimelineData) -> A
     view! {
         <Title text=title/>
         <Header instance=head.clone()/>
-        <div class="page page-wide">
+        <main id="content" tabindex="-1" class="page page-wide">
             <nav class="crumbs" aria-label="Breadcrumb">
                 <a href=format!("/jobs?days={days}{}", instance_query(instance.as_deref()))>"← All jobs"</a>
             </nav>
@@ -86,11 +86,18 @@ fn InstanceTimelineView(data: api::instance_timeline::InstanceTimelineData) -> A
             </div>
             <p class="summary" data-testid="itl-summary">{summary}</p>
             <p class="itl-hint" id="itl-hint">
-                "Keys (with the chart focused): " <kbd>"+"</kbd> " " <kbd>"−"</kbd> " zoom, " <kbd>"←"</kbd> " "
-                <kbd>"→"</kbd> " pan (" <kbd>"Shift"</kbd> ": further), " <kbd>"Home"</kbd>
-                " back to now. Mouse: drag to pan; the wheel over the time axis (or " <kbd>"Ctrl"</kbd>
-                " + wheel) zooms. A tap or a click on a run or an expected run (" <kbd>"Enter"</kbd>
-                " on a focused one) shows its details, with a link to its job at that moment."
+                <span class="itl-hint-desk">
+                    "Keys (with the chart focused): " <kbd>"+"</kbd> " " <kbd>"−"</kbd> " zoom, " <kbd>"←"</kbd> " "
+                    <kbd>"→"</kbd> " pan (" <kbd>"Shift"</kbd> ": further), " <kbd>"Home"</kbd>
+                    " back to now. Mouse: drag to pan; the wheel over the time axis (or " <kbd>"Ctrl"</kbd>
+                    " + wheel) zooms. A tap or a click on a run or an expected run (" <kbd>"Enter"</kbd>
+                    " on a focused one) shows its details, with a link to its job at that moment."
+                </span>
+                // On a touch screen (the stylesheet shows one of the two).
+                <span class="itl-hint-touch">
+                    "Drag the chart sideways to go back or ahead in time; the buttons above zoom, and "
+                    "Now comes back. Tap a run or an expected run for its details, with a link to its job at that moment."
+                </span>
             </p>
             <div
                 id="itl-root"
@@ -105,13 +112,13 @@ fn InstanceTimelineView(data: api::instance_timeline::InstanceTimelineData) -> A
             <InstanceChartLive/>
             <Legend scheduler=head.scheduler.clone()/>
             <ul class="legend itl-legend" aria-label="Legend of the instance timeline">
-                <li><span class="sw itl-sw-ov"></span>"Shares a minute or more with a run of another job (on a band of this colour)"</li>
+                <li><span class="sw itl-sw-ov"></span>"Shares a minute or more with a run of another job (a dashed line under it)"</li>
                 <li><span class="sw itl-sw-conc"></span>"Runs at once"</li>
                 <li><span class="sw itl-sw-over"></span>"Two or more at once"</li>
                 <li><span class="sw itl-sw-band"></span>"Many close together: one stretch (hover for how many)"</li>
                 <li><span class="sw itl-sw-now"></span>"Now; ahead of it, the forecast"</li>
             </ul>
-        </div>
+        </main>
     }
     .into_any()
 }

@@ -298,9 +298,9 @@ pub fn JobsPage() -> impl IntoView {
                         view! {
                             <Title text="Sundial"/>
                             <Header/>
-                            <div class="page">
+                            <main id="content" tabindex="-1" class="page">
                                 <ErrorPanel err=e base=base/>
-                            </div>
+                            </main>
                         }
                             .into_any()
                     }
@@ -442,7 +442,7 @@ fn JobsView(data: JobsData, sort: Memo<(SortKey, Dir)>, show: Memo<Show>, attrs:
     view! {
         <Title text=title/>
         <Header instance=data.instance.clone()/>
-        <div class="page">
+        <main id="content" tabindex="-1" class="page">
             <div class="toolbar">
                 <h1>"Jobs"</h1>
                 <WindowLinks
@@ -503,7 +503,7 @@ fn JobsView(data: JobsData, sort: Memo<(SortKey, Dir)>, show: Memo<Show>, attrs:
                 }
                     .into_any()
             }}
-        </div>
+        </main>
     }
     .into_any()
 }

@@ -63,7 +63,7 @@ pub fn LogPage() -> impl IntoView {
             {move || Suspend::new(async move {
                 match data.await {
                     Ok(d) => log_view(d).into_any(),
-                    Err(e) => view! { <Title text="Sundial"/> <Header/> <div class="page"><ErrorPanel err=e base="/log"/></div> }.into_any(),
+                    Err(e) => view! { <Title text="Sundial"/> <Header/> <main id="content" tabindex="-1" class="page"><ErrorPanel err=e base="/log"/></main> }.into_any(),
                 }
             })}
         </Transition>
@@ -190,7 +190,7 @@ fn log_view(d: LogData) -> impl IntoView {
         <Title text=title/>
         {header}
         {banners}
-        <div class="page">
+        <main id="content" tabindex="-1" class="page">
             <div class="toolbar">
                 <h1>{heading}</h1>
                 <WindowLinks current=days href=links.window_href()/>
@@ -199,7 +199,7 @@ fn log_view(d: LogData) -> impl IntoView {
             </div>
             {form}
             {results}
-        </div>
+        </main>
     }
 }
 

@@ -18,7 +18,7 @@ pub fn MaintenancePage() -> impl IntoView {
     view! {
         <Title text="Maintenance · Sundial"/>
         <Header/>
-        <div class="page">
+        <main id="content" tabindex="-1" class="page">
             <h1>"Maintenance windows"</h1>
             <MaintenanceError/>
             <p class="muted">
@@ -50,6 +50,6 @@ pub fn MaintenancePage() -> impl IntoView {
                     }
                 })}
             </Transition>
-        </div>
+        </main>
     }
 }

@@ -8,8 +8,8 @@ pub fn NotFoundPage() -> impl IntoView {
     view! {
         <Title text="Not found · Sundial"/>
         <Header/>
-        <div class="page">
+        <main id="content" tabindex="-1" class="page">
             <NotFound/>
-        </div>
+        </main>
     }
 }

@@ -28,7 +28,7 @@ pub fn SignInPage() -> impl IntoView {
     };
     view! {
         <Title text="Sign in · Sundial"/>
-        <div class="signin-page">
+        <main id="content" tabindex="-1" class="signin-page">
             <form method="post" action="/signin" class="signin" data-testid="signin-form">
                 <h1>
                     <span class="brand-mark" aria-hidden="true">"◴"</span>
@@ -49,6 +49,6 @@ pub fn SignInPage() -> impl IntoView {
                     "Scripts use an API token instead (" <code>"Authorization: Bearer …"</code> ")."
                 </p>
             </form>
-        </div>
+        </main>
     }
 }

@@ -32,7 +32,7 @@ pub fn SimulatePage() -> impl IntoView {
     view! {
         <Title text="Simulate · Sundial"/>
         <Header/>
-        <div class="page">
+        <main id="content" tabindex="-1" class="page">
             <h1>"Simulate a schedule"</h1>
             <p class="muted">
                 "Edit a schedule as its scheduler stores it: the next runs, the descriptions and the diagnostics follow as you type, computed in your browser by the engine Sundial forecasts with. Nothing is written anywhere."
@@ -68,7 +68,7 @@ pub fn SimulatePage() -> impl IntoView {
                     }
                 })}
             </Suspense>
-        </div>
+        </main>
     }
 }
 

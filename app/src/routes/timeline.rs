@@ -59,9 +59,9 @@ pub fn TimelinePage() -> impl IntoView {
                         view! {
                             <Title text="Job not found · Sundial"/>
                             <Header/>
-                            <div class="page">
+                            <main id="content" tabindex="-1" class="page">
                                 <NotFound what=format!("There is no job with id {id} on this instance.")/>
-                            </div>
+                            </main>
                         }
                             .into_any()
                     }
@@ -70,9 +70,9 @@ pub fn TimelinePage() -> impl IntoView {
                         view! {
                             <Title text="Sundial"/>
                             <Header/>
-                            <div class="page">
+                            <main id="content" tabindex="-1" class="page">
                                 <ErrorPanel err=e base=base/>
-                            </div>
+                            </main>
                         }
                             .into_any()
                     }
@@ -333,7 +333,7 @@ fn TimelineView(data: TimelineData, pending: ReadSignal<bool>) -> AnyView {
         <Header instance=data.instance.clone()/>
         // `try_get`: a render whose request was dropped meanwhile reads "not pending", never
         // panics (seen once under load in `zones::every_time_in_a_sentence…`).
-        <div class="page" class:pending=move || pending.try_get().unwrap_or(false)>
+        <main id="content" tabindex="-1" class="page" class:pending=move || pending.try_get().unwrap_or(false)>
             <nav class="crumbs" aria-label="Breadcrumb">
                 <a href=format!("/jobs?days={days}{}", instance_query(instance.as_deref()))>"← All jobs"</a>
             </nav>
@@ -457,7 +457,7 @@ fn TimelineView(data: TimelineData, pending: ReadSignal<bool>) -> AnyView {
                 </thead>
                 <tbody>{rows}</tbody>
             </table>
-        </div>
+        </main>
     }
     .into_any()
 }

@@ -28,7 +28,7 @@ pub fn TriagePage() -> impl IntoView {
     view! {
         <Title text="Triage · Sundial"/>
         <Header/>
-        <div class="page">
+        <main id="content" tabindex="-1" class="page">
             <h1>"Triage"</h1>
             {ack_error.map(|e| view! { <p class="error-message" role="alert" data-testid="ack-error">{e}</p> })}
             <MaintenanceError/>
@@ -47,7 +47,7 @@ pub fn TriagePage() -> impl IntoView {
                     }
                 })}
             </Transition>
-        </div>
+        </main>
     }
 }
 

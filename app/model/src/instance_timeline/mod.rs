@@ -115,6 +115,29 @@ impl ViewWindow {
         ViewWindow { start: mid - span / 2, end: mid - span / 2 + span }.clamp(b)
     }
 
+    /// Another span for the page's buttons ("6 h", …): with `now` in view, now stays where it
+    /// is on screen (from the default view, "6 h" shows the hours up to now and a little after,
+    /// not the evening before); else the same middle.
+    pub fn with_span_at(self, span: i64, now: i64, b: Bounds) -> Self {
+        if !(self.start..=self.end).contains(&now) || self.span() <= 0 {
+            return self.with_span(span, b);
+        }
+        let span = span.clamp(MIN_SPAN_MS, MAX_SPAN_MS).min((b.max - b.min).max(0));
+        let ahead = ((self.end - now) as i128 * span as i128 / self.span() as i128) as i64;
+        ViewWindow { start: now + ahead - span, end: now + ahead }.shift(0, b)
+    }
+
+    /// Zoom by `factor` for the page's buttons: about `now` when it is in view (it stays in
+    /// view), else about the middle.
+    pub fn zoom_at(self, factor: f64, now: i64, b: Bounds) -> Self {
+        let anchor = if (self.start..=self.end).contains(&now) {
+            (now - self.start) as f64 / self.span().max(1) as f64
+        } else {
+            0.5
+        };
+        self.zoom(factor, anchor, b)
+    }
+
     /// What the server draws for this view: the view and half a view either side (so a pan
     /// shows drawn items at once), inside `b`.
     pub fn drawn(self, b: Bounds) -> Self {
@@ -310,6 +333,25 @@ mod tests {
         let v = ViewWindow::around(NOW, bounds());
         assert_eq!(v, ViewWindow { start: NOW - 24 * HOUR_MS, end: NOW + 6 * HOUR_MS });
         assert_eq!(parse_view(None, None, NOW, bounds()).unwrap(), v);
+    }
+
+    #[test]
+    fn the_buttons_keep_now_in_view() {
+        let b = bounds();
+        let v = ViewWindow::around(NOW, b);
+        // "6 h" from the default view: now stays four fifths of the way along, as it was.
+        let six = v.with_span_at(6 * HOUR_MS, NOW, b);
+        assert_eq!(six, ViewWindow { start: NOW - 24 * HOUR_MS / 5, end: NOW + 6 * HOUR_MS / 5 });
+        for span in [HOUR_MS, 6 * HOUR_MS, 7 * DAY_MS, MAX_SPAN_MS] {
+            let w = v.with_span_at(span, NOW, b);
+            assert!(w.start <= NOW && NOW <= w.end && w.span() == span.min(b.max - b.min), "{span}: {w:?}");
+        }
+        let zin = v.zoom_at(0.5, NOW, b);
+        assert!(zin.start <= NOW && NOW <= zin.end && zin.span() == 15 * HOUR_MS, "{zin:?}");
+        // Now out of view: the same middle, as before.
+        let past = ViewWindow { start: NOW - 10 * DAY_MS, end: NOW - 9 * DAY_MS };
+        assert_eq!(past.with_span_at(HOUR_MS, NOW, b), past.with_span(HOUR_MS, b));
+        assert_eq!(past.zoom_at(0.5, NOW, b), past.zoom(0.5, 0.5, b));
     }
 
     #[test]

@@ -1,4 +1,5 @@
-// Accessibility: axe-core (from npm) runs in every page, light and dark, with every <details>
+// Accessibility: axe-core (from npm) runs in every page, light and dark, at a desk (1280 px) and
+// on a phone (390 px, touch), with every <details>
 // opened (the acknowledge forms, collapsed misses), and no `serious` or `critical` violation may
 // be found. Each violation is printed with its rule, what it means, and the elements (selector,
 // HTML, axe's own summary); a table of every finding (all impacts) per page and rule goes to
@@ -42,9 +43,15 @@ after(async () => {
   await server?.stop();
 });
 
+/** The sizes every page is checked at: a desk, and a phone (its header folds into Menu). */
+const SIZES = {
+  desk: { viewport: { width: 1280, height: 900 } },
+  phone: { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true },
+};
+
 /** A context whose theme cookie is set the way the header's toggle sets it: POST /prefs. */
-async function themed(theme) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: theme });
+async function themed(theme, size = 'desk') {
+  const context = await browser.newContext({ ...SIZES[size], colorScheme: theme });
   context.setDefaultTimeout(30_000);
   const res = await context.request.post(`${base}/prefs`, { form: { theme, back: '/' }, maxRedirects: 0 });
   assert.equal(res.status(), 303, `POST /prefs theme=${theme}`);
@@ -77,6 +84,8 @@ async function pages() {
     ['/log', 200],
     ['/simulate', 200],
     ['/timeline', 200],
+    ['/maintenance', 200],
+    ['/find?q=back', 200],
     ['/signin?error=wrong&next=%2Ffleet', 200],
     ['/no-such-page', 404],
   ];
@@ -97,12 +106,12 @@ function writeReport() {
   fs.writeFileSync(path.join(RESULTS_DIR, 'a11y.txt'), `${lines.join('\n')}\n`);
 }
 
-test('axe finds no serious or critical violation on any page, light or dark', async (t) => {
+test('axe finds no serious or critical violation on any page, light or dark, at a desk or on a phone', async (t) => {
   const routes = await pages();
-  for (const theme of THEMES) {
-    const context = await themed(theme);
+  for (const [size, theme] of Object.keys(SIZES).flatMap((s) => THEMES.map((th) => [s, th]))) {
+    const context = await themed(theme, size);
     for (const [url, status] of routes) {
-      await t.test(`${url} (${theme})`, async () => {
+      await t.test(`${url} (${theme}, ${size})`, async () => {
         const page = await context.newPage();
         // The page's Content-Security-Policy blocks nothing it needs (hydration, islands, WASM).
         const blocked = [];
@@ -120,7 +129,7 @@ test('axe finds no serious or critical violation on any page, light or dark', as
         }));
         for (const v of result.violations) {
           findings.push({
-            page: url, theme, rule: v.id, impact: v.impact, nodes: v.nodes.length,
+            page: `${url} (${size})`, theme, rule: v.id, impact: v.impact, nodes: v.nodes.length,
             targets: v.nodes.map((n) => n.target.join(' ')).join(', '),
           });
         }
@@ -128,7 +137,7 @@ test('axe finds no serious or critical violation on any page, light or dark', as
         await page.close();
         assert.deepEqual(blocked, [], `the policy blocked something on ${url}`);
         assert.ok(bad.length === 0,
-          `${bad.length} serious or critical violation(s) on ${url} (${theme} theme):\n${bad.map(describe).join('\n')}`);
+          `${bad.length} serious or critical violation(s) on ${url} (${theme} theme, ${size}):\n${bad.map(describe).join('\n')}`);
       });
     }
     await context.close();

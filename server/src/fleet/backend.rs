@@ -135,9 +135,13 @@ impl Backend for FleetBackend {
         let whole = scope.instance.is_none();
         let mut data = self.keeper.data(&fleet.judged, &scope, self.now(), fleet.counts);
         if whole {
+            // The windows in the zone of the page's problems (one zone per page).
+            use sundial_model::triage::{page_zone, window_in};
+            let zone = page_zone(fleet.judged.iter().map(|j| j.tz));
             data.maintenance = sundial_model::triage::MaintenanceData {
-                windows: self.book.listing(self.now()),
+                windows: self.book.listing(self.now()).into_iter().map(|w| window_in(w, zone)).collect(),
                 instances: self.book.instances().to_vec(),
+                start_example: sundial_model::forms::start_example(self.now()),
             };
         }
         data
@@ -216,6 +220,7 @@ impl Backend for FleetBackend {
                     .map(|(o, r)| o.row(now, (o.state(now) != "planned").then_some(r)))
                     .collect(),
                 instances: self.book.instances().to_vec(),
+                start_example: sundial_model::forms::start_example(now),
             }
         })
     }

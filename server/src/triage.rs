@@ -247,8 +247,8 @@ impl Keeper {
         let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let limit = scope.limit.unwrap_or(usize::MAX);
         let in_scope = |j: &&Judged| scope.instance.as_ref().is_none_or(|i| *i == j.problem.instance);
-        // Every time of the page in one zone: the instances' when they share one, else UTC.
-        let zone = page_zone(judged.iter().filter(in_scope).map(|j| j.tz));
+        // A page's: every time in one zone, the instances' when they share one, else UTC.
+        let zone = scope.one_zone.then(|| page_zone(judged.iter().filter(in_scope).map(|j| j.tz)));
         let mut open = Vec::new();
         let mut acknowledged = Vec::new();
         for j in judged.iter().filter(in_scope) {
@@ -261,6 +261,7 @@ impl Keeper {
                 &mut open
             };
             if list.len() < limit {
+                let zone = zone.unwrap_or(j.tz);
                 let mut r = row(&j.problem, j.first_seen, zone, ack, now);
                 r.maintenance =
                     j.maintenance.as_ref().filter(|h| h.until > now).map(|h| sundial_model::triage::MaintenanceNote {

@@ -176,6 +176,11 @@ pub struct TriageScope {
     pub instance: Option<String>,
     /// At most this many rows in each list; `None`: all.
     pub limit: Option<usize>,
+    /// A page's list (triage, the fleet's panel): every time in one zone ([`page_zone`]: the
+    /// instances' common zone, else UTC). Otherwise (the JSON API, one instance's views) each
+    /// problem's times are in its instance's zone.
+    #[serde(default)]
+    pub one_zone: bool,
 }
 
 impl TriageScope {
@@ -186,7 +191,7 @@ impl TriageScope {
 
     /// One instance's problems, every row.
     pub fn instance(name: &str) -> Self {
-        Self { instance: Some(name.to_owned()), limit: None }
+        Self { instance: Some(name.to_owned()), limit: None, one_zone: false }
     }
 }
 

@@ -135,11 +135,17 @@ impl Backend for FleetBackend {
         let whole = scope.instance.is_none();
         let mut data = self.keeper.data(&fleet.judged, &scope, self.now(), fleet.counts);
         if whole {
-            // The windows in the zone of the page's problems (one zone per page).
+            // On a page, the windows in the zone of its problems (one zone per page).
             use sundial_model::triage::{page_zone, window_in};
-            let zone = page_zone(fleet.judged.iter().map(|j| j.tz));
+            let zone = scope.one_zone.then(|| page_zone(fleet.judged.iter().map(|j| j.tz)));
+            let windows = self.book.listing(self.now()).into_iter();
             data.maintenance = sundial_model::triage::MaintenanceData {
-                windows: self.book.listing(self.now()).into_iter().map(|w| window_in(w, zone)).collect(),
+                windows: windows
+                    .map(|w| match zone {
+                        Some(z) => window_in(w, z),
+                        None => w,
+                    })
+                    .collect(),
                 instances: self.book.instances().to_vec(),
                 start_example: sundial_model::forms::start_example(self.now()),
             };

@@ -113,7 +113,7 @@ test('the zombie period is announced on the default jobs page, with its cost and
   await c30.close();
   // Its link leads to the log at that moment, where the misses are collapsed lines.
   await banner.locator('[data-testid="incident-link"]').click();
-  await page.waitForURL((u) => u.pathname === '/log' && u.searchParams.get('cursor'));
+  await page.waitForURL((u) => u.pathname === '/log' && u.searchParams.get('from') && u.searchParams.get('to'));
   const collapsed = page.locator('[data-testid="log-line"][data-kind="missed"]:not([data-count="1"])');
   await collapsed.first().waitFor();
   assert.ok(await collapsed.count() > 0, 'the log collapses the zombie\'s misses');

@@ -12,7 +12,7 @@ use sundial_engine::Zone;
 use sundial_engine::triage::Problem;
 use sundial_model::ApiError;
 use sundial_model::triage::ProblemSeverity;
-use sundial_model::triage::{Ack, AckForm, ProblemRow, TriageData, TriageScope, row, silence_secs};
+use sundial_model::triage::{Ack, AckForm, ProblemRow, TriageData, TriageScope, page_zone, row, silence_secs};
 
 use crate::store::Store;
 use crate::store::triage::{self as stored, AckRow, OpenRow};
@@ -246,9 +246,12 @@ impl Keeper {
     ) -> (Vec<ProblemRow>, Vec<ProblemRow>) {
         let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let limit = scope.limit.unwrap_or(usize::MAX);
+        let in_scope = |j: &&Judged| scope.instance.as_ref().is_none_or(|i| *i == j.problem.instance);
+        // A page's: every time in one zone, the instances' when they share one, else UTC.
+        let zone = scope.one_zone.then(|| page_zone(judged.iter().filter(in_scope).map(|j| j.tz)));
         let mut open = Vec::new();
         let mut acknowledged = Vec::new();
-        for j in judged.iter().filter(|j| scope.instance.as_ref().is_none_or(|i| *i == j.problem.instance)) {
+        for j in judged.iter().filter(in_scope) {
             let ack = state.acks.get(&j.problem.key());
             let list = if holds(ack, j, now) {
                 counts.1 += 1;
@@ -258,11 +261,12 @@ impl Keeper {
                 &mut open
             };
             if list.len() < limit {
-                let mut r = row(&j.problem, j.first_seen, j.tz, ack, now);
+                let zone = zone.unwrap_or(j.tz);
+                let mut r = row(&j.problem, j.first_seen, zone, ack, now);
                 r.maintenance =
                     j.maintenance.as_ref().filter(|h| h.until > now).map(|h| sundial_model::triage::MaintenanceNote {
                         name: h.name.clone(),
-                        until: sundial_model::ssr::point(h.until, j.tz),
+                        until: sundial_model::ssr::point(h.until, zone),
                     });
                 list.push(r);
             }

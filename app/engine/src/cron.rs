@@ -46,7 +46,7 @@ use super::dialect::{Clock, Until, cadence, collect, timestamp_field};
 /// Shared with every dialect, now in [`crate::dialect`]; re-exported under their former paths.
 pub use super::dialect::{MAX_OCCURRENCES, Overlap, overlap_policy, parse_timestamp, queues_overlapping_ticks};
 use super::{Diagnostic, Forecast, ScheduleId, Severity, Window, Zone};
-use chrono::{DateTime, Datelike, NaiveDate, NaiveDateTime, NaiveTime, Timelike, Utc};
+use chrono::{DateTime, Datelike, NaiveDate, NaiveDateTime, NaiveTime, SubsecRound, Timelike, Utc};
 use croner::Cron;
 use croner::parser::{CronParser, Seconds, Year};
 use serde::{Deserialize, Serialize};
@@ -593,7 +593,8 @@ fn forecast_with(id: ScheduleId, s: &CronSchedule, tz: Zone, until: Until, fast:
                     DateTime::<Utc>::UNIX_EPOCH
                 }
             };
-            cadence(id, zone, anchor, i64::from(n), None, None, &until, &mut diagnostics)
+            // pg_cron ticks on whole seconds: a fractional last start counts from its second.
+            cadence(id, zone, anchor.trunc_subsecs(0), i64::from(n), None, None, &until, &mut diagnostics)
         }
         Plan::Fields(f) => {
             if !f.can_fire() {

@@ -323,14 +323,18 @@ pub(crate) fn collect(
     out
 }
 
-/// Whole seconds since the epoch at or after `t`.
-fn ceil_secs(t: DateTime<Utc>) -> i64 {
-    t.timestamp().saturating_add(i64::from(t.timestamp_subsec_nanos() > 0))
+/// `t` in nanoseconds since the epoch (wide enough for every `DateTime<Utc>`).
+fn nanos(t: DateTime<Utc>) -> i128 {
+    i128::from(t.timestamp()) * NANOS + i128::from(t.timestamp_subsec_nanos())
 }
+
+const NANOS: i128 = 1_000_000_000;
 
 /// Occurrences of a fixed cadence in absolute time: `anchor + k × step` for every integer k
 /// with the instant within `[first, last]` when those are given (no daylight saving: the wall
-/// clock in `zone` is only for display).
+/// clock in `zone` is only for display). The anchor is kept to the nanosecond: a fractional
+/// anchor gives fractional occurrences (a caller whose scheduler ticks on whole seconds
+/// truncates it first).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn cadence(
     id: ScheduleId,
@@ -346,17 +350,18 @@ pub(crate) fn cadence(
     if step <= 0 || until.is_empty() {
         return out;
     }
+    // The earliest instant an occurrence may fall on.
     let mut lo = match until {
-        Until::Window(w) => ceil_secs(w.start),
-        Until::After(t, _) => t.timestamp().saturating_add(1),
+        Until::Window(w) => nanos(w.start),
+        Until::After(t, _) => nanos(*t) + 1,
     };
     if let Some(f) = first {
-        lo = lo.max(ceil_secs(f));
+        lo = lo.max(nanos(f));
     }
-    let (a, s) = (i128::from(anchor.timestamp()), i128::from(step));
-    let diff = i128::from(lo) - a;
+    let (a, s) = (nanos(anchor), i128::from(step) * NANOS);
+    let diff = lo - a;
     let mut k = diff.div_euclid(s) + i128::from(diff.rem_euclid(s) != 0);
-    while let Some(at) = i64::try_from(a + k * s).ok().and_then(|t| DateTime::<Utc>::from_timestamp(t, 0)) {
+    while let Some(at) = instant(a + k * s) {
         if last.is_some_and(|e| at > e) {
             break;
         }
@@ -373,4 +378,11 @@ pub(crate) fn cadence(
         k += 1;
     }
     out
+}
+
+/// The instant `n` nanoseconds after the epoch, if there is one.
+fn instant(n: i128) -> Option<DateTime<Utc>> {
+    let secs = i64::try_from(n.div_euclid(NANOS)).ok()?;
+    let sub = u32::try_from(n.rem_euclid(NANOS)).ok()?;
+    DateTime::<Utc>::from_timestamp(secs, sub)
 }

@@ -80,7 +80,7 @@
 //!   poll that still saw one cycle to the next cycle unobserved.
 use super::dialect::{Clock, Until, cadence, fmt_ts, int_field, loose, timestamp_field};
 use super::{Diagnostic, Forecast, Run, RunOutcome, ScheduleId, Severity, Trigger, Window, Zone};
-use chrono::{DateTime, NaiveDateTime, TimeDelta, Utc};
+use chrono::{DateTime, NaiveDateTime, SubsecRound, TimeDelta, Utc};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -394,7 +394,9 @@ fn run(id: ScheduleId, j: &JobTableRow, tz: Zone, until: Until) -> Forecast {
             Until::After(a, n) => Until::After(a, n - occurrences.len()),
             Until::Window(w) => Until::Window(w),
         };
-        occurrences.extend(cadence(id, zone, s.anchor, s.step, Some(s.first), s.last, &rest, &mut diagnostics));
+        // The runner counts whole seconds: a fractional anchor counts from its second.
+        let anchor = s.anchor.trunc_subsecs(0);
+        occurrences.extend(cadence(id, zone, anchor, s.step, Some(s.first), s.last, &rest, &mut diagnostics));
         if occurrences.len() >= super::dialect::MAX_OCCURRENCES {
             occurrences.truncate(super::dialect::MAX_OCCURRENCES);
             break;

@@ -9,7 +9,9 @@
 //! - **interval**: `IntervalMinutes` after the last run, or after *now* when it never ran.
 //!   Both are arguments here (`last_run`, `now` — not columns, not the clock). Each next run
 //!   counts from the previous one, so the forecast is `(last_run or now) + k × IntervalMinutes`,
-//!   k ≥ 1, in absolute time, from the anchor's whole second (a fractional second is dropped).
+//!   k ≥ 1, in absolute time, from the anchor as the table holds it: a fractional second is
+//!   kept (`DATEADD(MINUTE, …)` on a DATETIME2 keeps it), so every expected run follows the
+//!   fire exactly.
 //!   Before the last run, the runs are chained from each fire the `fired` argument lists (the
 //!   log's): after each, the next is due an interval later and, while none came, every
 //!   interval after that; a fire where the chain expected it is that expected run.
@@ -39,7 +41,7 @@
 use super::dialect::{Clock, Until, cadence, collect, flag_field, fmt_ts, int_field, loose, timestamp_field};
 use super::service_broker::{DayWalk, Days, csv_numbers, never_fires};
 use super::{Diagnostic, Forecast, Occurrence, ScheduleId, Severity, Window, Zone};
-use chrono::{DateTime, NaiveDateTime, NaiveTime, SubsecRound, TimeDelta, Timelike, Utc};
+use chrono::{DateTime, NaiveDateTime, NaiveTime, TimeDelta, Timelike, Utc};
 use serde::{Deserialize, Serialize};
 
 /// One `SchedulerConfigurations` row, plus the two arguments an interval schedule needs.
@@ -399,10 +401,9 @@ fn run(id: ScheduleId, c: &SchedulerConfiguration, tz: Zone, until: Until) -> Fo
     let zone = Clock::Zone(tz);
     let occurrences = match plan {
         Plan::Interval { anchors, minutes, first_stands } => {
-            // Occurrences fall on whole seconds, counted from the anchor's whole second: with
-            // a fractional last run (08:50:12.5) the first step (09:05:12.5) would lie after
-            // the whole second it stands for (09:05:12) and that occurrence would be skipped.
-            let mut fires: Vec<DateTime<Utc>> = anchors.iter().map(|&a| zone.resolve(a).0.trunc_subsecs(0)).collect();
+            // `CalculateNextRun` adds the minutes to the last run as the table holds it
+            // (DATETIME2: 100 ns): a fire at 08:50:12.5 is next due at 09:05:12.5, exactly.
+            let mut fires: Vec<DateTime<Utc>> = anchors.iter().map(|&a| zone.resolve(a).0).collect();
             fires.dedup();
             chain(id, zone, &fires, minutes.saturating_mul(60), first_stands, &until, &mut diagnostics)
         }

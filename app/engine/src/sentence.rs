@@ -94,6 +94,39 @@ impl Sentence {
     }
 }
 
+/// How Sundial writes an instant into plain text it keeps (a log line's words, a finding's
+/// message): `2026-11-23 07:00:00 UTC`, read back by [`Sentence::told`].
+pub const TOLD: &str = "%Y-%m-%d %H:%M:%S UTC";
+const TOLD_LEN: usize = "2026-11-23 07:00:00 UTC".len();
+
+impl Sentence {
+    /// A message with times written as [`TOLD`] (Sundial's own words, or a source's that name
+    /// UTC), as a sentence: each such time the instant it names, so that pages show it in
+    /// their reader's zone like every other instant of the line.
+    pub fn told(message: &str) -> Sentence {
+        let mut out = Sentence::new();
+        let mut rest = message;
+        while !rest.is_empty() {
+            let found = rest.char_indices().filter(|(_, c)| c.is_ascii_digit()).find_map(|(i, _)| {
+                let candidate = rest.get(i..i + TOLD_LEN)?;
+                let t = chrono::NaiveDateTime::parse_from_str(candidate, TOLD).ok()?;
+                Some((i, t.and_utc()))
+            });
+            match found {
+                Some((i, t)) => {
+                    out = out.text(&rest[..i]).at(t);
+                    rest = &rest[i + TOLD_LEN..];
+                }
+                None => {
+                    out = out.text(rest);
+                    rest = "";
+                }
+            }
+        }
+        out
+    }
+}
+
 impl From<&str> for Sentence {
     fn from(s: &str) -> Self {
         Sentence::new().text(s)

@@ -28,7 +28,7 @@
 use crate::durations::{self, DurationFlag, DurationFlags};
 use crate::fleet::{InstanceReport, JobReport};
 use crate::reconcile::{MissCause, Outcome, RunOutcome};
-use crate::sentence::Sentence;
+use crate::sentence::{Sentence, TOLD};
 use crate::{Diagnostic, Finding, Severity};
 use chrono::{DateTime, TimeDelta, Utc};
 use serde::{Deserialize, Serialize};
@@ -104,8 +104,9 @@ pub const KINDS: [KindInfo; 10] = [
         job_key: "scheduler_stopped",
         job_label: "Scheduler stopped",
         job_rank: 1,
-        counts: None,
-        row_count: "in a row",
+        // Its count is the jobs whose due runs did not happen (not runs: jobs).
+        counts: Some(("job missing runs", "jobs missing runs")),
+        row_count: "jobs missing runs",
     },
     KindInfo {
         kind: ProblemKind::Zombie,
@@ -367,11 +368,6 @@ pub struct Reading<'a> {
 /// The words [`next_run_disagrees`] begins with.
 const NEXT_RUN_DISAGREES: &str = "the scheduler expects the next run at";
 
-/// How [`next_run_disagrees`] writes its instants (and Sundial's words in a run's message),
-/// read back by [`instants_told`].
-const TOLD: &str = "%Y-%m-%d %H:%M:%S UTC";
-const TOLD_LEN: usize = "2026-11-23 07:00:00 UTC".len();
-
 /// The finding a source reports when the scheduler's own next run (`theirs`) is not Sundial's
 /// (`ours`; `None`: Sundial expects none); `column` names where the scheduler keeps it. Both
 /// are instants: a source reads its wall-clock column through the instance's zone first. The
@@ -391,30 +387,9 @@ pub fn next_run_disagrees(column: &str, raw: &str, theirs: DateTime<Utc>, ours: 
     .telling(Finding::NextRunDisagrees)
 }
 
-/// A message with times written as [`TOLD`] (`2026-11-20 02:04:00 UTC`: Sundial's own words,
-/// or a source's that name UTC), as a sentence: each such time the instant it names, so that
-/// pages show it in their reader's zone like every other.
+/// A message with times written as [`TOLD`], as a sentence ([`Sentence::told`]).
 fn instants_told(message: &str) -> Sentence {
-    let mut out = Sentence::new();
-    let mut rest = message;
-    while !rest.is_empty() {
-        let found = rest.char_indices().filter(|(_, c)| c.is_ascii_digit()).find_map(|(i, _)| {
-            let candidate = rest.get(i..i + TOLD_LEN)?;
-            let t = chrono::NaiveDateTime::parse_from_str(candidate, TOLD).ok()?;
-            Some((i, t.and_utc()))
-        });
-        match found {
-            Some((i, t)) => {
-                out = out.text(&rest[..i]).at(t);
-                rest = &rest[i + TOLD_LEN..];
-            }
-            None => {
-                out = out.text(rest);
-                rest = "";
-            }
-        }
-    }
-    out
+    Sentence::told(message)
 }
 
 /// Whether a finding is the cross-check [`next_run_disagrees`] made.

@@ -97,6 +97,13 @@ pub const START_TOLERANCE_MINUTES: i64 = 5;
 /// A window added from the page starts within this many days (the triage page lists them all).
 pub const START_HORIZON_DAYS: i64 = 7;
 
+/// The start the maintenance form offers as an example: tomorrow at 22:00 (UTC, the form's
+/// zone by default), counted from the backend's `now` (a fixed "now" gives its tomorrow, never
+/// the real clock's): always a start the form takes.
+pub fn start_example(now: chrono::DateTime<chrono::Utc>) -> String {
+    (now + chrono::TimeDelta::days(1)).format("%Y-%m-%d 22:00").to_string()
+}
+
 /// Why a form was refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -166,7 +173,7 @@ impl Refusal {
             Refusal::TooManyJobs => {
                 format!("A window names at most {MAX_JOBS} jobs; over more, choose the instance (all its jobs).")
             }
-            Refusal::BadStart => "The start must look like 2026-11-28 22:00 (or be empty: now).".to_owned(),
+            Refusal::BadStart => "The start must be a date and a time, YYYY-MM-DD HH:MM (or be empty: now).".to_owned(),
             Refusal::PastStart => format!(
                 "A window added here starts now or later (up to {START_TOLERANCE_MINUTES} minutes ago counts as now); \
                  a past one is declared in the fleet file ([[maintenance]]), where it is kept with the file."

@@ -55,6 +55,24 @@ pub fn fleet_row_id(instance: &str) -> String {
     format!("instance-{}", encode_segment(instance))
 }
 
+/// The deep link to a job's timeline at a moment over a window of `days` (1, 7 or 30) that
+/// holds more than the moment: a streak's whole span, from its first run to `at`. The moment is
+/// marked and the fragment scrolls to its line, as the redirect of [`job_at_href`] does.
+pub fn job_span_href(instance: Option<&str>, job_id: &str, at: chrono::DateTime<chrono::Utc>, days: u32) -> String {
+    format!(
+        "/jobs/{}?days={days}&at={}{}#{}",
+        encode_segment(job_id),
+        at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        instance_query(instance),
+        crate::MOMENT_ID
+    )
+}
+
+/// The smallest window (of [`crate::WINDOW_DAYS`], ending at `now`) holding `t`; 30 when none.
+pub fn days_holding(t: chrono::DateTime<chrono::Utc>, now: chrono::DateTime<chrono::Utc>) -> u32 {
+    crate::WINDOW_DAYS.into_iter().find(|d| t >= now - chrono::TimeDelta::days(i64::from(*d))).unwrap_or(30)
+}
+
 /// The JSON API's URL for what a page shows: `path` (after `/api/`, `{i}` standing for the
 /// instance's encoded name) over the page's window, so a script or a postmortem gets the same
 /// data the page was built from.

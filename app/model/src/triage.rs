@@ -40,6 +40,9 @@ pub struct MaintenanceData {
     pub windows: Vec<WindowRow>,
     /// The instances a window may cover (the form's choices).
     pub instances: Vec<String>,
+    /// The form's example start ([`crate::forms::start_example`] of the backend's now).
+    #[serde(default)]
+    pub start_example: String,
 }
 
 /// One occurrence of a maintenance window.
@@ -173,6 +176,11 @@ pub struct TriageScope {
     pub instance: Option<String>,
     /// At most this many rows in each list; `None`: all.
     pub limit: Option<usize>,
+    /// A page's list (triage, the fleet's panel): every time in one zone ([`page_zone`]: the
+    /// instances' common zone, else UTC). Otherwise (the JSON API, one instance's views) each
+    /// problem's times are in its instance's zone.
+    #[serde(default)]
+    pub one_zone: bool,
 }
 
 impl TriageScope {
@@ -183,7 +191,7 @@ impl TriageScope {
 
     /// One instance's problems, every row.
     pub fn instance(name: &str) -> Self {
-        Self { instance: Some(name.to_owned()), limit: None }
+        Self { instance: Some(name.to_owned()), limit: None, one_zone: false }
     }
 }
 
@@ -206,6 +214,9 @@ pub struct ProblemRow {
     pub job_name: Option<String>,
     /// Since when it is wrong (what the data tells, else when Sundial first saw it).
     pub since: TimePoint,
+    /// How long ago that was, as of the judgment's now (`3 days ago`, `6 h 20 min ago`).
+    #[serde(default)]
+    pub since_ago: String,
     /// The moment the evidence points at.
     pub at: TimePoint,
     pub evidence: String,
@@ -362,15 +373,69 @@ mod build {
         }
     }
 
+    /// The zone of a page listing problems of several instances (triage, the fleet's panel),
+    /// under the reader's "Instance" choice: the instances' zone when they all share one, else
+    /// UTC, as the fleet's log does. One page, one zone: never UTC beside UTC+1.
+    pub fn page_zone(zones: impl IntoIterator<Item = Zone>) -> Zone {
+        let mut zones = zones.into_iter();
+        let utc = Zone::from(chrono_tz::UTC);
+        match zones.next() {
+            Some(first) if zones.all(|z| z.name() == first.name()) => first,
+            _ => utc,
+        }
+    }
+
+    /// How long before `now` an instant was, in words for a reader: `under a minute ago`,
+    /// `12 min ago`, `6 h 20 min ago`, `1 day 4 h ago`, `3 days ago`; `now` for one ahead.
+    pub fn ago(t: DateTime<Utc>, now: DateTime<Utc>) -> String {
+        let secs = (now - t).num_seconds();
+        let (d, h, m) = (secs / 86_400, secs % 86_400 / 3600, secs % 3600 / 60);
+        match secs {
+            s if s < 0 => "now".to_owned(),
+            s if s < 60 => "under a minute ago".to_owned(),
+            s if s < 3600 => format!("{m} min ago"),
+            s if s < 86_400 && m == 0 => format!("{h} h ago"),
+            s if s < 86_400 => format!("{h} h {m} min ago"),
+            s if s < 2 * 86_400 && h > 0 => format!("1 day {h} h ago"),
+            s if s < 2 * 86_400 => "1 day ago".to_owned(),
+            _ => format!("{d} days ago"),
+        }
+    }
+
+    /// A maintenance window's row with every time in `tz` (the page's zone).
+    pub fn window_in(mut w: WindowRow, tz: Zone) -> WindowRow {
+        let again = |t: &TimePoint| {
+            let at = DateTime::<Utc>::from_timestamp_millis(t.ms).unwrap_or_default();
+            crate::ssr::point(at, tz)
+        };
+        w.start = again(&w.start);
+        w.end = again(&w.end);
+        if let Some(a) = w.added.as_mut() {
+            a.1 = again(&a.1);
+        }
+        if let Some(e) = w.ended.as_mut() {
+            e.1 = again(&e.1);
+        }
+        w
+    }
+
     /// One problem as a row: `first_seen` is when Sundial first saw this episode, `tz` the
-    /// instance's zone, `ack` the acknowledgement of this episode if any.
+    /// zone its times are shown in (the page's: [`page_zone`]), `ack` the acknowledgement of
+    /// this episode if any.
     pub fn row(p: &Problem, first_seen: DateTime<Utc>, tz: Zone, ack: Option<&Ack>, now: DateTime<Utc>) -> ProblemRow {
         let point = |t| crate::ssr::point(t, tz);
         let link = match &p.job {
             // A moment still to come (the scheduler's own next run, when it disagrees) is no
             // evidence to open the page at: the job's page as it is now says it.
             Some((id, _)) if p.at >= now => crate::links::job_href(Some(&p.instance), id, 1),
-            Some((id, _)) => crate::links::job_at_href(Some(&p.instance), id, p.at),
+            // A streak (failures, misses in a row) opens on a window holding all of it, from
+            // its first run (`since`) to the latest (`at`), not only the latest.
+            Some((id, _)) => match p.since.filter(|s| *s < p.at).map(|s| crate::links::days_holding(s, now)) {
+                Some(days) if days > crate::links::days_holding(p.at, now) => {
+                    crate::links::job_span_href(Some(&p.instance), id, p.at, days)
+                }
+                _ => crate::links::job_at_href(Some(&p.instance), id, p.at),
+            },
             // The instance's own problems: it cannot be read (the fleet's row says why and
             // since when), else its scheduler's span, on the instance timeline at its start.
             None if p.kind == ProblemKind::Unreachable => crate::links::fleet_row_href(&p.instance),
@@ -385,6 +450,7 @@ mod build {
             job_id: p.job.as_ref().map(|j| j.0.clone()),
             job_name: p.job.as_ref().map(|j| j.1.clone()),
             since: point(p.since.unwrap_or(first_seen)),
+            since_ago: ago(p.since.unwrap_or(first_seen), now),
             at: point(p.at),
             evidence: p.evidence.clone(),
             sentence: crate::SentenceView::of(&p.sentence, point),
@@ -465,6 +531,40 @@ mod tests {
         // A new episode (it resolved and came back): the old acknowledgement is not its.
         let r = row(&missed(2), t("2026-11-21T00:00:00Z"), tz, Some(&a), now);
         assert_eq!(r.ack, None);
+    }
+
+    #[test]
+    fn a_streaks_link_opens_a_window_holding_the_whole_streak() {
+        let now = t("2026-11-22T12:00:00Z");
+        let tz = crate::engine::Zone::from(chrono_tz::UTC);
+        // 4 failures in a row since 11-19, the latest an hour ago: the week, not the day.
+        let mut p = missed(4);
+        p.kind = ProblemKind::Failed;
+        p.since = Some(t("2026-11-19T02:00:00Z"));
+        p.at = t("2026-11-22T11:00:00Z");
+        let r = row(&p, t("2026-11-19T02:05:00Z"), tz, None, now);
+        assert_eq!(r.link, "/jobs/j1?days=7&at=2026-11-22T11:00:00Z&instance=SQL1#moment");
+        // Since 10 days ago: the month.
+        p.since = Some(t("2026-11-12T02:00:00Z"));
+        assert!(row(&p, now, tz, None, now).link.starts_with("/jobs/j1?days=30&"));
+        // A streak inside the day the latest run's window holds: the plain deep link.
+        p.since = Some(t("2026-11-22T02:00:00Z"));
+        assert_eq!(row(&p, now, tz, None, now).link, "/jobs/j1?at=2026-11-22T11:00:00Z&instance=SQL1");
+    }
+
+    #[test]
+    fn since_says_how_long_ago_as_of_the_judgments_now() {
+        let now = t("2026-11-22T12:00:00Z");
+        let ago = |s: &str| super::ago(t(s), now);
+        assert_eq!(ago("2026-11-22T11:59:30Z"), "under a minute ago");
+        assert_eq!(ago("2026-11-22T11:48:00Z"), "12 min ago");
+        assert_eq!(ago("2026-11-22T09:00:00Z"), "3 h ago");
+        assert_eq!(ago("2026-11-22T05:40:00Z"), "6 h 20 min ago");
+        assert_eq!(ago("2026-11-21T08:00:00Z"), "1 day 4 h ago");
+        assert_eq!(ago("2026-11-19T02:30:00Z"), "3 days ago");
+        assert_eq!(ago("2026-11-22T12:30:00Z"), "now");
+        let r = row(&missed(2), now, crate::engine::Zone::from(chrono_tz::UTC), None, now);
+        assert_eq!(r.since_ago, "2 days ago", "since 11-20 09:00, as of 11-22 12:00");
     }
 
     #[test]

@@ -15,7 +15,8 @@ pub async fn fleet(limit: Option<usize>) -> Result<FleetData, ApiError> {
 /// ones: at most `limit` of each list, with how many there are.
 #[server(prefix = "/api/fn", endpoint = "triage")]
 pub async fn triage(instance: Option<String>, limit: Option<usize>) -> Result<super::TriageData, ApiError> {
-    triage_in(super::TriageScope { instance, limit }).await
+    // A page's list: one zone for all its times.
+    triage_in(super::TriageScope { instance, limit, one_zone: true }).await
 }
 
 #[cfg(feature = "ssr")]

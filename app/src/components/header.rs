@@ -47,10 +47,8 @@ pub fn Header(#[prop(optional)] instance: Option<InstanceHead>) -> AnyView {
         let current = (v == view_now).then_some("page");
         view! { <a href=href class="nav-link" aria-current=current data-testid=format!("nav-{}", label.to_lowercase())>{label}</a> }
     };
-    let incidents = instance
-        .as_ref()
-        .map(|i| incidents_view(i, &iq))
-        .filter(|_| instance.as_ref().is_some_and(|i| !i.incidents.is_empty()));
+    let incidents =
+        instance.as_ref().map(incidents_view).filter(|_| instance.as_ref().is_some_and(|i| !i.incidents.is_empty()));
     view! {
         <header class="topbar">
             <a href="/" class="brand-link">
@@ -322,13 +320,14 @@ fn incident_view(inc: &Incident, scheduler: &Scheduler, log_href: String) -> imp
     }
 }
 
-fn incidents_view(i: &InstanceHead, iq: &str) -> impl IntoView + use<> {
+fn incidents_view(i: &InstanceHead) -> impl IntoView + use<> {
     let scheduler = &i.scheduler;
+    let instance = Some(i.name.as_str());
     let items = i
         .incidents
         .iter()
         .map(|inc| {
-            let href = format!("/log?days=30&problems=1{iq}&cursor={}~0", inc.end.ms);
+            let href = inc.log_href(instance);
             incident_view(inc, scheduler, href)
         })
         .collect_view();

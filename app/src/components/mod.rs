@@ -18,7 +18,7 @@ pub use header::Header;
 pub use status::{ErrorPanel, NotFound, set_status};
 /// The URLs and labels every view writes the same way (the model's).
 pub use sundial_model::links::*;
-pub use time::{Sentence, Time, prefs, sentence_text};
+pub use time::{BriefTime, Sentence, Time, prefs, sentence_text};
 pub use window_links::WindowLinks;
 
 /// Text for the inside of `<title>` or `<textarea>`: leptos writes those elements' children

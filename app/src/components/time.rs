@@ -166,6 +166,33 @@ pub fn Time(t: TimePoint) -> impl IntoView {
     }
 }
 
+/// One instant said briefly, where its year and seconds mean nothing (a problem's "since",
+/// beside how long ago it was): `11-19 02:30 UTC+1`, the seconds kept when they are not `:00`.
+/// The `<time>` and its title are [`Time`]'s.
+#[component]
+pub fn BriefTime(t: TimePoint) -> impl IntoView {
+    let datetime = t.rfc3339();
+    let title = format!("{} UTC", t.utc_text());
+    let (text, zone) = shown(&t, &prefs());
+    let brief = brief_text(&text);
+    view! {
+        <time datetime=datetime title=title>
+            {brief}
+            " "
+            <span class="tz-off">{zone}</span>
+        </time>
+    }
+}
+
+/// `2026-11-19 02:30:00` → `11-19 02:30`; `2026-11-22 11:30:04` → `11-22 11:30:04`.
+pub fn brief_text(text: &str) -> String {
+    let day_time = text.get(5..).unwrap_or(text);
+    match day_time.strip_suffix(":00") {
+        Some(minutes) if day_time.len() == "11-19 02:30:00".len() => minutes.to_owned(),
+        _ => day_time.to_owned(),
+    }
+}
+
 /// A sentence with instants in it (triage's evidence, a missed run's explanation): its words
 /// as text, each instant a [`Time`], so that it follows the zone switch and says its zone.
 #[component]
@@ -244,5 +271,17 @@ pub fn ThemeToggle() -> impl IntoView {
                 {label}
             </button>
         </form>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::brief_text;
+
+    #[test]
+    fn a_brief_time_drops_the_year_and_seconds_that_say_nothing() {
+        assert_eq!(brief_text("2026-11-19 02:30:00"), "11-19 02:30");
+        assert_eq!(brief_text("2026-11-22 11:30:04"), "11-22 11:30:04", "seconds that mean something stay");
+        assert_eq!(brief_text("2026-11-22 11:00:00"), "11-22 11:00");
     }
 }

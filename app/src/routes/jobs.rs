@@ -91,7 +91,8 @@ impl Dir {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Show {
     All,
-    /// Any failure, miss, late or skipped run in the window.
+    /// An open problem now, or any failure, miss, late or skipped run in the window
+    /// ([`JobRow::has_problem`]): every job another chip counts.
     Problems,
     /// The last run failed.
     Failing,
@@ -133,7 +134,7 @@ impl Show {
     pub fn keeps(self, r: &JobRow) -> bool {
         match self {
             Show::All => true,
-            Show::Problems => r.state.is_problem(),
+            Show::Problems => r.has_problem(),
             // Failing now, as triage judges it, even under a worse state (a zombie scheduler).
             Show::Failing => r.problems.iter().any(|p| {
                 matches!(

@@ -15,8 +15,8 @@
 use crate::api::{self, KindCount, LogData, LogFieldError, LogLine, LogQuery, Scheduler, count_text, parse_days};
 use crate::components::time::ZoneMode;
 use crate::components::{
-    CollapsedMisses, ErrorPanel, Header, Time, WindowLinks, encode_segment, instance_query, job_at_href, prefs,
-    set_status,
+    CollapsedMisses, ErrorPanel, Header, Sentence, Time, WindowLinks, encode_segment, instance_query, job_at_href,
+    prefs, set_status,
 };
 use crate::engine::log::LogKind;
 use leptos::prelude::*;
@@ -130,11 +130,13 @@ fn line_row(l: LogLine, words: &Words) -> impl IntoView + use<> {
         view! { <a href=href class="job-link" data-testid="log-job-link" title="The job's timeline at this moment">{name}</a> }
     });
     let count = l.collapsed.count.max(1);
+    // The words with their times as instants; a line sent without them, its plain words.
+    let said = if l.said.is_empty() { api::SentenceView::from(l.text.clone()) } else { l.said.clone() };
     let what = if l.collapsed.is_collapsed() {
-        let cause = l.text.strip_prefix("no run started: ").unwrap_or(&l.text).to_string();
+        let cause = said.strip_prefix("no run started: ");
         view! { <CollapsedMisses c=l.collapsed.clone() last=l.at.clone() cause=cause more="the job's timeline shows each"/> }.into_any()
     } else {
-        view! { {l.text.clone()} }.into_any()
+        view! { <Sentence s=said/> }.into_any()
     };
     let label = words.line(&l.instance, l.kind);
     view! {

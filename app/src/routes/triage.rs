@@ -7,7 +7,7 @@ use crate::api::forms::Field;
 use crate::api::triage::ProblemSeverity;
 use crate::api::triage::{MaintenanceData, PAGE_ROWS, SILENCES, WINDOW_LENGTHS, WindowRow};
 use crate::api::{self, ProblemRow, TriageData};
-use crate::components::{ErrorPanel, Header, Sentence, Time};
+use crate::components::{BriefTime, ErrorPanel, Header, Sentence, Time};
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
@@ -177,7 +177,10 @@ fn problem_row(p: ProblemRow, back: &str) -> impl IntoView + use<> {
                 </span>
                 <span class="problem-where">{where_}</span>
                 {count}
-                <span class="problem-since muted">"since " <Time t=p.since.clone()/></span>
+                <span class="problem-since muted" data-testid="problem-since">
+                    "since " <BriefTime t=p.since.clone()/>
+                    {(!p.since_ago.is_empty()).then(|| format!(" ({})", p.since_ago))}
+                </span>
             </div>
             <p class="problem-evidence" data-testid="evidence">
                 {if p.sentence.is_empty() { p.evidence.clone().into_any() } else { view! { <Sentence s=p.sentence.clone()/> }.into_any() }}
@@ -245,7 +248,7 @@ pub fn MaintenanceSection(data: MaintenanceData, back: String) -> impl IntoView 
     let admin = crate::api::may_acknowledge();
     let empty = data.windows.is_empty();
     let rows = data.windows.into_iter().map(|w| window_row(w, admin, &back)).collect_view();
-    let add = admin.then(|| add_form(&data.instances, &back));
+    let add = admin.then(|| add_form(&data.instances, &data.start_example, &back));
     view! {
         <section class="maintenance" aria-labelledby="maint-title" data-testid="maintenance">
             <h2 id="maint-title">"Maintenance windows"</h2>
@@ -327,7 +330,7 @@ pub fn window_row(w: WindowRow, admin: bool, back: &str) -> impl IntoView + use<
     }
 }
 
-fn add_form(instances: &[String], back: &str) -> impl IntoView + use<> {
+fn add_form(instances: &[String], example: &str, back: &str) -> impl IntoView + use<> {
     let options = instances.iter().map(|i| view! { <option value=i.clone()>{i.clone()}</option> }).collect_view();
     let lengths =
         WINDOW_LENGTHS.iter().map(|(v, w)| view! { <option value=*v selected=*v == "2h">{*w}</option> }).collect_view();
@@ -349,7 +352,11 @@ fn add_form(instances: &[String], back: &str) -> impl IntoView + use<> {
                 </select>
                 <label for="mw-jobs">"Only these jobs (names, comma-separated; empty: all)"</label>
                 <input id="mw-jobs" name="jobs" type="text" maxlength=Field::Jobs.max()/>
-                <label for="mw-start">"From (empty: now; else like 2026-11-28 22:00, within 7 days; a past window goes in the fleet file)"</label>
+                <label for="mw-start">
+                    {format!(
+                        "From (empty: now; else like {example}, within 7 days; a past window goes in the fleet file)"
+                    )}
+                </label>
                 <input id="mw-start" name="start" type="text" maxlength=Field::Start.max() placeholder="now"/>
                 <label for="mw-zone">"In the zone"</label>
                 <input id="mw-zone" name="time_zone" type="text" maxlength=Field::Zone.max() value="UTC"/>

@@ -135,9 +135,19 @@ impl Backend for FleetBackend {
         let whole = scope.instance.is_none();
         let mut data = self.keeper.data(&fleet.judged, &scope, self.now(), fleet.counts);
         if whole {
+            // On a page, the windows in the zone of its problems (one zone per page).
+            use sundial_model::triage::{page_zone, window_in};
+            let zone = scope.one_zone.then(|| page_zone(fleet.judged.iter().map(|j| j.tz)));
+            let windows = self.book.listing(self.now()).into_iter();
             data.maintenance = sundial_model::triage::MaintenanceData {
-                windows: self.book.listing(self.now()),
+                windows: windows
+                    .map(|w| match zone {
+                        Some(z) => window_in(w, z),
+                        None => w,
+                    })
+                    .collect(),
                 instances: self.book.instances().to_vec(),
+                start_example: sundial_model::forms::start_example(self.now()),
             };
         }
         data
@@ -216,6 +226,7 @@ impl Backend for FleetBackend {
                     .map(|(o, r)| o.row(now, (o.state(now) != "planned").then_some(r)))
                     .collect(),
                 instances: self.book.instances().to_vec(),
+                start_example: sundial_model::forms::start_example(now),
             }
         })
     }

@@ -6,9 +6,12 @@
 //! ([`Plan`]; the article's worker runs its job once a day after 13:00 UTC, at least once).
 //! Job names compare case-insensitively, as SQL Azure's default collation does. A job in the
 //! table that the configuration does not list is shown as unconfigured: its runs, nothing
-//! expected. A row started and never stopped (`stop_execution_date` NULL, or SQL Server's
-//! zero date 1900-01-01 that a `datetime` column defaults to) is running until the job's
-//! limit (the article's `CleanUp` uses 60 minutes), then it is a crashed run. `CleanUp`
+//! expected. A row started and never stopped (`stop_execution_date` NULL) is running until the
+//! job's limit (the article's `CleanUp` uses 60 minutes), then it is a crashed run. A row whose
+//! stop comes before its start (SQL Server's zero date 1900-01-01, a `datetime` set from `0` or
+//! `''`) is garbage: its run's end is unknown, never a crash, and a warning names the value and
+//! the row (it is read again each poll, as an unstopped row is, in case a real stop is written
+//! in its place). `CleanUp`
 //! deletes such rows so the job runs again: Sundial only sees a crash while its row still
 //! exists, which the job's note says (once read, a crash Sundial holds stays shown).
 //!
@@ -295,12 +298,13 @@ pub async fn read_since(
         let limit = limit.or(plan.others.as_ref().map(|o| o.1)).unwrap_or(TimeDelta::hours(1));
         let entry = found.get_mut(&job_key).expect("every row's job was added above");
         match run_of(r, limit, &to_utc, now) {
-            Ok((run, stopped)) => {
+            Ok((run, stopped, warning)) => {
                 if !stopped && let Some(start) = text(r, START).and_then(tables::wall_clock) {
                     open.push(key(start));
                 }
                 if window.contains(run.start) {
                     entry.runs.push(run);
+                    entry.diagnostics.extend(warning);
                 }
             }
             Err(d) => entry.diagnostics.push(d),
@@ -356,28 +360,38 @@ pub async fn read_since(
     Ok(SourceRead { extent, mark: Some(mark), ..SourceRead::new(input, notes, now) })
 }
 
-/// One row as a run: stopped (succeeded), still going, or crashed past `limit`; and whether it
-/// stopped (a row not stopped may still be, in place).
+/// One row as a run: stopped (succeeded), still going, crashed past `limit`, or of unknown end
+/// (a stop before its start); whether it stopped (a row not stopped, or stopped before it
+/// started, may still be stopped in place); and the warning on a stop before the start.
 fn run_of(
     r: &tables::TextRow,
     limit: TimeDelta,
     to_utc: &dyn Fn(NaiveDateTime) -> DateTime<Utc>,
     now: DateTime<Utc>,
-) -> Result<(Run, bool), Diagnostic> {
-    let Some(start) = text(r, "start_execution_date").and_then(tables::wall_clock).map(to_utc) else {
-        return Err(Diagnostic::warning(
-            "start_execution_date",
-            text(r, "start_execution_date").unwrap_or("NULL"),
-            "not a time; the row is left out",
-        ));
+) -> Result<(Run, bool, Option<Diagnostic>), Diagnostic> {
+    let Some(wall) = text(r, START).and_then(tables::wall_clock) else {
+        return Err(Diagnostic::warning(START, text(r, START).unwrap_or("NULL"), "not a time; the row is left out"));
     };
-    // SQL Server's zero date (1900-01-01) in a datetime column means "not set", like NULL.
-    let stop = text(r, "stop_execution_date")
-        .and_then(tables::wall_clock)
-        .filter(|t| t.and_utc().timestamp() > ZERO_DATE_SECS)
-        .map(to_utc);
-    let (outcome, secs, message) = match stop {
-        Some(stop) => (RunOutcome::Succeeded, (stop - start).num_seconds().max(0), String::new()),
+    let start = to_utc(wall);
+    let raw_stop = text(r, STOP).unwrap_or_default();
+    let stop = tables::wall_clock(raw_stop).map(to_utc);
+    let (outcome, secs, message, warning) = match stop {
+        Some(stop) if stop < start => {
+            let zero = if stop.timestamp() < ZERO_DATE_SECS { " (SQL Server's zero date: never set)" } else { "" };
+            let why = format!("comes before its start{zero}: the run's end is unknown (not a crash)");
+            let warning = Diagnostic::warning(
+                STOP,
+                raw_stop,
+                format!(
+                    "the row of {} started {} stops before it starts{zero}: the stop is garbage, so that run's end is \
+                     unknown; it is not counted as crashed",
+                    text(r, "job_name").unwrap_or("job"),
+                    wall.format("%Y-%m-%d %H:%M:%S%.f")
+                ),
+            );
+            (RunOutcome::Unknown, 0, format!("{STOP} {raw_stop} {why}"), Some(warning))
+        }
+        Some(stop) => (RunOutcome::Succeeded, (stop - start).num_seconds().max(0), String::new(), None),
         None if now - start > limit => (
             RunOutcome::Crashed,
             limit.num_seconds(),
@@ -385,15 +399,21 @@ fn run_of(
                 "started, never stopped within {} minutes (CleanUp deletes this row and the job runs again)",
                 limit.num_minutes()
             ),
+            None,
         ),
-        None => (RunOutcome::InProgress, (now - start).num_seconds().max(0), String::new()),
+        None => (RunOutcome::InProgress, (now - start).num_seconds().max(0), String::new(), None),
     };
+    let stopped = outcome == RunOutcome::Succeeded;
     let run =
         Run { start, duration_secs: secs, outcome, trigger: Trigger::Schedule(Some(1)), message, steps: Vec::new() };
-    Ok((run, stop.is_some()))
+    Ok((run, stopped, warning))
 }
 
-/// 1900-01-02 00:00:00 UTC in seconds: a stop time before it is SQL Server's zero date.
+/// The stop column.
+const STOP: &str = "stop_execution_date";
+
+/// 1900-01-02 00:00:00 UTC in seconds: a stop time before it is SQL Server's zero date (the
+/// value a `datetime` column takes from `0` or `''`).
 const ZERO_DATE_SECS: i64 = -2_208_902_400;
 
 /// A job of the instance: as the plan lists it, following the plan's one schedule, or

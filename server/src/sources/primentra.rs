@@ -412,7 +412,7 @@ fn job(
             SchedulerConfiguration::default()
         }
     };
-    c.now = Some(now.naive_utc().format("%Y-%m-%d %H:%M:%S").to_string());
+    c.now = Some(now.naive_utc().format("%Y-%m-%d %H:%M:%S%.f").to_string());
     // Interval schedules count from each run the schedule fired (the log's `fired` by the
     // schedule, from a day before the window: `CalculateNextRun` after each), the next ones from
     // the last of them, else from the last completion the row remembers.

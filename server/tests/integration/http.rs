@@ -371,8 +371,10 @@ async fn incidents_of_the_last_30_days_are_on_every_page_whatever_the_window() {
         assert!(text.contains("Zombie Agent. SQL Agent started no job from 2026-11-13 12:00:00 UTC to 2026-11-15 12:00:00 UTC (2d 00h)"), "{uri}: {text}");
         assert!(text.contains("Scheduler stopped."), "{uri}: the Agent's downtime is announced");
         assert!(
-            html.contains("/log?days=30&problems=1&instance=FIXTURE-SQL01&cursor=")
-                || html.contains("/log?days=30&amp;problems=1&amp;instance=FIXTURE-SQL01&amp;cursor="),
+            html.contains("/log?days=30&problems=1&instance=FIXTURE-SQL01&from=2026-11-13T12:00:00Z&to=")
+                || html.contains(
+                    "/log?days=30&amp;problems=1&amp;instance=FIXTURE-SQL01&amp;from=2026-11-13T12:00:00Z&amp;to="
+                ),
             "{uri}: a link to that moment"
         );
     }

@@ -206,3 +206,51 @@ async fn the_jobs_list_shows_owner_category_enabled_and_filters_on_each() {
     assert!(owners_seen[demo::JOBACTIVITY_INSTANCE].is_empty(), "jobactivity records no owner");
     assert!(filters_checked >= 30, "{filters_checked} filters checked");
 }
+
+/// The count beside a show chip (`data-show="problems"` …) and the chip's words.
+fn chip(html: &str, key: &str) -> (String, usize) {
+    let at = html.find(&format!("data-show=\"{key}\"")).unwrap_or_else(|| panic!("the {key} chip"));
+    let rest = &html[at..];
+    let body = &rest[rest.find('>').unwrap() + 1..rest.find("</a>").unwrap()];
+    let n = body.split("class=\"filter-count\">").nth(1).expect("a count");
+    let n = n[..n.find('<').unwrap()].trim().parse().expect("a number");
+    (text_of(&body[..body.find("<span class=\"filter-count\"").unwrap()]), n)
+}
+
+/// "Any problem" means what it counts: every job another chip counts (failing now, with
+/// failures, with missed runs) is one of its jobs, on every instance of the demo and over a
+/// day and a week. (It once read "Any problem 0" beside "With failures 1".)
+#[tokio::test(flavor = "multi_thread")]
+async fn any_problem_holds_every_job_the_other_chips_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("demo.sqlite");
+    demo::write_demo(&path, t(NOW), 42).await.expect("the demo fleet is written");
+    let toml = std::fs::read_to_string(demo::fleet_file_of(&path)).unwrap();
+    let state = web::fleet_as_of(&toml, t(NOW)).await;
+    let instances = api(&state, "/api/instances").await;
+    let mut failures_outside_problems = 0;
+    for inst in instances["instances"].as_array().unwrap() {
+        let name = inst["name"].as_str().unwrap();
+        for days in [1, 7] {
+            let base = format!("/jobs?instance={}&days={days}", enc(name));
+            let (status, html) = get(&state, &base).await;
+            if status != axum::http::StatusCode::OK || !html.contains("data-show=\"problems\"") {
+                continue;
+            }
+            let (words, problems) = chip(&html, "problems");
+            assert_eq!(words, "Any problem", "{name}");
+            let kept = ids(&get(&state, &format!("{base}&show=problems")).await.1);
+            assert_eq!(kept.len(), problems, "{name} {days}d: the chip counts the rows it shows");
+            for key in ["failing", "failures", "missed"] {
+                let (words, n) = chip(&html, key);
+                assert!(n <= problems, "{name} {days}d: \"Any problem {problems}\" beside \"{words} {n}\"");
+                let these = ids(&get(&state, &format!("{base}&show={key}")).await.1);
+                assert!(these.is_subset(&kept), "{name} {days}d: {words}: {these:?} not all in {kept:?}");
+                if key == "failures" {
+                    failures_outside_problems += these.iter().filter(|j| !kept.contains(*j)).count();
+                }
+            }
+        }
+    }
+    assert_eq!(failures_outside_problems, 0);
+}

@@ -86,7 +86,7 @@ fn rows(html: &str) -> Vec<Row> {
             let count = num(tr, "data-count");
             let text = tr.split(r#"class="log-text""#).nth(1).map(|c| {
                 let inner = c.split_once('>').map(|x| x.1).unwrap_or_default();
-                unescape(inner.split("</td>").next().unwrap_or_default().replace("<!>", "").trim())
+                told(&unescape(inner.split("</td>").next().unwrap_or_default().replace("<!>", "").trim()))
             });
             Row {
                 at: attr(tr, "datetime").expect("a time"),
@@ -105,6 +105,23 @@ fn rows(html: &str) -> Vec<Row> {
             }
         })
         .collect()
+}
+
+/// A line's words as the export keeps them: each `<time>` of the page (in the reader's zone)
+/// written as its instant in UTC (`2026-11-15 12:00:00 UTC`).
+fn told(html: &str) -> String {
+    let mut out = String::new();
+    let mut rest = html;
+    while let Some(i) = rest.find("<time ") {
+        out.push_str(&rest[..i]);
+        let tag = &rest[i..];
+        let at = attr(tag, "datetime").expect("a <time> with its instant");
+        let at = DateTime::parse_from_rfc3339(&at).unwrap_or_else(|e| panic!("{at}: {e}"));
+        out.push_str(&at.to_utc().format("%Y-%m-%d %H:%M:%S UTC").to_string());
+        rest = &tag[tag.find("</time>").expect("a closed <time>") + "</time>".len()..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The `href` of the element with `data-testid="{testid}"`.

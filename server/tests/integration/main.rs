@@ -57,4 +57,5 @@ mod tables_paging;
 mod tables_primentra;
 mod tables_service_broker;
 mod triage;
+mod words;
 mod zones;

@@ -429,6 +429,13 @@ async fn a_window_from_the_page_starts_now_or_within_a_week_and_every_field_is_b
     assert!(page.contains("The list of jobs is longer than 1000 characters."), "the page names the field");
     let (_, page) = get(&state, "/triage?maint_error=past").await;
     assert!(page.contains("a past one is declared in the fleet file"), "and says where a past window goes");
+    // The form's example start is tomorrow as of the backend's now (fixed: 2026-03-07), a start
+    // it takes; never a date of the real clock's.
+    let (_, page) = get(&state, "/triage").await;
+    assert!(page.contains("else like 2026-03-08 22:00, within 7 days"), "the example follows the fixed now");
+    let (_, page) = get(&state, "/triage?maint_error=start").await;
+    assert!(page.contains("The start must be a date and a time, YYYY-MM-DD HH:MM"), "the refusal names the form");
+    assert!(!page.contains("2026-11-28"), "no date from elsewhere");
 
     // Filled in a few minutes late (13:37 at 13:40): it starts now, and ends when it said.
     let (_, to) = post_form(&state, "/triage/maintenance", &add("start=2026-03-07%2013%3A37&duration=1h")).await;

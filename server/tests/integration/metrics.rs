@@ -17,7 +17,7 @@ pub const NIGHTLY: &str = "ETL - Nightly Load";
 
 /// The worker's table, a week of it: `ETL - Nightly Load` ran daily at 13:00 (270 s) until
 /// today's, which is missing; `Backup` too (600 s), today's still going (since 13:00:30);
-/// `Report "daily"` at 01:30 (120 s), today's never stopped (SQL Server's zero date): crashed.
+/// `Report "daily"` at 01:30 (120 s), today's never stopped (no stop, past the hour): crashed.
 pub async fn write_worker(path: &Path) {
     let options = sqlx::sqlite::SqliteConnectOptions::new().filename(path).create_if_missing(true);
     let mut c = sqlx::SqliteConnection::connect_with(&options).await.expect("the worker's file");
@@ -39,7 +39,7 @@ pub async fn write_worker(path: &Path) {
         row("Report \"daily\"", format!("2026-03-0{d} 01:30:30"), Some(format!("2026-03-0{d} 01:32:30")));
     }
     row("Backup", "2026-03-07 13:00:30".into(), None);
-    row("Report \"daily\"", "2026-03-07 01:30:30".into(), Some("1900-01-01 00:00:00".into()));
+    row("Report \"daily\"", "2026-03-07 01:30:30".into(), None);
     for s in sql {
         sqlx::query(sqlx::AssertSqlSafe(s.clone())).execute(&mut c).await.unwrap_or_else(|e| panic!("{s}: {e}"));
     }

@@ -4,10 +4,12 @@
 //! asserted on every engine.
 //!
 //! The week of 2026-03-01 (UTC), "now" 2026-03-07 13:40. `TestJob` runs daily at 13:00 and its
-//! rows spell it three ways (SQL Azure compares names case-insensitively); its run of the 3rd
-//! never stopped (stop time 1900-01-01, SQL Server's zero date) and crashed; the 4th has no row
+//! rows spell it three ways (SQL Azure compares names case-insensitively); its row of the 3rd
+//! stops before it starts (stop time 1900-01-01, SQL Server's zero date): garbage, the run's end
+//! unknown (never "crashed"), a warning naming the value and the row; the 4th has no row
 //! (missed); the 7th is still going. `Nightly` is listed but disabled. `NeverRan` is listed and
-//! has no row at all. `Orphan` has rows but is not in the configuration.
+//! has no row at all. `Orphan` has rows but is not in the configuration; one of them stops a
+//! minute before it starts (no zero date: garbage all the same).
 use crate::support::servers::{TestServer, port};
 use crate::support::t;
 use chrono::{DateTime, Utc};
@@ -47,6 +49,7 @@ fn rows() -> Vec<String> {
         row(6, "TestJob", "2026-03-07 13:00:30", None),
         row(7, "Nightly", "2026-03-01 02:00:00", Some("2026-03-01 02:30:00")),
         row(8, "Orphan", "2026-03-03 09:00:00", Some("2026-03-03 09:01:00")),
+        row(9, "Orphan", "2026-03-04 09:00:00", Some("2026-03-04 08:59:00")),
     ]
 }
 
@@ -75,7 +78,8 @@ fn check(input: &InstanceInput, db: &str) {
     let report = analyze(input, window(), now(), &Settings::default());
     let job = |n: &str| report.jobs.iter().find(|j| j.name == n).unwrap();
 
-    // TestJob: every spelling is one job; the zero-date stop crashed; the 4th missed.
+    // TestJob: every spelling is one job; the zero-date stop: the run's end unknown (not a
+    // crash); the 4th missed.
     let test = job("TestJob");
     let runs: Vec<(DateTime<Utc>, RunOutcome)> = test.runs.iter().map(|r| (r.start, r.outcome)).collect();
     assert_eq!(
@@ -83,7 +87,7 @@ fn check(input: &InstanceInput, db: &str) {
         [
             (t("2026-03-01T13:00:30Z"), RunOutcome::Succeeded),
             (t("2026-03-02T13:00:30Z"), RunOutcome::Succeeded),
-            (t("2026-03-03T13:00:30Z"), RunOutcome::Crashed),
+            (t("2026-03-03T13:00:30Z"), RunOutcome::Unknown),
             (t("2026-03-05T13:00:30Z"), RunOutcome::Succeeded),
             (t("2026-03-06T13:00:30Z"), RunOutcome::Succeeded),
             (t("2026-03-07T13:00:30Z"), RunOutcome::InProgress),
@@ -97,6 +101,21 @@ fn check(input: &InstanceInput, db: &str) {
     let missed: Vec<DateTime<Utc>> = occurrences_where(test, |o| matches!(o, Outcome::Missed { .. }));
     assert_eq!(missed, [t("2026-03-04T13:00:00Z")], "{db}");
     assert_eq!(test.next_expected.as_ref().map(|o| o.at), Some(t("2026-03-08T13:00:00Z")), "{db}");
+    // The garbage row: one warning naming the value and the row, saying the end is unknown.
+    let garbage = stop_warnings(test);
+    assert_eq!(garbage.len(), 1, "{db}: {:?}", test.diagnostics);
+    let value = garbage[0].value.as_deref().unwrap_or_default();
+    assert!(value.starts_with("1900-01-01 00:00:00"), "{db}: the value as the table holds it: {value}");
+    let text = &garbage[0].message;
+    assert!(
+        text.contains("TestJob started 2026-03-03 13:00:30")
+            && text.contains("zero date")
+            && text.contains("end is unknown")
+            && text.contains("not counted as crashed"),
+        "{db}: {text}"
+    );
+    assert!(test.runs[2].message.contains("end is unknown"), "{db}: {}", test.runs[2].message);
+    assert_eq!(test.reconciliation.outcomes[2], Outcome::OnTime { run: 2 }, "{db}: the run was on time all the same");
 
     // Nightly: listed but disabled: its run is shown, nothing is expected.
     let nightly = job("Nightly");
@@ -112,7 +131,17 @@ fn check(input: &InstanceInput, db: &str) {
     // Orphan: in the table, not in the configuration: listed with its run, nothing expected,
     // and a warning that says how to configure it.
     let orphan = job("Orphan");
-    assert_eq!(orphan.runs.len(), 1, "{db}");
+    let runs: Vec<(DateTime<Utc>, RunOutcome)> = orphan.runs.iter().map(|r| (r.start, r.outcome)).collect();
+    assert_eq!(
+        runs,
+        [(t("2026-03-03T09:00:00Z"), RunOutcome::Succeeded), (t("2026-03-04T09:00:00Z"), RunOutcome::Unknown)],
+        "{db}: a stop a minute before the start is garbage too"
+    );
+    let garbage = stop_warnings(orphan);
+    assert_eq!(garbage.len(), 1, "{db}: {:?}", orphan.diagnostics);
+    assert!(garbage[0].value.as_deref().unwrap_or_default().starts_with("2026-03-04 08:59:00"), "{db}");
+    assert!(garbage[0].message.contains("Orphan started 2026-03-04 09:00:00"), "{db}: {}", garbage[0].message);
+    assert!(!garbage[0].message.contains("zero date"), "{db}: {}", garbage[0].message);
     assert!(orphan.forecast.occurrences.is_empty(), "{db}");
     assert!(
         orphan
@@ -122,6 +151,14 @@ fn check(input: &InstanceInput, db: &str) {
         "{db}: {:?}",
         orphan.diagnostics
     );
+}
+
+/// The job's warnings on a stop before the start.
+fn stop_warnings(job: &sundial_engine::fleet::JobReport) -> Vec<&sundial_engine::Diagnostic> {
+    job.diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Warning && d.field.as_deref() == Some("stop_execution_date"))
+        .collect()
 }
 
 fn occurrences_where(job: &sundial_engine::fleet::JobReport, f: impl Fn(&Outcome) -> bool) -> Vec<DateTime<Utc>> {
@@ -198,6 +235,44 @@ async fn jobactivity_in_mariadb() {
     check(&read(&config(&target)).await, "MariaDB");
 }
 
+/// A garbage stop on a row read again by each poll (as an unstopped row is): the run's end is
+/// unknown and the warning stays while the stop is garbage; once a real stop is written in its
+/// place, the next poll shows the run succeeded and the warning is gone.
+#[tokio::test]
+async fn a_garbage_stop_written_over_later_is_read_again() {
+    use server::sources::connect::TablesSource;
+    use server::sources::{SourceRead, jobactivity};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("worker.sqlite");
+    let options = sqlx::sqlite::SqliteConnectOptions::new().filename(&path).create_if_missing(true);
+    let mut c = sqlx::SqliteConnection::connect_with(&options).await.unwrap();
+    let mut exec = async |sql: &str| {
+        sqlx::query(sqlx::AssertSqlSafe(sql.to_owned())).execute(&mut c).await.unwrap_or_else(|e| panic!("{sql}: {e}"));
+    };
+    exec(&ddl("DATETIME", "CHAR(36)")).await;
+    exec("INSERT INTO jobactivity VALUES ('a', 'TestJob', '2026-03-06 13:00:30', '1900-01-01 00:00:00')").await;
+    exec("INSERT INTO jobactivity VALUES ('b', 'TestJob', '2026-03-07 13:00:30', '2026-03-07 13:01:00')").await;
+    let config = config(&format!("path = {:?}", path.display().to_string()));
+    let source = TablesSource::new(jobactivity::read);
+    let poll = async |held: Option<&SourceRead>, now: DateTime<Utc>| {
+        let cx = ReadContext { config: &config, window: window(), now, store: None, held };
+        sources::read(&source, cx).await.unwrap_or_else(|e| panic!("{e}"))
+    };
+    let garbage = |read: &SourceRead| -> (Vec<RunOutcome>, usize) {
+        let job = read.input.jobs.iter().find(|j| j.name == "TestJob").unwrap();
+        let warned = job.diagnostics.iter().filter(|d| d.field.as_deref() == Some("stop_execution_date")).count();
+        (job.runs.iter().map(|r| r.outcome).collect(), warned)
+    };
+    let first = poll(None, now()).await;
+    assert_eq!(garbage(&first), (vec![RunOutcome::Unknown, RunOutcome::Succeeded], 1));
+    // A poll hours later: still unknown (never crashed), still warned.
+    let second = poll(Some(&first), now() + chrono::TimeDelta::hours(3)).await;
+    assert_eq!(garbage(&second), (vec![RunOutcome::Unknown, RunOutcome::Succeeded], 1));
+    exec("UPDATE jobactivity SET stop_execution_date = '2026-03-06 13:04:00' WHERE job_id = 'a'").await;
+    let third = poll(Some(&second), now() + chrono::TimeDelta::hours(4)).await;
+    assert_eq!(garbage(&third), (vec![RunOutcome::Succeeded, RunOutcome::Succeeded], 0));
+}
+
 /// A job listed twice (in any case), a schedule Sundial cannot read, and jobs on another kind
 /// are configuration errors naming the field.
 #[test]
@@ -236,7 +311,7 @@ async fn through_the_api(target: &str) {
         [
             ("2026-03-01T13:00:30Z", "succeeded"),
             ("2026-03-02T13:00:30Z", "succeeded"),
-            ("2026-03-03T13:00:30Z", "crashed"),
+            ("2026-03-03T13:00:30Z", "unknown"),
             ("2026-03-05T13:00:30Z", "succeeded"),
             ("2026-03-06T13:00:30Z", "succeeded"),
             ("2026-03-07T13:00:30Z", "in_progress"),
@@ -252,8 +327,17 @@ async fn through_the_api(target: &str) {
     assert_eq!(missed, [("2026-03-04T13:00:00Z", "no_run")]);
     assert_eq!(v["occurrences"].as_array().unwrap().len(), 7);
     assert_eq!(v["next_run"], "2026-03-08T13:00:00Z");
-    // As of the 3rd at 13:30, that run was still going and the 4th was ahead.
+    // As of the 3rd at 13:30, the garbage row's run: its end unknown, then as now.
     let v = api(&state, &format!("{uri}&as_of=2026-03-03T13:30:00Z")).await;
+    assert_eq!(v["runs"].as_array().unwrap().last().unwrap()["outcome"], "unknown", "{v}");
+    assert!(
+        v["diagnostics"].as_array().unwrap().iter().any(|d| d["severity"] == "warning"
+            && d["field"] == "stop_execution_date"
+            && d["message"].as_str().unwrap().contains("TestJob started 2026-03-03 13:00:30")),
+        "{v}"
+    );
+    // As of the 5th at 13:01, that day's run was still going and the 6th was ahead.
+    let v = api(&state, &format!("{uri}&as_of=2026-03-05T13:01:00Z")).await;
     assert_eq!(v["runs"].as_array().unwrap().last().unwrap()["outcome"], "in_progress");
-    assert!(v["occurrences"].as_array().unwrap().iter().skip(3).all(|o| o["outcome"] == "upcoming"), "{v}");
+    assert!(v["occurrences"].as_array().unwrap().iter().skip(5).all(|o| o["outcome"] == "upcoming"), "{v}");
 }

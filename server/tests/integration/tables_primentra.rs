@@ -16,8 +16,9 @@
 //!   writes (`restarted`) is the garbage row of the log.
 //! - **Customers** (11), every 30 minutes, chained from each run as `CalculateNextRun` counts:
 //!   runs at 09:15:30, then none at 09:45:30 (missed), then 10:15:30.250, 10:45:30.500,
-//!   11:15:30.750, each where the chain expected it (scheduled runs, never "unscheduled"); the
-//!   11:45:30 run never came (the fractional last run must not hide it).
+//!   11:15:30.750, each where the chain expected it (scheduled runs, never "unscheduled"), each
+//!   next run expected 30 minutes after its fire to the fraction; the 11:45:30.750 run never
+//!   came (the fractional last run must not hide it).
 //! - **Suppliers** (12), triggered: two batches by trigger; on the 14th the dispatcher failed
 //!   three times evaluating it (its staging table was missing): log lines, not runs.
 //! - **Products** (13), manual: batches by hand; the one of the 22nd at 08:00 never logged an
@@ -406,8 +407,9 @@ fn check(read: &SourceRead, db: &str) {
     assert_eq!((garbage[0].field.as_deref(), garbage[0].value.as_deref()), (Some("EventType"), Some("restarted")));
 
     // Customers: every 30 minutes, chained from each run: the first run the log holds, 09:45:30
-    // missed, then each run where the chain expected it; from the last run (11:15:30.750):
-    // 11:45:30 missed, next 12:15:30.
+    // missed, then each run where the chain expected it, each next run 30 minutes after the
+    // fire to the fraction; from the last run (11:15:30.750): 11:45:30.750 missed (the
+    // table's own NextScheduledRun), next 12:15:30.750.
     let customers = job("11");
     assert_eq!(
         runs(customers),
@@ -420,10 +422,10 @@ fn check(read: &SourceRead, db: &str) {
         "{db}"
     );
     let expected: Vec<DateTime<Utc>> = customers.forecast.occurrences.iter().map(|o| o.at).collect();
-    let chain = ["09:15:30", "09:45:30", "10:15:30", "10:45:30", "11:15:30", "11:45:30"];
-    assert_eq!(expected, chain.map(|c| t(&format!("2026-03-31T{c}Z"))), "{db}: the chain, whole seconds");
+    let chain = ["09:15:30", "09:45:30", "10:15:30", "10:45:30.250", "11:15:30.500", "11:45:30.750"];
+    assert_eq!(expected, chain.map(|c| t(&format!("2026-03-31T{c}Z"))), "{db}: the chain, to the fraction");
     let missed = occurrences_where(customers, |o| matches!(o, Outcome::Missed { cause: MissCause::NoRun }));
-    assert_eq!(missed, [t("2026-03-31T09:45:30Z"), t("2026-03-31T11:45:30Z")], "{db}: the gap and the last");
+    assert_eq!(missed, [t("2026-03-31T09:45:30Z"), t("2026-03-31T11:45:30.750Z")], "{db}: the gap and the last");
     let on_time = occurrences_where(customers, |o| matches!(o, Outcome::OnTime { .. }));
     assert_eq!(on_time.len(), 4, "{db}: {:?}", customers.reconciliation.outcomes);
     assert!(
@@ -431,7 +433,7 @@ fn check(read: &SourceRead, db: &str) {
         "{db}: every run where the chain expected it is a scheduled run: {:?}",
         customers.reconciliation.runs
     );
-    assert_eq!(customers.next_expected.as_ref().map(|o| o.at), Some(t("2026-03-31T12:15:30Z")), "{db}");
+    assert_eq!(customers.next_expected.as_ref().map(|o| o.at), Some(t("2026-03-31T12:15:30.750Z")), "{db}");
 
     // Suppliers: two batches by trigger; the dispatcher's errors are no runs.
     let suppliers = job("12");
@@ -558,7 +560,7 @@ async fn through_the_api(path: &std::path::Path) {
     let none: Option<DateTime<Utc>> = None;
     let want = [
         ("10", "Orders", Some(t("2026-04-01T02:00:00Z"))),
-        ("11", "Customers", Some(t("2026-03-31T12:15:30Z"))),
+        ("11", "Customers", Some(t("2026-03-31T12:15:30.750Z"))),
         ("12", "Suppliers", none),
         ("13", "Products", none),
         ("14", "Prices", none),
@@ -608,7 +610,7 @@ async fn through_the_api(path: &std::path::Path) {
     assert_eq!(at(&v["next_run"]), t("2026-04-01T02:00:00Z"), "{v}");
 
     // Customers: chained from each run: 09:45:30 and, after the last run (11:15:30.750),
-    // 11:45:30 missed; every run a scheduled one.
+    // 11:45:30.750 missed; every run a scheduled one, each expected to the fraction.
     let v = timeline("11").await;
     assert_eq!(
         runs(&v),
@@ -628,14 +630,14 @@ async fn through_the_api(path: &std::path::Path) {
             on_time("2026-03-31T09:15:30Z"),
             missed("2026-03-31T09:45:30Z"),
             on_time("2026-03-31T10:15:30Z"),
-            on_time("2026-03-31T10:45:30Z"),
-            on_time("2026-03-31T11:15:30Z"),
-            missed("2026-03-31T11:45:30Z"),
+            on_time("2026-03-31T10:45:30.250Z"),
+            on_time("2026-03-31T11:15:30.500Z"),
+            missed("2026-03-31T11:45:30.750Z"),
         ],
         "{v}"
     );
     assert!(list(&v["runs"]).iter().all(|r| r["class"] == "expected"), "{v}");
-    assert_eq!(at(&v["next_run"]), t("2026-03-31T12:15:30Z"), "{v}");
+    assert_eq!(at(&v["next_run"]), t("2026-03-31T12:15:30.750Z"), "{v}");
 
     // Suppliers: two batches by trigger, nothing expected; the dispatcher's errors are no runs.
     let v = timeline("12").await;

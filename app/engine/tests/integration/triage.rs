@@ -271,6 +271,7 @@ fn a_zombie_now_is_one_critical_row_counting_the_starved_jobs_instead_of_one_row
     let p = judge(&report(jobs));
     assert_eq!(kinds(&p), vec![(ProblemKind::Zombie, None)]);
     assert_eq!(p[0].count, 3);
+    assert_eq!(format!("{} {}", p[0].count, p[0].kind.info().row_count), "3 jobs starved");
     assert!(p[0].evidence.contains("of 3 jobs were due"), "{}", p[0].evidence);
 }
 
@@ -288,6 +289,8 @@ fn a_scheduler_reported_off_is_one_row_counting_the_jobs_whose_runs_did_not_happ
     let p = triage::instance_problems(&reading, t(NOW), &TriageSettings::default());
     assert_eq!(kinds(&p), vec![(ProblemKind::SchedulerStopped, None)]);
     assert_eq!(p[0].count, 2);
+    // The row's words beside its count say what it counts: jobs, not runs "in a row".
+    assert_eq!(format!("{} {}", p[0].count, p[0].kind.info().row_count), "2 jobs missing runs");
     assert_eq!(p[0].since, Some(t("2026-11-20T09:00:00Z")));
     assert!(p[0].evidence.contains("5 due runs of 2 jobs did not happen"), "{}", p[0].evidence);
 }

@@ -384,6 +384,7 @@ fn log_line(instance: &str, job_name: &str, e: &LogEvent, tz: Tz) -> LogLine {
         job_name: job_name.to_owned(),
         kind: e.kind,
         text: e.text.clone(),
+        said: crate::SentenceView::of(&crate::engine::sentence::Sentence::told(&e.text), |t| point(t, tz)),
         collapsed: Collapsed {
             count: e.count(),
             members: e.members.iter().take(MEMBERS_SHOWN).map(|t| point(*t, tz)).collect(),

@@ -76,6 +76,26 @@ pub struct Incident {
     pub last_seen: Option<TimePoint>,
 }
 
+impl Incident {
+    /// The log of the incident (`instance`'s, problems only): the lines from its start up to
+    /// and including its end, the page's time filters bounding it, so that the page lands on
+    /// its newest line at the top (lines 1 to n of n: none above it hidden behind a cursor).
+    pub fn log_href(&self, instance: Option<&str>) -> String {
+        let at = |ms: i64| {
+            chrono::DateTime::from_timestamp_millis(ms)
+                .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+                .unwrap_or_default()
+        };
+        format!(
+            "/log?days=30&problems=1{}&from={}&to={}",
+            crate::links::instance_query(instance),
+            at(self.start.ms),
+            // `to` is not included: a second past the end holds a line at the end itself.
+            at(self.end.ms.saturating_add(1000)),
+        )
+    }
+}
+
 /// A planned maintenance window, as a timeline shades it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MaintenanceSpan {
@@ -170,6 +190,15 @@ pub struct JobRow {
     /// The oldest history kept, when it falls inside the window.
     pub history_since: Option<TimePoint>,
     pub diagnostics: Vec<DiagnosticLine>,
+}
+
+impl JobRow {
+    /// Whether the job has any problem: an open one now (its state), or a failed, missed, late
+    /// or skipped run in the window. The jobs list's "Any problem" counts these, so it holds
+    /// every job "With failures", "With missed runs" and "Failing now" count.
+    pub fn has_problem(&self) -> bool {
+        self.state.is_problem() || self.failed > 0 || self.missed > 0 || self.late > 0 || self.skipped > 0
+    }
 }
 
 /// Where a job stands now: the worst of its open problems (its own, or its instance's — a

@@ -12,7 +12,12 @@ pub struct LogLine {
     pub job_id: String,
     pub job_name: String,
     pub kind: crate::engine::log::LogKind,
+    /// The words as Sundial keeps them (a time in them in UTC): what the export writes.
     pub text: String,
+    /// The same words with each time in them an instant ([`crate::engine::sentence::Sentence::told`]),
+    /// made a [`TimePoint`] in the line's zone: what the page shows, one zone per line.
+    #[serde(default)]
+    pub said: crate::SentenceView,
     /// Set when the line stands for consecutive missed runs.
     #[serde(flatten)]
     pub collapsed: Collapsed,

@@ -17,14 +17,15 @@ pub fn file(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/integration/support").join(name)
 }
 
-/// A wall-clock time as the case files write it: `2026-11-22T02:30:00`.
+/// A wall-clock time as the case files write it: `2026-11-22T02:30:00`, with a fractional
+/// second when it has one (`2026-11-22T02:30:00.500`).
 pub fn parse_local(s: &str) -> Result<NaiveDateTime, String> {
-    NaiveDateTime::parse_from_str(s, "%Y-%m-%dT%H:%M:%S").map_err(|e| format!("bad time {s:?}: {e}"))
+    NaiveDateTime::parse_from_str(s, "%Y-%m-%dT%H:%M:%S%.f").map_err(|e| format!("bad time {s:?}: {e}"))
 }
 
 /// The inverse of [`parse_local`].
 pub fn fmt(t: NaiveDateTime) -> String {
-    t.format("%Y-%m-%dT%H:%M:%S").to_string()
+    t.format("%Y-%m-%dT%H:%M:%S%.f").to_string()
 }
 
 /// An occurrence's DST tag as the case files write it.

@@ -135,33 +135,26 @@ fn lane(out: &mut String, label: &str, runs: &[ReplayedRun], window: Window, y: 
         let next = runs.get(j).map_or(i64::MAX, |r| x(r.likely.start));
         let end = runs[i..j].iter().map(|r| x(r.likely.end)).max().unwrap_or(x0);
         let width = (end - x0).max(15).min((next - x0 - MIN_GAP).max(15));
-        if j - i > 1 {
+        let (c, title) = if j - i > 1 {
             merged += j - i;
             bands += 1;
-            let _ = write!(
-                out,
-                r#"<rect x="{x0}" y="{}" width="{width}" height="120" class="{class}" fill-opacity=".45" data-runs="{}"><title>{} runs, too close together to draw apart at this scale</title></rect>"#,
-                y + 30,
-                j - i,
-                j - i
-            );
-        }
-        for r in &runs[i..j] {
-            let (x0, x1) = (x(r.likely.start), x(r.likely.end));
-            let width = (x1 - x0).max(15).min((next - x0 - MIN_GAP).max(15));
-            let (c, title) = if r.refused.is_some() {
-                ("imp-refused", "refused: the job would still be running")
-            } else if j - i > 1 {
-                continue;
-            } else {
-                (class, "run (p50 duration)")
+            let refused = runs[i..j].iter().filter(|r| r.refused.is_some()).count();
+            let title = match refused {
+                0 => format!("{} runs, too close together to draw apart at this scale", j - i),
+                n => format!("{} runs ({n} refused), too close together to draw apart at this scale", j - i),
             };
-            let _ = write!(
-                out,
-                r#"<rect x="{x0}" y="{}" width="{width}" height="120" class="{c}"><title>{title}</title></rect>"#,
-                y + 30
-            );
-        }
+            (class, title)
+        } else if runs[i].refused.is_some() {
+            ("imp-refused", "refused: the job would still be running".to_owned())
+        } else {
+            (class, "run (p50 duration)".to_owned())
+        };
+        let band = if j - i > 1 { format!(r#" fill-opacity=".45" data-runs="{}""#, j - i) } else { String::new() };
+        let _ = write!(
+            out,
+            r#"<rect x="{x0}" y="{}" width="{width}" height="120" class="{c}"{band}><title>{title}</title></rect>"#,
+            y + 30
+        );
         i = j;
     }
     (merged, bands)

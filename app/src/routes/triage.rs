@@ -438,7 +438,7 @@ fn add_form(instances: &[String], back: &str) -> impl IntoView + use<> {
         .map(|(v, w)| view! { <option value=*v selected=*v == duration>{*w}</option> })
         .collect_view();
     let who = who_field("mw-by".to_owned());
-    let zone = if zone.is_empty() && !refused { "UTC".to_owned() } else { zone };
+    let zone = if zone.is_empty() { "UTC".to_owned() } else { zone };
     view! {
         <details class="window-add" open=refused>
             <summary>"Add a maintenance window…"</summary>

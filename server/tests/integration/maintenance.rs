@@ -409,6 +409,39 @@ async fn a_refused_window_is_shown_again_with_what_was_typed_and_the_field_named
     assert_eq!(api(&state, "/api/maintenance").await["windows"], serde_json::json!([]));
 }
 
+/// The review (issue 41): under the demo's still clock a second window failed with `UNIQUE
+/// constraint failed: maintenance_added.id`. Windows added at one instant, before and after a
+/// restart over the same store, are all kept, each with its own id.
+#[tokio::test]
+async fn windows_added_at_the_same_instant_across_a_restart_are_all_kept() {
+    use server::maintenance::Book;
+    use sundial_model::triage::MaintenanceForm;
+    let dir = tempfile::tempdir().unwrap();
+    let store = server::store::Store::open(&dir.path().join("store.sqlite")).await.unwrap();
+    let fleet =
+        server::config::parse("[[instance]]\nname = \"SQL1\"\nkind = \"sqlite_demo\"\npath = \"/x\"\n", "fleet.toml")
+            .unwrap();
+    let now = t("2026-03-07T13:40:00Z");
+    let form = |name: &str| MaintenanceForm {
+        name: name.into(),
+        reason: "patching".into(),
+        duration: "1h".into(),
+        ..Default::default()
+    };
+    for run in 0..2 {
+        let book = Book::open(&[], &fleet.instances, Some(store.clone())).await;
+        for n in 0..2 {
+            book.add(&form(&format!("w{run}{n}")), "alice", now).await.unwrap_or_else(|e| panic!("w{run}{n}: {e}"));
+        }
+    }
+    let book = Book::open(&[], &fleet.instances, Some(store.clone())).await;
+    let rows = book.listing(now);
+    let mut ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!((rows.len(), ids.len()), (4, 4), "four windows, four ids: {ids:?}");
+}
+
 /// The review's second and fourth findings: a window from the page could start in 1970 or
 /// 9999 and rewrite a month's missed runs unseen, and its fields took megabytes. It starts now
 /// or later (a few minutes' grace, started now), within a week, for a length offered; every

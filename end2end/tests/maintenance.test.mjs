@@ -81,7 +81,8 @@ test('a window from now holds a missed problem, a back-dated one is refused, and
   const [instance, job] = [row.where.slice(0, row.where.indexOf(' / ')), row.where.slice(row.where.indexOf(' / ') + 3)];
 
   const fill = async (start) => {
-    await page.locator('details.window-add > summary').click();
+    // Closed at first; a refused form comes back open.
+    if (await page.locator('details.window-add[open]').count() === 0) await page.locator('details.window-add > summary').click();
     const form = page.locator('[data-testid="window-add-form"]');
     await form.locator('#mw-by').fill('dana');
     await form.locator('#mw-name').fill('Failover rehearsal');
@@ -97,9 +98,25 @@ test('a window from now holds a missed problem, a back-dated one is refused, and
 
   // Back-dated (yesterday): refused, saying where a past window goes; nothing added.
   await fill(utcWall(now - 24 * 3600_000));
-  assert.match(page.url(), /maint_error=past$/);
+  assert.match(page.url(), /maint_error=past&/);
   assert.match(await page.locator('[data-testid="maint-error"]').textContent(), /Nothing was changed\. A window added here starts now or later.*fleet file/);
   assert.equal(await page.locator('[data-testid="window"]', { hasText: 'Failover rehearsal' }).count(), 0, 'nothing added');
+  // The form is shown again, open, with what was typed; the start is marked and the reason is under it.
+  const again = page.locator('[data-testid="window-add-form"]');
+  assert.ok(await again.isVisible(), 'the form is open again');
+  assert.equal(await again.locator('#mw-name').inputValue(), 'Failover rehearsal');
+  assert.equal(await again.locator('#mw-reason').inputValue(), 'planned: <the> cluster moved to node 2');
+  assert.equal(await again.locator('#mw-instance').inputValue(), instance);
+  assert.equal(await again.locator('#mw-jobs').inputValue(), job);
+  assert.equal(await again.locator('#mw-start').inputValue(), utcWall(now - 24 * 3600_000));
+  assert.equal(await again.locator('#mw-duration').inputValue(), '1d');
+  assert.equal(await again.locator('#mw-start').getAttribute('aria-invalid'), 'true', 'the start is marked');
+  assert.match(await again.locator('#mw-error').textContent(), /starts now or later/, 'and why, in the form');
+  assert.equal(await again.locator('#mw-start').getAttribute('aria-describedby'), 'mw-error');
+  await again.scrollIntoViewIfNeeded();
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.screenshot({ path: path.join(RESULTS_DIR, 'maintenance-refused-1440.png') });
+  await page.setViewportSize({ width: 1280, height: 900 });
 
   // From now (the start left empty), for a day: the problem is held, the window listed open.
   await fill('');
@@ -142,5 +159,42 @@ test('a window from now holds a missed problem, a back-dated one is refused, and
   const runs = await page.locator('[data-testid="window-runs"]').count();
   assert.ok(runs >= 2, `each window says what it changed (${runs})`);
   await page.screenshot({ path: path.join(RESULTS_DIR, 'maintenance-page.png'), fullPage: true });
+  await context.close();
+});
+
+test('two windows added at the same instant (the demo\'s clock stands still) are both kept', async () => {
+  const { page, context } = await open('/triage');
+  const tomorrow = utcWall(Date.parse(DEMO_NOW) + 24 * 3600_000);
+  for (const name of ['e2e first', 'e2e second']) {
+    if (await page.locator('details.window-add[open]').count() === 0) await page.locator('details.window-add > summary').click();
+    const form = page.locator('[data-testid="window-add-form"]');
+    await form.locator('#mw-by').fill('dana');
+    await form.locator('#mw-name').fill(name);
+    await form.locator('#mw-reason').fill('e2e: same instant');
+    await form.locator('#mw-start').fill(tomorrow);
+    await Promise.all([page.waitForURL(/\/triage/), form.locator('button[type="submit"]').click()]);
+    await page.locator('body[data-hydrated="true"]').waitFor();
+    assert.equal(await page.locator('[data-testid="maint-error"]').count(), 0, `${name}: no error (${page.url()})`);
+  }
+  const planned = await page.locator('[data-testid="window"][data-state="planned"] .window-name').allTextContents();
+  assert.ok(planned.includes('e2e first') && planned.includes('e2e second'), `both kept: ${planned}`);
+  await context.close();
+});
+
+test('a refused form on a phone: the form again, with what was typed and why, no sideways scroll', async () => {
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, colorScheme: 'dark' });
+  const page = await context.newPage();
+  await page.goto(`${base}/triage?maint_error=long-name&mw_name=Failover&mw_reason=patching&mw_duration=4h`);
+  await page.locator('body[data-hydrated="true"]').waitFor();
+  const form = page.locator('[data-testid="window-add-form"]');
+  assert.ok(await form.isVisible(), 'open');
+  assert.equal(await form.locator('#mw-name').getAttribute('aria-invalid'), 'true');
+  assert.match(await form.locator('#mw-error').textContent(), /The name is longer than 80 characters/);
+  assert.equal(await form.locator('#mw-reason').inputValue(), 'patching');
+  assert.equal(await form.locator('#mw-duration').inputValue(), '4h');
+  const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+  assert.ok(wide <= 390, `no sideways scroll (${wide})`);
+  await form.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: path.join(RESULTS_DIR, 'maintenance-refused-390-dark.png') });
   await context.close();
 });

@@ -312,14 +312,17 @@ test('an invalid schedule, or one the chosen pg_cron rejects, gives no statement
   assert.equal(await statement(), '', 'nothing to copy');
   assert.deepEqual(await runs(page), [], 'no runs for a schedule pg_cron 1.4 refuses');
   assert.match(await diagnostics(page), /pg_cron 1\.4 has no 'N seconds'/);
-  await page.locator('#sim-copy').click();
-  assert.equal(await page.locator('#sim-copy').innerText(), 'Nothing to copy');
+  // Copy is offered only for a statement: disabled, the reason beside it named as its description.
+  const copy = page.locator('#sim-copy');
+  assert.ok(await copy.isDisabled(), 'no Copy for an invalid schedule');
+  assert.equal(await copy.getAttribute('aria-describedby'), 'sim-no-statement');
   await page.screenshot({ path: path.join(RESULTS_DIR, 'simulate-pgcron-rejects.png'), fullPage: true });
   // 1.5 takes it: runs every 30 seconds, and the statement.
   await page.locator('#sim-pgcron').selectOption('1.5');
   await page.waitForFunction(() => document.querySelector('#sim-statement').innerText.includes('cron.alter_job'));
   assert.equal(await why(), '');
   assert.equal((await runs(page)).length, 3);
+  assert.ok(await copy.isEnabled(), 'Copy again once there is a statement');
   // An expression the page calls invalid.
   await page.locator('#col-schedule').fill('0 0 * * 8');
   await page.waitForFunction(() => document.querySelector('[data-testid="no-statement"]').innerText !== '');
@@ -386,6 +389,103 @@ test('a zone change keeps "runs after" the same instant, and the zone shows besi
   await page.waitForFunction(() => document.querySelector('#sim-after').value === '2026-11-22T12:45:30');
   assert.equal(await zone(), 'Asia/Kathmandu');
   await page.screenshot({ path: path.join(RESULTS_DIR, 'simulate-zone.png'), fullPage: true });
+  await context.close();
+});
+
+test("a MySQL event's TIME_ZONE takes every zone the zone box takes (one list), and a name no zone has is refused", async () => {
+  const { page, context } = await open('/simulate?dialect=mysql_event&tz=UTC&after=2026-11-22T07:00:00&count=3');
+  const zone = page.locator('#col-TIME_ZONE');
+  await zone.fill('Europe/Berlin');
+  // STARTS 2026-01-01 02:00:00 in Berlin (CET, UTC+1): 01:00 UTC each day.
+  await page.waitForFunction(() => document.querySelector('#next-runs time')?.getAttribute('datetime') === '2026-11-23T01:00:00');
+  assert.doesNotMatch(await diagnostics(page), /TIME_ZONE/, 'taken, as the zone box takes it');
+  assert.ok(await page.locator('datalist#zones option[value="Europe/Berlin"]').count() === 1, 'a zone the box offers');
+  await zone.fill('Europe/Berln');
+  await page.waitForFunction(() => document.querySelector('#schedule-diagnostics').innerText.includes('TIME_ZONE'));
+  assert.match(await diagnostics(page), /TIME_ZONE.*not SYSTEM, an IANA time zone \(Europe\/Berlin\) or an offset/s);
+  assert.doesNotMatch(await diagnostics(page), /this build does not have/);
+  assert.ok(await page.locator('#sim-copy').isDisabled(), 'nothing to copy');
+  await page.screenshot({ path: path.join(RESULTS_DIR, 'simulate-mysql-zone.png'), fullPage: true });
+  await context.close();
+});
+
+test('the zone box applies as you type, without leaving the field', async () => {
+  const { page, context } = await open('/simulate?dialect=agent&tz=UTC&after=2026-11-22T07:00:00&count=3');
+  const box = page.locator('#sim-tz');
+  await box.fill('');
+  await box.pressSequentially('Asia/Kathmandu');
+  // Still in the field: the runs already follow (daily 02:00 in Kathmandu is 20:15 UTC).
+  await page.waitForFunction(() => document.querySelector('[data-testid="after-zone"]')?.innerText === 'Asia/Kathmandu');
+  await page.waitForFunction(() => document.querySelector('#next-runs .utc')?.textContent.includes('20:15:00'));
+  assert.equal(await page.evaluate(() => document.activeElement?.id), 'sim-tz', 'the field never lost focus');
+  assert.equal(await page.locator('[data-testid="zone-error"], #sim-zone-error').first().innerText(), '', 'no error while typing');
+  await context.close();
+});
+
+test("a job's schedules are told apart, the edited one marked; the 7-day chart keeps frequent runs apart or says how many it merged", async (t) => {
+  const { page, context } = await open('/jobs?days=7&show=all');
+  // A demo job with two schedules or more.
+  const href = await page.locator('[data-testid="job-row"]').evaluateAll((rows) => rows
+    .filter((r) => r.querySelectorAll('.schedule').length >= 2)
+    .map((r) => r.querySelector('a.job-link')?.getAttribute('href'))[0] ?? null);
+  if (!href) {
+    await context.close();
+    t.skip('the demo has no job with two schedules');
+    return;
+  }
+  const u = new URL(href, base);
+  const sim = `/simulate?instance=${encodeURIComponent(u.searchParams.get('instance') ?? '')}&job=${encodeURIComponent(decodeURIComponent(u.pathname.split('/')[2]))}`;
+  for (const [width, height] of [[1440, 900], [390, 844]]) {
+    const other = await open(sim, { width, height });
+    const chips = other.page.locator('[data-testid="sim-schedules"] [data-testid="sim-schedule"]');
+    const n = await chips.count();
+    assert.ok(n >= 2, `each schedule its own link (${n})`);
+    const current = await chips.evaluateAll((as) => as.filter((a) => a.getAttribute('aria-current') === 'page').map((a) => a.innerText.trim()));
+    assert.equal(current.length, 1, 'one marked as edited');
+    assert.match(current[0], /^Editing: /, 'in words too');
+    const boxes = await chips.evaluateAll((as) => as.map((a) => a.getBoundingClientRect()).map((r) => [r.left, r.right, r.top, r.bottom]));
+    for (let i = 1; i < boxes.length; i++) {
+      const [a, b] = [boxes[i - 1], boxes[i]];
+      assert.ok(b[0] >= a[1] + 2 || b[2] >= a[3], `apart, not run together: ${JSON.stringify(boxes)}`);
+    }
+    await other.page.screenshot({ path: path.join(RESULTS_DIR, `simulate-schedules-${width}.png`) });
+    await other.context.close();
+  }
+  await context.close();
+});
+
+test('on the desk, the 7-day chart of a 30-minute job says how many runs it drew as one band', async () => {
+  const { page: list, context } = await open('/jobs?days=7');
+  const row = list.locator('[data-testid="job-row"]', { hasText: 'IndexOptimize - USER_DATABASES' });
+  await row.locator('a.job-link').click();
+  await list.waitForURL((u) => u.pathname.startsWith('/jobs/'));
+  await list.locator('[data-testid="simulate-link"]').click();
+  await list.waitForURL((u) => u.pathname === '/simulate');
+  const page = list;
+  await ready(page);
+  await page.setViewportSize({ width: 1440, height: 900 });
+  // Every 30 minutes, every day.
+  await page.locator('#sim-occurs').selectOption('4');
+  await page.locator('#sim-days').fill('1');
+  await page.locator('#sim-every').check();
+  await page.locator('#sim-unit').selectOption('4');
+  await page.locator('#sim-every-n').fill('30');
+  await page.waitForFunction(() => document.querySelector('[data-testid="impact-merged"]'));
+  assert.match(await page.locator('[data-testid="impact-merged"]').innerText(), /Runs less than \d+ min apart are drawn as one paler band at this scale: \d+ runs in \d+ band\(s\)/);
+  // Drawn apart, every bar of a lane ends before the next begins.
+  const overlaps = await page.locator('svg.imp-axis').evaluate((svg) => {
+    const bars = [...svg.querySelectorAll('rect.imp-proposed, rect.imp-current')].map((r) => [r.getAttribute('class'), +r.getAttribute('x'), +r.getAttribute('width'), r.getAttribute('y')]);
+    let bad = 0;
+    for (let i = 1; i < bars.length; i++) if (bars[i][0] === bars[i - 1][0] && bars[i][3] === bars[i - 1][3] && bars[i - 1][1] + bars[i - 1][2] >= bars[i][1]) bad++;
+    return bad;
+  });
+  assert.equal(overlaps, 0, 'no two bars of a lane touch');
+  await page.locator('svg.imp-axis').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: path.join(RESULTS_DIR, 'simulate-chart-7d.png') });
+  // One day draws them apart: no band.
+  await page.locator('#sim-impact-days').fill('1');
+  await page.waitForFunction(() => !document.querySelector('[data-testid="impact-merged"]'));
+  await page.screenshot({ path: path.join(RESULTS_DIR, 'simulate-chart-1d.png') });
   await context.close();
 });
 

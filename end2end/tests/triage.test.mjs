@@ -310,12 +310,22 @@ test('acknowledging with a note moves the problem under "acknowledged or silence
   ]);
   await page.locator('body[data-hydrated="true"]').waitFor();
   assert.equal(await page.locator('[data-testid="ack-error"]').count(), 0, 'no error');
+  // The page says what was done, where the card was, announced, with its undo.
+  const done = page.locator('[data-testid="ack-done"]');
+  assert.equal(await done.getAttribute('role'), 'status', 'announced');
+  assert.ok(await done.isVisible(), 'in sight');
+  const said = await done.innerText();
+  assert.ok(said.startsWith(`Acknowledged ${row.where}`) && said.includes(note), `it names the problem and the note: ${said}`);
+  assert.ok(await done.getByRole('button', { name: 'Undo acknowledgement' }).isVisible(), 'with its undo');
+  const top = await done.boundingBox();
+  assert.ok(top.y < 900, `near the top, where the list begins (${top.y})`);
+  await page.screenshot({ path: path.join(RESULTS_DIR, 'triage-ack-done-1280.png') });
 
   const check = async (when) => {
     assert.equal(await openList(page).locator(`[data-testid="problem"][data-key="${row.key}"]`).count(), 0,
       `${when}: no longer among the open problems`);
     const acked = page.locator('[data-testid="acknowledged"]');
-    assert.match(await acked.locator('summary').first().innerText(), /\d+ acknowledged or silenced/, when);
+    assert.match(await acked.locator('summary').first().innerText(), /^\d+ acknowledged(, \d+ silenced)?$/, when);
     await acked.locator('summary').first().click();
     const moved = acked.locator(`[data-testid="problem"][data-key="${row.key}"]`);
     await moved.waitFor({ state: 'visible' });
@@ -364,7 +374,12 @@ test('silencing for a while shows until when', async (t) => {
   assert.equal(times.length, 2, 'when it was silenced and until when');
   assert.equal(ms(times[1]) - ms(times[0]), 4 * 3600 * 1000, `silenced for 4 hours: ${times}`);
   const p = (await apiRows(page)).find((x) => x.key === row.key);
-  assert.equal(ms(p.acknowledged?.until), ms(times[1]), 'the API says until when');
+  assert.equal(ms(p.silenced?.until), ms(times[1]), 'the API says until when');
+  assert.equal(p.acknowledged, null, 'a silence, not an acknowledgement');
+  // Counted as silenced, not as acknowledged: the list's summary, the header.
+  assert.match(await acked.locator('summary').first().innerText(), /\d+ silenced$/);
+  assert.match(await page.locator('[data-testid="open-count"]').innerText(), /· \d+ silenced$/);
+  assert.match(await page.locator('[data-testid="ack-done"]').innerText(), /^Silenced .* until /);
   await context.close();
 });
 
@@ -427,4 +442,36 @@ test('on a phone, in the dark, the list fits the width', async () => {
 
 test('no page error or console error on the way', () => {
   assert.deepEqual(problems, []);
+});
+
+test('after acknowledging, a phone shows what was done at the top, with the undo in reach', async (t) => {
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  context.setDefaultTimeout(30_000);
+  const page = await context.newPage();
+  await page.goto(`${base}/triage`);
+  await page.locator('body[data-hydrated="true"]').waitFor();
+  const row = (await readRows(openList(page))).find((r) => r.hasForm);
+  if (!row) {
+    await context.close();
+    t.skip('no open problem left to acknowledge');
+    return;
+  }
+  const li = openList(page).locator(`[data-testid="problem"][data-key="${row.key}"]`);
+  await li.locator('details.ack > summary').click();
+  const form = li.locator('[data-testid="ack-form"]');
+  await form.getByLabel('Who').fill('e2e phone');
+  await form.getByLabel('Note for the next person').fill('e2e: looking from the train');
+  await Promise.all([page.waitForURL((u) => u.searchParams.has('acked')), form.getByRole('button', { name: 'Acknowledge' }).click()]);
+  await page.locator('body[data-hydrated="true"]').waitFor();
+  const done = page.locator('[role="status"][data-testid="ack-done"]');
+  assert.ok(await done.isVisible(), 'said');
+  const box = await done.boundingBox();
+  assert.ok(box.y + box.height <= 844, `in the first screen (${box.y}+${box.height})`);
+  assert.ok(box.x >= 0 && box.x + box.width <= 390, 'not wider than the phone');
+  await page.screenshot({ path: path.join(RESULTS_DIR, 'triage-ack-done-390.png') });
+  // Undo from the line: open again, and the page says so.
+  await Promise.all([page.waitForURL((u) => u.searchParams.has('unacked')), done.getByRole('button', { name: 'Undo acknowledgement' }).click()]);
+  assert.match(await page.locator('[data-testid="ack-done"]').innerText(), /^Undone: .* is open again\.$/);
+  assert.equal(await openList(page).locator(`[data-testid="problem"][data-key="${row.key}"]`).count(), 1, 'open again');
+  await context.close();
 });

@@ -242,7 +242,7 @@ impl Keeper {
         judged: &[Judged],
         scope: &TriageScope,
         now: DateTime<Utc>,
-        counts: &mut ([usize; 4], usize),
+        counts: &mut ([usize; 4], usize, usize),
     ) -> (Vec<ProblemRow>, Vec<ProblemRow>) {
         let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let limit = scope.limit.unwrap_or(usize::MAX);
@@ -254,7 +254,12 @@ impl Keeper {
         for j in judged.iter().filter(in_scope) {
             let ack = state.acks.get(&j.problem.key());
             let list = if holds(ack, j, now) {
-                counts.1 += 1;
+                // A silence (held for a time) is counted as silenced, not as acknowledged.
+                if ack.is_some_and(|a| a.until.is_some()) {
+                    counts.2 += 1;
+                } else {
+                    counts.1 += 1;
+                }
                 &mut acknowledged
             } else {
                 counts.0[j.problem.severity as usize] += 1;
@@ -370,7 +375,7 @@ impl Keeper {
         now: DateTime<Utc>,
         counts: (usize, usize, usize),
     ) -> TriageData {
-        let mut listed = ([0; 4], 0);
+        let mut listed = ([0; 4], 0, 0);
         let (problems, acknowledged) = self.rows_in(judged, scope, now, &mut listed);
         TriageData {
             problems,
@@ -381,6 +386,7 @@ impl Keeper {
             store_note: self.store_note.clone(),
             open_by_severity: listed.0,
             acknowledged_total: listed.1,
+            silenced_total: listed.2,
             maintenance: Default::default(),
         }
     }

@@ -165,6 +165,18 @@ impl Refusal {
         })
     }
 
+    /// The field at fault, when one is (a length is chosen from a list: none).
+    pub fn field(self) -> Option<Field> {
+        match self {
+            Refusal::Missing(f) | Refusal::TooLong(f) => Some(f),
+            Refusal::TooManyJobs => Some(Field::Jobs),
+            Refusal::BadStart | Refusal::PastStart | Refusal::FarStart => Some(Field::Start),
+            Refusal::BadZone => Some(Field::Zone),
+            Refusal::BadInstance => Some(Field::Instance),
+            Refusal::BadLength => None,
+        }
+    }
+
     /// What the page says (after "Nothing was changed.", say).
     pub fn text(self) -> String {
         match self {

@@ -24,9 +24,13 @@ pub struct TriageData {
     /// past the scope's limit too: `problems` holds the worst of them.
     #[serde(default)]
     pub open_by_severity: [usize; 4],
-    /// Every acknowledged or silenced problem in the scope: `acknowledged` holds the worst.
+    /// Every acknowledged problem in the scope (until it resolves or gets worse), silenced
+    /// ones not counted: `acknowledged` holds the worst of both.
     #[serde(default)]
     pub acknowledged_total: usize,
+    /// Every silenced problem in the scope (held for a time: 1 hour, 4 hours…).
+    #[serde(default)]
+    pub silenced_total: usize,
     /// Maintenance windows now, to come and just ended (the triage page lists them; the
     /// fleet's panel does not).
     #[serde(default)]
@@ -138,6 +142,9 @@ pub fn maintenance_error_text(code: &str) -> String {
     }
     match code {
         "gone" => "That window is not open or planned any more: nothing was ended.",
+        "forbidden" => {
+            "Only an admin may add or end maintenance windows, and you are signed in as a viewer: nothing was changed."
+        }
         "store" => {
             "Sundial's store did not keep the change: nothing was changed. Try again; the server's log says more."
         }
@@ -159,6 +166,24 @@ impl TriageData {
     /// Open problems in the scope, those not listed too.
     pub fn open_total(&self) -> usize {
         self.open_by_severity.iter().sum()
+    }
+
+    /// Acknowledged or silenced: every problem someone holds.
+    pub fn held_total(&self) -> usize {
+        self.acknowledged_total + self.silenced_total
+    }
+
+    /// "2 acknowledged, 1 silenced", "1 silenced": what someone holds, each counted as what it
+    /// is; empty when nothing is.
+    pub fn held_words(&self) -> String {
+        let mut parts = Vec::new();
+        if self.acknowledged_total > 0 {
+            parts.push(format!("{} acknowledged", self.acknowledged_total));
+        }
+        if self.silenced_total > 0 {
+            parts.push(format!("{} silenced", self.silenced_total));
+        }
+        parts.join(", ")
     }
 
     /// Open problems in the scope past the list's limit.
@@ -307,6 +332,7 @@ pub fn ack_error_text(code: &str) -> String {
     }
     match code {
         "resolved" => "That problem is no longer open (it may have resolved meanwhile): nothing was acknowledged.",
+        "forbidden" => "Only an admin may acknowledge, silence or undo, and you are signed in as a viewer: nothing was acknowledged.",
         "silence" => {
             "That silence is not offered (1 hour, 4 hours, 1 day, 7 days or until it resolves): nothing was acknowledged."
         }

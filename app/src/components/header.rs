@@ -159,7 +159,7 @@ fn instance_switch(name: String, days: u32) -> impl IntoView {
 }
 
 /// How many problems are open now across the fleet, and how many of them someone
-/// acknowledged: "6 open · 1 acknowledged", on every page, from the fleet's one judgment.
+/// acknowledged or silenced: "6 open · 1 acknowledged · 1 silenced", on every page, from the fleet's one judgment.
 fn open_count() -> impl IntoView {
     // Counted, no row listed: every page carries this.
     let judged = Resource::new(|| (), |_| crate::api::triage(None, Some(0)));
@@ -167,12 +167,13 @@ fn open_count() -> impl IntoView {
         <Suspense fallback=|| ()>
             {move || Suspend::new(async move {
                 judged.await.ok().map(|t| {
-                    let (open, acked) = (t.open_total(), t.acknowledged_total);
+                    let (open, acked, silenced) = (t.open_total(), t.acknowledged_total, t.silenced_total);
                     let class = if open > 0 { "nav-count nav-count-open" } else { "nav-count" };
-                    let text = if acked > 0 { format!("{open} open · {acked} acknowledged") } else { format!("{open} open") };
+                    let held = t.held_words().replace(", ", " · ");
+                    let text = if held.is_empty() { format!("{open} open") } else { format!("{open} open · {held}") };
                     view! {
-                        <a href="/triage" class=class data-testid="open-count" data-open=open data-acknowledged=acked
-                            title="Problems open now across the fleet (triage), and those someone acknowledged">
+                        <a href="/triage" class=class data-testid="open-count" data-open=open data-acknowledged=acked data-silenced=silenced
+                            title="Problems open now across the fleet (triage), and those someone acknowledged or silenced">
                             {text}
                         </a>
                     }

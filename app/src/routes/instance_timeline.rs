@@ -85,6 +85,7 @@ fn InstanceTimelineView(data: api::instance_timeline::InstanceTimelineData) -> A
                 <crate::components::JsonLink href=crate::components::api_href("instances/{i}/jobs", &head)/>
             </div>
             <p class="summary" data-testid="itl-summary">{summary}</p>
+            <HeldHere instance=head.name.clone()/>
             <p class="itl-hint" id="itl-hint">
                 <span class="itl-hint-desk">
                     "Keys (with the chart focused): " <kbd>"+"</kbd> " " <kbd>"−"</kbd> " zoom, " <kbd>"←"</kbd> " "
@@ -121,4 +122,20 @@ fn InstanceTimelineView(data: api::instance_timeline::InstanceTimelineData) -> A
         </main>
     }
     .into_any()
+}
+
+/// The instance's problems someone acknowledged or silenced, with who, when and their note: a
+/// colleague arriving here from an alert reads them before acting again.
+#[component]
+fn HeldHere(instance: String) -> impl IntoView {
+    let held = Resource::new(move || instance.clone(), |i| api::triage(Some(i), None));
+    view! {
+        <Suspense fallback=|| ()>
+            {move || Suspend::new(async move {
+                held.await.ok().and_then(|t| crate::routes::triage::held_notes(&t.acknowledged, true)).map(|notes| {
+                    view! { <div class="held-here" data-testid="itl-held">{notes}</div> }
+                })
+            })}
+        </Suspense>
+    }
 }

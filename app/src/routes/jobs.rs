@@ -635,6 +635,7 @@ fn job_row(r: JobRow, days: u32, instance: Option<&str>, scheduler: &str) -> imp
         }
     });
     let state = state_badge(&r);
+    let held = crate::routes::triage::held_notes(&r.problems, false);
     let schedules = if r.schedules.is_empty() {
         view! { <span class="muted">"No schedule"</span> }.into_any()
     } else {
@@ -723,7 +724,7 @@ fn job_row(r: JobRow, days: u32, instance: Option<&str>, scheduler: &str) -> imp
                     {r.owner.clone().map(|o| view! { <span title="Owner">{o}</span> })}
                 </div>
             </td>
-            <td class="col-state" data-label="State">{state}</td>
+            <td class="col-state" data-label="State">{state} {held}</td>
             <td class="col-owner" data-label="Owner" data-testid="job-owner">
                 {match r.owner.clone() {
                     Some(o) => o.into_any(),

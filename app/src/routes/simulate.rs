@@ -49,13 +49,27 @@ pub fn SimulatePage() -> impl IntoView {
                                         .iter()
                                         .map(|(id, name, _)| {
                                             let href = format!("/simulate?instance={}&job={}&schedule={id}", crate::components::encode_segment(&j.instance), crate::components::encode_segment(&j.id));
-                                            let current = (*id == j.schedule_id).then_some("page");
-                                            view! { " " <a href=href aria-current=current>{name.clone()}</a> }
+                                            // Each schedule a chip of its own; the one edited marked, in words too.
+                                            let editing = *id == j.schedule_id;
+                                            let name = if name.trim().is_empty() { format!("schedule {id}") } else { name.clone() };
+                                            view! {
+                                                <a href=href class="filter" data-testid="sim-schedule" aria-current=editing.then_some("page")>
+                                                    {editing.then_some("Editing: ")} {name}
+                                                </a>
+                                            }
                                         })
                                         .collect_view();
-                                    view! { <span class="muted">" · schedules:"</span> {links} }
+                                    let n = j.schedules.len();
+                                    view! {
+                                        <nav class="filters" aria-label="The job's schedules" data-testid="sim-schedules">
+                                            {format!("{n} schedules:")} {links}
+                                        </nav>
+                                    }
                                 });
-                                view! { <p class="sim-job" data-testid="sim-job">"Job " <a href=back class="job-link">{j.name.clone()}</a> " on " {j.instance.clone()} {choices}</p> }
+                                view! {
+                                    <p class="sim-job" data-testid="sim-job">"Job " <a href=back class="job-link">{j.name.clone()}</a> " on " {j.instance.clone()}</p>
+                                    {choices}
+                                }
                             });
                             view! {
                                 {title}

@@ -367,6 +367,7 @@ fn TimelineView(data: TimelineData, pending: ReadSignal<bool>) -> AnyView {
                             view! { " " <a href=href class="simulate-link" data-testid="simulate-link">"Simulate a change"</a> }
                         })}
                     </p>
+                    {crate::routes::triage::held_notes(&job.problems, false)}
                 </div>
                 <dl class="counters">
                     <div class={if job.failed > 0 { "counter failed hot" } else if job.failed_unknown.is_some() { "counter unknown" } else { "counter failed" }} data-testid="failed-tile">

@@ -57,9 +57,11 @@ pub fn TriagePage() -> impl IntoView {
 pub fn TriagePanel(data: TriageData, back: String) -> impl IntoView {
     let summary = summary(&data);
     let empty = data.problems.is_empty();
-    let acked = data.acknowledged_total;
+    let acked = data.held_total();
+    let held_words = data.held_words();
     // Rows past the list's limit: counted in the summary, listed on the page that lists all.
     let unlisted = data.open_unlisted() + acked.saturating_sub(data.acknowledged.len());
+    let done = done_line(&data, &back);
     let listed = data.problems.len();
     let total = data.open_total();
     let open_rows = data.problems.into_iter().map(|p| problem_row(p, &back)).collect_view();
@@ -67,6 +69,7 @@ pub fn TriagePanel(data: TriageData, back: String) -> impl IntoView {
     view! {
         <section class="triage" aria-labelledby="triage-title" data-testid="triage">
             <h2 id="triage-title" class="triage-title">"What is wrong now"</h2>
+            {done}
             <p class="summary" data-testid="triage-summary">{summary}</p>
             {data.store_note.map(|n| view! { <p class="muted">{n}</p> })}
             {if empty {
@@ -90,7 +93,7 @@ pub fn TriagePanel(data: TriageData, back: String) -> impl IntoView {
             })}
             {(acked > 0).then(|| view! {
                 <details class="acknowledged" data-testid="acknowledged">
-                    <summary>{format!("{acked} acknowledged or silenced")}</summary>
+                    <summary>{held_words}</summary>
                     <ol class="problems">{acked_rows}</ol>
                 </details>
             })}
@@ -106,6 +109,55 @@ pub fn TriagePanel(data: TriageData, back: String) -> impl IntoView {
             </p>
         </section>
     }
+}
+
+/// What the last acknowledgement form did (`acked=<key>` or `unacked=<key>` in the URL), said
+/// where the problem's card was, with an undo: the problem named from the page's own data,
+/// never from the URL.
+fn done_line(data: &TriageData, back: &str) -> Option<impl IntoView + use<>> {
+    let (acked, unacked) = use_query_map().with_untracked(|q| (q.get("acked"), q.get("unacked")));
+    let find = |list: &[ProblemRow], key: &Option<String>| {
+        key.as_ref().and_then(|k| list.iter().find(|p| &p.key == k)).cloned()
+    };
+    let where_ = |p: &ProblemRow| match &p.job_name {
+        Some(job) => format!("{} / {job}", p.instance),
+        None => p.instance.clone(),
+    };
+    if let Some(p) = find(&data.acknowledged, &acked) {
+        let a = p.ack.clone()?;
+        let undo = crate::api::may_acknowledge().then(|| undo_form(&p, back));
+        return Some(
+            view! {
+                <div class="ack-done" role="status" data-testid="ack-done">
+                    <p>
+                        {if a.until.is_some() { "Silenced " } else { "Acknowledged " }}
+                        <strong>{where_(&p)}</strong>
+                        {a.until.clone().map(|u| view! { " until " <Time t=u/> })}
+                        ": " <q>{a.note.clone()}</q>
+                        " · it is listed under "
+                        <a href=format!("#{}", card_id(&p.key))>{data.held_words()}</a>
+                        " below."
+                    </p>
+                    {undo}
+                </div>
+            }
+            .into_any(),
+        );
+    }
+    let p = find(&data.problems, &unacked)?;
+    Some(
+        view! {
+            <div class="ack-done" role="status" data-testid="ack-done">
+                <p>"Undone: " <strong>{where_(&p)}</strong> " is open again."</p>
+            </div>
+        }
+        .into_any(),
+    )
+}
+
+/// A problem's card's id (its key made safe for an id).
+fn card_id(key: &str) -> String {
+    format!("problem-{}", key.replace(|c: char| !c.is_ascii_alphanumeric(), "-"))
 }
 
 fn summary(d: &TriageData) -> String {
@@ -168,7 +220,7 @@ fn problem_row(p: ProblemRow, back: &str) -> impl IntoView + use<> {
     let form = (!holds && crate::api::may_acknowledge()).then(|| ack_form(&p, back));
     let undo = (holds && crate::api::may_acknowledge()).then(|| undo_form(&p, back));
     view! {
-        <li class=format!("problem sev-{sev}") data-testid="problem" data-kind=kind data-severity=sev data-key=p.key.clone()>
+        <li class=format!("problem sev-{sev}") id=card_id(&p.key) data-testid="problem" data-kind=kind data-severity=sev data-key=p.key.clone()>
             <div class="problem-head">
                 <span class=format!("problem-kind sev-{sev}") title=format!("{sev}: {label}")>
                     <span aria-hidden="true">{p.severity.mark()} " " {p.kind.icon()}</span>
@@ -194,6 +246,35 @@ fn problem_row(p: ProblemRow, back: &str) -> impl IntoView + use<> {
             {form}
         </li>
     }
+}
+
+/// Who holds these problems and why, as the triage card says it: "Acknowledged by Ana · 12:05:
+/// “host retired”" (or "Silenced by … until …"), one line a problem someone holds; `where_`
+/// names the instance and job (for a list of an instance's problems). Every view of a job or
+/// an instance shows it, so a colleague arriving from an alert reads the note there.
+pub fn held_notes(problems: &[ProblemRow], where_: bool) -> Option<impl IntoView + use<>> {
+    let lines: Vec<_> = problems
+        .iter()
+        .filter_map(|p| p.ack.clone().filter(|a| a.lapsed.is_none()).map(|a| (p.clone(), a)))
+        .map(|(p, a)| {
+            let whom = where_.then(|| match &p.job_name {
+                Some(job) => format!("{} / {job}: ", p.instance),
+                None => format!("{}: ", p.instance),
+            });
+            let verb = if a.until.is_some() { "Silenced by " } else { "Acknowledged by " };
+            view! {
+                <p class="ack-note" data-testid="held-note" data-key=p.key.clone()>
+                    {whom}
+                    {format!("{verb}{} · ", a.by)}
+                    <Time t=a.at.clone()/>
+                    {a.until.clone().map(|u| view! { " · until " <Time t=u/> })}
+                    ": " <q>{a.note.clone()}</q>
+                    {format!(" ({})", p.kind.label().to_lowercase())}
+                </p>
+            }
+        })
+        .collect();
+    (!lines.is_empty()).then(|| lines.collect_view())
 }
 
 /// Why a maintenance form was refused (`maint_error`, a code: Sundial's own sentence for it,
@@ -331,35 +412,73 @@ pub fn window_row(w: WindowRow, admin: bool, back: &str) -> impl IntoView + use<
 }
 
 fn add_form(instances: &[String], example: &str, back: &str) -> impl IntoView + use<> {
-    let options = instances.iter().map(|i| view! { <option value=i.clone()>{i.clone()}</option> }).collect_view();
-    let lengths =
-        WINDOW_LENGTHS.iter().map(|(v, w)| view! { <option value=*v selected=*v == "2h">{*w}</option> }).collect_view();
+    // A refused form comes back with what was typed (`mw_name`, …) and why (`maint_error`): shown
+    // again, open, the field at fault marked and the reason under it.
+    let (typed, error) = use_query_map().with_untracked(|q| {
+        let typed = |k: &str| q.get(k).unwrap_or_default();
+        let keys = ["mw_name", "mw_reason", "mw_instance", "mw_jobs", "mw_start", "mw_zone", "mw_duration"];
+        (keys.map(typed), q.get("maint_error").filter(|e| !e.is_empty()))
+    });
+    let [name, reason, instance, jobs, start, zone, duration] = typed;
+    let refused = error.is_some() && !(name.is_empty() && reason.is_empty());
+    let at_fault = error.as_deref().and_then(crate::api::forms::Refusal::from_code).and_then(|r| r.field());
+    let message = error.filter(|_| refused).map(|c| api::triage::maintenance_error_text(&c));
+    let invalid = move |f: Field| (at_fault == Some(f)).then_some("true");
+    let described = move |f: Field| (at_fault == Some(f)).then_some("mw-error");
+    // The reason under the field at fault (else under the form's first field).
+    let error_under = move |f: Option<Field>| {
+        (at_fault == f).then(|| message.clone()).flatten().map(|m| {
+            view! { <p class="field-error" id="mw-error" data-testid="mw-error">{m}</p> }
+        })
+    };
+    let duration = if duration.is_empty() { "2h".to_owned() } else { duration };
+    let options = instances
+        .iter()
+        .map(|i| view! { <option value=i.clone() selected=*i == instance>{i.clone()}</option> })
+        .collect_view();
+    let lengths = WINDOW_LENGTHS
+        .iter()
+        .map(|(v, w)| view! { <option value=*v selected=*v == duration>{*w}</option> })
+        .collect_view();
     let who = who_field("mw-by".to_owned());
+    let zone = if zone.is_empty() { "UTC".to_owned() } else { zone };
     view! {
-        <details class="window-add">
+        <details class="window-add" open=refused>
             <summary>"Add a maintenance window…"</summary>
             <form method="post" action="/triage/maintenance" class="window-form" data-testid="window-add-form">
                 <input type="hidden" name="back" value=back.to_owned()/>
+                {error_under(None)}
                 {who}
                 <label for="mw-name">"Name"</label>
-                <input id="mw-name" name="name" type="text" maxlength=Field::Name.max() required/>
+                <input id="mw-name" name="name" type="text" maxlength=Field::Name.max() required value=name
+                    aria-invalid=invalid(Field::Name) aria-describedby=described(Field::Name)/>
+                {error_under(Some(Field::Name))}
                 <label for="mw-reason">"Why"</label>
-                <input id="mw-reason" name="reason" type="text" maxlength=Field::Reason.max() required/>
+                <input id="mw-reason" name="reason" type="text" maxlength=Field::Reason.max() required value=reason
+                    aria-invalid=invalid(Field::Reason) aria-describedby=described(Field::Reason)/>
+                {error_under(Some(Field::Reason))}
                 <label for="mw-instance">"Over"</label>
-                <select id="mw-instance" name="instance">
+                <select id="mw-instance" name="instance" aria-invalid=invalid(Field::Instance) aria-describedby=described(Field::Instance)>
                     <option value="">"the whole fleet"</option>
                     {options}
                 </select>
+                {error_under(Some(Field::Instance))}
                 <label for="mw-jobs">"Only these jobs (names, comma-separated; empty: all)"</label>
-                <input id="mw-jobs" name="jobs" type="text" maxlength=Field::Jobs.max()/>
+                <input id="mw-jobs" name="jobs" type="text" maxlength=Field::Jobs.max() value=jobs
+                    aria-invalid=invalid(Field::Jobs) aria-describedby=described(Field::Jobs)/>
+                {error_under(Some(Field::Jobs))}
                 <label for="mw-start">
                     {format!(
                         "From (empty: now; else like {example}, within 7 days; a past window goes in the fleet file)"
                     )}
                 </label>
-                <input id="mw-start" name="start" type="text" maxlength=Field::Start.max() placeholder="now"/>
+                <input id="mw-start" name="start" type="text" maxlength=Field::Start.max() placeholder="now" value=start
+                    aria-invalid=invalid(Field::Start) aria-describedby=described(Field::Start)/>
+                {error_under(Some(Field::Start))}
                 <label for="mw-zone">"In the zone"</label>
-                <input id="mw-zone" name="time_zone" type="text" maxlength=Field::Zone.max() value="UTC"/>
+                <input id="mw-zone" name="time_zone" type="text" maxlength=Field::Zone.max() value=zone
+                    aria-invalid=invalid(Field::Zone) aria-describedby=described(Field::Zone)/>
+                {error_under(Some(Field::Zone))}
                 <label for="mw-duration">"For"</label>
                 <select id="mw-duration" name="duration">{lengths}</select>
                 <button type="submit">"Add the window"</button>

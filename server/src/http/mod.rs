@@ -16,12 +16,14 @@
 //! - `POST /prefs` (form: `zone`, `theme`, `back`): remember the zone or theme choice in a
 //!   cookie and go back (303) to the page the reader was on (a path on this site only).
 //! - `POST /triage/ack` (form: [`sundial_model::AckForm`]): acknowledge or silence a problem's
-//!   episode, kept in Sundial's store; back (303) to the page, with `ack_error` when it failed.
+//!   episode, kept in Sundial's store; back (303) to the page, with `acked=<key>` (the page
+//!   says what was acknowledged) or `ack_error` when it failed.
 //!   `POST /triage/unack` (the same form): undo it (admins, when sign-in is on).
 //! - `POST /triage/maintenance` (form: [`sundial_model::triage::MaintenanceForm`]) and
 //!   `POST /triage/maintenance/end` ([`sundial_model::triage::MaintenanceEndForm`]): add a
 //!   maintenance window, or end one now, with who and why (admins, when sign-in is on); back
-//!   (303) to the page, with `maint_error` when it failed.
+//!   (303) to the page, with `maint_error` and what was typed (`mw_name`, …) when it failed.
+//!   A viewer's post goes back with `forbidden`; one asking for JSON gets a JSON 403.
 //! - `/pkg/…` and the files at the site root's top (`/favicon.svg`): static files, served by a
 //!   file service that answers a file or 404 and nothing else (never a page). They are the
 //!   only answers outside sign-in, with `/signin` and `/api/health` ([`auth`]).
@@ -230,10 +232,11 @@ async fn jobs(
 async fn acknowledge(
     State(state): State<AppState>,
     principal: Option<axum::Extension<sundial_model::Principal>>,
+    headers: axum::http::HeaderMap,
     axum::Form(form): axum::Form<sundial_model::AckForm>,
 ) -> axum::response::Response {
     let backend = state.backend.clone();
-    triage_action(principal, form, "acknowledge or silence problems", ACK_ERROR, |f| async move {
+    triage_action(principal, &headers, form, "acknowledge or silence problems", ACK_ERROR, |f| async move {
         backend.acknowledge(f).await
     })
     .await
@@ -244,16 +247,13 @@ async fn acknowledge(
 async fn unacknowledge(
     State(state): State<AppState>,
     principal: Option<axum::Extension<sundial_model::Principal>>,
+    headers: axum::http::HeaderMap,
     axum::Form(form): axum::Form<sundial_model::AckForm>,
 ) -> axum::response::Response {
     let backend = state.backend.clone();
-    triage_action(
-        principal,
-        form,
-        "undo an acknowledgement",
-        ACK_ERROR,
-        |f| async move { backend.unacknowledge(f).await },
-    )
+    triage_action(principal, &headers, form, "undo an acknowledgement", UNACK_ERROR, |f| async move {
+        backend.unacknowledge(f).await
+    })
     .await
 }
 
@@ -262,6 +262,16 @@ async fn unacknowledge(
 trait TriageForm {
     fn by(&mut self) -> &mut String;
     fn back(&self) -> &str;
+    /// What the page says was done, once done: a query parameter naming the problem
+    /// (`acked=<key>`: the page shows it from its own data, never the URL's text).
+    fn done(&self) -> Option<String> {
+        None
+    }
+    /// What was typed, given back to the page when the form is refused so that nothing is lost
+    /// (each field cut to the most it may hold).
+    fn kept(&self) -> Vec<(&'static str, String)> {
+        Vec::new()
+    }
 }
 
 impl TriageForm for sundial_model::AckForm {
@@ -271,6 +281,9 @@ impl TriageForm for sundial_model::AckForm {
     fn back(&self) -> &str {
         &self.back
     }
+    fn done(&self) -> Option<String> {
+        Some(sundial_model::links::encode_segment(&self.key))
+    }
 }
 
 impl TriageForm for sundial_model::triage::MaintenanceForm {
@@ -279,6 +292,19 @@ impl TriageForm for sundial_model::triage::MaintenanceForm {
     }
     fn back(&self) -> &str {
         &self.back
+    }
+    fn kept(&self) -> Vec<(&'static str, String)> {
+        use sundial_model::forms::Field;
+        let cut = |v: &str, f: Field| v.chars().take(f.max()).collect::<String>();
+        vec![
+            ("mw_name", cut(&self.name, Field::Name)),
+            ("mw_reason", cut(&self.reason, Field::Reason)),
+            ("mw_instance", cut(&self.instance, Field::Instance)),
+            ("mw_jobs", cut(&self.jobs, Field::Jobs)),
+            ("mw_start", cut(&self.start, Field::Start)),
+            ("mw_zone", cut(&self.time_zone, Field::Zone)),
+            ("mw_duration", self.duration.chars().take(8).collect()),
+        ]
     }
 }
 
@@ -292,12 +318,18 @@ impl TriageForm for sundial_model::triage::MaintenanceEndForm {
 }
 
 /// What every triage form does: signed in, only an admin acts, in their own name; then back to
-/// the page (303), with the failure's code (`code`) as the query parameter `param`.
+/// the page (303), with the failure's code (`code`) as the query parameter `param` and what was
+/// typed ([`TriageForm::kept`]), or with what was done (`done`, [`TriageForm::done`]).
+///
+/// A refused role is answered as the rest: a browser's form goes back to its page, which says
+/// so (`{param}=forbidden`); a client that asks for JSON (`Accept: application/json`, not
+/// HTML) gets the 403 as JSON.
 async fn triage_action<T, F, Fut>(
     principal: Option<axum::Extension<sundial_model::Principal>>,
+    headers: &axum::http::HeaderMap,
     mut form: T,
     what: &str,
-    (param, code): (&str, fn(&sundial_model::ApiError) -> String),
+    (param, code, done): (&str, fn(&sundial_model::ApiError) -> String, Option<&str>),
     act: F,
 ) -> axum::response::Response
 where
@@ -306,36 +338,60 @@ where
     Fut: std::future::Future<Output = Result<(), sundial_model::ApiError>>,
 {
     use axum::http::{StatusCode, header};
+    let back = guard::back_path(Some(form.back()));
+    let sep = if back.contains('?') { '&' } else { '?' };
+    let kept: String = form
+        .kept()
+        .into_iter()
+        .filter(|(_, v)| !v.is_empty())
+        .map(|(k, v)| format!("&{k}={}", sundial_model::links::encode_segment(&v)))
+        .collect();
     if let Some(axum::Extension(p)) = principal {
         if p.role != sundial_model::Role::Admin {
-            return Error::Forbidden(format!("only an admin may {what}")).into_response();
+            if wants_json(headers) {
+                return Error::Forbidden(format!("only an admin may {what}")).into_response();
+            }
+            let to = format!("{back}{sep}{param}=forbidden{kept}");
+            return (StatusCode::SEE_OTHER, [(header::LOCATION, to)]).into_response();
         }
         *form.by() = p.name;
     }
-    let back = guard::back_path(Some(form.back()));
+    let shown = form.done();
     let to = match act(form).await {
-        Ok(()) => back,
-        Err(e) => {
-            let sep = if back.contains('?') { '&' } else { '?' };
-            format!("{back}{sep}{param}={}", code(&e))
-        }
+        Ok(()) => match (done, shown) {
+            (Some(name), Some(value)) => format!("{back}{sep}{name}={value}"),
+            _ => back,
+        },
+        Err(e) => format!("{back}{sep}{param}={}{kept}", code(&e)),
     };
     (StatusCode::SEE_OTHER, [(header::LOCATION, to)]).into_response()
 }
 
+/// Whether the client asks for JSON rather than a page: `Accept` names JSON and not HTML (a
+/// browser's form post accepts `text/html`; `curl -H 'Accept: application/json'` does not).
+fn wants_json(headers: &axum::http::HeaderMap) -> bool {
+    let accept = headers.get(axum::http::header::ACCEPT).and_then(|v| v.to_str().ok()).unwrap_or("");
+    accept.contains("json") && !accept.contains("text/html")
+}
+
 /// How the acknowledgement forms fail, as `ack_error`.
-const ACK_ERROR: (&str, fn(&sundial_model::ApiError) -> String) = ("ack_error", sundial_model::triage::ack_error_code);
+const ACK_ERROR: (&str, fn(&sundial_model::ApiError) -> String, Option<&str>) =
+    ("ack_error", sundial_model::triage::ack_error_code, Some("acked"));
+/// The same for undoing, which says what was undone as `unacked`.
+const UNACK_ERROR: (&str, fn(&sundial_model::ApiError) -> String, Option<&str>) =
+    ("ack_error", sundial_model::triage::ack_error_code, Some("unacked"));
 
 /// `POST /triage/maintenance` ([`sundial_model::triage::MaintenanceForm`]): an admin adds a
 /// maintenance window, then back to the page (303); a failure goes back as `maint_error`.
 async fn maintenance_add(
     State(state): State<AppState>,
     principal: Option<axum::Extension<sundial_model::Principal>>,
+    headers: axum::http::HeaderMap,
     axum::Form(form): axum::Form<sundial_model::triage::MaintenanceForm>,
 ) -> axum::response::Response {
     let backend = state.backend.clone();
     let code = sundial_model::triage::maintenance_error_code;
-    triage_action(principal, form, "add maintenance windows", ("maint_error", code), |f| async move {
+    triage_action(principal, &headers, form, "add maintenance windows", ("maint_error", code, None), |f| async move {
         backend.maintenance_add(f).await
     })
     .await
@@ -346,11 +402,12 @@ async fn maintenance_add(
 async fn maintenance_end(
     State(state): State<AppState>,
     principal: Option<axum::Extension<sundial_model::Principal>>,
+    headers: axum::http::HeaderMap,
     axum::Form(form): axum::Form<sundial_model::triage::MaintenanceEndForm>,
 ) -> axum::response::Response {
     let backend = state.backend.clone();
     let code = sundial_model::triage::maintenance_error_code;
-    triage_action(principal, form, "end maintenance windows", ("maint_error", code), |f| async move {
+    triage_action(principal, &headers, form, "end maintenance windows", ("maint_error", code, None), |f| async move {
         backend.maintenance_end(f).await
     })
     .await

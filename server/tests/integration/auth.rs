@@ -204,7 +204,26 @@ async fn viewers_read_triage_and_only_admins_acknowledge() {
     let page = send(state.clone(), with_cookie(get("/triage"), &bob)).await.text();
     assert!(page.contains("data-testid=\"problem\""), "the viewer sees the problem");
     assert!(!page.contains("data-testid=\"ack-form\""), "but no form to acknowledge it");
-    let a = send(state.clone(), with_cookie(post("/triage/ack", &form), &bob)).await;
+    // Posted from a browser: back to the page, which says why in its own style.
+    let mut browser = with_cookie(post("/triage/ack", &form), &bob);
+    browser.headers_mut().insert(header::ACCEPT, "text/html,application/xhtml+xml,*/*;q=0.8".parse().unwrap());
+    let a = send(state.clone(), browser).await;
+    assert_eq!(a.status, StatusCode::SEE_OTHER, "{}", a.text());
+    assert_eq!(location(&a), "/triage?ack_error=forbidden");
+    let page = send(state.clone(), with_cookie(get(&location(&a)), &bob)).await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(page.text().contains("Only an admin may acknowledge, silence or undo"), "a page, saying why");
+    assert!(page.text().contains("data-testid=\"ack-error\""));
+    // A maintenance form too, with what was typed.
+    let mut browser =
+        with_cookie(post("/triage/maintenance", "name=w&reason=r&instance=&duration=1h&back=%2Ftriage"), &bob);
+    browser.headers_mut().insert(header::ACCEPT, "text/html".parse().unwrap());
+    let a = send(state.clone(), browser).await;
+    assert_eq!(location(&a), "/triage?maint_error=forbidden&mw_name=w&mw_reason=r&mw_duration=1h");
+    // A client that asks for JSON gets the 403 as JSON.
+    let mut client = with_cookie(post("/triage/ack", &form), &bob);
+    client.headers_mut().insert(header::ACCEPT, "application/json".parse().unwrap());
+    let a = send(state.clone(), client).await;
     assert_eq!(a.status, StatusCode::FORBIDDEN, "{}", a.text());
     assert!(a.text().contains("only an admin"), "{}", a.text());
     let page = send(state.clone(), with_cookie(get("/triage"), &bob)).await.text();

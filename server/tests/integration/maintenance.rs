@@ -188,7 +188,9 @@ async fn an_admin_adds_and_ends_a_window_from_triage_and_the_store_keeps_who_whe
         ("name=x&reason=y&instance=worker&duration=2h&start=yesterday&back=%2Ftriage", "start"),
     ] {
         let (status, to) = post_form(&state, "/triage/maintenance", bad).await;
-        assert_eq!((status, to), (StatusCode::SEE_OTHER, format!("/triage?maint_error={code}")), "{bad}");
+        let (back, typed) = to.split_once('&').unwrap_or((&to, ""));
+        assert_eq!((status, back), (StatusCode::SEE_OTHER, format!("/triage?maint_error={code}").as_str()), "{bad}");
+        assert!(typed.contains("mw_name=x"), "what was typed goes back with it: {to}");
     }
     assert!(api(&state, "/api/triage").await["maintenance"].as_array().unwrap().is_empty());
     let (_, page) = get(&state, "/triage?maint_error=missing-reason").await;
@@ -369,6 +371,77 @@ async fn windows_added_at_the_same_instant_are_both_kept_and_each_ends_from_its_
     assert_eq!(states, ["cancelled", "cancelled"], "{all}");
 }
 
+/// The review: a refused form lost what was typed. It goes back to the page with every field
+/// (cut to what each holds), shown again open, the field at fault marked and named under it;
+/// text from the URL is a field's value (escaped), never the message.
+#[tokio::test]
+async fn a_refused_window_is_shown_again_with_what_was_typed_and_the_field_named() {
+    let dir = tempfile::tempdir().unwrap();
+    write_worker(&dir.path().join("worker.sqlite")).await;
+    let state = state_of(&fleet(dir.path(), "")).await;
+    let form = "name=Patch%20%3Cb%3ETuesday%3C%2Fb%3E&reason=CU%2014&instance=worker&jobs=nightly&start=2026-03-01%2000%3A00&time_zone=Europe%2FLondon&duration=4h&by=alice&back=%2Ftriage";
+    let (status, to) = post_form(&state, "/triage/maintenance", form).await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    assert!(to.starts_with("/triage?maint_error=past&"), "{to}");
+    let (status, page) = get(&state, &to).await;
+    assert_eq!(status, StatusCode::OK, "a page, styled as every page");
+    let doc = scraper::Html::parse_document(&page);
+    let one = |css: &str| {
+        let sel = scraper::Selector::parse(css).unwrap();
+        doc.select(&sel).next().unwrap_or_else(|| panic!("{css} on the page"))
+    };
+    assert!(one("details.window-add").value().attr("open").is_some(), "the form is open again");
+    assert_eq!(one("#mw-name").value().attr("value"), Some("Patch <b>Tuesday</b>"), "as typed, as text");
+    assert!(!page.contains("<b>Tuesday</b>"), "escaped");
+    assert_eq!(one("#mw-reason").value().attr("value"), Some("CU 14"));
+    assert_eq!(one("#mw-jobs").value().attr("value"), Some("nightly"));
+    assert_eq!(one("#mw-zone").value().attr("value"), Some("Europe/London"));
+    assert_eq!(one("#mw-start").value().attr("value"), Some("2026-03-01 00:00"));
+    assert!(one("#mw-instance option[value=\"worker\"]").value().attr("selected").is_some());
+    assert!(one("#mw-duration option[value=\"4h\"]").value().attr("selected").is_some());
+    let start = one("#mw-start");
+    assert_eq!(start.value().attr("aria-invalid"), Some("true"), "the field at fault is marked");
+    assert_eq!(start.value().attr("aria-describedby"), Some("mw-error"));
+    let why: String = one("#mw-error").text().collect();
+    assert!(why.contains("A window added here starts now or later"), "the reason, under the field: {why}");
+    assert!(one("#mw-name").value().attr("aria-invalid").is_none(), "only the field at fault");
+    // Nothing was added.
+    assert_eq!(api(&state, "/api/maintenance").await["windows"], serde_json::json!([]));
+}
+
+/// The review (issue 41): under the demo's still clock a second window failed with `UNIQUE
+/// constraint failed: maintenance_added.id`. Windows added at one instant, before and after a
+/// restart over the same store, are all kept, each with its own id.
+#[tokio::test]
+async fn windows_added_at_the_same_instant_across_a_restart_are_all_kept() {
+    use server::maintenance::Book;
+    use sundial_model::triage::MaintenanceForm;
+    let dir = tempfile::tempdir().unwrap();
+    let store = server::store::Store::open(&dir.path().join("store.sqlite")).await.unwrap();
+    let fleet =
+        server::config::parse("[[instance]]\nname = \"SQL1\"\nkind = \"sqlite_demo\"\npath = \"/x\"\n", "fleet.toml")
+            .unwrap();
+    let now = t("2026-03-07T13:40:00Z");
+    let form = |name: &str| MaintenanceForm {
+        name: name.into(),
+        reason: "patching".into(),
+        duration: "1h".into(),
+        ..Default::default()
+    };
+    for run in 0..2 {
+        let book = Book::open(&[], &fleet.instances, Some(store.clone())).await;
+        for n in 0..2 {
+            book.add(&form(&format!("w{run}{n}")), "alice", now).await.unwrap_or_else(|e| panic!("w{run}{n}: {e}"));
+        }
+    }
+    let book = Book::open(&[], &fleet.instances, Some(store.clone())).await;
+    let rows = book.listing(now);
+    let mut ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!((rows.len(), ids.len()), (4, 4), "four windows, four ids: {ids:?}");
+}
+
 /// The review's second and fourth findings: a window from the page could start in 1970 or
 /// 9999 and rewrite a month's missed runs unseen, and its fields took megabytes. It starts now
 /// or later (a few minutes' grace, started now), within a week, for a length offered; every
@@ -416,6 +489,8 @@ async fn a_window_from_the_page_starts_now_or_within_a_week_and_every_field_is_b
     ];
     for (extra, code) in cases {
         let (status, to) = post_form(&state, "/triage/maintenance", &add(&extra)).await;
+        let to = to.split('&').next().unwrap_or_default().to_owned();
+        assert!(to.len() < 8_000, "what was typed goes back cut to what each field holds");
         assert_eq!(
             (status, to),
             (StatusCode::SEE_OTHER, format!("/triage?maint_error={code}")),

@@ -142,13 +142,13 @@ async fn an_acknowledgement_is_shown_with_its_note_survives_a_restart_and_bad_fo
     // An outside address is never where the form goes back to.
     let (_, to) =
         post_ack(&state, &format!("key=unreachable%7CGONE&episode_ms={episode}&note=x&back=//evil.example")).await;
-    assert_eq!(to, "/");
+    assert_eq!(to, "/?acked=unreachable%7CGONE");
 
     let form = format!(
         "key=unreachable%7CGONE&episode_ms={episode}&by=Ana&note=host+retired%2C+ticket+42&silence=&back=/triage"
     );
     let (status, to) = post_ack(&state, &form).await;
-    assert_eq!((status, to.as_str()), (StatusCode::SEE_OTHER, "/triage"));
+    assert_eq!((status, to.as_str()), (StatusCode::SEE_OTHER, "/triage?acked=unreachable%7CGONE"));
     let check = |v: &Value| {
         let gone = problems(v).iter().find(|x| x["instance"] == "GONE").unwrap();
         assert_eq!(gone["acknowledged"]["by"], "Ana", "{gone}");
@@ -176,7 +176,9 @@ async fn an_acknowledgement_is_shown_with_its_note_survives_a_restart_and_bad_fo
         (a.status, a.headers.get(header::LOCATION).map(|v| v.to_str().unwrap().to_owned()).unwrap_or_default())
     };
     let (status, to) = undo(again.clone(), format!("key=unreachable%7CGONE&episode_ms={episode}&back=/triage")).await;
-    assert_eq!((status, to.as_str()), (StatusCode::SEE_OTHER, "/triage"));
+    assert_eq!((status, to.as_str()), (StatusCode::SEE_OTHER, "/triage?unacked=unreachable%7CGONE"));
+    let page = get(&again, &to).await.1;
+    assert_eq!(texts(&page, "[data-testid=\"ack-done\"]"), ["Undone: GONE is open again."], "the page says so");
     let gone = |v: &Value| problems(v).iter().find(|x| x["instance"] == "GONE").unwrap().clone();
     assert!(gone(&api(&again, "/api/triage").await)["acknowledged"].is_null());
     let page = get(&again, "/triage").await.1;
@@ -377,4 +379,97 @@ async fn a_long_list_shows_the_worst_counts_every_problem_and_lists_all_on_askin
     let panel = &fleet[..fleet.find("data-testid=\"fleet-table\"").unwrap()];
     assert_eq!(open_rows(panel), all.min(sundial_model::triage::PANEL_ROWS));
     assert_eq!(keys(panel)[..2], keys(&whole)[..2]);
+}
+
+/// Every ack form of a page: (key, episode_ms).
+fn ack_forms(page: &str) -> Vec<(String, String)> {
+    let doc = scraper::Html::parse_document(page);
+    let form = scraper::Selector::parse("form[data-testid=\"ack-form\"]").unwrap();
+    let input = |f: scraper::ElementRef, name: &str| {
+        let sel = scraper::Selector::parse(&format!("input[name=\"{name}\"]")).unwrap();
+        f.select(&sel).next().and_then(|i| i.value().attr("value")).unwrap_or_default().to_owned()
+    };
+    doc.select(&form).map(|f| (input(f, "key"), input(f, "episode_ms"))).collect()
+}
+
+/// The text of every element `css` selects on `page`, whitespace folded.
+fn texts(page: &str, css: &str) -> Vec<String> {
+    let doc = scraper::Html::parse_document(page);
+    let sel = scraper::Selector::parse(css).unwrap();
+    doc.select(&sel).map(|e| e.text().collect::<String>().split_whitespace().collect::<Vec<_>>().join(" ")).collect()
+}
+
+/// The review's sixth finding: acknowledging gave no feedback, the note showed only on the
+/// triage card, and a silence was counted as acknowledged. The page says what was done where
+/// the card was (role=status, with an undo); the note (who, when, note) shows on the job's
+/// page, its row of the jobs list and the instance timeline; a silence is counted as silenced
+/// in the page's counts, the header and the API.
+#[tokio::test]
+async fn an_acknowledgement_says_so_its_note_shows_on_every_view_and_a_silence_counts_as_silenced() {
+    // The demo fleet: jobs with problems on several instances.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("demo.sqlite");
+    demo::write_demo(&path, t(NOW), 42).await.expect("the demo fleet is written");
+    let toml = std::fs::read_to_string(demo::fleet_file_of(&path)).expect("the fleet file is written beside");
+    let state = web::fleet_as_of(&toml, t(NOW)).await;
+    let page = get(&state, "/triage").await.1;
+    let forms = ack_forms(&page);
+    let job_problem = |(k, _): &&(String, String)| k.split('|').count() == 3;
+    let (key, episode) = forms.iter().find(job_problem).unwrap_or_else(|| panic!("a job's problem: {forms:?}")).clone();
+    let instance = key.split('|').nth(1).unwrap().to_owned();
+    let form = format!(
+        "key={}&episode_ms={episode}&by=Ana&note=rerun+after+the+patch&silence=4h&back=%2Ftriage",
+        sundial_model::links::encode_segment(&key)
+    );
+    let (status, to) = post_ack(&state, &form).await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    assert_eq!(to, format!("/triage?acked={}", sundial_model::links::encode_segment(&key)));
+    let page = get(&state, &to).await.1;
+    let done = texts(&page, "[data-testid=\"ack-done\"][role=\"status\"]");
+    assert_eq!(done.len(), 1, "announced once, where the card was");
+    assert!(done[0].starts_with(&format!("Silenced {instance} / ")), "{}", done[0]);
+    assert!(done[0].contains("rerun after the patch"), "{}", done[0]);
+    assert_eq!(texts(&page, "[data-testid=\"ack-done\"] [data-testid=\"unack\"]").len(), 1, "with its undo");
+    assert!(!get(&state, "/triage").await.1.contains("data-testid=\"ack-done\""), "said once, not on every visit");
+
+    // Counted as silenced, not acknowledged: the page, the header, the API.
+    assert_eq!(texts(&page, "[data-testid=\"acknowledged\"] > summary"), ["1 silenced"]);
+    let header = texts(&page, "[data-testid=\"open-count\"]");
+    assert!(header[0].ends_with("· 1 silenced") && !header[0].contains("acknowledged"), "{header:?}");
+    let v = api(&state, "/api/triage").await;
+    assert_eq!((v["acknowledged"].as_u64(), v["silenced"].as_u64()), (Some(0), Some(1)), "{v}");
+    let held = problems(&v).iter().find(|p| !p["silenced"].is_null()).expect("the silenced problem").clone();
+    assert!(held["acknowledged"].is_null(), "{held}");
+    assert_eq!(
+        (held["silenced"]["by"].as_str(), held["silenced"]["note"].as_str()),
+        (Some("Ana"), Some("rerun after the patch"))
+    );
+    assert!(held["silenced"]["at"].is_string() && held["silenced"]["until"].is_string(), "{held}");
+
+    // The note wherever the job or its instance is shown.
+    let job = sundial_model::links::encode_segment(held["job_id"].as_str().unwrap());
+    let i = sundial_model::links::encode_segment(&instance);
+    let job_page = get(&state, &format!("/jobs/{job}?instance={i}")).await.1;
+    let notes = texts(&job_page, "[data-testid=\"held-note\"]");
+    assert!(notes.iter().any(|n| n.starts_with("Silenced by Ana") && n.contains("rerun after the patch")), "{notes:?}");
+    let list = get(&state, &format!("/jobs?instance={i}&days=7")).await.1;
+    let notes = texts(&list, "tr [data-testid=\"held-note\"]");
+    assert_eq!(notes.len(), 1, "on its row of the jobs list: {notes:?}");
+    assert!(notes[0].contains("rerun after the patch"));
+    let timeline = get(&state, &format!("/timeline?instance={i}")).await.1;
+    let notes = texts(&timeline, "[data-testid=\"itl-held\"] [data-testid=\"held-note\"]");
+    assert_eq!(notes.len(), 1, "on the instance timeline: {notes:?}");
+    assert!(notes[0].starts_with(&format!("{instance} / ")) && notes[0].contains("Silenced by Ana"), "{}", notes[0]);
+
+    // An acknowledgement (no silence) beside it is counted as acknowledged.
+    let (other, episode) = forms.iter().find(|(k, _)| *k != key).expect("another problem").clone();
+    let form = format!(
+        "key={}&episode_ms={episode}&by=Bo&note=retired&back=%2Ftriage",
+        sundial_model::links::encode_segment(&other)
+    );
+    post_ack(&state, &form).await;
+    let v = api(&state, "/api/triage").await;
+    assert_eq!((v["acknowledged"].as_u64(), v["silenced"].as_u64()), (Some(1), Some(1)), "{v}");
+    let page = get(&state, "/triage").await.1;
+    assert_eq!(texts(&page, "[data-testid=\"acknowledged\"] > summary"), ["1 acknowledged, 1 silenced"]);
 }

@@ -223,7 +223,7 @@ pub fn SimulatorForm(setup: SimSetup) -> impl IntoView {
                     <p class="muted">"Sundial never writes to a scheduler: run this yourself."</p>
                     <pre class="sim-statement" data-testid="statement"><code id="sim-statement" inner_html=out("sim-statement")></code></pre>
                     <p class="muted sim-no-statement" id="sim-no-statement" data-testid="no-statement" inner_html=out("sim-no-statement")></p>
-                    <button type="button" class="button" id="sim-copy">"Copy"</button>
+                    <button type="button" class="button" id="sim-copy" data-testid="copy" aria-describedby="sim-no-statement" disabled=st.statement().is_empty()>"Copy"</button>
                 </section>
             </div>
             {job.then(|| view! {

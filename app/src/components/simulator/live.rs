@@ -17,6 +17,8 @@ struct Live {
     st: State,
     drawn: Vec<(&'static str, String)>,
     url_pending: bool,
+    /// The zones the row named whose rules were asked for (each asked once).
+    asked: Vec<String>,
 }
 
 type Shared = Rc<RefCell<Live>>;
@@ -27,7 +29,9 @@ pub fn attach(setup: SimSetup) {
     let Some(root) = doc.get_element_by_id("sim-root") else { return };
     let state = State::new(&setup);
     let drawn = state.outputs();
-    let st: Shared = Rc::new(RefCell::new(Live { st: state, drawn, url_pending: false }));
+    let st: Shared = Rc::new(RefCell::new(Live { st: state, drawn, url_pending: false, asked: Vec::new() }));
+    fetch_row_zone(&st);
+    copy_state(&st.borrow().st.statement());
     for kind in ["input", "change"] {
         let st = st.clone();
         let cb = Closure::<dyn FnMut(Event)>::new(move |ev: Event| on_event(&st, &ev, kind));
@@ -43,7 +47,7 @@ pub fn attach(setup: SimSetup) {
                 let _ = w.navigator().clipboard().write_text(&text);
             }
             if let Some(b) = w.document().and_then(|d| d.get_element_by_id("sim-copy")) {
-                b.set_text_content(Some(if text.is_empty() { "Nothing to copy" } else { "Copied" }));
+                b.set_text_content(Some(if text.is_empty() { "Copy" } else { "Copied" }));
             }
         });
         let _ = button.add_event_listener_with_callback("click", cb.as_ref().unchecked_ref());
@@ -67,10 +71,16 @@ fn read(el: &Element) -> Option<(String, bool, bool)> {
 fn on_event(st: &Shared, ev: &Event, kind: &str) {
     let Some(el) = ev.target().and_then(|t| t.dyn_into::<Element>().ok()) else { return };
     let Some((value, checked, on_change)) = read(&el) else { return };
-    if (kind == "change") != on_change {
+    let id = el.id();
+    // The zone box: applied as you type once the name is a whole zone; on leaving it whatever
+    // it says (a name no zone has is refused then).
+    let zone_box = id == "sim-tz";
+    if zone_box && kind == "input" && !super::state::whole_zone(&value, suggested) {
         return;
     }
-    let id = el.id();
+    if (kind == "change") != on_change && !zone_box {
+        return;
+    }
     let changed = st.borrow_mut().st.edit(&id, &value, checked);
     if changed.fetch_zone.is_some() {
         let (st, name) = (st.clone(), value.trim().to_owned());
@@ -81,6 +91,41 @@ fn on_event(st: &Shared, ev: &Event, kind: &str) {
         });
     }
     draw(st, &id, changed);
+    fetch_row_zone(st);
+}
+
+/// Whether the zone box suggests `name` (`<datalist id="zones">`: every zone the server has).
+fn suggested(name: &str) -> bool {
+    let doc = leptos::prelude::document();
+    doc.query_selector(&format!("#zones option[value=\"{name}\"]")).ok().flatten().is_some()
+}
+
+/// Fetch the rules of a zone the row names (a MySQL event's `TIME_ZONE`) when the zone box
+/// would take it: one list of zones for the whole page.
+fn fetch_row_zone(st: &Shared) {
+    let Some(name) = st.borrow().st.wanted_zone() else { return };
+    if st.borrow().asked.contains(&name) || !super::state::whole_zone(&name, suggested) {
+        return;
+    }
+    st.borrow_mut().asked.push(name.clone());
+    let st = st.clone();
+    leptos::task::spawn_local(async move {
+        if let Ok(rules) = super::server::fetch_zone_rules(name).await {
+            st.borrow_mut().st.more_rules(rules);
+            draw(&st, "", Changed::default());
+        }
+    });
+}
+
+/// Copy only what can be copied: disabled (the reason beside it) while there is no statement.
+fn copy_state(statement: &str) {
+    let Some(b) = leptos::prelude::document().get_element_by_id("sim-copy") else { return };
+    let _ = if statement.is_empty() {
+        b.set_text_content(Some("Copy"));
+        b.set_attribute("disabled", "")
+    } else {
+        b.remove_attribute("disabled")
+    };
 }
 
 /// Write the state back into the page (only what differs).
@@ -103,6 +148,7 @@ fn draw(shared: &Shared, source: &str, changed: Changed) {
         }
     }
     let st = &live.st;
+    copy_state(&st.statement());
     for (id, shown) in st.sections() {
         if let Some(el) = doc.get_element_by_id(id) {
             let _ = if shown { el.remove_attribute("hidden") } else { el.set_attribute("hidden", "") };

@@ -109,26 +109,55 @@ fn list(items: impl IntoIterator<Item = String>, testid: &str) -> String {
     s
 }
 
-/// One lane of the axis (integer coordinates: tenths of its 1,000 units).
-fn lane(out: &mut String, label: &str, runs: &[ReplayedRun], window: Window, y: i64, class: &str) {
+/// The least distance, in the axis's units (10,000 across), between two runs' starts for both
+/// to be drawn apart: about 5 px on a desk's screen. Closer ones are drawn as one band.
+const MIN_STEP: i64 = 60;
+/// The gap kept between two runs drawn apart (their bars shortened if need be).
+const MIN_GAP: i64 = 20;
+
+/// One lane of the axis (integer coordinates: tenths of its 1,000 units): each run a bar, at
+/// least [`MIN_GAP`] from the next; runs less than [`MIN_STEP`] apart one paler band saying how
+/// many it holds. Returns the runs drawn in bands and the bands.
+fn lane(out: &mut String, label: &str, runs: &[ReplayedRun], window: Window, y: i64, class: &str) -> (usize, usize) {
     let span = (window.end - window.start).num_seconds().max(1);
     let x = |t: DateTime<Utc>| ((t - window.start).num_seconds() * 10_000 / span).clamp(0, 10_000);
     let _ =
         write!(out, r#"<text x="-60" y="{}" text-anchor="end" class="imp-label">{}</text>"#, y + 130, escape(label));
-    for r in runs {
-        let (x0, x1) = (x(r.likely.start), x(r.likely.end));
-        let (c, title) = if r.refused.is_some() {
-            ("imp-refused", "refused: the job would still be running")
+    let (mut merged, mut bands) = (0, 0);
+    let mut i = 0;
+    while i < runs.len() {
+        // The runs from i on, each starting less than MIN_STEP after the one before.
+        let mut j = i + 1;
+        while j < runs.len() && x(runs[j].likely.start) - x(runs[j - 1].likely.start) < MIN_STEP {
+            j += 1;
+        }
+        let x0 = x(runs[i].likely.start);
+        let next = runs.get(j).map_or(i64::MAX, |r| x(r.likely.start));
+        let end = runs[i..j].iter().map(|r| x(r.likely.end)).max().unwrap_or(x0);
+        let width = (end - x0).max(15).min((next - x0 - MIN_GAP).max(15));
+        let (c, title) = if j - i > 1 {
+            merged += j - i;
+            bands += 1;
+            let refused = runs[i..j].iter().filter(|r| r.refused.is_some()).count();
+            let title = match refused {
+                0 => format!("{} runs, too close together to draw apart at this scale", j - i),
+                n => format!("{} runs ({n} refused), too close together to draw apart at this scale", j - i),
+            };
+            (class, title)
+        } else if runs[i].refused.is_some() {
+            ("imp-refused", "refused: the job would still be running".to_owned())
         } else {
-            (class, "run (p50 duration)")
+            (class, "run (p50 duration)".to_owned())
         };
+        let band = if j - i > 1 { format!(r#" fill-opacity=".45" data-runs="{}""#, j - i) } else { String::new() };
         let _ = write!(
             out,
-            r#"<rect x="{x0}" y="{}" width="{}" height="120" class="{c}"><title>{title}</title></rect>"#,
-            y + 30,
-            (x1 - x0).max(15)
+            r#"<rect x="{x0}" y="{}" width="{width}" height="120" class="{c}"{band}><title>{title}</title></rect>"#,
+            y + 30
         );
+        i = j;
     }
+    (merged, bands)
 }
 
 /// What the change does to the instance.
@@ -173,12 +202,25 @@ pub fn impact(i: &Impact, zone: Zone) -> String {
         );
     }
     let many = i.moved.len() > 1;
+    let (mut merged, mut bands) = (0, 0);
     for (k, m) in i.moved.iter().enumerate() {
         let name = |what: &str| if many { format!("{} {what}", m.name) } else { what.to_owned() };
-        lane(&mut out, &name("now"), &m.current, i.window, k as i64 * 400, "imp-current");
-        lane(&mut out, &name("proposed"), &m.proposed, i.window, k as i64 * 400 + 200, "imp-proposed");
+        for (runs, what, y, class) in
+            [(&m.current, "now", 0, "imp-current"), (&m.proposed, "proposed", 200, "imp-proposed")]
+        {
+            let (n, b) = lane(&mut out, &name(what), runs, i.window, k as i64 * 400 + y, class);
+            merged += n;
+            bands += b;
+        }
     }
     out.push_str("</svg>");
+    if bands > 0 {
+        let minutes = (MIN_STEP * span / 10_000 / 60).max(1);
+        let _ = write!(
+            out,
+            r#"<p class="muted" data-testid="impact-merged">Runs less than {minutes} min apart are drawn as one paler band at this scale: {merged} runs in {bands} band(s). Fewer days draw them apart.</p>"#
+        );
+    }
     out.push_str("<h3>Overlaps the change creates</h3>");
     out.push_str(&list(i.created.likely.iter().map(|o| overlap_line(o, zone)), "created"));
     out.push_str("<h3>Overlaps it removes</h3>");
@@ -507,6 +549,44 @@ mod tests {
 
     fn benign<T>(list: &[T]) -> Vec<(String, String, String, String)> {
         list.iter().map(|_| ("x".into(), "x".into(), "x".into(), "x".into())).collect()
+    }
+
+    /// The review: over 7 days a 30-minute job's runs ran together into solid bars. Each bar
+    /// drawn keeps a gap to the next; runs too close to draw apart are one band that says so.
+    #[test]
+    fn the_chart_keeps_runs_apart_or_says_how_many_it_merged() {
+        let every_30 = |hours: i64| -> Vec<ReplayedRun> {
+            (0..hours * 2)
+                .map(|k| {
+                    let t = at(0) + chrono::TimeDelta::minutes(30 * k);
+                    let likely = Window::new(t, t + chrono::TimeDelta::minutes(25));
+                    ReplayedRun { at: t, likely, possible: likely, refused: None, refused_p95: None }
+                })
+                .collect()
+        };
+        let of = |hours: i64| {
+            let mut i = impact_of(&["job".into()], "other", "band", "every minute");
+            i.window = w(0, hours);
+            i.moved[0].current = every_30(hours);
+            i.moved[0].proposed = every_30(hours);
+            parse(&impact(&i, Zone::UTC))
+        };
+        // One day: 48 bars a lane, each ending at least MIN_GAP before the next starts.
+        let day = of(24);
+        let bars: Vec<(i64, i64)> = all(&day, "rect.imp-current")
+            .into_iter()
+            .map(|r| (attr(r, "x").unwrap().parse().unwrap(), attr(r, "width").unwrap().parse().unwrap()))
+            .collect();
+        assert_eq!(bars.len(), 48);
+        assert!(bars.windows(2).all(|p| p[0].0 + p[0].1 + MIN_GAP <= p[1].0), "{bars:?}");
+        assert!(all(&day, "[data-testid=impact-merged]").is_empty());
+        // Seven days: one band a lane holding all 336 runs, and a sentence counting them.
+        let week = of(24 * 7);
+        let bands = all(&week, "rect.imp-current[data-runs]");
+        assert_eq!(bands.len(), 1);
+        assert_eq!(attr(bands[0], "data-runs").as_deref(), Some("336"));
+        let note = text(all(&week, "[data-testid=impact-merged]")[0]);
+        assert!(note.contains("672 runs in 2 band(s)"), "{note}");
     }
 
     /// What the simulator shows of an impact: `names` moved (the first the edited job),

@@ -145,11 +145,20 @@ fn int(s: &str) -> Option<i64> {
     s.trim().parse().ok()
 }
 
-/// Whether an `<input>` of this type reports its edits on `change` (boxes, radios, the zone:
-/// its rules are fetched once the name is whole) rather than on every `input` (every other
-/// field, the column editor's included: the page recomputes as you type).
-pub fn reports_on_change(kind: &str, id: &str) -> bool {
-    matches!(kind, "checkbox" | "radio") || id == "sim-tz"
+/// Whether an `<input>` of this type reports its edits on `change` (boxes, radios) rather than
+/// on every `input` (every other field, the zone and the column editor's included: the page
+/// recomputes as you type; a zone's rules are fetched once its name is whole, [`whole_zone`]).
+pub fn reports_on_change(kind: &str, _id: &str) -> bool {
+    matches!(kind, "checkbox" | "radio")
+}
+
+/// Whether `name`, typed so far, is a whole zone name of `known` (the zone box's suggestions:
+/// every zone the server has): its rules are worth fetching before the field is left.
+pub fn whole_zone(name: &str, known: impl Fn(&str) -> bool) -> bool {
+    let name = name.trim();
+    !name.is_empty()
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '/' | '_' | '-' | '+'))
+        && (Zone::from_name(name).is_some() || known(name))
 }
 
 /// What a control shows.
@@ -408,6 +417,22 @@ impl State {
         };
         self.recompute();
         moved
+    }
+
+    /// A zone the row itself names (a MySQL event's `TIME_ZONE`) whose rules the browser does not
+    /// have yet: the zone box's zones are the row's zones too, so it fetches them
+    /// ([`State::more_rules`]). `None` for `SYSTEM`, an offset, or a zone already known.
+    pub fn wanted_zone(&self) -> Option<String> {
+        let Ok(Row { schedule: Schedule::MysqlEvent(e), .. }) = &self.parsed else { return None };
+        let z = e.time_zone.as_deref().map(str::trim).filter(|z| !z.is_empty())?;
+        let offset = z.starts_with(['+', '-']);
+        (!offset && !z.eq_ignore_ascii_case("SYSTEM") && Zone::from_name(z).is_none()).then(|| z.to_owned())
+    }
+
+    /// The rules of a zone the row names arrived ([`State::wanted_zone`]): known from now on.
+    pub fn more_rules(&mut self, rules: crate::engine::ZoneRules) {
+        rules.leak();
+        self.recompute();
     }
 
     /// Change the zone keeping "runs after" the same instant: its wall-clock time in the old
@@ -824,7 +849,27 @@ mod tests {
         assert!(!reports_on_change("number", "sim-every-n"));
         assert!(!reports_on_change("datetime-local", "sim-after"));
         assert!(reports_on_change("checkbox", "sim-enabled"));
-        assert!(reports_on_change("text", "sim-tz"), "a zone is fetched once it is whole");
+        assert!(!reports_on_change("text", "sim-tz"), "the zone applies as you type");
+        let suggested = |n: &str| n == "Europe/Berlin";
+        assert!(whole_zone("Europe/Berlin", suggested), "a whole name of the list is fetched");
+        assert!(!whole_zone("Europe/Ber", suggested), "a name typed halfway is not");
+        assert!(!whole_zone("Europe/Berlin\"]", |_| true), "nothing a selector could misread");
+    }
+
+    #[test]
+    fn an_events_time_zone_takes_the_zones_the_zone_box_takes() {
+        let mut row: Value = serde_json::from_str(example_row(Dialect::MysqlEvent)).unwrap();
+        row["TIME_ZONE"] = "Europe/Berlin".into();
+        let mut st = setup(Dialect::MysqlEvent);
+        st.row = row.to_string();
+        let s = State::new(&st);
+        // Natively the tz database knows it; the browser asks for its rules, as for the zone box.
+        assert_eq!(s.wanted_zone(), None);
+        assert!(s.current.errors.is_empty(), "{:?}", s.current.errors);
+        assert!(!s.current.runs.is_empty());
+        row["TIME_ZONE"] = "+05:30".into();
+        st.row = row.to_string();
+        assert_eq!(State::new(&st).wanted_zone(), None, "an offset needs no rules");
     }
 
     #[test]

@@ -12,9 +12,14 @@ use crate::http::AppState;
 /// `GET /api/triage`.
 #[derive(Serialize, ToSchema)]
 pub struct Triage {
-    /// Every open problem, worst first (severity, then the oldest `since`); acknowledged ones
-    /// included, with their acknowledgement.
+    /// Every open problem, worst first (severity, then the oldest `since`); acknowledged and
+    /// silenced ones included, with their acknowledgement or silence.
     pub problems: Vec<Problem>,
+    /// Open problems nobody holds; acknowledged ones (until they resolve or get worse);
+    /// silenced ones (held for a time). A silence is counted as silenced, never as acknowledged.
+    pub open: usize,
+    pub acknowledged: usize,
+    pub silenced: usize,
     /// Instances configured; instances whose jobs could be judged (read, not stale); jobs judged.
     pub instances: usize,
     pub judged_instances: usize,
@@ -122,8 +127,10 @@ pub struct Problem {
     pub count: usize,
     /// The page with the evidence: the job's timeline at that moment, or the instance's jobs.
     pub link: String,
-    /// Someone's acknowledgement or silence, while it holds.
+    /// Someone's acknowledgement (until it resolves or gets worse), while it holds.
     pub acknowledged: Option<Acknowledged>,
+    /// Someone's silence (held until `until`), while it holds.
+    pub silenced: Option<Acknowledged>,
     /// The maintenance window open now that holds it: no alert unless it is still open when
     /// the window ends.
     pub maintenance: Option<Held>,
@@ -137,11 +144,14 @@ pub struct Held {
     pub until: Option<DateTime<FixedOffset>>,
 }
 
-/// An acknowledgement that holds.
+/// An acknowledgement or a silence that holds: who, when, their note.
 #[derive(Serialize, ToSchema)]
 pub struct Acknowledged {
     pub by: String,
     pub note: String,
+    /// When it was given.
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub at: Option<DateTime<FixedOffset>>,
     /// Silenced until then; absent: until it resolves or gets worse.
     #[schema(value_type = Option<String>, format = DateTime)]
     pub until: Option<DateTime<FixedOffset>>,
@@ -152,17 +162,18 @@ fn at(p: &TimePoint) -> Option<DateTime<FixedOffset>> {
     DateTime::from_timestamp_millis(p.ms).map(|t| t.with_timezone(&off))
 }
 
+fn held(a: sundial_model::triage::AckInfo) -> Acknowledged {
+    Acknowledged { at: at(&a.at), until: a.until.as_ref().and_then(at), by: a.by, note: a.note }
+}
+
 /// A problem as the JSON API answers it (here and in each job of the jobs list).
 pub fn problem(r: ProblemRow) -> Problem {
     Problem {
         kind: r.kind.key().to_owned(),
         severity: r.severity.key().to_owned(),
         since: at(&r.since),
-        acknowledged: r.ack.filter(|a| a.lapsed.is_none()).map(|a| Acknowledged {
-            until: a.until.as_ref().and_then(at),
-            by: a.by,
-            note: a.note,
-        }),
+        acknowledged: r.ack.clone().filter(|a| a.lapsed.is_none() && a.until.is_none()).map(held),
+        silenced: r.ack.filter(|a| a.lapsed.is_none() && a.until.is_some()).map(held),
         instance: r.instance,
         job: r.job_name,
         job_id: r.job_id,
@@ -177,11 +188,15 @@ pub fn problem(r: ProblemRow) -> Problem {
 #[utoipa::path(get, path = "/api/triage", responses((status = 200, body = Triage)))]
 pub async fn triage(State(state): State<AppState>) -> Json<Triage> {
     let data = state.backend.triage(sundial_model::TriageScope::all()).await;
+    let (open, acknowledged, silenced) = (data.open_total(), data.acknowledged_total, data.silenced_total);
     let mut rows: Vec<ProblemRow> = data.problems.into_iter().chain(data.acknowledged).collect();
     // Worst first across both lists, as the engine ranks.
     rows.sort_by_key(|r| (r.severity, r.since.ms));
     Json(Triage {
         problems: rows.into_iter().map(problem).collect(),
+        open,
+        acknowledged,
+        silenced,
         instances: data.instances,
         judged_instances: data.judged,
         judged_jobs: data.jobs,

@@ -2,6 +2,7 @@
 //! file for a fixed "now", the fleet file [`demo::fleet`] describes is served as of that "now"
 //! (as `sundial serve` serves it), and every instance answers, the unreachable one as
 //! unreachable, with each planted trouble where a user would look for it.
+use crate::support::web::visible;
 use crate::support::web::{self, api};
 use crate::support::{enc, t};
 use chrono::{DateTime, Duration, Utc};
@@ -463,19 +464,4 @@ async fn every_view_says_the_one_judgment_of_each_instance() {
     assert!(since <= began && began <= since + Duration::minutes(15), "an hour before the zombie began: {zombie}");
     assert!(link_of(demo::EVENTS_INSTANCE, "scheduler_stopped").starts_with("/timeline?from="));
     assert!(link_of(demo::UNREACHABLE, "unreachable").starts_with("/fleet#instance-"));
-}
-
-/// Page text with tags removed, for assertions on what a reader sees.
-fn visible(html: &str) -> String {
-    let mut out = String::new();
-    let mut in_tag = false;
-    for c in html.chars() {
-        match c {
-            '<' => in_tag = true,
-            '>' => in_tag = false,
-            c if !in_tag => out.push(c),
-            _ => {}
-        }
-    }
-    out
 }

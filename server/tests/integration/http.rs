@@ -1,6 +1,7 @@
 //! The HTTP surface, request by request (`router(state).oneshot(request)`), over a hand-made
 //! instance report (`support::fixture`), so pages are tested independently of the engine.
 use crate::support::fixture::{self, FixtureBackend, INSTANCE, SECRET};
+use crate::support::web::visible;
 use crate::support::web::{self, Answer, send};
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
@@ -13,21 +14,6 @@ fn state(fail: bool) -> AppState {
 
 async fn get(uri: &str) -> Answer {
     send(state(false), Request::get(uri).body(Body::empty()).unwrap()).await
-}
-
-/// Page text with tags removed, for assertions on what a reader sees.
-fn visible(html: &str) -> String {
-    let mut out = String::new();
-    let mut in_tag = false;
-    for c in html.chars() {
-        match c {
-            '<' => in_tag = true,
-            '>' => in_tag = false,
-            c if !in_tag => out.push(c),
-            _ => {}
-        }
-    }
-    out
 }
 
 #[tokio::test]

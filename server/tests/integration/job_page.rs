@@ -2,6 +2,7 @@
 //! hand-made report (`support::fixture`): `ETL - Hourly Orders Sync` runs 200 s an hour, with
 //! one run of 9,000 s 30 hours before now; `Log backup` runs every 15 minutes.
 use crate::support::fixture::{self, FixtureBackend, INSTANCE, LOG_BACKUP_ID, ORDERS_ID};
+use crate::support::web::visible;
 use crate::support::web::{self, Answer, send};
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
@@ -22,21 +23,6 @@ async fn timeline(form: &str) -> serde_json::Value {
     let a = send(state, req).await;
     assert_eq!(a.status, StatusCode::OK, "{}", a.text());
     serde_json::from_slice(&a.body).expect("JSON")
-}
-
-/// Page text with tags removed.
-fn visible(html: &str) -> String {
-    let mut out = String::new();
-    let mut in_tag = false;
-    for c in html.chars() {
-        match c {
-            '<' => in_tag = true,
-            '>' => in_tag = false,
-            c if !in_tag => out.push(c),
-            _ => {}
-        }
-    }
-    out
 }
 
 fn rfc(t: chrono::DateTime<chrono::Utc>) -> String {

@@ -102,3 +102,18 @@ pub async fn api(state: &AppState, uri: &str) -> serde_json::Value {
     assert_eq!(status, axum::http::StatusCode::OK, "{uri}: {body}");
     serde_json::from_str(&body).unwrap_or_else(|e| panic!("{uri}: not JSON ({e}): {body}"))
 }
+
+/// Page text with tags removed, for assertions on what a reader sees.
+pub fn visible(html: &str) -> String {
+    let mut out = String::new();
+    let mut in_tag = false;
+    for c in html.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => in_tag = false,
+            c if !in_tag => out.push(c),
+            _ => {}
+        }
+    }
+    out
+}

@@ -90,7 +90,7 @@ for (const look of LOOKS) {
     const stop = page.locator('[data-testid="log-line"][data-kind="scheduler-stop"]');
     assert.equal(await stop.count(), 1);
     const text = (await stop.innerText()).replace(/\s+/g, ' ');
-    assert.match(text, /pgAgent stop/);
+    assert.match(text, /pgAgent stop/i);
     assert.match(text, /the scheduler stopped: down by .* at the latest; last seen /);
     await stop.scrollIntoViewIfNeeded();
     await shot(page, 'log', look);

@@ -219,7 +219,13 @@ async function followEvidence(page, row) {
     await page.locator('[data-testid="job-name"]').waitFor();
     assert.ok((await page.locator('[data-testid="job-name"]').innerText()).includes(job), `the timeline of ${job}`);
   } else {
-    assert.equal(url.pathname, '/jobs', `an instance-wide problem opens the instance's jobs: ${url}`);
+    // An instance-wide problem opens the instance timeline at the span's start, every job of
+    // the instance on one axis (an instance that cannot be read: its row on the fleet page).
+    assert.equal(url.pathname, '/timeline', `an instance-wide problem opens the instance timeline: ${url}`);
+    const from = Date.parse(url.searchParams.get('from'));
+    const since = Date.parse(row.sinceDatetime);
+    assert.ok(from <= since && since < Date.parse(url.searchParams.get('to')),
+      `the span's start (${row.sinceDatetime}) is in view: ${url}`);
   }
   await page.locator('body[data-hydrated="true"]').waitFor();
   // The header (outside <main>) names the page's instance (on its Menu button, a phone's).
@@ -245,7 +251,7 @@ test('"See the evidence" on the first row opens its timeline at that moment; fro
   await context.close();
 });
 
-test('an instance-wide problem links to the instance\'s jobs', async (t) => {
+test('an instance-wide problem links to the instance timeline at its start', async (t) => {
   const { page, context } = await open('/triage');
   const row = (await readRows(openList(page))).find((r) => r.key.split('|').length === 2);
   if (!row) {

@@ -459,9 +459,10 @@ async fn a_sessions_role_is_the_users_files_at_each_request() {
     let page = send(state.clone(), with_cookie(get("/triage"), &cookie)).await.text();
     assert!(!page.contains("data-testid=\"ack-form\""), "demoted: no acknowledge forms at once");
     // A browser's form is refused back to its page, which says why.
-    let a = send(state.clone(), with_cookie(post("/triage/ack", "key=k&episode_ms=0&note=n"), &cookie)).await;
+    let a = send(state.clone(), with_cookie(post("/triage/ack", "key=k&episode_ms=0&note=n&back=%2Ftriage"), &cookie))
+        .await;
     assert_eq!((a.status, location(&a)), (StatusCode::SEE_OTHER, "/triage?ack_error=forbidden".into()));
-    let a = send(state.clone(), with_cookie(post("/triage/unack", "key=k&episode_ms=0"), &cookie)).await;
+    let a = send(state.clone(), with_cookie(post("/triage/unack", "key=k&episode_ms=0&back=%2Ftriage"), &cookie)).await;
     assert_eq!((a.status, location(&a)), (StatusCode::SEE_OTHER, "/triage?ack_error=forbidden".into()), "nor undo one");
     // A users file that no longer reads keeps the accounts it gave.
     std::fs::write(&users, "[[user]]\nname = ").unwrap();

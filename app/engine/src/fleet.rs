@@ -242,8 +242,7 @@ pub fn analyze(input: &InstanceInput, window: Window, now: DateTime<Utc>, settin
         })
         .collect();
     jobs.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.id.cmp(&b.id)));
-    let gaps =
-        crate::gaps::find(&mut jobs, &ctx.zombie_periods, &ctx.agent_starts, window, now, input.scheduler_stopped);
+    let gaps = find_gaps(&mut jobs, &ctx.zombie_periods, &ctx.agent_starts, window, now, input.scheduler_stopped);
 
     InstanceReport {
         name: input.name.clone(),
@@ -286,8 +285,7 @@ pub fn analyze_reference(
         })
         .collect();
     jobs.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.id.cmp(&b.id)));
-    let gaps =
-        crate::gaps::find(&mut jobs, &ctx.zombie_periods, &ctx.agent_starts, window, now, input.scheduler_stopped);
+    let gaps = find_gaps(&mut jobs, &ctx.zombie_periods, &ctx.agent_starts, window, now, input.scheduler_stopped);
     InstanceReport {
         name: input.name.clone(),
         tz,
@@ -298,6 +296,27 @@ pub fn analyze_reference(
         maintenance: overlapping(input, window),
         gaps,
     }
+}
+
+/// [`crate::gaps::find`] over analysed jobs: when the instance's scheduler started nothing
+/// (zombie spans, stops), a stop still going taking its misses.
+pub fn find_gaps(
+    jobs: &mut [JobReport],
+    zombie_periods: &[Window],
+    agent_starts: &[DateTime<Utc>],
+    window: Window,
+    now: DateTime<Utc>,
+    stopped_now: bool,
+) -> Vec<crate::gaps::SchedulerGap> {
+    let mut sides: Vec<crate::gaps::JobSide<'_>> = jobs
+        .iter_mut()
+        .map(|j| crate::gaps::JobSide {
+            occurrences: &j.forecast.occurrences,
+            outcomes: &mut j.reconciliation.outcomes,
+            runs: &j.runs,
+        })
+        .collect();
+    crate::gaps::find(&mut sides, zombie_periods, agent_starts, window, now, stopped_now)
 }
 
 /// Misses the first reconciliation found (no zombie periods then) that lie in one of `periods`:

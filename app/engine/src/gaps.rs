@@ -8,9 +8,8 @@
 //! last sign of life (the latest start or end of any run of the instance) and the first time
 //! a run was due and did not start. A gap says both: "down by 02:00 at the latest; last seen
 //! 01:00:19".
-use crate::fleet::JobReport;
 use crate::reconcile::{MissCause, Outcome};
-use crate::{RunOutcome, Window};
+use crate::{Occurrence, Run, RunOutcome, Window};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
@@ -53,8 +52,16 @@ impl SchedulerGap {
     }
 }
 
+/// One job as the gaps need it: its occurrences, what reconciliation said of each (a stop
+/// still going rewrites its misses' cause), its runs. [`crate::fleet::analyze`] lends these.
+pub struct JobSide<'a> {
+    pub occurrences: &'a [Occurrence],
+    pub outcomes: &'a mut [Outcome],
+    pub runs: &'a [Run],
+}
+
 /// The last sign of life at or before `at`: the latest start, or end of a finished run.
-pub fn last_seen(jobs: &[JobReport], at: DateTime<Utc>) -> Option<DateTime<Utc>> {
+pub fn last_seen(jobs: &[JobSide<'_>], at: DateTime<Utc>) -> Option<DateTime<Utc>> {
     jobs.iter()
         .flat_map(|j| j.runs.iter())
         .flat_map(|r| [Some(r.start), (r.outcome != RunOutcome::InProgress).then(|| r.end())])
@@ -68,7 +75,7 @@ pub fn last_seen(jobs: &[JobReport], at: DateTime<Utc>) -> Option<DateTime<Utc>>
 /// going. A stop still going takes the misses since its last sign of life: each becomes
 /// [`MissCause::SchedulerStopped`] (the cause a missed row then says).
 pub fn find(
-    jobs: &mut [JobReport],
+    jobs: &mut [JobSide<'_>],
     zombie_periods: &[Window],
     agent_starts: &[DateTime<Utc>],
     window: Window,
@@ -94,7 +101,7 @@ pub fn find(
         let first = jobs
             .iter()
             .flat_map(|j| {
-                j.forecast.occurrences.iter().zip(&j.reconciliation.outcomes).filter_map(|(o, out)| match out {
+                j.occurrences.iter().zip(j.outcomes.iter()).filter_map(|(o, out)| match out {
                     Outcome::Missed { cause: MissCause::AgentDown { restarted_at } } if restarted_at == s => Some(o.at),
                     Outcome::Late { run, .. } => {
                         j.runs.get(*run).filter(|r| o.at < *s && *s <= r.start && r.start < next).map(|_| o.at)
@@ -112,17 +119,16 @@ pub fn find(
         let first = jobs
             .iter()
             .flat_map(|j| {
-                j.forecast
-                    .occurrences
+                j.occurrences
                     .iter()
-                    .zip(&j.reconciliation.outcomes)
+                    .zip(j.outcomes.iter())
                     .filter(|(o, r)| after(o.at) && matches!(r, Outcome::Missed { cause: MissCause::NoRun }))
                     .map(|(o, _)| o.at)
             })
             .min();
         let by = first.unwrap_or(end);
         for j in jobs.iter_mut() {
-            for (o, r) in j.forecast.occurrences.iter().zip(j.reconciliation.outcomes.iter_mut()) {
+            for (o, r) in j.occurrences.iter().zip(j.outcomes.iter_mut()) {
                 if let Outcome::Missed { cause } = r
                     && *cause == MissCause::NoRun
                     && o.at >= by

@@ -32,18 +32,6 @@ pub fn job_at_href(instance: Option<&str>, job_id: &str, at: chrono::DateTime<ch
     )
 }
 
-/// The instance timeline opened at a moment (`at`, an instant): six hours from an hour before
-/// it, every job of the instance on one axis. Instance-wide evidence (a zombie, a stopped
-/// scheduler) links here, at the span's start.
-pub fn instance_at_href(instance: &str, at: chrono::DateTime<chrono::Utc>) -> String {
-    let ms = at.timestamp_millis();
-    let hour = 3_600_000;
-    crate::instance_timeline::timeline_href(
-        Some(instance),
-        crate::instance_timeline::ViewWindow { start: ms.saturating_sub(hour), end: ms.saturating_add(5 * hour) },
-    )
-}
-
 /// The fleet table's row of an instance: where an instance that cannot be read shows why,
 /// since when, and its last good read.
 pub fn fleet_row_href(instance: &str) -> String {

@@ -465,7 +465,7 @@ mod build {
             // The instance's own problems: it cannot be read (the fleet's row says why and
             // since when), else its scheduler's span, on the instance timeline at its start.
             None if p.kind == ProblemKind::Unreachable => crate::links::fleet_row_href(&p.instance),
-            None => crate::links::instance_at_href(&p.instance, p.since.unwrap_or(p.at)),
+            None => crate::instance_timeline::instance_at_href(&p.instance, p.since.unwrap_or(p.at)),
         };
         ProblemRow {
             key: p.key(),

@@ -169,6 +169,15 @@ pub fn timeline_href(instance: Option<&str>, v: ViewWindow) -> String {
     )
 }
 
+/// The instance timeline opened at a moment (`at`, an instant): six hours from an hour before
+/// it, every job of the instance on one axis. Instance-wide evidence (a zombie, a stopped
+/// scheduler) links here, at the span's start.
+pub fn instance_at_href(instance: &str, at: chrono::DateTime<chrono::Utc>) -> String {
+    let ms = at.timestamp_millis();
+    let hour = 3_600_000;
+    timeline_href(Some(instance), ViewWindow { start: ms.saturating_sub(hour), end: ms.saturating_add(5 * hour) })
+}
+
 /// Parse the URL's `from` and `to` into a view inside `b`; absent ones take the default
 /// view's. A span outside one hour to 30 days, or a view outside what was read, is made valid
 /// (the nearest valid view); an unreadable instant, or `to` not after `from`, is an error that

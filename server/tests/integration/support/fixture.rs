@@ -338,7 +338,7 @@ pub fn report(days: u32) -> InstanceReport {
     let zombie_periods: Vec<Window> = vec![zombie()].into_iter().filter(|z| z.end > window.start).collect();
     let agent_starts = vec![day(40), agent_down().end];
     // The gaps as the analysis finds them.
-    let gaps = sundial_engine::gaps::find(&mut jobs, &zombie_periods, &agent_starts, window, now, false);
+    let gaps = sundial_engine::fleet::find_gaps(&mut jobs, &zombie_periods, &agent_starts, window, now, false);
     InstanceReport {
         name: INSTANCE.into(),
         tz: tz().into(),

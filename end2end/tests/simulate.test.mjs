@@ -56,6 +56,17 @@ async function ready(page) {
   if (new URL(page.url()).pathname === '/simulate') await page.locator('#sim-root[data-ready="true"]').waitFor();
 }
 
+/** The simulator as a DBA reaches it: the jobs list, the job's page, "Simulate a change". */
+async function simulatorOf(job) {
+  const { page, context } = await open('/jobs?days=7');
+  await page.locator('[data-testid="job-row"]', { hasText: job }).locator('a.job-link').click();
+  await page.waitForURL((u) => u.pathname.startsWith('/jobs/'));
+  await page.locator('[data-testid="simulate-link"]').click();
+  await page.waitForURL((u) => u.pathname === '/simulate');
+  await ready(page);
+  return { page, context };
+}
+
 /** The engine's SQL Agent cases (TOML), read with Python's tomllib. */
 function agentCases() {
   const dir = path.join(REPO_DIR, 'app', 'engine', 'tests', 'cases', 'agent');
@@ -182,14 +193,7 @@ test('any IANA zone works: another zone is fetched once, then computed in the br
 });
 
 test('a change to a demo job names the overlap it creates and gives the sp_update_schedule that applies it', async () => {
-  const { page: list, context } = await open('/jobs?days=7');
-  const row = list.locator('[data-testid="job-row"]', { hasText: 'IndexOptimize - USER_DATABASES' });
-  await row.locator('a.job-link').click();
-  await list.waitForURL((u) => u.pathname.startsWith('/jobs/'));
-  await list.locator('[data-testid="simulate-link"]').click();
-  await list.waitForURL((u) => u.pathname === '/simulate');
-  const page = list;
-  await ready(page);
+  const { page, context } = await simulatorOf('IndexOptimize - USER_DATABASES');
   assert.match(await page.locator('[data-testid="sim-job"]').innerText(), /IndexOptimize - USER_DATABASES/);
   assert.equal(await page.locator('#sim-tz').inputValue(), 'America/New_York', "the instance's zone");
   // Sunday 03:00 → Sunday 01:00, on top of the weekly full backup.
@@ -455,14 +459,7 @@ test("a job's schedules are told apart, the edited one marked; the 7-day chart k
 });
 
 test('on the desk, the 7-day chart of a 30-minute job says how many runs it drew as one band', async () => {
-  const { page: list, context } = await open('/jobs?days=7');
-  const row = list.locator('[data-testid="job-row"]', { hasText: 'IndexOptimize - USER_DATABASES' });
-  await row.locator('a.job-link').click();
-  await list.waitForURL((u) => u.pathname.startsWith('/jobs/'));
-  await list.locator('[data-testid="simulate-link"]').click();
-  await list.waitForURL((u) => u.pathname === '/simulate');
-  const page = list;
-  await ready(page);
+  const { page, context } = await simulatorOf('IndexOptimize - USER_DATABASES');
   await page.setViewportSize({ width: 1440, height: 900 });
   // Every 30 minutes, every day.
   await page.locator('#sim-occurs').selectOption('4');

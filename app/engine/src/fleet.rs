@@ -110,6 +110,14 @@ pub struct InstanceInput {
     pub scheduler_stopped: bool,
 }
 
+impl InstanceInput {
+    /// An instance as a source read it: its jobs and its scheduler's starts, no maintenance
+    /// window (Sundial adds those) and no stop said.
+    pub fn new(name: impl Into<String>, tz: Zone, jobs: Vec<JobInput>, agent_starts: Vec<DateTime<Utc>>) -> Self {
+        InstanceInput { name: name.into(), tz, jobs, agent_starts, maintenance: Vec::new(), scheduler_stopped: false }
+    }
+}
+
 /// One job, forecast and reconciled over a window.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct JobReport {

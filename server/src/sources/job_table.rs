@@ -249,14 +249,7 @@ async fn read_with(db: &mut TablesDb, at: Polled<'_>, cache: Option<&SampleCache
             earlier: Vec::new(),
         });
     }
-    let input = InstanceInput {
-        name: name.to_owned(),
-        tz: tz.into(),
-        jobs,
-        agent_starts: Vec::new(),
-        maintenance: Vec::new(),
-        scheduler_stopped: false,
-    };
+    let input = InstanceInput::new(name, tz.into(), jobs, Vec::new());
     Ok(SourceRead::new(input, Vec::new(), polled_at))
 }
 

@@ -349,14 +349,7 @@ pub async fn read_since(
         restarted,
     };
     let jobs = found.into_iter().map(|(key, f)| job_of(key, f, plan)).collect();
-    let input = InstanceInput {
-        name: name.to_owned(),
-        tz: tz.into(),
-        jobs,
-        agent_starts: Vec::new(),
-        maintenance: Vec::new(),
-        scheduler_stopped: false,
-    };
+    let input = InstanceInput::new(name, tz.into(), jobs, Vec::new());
     Ok(SourceRead { extent, mark: Some(mark), ..SourceRead::new(input, notes, now) })
 }
 

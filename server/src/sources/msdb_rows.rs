@@ -573,14 +573,7 @@ pub fn assemble(name: &str, tz: Tz, window: Window, rows: &MsdbRows) -> Instance
         job.runs.sort_by_key(|r| r.start);
     }
     let agent_starts = agent_starts(name, &rows.session_rows, tz);
-    InstanceInput {
-        name: name.to_owned(),
-        tz: tz.into(),
-        jobs,
-        agent_starts,
-        maintenance: Vec::new(),
-        scheduler_stopped: false,
-    }
+    InstanceInput::new(name, tz.into(), jobs, agent_starts)
 }
 
 /// The instance's jobs as they are assembled, and where each `job_id` sits among them.

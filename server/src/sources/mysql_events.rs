@@ -439,14 +439,7 @@ impl Polled<'_> {
             };
             jobs.push(row.into_job(i as i64 + 1, executions, &seen, window, diagnostics));
         }
-        Ok(InstanceInput {
-            name: name.to_owned(),
-            tz: tz.into(),
-            jobs,
-            agent_starts: Vec::new(),
-            maintenance: Vec::new(),
-            scheduler_stopped: false,
-        })
+        Ok(InstanceInput::new(name, tz.into(), jobs, Vec::new()))
     }
 }
 

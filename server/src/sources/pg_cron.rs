@@ -654,17 +654,7 @@ fn assemble(
             steps: Vec::new(),
         });
     }
-    (
-        InstanceInput {
-            name: name.to_owned(),
-            tz: tz.into(),
-            jobs: out,
-            agent_starts: Vec::new(),
-            maintenance: Vec::new(),
-            scheduler_stopped: false,
-        },
-        notes,
-    )
+    (InstanceInput::new(name, tz.into(), out, Vec::new()), notes)
 }
 
 /// pg_cron keeps no creation time for a job, so a job created an hour ago would look as if it

@@ -493,17 +493,7 @@ fn assemble(
         job.runs.sort_by_key(|r| r.start);
     }
     let agent_starts = agents.iter().map(|a| a.login).collect();
-    (
-        InstanceInput {
-            name: name.to_owned(),
-            tz: tz.into(),
-            jobs: out,
-            agent_starts,
-            maintenance: Vec::new(),
-            scheduler_stopped: false,
-        },
-        reported_next,
-    )
+    (InstanceInput::new(name, tz.into(), out, agent_starts), reported_next)
 }
 
 /// `pga_joblog` rows matching `filter` (`$1`: the id after which a page starts; `$2`, `$3`:

@@ -302,14 +302,7 @@ pub async fn read_since(
         open,
         restarted,
     };
-    let input = InstanceInput {
-        name: name.to_owned(),
-        tz: tz.into(),
-        jobs,
-        agent_starts: Vec::new(),
-        maintenance: Vec::new(),
-        scheduler_stopped: false,
-    };
+    let input = InstanceInput::new(name, tz.into(), jobs, Vec::new());
     Ok(SourceRead { events, reported_next, extent, mark: Some(mark), ..SourceRead::new(input, notes, now) })
 }
 

@@ -309,14 +309,7 @@ pub async fn read_since(
         open,
         restarted,
     };
-    let input = InstanceInput {
-        name: name.to_owned(),
-        tz: zone,
-        jobs,
-        agent_starts: Vec::new(),
-        maintenance: Vec::new(),
-        scheduler_stopped: false,
-    };
+    let input = InstanceInput::new(name, zone, jobs, Vec::new());
     Ok(SourceRead { reported_next, events, extent, mark: Some(mark), ..SourceRead::new(input, notes, now) })
 }
 

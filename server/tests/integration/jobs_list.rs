@@ -20,17 +20,7 @@ fn unescape(s: &str) -> String {
 
 /// Text with tags (and leptos's comment markers) removed, trimmed.
 fn text_of(html: &str) -> String {
-    let mut out = String::new();
-    let mut in_tag = false;
-    for c in html.chars() {
-        match c {
-            '<' => in_tag = true,
-            '>' => in_tag = false,
-            c if !in_tag => out.push(c),
-            _ => {}
-        }
-    }
-    unescape(out.trim())
+    unescape(crate::support::web::visible(html).trim())
 }
 
 /// What a row shows of a job: owner, category, enabled (the cells' text).

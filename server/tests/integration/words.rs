@@ -7,18 +7,12 @@ use crate::support::{enc, t};
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
 use scraper::{Html, Selector};
-use server::demo;
 use server::http::AppState;
 
 const NOW: &str = "2026-11-22T12:00:00Z";
 
 async fn demo_fleet() -> (tempfile::TempDir, AppState) {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("demo.sqlite");
-    demo::write_demo(&path, t(NOW), 42).await.expect("the demo fleet is written");
-    let toml = std::fs::read_to_string(demo::fleet_file_of(&path)).unwrap();
-    let state = web::fleet_as_of(&toml, t(NOW)).await;
-    (dir, state)
+    web::demo_fleet(t(NOW)).await
 }
 
 /// The page at `uri` under the zone cookie `zone` (`instance`, `utc`).

@@ -10,7 +10,6 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
 use chrono::{DateTime, FixedOffset, Utc};
 use scraper::{ElementRef, Html, Selector};
-use server::demo;
 use server::http::AppState;
 
 const NOW: &str = "2026-11-22T12:00:00Z";
@@ -151,12 +150,7 @@ async fn timed_sentences(state: &AppState, uri: &str, selector: &str) -> Vec<boo
 }
 
 async fn demo_fleet() -> (tempfile::TempDir, AppState) {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("demo.sqlite");
-    demo::write_demo(&path, t(NOW), 42).await.expect("the demo fleet is written");
-    let toml = std::fs::read_to_string(demo::fleet_file_of(&path)).unwrap();
-    let state = web::fleet_as_of(&toml, t(NOW)).await;
-    (dir, state)
+    web::demo_fleet(t(NOW)).await
 }
 
 #[tokio::test(flavor = "multi_thread")]

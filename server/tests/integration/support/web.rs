@@ -117,3 +117,14 @@ pub fn visible(html: &str) -> String {
     }
     out
 }
+
+/// The built-in demo fleet written for `now` into a temporary directory (kept as long as the
+/// returned `TempDir`), served as `sundial serve` serves it.
+pub async fn demo_fleet(now: chrono::DateTime<chrono::Utc>) -> (tempfile::TempDir, AppState) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("demo.sqlite");
+    server::demo::write_demo(&path, now, 42).await.expect("the demo fleet is written");
+    let toml = std::fs::read_to_string(server::demo::fleet_file_of(&path)).unwrap();
+    let state = fleet_as_of(&toml, now).await;
+    (dir, state)
+}

@@ -57,3 +57,18 @@ export async function startSundial(bin, { args = [] } = {}) {
   };
   return { url, stop };
 }
+
+/** What a browser test starts with: the server to test (BASE_URL, else `$SUNDIAL_BIN serve`
+ *  on the demo) and Chromium; `stop()` ends both. */
+export async function sundialAndBrowser() {
+  const { chromium } = await import('playwright-core');
+  const { BASE_URL, CHROMIUM, CHROMIUM_ARGS, DEFAULT_BASE_URL, RESULTS_DIR, SUNDIAL_BIN } = await import('../config.mjs');
+  const server = !BASE_URL && SUNDIAL_BIN ? await startSundial(SUNDIAL_BIN) : null;
+  fs.mkdirSync(RESULTS_DIR, { recursive: true });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true, timeout: 60_000 });
+  const stop = async () => {
+    await browser.close();
+    await server?.stop();
+  };
+  return { base: server?.url ?? (BASE_URL || DEFAULT_BASE_URL), browser, stop };
+}

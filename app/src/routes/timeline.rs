@@ -39,8 +39,6 @@ pub fn TimelinePage() -> impl IntoView {
             }
         },
     );
-    let (pending, set_pending) = signal(false);
-
     view! {
         <Transition
             fallback=|| {
@@ -49,11 +47,10 @@ pub fn TimelinePage() -> impl IntoView {
                     <p class="loading">"Loading the timeline…"</p>
                 }
             }
-            set_pending=set_pending
         >
             {move || Suspend::new(async move {
                 match data.await {
-                    Ok(d) => view! { <TimelineView data=d pending=pending/> }.into_any(),
+                    Ok(d) => view! { <TimelineView data=d/> }.into_any(),
                     Err(ApiError::NotFound { .. }) => {
                         let id = job_id.get_untracked();
                         view! {
@@ -265,7 +262,7 @@ fn table_row(l: TableLine, moment: bool, factors: &crate::engine::durations::Dur
 }
 
 #[component]
-fn TimelineView(data: TimelineData, pending: ReadSignal<bool>) -> AnyView {
+fn TimelineView(data: TimelineData) -> AnyView {
     let job = data.job.clone();
     let days = data.instance.days;
     let id = job.id.clone();
@@ -331,9 +328,9 @@ fn TimelineView(data: TimelineData, pending: ReadSignal<bool>) -> AnyView {
     view! {
         <Title text=title/>
         <Header instance=data.instance.clone()/>
-        // `try_get`: a render whose request was dropped meanwhile reads "not pending", never
-        // panics (seen once under load in `zones::every_time_in_a_sentence…`).
-        <main id="content" tabindex="-1" class="page" class:pending=move || pending.try_get().unwrap_or(false)>
+        // No "pending" fade: pages are islands, their server-rendered HTML is final, and a class
+        // rendered while the server's transition was still settling stayed on forever.
+        <main id="content" tabindex="-1" class="page">
             <nav class="crumbs" aria-label="Breadcrumb">
                 <a href=format!("/jobs?days={days}{}", instance_query(instance.as_deref()))>"← All jobs"</a>
             </nav>

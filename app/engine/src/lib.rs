@@ -39,6 +39,7 @@ pub mod pgagent;
 pub mod primentra;
 pub mod reconcile;
 pub mod replay;
+pub mod risks;
 pub mod sentence;
 pub mod service_broker;
 pub mod triage;

@@ -32,6 +32,11 @@ pub fn job_at_href(instance: Option<&str>, job_id: &str, at: chrono::DateTime<ch
     )
 }
 
+/// A job's page at its risks ahead (the section `#risks`).
+pub fn job_risks_href(instance: &str, job_id: &str) -> String {
+    format!("/jobs/{}?instance={}#risks", encode_segment(job_id), encode_segment(instance))
+}
+
 /// The fleet table's row of an instance: where an instance that cannot be read shows why,
 /// since when, and its last good read.
 pub fn fleet_row_href(instance: &str) -> String {

@@ -13,6 +13,7 @@ use std::sync::Arc;
 mod backend;
 pub mod figures;
 mod log;
+pub mod risks;
 pub use backend::*;
 pub use log::{
     FLEET_LOG_WHOLE, FleetLog, InstanceLog, PieceAt, ReportLog, fleet_log, fleet_log_scaled, job_matches, parse_moment,

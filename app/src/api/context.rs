@@ -45,6 +45,22 @@ pub async fn source_log(instance: Option<&str>) -> Vec<LogEvent> {
     }
 }
 
+/// The risks ahead through the backend in context (none without one): the fleet's, one
+/// instance's, or one job's (of `instance`, else of the first configured instance, as its page
+/// reads it).
+pub async fn risks(instance: Option<&str>, job_id: Option<&str>, days: u32) -> sundial_model::RisksData {
+    let Some(backend) = backend() else { return sundial_model::RisksData { days, ..Default::default() } };
+    let instance = match (instance, job_id) {
+        (None, Some(_)) => backend.instances().await.into_iter().next().map(|i| i.name),
+        (i, _) => i.map(str::to_owned),
+    };
+    let mut data = backend.risks(instance.as_deref(), days).await;
+    if let Some(id) = job_id {
+        data.risks.retain(|r| r.job_id == id);
+    }
+    data
+}
+
 /// The fleet through the backend in context: at most `limit` instances listed (those that
 /// cannot be read first when not all are), every one counted.
 pub async fn fleet(limit: Option<usize>) -> FleetData {

@@ -39,6 +39,16 @@ pub async fn maintenance() -> Result<super::triage::MaintenanceData, ApiError> {
     }
 }
 
+/// The risks ahead of the fleet (or of `instance`, and of its job `job_id`) over `days` from
+/// now (1 to [`super::RISK_DAYS_MAX`]).
+#[server(prefix = "/api/fn", endpoint = "risks")]
+pub async fn risks(instance: Option<String>, job_id: Option<String>, days: u32) -> Result<super::RisksData, ApiError> {
+    if !(1..=super::RISK_DAYS_MAX).contains(&days) {
+        return Err(ApiError::BadRequest(format!("days must be from 1 to {}", super::RISK_DAYS_MAX)));
+    }
+    Ok(view::risks(instance.as_deref(), job_id.as_deref(), days).await)
+}
+
 /// The jobs whose name holds `q` across the fleet (at most 200).
 #[server(prefix = "/api/fn", endpoint = "find_jobs")]
 pub async fn find_jobs(q: String) -> Result<super::FoundJobs, ApiError> {

@@ -10,6 +10,9 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
 
+/// The risks ahead the landing page lists (the triage page lists them all).
+const RISKS_LISTED: usize = 5;
+
 #[component]
 pub fn FleetPage() -> impl IntoView {
     // Every instance when the URL asks (`show=all`), else the first FLEET_ROWS, the
@@ -17,6 +20,7 @@ pub fn FleetPage() -> impl IntoView {
     let all = use_query_map().with_untracked(|q| q.get("show").as_deref() == Some("all"));
     let data = Resource::new(|| (), move |_| api::fleet((!all).then_some(api::FLEET_ROWS)));
     let triage = Resource::new(|| (), |_| api::triage(None, Some(api::triage::PANEL_ROWS)));
+    let risks = Resource::new(|| (), |_| api::risks(None, None, api::RISK_DAYS_SOON));
     view! {
         <Title text="Fleet · Sundial"/>
         <Header/>
@@ -27,6 +31,11 @@ pub fn FleetPage() -> impl IntoView {
                         Ok(d) => view! { <TriagePanel data=d back="/fleet".to_owned()/> }.into_any(),
                         Err(e) => view! { <ErrorPanel err=e/> }.into_any(),
                     }
+                })}
+            </Transition>
+            <Transition fallback=|| view! { <p class="loading">"Looking ahead…"</p> }>
+                {move || Suspend::new(async move {
+                    risks.await.ok().map(|d| view! { <crate::components::RisksSoon data=d limit=RISKS_LISTED/> })
                 })}
             </Transition>
             <Transition fallback=|| view! { <p class="loading">"Loading the fleet…"</p> }>

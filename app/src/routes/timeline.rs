@@ -33,10 +33,10 @@ pub fn TimelinePage() -> impl IntoView {
     let data = Resource::new(
         move || (instance.get(), job_id.get(), days.get(), at.get()),
         |(instance, id, days, at)| async move {
-            match days {
-                Ok(d) => api::job_timeline(instance, id, d, at).await,
-                Err(e) => Err(e),
-            }
+            let data = api::job_timeline(instance.clone(), id.clone(), days?, at).await?;
+            // The risks ahead of the same job (none shown when they cannot be had).
+            let risks = api::risks(instance, Some(id), api::RISK_DAYS).await.unwrap_or_default();
+            Ok::<_, ApiError>((data, risks))
         },
     );
     view! {
@@ -50,7 +50,7 @@ pub fn TimelinePage() -> impl IntoView {
         >
             {move || Suspend::new(async move {
                 match data.await {
-                    Ok(d) => view! { <TimelineView data=d/> }.into_any(),
+                    Ok((d, r)) => view! { <TimelineView data=d risks=r/> }.into_any(),
                     Err(ApiError::NotFound { .. }) => {
                         let id = job_id.get_untracked();
                         view! {
@@ -262,7 +262,7 @@ fn table_row(l: TableLine, moment: bool, factors: &crate::engine::durations::Dur
 }
 
 #[component]
-fn TimelineView(data: TimelineData) -> AnyView {
+fn TimelineView(data: TimelineData, risks: crate::api::RisksData) -> AnyView {
     let job = data.job.clone();
     let days = data.instance.days;
     let id = job.id.clone();
@@ -410,6 +410,7 @@ fn TimelineView(data: TimelineData) -> AnyView {
             {running}
             <TimelineChart data=data.clone()/>
             {durations}
+            <crate::components::JobRisks data=risks/>
             <h2>"Occurrences and runs"</h2>
             <p class="summary" data-testid="timeline-summary">
                 {if let Some(why) = job.failed_unknown.as_ref().filter(|_| problems == 0 && job.unknown == 0) {

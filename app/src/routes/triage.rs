@@ -22,6 +22,7 @@ pub fn TriagePage() -> impl IntoView {
         None => Some(PAGE_ROWS),
     });
     let data = Resource::new(|| (), move |_| api::triage(None, limit));
+    let risks = Resource::new(|| (), |_| api::risks(None, None, api::RISK_DAYS_SOON));
     // A code, shown as Sundial's own sentence: text in a URL is never echoed as a message.
     let ack_error =
         query.with_untracked(|q| q.get("ack_error").filter(|e| !e.is_empty())).map(|c| api::triage::ack_error_text(&c));
@@ -45,6 +46,11 @@ pub fn TriagePage() -> impl IntoView {
                         }
                         Err(e) => view! { <ErrorPanel err=e/> }.into_any(),
                     }
+                })}
+            </Transition>
+            <Transition fallback=|| view! { <p class="loading">"Looking ahead…"</p> }>
+                {move || Suspend::new(async move {
+                    risks.await.ok().map(|d| view! { <crate::components::RisksSoon data=d limit=usize::MAX/> })
                 })}
             </Transition>
         </main>

@@ -185,6 +185,11 @@ impl Backend for FleetBackend {
         })
     }
 
+    fn risks(&self, instance: Option<&str>, days: u32) -> BoxFuture<'_, sundial_model::RisksData> {
+        let instance = instance.map(str::to_owned);
+        Box::pin(async move { self.risks_data(instance.as_deref(), days).await })
+    }
+
     fn maintenance_history(&self) -> BoxFuture<'_, sundial_model::triage::MaintenanceData> {
         Box::pin(async move {
             let now = self.now();

@@ -33,6 +33,7 @@ mod backend;
 mod cache;
 mod judge;
 mod poll;
+mod risks;
 mod share;
 
 pub use cache::PAGE_CACHE_BYTES;
@@ -61,6 +62,8 @@ struct Instance {
     followed: Mutex<Followed>,
     /// The fleet's maintenance windows.
     book: Arc<Book>,
+    /// The risks ahead of the last good read, per horizon asked (see `risks.rs`).
+    risks: Mutex<risks::Kept>,
 }
 
 /// The pages' [`Backend`](sundial_model::ssr::Backend) over a configured fleet (see the module docs).
@@ -133,6 +136,7 @@ impl FleetBackend {
                     pages: pages.clone(),
                     followed: Mutex::new(Followed::default()),
                     book: book.clone(),
+                    risks: Mutex::new(risks::Kept::default()),
                 })
             })
             .collect();

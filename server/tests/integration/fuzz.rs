@@ -549,6 +549,7 @@ const GET_PATHS: &[&str] = &[
     "/api/log",
     "/api/triage",
     "/api/maintenance",
+    "/api/risks",
     "/log.csv",
     "/metrics",
     "/{s}",

@@ -91,7 +91,7 @@ fn location(a: &Answer) -> String {
 }
 
 /// The routes a reader could want without signing in.
-const ROUTES: [&str; 16] = [
+const ROUTES: [&str; 17] = [
     "/",
     "/jobs",
     "/jobs/1?instance=GONE",
@@ -106,6 +106,7 @@ const ROUTES: [&str; 16] = [
     "/api/jobs",
     "/api/log",
     "/api/triage",
+    "/api/risks",
     "/api/openapi.json",
     "/signin/../triage",
 ];

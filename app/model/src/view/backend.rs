@@ -126,6 +126,11 @@ pub trait Backend: Send + Sync + 'static {
     fn maintenance_end(&self, _form: super::triage::MaintenanceEndForm) -> BoxFuture<'_, Result<(), ApiError>> {
         Box::pin(async { Err(ApiError::BadRequest("maintenance windows are not available here".into())) })
     }
+    /// Every risk ahead of the fleet's jobs (or of `instance`'s) over `days` from each
+    /// instance's now ([`super::risks`]): judged once per read and horizon. By default none.
+    fn risks(&self, _instance: Option<&str>, days: u32) -> BoxFuture<'_, crate::RisksData> {
+        Box::pin(async move { crate::RisksData { days, ..Default::default() } })
+    }
     /// Every maintenance window that changes what a page or the API can show (the fleet
     /// file's over the days pages reach and the week ahead, every one added from the triage
     /// page), each with who, when, why and the due runs it made maintenance.

@@ -6,12 +6,14 @@ mod auth;
 mod fleet;
 mod jobs;
 mod log;
+mod risks;
 mod timeline;
 
 pub use auth::*;
 pub use fleet::*;
 pub use jobs::*;
 pub use log::*;
+pub use risks::*;
 pub use timeline::*;
 
 /// One instant as pages show it: epoch milliseconds (positioning on a time axis), the

@@ -22,6 +22,7 @@ use super::{AppState, Error};
 
 pub mod build;
 pub mod memo;
+pub mod risks;
 pub mod triage;
 pub mod wire;
 
@@ -35,6 +36,7 @@ pub fn routes() -> Router<AppState> {
         .route("/api/log", get(log))
         .route("/api/triage", get(triage::triage))
         .route("/api/maintenance", get(triage::maintenance))
+        .route("/api/risks", get(risks::risks))
 }
 
 #[derive(OpenApi)]
@@ -43,7 +45,7 @@ pub fn routes() -> Router<AppState> {
         title = "Sundial",
         description = "When database jobs should have run, when they did, and what went wrong in between."
     ),
-    paths(instances, jobs, timeline, log, triage::triage, triage::maintenance),
+    paths(instances, jobs, timeline, log, triage::triage, triage::maintenance, risks::risks),
     components(schemas(
         wire::ErrorBody,
         wire::Instances,
@@ -70,6 +72,8 @@ pub fn routes() -> Router<AppState> {
         triage::Held,
         triage::MaintenanceWindow,
         triage::Maintenance,
+        risks::Risks,
+        risks::Risk,
     ))
 )]
 pub struct ApiDoc;

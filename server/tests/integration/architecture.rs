@@ -136,6 +136,30 @@ fn a_scheduler_kinds_configuration_spelling_appears_only_where_kinds_are_describ
 }
 
 #[test]
+fn a_risk_kind_is_described_only_in_the_engines_list_of_them() {
+    // One description of each kind of risk ahead: `sundial_engine::risks::KINDS` (its key, words
+    // and severity). Views, the API and the simulator read it; none spells a kind's key in code.
+    let keys: Vec<&str> = sundial_engine::risks::KINDS.iter().map(|k| k.key).collect();
+    let root = root();
+    let mut found = Vec::new();
+    for dir in ["server/src", "app/src", "app/model/src", "app/engine/src"] {
+        for (path, text) in sources(dir) {
+            let rel = path.strip_prefix(&root).expect("under the workspace").to_string_lossy().replace('\\', "/");
+            if rel == "app/engine/src/risks.rs" {
+                continue;
+            }
+            let code: Vec<&str> = shipped(&text).lines().filter(|l| !l.trim_start().starts_with("//")).collect();
+            for key in &keys {
+                if code.iter().any(|l| l.contains(&format!("\"{key}\""))) {
+                    found.push(format!("{rel} names \"{key}\""));
+                }
+            }
+        }
+    }
+    assert!(found.is_empty(), "a risk kind named outside risks::KINDS:\n{}", found.join("\n"));
+}
+
+#[test]
 fn no_module_reaches_up_to_what_uses_it() {
     // Inside each crate the layers call down too: the pages' data never names a component or a
     // page, a component never names a page; the configuration, Sundial's store and the

@@ -41,10 +41,9 @@
 use crate::dialect::{self, Clock, Overlap};
 use crate::durations::DurationStats;
 use crate::fleet::JobSchedule;
-use crate::{Dst, Forecast, Occurrence, Schedule, Severity, Window, Zone, replay};
+use crate::{Dst, Forecast, Occurrence, Schedule, Severity, Window, Zone, order, replay};
 use chrono::{DateTime, NaiveDateTime, Offset, TimeDelta, TimeZone, Utc};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
 /// What will happen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -197,7 +196,7 @@ pub fn ahead(jobs: &[JobAhead<'_>], tz: Zone, horizon: Window) -> Vec<Risk> {
             out.push(risk(job, RiskKind::NeverRuns, Vec::new(), words::never_runs(&silent)));
             continue;
         }
-        due.sort_unstable();
+        order::sort_by_key(&mut due, |t| order::by_instant(*t));
         due.dedup();
         if let Some(d) = job.durations {
             overlaps_itself(job, &live[0].schedule, &due, d, tz, &mut out);
@@ -205,14 +204,24 @@ pub fn ahead(jobs: &[JobAhead<'_>], tz: Zone, horizon: Window) -> Vec<Risk> {
         runs.push(JobRuns { index, due, durations: job.durations });
     }
     collisions(jobs, &runs, tz, &mut out);
-    out.sort_by(|a, b| {
-        (a.at.first(), a.job.as_str(), a.kind, a.with.as_ref().map(|w| w.job.as_str())).cmp(&(
-            b.at.first(),
-            b.job.as_str(),
-            b.kind,
-            b.with.as_ref().map(|w| w.job.as_str()),
-        ))
-    });
+    // By first instant (none first), job name, kind, the other job's name: names by rank, so
+    // that the one sort of `order` does it.
+    let mut names: Vec<&str> =
+        out.iter().flat_map(|r| [r.job.as_str()].into_iter().chain(r.with.as_ref().map(|w| w.job.as_str()))).collect();
+    names.sort_unstable();
+    names.dedup();
+    let rank = |n: &str| names.partition_point(|x| *x < n) as i64;
+    let keys: Vec<order::Key> = out
+        .iter()
+        .map(|r| {
+            let [s, n] = r.at.first().map_or([i64::MIN, 0], |t| order::instant(*t));
+            let with = r.with.as_ref().map_or(-1, |w| rank(&w.job));
+            [s, n, rank(&r.job), r.kind as i64, with, 0, 0, 0]
+        })
+        .collect();
+    let order = order::order_of(&keys);
+    let mut slots: Vec<Option<Risk>> = std::mem::take(&mut out).into_iter().map(Some).collect();
+    out.extend(order.into_iter().filter_map(|i| slots[i].take()));
     out
 }
 
@@ -426,19 +435,27 @@ type Overlaps = (Vec<DateTime<Utc>>, usize);
 
 fn collisions(jobs: &[JobAhead<'_>], runs: &[JobRuns], tz: Zone, out: &mut Vec<Risk>) {
     // (start, end, which of `runs`) of every job that runs a while and is not background.
+    // `k` counts those jobs only: `runs` may hold thousands that never collide.
     let mut spans: Vec<(DateTime<Utc>, DateTime<Utc>, usize)> = Vec::new();
-    for (k, r) in runs.iter().enumerate() {
+    let mut eligible: Vec<&JobRuns> = Vec::new();
+    for r in runs {
         let Some(d) = r.durations.filter(|d| d.p50 >= COLLIDE_MIN_SECS) else { continue };
-        if replay::median_gap(&r.due).is_some_and(|g| g < replay::DEFAULT_BAND_GAP_SECS) {
+        if r.due.is_empty() || replay::median_gap(&r.due).is_some_and(|g| g < replay::DEFAULT_BAND_GAP_SECS) {
             continue;
         }
-        let p50 = TimeDelta::seconds(d.p50);
+        let (p50, k) = (TimeDelta::seconds(d.p50), eligible.len());
         spans.extend(r.due.iter().map(|&t| (t, t + p50, k)));
+        eligible.push(r);
     }
-    spans.sort_unstable();
+    order::sort_by_key(&mut spans, |(t, e, k)| {
+        let ([a, b], [c, d]) = (order::instant(*t), order::instant(*e));
+        [a, b, c, d, *k as i64, 0, 0, 0]
+    });
     let min = TimeDelta::seconds(COLLIDE_MIN_SECS);
-    // Per pair (by position in `runs`, lower first): the overlaps' starts.
-    let mut pairs: BTreeMap<(usize, usize), Overlaps> = BTreeMap::new();
+    // Per pair (lower first): where its overlaps are in `pairs`.
+    let n = eligible.len();
+    let mut slot: Vec<u32> = vec![u32::MAX; n * n];
+    let mut pairs: Vec<((usize, usize), Overlaps)> = Vec::new();
     let mut going: Vec<(DateTime<Utc>, usize)> = Vec::new();
     for &(start, end, k) in &spans {
         going.retain(|(e, _)| *e > start);
@@ -446,7 +463,13 @@ fn collisions(jobs: &[JobAhead<'_>], runs: &[JobRuns], tz: Zone, out: &mut Vec<R
             if other == k || e.min(end) - start < min {
                 continue;
             }
-            let (at, count) = pairs.entry((other.min(k), other.max(k))).or_default();
+            let key = (other.min(k), other.max(k));
+            let i = &mut slot[key.0 * n + key.1];
+            if *i == u32::MAX {
+                *i = pairs.len() as u32;
+                pairs.push((key, (Vec::new(), 0)));
+            }
+            let (_, (at, count)) = &mut pairs[*i as usize];
             *count += 1;
             if at.len() < MAX_AT && at.last() != Some(&start) {
                 at.push(start);
@@ -455,12 +478,10 @@ fn collisions(jobs: &[JobAhead<'_>], runs: &[JobRuns], tz: Zone, out: &mut Vec<R
         going.push((end, k));
     }
     for ((a, b), (at, count)) in pairs {
-        let (ja, jb) = (&jobs[runs[a].index], &jobs[runs[b].index]);
-        let (first, second, fa, fb) = if (ja.name, ja.id) <= (jb.name, jb.id) {
-            (ja, jb, &runs[a], &runs[b])
-        } else {
-            (jb, ja, &runs[b], &runs[a])
-        };
+        let (ra, rb) = (eligible[a], eligible[b]);
+        let (ja, jb) = (&jobs[ra.index], &jobs[rb.index]);
+        let (first, second, fa, fb) =
+            if (ja.name, ja.id) <= (jb.name, jb.id) { (ja, jb, ra, rb) } else { (jb, ja, rb, ra) };
         let p50 = |r: &JobRuns| r.durations.map_or(0, |d| d.p50);
         let text = words::collides(second.name, p50(fa), p50(fb), count, at[0], tz);
         let mut r = risk(first, RiskKind::Collides, at, text);
@@ -625,7 +646,7 @@ pub mod words {
         let _ = span;
         let who = scheduler_in(s, zone);
         let mut locals: Vec<NaiveDateTime> = first.iter().chain(second).map(|o| o.local).collect();
-        locals.sort_unstable();
+        order::sort_by_key(&mut locals, |t| order::by_instant(t.and_utc()));
         locals.dedup();
         let tail = match (first.len(), second.len()) {
             (0, _) => format!("{who} runs {} once, in the second pass only", times(&locals)),

@@ -422,8 +422,39 @@ fn print_ratios() {
     }
 }
 
+/// Risks ahead over 90 days: one job every minute (129,600 due times, overlapping itself) in
+/// Berlin, alone and beside 50 hourly jobs that all collide.
+fn risks(c: &mut Criterion) {
+    use sundial_engine::cron::CronSchedule;
+    use sundial_engine::durations::DurationStats;
+    use sundial_engine::fleet::JobSchedule;
+    use sundial_engine::risks::{self, JobAhead};
+    let tz = engine::Zone::from(chrono_tz::Europe::Berlin);
+    let now = Utc.with_ymd_and_hms(2026, 11, 28, 12, 0, 0).unwrap();
+    let horizon = Window::new(now, now + Duration::days(90));
+    let sched = |id, e: &str| {
+        vec![JobSchedule { id, name: String::new(), enabled: true, schedule: Schedule::Cron(CronSchedule::new(e)) }]
+    };
+    let (minute, hourly) = (sched(1, "* * * * *"), sched(2, "0 * * * *"));
+    let names: Vec<String> = (0..50).map(|i| format!("hourly {i:02}")).collect();
+    let d = |p50, p95| Some(DurationStats { count: 10, p50, p95, max: p95 });
+    let mut jobs =
+        vec![JobAhead { id: "m", name: "every minute", enabled: true, schedules: &minute, durations: d(30, 90) }];
+    let mut g = c.benchmark_group("risks");
+    g.sample_size(10);
+    g.bench_function("every_minute_90d", |b| b.iter(|| black_box(risks::ahead(black_box(&jobs), tz, horizon))));
+    for n in &names {
+        jobs.push(JobAhead { id: n, name: n, enabled: true, schedules: &hourly, durations: d(900, 1200) });
+    }
+    g.bench_function("every_minute_and_50_hourly_90d", |b| {
+        b.iter(|| black_box(risks::ahead(black_box(&jobs), tz, horizon)))
+    });
+    g.finish();
+}
+
 fn main() {
     let mut c = Criterion::default().configure_from_args();
+    risks(&mut c);
     occurrences(&mut c);
     next_run(&mut c);
     cron_next_n(&mut c);

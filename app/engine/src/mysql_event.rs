@@ -196,7 +196,7 @@ fn example(f: &str) -> &'static str {
 
 /// `SYSTEM`/absent: `tz`; an IANA name ([`Zone::from_name`]: the tz database with feature
 /// `tzdb`, else the rules given as data); or `+hh:mm`.
-fn zone_of(e: &MysqlEvent, tz: Zone, diags: &mut Vec<Diagnostic>) -> Option<Clock> {
+pub(crate) fn zone_of(e: &MysqlEvent, tz: Zone, diags: &mut Vec<Diagnostic>) -> Option<Clock> {
     let Some(z) = e.time_zone.as_deref().map(str::trim).filter(|z| !z.is_empty()) else {
         return Some(Clock::Zone(tz));
     };

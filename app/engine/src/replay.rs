@@ -342,7 +342,7 @@ fn walk(occ: &[DateTime<Utc>], p50: i64, p95: i64) -> Vec<ReplayedRun> {
 }
 
 /// Nearest-rank median of the gaps between consecutive sorted occurrences (seconds).
-fn median_gap(occ: &[DateTime<Utc>]) -> Option<i64> {
+pub(crate) fn median_gap(occ: &[DateTime<Utc>]) -> Option<i64> {
     if occ.len() < 2 {
         return None;
     }
@@ -356,7 +356,7 @@ fn ts(t: DateTime<Utc>) -> String {
 }
 
 /// "40 s", "5 min", "1 h 30 min", "2 d 3 h".
-fn human(secs: i64) -> String {
+pub(crate) fn human(secs: i64) -> String {
     let s = secs.max(0);
     let (d, h, m, r) = (s / 86_400, s % 86_400 / 3_600, s % 3_600 / 60, s % 60);
     let parts: Vec<String> = [(d, "d"), (h, "h"), (m, "min"), (r, "s")]

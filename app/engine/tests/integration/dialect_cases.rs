@@ -158,7 +158,7 @@ fn schedule_of(dir: &str, v: toml::Value) -> Result<Schedule, String> {
 }
 
 /// A pgAgent row with its arrays written as the values set turned into the columns' text.
-fn pgagent_row(v: toml::Value) -> Result<toml::Value, String> {
+pub(crate) fn pgagent_row(v: toml::Value) -> Result<toml::Value, String> {
     let toml::Value::Table(mut t) = v else { return Err("a pgagent schedule is a table of columns".into()) };
     // Column, slots, slot of the first value (minute 0 is slot 1; day 1 is slot 1).
     for (col, n, shift) in [

@@ -19,6 +19,8 @@ mod primentra_chain;
 mod reconcile_cases;
 mod reconcile_props;
 mod replay;
+mod risks_cases;
+mod risks_props;
 mod speed_reconcile;
 mod step_cases;
 mod triage;

@@ -174,6 +174,9 @@ pub fn ahead(jobs: &[JobAhead<'_>], tz: Zone, horizon: Window) -> Vec<Risk> {
         for s in &live {
             let f = crate::forecast(s.id, &s.schedule, tz, horizon);
             if f.occurrences.is_empty() {
+                if on_event(&s.schedule) {
+                    continue;
+                }
                 let next = crate::next_after(s.id, &s.schedule, tz, horizon.start, 1);
                 if next.occurrences.is_empty() {
                     let past = Window::new(horizon.start - TimeDelta::days(LOOK_BACK_DAYS), horizon.start);
@@ -192,7 +195,7 @@ pub fn ahead(jobs: &[JobAhead<'_>], tz: Zone, horizon: Window) -> Vec<Risk> {
             dst(job, s, &f, tz, horizon, &mut zones, &mut out);
             due.extend(f.occurrences.iter().map(|o| o.at));
         }
-        if silent.len() == live.len() {
+        if !silent.is_empty() && silent.len() == live.len() {
             out.push(risk(job, RiskKind::NeverRuns, Vec::new(), words::never_runs(&silent)));
             continue;
         }
@@ -257,6 +260,22 @@ fn zone_name(s: &Schedule, tz: Zone) -> String {
             Schedule::MysqlEvent(e) => e.time_zone.clone().unwrap_or_default().trim().to_owned(),
             _ => tz.name().to_owned(),
         },
+    }
+}
+
+/// True for a schedule that starts its job on an event, not a clock (SQL Server Agent's start or
+/// idle CPU, pg_cron's `@reboot`, Primentra's triggered mode): no forecast, and no "never runs".
+fn on_event(s: &Schedule) -> bool {
+    match s {
+        Schedule::Agent(a) => matches!(a.freq_type, 64 | 128),
+        Schedule::Cron(c) => {
+            let e = c.expr.trim().to_ascii_lowercase();
+            e.starts_with("@reboot") || e.starts_with("@restart")
+        }
+        Schedule::Primentra(p) => {
+            p.processing_mode.as_deref().is_some_and(|m| m.trim().eq_ignore_ascii_case("triggered"))
+        }
+        _ => false,
     }
 }
 

@@ -28,8 +28,11 @@
 //!
 //! Besides what a case expects, every DST risk is held to the forecast: each instant it lists
 //! is one of the job's forecast occurrences (or, for a skipped due time, the change itself,
-//! with no occurrence of the job in the gap), and what it says of the passes of a fold is where
-//! those instants lie.
+//! with no occurrence of the job in the gap), and what it says of the passes of a fold is how
+//! the forecast's runs lie in them.
+//!
+//! `RISKS_PRINT=1 cargo test -p sundial-engine --test integration risks_cases` prints every
+//! case's risks as `[[case.expect]]` tables, to check by eye and paste into a new case.
 use crate::support::cases::{self, CaseFile};
 use crate::support::{cases_root, fmt, parse_local};
 use chrono::{DateTime, TimeDelta, Utc};

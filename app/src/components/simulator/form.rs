@@ -214,6 +214,8 @@ pub fn SimulatorForm(setup: SimSetup) -> impl IntoView {
                     <h2 id="sim-result-h">"What it does"</h2>
                     <div id="schedule-diagnostics" class="sim-diagnostics" role="alert" inner_html=out("schedule-diagnostics")></div>
                     <dl class="sim-describe" id="sim-describe" inner_html=out("sim-describe")></dl>
+                    <h3 id="sim-risks-h">"Risks in the next " {model::RISK_DAYS} " days"</h3>
+                    <div id="sim-risks" class="sim-risks" data-testid="sim-risks" inner_html=out("sim-risks")></div>
                     <h3>"Next runs"</h3>
                     <ol id="next-runs" class="next-runs" aria-live="polite" inner_html=out("next-runs")></ol>
                     <p class="muted" id="sim-never" inner_html=out("sim-never")></p>

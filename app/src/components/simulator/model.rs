@@ -307,6 +307,65 @@ pub fn impact(job: &Instance, proposed: &Schedule, zone: Zone, days: u32) -> Imp
     replay::replay(&edited, &others, window, &replay::Settings { band_gap_secs: BAND_GAP_SECS })
 }
 
+/// How far after "runs after" the simulator looks for the edited schedule's risks, whatever the
+/// count of runs asked.
+pub const RISK_DAYS: i64 = 90;
+
+/// The edited job's id among the jobs [`risks`] hands the engine.
+const EDITED: &str = "\u{1}edited";
+
+/// The edited schedule's risks ahead ([`engine::risks::ahead`]) over [`RISK_DAYS`] from
+/// `after`: its DST nights, its end, and, for a job, its own overlap at the job's durations and
+/// its collisions with the neighbours whose runs are long enough to collide (the job's other
+/// schedules keep running beside it). Only the risks of the edited job, or naming it.
+pub fn risks(
+    schedule: &Schedule,
+    zone: Zone,
+    after: DateTime<Utc>,
+    job: Option<&Instance>,
+) -> Vec<engine::risks::Risk> {
+    use engine::durations::DurationStats;
+    use engine::fleet::JobSchedule;
+    use engine::risks::{self, JobAhead};
+    let horizon = Window::new(after, after + TimeDelta::days(RISK_DAYS));
+    let stats =
+        |e: Option<Estimate>| e.map(|e| DurationStats { count: 1, p50: e.p50_secs, p95: e.p95_secs, max: e.p95_secs });
+    let plain =
+        |id: ScheduleId, s: &Schedule| JobSchedule { id, name: String::new(), enabled: true, schedule: s.clone() };
+    let (name, mine, durations) = match job {
+        Some(j) => {
+            let mut mine: Vec<JobSchedule> =
+                j.schedules.iter().map(|(id, s)| plain(*id, if *id == j.schedule_id { schedule } else { s })).collect();
+            if !mine.iter().any(|s| s.id == j.schedule_id) {
+                mine.push(plain(j.schedule_id, schedule));
+            }
+            (j.name.as_str(), mine, stats(j.estimate))
+        }
+        None => ("This schedule", vec![plain(0, schedule)], None),
+    };
+    let others: Vec<(&str, Vec<JobSchedule>, Option<DurationStats>)> = job
+        .map(|j| {
+            j.others
+                .iter()
+                .filter(|(_, _, e)| e.is_some_and(|e| e.p50_secs >= risks::COLLIDE_MIN_SECS))
+                .map(|(n, list, e)| (n.as_str(), list.iter().map(|(id, s)| plain(*id, s)).collect(), stats(*e)))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut jobs = vec![JobAhead { id: EDITED, name, enabled: true, schedules: &mine, durations }];
+    jobs.extend(others.iter().map(|(n, list, d)| JobAhead {
+        id: n,
+        name: n,
+        enabled: true,
+        schedules: list,
+        durations: *d,
+    }));
+    risks::ahead(&jobs, zone, horizon)
+        .into_iter()
+        .filter(|r| r.job_id == EDITED || r.with.as_ref().is_some_and(|w| w.job_id == EDITED))
+        .collect()
+}
+
 /// The weekdays' names, Sunday first (msdb's and the simulator's order).
 pub const WEEKDAYS: [&str; 7] = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
 
@@ -360,6 +419,61 @@ mod tests {
         assert_eq!(p.runs[0].nominal.as_deref(), Some("02:30:00"));
         assert_eq!(p.runs[1].utc, "2024-03-11 06:30:00 UTC");
         assert!(p.msdb.is_some());
+    }
+
+    #[test]
+    fn risks_of_a_job_tell_its_own_overlap_and_its_collisions_not_the_neighbours_own() {
+        let daily = |t: i64| {
+            Schedule::Agent(AgentSchedule {
+                freq_type: 4,
+                freq_interval: 1,
+                freq_subday_type: 1,
+                active_start_time: t,
+                ..Default::default()
+            })
+        };
+        let every_20_min = Schedule::Agent(AgentSchedule {
+            freq_type: 4,
+            freq_interval: 1,
+            freq_subday_type: 4,
+            freq_subday_interval: 20,
+            active_end_time: 235959,
+            ..Default::default()
+        });
+        let e = |p50, p95| Some(Estimate { p50_secs: p50, p95_secs: p95 });
+        let job = Instance {
+            name: "index rebuild".into(),
+            schedule_id: 1,
+            original: None,
+            schedules: vec![(1, daily(10000))],
+            estimate: e(2400, 3000),
+            others: vec![
+                ("backup".into(), vec![(2, daily(12000))], e(2400, 3000)),
+                // Overlaps itself, and runs too briefly to collide: none of that is the edit's.
+                ("log shipping".into(), vec![(3, every_20_min)], e(300, 1500)),
+            ],
+            now_ms: 0,
+            problems: Vec::new(),
+        };
+        let after = at("2027-03-01T12:00:00").and_utc();
+        let got = risks(&daily(10000), Zone::UTC, after, Some(&job));
+        let kinds: Vec<_> = got.iter().map(|r| (r.job.as_str(), r.kind.key(), r.at.len())).collect();
+        assert_eq!(kinds, [("backup", "collides", 50)], "{got:#?}");
+        assert_eq!(got[0].with.as_ref().map(|w| w.job.as_str()), Some("index rebuild"));
+        // The edit moves the job to every 10 minutes: it overlaps itself at its p95 of 50 min,
+        // and its runs are now background (a median gap under 15 min): no collision.
+        let every_10_min = Schedule::Agent(AgentSchedule {
+            freq_type: 4,
+            freq_interval: 1,
+            freq_subday_type: 4,
+            freq_subday_interval: 10,
+            active_end_time: 235959,
+            ..Default::default()
+        });
+        let got = risks(&every_10_min, Zone::UTC, after, Some(&job));
+        let kinds: Vec<_> = got.iter().map(|r| (r.job.as_str(), r.kind.key())).collect();
+        assert_eq!(kinds, [("index rebuild", "overlaps_itself")], "{got:#?}");
+        assert!(got[0].explanation.contains("SQL Server Agent does not start a job still running"), "{got:#?}");
     }
 
     #[test]

@@ -59,6 +59,40 @@ pub fn runs(list: &[NextRun]) -> String {
     list.iter().map(run).collect()
 }
 
+/// The edited schedule's risks ahead, one `<li>` each: its kind's words, then its sentence (a
+/// collision found on the neighbour's side names that neighbour first).
+pub fn risks(list: &[crate::engine::risks::Risk]) -> String {
+    if list.is_empty() {
+        return format!(
+            r#"<p class="muted" data-testid="sim-no-risk">None in the {} days from the first run asked.</p>"#,
+            super::model::RISK_DAYS
+        );
+    }
+    let mut s = String::from(r#"<ul class="sim-risk-list">"#);
+    for r in list {
+        let info = r.kind.info();
+        let who = match &r.with {
+            Some(w) if w.job_id != r.job_id && !r.job_id.starts_with('\u{1}') => format!("{}: ", r.job),
+            _ => String::new(),
+        };
+        let class = match info.severity {
+            crate::engine::Severity::Error => "sim-diag-error",
+            crate::engine::Severity::Warning => "sim-diag-warning",
+            crate::engine::Severity::Info => "sim-diag-info",
+        };
+        let _ = write!(
+            s,
+            r#"<li class="sim-diag {class}" data-kind="{}"><strong>{}:</strong> {}{}</li>"#,
+            info.key,
+            escape(info.label),
+            escape(&who),
+            escape(&r.explanation)
+        );
+    }
+    s.push_str("</ul>");
+    s
+}
+
 /// "No run" when a valid schedule fires no more.
 pub fn never(p: &Preview) -> String {
     if p.is_valid() && p.runs.is_empty() {

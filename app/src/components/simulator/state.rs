@@ -187,6 +187,9 @@ pub struct State {
     pub job: Option<(model::SimJob, Instance)>,
     pub current: Preview,
     pub last_valid: Option<Preview>,
+    /// The edited schedule's risks over [`model::RISK_DAYS`] from "runs after" (none while the
+    /// row is invalid).
+    pub risks: Vec<crate::engine::risks::Risk>,
     /// Primentra's test button: the queue state entered (pending rows, oldest row's age in
     /// minutes, `LastTriggerCheck` override).
     pub queue: [String; 3],
@@ -229,6 +232,7 @@ impl State {
             }),
             current: Preview::default(),
             last_valid: None,
+            risks: Vec::new(),
             queue: ["0".into(), "0".into(), String::new()],
         };
         s.recompute();
@@ -498,6 +502,15 @@ impl State {
             self.last_valid = Some(p.clone());
         }
         self.current = p;
+        self.risks = self.risks_ahead(after);
+    }
+
+    /// The risks of the schedule as edited, from "runs after" (in the zone pg_cron evaluates it).
+    fn risks_ahead(&self, after: Option<chrono::NaiveDateTime>) -> Vec<crate::engine::risks::Risk> {
+        let (Some(after), Some(s), true) = (after, self.schedule(), self.current.is_valid()) else { return Vec::new() };
+        let eval = model::evaluation_zone(self.dialect, self.zone, self.pg_cron);
+        let at = crate::engine::tz::local_to_instant(after, self.zone);
+        model::risks(s, eval, at, self.job.as_ref().map(|(_, i)| i))
     }
 
     /// The schedule as the row reads now.
@@ -565,6 +578,7 @@ impl State {
         let mut out = vec![
             ("schedule-diagnostics", render::diagnostics(&self.current.errors, "sim-diag-error")),
             ("sim-describe", render::describe(&self.current, stale)),
+            ("sim-risks", render::risks(&self.risks)),
             ("next-runs", render::runs(&self.current.runs)),
             ("sim-never", render::never(&self.current)),
             ("sim-stale", render::stale(stale)),
@@ -841,6 +855,32 @@ mod tests {
         assert_eq!(s.after, "2026-11-22T07:00:00");
         assert!(s.zone_rules("Europe/Paris", Ok(rules)));
         assert_eq!(s.after, "2026-11-22T08:00:00");
+    }
+
+    #[test]
+    fn the_risks_ahead_name_the_dst_night_whatever_the_count() {
+        let mut s = State::new(&setup(Dialect::Agent));
+        s.edit("sim-tz", "America/New_York", false);
+        s.edit("sim-at", "02:30", false);
+        s.edit("sim-after", "2027-03-01T00:00:00", false);
+        assert_eq!(s.count, "10", "ten runs: none of them on 2027-03-14");
+        assert!(s.current.runs.iter().all(|r| !r.local.starts_with("2027-03-14")));
+        let out = s.outputs();
+        let html = &out.iter().find(|(id, _)| *id == "sim-risks").unwrap().1;
+        assert!(
+            html.contains(r#"data-kind="dst_gap""#)
+                && html.contains("On 2027-03-14, 02:30 does not exist in America/New_York")
+                && html.contains("SQL Server Agent runs it at 03:00, when the gap ends."),
+            "{html}"
+        );
+        // In a zone without DST: none, said so.
+        s.edit("sim-tz", "Asia/Tokyo", false);
+        let out = s.outputs();
+        let html = &out.iter().find(|(id, _)| *id == "sim-risks").unwrap().1;
+        assert!(html.contains("None in the 90 days"), "{html}");
+        // An invalid row has no risks to tell.
+        s.edit("schedule-json", "{", false);
+        assert!(s.risks.is_empty());
     }
 
     #[test]

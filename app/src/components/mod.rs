@@ -6,6 +6,7 @@ pub mod collapsed;
 pub mod header;
 pub mod instance_chart;
 pub mod refresh;
+pub mod run_now;
 pub mod simulator;
 pub mod status;
 pub mod time;
@@ -15,6 +16,7 @@ pub use badge::{MarkBadge, OutcomeBadge};
 pub use cannot_tell::CannotTellNote;
 pub use collapsed::CollapsedMisses;
 pub use header::Header;
+pub use run_now::RunNowBlock;
 pub use status::{ErrorPanel, NotFound, set_status};
 /// The URLs and labels every view writes the same way (the model's).
 pub use sundial_model::links::*;

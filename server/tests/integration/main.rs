@@ -43,6 +43,7 @@ mod pgagent_daemon;
 mod pgagent_schedule;
 mod pgagent_source;
 mod replicas;
+mod run_now;
 mod secrets;
 mod security;
 mod seed_tables;

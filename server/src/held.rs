@@ -188,6 +188,13 @@ impl HeldRuns {
         read
     }
 
+    /// The name of the step that failed job `job`'s (its index in the read) run started at
+    /// `start`: a run that did not succeed is held whole, its steps with it.
+    pub fn failed_step(&self, job: usize, start: chrono::DateTime<chrono::Utc>) -> Option<String> {
+        let run = self.jobs.get(job)?.whole.iter().find(|r| r.start == start)?;
+        run.failed_step().map(|s| s.name.clone()).filter(|n| !n.trim().is_empty())
+    }
+
     /// Whether every run is held whole (the read was not kept in Sundial's store).
     pub fn is_whole(&self) -> bool {
         self.whole
@@ -231,6 +238,7 @@ mod tests {
             category: String::new(),
             owner: None,
             enabled: true,
+            command: None,
             schedules: Vec::new(),
             runs,
             history_horizon: None,

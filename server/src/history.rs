@@ -184,6 +184,7 @@ impl InstanceHistory {
                 category: String::new(),
                 owner: None,
                 enabled: true,
+                command: None,
                 schedules: Vec::new(),
                 history_horizon: None,
                 source_horizon: None,

@@ -379,6 +379,7 @@ fn fleet_inputs(instances: usize, days: i64) -> (Vec<InstanceInput>, Window, Dat
                 category: "[Uncategorized (Local)]".into(),
                 owner: None,
                 enabled: j != 39 || i % 5 != 0,
+                command: None,
                 schedules: vec![JobSchedule { id, name: format!("sched {id}"), enabled: true, schedule }],
                 runs,
                 history_horizon,

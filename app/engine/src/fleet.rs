@@ -56,6 +56,11 @@ pub struct JobInput {
     #[serde(default)]
     pub owner: Option<String>,
     pub enabled: bool,
+    /// What the job runs, where its scheduler keeps it as one statement (pg_cron's `command`,
+    /// a MySQL event's `EVENT_DEFINITION`); `None` for a job of steps (SQL Agent, pgAgent) or
+    /// a scheduler that keeps none. What a DBA runs by hand to make up for a miss.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
     pub schedules: Vec<JobSchedule>,
     /// Runs (msdb step_id 0 outcome rows) in the window, sorted by start.
     pub runs: Vec<Run>,
@@ -128,6 +133,9 @@ pub struct JobReport {
     #[serde(default)]
     pub owner: Option<String>,
     pub enabled: bool,
+    /// What the job runs, as [`JobInput::command`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
     /// The job's schedules as the source gave them (what the simulator edits).
     #[serde(default)]
     pub schedules: Vec<JobSchedule>,
@@ -447,6 +455,7 @@ impl<'a> Prepared<'a> {
             category: job.category.clone(),
             owner: job.owner.clone(),
             enabled: job.enabled,
+            command: job.command.clone(),
             schedules: job.schedules.clone(),
             descriptions: job.schedules.iter().map(|s| super::describe(&s.schedule)).collect(),
             schedule_notes: job

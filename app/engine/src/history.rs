@@ -84,6 +84,7 @@ mod tests {
             category: String::new(),
             owner: None,
             enabled: true,
+            command: None,
             schedules: Vec::new(),
             runs: runs.iter().map(|h| run(*h)).collect(),
             history_horizon: horizon.map(t),

@@ -23,6 +23,7 @@ pub mod forms;
 pub mod html;
 pub mod instance_timeline;
 pub mod links;
+pub mod run_now;
 pub mod schedulers;
 pub mod triage;
 #[cfg(feature = "ssr")]

@@ -258,6 +258,11 @@ pub struct ProblemRow {
     /// window ends.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub maintenance: Option<MaintenanceNote>,
+    /// For a missed or failed run: the statement that runs the job now (at its failed step,
+    /// where the scheduler can), filled by the backend from the instance's read
+    /// ([`crate::run_now`]); Sundial never runs it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_now: Option<crate::run_now::RunNow>,
 }
 
 /// An acknowledgement or a silence, as the next person sees it.
@@ -490,6 +495,7 @@ mod build {
                 lapsed: a.lapsed(p, now),
             }),
             maintenance: None,
+            run_now: None,
         }
     }
 }

@@ -627,7 +627,8 @@ pub fn timeline_data(
         short: all_runs.iter().filter(|r| matches!(r.flag, Some(DurationFlag::Short { .. }))).count(),
     };
     let all_occurrences = occurrence_views(job, all_runs.len(), tz, scheduler);
-    let (lines, hidden_lines, at_line) = table_lines(&all_occurrences, &all_runs, at.map(|t| t.timestamp_millis()));
+    let (mut lines, hidden_lines, at_line) = table_lines(&all_occurrences, &all_runs, at.map(|t| t.timestamp_millis()));
+    let run_now = run_now_of(job, scheduler, &mut lines);
     let at = at.map(|t| AtView {
         at: Some(point(t, tz)),
         error: None,
@@ -672,7 +673,56 @@ pub fn timeline_data(
         ticks: ticks(window, tz),
         durations,
         at,
+        run_now,
     })
+}
+
+/// What the run-now statement knows of `job` (without a failed step).
+pub fn run_now_job(job: &JobReport) -> crate::run_now::RunNowJob<'_> {
+    crate::run_now::RunNowJob {
+        id: &job.id,
+        name: &job.name,
+        category: &job.category,
+        owner: job.owner.as_deref(),
+        command: job.command.as_deref(),
+        failed_step: None,
+    }
+}
+
+/// The step a failed run's line can be restarted at: the last failed attempt's name.
+fn failed_step_name(r: &RunView) -> Option<&str> {
+    let failed = |o: Option<RunOutcome>| matches!(o, Some(RunOutcome::Failed | RunOutcome::Canceled));
+    r.steps
+        .iter()
+        .rev()
+        .find(|s| s.id != 0 && failed(s.outcome))
+        .map(|s| s.name.as_str())
+        .filter(|n| !n.trim().is_empty())
+}
+
+/// The job's run-now statement when `lines` hold a miss or a failed run; each failed run's
+/// line that the scheduler can restart at its failed step gets that statement too.
+fn run_now_of(job: &JobReport, scheduler: &Scheduler, lines: &mut [TableLine]) -> Option<crate::run_now::RunNow> {
+    let failed = |l: &TableLine| {
+        l.run.as_ref().is_some_and(|r| {
+            matches!(r.outcome, RunOutcome::Failed | RunOutcome::Canceled | RunOutcome::Crashed | RunOutcome::Abandoned)
+        })
+    };
+    let any = lines.iter().any(|l| l.expected == Some(Mark::Missed) || failed(l));
+    if !any {
+        return None;
+    }
+    let facts = run_now_job(job);
+    let whole = crate::run_now::run_now(scheduler, &facts);
+    for l in lines.iter_mut().filter(|l| failed(l)) {
+        let step = l.run.as_ref().and_then(failed_step_name);
+        if let Some(step) = step {
+            let at_step =
+                crate::run_now::run_now(scheduler, &crate::run_now::RunNowJob { failed_step: Some(step), ..facts });
+            l.run_now = (at_step != whole).then_some(at_step);
+        }
+    }
+    Some(whole)
 }
 
 /// Which of the windows (`(days, window)`, smallest first, all ending at now) a deep link's
@@ -760,6 +810,7 @@ fn table_lines(
                 cause: o.cause,
                 note: o.note.clone(),
                 run: run.map(|r| runs[r].clone()),
+                run_now: None,
                 collapsed: Collapsed::single(),
             });
         }
@@ -772,6 +823,7 @@ fn table_lines(
                 cause: None,
                 note: SentenceView::default(),
                 run: Some(r.clone()),
+                run_now: None,
                 collapsed: Collapsed::single(),
             });
         }
@@ -1042,6 +1094,7 @@ mod timeline_tests {
             cause: None,
             note: SentenceView::default(),
             run,
+            run_now: None,
             collapsed: Collapsed::single(),
         }
     }

@@ -7,6 +7,7 @@ pub mod header;
 pub mod instance_chart;
 pub mod refresh;
 pub mod risks;
+pub mod run_now;
 pub mod simulator;
 pub mod status;
 pub mod time;
@@ -17,6 +18,7 @@ pub use cannot_tell::CannotTellNote;
 pub use collapsed::CollapsedMisses;
 pub use header::Header;
 pub use risks::{JobRisks, RisksSoon};
+pub use run_now::RunNowBlock;
 pub use status::{ErrorPanel, NotFound, set_status};
 /// The URLs and labels every view writes the same way (the model's).
 pub use sundial_model::links::*;

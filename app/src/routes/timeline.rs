@@ -200,6 +200,9 @@ fn table_row(l: TableLine, moment: bool, factors: &crate::engine::durations::Dur
     let flag = l.run.as_ref().and_then(|r| r.flag).map(|f| flag_badge(f, factors));
     let progress = l.run.as_ref().and_then(|r| r.progress.as_ref()).map(progress_text);
     let steps = l.run.as_ref().and_then(steps_view);
+    let run_now = l.run_now.clone().map(|r| {
+        view! { <crate::components::RunNowBlock r=r summary="Start it again at the failed step".to_string()/> }
+    });
     let expected = match l.expected {
         Some(m) => view! { <MarkBadge mark=m/> }.into_any(),
         None => {
@@ -256,6 +259,7 @@ fn table_row(l: TableLine, moment: bool, factors: &crate::engine::durations::Dur
                 {note}
                 {(!message.is_empty()).then(|| view! { <div class="message">{message}</div> })}
                 {steps}
+                {run_now}
             </td>
         </tr>
     }
@@ -298,6 +302,7 @@ fn TimelineView(data: TimelineData, risks: crate::api::RisksData) -> AnyView {
     let window_end = data.instance.window_end.ms;
     let at_note = data.at.clone().map(|a| at_note(a, days, window_end, &id, instance.as_deref()));
     let durations = durations_section(&data.durations);
+    let run_now = data.run_now.clone().map(|r| view! { <crate::components::RunNowBlock r=r/> });
     let running = data
         .runs
         .iter()
@@ -408,6 +413,7 @@ fn TimelineView(data: TimelineData, risks: crate::api::RisksData) -> AnyView {
             </div>
             {at_note}
             {running}
+            {run_now}
             <TimelineChart data=data.clone()/>
             {durations}
             <crate::components::JobRisks data=risks/>

@@ -222,6 +222,10 @@ fn problem_row(p: ProblemRow, back: &str) -> impl IntoView + use<> {
             </p>
         }
     });
+    let run_now = p.run_now.clone().map(|r| {
+        let summary = if r.statement.is_some() { "Run it now: the statement" } else { "Run it now: what to do" };
+        view! { <crate::components::RunNowBlock r=r summary=summary.to_string()/> }
+    });
     let holds = p.ack.as_ref().is_some_and(|a| a.lapsed.is_none());
     let form = (!holds && crate::api::may_acknowledge()).then(|| ack_form(&p, back));
     let undo = (holds && crate::api::may_acknowledge()).then(|| undo_form(&p, back));
@@ -246,6 +250,7 @@ fn problem_row(p: ProblemRow, back: &str) -> impl IntoView + use<> {
             <p class="problem-links">
                 <a href=p.link.clone() data-testid="evidence-link">"See the evidence →"</a>
             </p>
+            {run_now}
             {held}
             {ack}
             {undo}

@@ -98,6 +98,35 @@ impl InstanceLog for JudgedLog {
     }
 }
 
+impl FleetBackend {
+    /// For a missed or failed run's problem row: the statement that runs its job now, from
+    /// the instance's last good read (the job's command, the failed run's step) and its
+    /// scheduler; `None` for other problems, or a job or instance no longer read.
+    fn run_now(&self, row: &sundial_model::ProblemRow) -> Option<sundial_model::run_now::RunNow> {
+        use sundial_engine::triage::ProblemKind;
+        let failed = matches!(row.kind, ProblemKind::Failed | ProblemKind::NoSuccess);
+        if !failed && row.kind != ProblemKind::Missed {
+            return None;
+        }
+        let job_id = row.job_id.as_deref()?;
+        let instance = self.instances.iter().find(|i| i.reader.config.name == row.instance)?;
+        let state = instance.state.borrow();
+        let good = state.good.as_deref()?;
+        let (k, job) = good.read.input.jobs.iter().enumerate().find(|(_, j)| j.id == job_id)?;
+        let at = chrono::DateTime::<chrono::Utc>::from_timestamp_millis(row.at.ms)?;
+        let step = failed.then(|| good.runs.failed_step(k, at)).flatten();
+        let facts = sundial_model::run_now::RunNowJob {
+            id: &job.id,
+            name: &job.name,
+            category: &job.category,
+            owner: job.owner.as_deref(),
+            command: job.command.as_deref(),
+            failed_step: step.as_deref(),
+        };
+        Some(sundial_model::run_now::run_now(&instance.reader.config.kind.scheduler(), &facts))
+    }
+}
+
 impl Backend for FleetBackend {
     fn duration_flags(&self) -> sundial_engine::durations::DurationFlags {
         self.triage_settings.durations.clone()
@@ -134,6 +163,9 @@ impl Backend for FleetBackend {
     fn triage_of(&self, fleet: &FleetJudgment, scope: TriageScope) -> TriageData {
         let whole = scope.instance.is_none();
         let mut data = self.keeper.data(&fleet.judged, &scope, self.now(), fleet.counts);
+        for row in data.problems.iter_mut().chain(data.acknowledged.iter_mut()) {
+            row.run_now = self.run_now(row);
+        }
         if whole {
             // On a page, the windows in the zone of its problems (one zone per page).
             use sundial_model::triage::{page_zone, window_in};

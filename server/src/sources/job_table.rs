@@ -235,6 +235,7 @@ async fn read_with(db: &mut TablesDb, at: Polled<'_>, cache: Option<&SampleCache
             // The database user the job belongs to (its name is unique per owner).
             owner: (!owner.is_empty()).then(|| owner.clone()),
             enabled,
+            command: None,
             schedules: vec![JobSchedule {
                 id: schedule_id,
                 name: job_name,

@@ -445,6 +445,7 @@ fn job_of(key: String, f: Found, plan: &Plan) -> JobInput {
         // The jobactivity table records no owner.
         owner: None,
         enabled,
+        command: None,
         schedules,
         runs,
         history_horizon: None,

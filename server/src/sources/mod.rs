@@ -321,6 +321,7 @@ mod tests {
             category: String::new(),
             owner: None,
             enabled: true,
+            command: None,
             schedules: vec![JobSchedule {
                 id: 1,
                 name: "hourly".into(),

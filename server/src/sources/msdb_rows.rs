@@ -836,6 +836,7 @@ fn job_from_row(r: &JobRead, id: String) -> JobInput {
         category: r.category.text().unwrap_or_else(|| "[Uncategorized (Local)]".into()),
         owner: r.owner.text().filter(|o| !o.trim().is_empty()),
         enabled,
+        command: None,
         schedules: Vec::new(),
         runs: Vec::new(),
         history_horizon: None,

@@ -447,7 +447,7 @@ impl Polled<'_> {
 const Q_EVENTS: &str = "SELECT EVENT_SCHEMA AS s, EVENT_NAME AS n, DEFINER AS d, TIME_ZONE AS tz, EVENT_TYPE AS ty, \
      CAST(EXECUTE_AT AS CHAR) AS at, CAST(INTERVAL_VALUE AS CHAR) AS iv, INTERVAL_FIELD AS f, \
      CAST(STARTS AS CHAR) AS starts, CAST(ENDS AS CHAR) AS ends, STATUS AS st, ON_COMPLETION AS oc, \
-     CAST(LAST_EXECUTED AS CHAR) AS le \
+     CAST(LAST_EXECUTED AS CHAR) AS le, EVENT_DEFINITION AS body \
      FROM information_schema.EVENTS ORDER BY EVENT_SCHEMA, EVENT_NAME";
 
 /// The rows of [`Q_EVENTS`], in its order.
@@ -475,6 +475,9 @@ struct EventRow {
     schema: String,
     name: String,
     definer: String,
+    /// `EVENT_DEFINITION`: what the event runs (read from a server; a file's copy of `EVENTS`
+    /// need not have it).
+    body: Option<String>,
     event: MysqlEvent,
 }
 
@@ -497,7 +500,7 @@ impl EventRow {
             time_zone: text("tz"),
             last_executed: text("le"),
         };
-        EventRow { schema, name, definer: text("d").unwrap_or_default(), event }
+        EventRow { schema, name, definer: text("d").unwrap_or_default(), body: text("body"), event }
     }
 
     /// The event's key in Sundial's store, and its job's id and name: `schema.name`.
@@ -530,6 +533,7 @@ impl EventRow {
             category: self.schema.clone(),
             owner: Some(self.definer.clone()).filter(|d| !d.is_empty()),
             enabled,
+            command: self.body.filter(|b| !b.trim().is_empty()),
             schedules: vec![JobSchedule { id, name: self.name, enabled, schedule: Schedule::MysqlEvent(self.event) }],
             runs,
             history_horizon: horizon,

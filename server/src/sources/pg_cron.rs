@@ -615,6 +615,7 @@ fn assemble(
             category: row.database.unwrap_or_default(),
             owner: row.username.filter(|u| !u.is_empty()),
             enabled: active,
+            command: row.command.filter(|c| !c.trim().is_empty()),
             schedules: vec![JobSchedule {
                 id: jobid,
                 name: schedule.clone(),

@@ -429,6 +429,7 @@ fn assemble(
             category: job.class.clone().unwrap_or_default(),
             owner: None,
             enabled: job.enabled,
+            command: None,
             schedules,
             runs: Vec::new(),
             history_horizon: horizon,

@@ -431,6 +431,7 @@ fn job(
         // SchedulerConfigurations records no owner (RunStartedBy is who started a run).
         owner: None,
         enabled,
+        command: None,
         schedules: vec![JobSchedule {
             id: schedule_id,
             name: format!("{mode} {}", c.schedule_type.clone().unwrap_or_default()).trim().to_owned(),

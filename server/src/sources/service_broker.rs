@@ -342,6 +342,7 @@ fn read_job(
         // ScheduledJobs records no owner.
         owner: None,
         enabled: facts.enabled,
+        command: None,
         schedules: vec![JobSchedule {
             id: facts.schedule_id,
             name: text(r, "JobScheduleId").unwrap_or("once").to_owned(),

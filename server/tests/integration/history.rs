@@ -44,6 +44,7 @@ fn read(now: DateTime<Utc>, runs: Vec<Run>, horizon: Option<DateTime<Utc>>) -> S
         category: String::new(),
         owner: None,
         enabled: true,
+        command: None,
         schedules: Vec::new(),
         runs,
         history_horizon: horizon,

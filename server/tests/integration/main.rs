@@ -44,6 +44,7 @@ mod pgagent_schedule;
 mod pgagent_source;
 mod replicas;
 mod risks;
+mod run_now;
 mod secrets;
 mod security;
 mod seed_tables;

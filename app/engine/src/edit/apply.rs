@@ -161,12 +161,12 @@ fn tsql(s: &str) -> String {
 }
 
 /// T-SQL NVARCHAR literal.
-fn tsql_n(s: &str) -> String {
+pub(super) fn tsql_n(s: &str) -> String {
     format!("N'{}'", s.replace('\'', "''"))
 }
 
 /// PostgreSQL literal (standard_conforming_strings).
-fn pg(s: &str) -> String {
+pub(super) fn pg(s: &str) -> String {
     format!("'{}'", s.replace('\'', "''"))
 }
 
@@ -176,12 +176,12 @@ fn my(s: &str) -> String {
 }
 
 /// MySQL identifier.
-fn my_ident(s: &str) -> String {
+pub(super) fn my_ident(s: &str) -> String {
     format!("`{}`", s.replace('`', "``"))
 }
 
 /// Text safe inside a `--` comment: one line.
-fn one_line(s: &str) -> String {
+pub(super) fn one_line(s: &str) -> String {
     s.chars().map(|c| if c == '\n' || c == '\r' { ' ' } else { c }).collect()
 }
 

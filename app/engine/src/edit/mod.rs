@@ -36,6 +36,32 @@ pub use msdb::{msdb_description, msdb_description_idle};
 pub use row::{Row, parse_row, parse_row_full, to_row};
 pub use warn::{never_fires_warning, row_warnings, warnings};
 
+/// Text quoted for each server exactly as the simulator's statements quote it ([`apply`]'s
+/// rules), for other statements Sundial shows a DBA (the one that runs a job now).
+pub mod quote {
+    /// T-SQL NVARCHAR literal: `N'…'`, `'` doubled.
+    pub fn tsql_nvarchar(s: &str) -> String {
+        super::apply::tsql_n(s)
+    }
+    /// PostgreSQL literal: `'…'`, `'` doubled (standard_conforming_strings).
+    pub fn pg_literal(s: &str) -> String {
+        super::apply::pg(s)
+    }
+    /// PostgreSQL identifier: `"…"`, `"` doubled.
+    pub fn pg_ident(s: &str) -> String {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    }
+    /// MySQL identifier: backticks, `` ` `` doubled.
+    pub fn mysql_ident(s: &str) -> String {
+        super::apply::my_ident(s)
+    }
+    /// Text safe inside a `--` comment: its line breaks become spaces, so no value can end
+    /// the comment and become a statement.
+    pub fn comment(s: &str) -> String {
+        super::apply::one_line(s)
+    }
+}
+
 use super::Schedule;
 use serde::{Deserialize, Serialize};
 use std::fmt;

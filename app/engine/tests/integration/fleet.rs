@@ -21,6 +21,7 @@ fn job(id: &str, name: &str, enabled: bool, schedules: Vec<JobSchedule>, runs: V
         category: "[Uncategorized (Local)]".into(),
         owner: None,
         enabled,
+        command: None,
         schedules,
         runs,
         history_horizon: None,

@@ -924,6 +924,7 @@ fn job() -> BoxedStrategy<JobInput> {
                 category: String::new(),
                 owner: None,
                 enabled,
+                command: None,
                 schedules,
                 runs,
                 history_horizon,

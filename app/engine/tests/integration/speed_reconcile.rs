@@ -370,6 +370,7 @@ mod fleet {
                             category: String::new(),
                             owner: None,
                             enabled: spec.enabled,
+                            command: None,
                             schedules,
                             runs,
                             history_horizon: spec.horizon,

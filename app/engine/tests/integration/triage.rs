@@ -45,6 +45,7 @@ fn job(id: &str, runs: Vec<Run>) -> JobInput {
         category: String::new(),
         owner: None,
         enabled: true,
+        command: None,
         schedules: vec![hourly()],
         runs,
         history_horizon: None,

@@ -838,6 +838,7 @@ mod layout_tests {
             category: String::new(),
             owner: None,
             enabled: true,
+            command: None,
             schedules,
             runs,
             history_horizon: None,

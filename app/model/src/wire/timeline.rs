@@ -235,6 +235,11 @@ pub struct TableLine {
     #[serde(default, skip_serializing_if = "SentenceView::is_empty")]
     pub note: SentenceView,
     pub run: Option<RunView>,
+    /// For a failed run the scheduler can restart at its failed step (SQL Agent's
+    /// `@step_name`): the statement that does, where it differs from
+    /// [`TimelineData::run_now`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_now: Option<crate::run_now::RunNow>,
     /// Set when consecutive missed occurrences with one cause are collapsed into this line.
     #[serde(flatten)]
     pub collapsed: Collapsed,
@@ -291,4 +296,8 @@ pub struct TimelineData {
     /// The moment of a deep link (`?at=`), if the page was opened with one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub at: Option<AtView>,
+    /// What to do about a miss: the statement that runs the job now, when the window has a
+    /// missed occurrence or a failed run (Sundial never runs it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_now: Option<crate::run_now::RunNow>,
 }

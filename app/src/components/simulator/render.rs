@@ -194,13 +194,117 @@ fn lane(out: &mut String, label: &str, runs: &[ReplayedRun], window: Window, y: 
     (merged, bands)
 }
 
+/// A list whose items each stand for `n` runs (`data-runs`): what a summary's count adds up.
+fn counted_list(items: impl IntoIterator<Item = (String, usize)>, testid: &str) -> String {
+    let mut s = format!(r#"<ul class="imp-list" data-testid="{testid}">"#);
+    let mut any = false;
+    for (i, n) in items {
+        any = true;
+        let _ = write!(s, r#"<li data-runs="{n}">{}</li>"#, escape(&i));
+    }
+    if !any {
+        s.push_str(r#"<li class="muted">None.</li>"#);
+    }
+    s.push_str("</ul>");
+    s
+}
+
+/// `a`, or `a`–`b` when they differ.
+fn span_words(a: &str, b: &str) -> String {
+    if a == b { a.to_owned() } else { format!("{a}–{b}") }
+}
+
+/// The runs the scheduler would refuse as proposed, grouped: per moved job, the times of day
+/// refused on the same days make one line ("refused every day from Sat 11-22 to Fri 12-19 at
+/// 02:00–02:40 (5 times a day): 140 runs"), each with how many runs it stands for.
+fn refusal_lines(i: &Impact, zone: Zone) -> Vec<(String, usize)> {
+    use chrono::{NaiveDate, NaiveTime};
+    use std::collections::BTreeMap;
+    let mut out = Vec::new();
+    for m in &i.moved {
+        let mut by_time: BTreeMap<NaiveTime, Vec<NaiveDate>> = BTreeMap::new();
+        for r in m.proposed.iter().filter(|r| r.refused.is_some()) {
+            let l = tz::to_local(r.at, zone);
+            by_time.entry(l.time()).or_default().push(l.date());
+        }
+        let mut by_days: BTreeMap<Vec<NaiveDate>, Vec<NaiveTime>> = BTreeMap::new();
+        for (time, mut dates) in by_time {
+            dates.sort();
+            dates.dedup();
+            by_days.entry(dates).or_default().push(time);
+        }
+        let mut groups: Vec<(Vec<NaiveDate>, Vec<NaiveTime>)> = by_days.into_iter().collect();
+        groups.sort_by_key(|(d, t)| (d.first().copied(), t.first().copied()));
+        for (dates, times) in groups {
+            let (Some(first), Some(last)) = (dates.first(), dates.last()) else { continue };
+            let day = |d: &NaiveDate| d.format("%a %Y-%m-%d").to_string();
+            let consecutive = (*last - *first).num_days() + 1 == dates.len() as i64;
+            let days = match dates.len() {
+                1 => format!("on {}", day(first)),
+                n if consecutive => format!("every day from {} to {} ({n} days)", day(first), day(last)),
+                n => format!("on {n} days from {} to {}", day(first), day(last)),
+            };
+            let hm = |t: &NaiveTime| t.format("%H:%M").to_string();
+            let at = match times.len() {
+                1 => format!("at {}", hm(&times[0])),
+                n => format!("at {} ({n} times a day)", span_words(&hm(&times[0]), &hm(&times[n - 1]))),
+            };
+            let runs = dates.len() * times.len();
+            let word = if runs == 1 { "run" } else { "runs" };
+            out.push((
+                format!("{}: refused {days} {at}: {runs} {word}, the previous run would still be running", m.name),
+                runs,
+            ));
+        }
+    }
+    out
+}
+
+/// The jobs not moved that the change's overlaps (created or removed, likely or possible)
+/// collide with, each with its runs there (from its start to the end of the overlap), in
+/// the order first met.
+fn neighbours(i: &Impact) -> Vec<(String, Vec<ReplayedRun>)> {
+    let mut out: Vec<(String, Vec<ReplayedRun>)> = Vec::new();
+    let all = [&i.created.likely, &i.created.possible, &i.removed.likely, &i.removed.possible];
+    for o in all.into_iter().flatten().filter(|o| !o.other_moved) {
+        let run = ReplayedRun {
+            at: o.other_run,
+            likely: Window::new(o.other_run, o.span.end.max(o.other_run)),
+            possible: Window::new(o.other_run, o.span.end.max(o.other_run)),
+            refused: None,
+            refused_p95: None,
+        };
+        match out.iter_mut().find(|(n, _)| *n == o.other) {
+            Some((_, runs)) => {
+                if let Some(r) = runs.iter_mut().find(|r| r.at == run.at) {
+                    r.likely.end = r.likely.end.max(run.likely.end);
+                    r.possible = r.likely;
+                } else {
+                    runs.push(run);
+                }
+            }
+            None => out.push((o.other.clone(), vec![run])),
+        }
+    }
+    for (_, runs) in &mut out {
+        runs.sort_by_key(|r| r.at);
+    }
+    out
+}
+
+/// The most neighbours drawn on the axis, each in a lane of its own.
+const NEIGHBOUR_LANES: usize = 4;
+
 /// What the change does to the instance.
 pub fn impact(i: &Impact, zone: Zone) -> String {
     let s = i.summary;
     let days = ((i.window.end - i.window.start).num_hours() + 23) / 24;
+    let day = |t: DateTime<Utc>| tz::to_local(t, zone).format("%a %Y-%m-%d").to_string();
+    let last = i.window.end - chrono::TimeDelta::seconds(1);
     let moved: Vec<&str> = i.moved.iter().map(|m| m.name.as_str()).collect();
     let mut out = format!(
-        r#"<p data-testid="impact-summary">Over {days} day(s) the change moves {}: it creates {} overlap(s) ({} more possible at p95 durations) and removes {} ({} possible); the scheduler would refuse {} run(s) as proposed ({} today).</p>"#,
+        r#"<p data-testid="impact-summary">Over {days} day(s), {}, the change moves {}: it creates <span data-count="created">{}</span> overlap(s) and <span data-count="created-possible">{}</span> more possible at p95 durations; it removes <span data-count="removed">{}</span> and <span data-count="removed-possible">{}</span> possible; the scheduler would refuse <span data-count="refused">{}</span> run(s) as proposed, against {} as scheduled now.</p>"#,
+        span_words(&day(i.window.start), &day(last)),
         escape(&moved.join(", ")),
         s.created_likely,
         s.created_possible,
@@ -209,11 +313,13 @@ pub fn impact(i: &Impact, zone: Zone) -> String {
         s.refused_proposed,
         s.refused_current
     );
-    let lanes = i.moved.len() as i64 * 2;
+    let near = neighbours(i);
+    let drawn = near.len().min(NEIGHBOUR_LANES);
+    let lanes = i.moved.len() as i64 * 2 + drawn as i64;
     let h = lanes * 200 + 260;
     let _ = write!(
         out,
-        r#"<svg class="imp-axis" viewBox="-1300 0 11400 {h}" preserveAspectRatio="xMinYMin meet" role="img" aria-label="The job's runs now and as proposed, day by day">"#
+        r#"<svg class="imp-axis" viewBox="-1300 0 11400 {h}" preserveAspectRatio="xMinYMin meet" role="img" aria-label="The job's runs now and as proposed, and the runs of the jobs they would overlap, day by day">"#
     );
     // A tick at each local midnight, labelled with the day.
     let span = (i.window.end - i.window.start).num_seconds().max(1);
@@ -247,7 +353,26 @@ pub fn impact(i: &Impact, zone: Zone) -> String {
             bands += b;
         }
     }
+    // The neighbours the overlaps name, a lane each, under the moved jobs' lanes.
+    for (k, (name, runs)) in near.iter().take(drawn).enumerate() {
+        let y = i.moved.len() as i64 * 400 + k as i64 * 200;
+        let short: String =
+            if name.chars().count() > 14 { name.chars().take(13).chain(['…']).collect() } else { name.clone() };
+        out.push_str("<g class=\"imp-neighbour\" data-testid=\"impact-neighbour\">");
+        let _ = write!(out, "<title>{}</title>", escape(name));
+        let (n, b) = lane(&mut out, &short, runs, i.window, y, "imp-other");
+        out.push_str("</g>");
+        merged += n;
+        bands += b;
+    }
     out.push_str("</svg>");
+    if near.len() > drawn {
+        let _ = write!(
+            out,
+            r#"<p class="muted" data-testid="impact-more-neighbours">{} more job(s) it would overlap are in the lists below, not drawn.</p>"#,
+            near.len() - drawn
+        );
+    }
     if bands > 0 {
         let minutes = (MIN_STEP * span / 10_000 / 60).max(1);
         let _ = write!(
@@ -257,19 +382,14 @@ pub fn impact(i: &Impact, zone: Zone) -> String {
     }
     out.push_str("<h3>Overlaps the change creates</h3>");
     out.push_str(&list(i.created.likely.iter().map(|o| overlap_line(o, zone)), "created"));
+    out.push_str("<h3>Possible overlaps it creates (p95 durations)</h3>");
+    out.push_str(&list(i.created.possible.iter().map(|o| overlap_line(o, zone)), "created-possible"));
     out.push_str("<h3>Overlaps it removes</h3>");
     out.push_str(&list(i.removed.likely.iter().map(|o| overlap_line(o, zone)), "removed"));
-    out.push_str("<h3>Possible overlaps (p95 durations)</h3>");
-    out.push_str(&list(i.created.possible.iter().map(|o| overlap_line(o, zone)), "created-possible"));
+    out.push_str("<h3>Possible overlaps it removes (p95 durations)</h3>");
+    out.push_str(&list(i.removed.possible.iter().map(|o| overlap_line(o, zone)), "removed-possible"));
     out.push_str("<h3>Runs the scheduler would refuse (the job still running)</h3>");
-    out.push_str(&list(
-        i.moved.iter().flat_map(|m| {
-            m.proposed.iter().filter(|r| r.refused.is_some()).map(move |r| {
-                format!("{} at {}: refused, the previous run would still be running", m.name, local(r.at, zone))
-            })
-        }),
-        "refused",
-    ));
+    out.push_str(&counted_list(refusal_lines(i, zone), "refused"));
     out.push_str("<h3>Very frequent jobs (bands, not counted as conflicts)</h3>");
     out.push_str(&list(i.bands.iter().map(|b| format!("{}: {}", b.job, b.pattern)), "bands"));
     if !i.no_history.is_empty() {
@@ -623,6 +743,64 @@ mod tests {
         assert!(note.contains("672 runs in 2 band(s)"), "{note}");
     }
 
+    /// A month of a nightly job moved from 01:00 into five runs from 02:00 to 02:40 that its
+    /// own 45 minutes refuse, beside three neighbours: the summary's every count is what its
+    /// list shows (refusals grouped, each line counting its runs), and the axis draws the
+    /// neighbours the overlaps name.
+    #[test]
+    fn the_summary_counts_what_its_lists_show_with_refusals_grouped_and_neighbours_drawn() {
+        use crate::engine::replay::{EditedJob, Estimate, OtherJob, Settings, replay};
+        let day0 = DateTime::parse_from_rfc3339("2026-11-23T00:00:00Z").unwrap().to_utc();
+        let daily = |h: i64, m: i64| -> Vec<DateTime<Utc>> {
+            (0..30).map(|d| day0 + chrono::TimeDelta::minutes(d * 1440 + h * 60 + m)).collect()
+        };
+        let est = |p50: i64, p95: i64| Some(Estimate { p50_secs: p50 * 60, p95_secs: p95 * 60 });
+        let mut proposed: Vec<DateTime<Utc>> = (0..5).flat_map(|k| daily(2, k * 10)).collect();
+        proposed.sort();
+        let edit = EditedJob { name: "Nightly load".into(), current: daily(1, 0), proposed, estimate: est(45, 50) };
+        let other = |name: &str, h, m, e| OtherJob {
+            name: name.into(),
+            occurrences: daily(h, m),
+            estimate: e,
+            shared_schedules: vec![],
+            proposed: None,
+        };
+        let others =
+            [other("Backup", 2, 30, est(20, 60)), other("Index", 1, 40, est(5, 30)), other("Stats", 1, 47, est(5, 10))];
+        let window = Window::new(day0, day0 + chrono::TimeDelta::days(30));
+        let i = replay(&edit, &others, window, &Settings { band_gap_secs: 60 });
+        let doc = parse(&impact(&i, Zone::UTC));
+        let count = |what: &str| -> usize {
+            text(all(&doc, &format!("[data-testid=impact-summary] [data-count={what}]"))[0]).parse().unwrap()
+        };
+        let items = |id: &str| all(&doc, &format!("ul[data-testid={id}] li:not(.muted)"));
+        for id in ["created", "created-possible", "removed", "removed-possible"] {
+            assert_eq!(count(id), items(id).len(), "{id}");
+        }
+        assert!(count("removed") > 0 && count("removed-possible") > 0 && count("created") > 0, "{:?}", i.summary);
+        // 4 refusals a night for 30 nights: one line, counting them.
+        let refused = items("refused");
+        assert_eq!(refused.len(), 1, "grouped: {:?}", refused.iter().map(|r| text(*r)).collect::<Vec<_>>());
+        let runs: usize = refused.iter().map(|r| attr(*r, "data-runs").unwrap().parse::<usize>().unwrap()).sum();
+        assert_eq!((count("refused"), runs), (120, 120));
+        let line = text(refused[0]);
+        assert!(
+            line.contains(
+                "every day from Mon 2026-11-23 to Tue 2026-12-22 (30 days) at 02:10–02:40 (4 times a day): 120 runs"
+            ),
+            "{line}"
+        );
+        // The summary names the days the lists cover, and the count as scheduled now.
+        let summary = text(all(&doc, "[data-testid=impact-summary]")[0]);
+        assert!(summary.contains("Over 30 day(s), Mon 2026-11-23–Tue 2026-12-22,"), "{summary}");
+        assert!(summary.contains("against 0 as scheduled now"), "{summary}");
+        // The neighbours the overlaps name are drawn, each in its lane.
+        let mut drawn: Vec<String> = all(&doc, "g.imp-neighbour > title").into_iter().map(text).collect();
+        drawn.sort();
+        assert_eq!(drawn, ["Backup", "Index", "Stats"]);
+        assert!(all(&doc, "g.imp-neighbour rect.imp-other").len() >= 60, "each neighbour's runs drawn");
+    }
+
     /// What the simulator shows of an impact: `names` moved (the first the edited job),
     /// overlapping `other`, `band` a band with `pattern`, every job without history.
     fn impact_of(names: &[String], other: &str, band: &str, pattern: &str) -> Impact {
@@ -780,14 +958,19 @@ mod tests {
             } else {
                 vec!["now".into(), "proposed".into()]
             };
-            prop_assert_eq!(&labels[labels.len() - lanes.len()..], &lanes[..]);
+            // The moved jobs' lanes, then the neighbour they overlap (its label cut to 14
+            // characters; its whole name in the lane's title).
+            prop_assert_eq!(&labels[labels.len() - lanes.len() - 1..labels.len() - 1], &lanes[..]);
+            let neighbour = all(&doc, "g.imp-neighbour > title").into_iter().map(text).collect::<Vec<_>>();
+            prop_assert_eq!(neighbour, vec![norm(&other)]);
             let items = |id: &str| all(&doc, &format!("ul[data-testid={id}] li")).into_iter().map(text).collect::<Vec<_>>();
             let lines: Vec<String> = i.created.likely.iter().map(|o| norm(&overlap_line(o, Zone::UTC))).collect();
             prop_assert_eq!(items("created"), lines.clone());
             prop_assert_eq!(items("removed"), lines);
+            let on = at(2).format("on %a %Y-%m-%d at %H:%M");
             let refused: Vec<String> = names
                 .iter()
-                .map(|n| norm(&format!("{n} at {}: refused, the previous run would still be running", local(at(2), Zone::UTC))))
+                .map(|n| norm(&format!("{n}: refused {on}: 1 run, the previous run would still be running")))
                 .collect();
             prop_assert_eq!(items("refused"), refused);
             prop_assert_eq!(items("bands"), vec![norm(&format!("{band}: {pattern}"))]);

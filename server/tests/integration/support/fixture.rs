@@ -180,6 +180,7 @@ fn job(spec: JobSpec, window: Window, plan: impl Fn(DateTime<Utc>) -> Plan, extr
         category: spec.category.into(),
         owner: None,
         enabled: spec.enabled,
+        command: None,
         schedules: Vec::new(),
         descriptions: vec![spec.description.into()],
         schedule_notes: vec![None],

@@ -11,6 +11,7 @@ use chrono::{DateTime, NaiveTime, TimeZone, Utc};
 use std::sync::Arc;
 
 mod backend;
+pub mod calendar;
 pub mod figures;
 mod log;
 pub use backend::*;

@@ -147,3 +147,14 @@ pub async fn instance_timeline(
 ) -> Result<super::instance_timeline::InstanceTimelineData, ApiError> {
     super::context::timeline(instance.as_deref(), from.as_deref(), to.as_deref(), true).await
 }
+
+/// The fleet calendar (`/calendar`): a day or a week (`span`) from the date `at` (absent:
+/// today), across the fleet or one `instance`, past runs and the runs expected ahead.
+#[server(prefix = "/api/fn", endpoint = "calendar")]
+pub async fn calendar(
+    span: Option<String>,
+    at: Option<String>,
+    instance: Option<String>,
+) -> Result<super::CalendarData, ApiError> {
+    super::context::calendar(span.as_deref(), at.as_deref(), instance.as_deref()).await
+}

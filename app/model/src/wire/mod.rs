@@ -3,12 +3,14 @@ use crate::engine::{RunOutcome, Severity};
 use serde::{Deserialize, Serialize};
 
 mod auth;
+mod calendar;
 mod fleet;
 mod jobs;
 mod log;
 mod timeline;
 
 pub use auth::*;
+pub use calendar::*;
 pub use fleet::*;
 pub use jobs::*;
 pub use log::*;

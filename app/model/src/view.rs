@@ -672,6 +672,7 @@ pub fn timeline_data(
         ticks: ticks(window, tz),
         durations,
         at,
+        ahead: Default::default(),
     })
 }
 

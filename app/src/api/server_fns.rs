@@ -133,6 +133,10 @@ pub async fn job_timeline(
     if let Some(e) = error {
         data.at = Some(super::AtView { at: None, error: Some(e), inside: false, line: None, chosen: false });
     }
+    // What comes after now, from the analysis reaching a week past it (the instance timeline's).
+    if let Ok(ahead) = super::context::timeline_source(Some(&report.name)).await {
+        data.ahead = view::calendar::ahead(&ahead, Some(&job_id), super::instance_timeline::NEXT_RUNS);
+    }
     Ok(data)
 }
 

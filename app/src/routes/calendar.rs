@@ -291,3 +291,43 @@ fn CalendarView(data: CalendarData) -> AnyView {
     }
     .into_any()
 }
+
+/// "Next runs": what comes after now on a job's page (`job_names`: false) or an instance's
+/// timeline: the next runs expected, each a link to its job at that moment, and the
+/// maintenance windows open now or planned ahead; a link to the calendar of the days ahead.
+pub fn next_runs(ahead: api::Ahead, job_names: bool, calendar: String) -> impl IntoView {
+    let runs = ahead
+        .runs
+        .into_iter()
+        .map(|r| {
+            let what = if job_names { format!("{} · ", r.job) } else { String::new() };
+            view! {
+                <li data-testid="next-run">
+                    <a href=r.href>{what}{r.at.zoned()}</a>
+                    <span class="muted">{format!(" ({})", r.after)}</span>
+                </li>
+            }
+        })
+        .collect_view();
+    let windows = ahead
+        .windows
+        .into_iter()
+        .map(|m| {
+            let word = if m.state == "now" { "Open now" } else { "Planned" };
+            view! {
+                <li data-testid="next-window" data-state=m.state>
+                    <span class=format!("cal-state cal-state-{}", m.state)>{word}</span>
+                    {format!(" maintenance: {} · {} to {}", m.label, m.start.zoned(), m.end.zoned())}
+                </li>
+            }
+        })
+        .collect_view();
+    view! {
+        <section class="next-runs" data-testid="next-runs" aria-labelledby="next-runs-h">
+            <h2 id="next-runs-h">"Next runs"</h2>
+            <ul>{runs}</ul>
+            <ul class="next-windows">{windows}</ul>
+            <p class="muted"><a href=calendar>"The calendar of the days ahead"</a></p>
+        </section>
+    }
+}

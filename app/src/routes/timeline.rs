@@ -409,6 +409,10 @@ fn TimelineView(data: TimelineData) -> AnyView {
             {at_note}
             {running}
             <TimelineChart data=data.clone()/>
+            {(!data.ahead.runs.is_empty() || !data.ahead.windows.is_empty()).then(|| {
+                let calendar = format!("/calendar?span=week&instance={}", crate::components::encode_segment(&data.instance.name));
+                crate::routes::calendar::next_runs(data.ahead.clone(), false, calendar)
+            })}
             {durations}
             <h2>"Occurrences and runs"</h2>
             <p class="summary" data-testid="timeline-summary">

@@ -555,6 +555,52 @@ pub fn build(sources: &[CalSource<'_>], ask: CalAsk<'_>, risks: Vec<CalRisk>) ->
     data
 }
 
+/// What comes after `report`'s now: the next `n` expected runs (of `job` only, or of every
+/// job), and the maintenance windows over them open now or planned ahead. The report must
+/// reach past now (the timeline's analysis, [`crate::instance_timeline::source`]).
+pub fn ahead(report: &InstanceReport, job: Option<&str>, n: usize) -> crate::wire::Ahead {
+    let now = report.now;
+    let mut runs: Vec<(DateTime<Utc>, &JobReport)> = Vec::new();
+    for j in report.jobs.iter().filter(|j| job.is_none_or(|id| j.id == id)) {
+        for (o, outcome) in
+            j.forecast.occurrences.iter().zip(j.reconciliation.outcomes.iter().map(Some).chain(std::iter::repeat(None)))
+        {
+            if o.at >= now && matches!(outcome, None | Some(Outcome::Upcoming)) {
+                runs.push((o.at, j));
+            }
+        }
+    }
+    runs.sort_by(|a, b| (a.0, &a.1.name).cmp(&(b.0, &b.1.name)));
+    runs.truncate(n);
+    let runs = runs
+        .into_iter()
+        .map(|(at, j)| crate::wire::AheadRun {
+            job_id: j.id.clone(),
+            job: j.name.clone(),
+            at: point(at, report.tz),
+            href: job_at_href(Some(&report.name), &j.id, at),
+            after: format!("in {}", duration_text((at - now).num_seconds().max(0))),
+        })
+        .collect();
+    let names: Option<(&str, &str)> =
+        job.and_then(|id| report.jobs.iter().find(|j| j.id == id)).map(|j| (j.id.as_str(), j.name.as_str()));
+    let windows = report
+        .maintenance
+        .iter()
+        .filter(|m| m.window.end > now)
+        .filter(|m| names.is_none_or(|(id, name)| m.covers(id, name)))
+        .map(|m| CalMaintenance {
+            instance: report.name.clone(),
+            label: m.label.clone(),
+            start: point(m.window.start, report.tz),
+            end: point(m.window.end, report.tz),
+            state: if m.window.start <= now { "now" } else { "planned" }.into(),
+            jobs: m.jobs.clone(),
+        })
+        .collect();
+    crate::wire::Ahead { runs, windows }
+}
+
 fn hour_at<'a>(days: &'a mut [CalDay], places: &[(usize, usize)], slot: usize) -> Option<&'a mut CalHour> {
     let (d, h) = places.get(slot)?;
     days.get_mut(*d)?.hours.get_mut(*h)
@@ -885,6 +931,39 @@ mod tests {
         assert_eq!((h.entries.len(), h.more), (MAX_PER_HOUR, 20 - MAX_PER_HOUR));
         assert!(h.entries.iter().any(|e| e.job_id == "j17" && e.class == "o-failed"));
         assert!(h.more_href.as_deref().is_some_and(|x| x.starts_with("/timeline?from=2026-11-22T06:00:00Z")));
+    }
+
+    #[test]
+    fn ahead_lists_the_next_runs_and_the_windows_planned_for_the_job() {
+        let w = |a: &str, b: &str, jobs: Vec<String>| Maintenance {
+            window: Window::new(t(a), t(b)),
+            jobs,
+            label: "patch".into(),
+        };
+        let r = report(
+            "UTC",
+            vec![job("a", "0 * * * *", vec![]), job("b", "30 */6 * * *", vec![])],
+            vec![
+                w("2026-11-21T01:00:00Z", "2026-11-21T02:00:00Z", vec![]),
+                w("2026-11-23T01:00:00Z", "2026-11-23T02:00:00Z", vec!["b".into()]),
+            ],
+            "2026-11-22T12:10:00Z",
+        );
+        let a = ahead(&r, Some("a"), 5);
+        let at: Vec<&str> = a.runs.iter().map(|r| &r.at.local[11..16]).collect();
+        assert_eq!(at, ["13:00", "14:00", "15:00", "16:00", "17:00"]);
+        assert_eq!(a.runs[0].after, "in 50 min");
+        assert_eq!(a.runs[0].href, "/jobs/a?at=2026-11-22T13:00:00Z&instance=I");
+        // The past window is not ahead; b's window is not a's.
+        assert!(a.windows.is_empty(), "{:?}", a.windows);
+        let all = ahead(&r, None, 5);
+        let jobs: Vec<&str> = all.runs.iter().map(|r| r.job_id.as_str()).collect();
+        assert_eq!(jobs, ["a", "a", "a", "a", "a"]);
+        assert_eq!(all.runs.iter().filter(|r| r.at.local.ends_with("18:30:00")).count(), 0);
+        let b = ahead(&r, Some("b"), 2);
+        assert_eq!(b.runs.iter().map(|r| &r.at.local[11..16]).collect::<Vec<_>>(), ["18:30", "00:30"]);
+        assert_eq!(b.windows.len(), 1);
+        assert_eq!(b.windows[0].state, "planned");
     }
 
     #[test]

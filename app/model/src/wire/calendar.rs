@@ -151,7 +151,7 @@ pub struct CalEntry {
 }
 
 /// A maintenance window over the span.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CalMaintenance {
     pub instance: String,
     pub label: String,
@@ -195,4 +195,24 @@ pub struct CalRisk {
     pub kind: String,
     pub at: TimePoint,
     pub explanation: String,
+}
+
+/// What comes after now on a job's page or an instance's timeline: the next runs expected and
+/// the maintenance windows planned (or open) ahead.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Ahead {
+    pub runs: Vec<AheadRun>,
+    pub windows: Vec<CalMaintenance>,
+}
+
+/// One expected run ahead of now.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AheadRun {
+    pub job_id: String,
+    pub job: String,
+    pub at: TimePoint,
+    /// The job's page at that moment.
+    pub href: String,
+    /// "in 3 h 20 min"
+    pub after: String,
 }

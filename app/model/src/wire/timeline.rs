@@ -291,4 +291,7 @@ pub struct TimelineData {
     /// The moment of a deep link (`?at=`), if the page was opened with one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub at: Option<AtView>,
+    /// What comes after now: the next runs and the maintenance planned ahead.
+    #[serde(default)]
+    pub ahead: super::Ahead,
 }

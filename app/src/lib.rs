@@ -90,6 +90,7 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/jobs/:job_id") view=routes::timeline::TimelinePage ssr=SsrMode::Async/>
                 <Route path=path!("/simulate") view=routes::simulate::SimulatePage ssr=SsrMode::Async/>
                 <Route path=path!("/timeline") view=routes::instance_timeline::InstanceTimelinePage ssr=SsrMode::Async/>
+                <Route path=path!("/calendar") view=routes::calendar::CalendarPage ssr=SsrMode::Async/>
                 <Route path=path!("/signin") view=routes::signin::SignInPage ssr=SsrMode::Async/>
             </Routes>
         </Router>

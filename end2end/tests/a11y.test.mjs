@@ -84,6 +84,8 @@ async function pages() {
     ['/log', 200],
     ['/simulate', 200],
     ['/timeline', 200],
+    ['/calendar', 200],
+    ['/calendar?span=week&at=2026-11-23&instance=pg-analytics', 200],
     ['/maintenance', 200],
     ['/find?q=back', 200],
     ['/signin?error=wrong&next=%2Ffleet', 200],

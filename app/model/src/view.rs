@@ -11,6 +11,7 @@ use chrono::{DateTime, NaiveTime, TimeZone, Utc};
 use std::sync::Arc;
 
 mod backend;
+pub mod calendar;
 pub mod figures;
 mod log;
 pub mod risks;
@@ -674,6 +675,7 @@ pub fn timeline_data(
         durations,
         at,
         run_now,
+        ahead: Default::default(),
     })
 }
 

@@ -98,3 +98,12 @@ pub async fn timeline(
 ) -> Result<sundial_model::instance_timeline::InstanceTimelineData, ApiError> {
     sundial_model::instance_timeline::load(backend_or_error()?.as_ref(), instance, from, to, decorate).await
 }
+
+/// The calendar page's data ([`sundial_model::view::calendar::load`]).
+pub async fn calendar(
+    span: Option<&str>,
+    at: Option<&str>,
+    instance: Option<&str>,
+) -> Result<sundial_model::CalendarData, ApiError> {
+    model::calendar::load(backend_or_error()?.as_ref(), span, at, instance).await
+}

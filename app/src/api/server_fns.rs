@@ -143,6 +143,10 @@ pub async fn job_timeline(
     if let Some(e) = error {
         data.at = Some(super::AtView { at: None, error: Some(e), inside: false, line: None, chosen: false });
     }
+    // What comes after now, from the analysis reaching a week past it (the instance timeline's).
+    if let Ok(ahead) = super::context::timeline_source(Some(&report.name)).await {
+        data.ahead = view::calendar::ahead(&ahead, Some(&job_id), super::instance_timeline::NEXT_RUNS);
+    }
     Ok(data)
 }
 
@@ -156,4 +160,15 @@ pub async fn instance_timeline(
     to: Option<String>,
 ) -> Result<super::instance_timeline::InstanceTimelineData, ApiError> {
     super::context::timeline(instance.as_deref(), from.as_deref(), to.as_deref(), true).await
+}
+
+/// The fleet calendar (`/calendar`): a day or a week (`span`) from the date `at` (absent:
+/// today), across the fleet or one `instance`, past runs and the runs expected ahead.
+#[server(prefix = "/api/fn", endpoint = "calendar")]
+pub async fn calendar(
+    span: Option<String>,
+    at: Option<String>,
+    instance: Option<String>,
+) -> Result<super::CalendarData, ApiError> {
+    super::context::calendar(span.as_deref(), at.as_deref(), instance.as_deref()).await
 }

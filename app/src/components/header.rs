@@ -15,6 +15,7 @@ enum View {
     Triage,
     Log,
     Timeline,
+    Calendar,
     Simulate,
     Other,
 }
@@ -30,6 +31,8 @@ fn current_view(path: &str) -> View {
         View::Log
     } else if path.starts_with("/timeline") {
         View::Timeline
+    } else if path.starts_with("/calendar") {
+        View::Calendar
     } else if path.starts_with("/simulate") {
         View::Simulate
     } else {
@@ -63,6 +66,7 @@ pub fn Header(#[prop(optional)] instance: Option<InstanceHead>) -> AnyView {
                 {link(View::Fleet, "/fleet".to_string(), "Fleet")}
                 {link(View::Log, format!("/log?days={days}{iq}"), "Log")}
                 {link(View::Timeline, format!("/timeline{}", iq.replacen('&', "?", 1)), "Timeline")}
+                {link(View::Calendar, format!("/calendar{}", iq.replacen('&', "?", 1)), "Calendar")}
                 {link(View::Simulate, "/simulate".to_string(), "Simulate")}
             </nav>
             {open_count()}

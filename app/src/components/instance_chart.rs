@@ -1099,6 +1099,7 @@ mod tests {
             ticks: vec![],
             tick_px: vec![],
             tick_zone: "UTC".into(),
+            ahead: Default::default(),
         }
     }
 

@@ -111,6 +111,9 @@ fn InstanceTimelineView(data: api::instance_timeline::InstanceTimelineData) -> A
                 inner_html=chart
             ></div>
             <InstanceChartLive/>
+            {(!data.ahead.runs.is_empty() || !data.ahead.windows.is_empty()).then(|| {
+                crate::routes::calendar::next_runs(data.ahead.clone(), true, format!("/calendar?span=week&instance={}", crate::components::encode_segment(&head.name)))
+            })}
             <Legend scheduler=head.scheduler.clone()/>
             <ul class="legend itl-legend" aria-label="Legend of the instance timeline">
                 <li><span class="sw itl-sw-ov"></span>"Shares a minute or more with a run of another job (a dashed line under it)"</li>

@@ -1,4 +1,5 @@
 //! One file per page.
+pub mod calendar;
 pub mod find;
 pub mod fleet;
 pub mod instance_timeline;

@@ -415,6 +415,10 @@ fn TimelineView(data: TimelineData, risks: crate::api::RisksData) -> AnyView {
             {running}
             {run_now}
             <TimelineChart data=data.clone()/>
+            {(!data.ahead.runs.is_empty() || !data.ahead.windows.is_empty()).then(|| {
+                let calendar = format!("/calendar?span=week&instance={}", crate::components::encode_segment(&data.instance.name));
+                crate::routes::calendar::next_runs(data.ahead.clone(), false, calendar)
+            })}
             {durations}
             <crate::components::JobRisks data=risks/>
             <h2>"Occurrences and runs"</h2>

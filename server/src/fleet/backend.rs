@@ -296,8 +296,19 @@ impl Backend for FleetBackend {
                     let covers = Window::ending_at(good.read.now, Span::days(READ_DAYS));
                     let r = good.shown(i.reader.store.as_ref(), &name, covers).await;
                     let mut input = r.input;
-                    input.maintenance = i.book.for_instance(&name, covers);
-                    Kept::Snapshot(Arc::new(Snapshot { input, now: r.now, covers, events: r.events }))
+                    // The windows planned ahead too: the calendar and the timelines draw the week after now.
+                    let ahead = Window::new(covers.start, covers.end + chrono::Duration::days(7));
+                    input.maintenance = i.book.for_instance(&name, ahead);
+                    let reported_next = r
+                        .reported_next
+                        .iter()
+                        .map(|n| sundial_model::ssr::ReportedNext {
+                            job_id: n.job_id.clone(),
+                            at: n.at,
+                            column: n.column.to_owned(),
+                        })
+                        .collect();
+                    Kept::Snapshot(Arc::new(Snapshot { input, now: r.now, covers, events: r.events, reported_next }))
                 })
                 .await;
             match made {

@@ -151,8 +151,8 @@ pub struct SourceRead {
     pub now: DateTime<Utc>,
     /// The data is a fixed snapshot (the demo's file): nothing to refresh, never stale.
     pub frozen: bool,
-    /// Next runs the scheduler itself reports, checked by [`finish`] (not shared: by then its
-    /// findings are in the jobs' diagnostics).
+    /// Next runs the scheduler itself reports, checked by [`finish`] and kept for the calendar
+    /// (not shared: by then its findings are in the jobs' diagnostics).
     #[serde(skip)]
     pub reported_next: Vec<ReportedNext>,
     /// Whole, or a delta against [`ReadContext::held`] (only until [`read`] merges it).
@@ -266,7 +266,8 @@ pub fn finish(read: &mut SourceRead) {
         .any(|n| n.severity != sundial_engine::Severity::Info && n.tells(sundial_engine::Finding::SchedulerStopped));
     let tz = read.input.tz;
     let now = read.now;
-    for reported in std::mem::take(&mut read.reported_next) {
+    // Kept on the read: the calendar shows each job's reported next run beside Sundial's.
+    for reported in &read.reported_next {
         let Some(job) = read.input.jobs.iter_mut().find(|j| j.id == reported.job_id) else { continue };
         // One due this instant may be starting: the scheduler moves its next run on after.
         if reported.at < now {

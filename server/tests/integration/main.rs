@@ -13,6 +13,7 @@ mod alerts;
 mod api;
 mod architecture;
 mod auth;
+mod calendar;
 mod cli;
 mod cli_dialects;
 mod config;

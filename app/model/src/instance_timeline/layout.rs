@@ -12,6 +12,9 @@ use chrono::{DateTime, NaiveTime, TimeZone, Utc};
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
+/// How many runs ahead the page lists ("Next runs").
+pub const NEXT_RUNS: usize = 5;
+
 fn utc(ms: i64) -> DateTime<Utc> {
     DateTime::from_timestamp_millis(ms).unwrap_or_default()
 }
@@ -120,6 +123,7 @@ pub fn layout(
         tick_px: tick_widths(&ticks, view, tz),
         ticks,
         tick_zone: tz.name().to_owned(),
+        ahead: crate::view::calendar::ahead(report, None, NEXT_RUNS),
     }
 }
 

@@ -320,6 +320,9 @@ pub struct InstanceTimelineData {
     pub tick_px: Vec<u32>,
     /// The zone the ticks are labelled in.
     pub tick_zone: String,
+    /// What comes after now: the next runs and the maintenance planned ahead.
+    #[serde(default)]
+    pub ahead: super::Ahead,
 }
 
 #[cfg(feature = "ssr")]

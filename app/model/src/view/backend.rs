@@ -149,6 +149,20 @@ pub struct Snapshot {
     pub covers: Window,
     /// The source's own log, if it keeps one.
     pub events: Vec<crate::engine::log::LogEvent>,
+    /// The next runs the scheduler itself reported (msdb's `next_scheduled_run_date`,
+    /// pgAgent's `jobnextrun`, Primentra's `NextRunOn`), as read: the calendar says where
+    /// Sundial's forecast agrees.
+    pub reported_next: Vec<ReportedNext>,
+}
+
+/// The scheduler's own idea of a job's next run, as its table holds it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReportedNext {
+    /// The job's id in the read.
+    pub job_id: String,
+    pub at: DateTime<Utc>,
+    /// The column it came from (`next_scheduled_run_date`, `jobnextrun`, `NextRunOn`).
+    pub column: String,
 }
 
 /// Put in leptos context by the server.

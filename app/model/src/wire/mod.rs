@@ -3,6 +3,7 @@ use crate::engine::{RunOutcome, Severity};
 use serde::{Deserialize, Serialize};
 
 mod auth;
+mod calendar;
 mod fleet;
 mod jobs;
 mod log;
@@ -10,6 +11,7 @@ mod risks;
 mod timeline;
 
 pub use auth::*;
+pub use calendar::*;
 pub use fleet::*;
 pub use jobs::*;
 pub use log::*;

@@ -300,4 +300,7 @@ pub struct TimelineData {
     /// missed occurrence or a failed run (Sundial never runs it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run_now: Option<crate::run_now::RunNow>,
+    /// What comes after now: the next runs and the maintenance planned ahead.
+    #[serde(default)]
+    pub ahead: super::Ahead,
 }

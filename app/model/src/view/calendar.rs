@@ -608,7 +608,7 @@ fn hour_at<'a>(days: &'a mut [CalDay], places: &[(usize, usize)], slot: usize) -
 
 /// The calendar page's data: `span` and `at` as the URL gives them (a day, today, when
 /// absent), over `instance` (`None`: every instance). Instances that cannot be read now are
-/// named in its notes; the risks slot is left empty here (see [`build`]).
+/// named in its notes; the risks ahead inside the span are drawn in their hours.
 pub async fn load(
     backend: &dyn Backend,
     span: Option<&str>,
@@ -646,8 +646,24 @@ pub async fn load(
     let first = first_day(span, parse_date(at, today)?);
     let sources: Vec<CalSource<'_>> =
         read.iter().map(|(r, n)| CalSource { report: r.as_ref(), reported_next: n.as_slice() }).collect();
-    // The risks ahead: the lead's `Backend` method fills this slot (stream B leaves it empty).
-    let risks = Vec::new();
+    // The risks ahead within the span (their one judgment, `Backend::risks`): a marker at each
+    // of their instants. A risk without one (a job that never runs) has no hour to be drawn in.
+    let (from, to) = (day_start(first, zone), day_start(first + chrono::Days::new(span.days() as u64), zone));
+    let mut risks = Vec::new();
+    if to > now {
+        let days = u32::try_from((to - now).num_days() + 1).unwrap_or(u32::MAX).clamp(1, crate::wire::RISK_DAYS_MAX);
+        for r in backend.risks(instance, days).await.risks {
+            for t in r.at.iter().filter(|t| t.ms >= from.timestamp_millis() && t.ms < to.timestamp_millis()) {
+                risks.push(CalRisk {
+                    instance: r.instance.clone(),
+                    job_id: r.job_id.clone(),
+                    kind: r.kind.clone(),
+                    at: t.clone(),
+                    explanation: r.explanation.clone(),
+                });
+            }
+        }
+    }
     let mut data = build(&sources, CalAsk { span, first, zone, now, instance, instances: names }, risks);
     data.notes.extend(notes);
     Ok(data)

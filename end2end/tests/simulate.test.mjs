@@ -486,6 +486,52 @@ test('on the desk, the 7-day chart of a 30-minute job says how many runs it drew
   await context.close();
 });
 
+test("the impact summary's counts are its lists' lengths; refusals grouped; the neighbours drawn (desk and phone, light and dark)", async () => {
+  const seenOf = (page) => page.evaluate(() => {
+    const count = (what) => +document.querySelector(`[data-testid="impact-summary"] [data-count="${what}"]`).textContent;
+    const items = (id) => [...document.querySelectorAll(`ul[data-testid="${id}"] li:not(.muted)`)];
+    const out = {};
+    for (const id of ['created', 'created-possible', 'removed', 'removed-possible']) out[id] = [count(id), items(id).length];
+    out.refused = [count('refused'), items('refused').reduce((n, li) => n + +li.dataset.runs, 0), items('refused').length];
+    out.neighbours = [...document.querySelectorAll('svg.imp-axis g.imp-neighbour > title')].map((t) => t.textContent);
+    return out;
+  });
+  const agrees = (seen) => {
+    for (const id of ['created', 'created-possible', 'removed', 'removed-possible']) {
+      assert.equal(seen[id][0], seen[id][1], `${id}: the summary counts ${seen[id][0]}, the list shows ${seen[id][1]}`);
+    }
+    assert.equal(seen.refused[0], seen.refused[1], `refusals: the summary counts ${seen.refused[0]}, the list's lines ${seen.refused[1]}`);
+  };
+  for (const [width, height, colorScheme] of [[1440, 900, 'light'], [390, 844, 'dark'], [1440, 900, 'dark'], [390, 844, 'light']]) {
+    const { page, context } = await simulatorOf('IndexOptimize - USER_DATABASES');
+    await page.setViewportSize({ width, height });
+    await page.emulateMedia({ colorScheme });
+    // Sunday 03:00 → 01:00, on top of the weekly full backup: the backup is drawn beside it.
+    await page.locator('#sim-at').fill('01:00:00');
+    await page.waitForFunction(() => document.querySelector('[data-testid="impact-summary"] [data-count="created"]')?.textContent !== '0');
+    let seen = await seenOf(page);
+    agrees(seen);
+    assert.ok(seen.neighbours.includes('DatabaseBackup - USER_DATABASES - FULL'), `the overlapped job drawn: ${seen.neighbours}`);
+    await page.locator('svg.imp-axis').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(RESULTS_DIR, `simulate-neighbours-${width}-${colorScheme}.png`) });
+    // Every 30 minutes, every day: longer than its runs allow.
+    await page.locator('#sim-occurs').selectOption('4');
+    await page.locator('#sim-days').fill('1');
+    await page.locator('#sim-every').check();
+    await page.locator('#sim-unit').selectOption('4');
+    await page.locator('#sim-every-n').fill('30');
+    await page.waitForFunction(() => document.querySelector('[data-testid="impact-summary"] [data-count="refused"]')?.textContent !== '0');
+    seen = await seenOf(page);
+    agrees(seen);
+    assert.ok(seen.refused[2] < seen.refused[0], `grouped: ${seen.refused[2]} lines for ${seen.refused[0]} refusals`);
+    const scroll = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    assert.ok(scroll <= 0, `no sideways scroll at ${width} px: ${scroll}`);
+    await page.locator('[data-testid="impact-summary"]').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(RESULTS_DIR, `simulate-summary-${width}-${colorScheme}.png`) });
+    await context.close();
+  }
+});
+
 test('every control has a label and the keyboard reaches each one', async () => {
   for (const dialect of ['agent', 'cron', 'mysql_event', 'job_table', 'service_broker', 'primentra']) {
     const { page, context } = await open(`/simulate?dialect=${dialect}`);

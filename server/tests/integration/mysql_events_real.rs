@@ -123,6 +123,9 @@ async fn mariadb_events_runs_failures_and_a_stopped_scheduler_as_a_least_privile
     assert!(definer.starts_with("root@"), "created by root: {definer}");
     assert_eq!(input.jobs[1].owner.as_deref(), Some(definer.as_str()));
     assert_eq!(input.jobs[2].owner.as_deref(), Some("etl_admin@%"));
+    // What each event runs (EVENT_DEFINITION): the statement a DBA runs by hand for a miss.
+    let ok_body = input.jobs[1].command.as_deref().unwrap_or_default();
+    assert!(ok_body.contains("INSERT INTO shop.ran VALUES ('ok', UTC_TIMESTAMP())"), "{ok_body:?}");
     assert!(
         input.jobs.iter().all(|j| j.category == "shop"),
         "{:?}",

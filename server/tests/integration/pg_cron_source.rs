@@ -64,6 +64,8 @@ async fn pg_cron_source_reads_jobs_and_runs_as_least_privileged_roles() {
     assert!(notes.iter().all(|n| n.severity != Severity::Warning), "a BYPASSRLS role sees everything: {notes:?}");
     assert_eq!(input.jobs.iter().map(|j| j.name.as_str()).collect::<Vec<_>>(), ["hourly-etl", "half-hourly-fails"]);
     let hourly = &input.jobs[0];
+    // What the job runs: the statement a DBA runs by hand for a miss.
+    assert_eq!(hourly.command.as_deref(), Some("SELECT 1"));
     assert_eq!(hourly.runs.len(), 23, "the run outside the window is not read");
     let fails = &input.jobs[1];
     assert_eq!(

@@ -311,23 +311,36 @@ pub fn impact(job: &Instance, proposed: &Schedule, zone: Zone, days: u32) -> Imp
 /// count of runs asked.
 pub const RISK_DAYS: i64 = 90;
 
+/// The most runs of the edited schedule the risks look at: a schedule every few seconds is
+/// looked at up to its 5,000th run (the page says until when), so that a keystroke stays fast.
+pub const RISK_MAX_RUNS: usize = 5_000;
+
 /// The edited job's id among the jobs [`risks`] hands the engine.
 const EDITED: &str = "\u{1}edited";
 
 /// The edited schedule's risks ahead ([`engine::risks::ahead`]) over [`RISK_DAYS`] from
 /// `after`: its DST nights, its end, and, for a job, its own overlap at the job's durations and
 /// its collisions with the neighbours whose runs are long enough to collide (the job's other
-/// schedules keep running beside it). Only the risks of the edited job, or naming it.
+/// schedules keep running beside it). Only the risks of the edited job, or naming it; and the
+/// end of the horizon when [`RISK_MAX_RUNS`] cut it short.
 pub fn risks(
     schedule: &Schedule,
     zone: Zone,
     after: DateTime<Utc>,
     job: Option<&Instance>,
-) -> Vec<engine::risks::Risk> {
+) -> (Vec<engine::risks::Risk>, Option<DateTime<Utc>>) {
     use engine::durations::DurationStats;
     use engine::fleet::JobSchedule;
     use engine::risks::{self, JobAhead};
-    let horizon = Window::new(after, after + TimeDelta::days(RISK_DAYS));
+    let mut horizon = Window::new(after, after + TimeDelta::days(RISK_DAYS));
+    let cut = engine::next_after(0, schedule, zone, after, RISK_MAX_RUNS)
+        .occurrences
+        .get(RISK_MAX_RUNS - 1)
+        .map(|o| o.at)
+        .filter(|t| *t < horizon.end);
+    if let Some(t) = cut {
+        horizon.end = t;
+    }
     let stats =
         |e: Option<Estimate>| e.map(|e| DurationStats { count: 1, p50: e.p50_secs, p95: e.p95_secs, max: e.p95_secs });
     let plain =
@@ -360,10 +373,11 @@ pub fn risks(
         schedules: list,
         durations: *d,
     }));
-    risks::ahead(&jobs, zone, horizon)
+    let list = risks::ahead(&jobs, zone, horizon)
         .into_iter()
         .filter(|r| r.job_id == EDITED || r.with.as_ref().is_some_and(|w| w.job_id == EDITED))
-        .collect()
+        .collect();
+    (list, cut)
 }
 
 /// The weekdays' names, Sunday first (msdb's and the simulator's order).
@@ -456,7 +470,8 @@ mod tests {
             problems: Vec::new(),
         };
         let after = at("2027-03-01T12:00:00").and_utc();
-        let got = risks(&daily(10000), Zone::UTC, after, Some(&job));
+        let (got, cut) = risks(&daily(10000), Zone::UTC, after, Some(&job));
+        assert_eq!(cut, None, "a daily schedule is looked at for the whole 90 days");
         let kinds: Vec<_> = got.iter().map(|r| (r.job.as_str(), r.kind.key(), r.at.len())).collect();
         assert_eq!(kinds, [("backup", "collides", 50)], "{got:#?}");
         assert_eq!(got[0].with.as_ref().map(|w| w.job.as_str()), Some("index rebuild"));
@@ -470,7 +485,8 @@ mod tests {
             active_end_time: 235959,
             ..Default::default()
         });
-        let got = risks(&every_10_min, Zone::UTC, after, Some(&job));
+        let (got, cut) = risks(&every_10_min, Zone::UTC, after, Some(&job));
+        assert_eq!(cut, Some(after + TimeDelta::minutes(10 * RISK_MAX_RUNS as i64)), "its 5,000th run after");
         let kinds: Vec<_> = got.iter().map(|r| (r.job.as_str(), r.kind.key())).collect();
         assert_eq!(kinds, [("index rebuild", "overlaps_itself")], "{got:#?}");
         assert!(got[0].explanation.contains("SQL Server Agent does not start a job still running"), "{got:#?}");

@@ -61,10 +61,18 @@ pub fn runs(list: &[NextRun]) -> String {
 
 /// The edited schedule's risks ahead, one `<li>` each: its kind's words, then its sentence (a
 /// collision found on the neighbour's side names that neighbour first).
-pub fn risks(list: &[crate::engine::risks::Risk]) -> String {
+pub fn risks(list: &[crate::engine::risks::Risk], until: Option<DateTime<Utc>>, zone: Zone) -> String {
+    let cut = match until {
+        Some(t) => format!(
+            r#"<p class="muted">Looked at its first {} runs, up to {}.</p>"#,
+            super::model::RISK_MAX_RUNS,
+            escape(&local(t, zone))
+        ),
+        None => String::new(),
+    };
     if list.is_empty() {
         return format!(
-            r#"<p class="muted" data-testid="sim-no-risk">None in the {} days from the first run asked.</p>"#,
+            r#"<p class="muted" data-testid="sim-no-risk">None in the {} days from the first run asked.</p>{cut}"#,
             super::model::RISK_DAYS
         );
     }
@@ -90,6 +98,7 @@ pub fn risks(list: &[crate::engine::risks::Risk]) -> String {
         );
     }
     s.push_str("</ul>");
+    s.push_str(&cut);
     s
 }
 

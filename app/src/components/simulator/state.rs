@@ -190,6 +190,8 @@ pub struct State {
     /// The edited schedule's risks over [`model::RISK_DAYS`] from "runs after" (none while the
     /// row is invalid).
     pub risks: Vec<crate::engine::risks::Risk>,
+    /// Where the risks stopped looking, when a frequent schedule's runs cut the horizon short.
+    pub risks_until: Option<DateTime<Utc>>,
     /// Primentra's test button: the queue state entered (pending rows, oldest row's age in
     /// minutes, `LastTriggerCheck` override).
     pub queue: [String; 3],
@@ -233,6 +235,7 @@ impl State {
             current: Preview::default(),
             last_valid: None,
             risks: Vec::new(),
+            risks_until: None,
             queue: ["0".into(), "0".into(), String::new()],
         };
         s.recompute();
@@ -502,12 +505,17 @@ impl State {
             self.last_valid = Some(p.clone());
         }
         self.current = p;
-        self.risks = self.risks_ahead(after);
+        (self.risks, self.risks_until) = self.risks_ahead(after);
     }
 
     /// The risks of the schedule as edited, from "runs after" (in the zone pg_cron evaluates it).
-    fn risks_ahead(&self, after: Option<chrono::NaiveDateTime>) -> Vec<crate::engine::risks::Risk> {
-        let (Some(after), Some(s), true) = (after, self.schedule(), self.current.is_valid()) else { return Vec::new() };
+    fn risks_ahead(
+        &self,
+        after: Option<chrono::NaiveDateTime>,
+    ) -> (Vec<crate::engine::risks::Risk>, Option<DateTime<Utc>>) {
+        let (Some(after), Some(s), true) = (after, self.schedule(), self.current.is_valid()) else {
+            return (Vec::new(), None);
+        };
         let eval = model::evaluation_zone(self.dialect, self.zone, self.pg_cron);
         let at = crate::engine::tz::local_to_instant(after, self.zone);
         model::risks(s, eval, at, self.job.as_ref().map(|(_, i)| i))
@@ -578,7 +586,7 @@ impl State {
         let mut out = vec![
             ("schedule-diagnostics", render::diagnostics(&self.current.errors, "sim-diag-error")),
             ("sim-describe", render::describe(&self.current, stale)),
-            ("sim-risks", render::risks(&self.risks)),
+            ("sim-risks", render::risks(&self.risks, self.risks_until, self.zone)),
             ("next-runs", render::runs(&self.current.runs)),
             ("sim-never", render::never(&self.current)),
             ("sim-stale", render::stale(stale)),

@@ -579,7 +579,7 @@ pub fn ahead(report: &InstanceReport, job: Option<&str>, n: usize) -> crate::wir
             job: j.name.clone(),
             at: point(at, report.tz),
             href: job_at_href(Some(&report.name), &j.id, at),
-            after: format!("in {}", duration_text((at - now).num_seconds().max(0))),
+            after: after_text((at - now).num_seconds()),
         })
         .collect();
     let names: Option<(&str, &str)> =
@@ -599,6 +599,17 @@ pub fn ahead(report: &InstanceReport, job: Option<&str>, n: usize) -> crate::wir
         })
         .collect();
     crate::wire::Ahead { runs, windows }
+}
+
+/// "in 50 min", "in 3 h 20 min", "in 2 d 4 h": how long until a run, to the minute.
+fn after_text(secs: i64) -> String {
+    let m = (secs.max(0) + 59) / 60;
+    match (m / 1440, (m % 1440) / 60, m % 60) {
+        (0, 0, m) => format!("in {m} min"),
+        (0, h, 0) => format!("in {h} h"),
+        (0, h, m) => format!("in {h} h {m} min"),
+        (d, h, _) => format!("in {d} d {h} h"),
+    }
 }
 
 fn hour_at<'a>(days: &'a mut [CalDay], places: &[(usize, usize)], slot: usize) -> Option<&'a mut CalHour> {
@@ -958,10 +969,9 @@ mod tests {
         assert!(a.windows.is_empty(), "{:?}", a.windows);
         let all = ahead(&r, None, 5);
         let jobs: Vec<&str> = all.runs.iter().map(|r| r.job_id.as_str()).collect();
-        assert_eq!(jobs, ["a", "a", "a", "a", "a"]);
-        assert_eq!(all.runs.iter().filter(|r| r.at.local.ends_with("18:30:00")).count(), 0);
+        assert_eq!(jobs, ["b", "a", "a", "a", "a"], "every job's, in time order");
         let b = ahead(&r, Some("b"), 2);
-        assert_eq!(b.runs.iter().map(|r| &r.at.local[11..16]).collect::<Vec<_>>(), ["18:30", "00:30"]);
+        assert_eq!(b.runs.iter().map(|r| &r.at.local[11..16]).collect::<Vec<_>>(), ["12:30", "18:30"]);
         assert_eq!(b.windows.len(), 1);
         assert_eq!(b.windows[0].state, "planned");
     }

@@ -280,7 +280,7 @@ fn CalendarView(data: CalendarData) -> AnyView {
             <div class=grid data-testid="cal-days">{days}</div>
             <ul class="legend cal-legend" aria-label="Legend of the calendar">
                 <li><span class="cal-e o-succeeded cal-sw"><span class="cal-dot"></span></span>"Ran: its outcome's colour, as on the job's chart"</li>
-                <li><span class="cal-e mk-missed cal-sw"><span class="cal-dot"></span></span>"Due, no run (missed; skipped; maintenance)"</li>
+                <li><span class="cal-e cal-mk-missed cal-sw"><span class="cal-dot"></span></span>"Due, no run (missed; skipped; maintenance)"</li>
                 <li><span class="cal-e cal-k-expected expected cal-sw"><span class="cal-dot"></span></span>"Expected ahead (hollow, dashed)"</li>
                 <li><span class="cal-ok">"✓"</span>" The scheduler's own next run says the same"</li>
                 <li><span class="cal-conc">"3 at once"</span>" The most runs going at once in the hour"</li>

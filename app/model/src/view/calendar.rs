@@ -122,10 +122,10 @@ pub fn dst_text(at: DateTime<Utc>, before: i32, after: i32, zone: &str) -> Strin
 /// How bad an entry is: the worst of an hour's runs of a job is the one shown and linked.
 fn badness(class: &str) -> u8 {
     match class {
-        "o-failed" | "o-crashed" | "o-abandoned" | "mk-missed" => 5,
-        "o-retry" | "o-canceled" | "mk-late" | "mk-skipped" | "reported" => 4,
+        "o-failed" | "o-crashed" | "o-abandoned" | "cal-mk-missed" => 5,
+        "o-retry" | "o-canceled" | "cal-mk-late" | "cal-mk-skipped" | "reported" => 4,
         "o-in-progress" => 3,
-        "mk-maintenance" | "mk-unknown" | "o-unknown" => 2,
+        "cal-mk-maintenance" | "cal-mk-unknown" | "o-unknown" => 2,
         "o-succeeded" => 1,
         _ => 0,
     }
@@ -298,10 +298,10 @@ pub fn build(sources: &[CalSource<'_>], ask: CalAsk<'_>, risks: Vec<CalRisk>) ->
                 let Some(slot) = slot_of(ms) else { continue };
                 let (class, label) = match outcome {
                     _ if ahead => ("expected", "Expected"),
-                    Some(Outcome::Missed { .. }) => ("mk-missed", "Missed"),
-                    Some(Outcome::SkippedRunning { .. }) => ("mk-skipped", "Skipped"),
-                    Some(Outcome::Maintenance { .. }) => ("mk-maintenance", "Maintenance"),
-                    Some(Outcome::Unknown) => ("mk-unknown", "Unknown"),
+                    Some(Outcome::Missed { .. }) => ("cal-mk-missed", "Missed"),
+                    Some(Outcome::SkippedRunning { .. }) => ("cal-mk-skipped", "Skipped"),
+                    Some(Outcome::Maintenance { .. }) => ("cal-mk-maintenance", "Maintenance"),
+                    Some(Outcome::Unknown) => ("cal-mk-unknown", "Unknown"),
                     // Run (its run is listed) or due within the grace: nothing more to list.
                     _ => continue,
                 };
@@ -770,7 +770,7 @@ mod tests {
         assert_eq!(ok.href, "/jobs/a?at=2026-11-22T01:00:02Z&instance=I");
         assert_eq!(one("2026-11-22 03:00").class, "o-failed");
         let missed = one("2026-11-22 05:00");
-        assert_eq!((missed.kind.as_str(), missed.class.as_str()), ("run", "mk-missed"));
+        assert_eq!((missed.kind.as_str(), missed.class.as_str()), ("run", "cal-mk-missed"));
         let ahead = one("2026-11-22 14:00");
         assert_eq!(
             (ahead.kind.as_str(), ahead.class.as_str(), ahead.label.as_str()),

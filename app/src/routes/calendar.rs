@@ -63,8 +63,9 @@ fn entry_view(e: CalEntry, fleet: bool) -> impl IntoView {
     let who = if fleet { format!("{} · {}", e.instance, e.job) } else { e.job.clone() };
     view! {
         <li>
-            <a class=class href=e.href title=e.title.clone() aria-label=e.title data-testid="cal-entry" data-kind=e.kind data-job=e.job_id>
+            <a class=class href=e.href title=e.title data-testid="cal-entry" data-kind=e.kind data-job=e.job_id>
                 <span class="cal-dot" aria-hidden="true"></span>
+                <span class="visually-hidden">{format!("{}: ", e.label)}</span>
                 <span class="cal-t">{time}</span>
                 <span class="cal-j">{who}</span>
                 {count}

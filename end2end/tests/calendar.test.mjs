@@ -54,6 +54,12 @@ for (const size of Object.keys(SIZES)) {
       const now = order.indexOf('now');
       assert.ok(now > 0 && !order.slice(0, now).includes('expected') && !order.slice(now + 1).includes('run'), order.join(' '));
 
+      // Every entry drawn whole (no other chart's marker class shrinking it to a dot).
+      const squeezed = await page.locator('a.cal-e:visible').evaluateAll((els) => els
+        .map((e) => [e.textContent.trim().slice(0, 30), e.getBoundingClientRect(), e.querySelector('.cal-j').getBoundingClientRect()])
+        .filter(([, r, j]) => r.height < 18 || j.width < 20)
+        .map(([t, r]) => `${t} ${Math.round(r.width)}x${Math.round(r.height)}`));
+      assert.deepEqual(squeezed, []);
       // No sideways scroll; on a phone, every entry and control a 44 px target.
       const wide = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
       assert.ok(wide <= 0, `the page scrolls sideways by ${wide}px`);

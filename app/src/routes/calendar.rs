@@ -63,8 +63,9 @@ fn entry_view(e: CalEntry, fleet: bool) -> impl IntoView {
     let who = if fleet { format!("{} · {}", e.instance, e.job) } else { e.job.clone() };
     view! {
         <li>
-            <a class=class href=e.href title=e.title.clone() aria-label=e.title data-testid="cal-entry" data-kind=e.kind data-job=e.job_id>
+            <a class=class href=e.href title=e.title data-testid="cal-entry" data-kind=e.kind data-job=e.job_id>
                 <span class="cal-dot" aria-hidden="true"></span>
+                <span class="visually-hidden">{format!("{}: ", e.label)}</span>
                 <span class="cal-t">{time}</span>
                 <span class="cal-j">{who}</span>
                 {count}
@@ -280,7 +281,7 @@ fn CalendarView(data: CalendarData) -> AnyView {
             <div class=grid data-testid="cal-days">{days}</div>
             <ul class="legend cal-legend" aria-label="Legend of the calendar">
                 <li><span class="cal-e o-succeeded cal-sw"><span class="cal-dot"></span></span>"Ran: its outcome's colour, as on the job's chart"</li>
-                <li><span class="cal-e mk-missed cal-sw"><span class="cal-dot"></span></span>"Due, no run (missed; skipped; maintenance)"</li>
+                <li><span class="cal-e cal-mk-missed cal-sw"><span class="cal-dot"></span></span>"Due, no run (missed; skipped; maintenance)"</li>
                 <li><span class="cal-e cal-k-expected expected cal-sw"><span class="cal-dot"></span></span>"Expected ahead (hollow, dashed)"</li>
                 <li><span class="cal-ok">"✓"</span>" The scheduler's own next run says the same"</li>
                 <li><span class="cal-conc">"3 at once"</span>" The most runs going at once in the hour"</li>

@@ -65,7 +65,7 @@ async fn the_calendar_shows_the_demo_s_runs_and_the_runs_expected_ahead() {
     assert_eq!(html.select(&sel("[data-testid=cal-day]")).count(), 7);
     // pg_cron's stuck job: its last runs missed, today, before now.
     let html = page(&state, "/calendar?span=day&at=2026-11-22&instance=pg-analytics").await;
-    let missed = html.select(&sel("a[data-testid=cal-entry].mk-missed")).count();
+    let missed = html.select(&sel("a[data-testid=cal-entry].cal-mk-missed")).count();
     assert!(missed >= 1, "{}", web::visible(&html.html()));
     // The week ahead of pg-analytics holds its Sunday maintenance, planned.
     let html = page(&state, "/calendar?span=week&at=2026-11-23&instance=pg-analytics").await;

@@ -122,10 +122,10 @@ pub fn dst_text(at: DateTime<Utc>, before: i32, after: i32, zone: &str) -> Strin
 /// How bad an entry is: the worst of an hour's runs of a job is the one shown and linked.
 fn badness(class: &str) -> u8 {
     match class {
-        "o-failed" | "o-crashed" | "o-abandoned" | "mk-missed" => 5,
-        "o-retry" | "o-canceled" | "mk-late" | "mk-skipped" | "reported" => 4,
+        "o-failed" | "o-crashed" | "o-abandoned" | "cal-mk-missed" => 5,
+        "o-retry" | "o-canceled" | "cal-mk-late" | "cal-mk-skipped" | "reported" => 4,
         "o-in-progress" => 3,
-        "mk-maintenance" | "mk-unknown" | "o-unknown" => 2,
+        "cal-mk-maintenance" | "cal-mk-unknown" | "o-unknown" => 2,
         "o-succeeded" => 1,
         _ => 0,
     }
@@ -298,10 +298,10 @@ pub fn build(sources: &[CalSource<'_>], ask: CalAsk<'_>, risks: Vec<CalRisk>) ->
                 let Some(slot) = slot_of(ms) else { continue };
                 let (class, label) = match outcome {
                     _ if ahead => ("expected", "Expected"),
-                    Some(Outcome::Missed { .. }) => ("mk-missed", "Missed"),
-                    Some(Outcome::SkippedRunning { .. }) => ("mk-skipped", "Skipped"),
-                    Some(Outcome::Maintenance { .. }) => ("mk-maintenance", "Maintenance"),
-                    Some(Outcome::Unknown) => ("mk-unknown", "Unknown"),
+                    Some(Outcome::Missed { .. }) => ("cal-mk-missed", "Missed"),
+                    Some(Outcome::SkippedRunning { .. }) => ("cal-mk-skipped", "Skipped"),
+                    Some(Outcome::Maintenance { .. }) => ("cal-mk-maintenance", "Maintenance"),
+                    Some(Outcome::Unknown) => ("cal-mk-unknown", "Unknown"),
                     // Run (its run is listed) or due within the grace: nothing more to list.
                     _ => continue,
                 };
@@ -579,7 +579,7 @@ pub fn ahead(report: &InstanceReport, job: Option<&str>, n: usize) -> crate::wir
             job: j.name.clone(),
             at: point(at, report.tz),
             href: job_at_href(Some(&report.name), &j.id, at),
-            after: format!("in {}", duration_text((at - now).num_seconds().max(0))),
+            after: after_text((at - now).num_seconds()),
         })
         .collect();
     let names: Option<(&str, &str)> =
@@ -599,6 +599,17 @@ pub fn ahead(report: &InstanceReport, job: Option<&str>, n: usize) -> crate::wir
         })
         .collect();
     crate::wire::Ahead { runs, windows }
+}
+
+/// "in 50 min", "in 3 h 20 min", "in 2 d 4 h": how long until a run, to the minute.
+fn after_text(secs: i64) -> String {
+    let m = (secs.max(0) + 59) / 60;
+    match (m / 1440, (m % 1440) / 60, m % 60) {
+        (0, 0, m) => format!("in {m} min"),
+        (0, h, 0) => format!("in {h} h"),
+        (0, h, m) => format!("in {h} h {m} min"),
+        (d, h, _) => format!("in {d} d {h} h"),
+    }
 }
 
 fn hour_at<'a>(days: &'a mut [CalDay], places: &[(usize, usize)], slot: usize) -> Option<&'a mut CalHour> {
@@ -775,7 +786,7 @@ mod tests {
         assert_eq!(ok.href, "/jobs/a?at=2026-11-22T01:00:02Z&instance=I");
         assert_eq!(one("2026-11-22 03:00").class, "o-failed");
         let missed = one("2026-11-22 05:00");
-        assert_eq!((missed.kind.as_str(), missed.class.as_str()), ("run", "mk-missed"));
+        assert_eq!((missed.kind.as_str(), missed.class.as_str()), ("run", "cal-mk-missed"));
         let ahead = one("2026-11-22 14:00");
         assert_eq!(
             (ahead.kind.as_str(), ahead.class.as_str(), ahead.label.as_str()),
@@ -974,10 +985,9 @@ mod tests {
         assert!(a.windows.is_empty(), "{:?}", a.windows);
         let all = ahead(&r, None, 5);
         let jobs: Vec<&str> = all.runs.iter().map(|r| r.job_id.as_str()).collect();
-        assert_eq!(jobs, ["a", "a", "a", "a", "a"]);
-        assert_eq!(all.runs.iter().filter(|r| r.at.local.ends_with("18:30:00")).count(), 0);
+        assert_eq!(jobs, ["b", "a", "a", "a", "a"], "every job's, in time order");
         let b = ahead(&r, Some("b"), 2);
-        assert_eq!(b.runs.iter().map(|r| &r.at.local[11..16]).collect::<Vec<_>>(), ["18:30", "00:30"]);
+        assert_eq!(b.runs.iter().map(|r| &r.at.local[11..16]).collect::<Vec<_>>(), ["12:30", "18:30"]);
         assert_eq!(b.windows.len(), 1);
         assert_eq!(b.windows[0].state, "planned");
     }

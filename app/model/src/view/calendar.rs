@@ -714,6 +714,7 @@ mod tests {
             name: format!("Job {id}"),
             category: String::new(),
             owner: None,
+            command: None,
             enabled: true,
             schedules: vec![JobSchedule {
                 id: 1,

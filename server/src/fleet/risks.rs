@@ -55,16 +55,20 @@ impl FleetBackend {
     /// Every instance's risks (or `instance`'s) over `days`, as pages show them.
     pub(super) async fn risks_data(&self, instance: Option<&str>, days: u32) -> RisksData {
         let mut data = RisksData { days, ..Default::default() };
-        let mut from: Option<DateTime<Utc>> = None;
+        let mut judged = Vec::new();
         for i in self.instances.iter().filter(|i| instance.is_none_or(|n| i.reader.config.name == n)) {
             let name = &i.reader.config.name;
             match i.risks(days).await {
-                Some(a) => {
-                    from = Some(from.map_or(a.now, |f| f.min(a.now)));
-                    data.risks.extend(sundial_model::ssr::risks::rows(name, a.tz, &a.risks));
-                }
+                Some(a) => judged.push((name, a)),
                 None => data.unjudged.push(name.clone()),
             }
+        }
+        // A list of several instances' risks shows every time in one zone (as triage does):
+        // theirs when they share one, else UTC.
+        let zone = sundial_model::triage::page_zone(judged.iter().map(|(_, a)| a.tz));
+        let from = judged.iter().map(|(_, a)| a.now).min();
+        for (name, a) in &judged {
+            data.risks.extend(sundial_model::ssr::risks::rows(name, zone, &a.risks));
         }
         sundial_model::ssr::risks::sort(&mut data.risks);
         if let Some(f) = from {

@@ -11,12 +11,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { RESULTS_DIR } from '../config.mjs';
-import { sundialAndBrowser } from './server.mjs';
+import { sundialAndBrowser, LOOKS, openIn } from './server.mjs';
 
-const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true };
-const DESK = { viewport: { width: 1440, height: 900 } };
-const LOOKS = [['390', PHONE], ['1440', DESK]].flatMap(([w, size]) =>
-  ['light', 'dark'].map((scheme) => ({ name: `${w}-${scheme}`, options: { ...size, colorScheme: scheme } })));
 
 let base = '';
 let browser = null;
@@ -28,16 +24,7 @@ before(async () => {
 
 after(async () => stop());
 
-async function open(look, url) {
-  const context = await browser.newContext(look.options);
-  context.setDefaultTimeout(30_000);
-  const page = await context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(String(e)));
-  await page.goto(`${base}${url}`);
-  await page.locator('body[data-hydrated="true"]').waitFor();
-  return { page, context, errors };
-}
+const open = (look, url) => openIn(browser, base, look, url);
 
 const shot = (page, what, look) =>
   page.screenshot({ path: path.join(RESULTS_DIR, `instance-state-${what}-${look.name}.png`) });

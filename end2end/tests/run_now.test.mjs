@@ -10,12 +10,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { RESULTS_DIR } from '../config.mjs';
-import { sundialAndBrowser } from './server.mjs';
+import { sundialAndBrowser, LOOKS, openIn, noSidewaysScroll } from './server.mjs';
 
-const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true };
-const DESK = { viewport: { width: 1440, height: 900 } };
-const LOOKS = [['390', PHONE], ['1440', DESK]].flatMap(([w, size]) =>
-  ['light', 'dark'].map((scheme) => ({ name: `${w}-${scheme}`, options: { ...size, colorScheme: scheme } })));
 
 const WHOLE = "EXEC msdb.dbo.sp_start_job @job_name = N'Sync - Customers to CRM';";
 const AT_STEP = "EXEC msdb.dbo.sp_start_job @job_name = N'Sync - Customers to CRM', @step_name = N'Push to CRM';";
@@ -31,21 +27,7 @@ before(async () => {
 
 after(async () => stop());
 
-async function open(look, url) {
-  const context = await browser.newContext(look.options);
-  context.setDefaultTimeout(30_000);
-  const page = await context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(String(e)));
-  await page.goto(`${base}${url}`);
-  await page.locator('body[data-hydrated="true"]').waitFor();
-  return { page, context, errors };
-}
-
-async function noSidewaysScroll(page, what) {
-  const over = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-  assert.ok(over <= 0, `${what}: ${over} px of sideways scroll`);
-}
+const open = (look, url) => openIn(browser, base, look, url);
 
 for (const look of LOOKS) {
   test(`the job page says how to run a failed job now, and triage's cards too (${look.name})`, async () => {

@@ -72,3 +72,32 @@ export async function sundialAndBrowser() {
   };
   return { base: server?.url ?? (BASE_URL || DEFAULT_BASE_URL), browser, stop };
 }
+
+/** The four looks a page is checked in: a phone (390 × 844, touch) and a desk (1440 × 900),
+ *  each light and dark; `name` for screenshots (`390-dark`), `phone` for phone-only checks. */
+export const LOOKS = [
+  ['390', { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true }],
+  ['1440', { viewport: { width: 1440, height: 900 } }],
+].flatMap(([w, size]) => ['light', 'dark'].map((scheme) => ({
+  name: `${w}-${scheme}`, phone: w === '390', options: { ...size, colorScheme: scheme },
+})));
+
+/** A new browser context in `look` and its page at `url`, once the islands are live; the page's
+ *  errors are collected in `errors`. */
+export async function openIn(browser, base, look, url) {
+  const context = await browser.newContext(look.options);
+  context.setDefaultTimeout(30_000);
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(`${base}${url}`);
+  await page.locator('body[data-hydrated="true"]').waitFor();
+  return { page, context, errors };
+}
+
+/** Fails when the page scrolls sideways (`what` names it). */
+export async function noSidewaysScroll(page, what) {
+  const { default: assert } = await import('node:assert/strict');
+  const over = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  assert.ok(over <= 0, `${what}: ${over} px of sideways scroll`);
+}

@@ -7,30 +7,20 @@
 //   cd end2end && SUNDIAL_BIN=../target/release/sundial node --test tests/simulate_risks.test.mjs
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
-import { BASE_URL, CHROMIUM, CHROMIUM_ARGS, DEFAULT_BASE_URL, RESULTS_DIR, SUNDIAL_BIN } from '../config.mjs';
-import { startSundial } from './server.mjs';
+import { RESULTS_DIR } from '../config.mjs';
+import { sundialAndBrowser } from './server.mjs';
 
-let base = BASE_URL || DEFAULT_BASE_URL;
-let server = null;
+let base = '';
 let browser = null;
+let stop = async () => {};
 const problems = [];
 
 before(async () => {
-  if (!BASE_URL && SUNDIAL_BIN) {
-    server = await startSundial(SUNDIAL_BIN);
-    base = server.url;
-  }
-  fs.mkdirSync(RESULTS_DIR, { recursive: true });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true, timeout: 60_000 });
+  ({ base, browser, stop } = await sundialAndBrowser());
 });
 
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+after(async () => stop());
 
 const SIZES = {
   desk: { viewport: { width: 1440, height: 900 } },

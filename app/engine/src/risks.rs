@@ -573,7 +573,8 @@ pub mod words {
         if schedules == 0 {
             "The job is enabled but has no schedule: nothing will start it.".into()
         } else {
-            format!("The job is enabled but none of its {schedules} schedule(s) is: nothing will start it.")
+            let them = if schedules == 1 { "its one schedule is not" } else { "none of its schedules is" };
+            format!("The job is enabled but {them} enabled: nothing will start it.")
         }
     }
 
@@ -605,9 +606,10 @@ pub mod words {
     pub fn ends(s: &JobSchedule, last: &Occurrence, zone: String, count: usize) -> String {
         let name = if s.name.is_empty() { "Its schedule".to_owned() } else { format!("Schedule “{}”", s.name) };
         format!(
-            "{name} starts the job for the last time on {} at {} ({zone}), after {count} run(s) in the horizon: {} starts it no more after that.",
+            "{name} starts the job for the last time on {} at {} ({zone}), after {count} {} in the horizon: {} starts it no more after that.",
             date(last.local),
             hm(last.local),
+            if count == 1 { "run" } else { "runs" },
             scheduler(&s.schedule),
         )
     }
@@ -729,9 +731,10 @@ pub mod words {
 
     pub fn collides(other: &str, p50: i64, other_p50: i64, count: usize, first: DateTime<Utc>, tz: Zone) -> String {
         format!(
-            "Its runs (about {} each, p50) and those of “{other}” (about {}) overlap by 10 minutes or more {count} time(s), the first at {} ({}).",
+            "Its runs (about {} each, p50) and those of “{other}” (about {}) overlap by 10 minutes or more {}, the first at {} ({}).",
             replay::human(p50),
             replay::human(other_p50),
+            if count == 1 { "once".to_owned() } else { format!("{count} times") },
             local_at(first, tz),
             tz.name(),
         )

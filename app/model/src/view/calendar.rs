@@ -670,7 +670,8 @@ pub async fn load(
                     job_id: r.job_id.clone(),
                     kind: r.kind.clone(),
                     at: t.clone(),
-                    explanation: r.explanation.clone(),
+                    // A marker in an hour of many jobs names its job.
+                    explanation: format!("{} on {}: {}", r.job, r.instance, r.explanation),
                 });
             }
         }

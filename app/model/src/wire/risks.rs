@@ -38,13 +38,6 @@ pub struct RisksData {
     pub unjudged: Vec<String>,
 }
 
-impl RisksData {
-    /// The risks of one job.
-    pub fn of_job<'a>(&'a self, instance: &'a str, job_id: &'a str) -> impl Iterator<Item = &'a RiskRow> + 'a {
-        self.risks.iter().filter(move |r| r.instance == instance && r.job_id == job_id)
-    }
-}
-
 /// The risks' horizon pages and the API offer by default, and at most, in days.
 pub const RISK_DAYS: u32 = 30;
 pub const RISK_DAYS_MAX: u32 = 90;

@@ -43,7 +43,7 @@ async function open(url, { width = 1440, height = 900, colorScheme = 'light' } =
 }
 
 const PROBLEM_STATES = ['unreachable', 'scheduler_stopped', 'zombie', 'missed', 'failing', 'no_success',
-  'running_long', 'next_run_disagrees', 'stale', 'too_short'];
+  'deadline_missed', 'running_long', 'next_run_disagrees', 'stale', 'too_short'];
 
 for (const [instance, word, shot] of [['SQLEU01', 'zombie', 'judgment-zombie'], ['shop-mariadb', 'scheduler_stopped', 'judgment-events-off']]) {
   test(`no job of ${instance} reads OK while its scheduler is ${word}`, async () => {

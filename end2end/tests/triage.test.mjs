@@ -26,7 +26,7 @@ const problems = [];
 
 const KINDS = [
   'unreachable', 'scheduler_stopped', 'zombie', 'missed', 'failed', 'running_long',
-  'too_short', 'no_success', 'next_run_disagrees', 'stale',
+  'too_short', 'no_success', 'next_run_disagrees', 'stale', 'deadline_missed',
 ];
 const SEVERITIES = ['critical', 'error', 'warning', 'info'];
 /** An RFC 3339 instant with its offset (or Z). */
@@ -275,6 +275,8 @@ const EVIDENCE = {
   running_long: /running for .+\(p50\).+ at p95 .+(finishes at|no finish to expect)/i,
   too_short: /succeeded in .+ usually takes/i,
   no_success: /success/i,
+  // The deadline, its instant, the last run and the next run due.
+  deadline_missed: /was due by .+: no success ended .+; (the last run|no run).+; (next run due|no next run)/i,
   stale: /too old to judge/i,
 };
 for (const [kind, re] of Object.entries(EVIDENCE)) {

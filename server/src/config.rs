@@ -61,6 +61,7 @@
 //! `seed001` (now `jobactivity`), `seed002` (`mysql_job_table`), `seed003` (`service_broker`),
 //! `seed004` (`primentra`). The old spellings are still accepted.
 //!
+//! Deadlines jobs must meet (`[[deadline]]`): see [`deadlines`].
 //! Webhooks (`[[alert]]`) and the address their links point to (`public_url`): see [`alerts`].
 //! Sign-in (`[auth]`): see [`auth`].
 //!
@@ -81,6 +82,7 @@ use toml::Spanned;
 
 mod alerts;
 mod auth;
+mod deadlines;
 mod kinds;
 mod maintenance;
 pub use alerts::{
@@ -89,6 +91,7 @@ pub use alerts::{
 };
 pub use auth::{AuthConfig, ProxyConfig};
 pub use kinds::{KINDS, KindInfo, SourceKind};
+pub use deadlines::DeadlineConfig;
 pub use maintenance::{MaintenanceConfig, MaintenanceScope, instant_in};
 
 /// What can be wrong with a configuration. Messages name the file, line and field, never a
@@ -246,6 +249,8 @@ pub struct FleetConfig {
     pub history_retention: Duration,
     /// Planned maintenance windows (`[[maintenance]]`, see [`maintenance`]).
     pub maintenance: Vec<MaintenanceConfig>,
+    /// Deadlines jobs must meet (`[[deadline]]`, see [`deadlines`]).
+    pub deadlines: Vec<DeadlineConfig>,
     /// What the server allows its clients (`[http]`): connections, in all and per address, and
     /// how long a request's head and a stalled send may take (`crate::http::serve`, [`HttpLimits`]).
     pub http: HttpLimits,
@@ -261,6 +266,9 @@ struct RawFile {
     /// Planned maintenance windows.
     #[serde(default)]
     maintenance: Vec<Spanned<maintenance::RawMaintenance>>,
+    /// Deadlines jobs must meet.
+    #[serde(default)]
+    deadline: Vec<Spanned<deadlines::RawDeadline>>,
     /// Sign-in.
     auth: Option<Spanned<auth::RawAuth>>,
     /// Sundial's own store: a SQLite file's path (default: beside the configuration file) or a
@@ -405,6 +413,7 @@ pub fn parse(text: &str, origin: &str) -> Result<FleetConfig, ConfigError> {
         None => DEFAULT_RETENTION,
     };
     let maintenance = check.maintenance(&raw.maintenance, &instances)?;
+    let deadlines = check.deadlines(&raw.deadline, &instances)?;
     let http = check.http(raw.http.as_ref())?;
     Ok(FleetConfig {
         origin: origin.to_owned(),
@@ -416,6 +425,7 @@ pub fn parse(text: &str, origin: &str) -> Result<FleetConfig, ConfigError> {
         auth,
         history_retention,
         maintenance,
+        deadlines,
         http,
     })
 }

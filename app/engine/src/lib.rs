@@ -22,6 +22,7 @@
 
 pub mod agent;
 pub mod cron;
+pub mod deadlines;
 pub mod describe;
 pub mod diagnostic;
 pub mod dialect;

@@ -122,7 +122,9 @@ pub fn parse_weekly(text: &str) -> Result<When, String> {
 
 const DAY_NAMES: [&str; 7] = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"];
 
-fn parse_days(text: &str) -> Result<[bool; 7], String> {
+/// Reads days as windows and deadlines name them: "daily", "weekdays", "weekends", names or
+/// their first three letters, lists ("mon,wed") and ranges ("mon-fri").
+pub fn parse_days(text: &str) -> Result<[bool; 7], String> {
     let lower = text.to_ascii_lowercase();
     let mut days = [false; 7];
     match lower.as_str() {

@@ -11,6 +11,7 @@
 //! | `missed` | error | the job's latest due runs were missed (with the cause and how many in a row) |
 //! | `failed` | error | the job's last finished run failed (crashed, abandoned) |
 //! | `no_success` | error | failures only, for at least [`TriageSettings::no_success_days`] |
+//! | `deadline_missed` | error | no success by the job's latest deadline, nor since ([`crate::deadlines`]) |
 //! | `running_long` | warning | a run still going past p95 × the long factor |
 //! | `next_run_disagrees` | warning | the scheduler's own next run is not Sundial's |
 //! | `stale` | warning | the last good read is older than three polls |
@@ -33,7 +34,7 @@ use crate::{Diagnostic, Finding, Severity};
 use chrono::{DateTime, TimeDelta, Utc};
 use serde::{Deserialize, Serialize};
 
-/// What is wrong, one of the ten words the JSON API answers.
+/// What is wrong, one of the eleven words the JSON API answers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ProblemKind {
@@ -47,6 +48,7 @@ pub enum ProblemKind {
     NoSuccess,
     NextRunDisagrees,
     Stale,
+    DeadlineMissed,
 }
 
 /// Everything Sundial says of one kind of problem, in one place ([`KINDS`]): the JSON API's
@@ -80,7 +82,7 @@ pub struct KindInfo {
 }
 
 /// Every kind of problem (see [`KindInfo`]), in [`ProblemKind`]'s order.
-pub const KINDS: [KindInfo; 10] = [
+pub const KINDS: [KindInfo; 11] = [
     KindInfo {
         kind: ProblemKind::Unreachable,
         key: "unreachable",
@@ -156,7 +158,7 @@ pub const KINDS: [KindInfo; 10] = [
         icon: "⟳",
         job_key: "running_long",
         job_label: "Running long",
-        job_rank: 6,
+        job_rank: 7,
         counts: None,
         row_count: "in a row",
     },
@@ -169,7 +171,7 @@ pub const KINDS: [KindInfo; 10] = [
         icon: "⇤",
         job_key: "too_short",
         job_label: "Too short",
-        job_rank: 9,
+        job_rank: 10,
         counts: None,
         row_count: "in a row",
     },
@@ -195,7 +197,7 @@ pub const KINDS: [KindInfo; 10] = [
         icon: "⇄",
         job_key: "next_run_disagrees",
         job_label: "Next run disagrees",
-        job_rank: 7,
+        job_rank: 8,
         counts: None,
         row_count: "in a row",
     },
@@ -208,14 +210,27 @@ pub const KINDS: [KindInfo; 10] = [
         icon: "…",
         job_key: "stale",
         job_label: "Data stale",
-        job_rank: 8,
+        job_rank: 9,
+        counts: None,
+        row_count: "in a row",
+    },
+    KindInfo {
+        kind: ProblemKind::DeadlineMissed,
+        key: "deadline_missed",
+        label: "deadline missed",
+        subject: "DEADLINE",
+        severity: ProblemSeverity::Error,
+        icon: "◷",
+        job_key: "deadline_missed",
+        job_label: "Deadline missed",
+        job_rank: 6,
         counts: None,
         row_count: "in a row",
     },
 ];
 
 impl ProblemKind {
-    pub const ALL: [ProblemKind; 10] = [
+    pub const ALL: [ProblemKind; 11] = [
         ProblemKind::Unreachable,
         ProblemKind::SchedulerStopped,
         ProblemKind::Zombie,
@@ -226,6 +241,7 @@ impl ProblemKind {
         ProblemKind::NoSuccess,
         ProblemKind::NextRunDisagrees,
         ProblemKind::Stale,
+        ProblemKind::DeadlineMissed,
     ];
 
     /// All Sundial says of it ([`KINDS`]).
@@ -807,10 +823,10 @@ mod tests {
         }
         let mut ranks: Vec<u8> = KINDS.iter().map(|k| k.job_rank).collect();
         ranks.sort();
-        assert_eq!(ranks, (0..10).collect::<Vec<u8>>(), "each kind its own rank in the jobs list");
+        assert_eq!(ranks, (0..11).collect::<Vec<u8>>(), "each kind its own rank in the jobs list");
         let mut keys: Vec<&str> = KINDS.iter().map(|k| k.job_key).collect();
         keys.dedup();
-        assert_eq!(keys.len(), 10);
+        assert_eq!(keys.len(), 11);
     }
 
     /// The module docs' table of kinds says what [`KINDS`] says: each kind once, its severity.

@@ -82,6 +82,27 @@ pub async fn find_jobs(backend: &dyn Backend, pinned: Option<&RequestJudgment>, 
     out
 }
 
+/// The job's deadlines over the report's window: each instant passed in it, and the verdict of
+/// the latest passed (as [`crate::engine::deadlines`] judges; the problem, if any, is triage's).
+pub fn deadline_views(
+    report: &InstanceReport,
+    job_id: &str,
+    deadlines: &[crate::engine::deadlines::Deadline],
+) -> Vec<super::DeadlineView> {
+    use crate::engine::deadlines;
+    let runs: &[Run] = report.jobs.iter().find(|j| j.id == job_id).map(|j| j.runs.as_slice()).unwrap_or_default();
+    let at = |t: DateTime<Utc>| point(t, report.tz);
+    deadlines
+        .iter()
+        .map(|d| super::DeadlineView {
+            name: d.name.clone(),
+            words: d.words(),
+            instants: deadlines::verdicts(d, runs, report.window, report.now).iter().map(|v| at(v.at)).collect(),
+            last: deadlines::last_verdict(d, runs, report.now).map(|v| (at(v.at), v.met.map(at))),
+        })
+        .collect()
+}
+
 /// Format an instant for the wire, in the zone `tz`.
 pub fn point(t: DateTime<Utc>, tz: Tz) -> TimePoint {
     use chrono::Offset;
@@ -676,6 +697,7 @@ pub fn timeline_data(
         at,
         run_now,
         ahead: Default::default(),
+        deadlines: Vec::new(),
     })
 }
 

@@ -37,6 +37,14 @@ pub fn duration_flags() -> DurationFlags {
     backend().map(|b| b.duration_flags()).unwrap_or_default()
 }
 
+/// The deadlines the job must meet, over the report's window (none without a backend).
+pub fn deadlines(report: &InstanceReport, job_id: &str) -> Vec<super::DeadlineView> {
+    let Some(backend) = backend() else { return Vec::new() };
+    let Some(job) = report.jobs.iter().find(|j| j.id == job_id) else { return Vec::new() };
+    let deadlines = backend.deadlines(&report.name, (&job.id, &job.name));
+    model::deadline_views(report, job_id, &deadlines)
+}
+
 /// The source's own log through the backend in context.
 pub async fn source_log(instance: Option<&str>) -> Vec<LogEvent> {
     match backend() {

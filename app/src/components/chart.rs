@@ -234,6 +234,7 @@ pub fn TimelineChart(data: TimelineData) -> AnyView {
         }
     });
     let run_spans = data.run_spans.iter().map(|r| run_span(r, start, end)).collect_view();
+    let deadlines = deadline_lines(&data, start, end);
 
     let mut summary = format!(
         "{} expected runs, {} runs: {} failed ({} retried), {} missed, {} late, {} skipped",
@@ -265,6 +266,7 @@ pub fn TimelineChart(data: TimelineData) -> AnyView {
                     {zombies}
                     {planned}
                     {restarts}
+                    {deadlines}
                     {moment}
                     <div class="lane lane-expected">{mark_spans} {markers}</div>
                     <div class="lane lane-runs">{run_spans} {bars}</div>
@@ -279,6 +281,30 @@ pub fn TimelineChart(data: TimelineData) -> AnyView {
         </figure>
     }
     .into_any()
+}
+
+/// Each deadline instant of the window (`[[deadline]]`): a dashed vertical line, labelled with
+/// the deadline's name (on a 30-day window only the latest is labelled: they would overlap).
+fn deadline_lines(data: &TimelineData, start: i64, end: i64) -> impl IntoView + use<> {
+    let label_all = data.instance.days <= 7;
+    data.deadlines
+        .iter()
+        .flat_map(|d| {
+            let n = d.instants.len();
+            d.instants.iter().enumerate().filter(|(_, t)| t.ms >= start && t.ms <= end).map(move |(i, t)| {
+                let title = format!("Deadline: {} ({}), due {}", d.name, d.words, t.zoned());
+                let label = (label_all || i + 1 == n).then(|| d.name.clone());
+                view! {
+                    <div class="deadline-line" style=left(t.ms, start, end) title=title data-testid="deadline-line" data-at=t.local.clone()>
+                        <svg class="deadline-svg" aria-hidden="true" width="2" height="100%">
+                            <line x1="1" y1="0" x2="1" y2="100%" stroke-dasharray="4 3"></line>
+                        </svg>
+                        {label.map(|l| view! { <span class="deadline-label">{l}</span> })}
+                    </div>
+                }
+            })
+        })
+        .collect_view()
 }
 
 /// What the colors and shapes mean; the restart mark is worded by the instance's scheduler

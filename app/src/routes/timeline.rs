@@ -370,6 +370,7 @@ fn TimelineView(data: TimelineData, risks: crate::api::RisksData) -> AnyView {
                         })}
                     </p>
                     {crate::routes::triage::held_notes(&job.problems, false)}
+                    {deadline_notes(&data.deadlines)}
                 </div>
                 <dl class="counters">
                     <div class={if job.failed > 0 { "counter failed hot" } else if job.failed_unknown.is_some() { "counter unknown" } else { "counter failed" }} data-testid="failed-tile">
@@ -469,6 +470,33 @@ fn TimelineView(data: TimelineData, risks: crate::api::RisksData) -> AnyView {
         </main>
     }
     .into_any()
+}
+
+/// "Deadline: Ledger ready for finance, weekdays by 06:00 Europe/London · met at … / missed …",
+/// one line per deadline the job must meet (`[[deadline]]`).
+fn deadline_notes(deadlines: &[crate::api::DeadlineView]) -> impl IntoView + use<> {
+    deadlines
+        .iter()
+        .map(|d| {
+            let verdict = match d.last.clone() {
+                Some((_, Some(met))) => view! { " · " <span class="deadline-met">"met"</span> ": the success ended " <Time t=met/> }.into_any(),
+                Some((at, None)) => view! { " · " <strong class="deadline-missed">"missed"</strong> " at " <Time t=at/> }.into_any(),
+                None => ().into_any(),
+            };
+            let state = match &d.last {
+                Some((_, Some(_))) => "met",
+                Some((_, None)) => "missed",
+                None => "none",
+            };
+            view! {
+                <p class="deadline-note" data-testid="deadline-note" data-verdict=state>
+                    <span aria-hidden="true">"◷ "</span>
+                    {format!("Deadline: {}, {}", d.name, d.words)}
+                    {verdict}
+                </p>
+            }
+        })
+        .collect_view()
 }
 
 /// A window in words: "day" or "7 days" (after "the last").

@@ -144,7 +144,24 @@ pub fn fleet_toml(path: &std::path::Path) -> String {
         q(tables::PG_CRON_ZONE),
         q(PG_CRON_INSTANCE)
     ));
+    text.push_str(&deadline_toml());
     text
+}
+
+/// The demo's deadline: finance needs SQLEU01's ledger loaded by 06:00 London time on
+/// weekdays; its load has failed every night since Thursday, so Friday's deadline was missed
+/// and nothing has succeeded since (a `deadline_missed` problem on triage).
+pub const DEADLINE: &str = "Ledger ready for finance";
+
+fn deadline_toml() -> String {
+    let q = |s: &str| toml::Value::String(s.to_owned()).to_string();
+    format!(
+        "\n[[deadline]]\nname = {}\ninstances = [{}]\njobs = [{}]\nby = \"06:00\"\ndays = \"weekdays\"\ntime_zone = {}\n",
+        q(DEADLINE),
+        q(eu::INSTANCE),
+        q(eu::NO_SUCCESS_JOB),
+        q(eu::TIME_ZONE)
+    )
 }
 
 /// The demo served as a fleet: [`fleet_toml`] parsed. Every instance is read as any configured

@@ -132,6 +132,12 @@ impl Backend for FleetBackend {
         self.triage_settings.durations.clone()
     }
 
+    fn deadlines(&self, instance: &str, (id, job): (&str, &str)) -> Vec<sundial_engine::deadlines::Deadline> {
+        let Some(i) = self.find(Some(instance)) else { return Vec::new() };
+        let tags = &i.reader.config.tags;
+        i.deadlines.iter().filter(|d| d.covers(instance, tags, id, job)).map(|d| d.deadline.clone()).collect()
+    }
+
     fn version(&self) -> Option<u64> {
         // Every attempt (good or failed) counts, every change triage keeps, and every
         // maintenance window added or ended.

@@ -58,6 +58,8 @@ impl Instance {
         let name = self.reader.config.name.clone();
         let settings = settings.clone();
         let read = good.clone();
+        let deadlines = self.deadlines.clone();
+        let tags = self.reader.config.tags.clone();
         // Every window the judgment analyses lies within the judged days.
         let planned =
             self.book.for_instance(&name, Window::ending_at(good.read.now, Span::days(i64::from(JUDGED_DAYS))));
@@ -66,7 +68,8 @@ impl Instance {
             let now = whole.now;
             let window = Window::ending_at(now, Span::days(i64::from(JUDGED_DAYS)));
             let report = fleet::analyze(&within(&whole.input, window, &planned), window, now, &Settings::default());
-            let problems = triage::report_problems(&name, &report, &whole.notes, &settings);
+            let mut problems = triage::report_problems(&name, &report, &whole.notes, &settings);
+            problems.extend(deadline_problems(&name, &tags, &deadlines, &report));
             let day = Window::ending_at(now, Span::days(1));
             let today = fleet::analyze(&within(&whole.input, day, &planned), day, now, &Settings::default());
             let figures = Arc::new(sundial_model::ssr::figures::of(&report, &today));
@@ -111,6 +114,34 @@ impl Instance {
             }
         }
     }
+}
+
+/// Each job's `deadline_missed` problem (see [`sundial_engine::deadlines`]): the deadlines that
+/// hold for it, judged at the report's now from its runs, with its next run due.
+fn deadline_problems(
+    instance: &str,
+    tags: &std::collections::BTreeMap<String, String>,
+    deadlines: &[crate::config::DeadlineConfig],
+    report: &fleet::InstanceReport,
+) -> Vec<triage::Problem> {
+    if deadlines.is_empty() {
+        return Vec::new();
+    }
+    report
+        .jobs
+        .iter()
+        .filter_map(|job| {
+            let held = deadlines.iter().filter(|d| d.covers(instance, tags, &job.id, &job.name)).map(|d| &d.deadline);
+            sundial_engine::deadlines::problem_of_many(
+                instance,
+                (&job.id, &job.name),
+                held,
+                &job.runs,
+                job.next_expected.as_ref().map(|o| o.at),
+                report.now,
+            )
+        })
+        .collect()
 }
 
 /// What a judgement depends on of one instance: the read its latest judgment is of, its last

@@ -64,6 +64,8 @@ struct Instance {
     book: Arc<Book>,
     /// The risks ahead of the last good read, per horizon asked (see `risks.rs`).
     risks: Mutex<risks::Kept>,
+    /// The fleet file's deadlines that hold for some of its jobs (`[[deadline]]`).
+    deadlines: Arc<Vec<crate::config::DeadlineConfig>>,
 }
 
 /// The pages' [`Backend`](sundial_model::ssr::Backend) over a configured fleet (see the module docs).
@@ -137,6 +139,9 @@ impl FleetBackend {
                     followed: Mutex::new(Followed::default()),
                     book: book.clone(),
                     risks: Mutex::new(risks::Kept::default()),
+                    deadlines: Arc::new(
+                        config.deadlines.iter().filter(|d| d.scope.covers_instance(&c.name, &c.tags)).cloned().collect(),
+                    ),
                 })
             })
             .collect();

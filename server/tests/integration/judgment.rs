@@ -18,13 +18,14 @@ fn state_of(kind: &str) -> &str {
 }
 
 /// How bad a state is: the order of severity the judgment ranks by.
-const PROBLEM_STATES: [&str; 10] = [
+const PROBLEM_STATES: [&str; 11] = [
     "unreachable",
     "scheduler_stopped",
     "zombie",
     "missed",
     "failing",
     "no_success",
+    "deadline_missed",
     "running_long",
     "next_run_disagrees",
     "stale",

@@ -71,7 +71,8 @@ async fn the_fleets_problems_rank_worst_first_each_with_evidence_and_a_link() {
                 "too_short",
                 "no_success",
                 "next_run_disagrees",
-                "stale"
+                "stale",
+                "deadline_missed"
             ]
             .contains(&kind)
         );

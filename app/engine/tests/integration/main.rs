@@ -7,6 +7,7 @@ mod support;
 mod agent_cases;
 mod agent_props;
 mod cron_croniter;
+mod deadline_cases;
 mod dialect_cases;
 mod dialect_props;
 mod durations;

@@ -81,6 +81,11 @@ pub trait Backend: Send + Sync + 'static {
     fn duration_flags(&self) -> DurationFlags {
         DurationFlags::default()
     }
+    /// The deadlines (`[[deadline]]`) the job with this id and name of `instance` must meet;
+    /// none by default.
+    fn deadlines(&self, _instance: &str, _job: (&str, &str)) -> Vec<crate::engine::deadlines::Deadline> {
+        Vec::new()
+    }
     /// The figures of each job of `instance`'s last good read (`/metrics`); by default from its
     /// 30-day and 1-day reports. `None`: no good read.
     fn figures(&self, instance: &str) -> BoxFuture<'_, Option<Arc<Vec<figures::JobFigures>>>> {

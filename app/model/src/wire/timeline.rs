@@ -303,4 +303,22 @@ pub struct TimelineData {
     /// What comes after now: the next runs and the maintenance planned ahead.
     #[serde(default)]
     pub ahead: super::Ahead,
+    /// The fleet file's deadlines this job must meet (`[[deadline]]`): drawn on the chart and
+    /// said near the top.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub deadlines: Vec<DeadlineView>,
+}
+
+/// One deadline of a job, over the page's window.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct DeadlineView {
+    /// Its name ("Ledger ready for finance").
+    pub name: String,
+    /// When, in words ("weekdays by 06:00 Europe/London").
+    pub words: String,
+    /// Its instants in the window that have passed, oldest first.
+    pub instants: Vec<TimePoint>,
+    /// The latest instant passed (possibly before the window), and when the success that met
+    /// it ended (`None`: missed).
+    pub last: Option<(TimePoint, Option<TimePoint>)>,
 }

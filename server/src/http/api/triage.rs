@@ -109,7 +109,7 @@ pub async fn maintenance(State(state): State<AppState>) -> Json<Maintenance> {
 #[derive(Serialize, ToSchema)]
 pub struct Problem {
     /// `unreachable`, `scheduler_stopped`, `zombie`, `missed`, `failed`, `running_long`,
-    /// `too_short`, `no_success`, `next_run_disagrees` or `stale`.
+    /// `too_short`, `no_success`, `next_run_disagrees`, `stale` or `deadline_missed`.
     pub kind: String,
     /// `critical`, `error`, `warning` or `info`.
     pub severity: String,

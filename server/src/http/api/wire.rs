@@ -143,8 +143,8 @@ pub struct Job {
     #[schema(value_type = Option<String>, format = DateTime)]
     pub scheduler_history_from: Option<DateTime<Utc>>,
     /// Where the job stands now: its worst open problem's kind (`unreachable`,
-    /// `scheduler_stopped`, `zombie`, `missed`, `failing`, `no_success`, `running_long`,
-    /// `next_run_disagrees`, `stale`, `too_short`), else what the window's runs say
+    /// `scheduler_stopped`, `zombie`, `missed`, `failing`, `no_success`, `deadline_missed`,
+    /// `running_long`, `next_run_disagrees`, `stale`, `too_short`), else what the window's runs say
     /// (`recovered`, `running`, `ok`, `norun`, `disabled`). The jobs page shows the same word.
     pub state: String,
     /// Its open problems now, worst first: the same objects `/api/triage` lists for it (its

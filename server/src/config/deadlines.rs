@@ -203,6 +203,6 @@ mod tests {
         let twice =
             format!("{INSTANCE}\n[[deadline]]\nname = \"x\"\n{ok}[[deadline]]\nname = \"x\"\n{ok}");
         let got = parse(&twice, "fleet.toml").unwrap_err().to_string();
-        assert!(got.contains("fleet.toml:11: deadline[1].name = \"x\": another deadline already has this name"), "{got}");
+        assert!(got.contains("fleet.toml:12: deadline[1].name = \"x\": another deadline already has this name"), "{got}");
     }
 }

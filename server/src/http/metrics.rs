@@ -8,9 +8,9 @@
 //!
 //! Labels are stable and bounded: `instance` (as configured) and `job` (the job's name; a
 //! second job of the same name in one instance is `name (id)`), `cause` one of
-//! [`CAUSES`], `kind` and `severity` those of the ten problem kinds. Series: 2 per
-//! instance + 8 per job (4 causes, failed, running, last success and p95 when known) + 10:
-//! with I instances and J jobs, at most 2·I + 8·J + 10. No error text, no URL, no secret is
+//! [`CAUSES`], `kind` and `severity` those of the eleven problem kinds. Series: 2 per
+//! instance + 8 per job (4 causes, failed, running, last success and p95 when known) + 11:
+//! with I instances and J jobs, at most 2·I + 8·J + 11. No error text, no URL, no secret is
 //! ever a label or a value.
 use super::AppState;
 use axum::extract::State;

@@ -17,6 +17,7 @@ mod calendar;
 mod cli;
 mod cli_dialects;
 mod config;
+mod deadlines;
 mod demo;
 mod demo_fleet;
 mod demo_pgagent;

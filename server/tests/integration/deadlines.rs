@@ -75,6 +75,15 @@ async fn a_missed_deadline_is_one_problem_on_triage_the_jobs_list_metrics_and_al
     let (_, html) = get(&state, "/jobs?instance=worker&days=1").await;
     assert!(html.contains("data-state=\"deadline_missed\""), "the jobs page's row says it");
 
+    // The job page says the deadline and its verdict near the top, and draws today's instant.
+    let id = job("Backup")["id"].as_str().unwrap().to_owned();
+    let (_, page) = get(&state, &format!("/jobs/{}?instance=worker&days=1", id.replace(' ', "%20"))).await;
+    assert!(page.contains("Deadline: Loaded by 13:30, daily by 13:30 UTC"), "{page}");
+    let note = &page[page.find("data-testid=\"deadline-note\"").expect("the deadline's line")..];
+    assert!(note[..note.find("</p>").unwrap()].contains("missed"), "{note}");
+    assert_eq!(page.matches("data-testid=\"deadline-line\"").count(), 1, "today's 13:30 on a 1-day chart");
+    assert!(page.contains("data-at=\"2026-03-07 13:30:00\""), "at the deadline instant");
+
     // /metrics counts them.
     let (_, metrics) = get(&state, "/metrics").await;
     assert!(metrics.contains("sundial_problems{kind=\"deadline_missed\",severity=\"error\"} 2"), "{metrics}");

@@ -83,22 +83,28 @@ pub async fn find_jobs(backend: &dyn Backend, pinned: Option<&RequestJudgment>, 
 }
 
 /// The job's deadlines over the report's window: each instant passed in it, and the verdict of
-/// the latest passed (as [`crate::engine::deadlines`] judges; the problem, if any, is triage's).
+/// the latest passed, judged as triage judges it ([`crate::engine::deadlines`]) over the runs
+/// of `judged` (the report of the judged days: a Monday deadline looks back to Friday's, which a
+/// 1-day window does not hold). The problem, if any, is triage's.
 pub fn deadline_views(
     report: &InstanceReport,
+    judged: &InstanceReport,
     job_id: &str,
     deadlines: &[crate::engine::deadlines::Deadline],
 ) -> Vec<super::DeadlineView> {
     use crate::engine::deadlines;
-    let runs: &[Run] = report.jobs.iter().find(|j| j.id == job_id).map(|j| j.runs.as_slice()).unwrap_or_default();
+    let runs = |r: &'_ InstanceReport| -> Vec<Run> {
+        r.jobs.iter().find(|j| j.id == job_id).map(|j| j.runs.clone()).unwrap_or_default()
+    };
+    let (shown, all) = (runs(report), runs(judged));
     let at = |t: DateTime<Utc>| point(t, report.tz);
     deadlines
         .iter()
         .map(|d| super::DeadlineView {
             name: d.name.clone(),
             words: d.words(),
-            instants: deadlines::verdicts(d, runs, report.window, report.now).iter().map(|v| at(v.at)).collect(),
-            last: deadlines::last_verdict(d, runs, report.now).map(|v| (at(v.at), v.met.map(at))),
+            instants: deadlines::verdicts(d, &shown, report.window, report.now).iter().map(|v| at(v.at)).collect(),
+            last: deadlines::last_verdict(d, &all, judged.now).map(|v| (at(v.at), v.met.map(at))),
         })
         .collect()
 }

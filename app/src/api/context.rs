@@ -37,12 +37,13 @@ pub fn duration_flags() -> DurationFlags {
     backend().map(|b| b.duration_flags()).unwrap_or_default()
 }
 
-/// The deadlines the job must meet, over the report's window (none without a backend).
-pub fn deadlines(report: &InstanceReport, job_id: &str) -> Vec<super::DeadlineView> {
+/// The deadlines the job must meet, over the report's window, the latest verdict judged over
+/// `judged` (the judged days' report); none without a backend.
+pub fn deadlines(report: &InstanceReport, judged: &InstanceReport, job_id: &str) -> Vec<super::DeadlineView> {
     let Some(backend) = backend() else { return Vec::new() };
     let Some(job) = report.jobs.iter().find(|j| j.id == job_id) else { return Vec::new() };
     let deadlines = backend.deadlines(&report.name, (&job.id, &job.name));
-    model::deadline_views(report, job_id, &deadlines)
+    model::deadline_views(report, judged, job_id, &deadlines)
 }
 
 /// The source's own log through the backend in context.

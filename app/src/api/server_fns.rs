@@ -137,7 +137,7 @@ pub async fn job_timeline(
     let judged = view::Judged { judgment: &judgment, baseline: &baseline };
     let mut data = view::timeline_data(&report, &job_id, days, &head.scheduler, &flags, moment, judged)?;
     data.instance = head;
-    data.deadlines = view::deadlines(&report, &job_id);
+    data.deadlines = view::deadlines(&report, &baseline, &job_id);
     if let Some(a) = data.at.as_mut() {
         a.chosen = chosen;
     }

@@ -266,7 +266,7 @@ impl JobState {
     pub fn rank(self) -> u8 {
         match self {
             JobState::Problem(k) => k.info().job_rank,
-            s => 10 + QUIET.iter().position(|q| q.0 == s).unwrap_or(0) as u8,
+            s => crate::engine::triage::KINDS.len() as u8 + QUIET.iter().position(|q| q.0 == s).unwrap_or(0) as u8,
         }
     }
 
@@ -354,4 +354,23 @@ pub struct JobsData {
     pub instance: InstanceHead,
     pub zombies: Vec<ZombieSpan>,
     pub jobs: Vec<JobRow>,
+}
+
+#[cfg(test)]
+mod rank_tests {
+    use super::*;
+
+    /// A job with any problem sorts before every job without one, and no two states share a place.
+    #[test]
+    fn every_problem_state_sorts_before_every_quiet_state() {
+        let problems: Vec<u8> = ProblemKind::ALL.iter().map(|k| JobState::Problem(*k).rank()).collect();
+        let quiet: Vec<u8> = QUIET.iter().map(|q| q.0.rank()).collect();
+        let worst_quiet = quiet.iter().min().copied().unwrap_or(u8::MAX);
+        assert!(problems.iter().all(|r| *r < worst_quiet), "{problems:?} vs {quiet:?}");
+        let mut all: Vec<u8> = problems.into_iter().chain(quiet).collect();
+        let n = all.len();
+        all.sort();
+        all.dedup();
+        assert_eq!(all.len(), n, "each state its own place");
+    }
 }

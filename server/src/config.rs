@@ -90,8 +90,8 @@ pub use alerts::{
     read_ca_file, resolve_alert_url, resolve_routing_key,
 };
 pub use auth::{AuthConfig, ProxyConfig};
-pub use kinds::{KINDS, KindInfo, SourceKind};
 pub use deadlines::DeadlineConfig;
+pub use kinds::{KINDS, KindInfo, SourceKind};
 pub use maintenance::{MaintenanceConfig, MaintenanceScope, instant_in};
 
 /// What can be wrong with a configuration. Messages name the file, line and field, never a

@@ -479,8 +479,13 @@ fn deadline_notes(deadlines: &[crate::api::DeadlineView]) -> impl IntoView + use
         .iter()
         .map(|d| {
             let verdict = match d.last.clone() {
-                Some((_, Some(met))) => view! { " · " <span class="deadline-met">"met"</span> ": the success ended " <Time t=met/> }.into_any(),
-                Some((at, None)) => view! { " · " <strong class="deadline-missed">"missed"</strong> " at " <Time t=at/> }.into_any(),
+                Some((_, Some(met))) => {
+                    view! { " · " <span class="deadline-met">"met"</span> ": the success ended " <Time t=met/> }
+                        .into_any()
+                }
+                Some((at, None)) => {
+                    view! { " · " <strong class="deadline-missed">"missed"</strong> " at " <Time t=at/> }.into_any()
+                }
                 None => ().into_any(),
             };
             let state = match &d.last {

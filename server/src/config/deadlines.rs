@@ -71,11 +71,8 @@ impl Checker<'_> {
             let quoted = |v: &Spanned<String>| format!("{:?}", v.get_ref());
             let name = r.name.get_ref().trim().to_owned();
             if name.is_empty() || !names.insert(name.clone()) {
-                let why = if name.is_empty() {
-                    "a deadline needs a name"
-                } else {
-                    "another deadline already has this name"
-                };
+                let why =
+                    if name.is_empty() { "a deadline needs a name" } else { "another deadline already has this name" };
                 return Err(self.invalid(r.name.span(), None, &field("name"), &quoted(&r.name), why));
             }
             let zone: Zone = match &r.time_zone {
@@ -200,9 +197,11 @@ mod tests {
             assert!(got.contains(want), "{deadline:?}: {got}");
             assert!(got.starts_with("fleet.toml:"), "{got}");
         }
-        let twice =
-            format!("{INSTANCE}\n[[deadline]]\nname = \"x\"\n{ok}[[deadline]]\nname = \"x\"\n{ok}");
+        let twice = format!("{INSTANCE}\n[[deadline]]\nname = \"x\"\n{ok}[[deadline]]\nname = \"x\"\n{ok}");
         let got = parse(&twice, "fleet.toml").unwrap_err().to_string();
-        assert!(got.contains("fleet.toml:12: deadline[1].name = \"x\": another deadline already has this name"), "{got}");
+        assert!(
+            got.contains("fleet.toml:12: deadline[1].name = \"x\": another deadline already has this name"),
+            "{got}"
+        );
     }
 }

@@ -140,7 +140,12 @@ impl FleetBackend {
                     book: book.clone(),
                     risks: Mutex::new(risks::Kept::default()),
                     deadlines: Arc::new(
-                        config.deadlines.iter().filter(|d| d.scope.covers_instance(&c.name, &c.tags)).cloned().collect(),
+                        config
+                            .deadlines
+                            .iter()
+                            .filter(|d| d.scope.covers_instance(&c.name, &c.tags))
+                            .cloned()
+                            .collect(),
                     ),
                 })
             })

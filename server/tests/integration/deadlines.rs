@@ -2,7 +2,7 @@
 //! Load` has not run today (due 13:00) and `Backup` is still going since 13:00:30, so neither
 //! succeeded by 13:30. Each is a `deadline_missed` problem on `/api/triage`, in the jobs list,
 //! `/metrics` and the alerts routed by kind; a maintenance window holds it; a success closes it.
-use crate::alerts::{QUICK, at, receiver, reads_after_now, start, subjects};
+use crate::alerts::{QUICK, at, reads_after_now, receiver, start, subjects};
 use crate::metrics::{NIGHTLY, instances, nightly_ran, write_worker};
 use crate::support::web::{self, api, get};
 use serde_json::Value;
@@ -133,7 +133,11 @@ async fn check_config_names_a_bad_deadline_by_file_line_and_field() {
     let dir = tempfile::tempdir().unwrap();
     write_worker(&dir.path().join("worker.sqlite")).await;
     let bad = BY_1330.replace("by = \"13:30\"", "by = \"half past one\"");
-    let text = format!("store = {:?}\n{}\n{bad}", dir.path().join("store.sqlite").to_string_lossy(), instances(&dir.path().join("worker.sqlite"), dir.path()));
+    let text = format!(
+        "store = {:?}\n{}\n{bad}",
+        dir.path().join("store.sqlite").to_string_lossy(),
+        instances(&dir.path().join("worker.sqlite"), dir.path())
+    );
     let file = dir.path().join("fleet.toml");
     std::fs::write(&file, &text).unwrap();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_sundial"))

@@ -2,7 +2,8 @@
 // "ETL - Load GL Ledger" by 06:00 London time on weekdays. Its load has failed every night since
 // Thursday, so Friday's deadline was missed and nothing has succeeded since: triage lists one
 // `deadline_missed` problem (the API's), and the job's page says the deadline and its verdict near
-// the top and draws a dashed line, labelled with its name, at each weekday's 06:00 of its week.
+// the top and draws a dashed line at each weekday's 06:00 of its week, the latest labelled with
+// its name.
 // At 390 × 844 (a phone) and 1440 × 900, light and dark; nothing scrolls sideways.
 // Screenshots: test-results/deadlines-*.png.
 //
@@ -59,7 +60,11 @@ for (const look of LOOKS) {
     const lines = page.locator('[data-testid="timeline-chart"] [data-testid="deadline-line"]');
     const at = await lines.evaluateAll((els) => els.map((el) => el.dataset.at));
     assert.deepEqual(at, ['2026-11-16 06:00:00', '2026-11-17 06:00:00', '2026-11-18 06:00:00', '2026-11-19 06:00:00', '2026-11-20 06:00:00']);
+    // The latest is labelled with the deadline's name (labels at each would overlap); each says
+    // it in its tooltip.
     assert.equal(await lines.nth(4).locator('.deadline-label').innerText(), 'Ledger ready for finance');
+    assert.equal(await lines.locator('.deadline-label').count(), 1);
+    assert.match(await lines.nth(0).getAttribute('title'), /^Deadline: Ledger ready for finance \(weekdays by 06:00 Europe\/London\), due 2026-11-16 06:00/);
     assert.equal(await lines.nth(4).locator('svg line').getAttribute('stroke-dasharray'), '4 3');
     await noSidewaysScroll(page, 'the job page');
     await shot(page, 'job', look);

@@ -283,17 +283,17 @@ pub fn TimelineChart(data: TimelineData) -> AnyView {
     .into_any()
 }
 
-/// Each deadline instant of the window (`[[deadline]]`): a dashed vertical line, labelled with
-/// the deadline's name (on a 30-day window only the latest is labelled: they would overlap).
+/// Each deadline instant of the window (`[[deadline]]`): a dashed vertical line, its tooltip
+/// naming the deadline and when it was due; the latest is labelled with the deadline's name
+/// (labels at each would overlap: daily instants are a seventh of a week's chart apart).
 fn deadline_lines(data: &TimelineData, start: i64, end: i64) -> impl IntoView + use<> {
-    let label_all = data.instance.days <= 7;
     data.deadlines
         .iter()
         .flat_map(|d| {
             let n = d.instants.len();
             d.instants.iter().enumerate().filter(|(_, t)| t.ms >= start && t.ms <= end).map(move |(i, t)| {
                 let title = format!("Deadline: {} ({}), due {}", d.name, d.words, t.zoned());
-                let label = (label_all || i + 1 == n).then(|| d.name.clone());
+                let label = (i + 1 == n).then(|| d.name.clone());
                 view! {
                     <div class="deadline-line" style=left(t.ms, start, end) title=title data-testid="deadline-line" data-at=t.local.clone()>
                         <svg class="deadline-svg" aria-hidden="true" width="2" height="100%">

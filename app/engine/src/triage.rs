@@ -261,6 +261,14 @@ impl ProblemKind {
     pub fn icon(self) -> &'static str {
         self.info().icon
     }
+
+    /// Whether its count is of a job's runs gone wrong in a row (failed, missed): an alert
+    /// target's `after = N` waits for N of them, and its `resolve_after = M` for M successes
+    /// in a row before the recovery. The one list of such kinds (a deadline missed belongs
+    /// here too once it is a kind).
+    pub fn counts_runs_in_a_row(self) -> bool {
+        matches!(self, ProblemKind::Failed | ProblemKind::Missed)
+    }
 }
 
 /// How bad; ordered worst first.

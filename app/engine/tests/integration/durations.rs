@@ -18,6 +18,12 @@
 //! flag = "long:1000"                                     # "long:P95", "short:P50" or "none"
 //! ```
 //!
+//! A case may judge `run` (with its `start`) against the seasonal baseline of its runs instead
+//! of given `stats` (leave `stats` out): `expect.baseline` is `"WORDS:P50:P95"`, its words as
+//! the evidence says them (`"5 Monday runs"`, `"14 runs of the window (only 2 Tuesday runs)"`).
+//! `series` adds runs: `{ from = RFC 3339, every_days = 7, count = 4, secs = 2400 }`
+//! (`every_days` defaults to 1, `outcome` to succeeded).
+//!
 //! `outcome` is one of succeeded, failed, retry, canceled, in_progress, crashed, abandoned,
 //! unknown (default succeeded); `start` defaults to 02:00 UTC on consecutive days from Monday
 //! 2024-01-01.
@@ -55,7 +61,21 @@ struct Case {
     flags: Option<FlagsSpec>,
     #[serde(default)]
     run: Option<RunSpec>,
+    #[serde(default)]
+    series: Vec<SeriesSpec>,
     expect: Expect,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SeriesSpec {
+    from: String,
+    #[serde(default)]
+    every_days: Option<i64>,
+    count: usize,
+    secs: i64,
+    #[serde(default)]
+    outcome: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -101,6 +121,8 @@ struct Expect {
     weekdays: Option<Vec<String>>,
     #[serde(default)]
     flag: Option<String>,
+    #[serde(default)]
+    baseline: Option<String>,
 }
 
 fn monday() -> DateTime<Utc> {
@@ -153,9 +175,31 @@ fn flag_text(f: Option<DurationFlag>) -> String {
 
 /// What is wrong with one case; empty when it holds.
 fn check(case: &Case) -> Result<Vec<String>, String> {
-    let runs = case.runs.iter().enumerate().map(|(i, r)| run(r, i)).collect::<Result<Vec<_>, _>>()?;
+    let mut runs = case.runs.iter().enumerate().map(|(i, r)| run(r, i)).collect::<Result<Vec<_>, _>>()?;
+    for s in &case.series {
+        let from = DateTime::parse_from_rfc3339(&s.from).map_err(|e| format!("series from {:?}: {e}", s.from))?;
+        for n in 0..s.count {
+            let start = (from + TimeDelta::days(s.every_days.unwrap_or(1) * n as i64)).to_rfc3339();
+            let spec = RunSpec { secs: s.secs, outcome: s.outcome.clone(), start: Some(start) };
+            runs.push(run(&spec, 0)?);
+        }
+    }
+    runs.sort_by_key(|r| r.start);
+    let name = case.zone.as_deref().unwrap_or("UTC");
+    let zone = Zone::from_name(name).ok_or_else(|| format!("unknown zone {name:?}"))?;
     let mut wrong = Vec::new();
     let mut checked = 0;
+    if let Some(want) = &case.expect.baseline {
+        checked += 1;
+        let spec = case.run.as_ref().ok_or("baseline needs `run` (with its start)")?;
+        spec.start.as_ref().ok_or("baseline needs `run`'s start")?;
+        let base = durations::Baselines::of(&runs, zone).at(run(spec, 0)?.start);
+        let got =
+            base.map_or("none".to_owned(), |b| format!("{}:{}:{}", b.words("of the window"), b.stats.p50, b.stats.p95));
+        if &got != want {
+            wrong.push(format!("baseline: want {want}, got {got}"));
+        }
+    }
     if let Some(want) = &case.expect.stats {
         checked += 1;
         let want = match want {
@@ -170,8 +214,6 @@ fn check(case: &Case) -> Result<Vec<String>, String> {
     }
     if let Some(want) = &case.expect.weekdays {
         checked += 1;
-        let name = case.zone.as_deref().unwrap_or("UTC");
-        let zone = Zone::from_name(name).ok_or_else(|| format!("unknown zone {name:?}"))?;
         let got: Vec<String> = durations::by_weekday(&runs, zone).into_iter().map(stats_text).collect();
         if &got != want {
             wrong.push(format!("weekdays: want {want:?}, got {got:?}"));
@@ -179,8 +221,6 @@ fn check(case: &Case) -> Result<Vec<String>, String> {
     }
     if let Some(want) = &case.expect.flag {
         checked += 1;
-        let s = case.stats.ok_or("flag needs `stats`")?;
-        let stats = DurationStats { count: s.count, p50: s.p50, p95: s.p95, max: s.max };
         let flags = match &case.flags {
             Some(f) => DurationFlags {
                 long_factor: f.long_factor,
@@ -191,7 +231,17 @@ fn check(case: &Case) -> Result<Vec<String>, String> {
             None => DurationFlags::default(),
         };
         let r = run(case.run.as_ref().ok_or("flag needs `run`")?, 0)?;
-        let got = flag_text(durations::flag(&r, &stats, &flags));
+        let got = match case.stats {
+            Some(s) => {
+                let stats = DurationStats { count: s.count, p50: s.p50, p95: s.p95, max: s.max };
+                flag_text(durations::flag(&r, &stats, &flags))
+            }
+            // Against the seasonal baseline of the case's runs.
+            None => {
+                let base = durations::Baselines::of(&runs, zone).at(r.start).ok_or("flag: no run completed")?;
+                flag_text(durations::flag_by(&r, &base, &flags))
+            }
+        };
         if &got != want {
             wrong.push(format!("flag: want {want}, got {got}"));
         }

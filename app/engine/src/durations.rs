@@ -157,6 +157,11 @@ impl Baselines {
         self.window
     }
 
+    /// A season's own statistics (its runs only, however few).
+    pub fn season(&self, season: Season) -> Option<DurationStats> {
+        self.seasons[season.index()]
+    }
+
     /// What a run starting at `start` is judged against; `None`: no run completed.
     pub fn at(&self, start: DateTime<Utc>) -> Option<Baseline> {
         let window = self.window?;

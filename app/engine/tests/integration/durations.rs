@@ -29,7 +29,7 @@
 //! 2024-01-01.
 use crate::support::cases::{self, CaseFile};
 use crate::support::cases_root;
-use chrono::{DateTime, TimeDelta, Utc};
+use chrono::{DateTime, TimeDelta, Utc, Weekday};
 use proptest::prelude::*;
 use serde::Deserialize;
 use sundial_engine::durations::{self, DurationFlag, DurationFlags, DurationStats};
@@ -332,6 +332,33 @@ proptest! {
         for s in days.iter().flatten() {
             prop_assert!(s.p50 <= s.p95 && s.p95 <= s.max);
             prop_assert!(Some(s.max) <= max);
+        }
+    }
+
+    #[test]
+    fn a_run_is_judged_against_its_seasons_runs_when_there_are_enough_else_the_windows(
+        runs in proptest::collection::vec(any_run(), 0..60),
+        at in -400_000i64..400_000,
+    ) {
+        use durations::{Season, SEASON_MIN_RUNS};
+        let zone = Zone::from_name("America/New_York").unwrap_or(Zone::UTC);
+        let baselines = durations::Baselines::of(&runs, zone);
+        // The seasons (seven weekdays, month-ends) partition the completed runs.
+        let weekdays = [Weekday::Mon, Weekday::Tue, Weekday::Wed, Weekday::Thu, Weekday::Fri, Weekday::Sat, Weekday::Sun];
+        let seasons: Vec<Season> = weekdays.into_iter().map(Season::Weekday).chain([Season::MonthEnd]).collect();
+        let total: usize = seasons.iter().filter_map(|s| baselines.season(*s)).map(|s| s.count).sum();
+        prop_assert_eq!(total, durations::stats(&runs).map_or(0, |s| s.count));
+        let start = monday() + TimeDelta::seconds(at);
+        match baselines.at(start) {
+            None => prop_assert!(durations::stats(&runs).is_none()),
+            Some(b) => {
+                prop_assert_eq!(b.season, Season::of(start, zone));
+                let own = baselines.season(b.season);
+                prop_assert_eq!(b.season_runs, own.map_or(0, |s| s.count));
+                prop_assert_eq!(b.seasonal, b.season_runs >= SEASON_MIN_RUNS);
+                prop_assert_eq!(Some(b.stats), if b.seasonal { own } else { durations::stats(&runs) });
+                prop_assert_eq!(b.words("of the window").contains(" (only ") || b.words("of the window").contains(" (no "), !b.seasonal);
+            }
         }
     }
 

@@ -738,7 +738,7 @@ mod tests {
     /// A job failing every other run, seen each tick: (what is open, its successes in a row).
     fn flapping(n: usize) -> (Vec<Open>, Successes) {
         let hour = |h: usize| format!("2026-11-22T{:02}:00:00Z", 10 + h);
-        if n % 2 == 0 {
+        if n.is_multiple_of(2) {
             (vec![failed(1, &hour(n))], Successes::from([("SQL1|j1".to_owned(), 0)]))
         } else {
             (vec![], Successes::from([("SQL1|j1".to_owned(), 1)]))

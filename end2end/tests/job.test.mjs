@@ -1,4 +1,5 @@
-// The job page: durations (p50, p95, max over the window and per weekday), long and short runs
+// The job page: durations (p50, p95, max over the window, per weekday and of month-ends, and
+// what the latest run is judged against), long and short runs
 // flagged with an icon and a word, a run's steps, a run in progress against its usual time,
 // and the deep link `?at=` marking a moment (the window holding it, the chart's marker, the
 // nearest row highlighted and scrolled into view by a fragment, without script).
@@ -123,12 +124,15 @@ test('the durations table: p50, p95 and max over the window and per weekday, the
   assert.match(text, /Any day\s+\d+\s+(\d+[hm] \d\d[ms]|\d+s)/, `numbers in words: ${text}`);
   const days = table.locator('[data-testid="durations-day"] th');
   assert.deepEqual(await days.allInnerTexts(), ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday']);
-  const runs = await table.locator('[data-testid="durations-day"] td[data-label="Runs"]').allInnerTexts();
-  assert.equal(runs.reduce((a, n) => a + Number(n), 0), data.durations.window.count, 'the weekdays add up to the window');
+  const runs = await table.locator('[data-testid="durations-day"] td[data-label="Runs"], [data-testid="durations-month-end"] td[data-label="Runs"]').allInnerTexts();
+  assert.equal(runs.length, 8, 'seven weekdays and the month\'s last day');
+  assert.equal(runs.reduce((a, n) => a + Number(n), 0), data.durations.window.count, 'the weekdays and month-ends add up to the window');
+  const baseline = await page.locator('[data-testid="durations-baseline"]').innerText();
+  assert.match(baseline, /^The latest run is judged against \d+ (\w+ runs|runs of the last 30 days \((only \d+|no) [\w-]+ runs?\)): p50 .+, p95 .+\.$/, baseline);
   const rule = await page.locator('[data-testid="durations-rule"]').innerText();
   assert.match(rule, /longer than p95 × 1\.5/);
   assert.match(rule, /under p50 × 0\.25/);
-  await table.scrollIntoViewIfNeeded();
+  await page.locator('[data-testid="durations-rule"]').scrollIntoViewIfNeeded();
   await page.screenshot({ path: path.join(RESULTS_DIR, 'job-durations.png') });
   await page.close();
 });

@@ -86,7 +86,7 @@ mod deadlines;
 mod kinds;
 mod maintenance;
 pub use alerts::{
-    AlertConfig, AlertFormat, AlertRoute, AlertTarget, EmailSettings, PAGERDUTY_EVENTS_URL, check_smtp_url,
+    AlertConfig, AlertFormat, AlertRoute, AlertTarget, EmailSettings, PAGERDUTY_EVENTS_URL, QuietHours, check_smtp_url,
     read_ca_file, resolve_alert_url, resolve_routing_key,
 };
 pub use auth::{AuthConfig, ProxyConfig};

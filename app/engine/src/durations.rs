@@ -1,11 +1,18 @@
 //! How long a job's runs take: p50, p95 and max (nearest-rank percentiles over completed
 //! runs), per weekday, and which runs are suspiciously long or short against them.
 //!
+//! **Seasons.** Durations have seasons (Monday's load after the weekend, the month's end), so a
+//! run is judged against the runs of its own season where there are enough of them
+//! ([`Baselines`], [`Baseline`]): a run on the last day of its month (by its local start in the
+//! instance's zone) against the other last-day-of-month runs; any other run against the runs
+//! of its weekday that were not on a month's last day. With fewer than [`SEASON_MIN_RUNS`] of
+//! them, against every run of the window, saying so ("only 2 Monday runs").
+//!
 //! Pure: no clock, no I/O. Percentiles by the nearest-rank method: the p-th percentile of n
 //! sorted durations is the one at rank ⌈p/100 × n⌉ (1-based), so it is always a duration that
 //! happened.
 use crate::{Run, RunOutcome, Zone};
-use chrono::Datelike;
+use chrono::{DateTime, Datelike, Utc, Weekday};
 use serde::{Deserialize, Serialize};
 
 /// Durations of completed runs, in seconds.
@@ -46,6 +53,128 @@ pub fn by_weekday(runs: &[Run], tz: Zone) -> [Option<DurationStats>; 7] {
         days[day].push(r.duration_secs.max(0));
     }
     days.map(of)
+}
+
+/// A season with fewer completed runs than this is not a baseline: the window's is used.
+pub const SEASON_MIN_RUNS: usize = 4;
+
+/// The runs a run is compared with: those of its weekday, or of a month's last day.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Season {
+    /// Runs of this weekday (local), not on a month's last day.
+    Weekday(Weekday),
+    /// Runs on the last day of a month (local).
+    MonthEnd,
+}
+
+impl Season {
+    /// The season of a run starting at `start`, by its local date in `tz`.
+    pub fn of(start: DateTime<Utc>, tz: Zone) -> Season {
+        let day = start.with_timezone(&tz).date_naive();
+        if day.succ_opt().is_none_or(|next| next.month() != day.month()) {
+            Season::MonthEnd
+        } else {
+            Season::Weekday(day.weekday())
+        }
+    }
+
+    /// `Monday`, `month-end`: what its runs are called ("6 Monday runs").
+    pub fn words(self) -> &'static str {
+        match self {
+            Season::MonthEnd => "month-end",
+            Season::Weekday(d) => match d {
+                Weekday::Mon => "Monday",
+                Weekday::Tue => "Tuesday",
+                Weekday::Wed => "Wednesday",
+                Weekday::Thu => "Thursday",
+                Weekday::Fri => "Friday",
+                Weekday::Sat => "Saturday",
+                Weekday::Sun => "Sunday",
+            },
+        }
+    }
+
+    fn index(self) -> usize {
+        match self {
+            Season::Weekday(d) => d.num_days_from_monday() as usize,
+            Season::MonthEnd => 7,
+        }
+    }
+}
+
+/// What a run is judged against: the statistics, and whose they are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Baseline {
+    pub stats: DurationStats,
+    /// The run's season.
+    pub season: Season,
+    /// `stats` are of its season's runs (at least [`SEASON_MIN_RUNS`]); else of the window's.
+    pub seasonal: bool,
+    /// The completed runs of its season.
+    pub season_runs: usize,
+    /// The completed runs of the window (what `min_samples` asks of).
+    pub window_runs: usize,
+}
+
+impl Baseline {
+    /// Whose statistics, in words: `6 Monday runs`, or `31 runs of the window (only 2 Monday
+    /// runs)` or `(no month-end run)`; `window` names the window ("of the last 30 days").
+    pub fn words(&self, window: &str) -> String {
+        let runs = |n: usize| if n == 1 { "run" } else { "runs" };
+        if self.seasonal {
+            format!("{} {} {}", self.stats.count, self.season.words(), runs(self.stats.count))
+        } else {
+            let few = match self.season_runs {
+                0 => format!("no {} run", self.season.words()),
+                n => format!("only {n} {} {}", self.season.words(), runs(n)),
+            };
+            format!("{} {} {window} ({few})", self.stats.count, runs(self.stats.count))
+        }
+    }
+}
+
+/// A job's baselines over its runs: the window's and each season's, made once.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Baselines {
+    window: Option<DurationStats>,
+    /// Monday first, then month-end.
+    seasons: [Option<DurationStats>; 8],
+    tz: Zone,
+}
+
+impl Baselines {
+    pub fn of(runs: &[Run], tz: Zone) -> Baselines {
+        let mut seasons: [Vec<i64>; 8] = Default::default();
+        for r in runs.iter().filter(|r| completed(r)) {
+            seasons[Season::of(r.start, tz).index()].push(r.duration_secs.max(0));
+        }
+        Baselines { window: stats(runs), seasons: seasons.map(of), tz }
+    }
+
+    /// The window's statistics.
+    pub fn window(&self) -> Option<DurationStats> {
+        self.window
+    }
+
+    /// A season's own statistics (its runs only, however few).
+    pub fn season(&self, season: Season) -> Option<DurationStats> {
+        self.seasons[season.index()]
+    }
+
+    /// What a run starting at `start` is judged against; `None`: no run completed.
+    pub fn at(&self, start: DateTime<Utc>) -> Option<Baseline> {
+        let window = self.window?;
+        let season = Season::of(start, self.tz);
+        let own = self.seasons[season.index()];
+        let season_runs = own.map_or(0, |s| s.count);
+        let seasonal = season_runs >= SEASON_MIN_RUNS;
+        let stats = match own {
+            Some(own) if seasonal => own,
+            _ => window,
+        };
+        Some(Baseline { stats, season, seasonal, season_runs, window_runs: window.count })
+    }
 }
 
 /// When a run is long or short enough to flag.
@@ -89,6 +218,19 @@ pub fn flag(run: &Run, stats: &DurationStats, flags: &DurationFlags) -> Option<D
     if stats.count < flags.min_samples.max(1) {
         return None;
     }
+    flag_against(run, stats, flags)
+}
+
+/// [`flag`] against a run's seasonal [`Baseline`]: `min_samples` asks of the window's runs
+/// (a season of 4 Mondays in a window of 30 runs judges).
+pub fn flag_by(run: &Run, baseline: &Baseline, flags: &DurationFlags) -> Option<DurationFlag> {
+    if baseline.window_runs < flags.min_samples.max(1) {
+        return None;
+    }
+    flag_against(run, &baseline.stats, flags)
+}
+
+fn flag_against(run: &Run, stats: &DurationStats, flags: &DurationFlags) -> Option<DurationFlag> {
     let secs = run.duration_secs.max(0) as f64;
     if secs > stats.p95 as f64 * flags.long_factor && run.duration_secs > stats.p95 {
         return Some(DurationFlag::Long { p95: stats.p95 });

@@ -277,6 +277,14 @@ impl ProblemKind {
     pub fn icon(self) -> &'static str {
         self.info().icon
     }
+
+    /// Whether its count is of a job's runs gone wrong in a row (failed, missed): an alert
+    /// target's `after = N` waits for N of them, and its `resolve_after = M` for M successes
+    /// in a row before the recovery. The one list of such kinds (a deadline missed belongs
+    /// here too once it is a kind).
+    pub fn counts_runs_in_a_row(self) -> bool {
+        matches!(self, ProblemKind::Failed | ProblemKind::Missed)
+    }
 }
 
 /// How bad; ordered worst first.
@@ -639,18 +647,27 @@ fn job_problems(
             );
         }
     }
-    let Some(stats) = durations::stats(&job.runs) else { return next_run(job, report, push) };
+    // Each run against its season's runs where there are enough (else the window's, saying so).
+    let baselines = durations::Baselines::of(&job.runs, report.tz);
+    if baselines.window().is_none() {
+        return next_run(job, report, push);
+    }
+    let window = format!("of the last {} days", (report.window.end - report.window.start).num_days().max(1));
     if let Some(run) = job.runs.last().filter(|r| r.outcome == RunOutcome::InProgress)
-        && let Some(DurationFlag::Long { p95 }) = durations::flag(run, &stats, &settings.durations)
+        && let Some(base) = baselines.at(run.start)
+        && let Some(DurationFlag::Long { p95 }) = durations::flag_by(run, &base, &settings.durations)
     {
-        let finish = if run.duration_secs < stats.max {
+        let stats = base.stats;
+        // Its longest run of the window, whatever its season: the finish to expect at worst.
+        let longest = baselines.window().map_or(stats.max, |w| w.max);
+        let finish = if run.duration_secs < longest {
             Sentence::new()
-                .text(format!("if it ends like its longest run ({}), it finishes at ", span(stats.max)))
-                .at(run.start + TimeDelta::seconds(stats.max))
+                .text(format!("if it ends like its longest run ({}), it finishes at ", span(longest)))
+                .at(run.start + TimeDelta::seconds(longest))
         } else {
             Sentence::new().text(format!(
                 "longer than any run in the window (the longest took {}): no finish to expect",
-                span(stats.max)
+                span(longest)
             ))
         };
         push(
@@ -664,23 +681,29 @@ fn job_problems(
                     span(run.duration_secs)
                 ))
                 .at(run.start)
-                .text(format!(": usually {} (p50), {} at p95 over {} runs; ", span(stats.p50), span(p95), stats.count))
+                .text(format!(
+                    ": usually {} (p50), {} at p95 over {}; ",
+                    span(stats.p50),
+                    span(p95),
+                    base.words(&window)
+                ))
                 .then(finish),
             1,
         );
     }
     if let Some(run) = finished.last().filter(|r| r.outcome == RunOutcome::Succeeded)
-        && let Some(DurationFlag::Short { p50 }) = durations::flag(run, &stats, &settings.durations)
+        && let Some(base) = baselines.at(run.start)
+        && let Some(DurationFlag::Short { p50 }) = durations::flag_by(run, &base, &settings.durations)
     {
         push(
             ProblemKind::TooShort,
             Some(run.start),
             run.start,
             Sentence::new().text("the run of ").at(run.start).text(format!(
-                " succeeded in {}, where it usually takes {} (p50 over {} runs): did it do its work?",
+                " succeeded in {}, where it usually takes {} (p50 over {}): did it do its work?",
                 span(run.duration_secs),
                 span(p50),
-                stats.count
+                base.words(&window)
             )),
             1,
         );

@@ -2,7 +2,7 @@
 //! wire types.
 use super::*;
 use crate::engine::Zone as Tz; // the engine's zone, a chrono TimeZone (chrono-tz on the server)
-use crate::engine::durations::{self, DurationFlag, DurationFlags, DurationStats};
+use crate::engine::durations::{self, Baseline, Baselines, DurationFlag, DurationFlags, DurationStats, Season};
 use crate::engine::fleet::{InstanceReport, JobReport};
 use crate::engine::log::LogEvent;
 use crate::engine::reconcile::{MissCause, Outcome, RunClass, Trigger};
@@ -462,7 +462,7 @@ fn run_view(
     class: Option<&RunClass>,
     job_enabled: bool,
     tz: Tz,
-    stats: Option<&DurationStats>,
+    base: Option<&Baseline>,
     flags: &DurationFlags,
 ) -> RunView {
     let kind = run_kind(class, &r.trigger, job_enabled);
@@ -476,9 +476,9 @@ fn run_view(
         trigger: trigger_text(&r.trigger),
         // A failed run says its failed step's own message, not the outcome line.
         message: shorten(&r.why()),
-        flag: stats.and_then(|s| durations::flag(r, s, flags)),
+        flag: base.and_then(|b| durations::flag_by(r, b, flags)),
         steps: r.steps.iter().map(|s| step_view(s, tz)).collect(),
-        progress: stats.filter(|_| r.outcome == RunOutcome::InProgress).map(|s| progress(r, s, tz)),
+        progress: base.filter(|_| r.outcome == RunOutcome::InProgress).map(|b| progress(r, &b.stats, tz)),
     }
 }
 
@@ -634,6 +634,7 @@ pub fn timeline_data(
     at: Option<DateTime<Utc>>,
     judged: Judged<'_>,
 ) -> Result<TimelineData, ApiError> {
+    use chrono::Weekday::{Fri, Mon, Sat, Sun, Thu, Tue, Wed};
     let Judged { judgment, baseline } = judged;
     let tz = report.tz;
     let job = report.jobs.iter().find(|j| j.id == job_id).ok_or_else(|| ApiError::NotFound { what: "job".into() })?;
@@ -644,12 +645,19 @@ pub fn timeline_data(
     // One duration statistic: the judged window's, as triage's (a job the baseline lacks, read
     // in between, is measured over what is shown).
     let usual = baseline.jobs.iter().find(|j| j.id == job_id).map_or(&job.runs, |j| &j.runs);
-    let stats = durations::stats(usual);
-    let all_runs = run_views(job, tz, stats.as_ref(), flags);
+    let baselines = Baselines::of(usual, tz);
+    let all_runs = run_views(job, tz, &baselines, flags);
+    let weekdays = [Mon, Tue, Wed, Thu, Fri, Sat, Sun].map(|d| baselines.season(Season::Weekday(d)));
+    let latest = job.runs.last().and_then(|r| baselines.at(r.start)).map(|b| crate::wire::BaselineView {
+        words: b.words(&format!("of the last {} days", super::JUDGED_DAYS)),
+        stats: b.stats,
+    });
     let durations = DurationsView {
         days: super::JUDGED_DAYS,
-        window: stats,
-        weekdays: durations::by_weekday(usual, tz).to_vec(),
+        window: baselines.window(),
+        weekdays: weekdays.to_vec(),
+        month_end: baselines.season(Season::MonthEnd),
+        latest,
         flags: flags.clone(),
         long: all_runs.iter().filter(|r| matches!(r.flag, Some(DurationFlag::Long { .. }))).count(),
         short: all_runs.iter().filter(|r| matches!(r.flag, Some(DurationFlag::Short { .. }))).count(),
@@ -774,11 +782,15 @@ pub fn parse_at(raw: &str, tz: Tz) -> Result<DateTime<Utc>, String> {
 }
 
 /// Every run of `job` as pages show it, parallel to `job.runs`, flagged against `stats`.
-fn run_views(job: &JobReport, tz: Tz, stats: Option<&DurationStats>, flags: &DurationFlags) -> Vec<RunView> {
+/// Each run, flagged against its season's baseline as triage judges it.
+fn run_views(job: &JobReport, tz: Tz, baselines: &Baselines, flags: &DurationFlags) -> Vec<RunView> {
     job.runs
         .iter()
         .enumerate()
-        .map(|(i, r)| run_view(r, job.reconciliation.runs.get(i), job.enabled, tz, stats, flags))
+        .map(|(i, r)| {
+            let base = baselines.at(r.start);
+            run_view(r, job.reconciliation.runs.get(i), job.enabled, tz, base.as_ref(), flags)
+        })
         .collect()
 }
 
@@ -1074,7 +1086,13 @@ mod timeline_tests {
     #[test]
     fn a_run_in_progress_finishes_at_start_plus_p50_until_it_is_past_it() {
         let flags = DurationFlags::default();
-        let s = stats(600, 900);
+        let s = Baseline {
+            stats: stats(600, 900),
+            season: Season::MonthEnd,
+            seasonal: false,
+            season_runs: 0,
+            window_runs: stats(600, 900).count,
+        };
         let going = run("2026-11-20T01:00:00Z", 120, RunOutcome::InProgress, "");
         let p = run_view(&going, None, true, Tz::UTC, Some(&s), &flags).progress.expect("progress of a run going");
         assert_eq!((p.elapsed_secs, p.p50, p.p95), (120, 600, 900));

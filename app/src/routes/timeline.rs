@@ -628,8 +628,11 @@ fn stats_cells(s: Option<DurationStats>) -> impl IntoView + use<> {
 fn durations_section(d: &DurationsView) -> impl IntoView + use<> {
     let f = &d.flags;
     let rule = format!(
-        "Flagged ▲ long: longer than p95 × {}; ▼ short: a success in under p50 × {} (for jobs whose p50 is at least {}). \
+        "Each run is judged against the runs of its weekday, or a run on a month's last day against month-end runs, \
+         when there are at least {} of them; else against every run. \
+         Flagged ▲ long: longer than p95 × {}; ▼ short: a success in under p50 × {} (for jobs whose p50 is at least {}). \
          Nothing is flagged with fewer than {} completed runs.",
+        crate::engine::durations::SEASON_MIN_RUNS,
         f.long_factor,
         f.short_factor,
         duration_text(f.short_min_secs),
@@ -657,7 +660,7 @@ fn durations_section(d: &DurationsView) -> impl IntoView + use<> {
             .collect_view();
         view! {
             <table class="durations-table" data-testid="durations-table">
-                <caption>{format!("Durations of completed runs in the last {}, by the day they started: the baseline triage judges against, whatever window is shown", window_words(d.days))}</caption>
+                <caption>{format!("Durations of completed runs in the last {}, by the day they started (a month's last day apart): the baselines triage judges against, whatever window is shown", window_words(d.days))}</caption>
                 <thead>
                     <tr>
                         <th scope="col">"Started"</th>
@@ -673,9 +676,22 @@ fn durations_section(d: &DurationsView) -> impl IntoView + use<> {
                         {stats_cells(Some(all))}
                     </tr>
                     {rows}
+                    <tr data-testid="durations-month-end">
+                        <th scope="row">"Month's last day"</th>
+                        {stats_cells(d.month_end)}
+                    </tr>
                 </tbody>
             </table>
         }
+    });
+    let latest = d.latest.as_ref().map(|b| {
+        let words = format!(
+            "The latest run is judged against {}: p50 {}, p95 {}.",
+            b.words,
+            duration_text(b.stats.p50),
+            duration_text(b.stats.p95)
+        );
+        view! { <p class="durations-baseline" data-testid="durations-baseline">{words}</p> }
     });
     view! {
         <section class="durations" aria-labelledby="durations-h" data-testid="durations">
@@ -686,6 +702,7 @@ fn durations_section(d: &DurationsView) -> impl IntoView + use<> {
                 </p>
             })}
             {table}
+            {latest}
             <p class="durations-rule" data-testid="durations-rule">
                 "Completed runs only (not in progress, crashed, abandoned or of unknown end); nearest-rank percentiles, each a duration that happened. "
                 {rule}

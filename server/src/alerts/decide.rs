@@ -24,13 +24,31 @@
 //! target takes one message per episode (`Settings::group` false: PagerDuty, whose incidents
 //! are episodes).
 //!
+//! **Flapping** (per target, for the kinds whose count is of a job's runs in a row:
+//! [`ProblemKind::counts_runs_in_a_row`], failed and missed):
+//! - `after = N` (`Settings::after`): such a problem alerts only once its count reaches N; an
+//!   episode that ends below N said nothing and is forgotten (a job that fails every other
+//!   night, with `after = 2`, never pages). The count is the judgment's, read again from the
+//!   runs after a restart: nothing to keep.
+//! - `resolve_after = M` (`Settings::resolve_after`): the recovery of such an alerted episode
+//!   waits until the job's last M finished runs succeeded ([`Successes`]); meanwhile the episode
+//!   waits (`Sent::ended`), and if the problem comes back (a new episode of the same key) the
+//!   alerted episode goes on (`Sent::follows`): no recovery, no new alert. A job gone from its
+//!   judged instance recovers at once. `Sent::ended` and `Sent::follows` are kept in the store.
+//! - **Quiet hours** (`Settings::quiet`): while they hold, an alert, a reminder or a recovery of
+//!   a problem less bad than the quiet severity is not sent. Nothing is recorded for it, so it
+//!   is decided again at the first tick after they end: an alert then if the problem is still
+//!   open (one resolved meanwhile says nothing), a recovery if it is still over (one that came
+//!   back meanwhile goes on as above), a reminder if one is due.
+//!
 //! **Threads.** Each alerted episode records the thread of the message that announced it
 //! (`Sent::thread`: its own, or the grouped message's): reminders and the recovery of that
 //! episode carry it ([`Item::thread`]), so mail threads them under the announcement.
+use crate::config::QuietHours;
 use chrono::{DateTime, TimeDelta, Utc};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use sundial_engine::triage::{ProblemKind, ProblemSeverity};
 
 /// More alerts (or recoveries) than this in one decision go as one message.
@@ -93,6 +111,14 @@ pub struct Sent {
     /// `None` in what an older Sundial kept: then its own episode's thread.
     #[serde(default)]
     pub thread: Option<String>,
+    /// When the problem was first seen over while its recovery waits (`resolve_after`, quiet
+    /// hours); `None`: open.
+    #[serde(default)]
+    pub ended: Option<DateTime<Utc>>,
+    /// A later episode of the same problem that came back while the recovery waited: the
+    /// alerted episode goes on through it.
+    #[serde(default)]
+    pub follows: Option<DateTime<Utc>>,
 }
 
 impl Sent {
@@ -100,6 +126,20 @@ impl Sent {
     pub fn thread(&self, key: &str) -> String {
         self.thread.clone().unwrap_or_else(|| episode_thread(key, self.episode))
     }
+
+    /// Whether `o` is this alerted episode (or the later one it follows).
+    fn holds(&self, o: &Open) -> bool {
+        o.episode == self.episode || self.follows == Some(o.episode)
+    }
+}
+
+/// Each judged job's last finished runs that succeeded in a row, by `instance|job id` (a
+/// problem's key without its kind: [`job_of`]).
+pub type Successes = HashMap<String, usize>;
+
+/// `instance|job id` of a job's problem key (`kind|instance|job id`).
+pub fn job_of(key: &str) -> Option<&str> {
+    key.split_once('|').map(|(_, rest)| rest).filter(|rest| rest.contains('|'))
 }
 
 /// A thread's token: the first 128 bits of SHA-256 over `parts`, in hex.
@@ -142,6 +182,36 @@ pub struct Settings {
     pub route: Route,
     /// Many alerts or recoveries at once go as one message (else one message per episode).
     pub group: bool,
+    /// A problem counting runs in a row alerts once its count reaches this (at least 1).
+    pub after: usize,
+    /// Its recovery waits for this many successes in a row (at least 1).
+    pub resolve_after: usize,
+    /// Quiet hours: `None`, never quiet.
+    pub quiet: Option<QuietHours>,
+}
+
+impl Settings {
+    /// Whether a problem of `severity` waits for the end of quiet hours at `now`.
+    fn quiet_holds(&self, severity: ProblemSeverity, now: DateTime<Utc>) -> bool {
+        self.quiet.as_ref().is_some_and(|q| q.holds(severity, now))
+    }
+
+    /// Whether an alerted episode that is over (or came back) may be told recovered now.
+    fn recovery_due(&self, key: &str, s: &Sent, successes: &Successes, now: DateTime<Utc>) -> bool {
+        if self.quiet_holds(s.last.severity, now) {
+            return false;
+        }
+        if self.resolve_after <= 1 || !s.last.kind.counts_runs_in_a_row() {
+            return true;
+        }
+        // A job no longer there (removed from its judged instance) has nothing left to wait for.
+        job_of(key).and_then(|job| successes.get(job)).is_none_or(|&n| n >= self.resolve_after)
+    }
+
+    /// Whether a problem's count is enough to alert (`after`).
+    fn counted_enough(&self, o: &Open) -> bool {
+        !o.kind.counts_runs_in_a_row() || o.count >= self.after
+    }
 }
 
 /// Which problems a target takes (besides `min_severity`): made from the fleet file's
@@ -216,6 +286,12 @@ impl Message {
     }
 }
 
+/// The problem as seen now, under the episode that was alerted (its PagerDuty incident, its
+/// first seen): a later episode it follows speaks as the alerted one.
+fn seen_as(o: &Open, s: &Sent) -> Open {
+    Open { episode: s.episode, ..o.clone() }
+}
+
 /// How many of what an episode counted, in words (`3 runs missed`); `None` when it counts
 /// nothing worth saying (1 of a kind that counts nothing).
 pub fn count_words(kind: ProblemKind, n: usize) -> Option<String> {
@@ -232,9 +308,22 @@ fn bad_enough(p: &Open, min: ProblemSeverity) -> bool {
 ///
 /// `open`: every problem open now, worst first; `judged`: the instances whose jobs were
 /// judged now (a job's problem missing from `open` ended only if its instance is there).
+/// Without successes counted: a recovery never waits for them ([`decide_with`]).
 pub fn decide(
     open: &[Open],
     judged: &HashSet<String>,
+    sent: &SentState,
+    settings: &Settings,
+    now: DateTime<Utc>,
+) -> (Vec<Message>, SentState) {
+    decide_with(open, judged, &Successes::new(), sent, settings, now)
+}
+
+/// [`decide`], with each judged job's successes in a row (`resolve_after` counts them).
+pub fn decide_with(
+    open: &[Open],
+    judged: &HashSet<String>,
+    successes: &Successes,
     sent: &SentState,
     settings: &Settings,
     now: DateTime<Utc>,
@@ -244,18 +333,38 @@ pub fn decide(
     let mut resolved = Vec::new();
     for (key, s) in sent {
         match by_key.get(key.as_str()) {
-            Some(o) if o.episode == s.episode => {
+            Some(o) if s.holds(o) => {
                 let mut s = s.clone();
                 s.max_count = s.max_count.max(o.count);
-                s.last = (*o).clone();
+                s.last = seen_as(o, &s);
+                s.ended = None;
                 next.insert(key.clone(), s);
             }
             // Out of sight, not ended: its instance's jobs could not be judged now.
             None if s.last.job.is_some() && !judged.contains(&s.last.instance) => {
                 next.insert(key.clone(), s.clone());
             }
-            // Gone, or back as a new episode: this one ended.
-            _ => resolved.push(Item { problem: s.last.clone(), max_count: s.max_count, thread: s.thread(key) }),
+            // Gone, or back as a new episode: this one ended, and is told so once its
+            // recovery is due.
+            back => {
+                if settings.recovery_due(key, s, successes, now) {
+                    resolved.push(Item { problem: s.last.clone(), max_count: s.max_count, thread: s.thread(key) });
+                    continue;
+                }
+                let mut s = s.clone();
+                match back {
+                    // Back before its recovery was told: the alerted episode goes on.
+                    Some(o) => {
+                        s.thread = Some(s.thread(key));
+                        s.follows = Some(o.episode);
+                        s.max_count = s.max_count.max(o.count);
+                        s.last = seen_as(o, &s);
+                        s.ended = None;
+                    }
+                    None => s.ended = Some(s.ended.unwrap_or(now)),
+                }
+                next.insert(key.clone(), s);
+            }
         }
     }
     let mut alerts = Vec::new();
@@ -267,6 +376,8 @@ pub fn decide(
             && settings.route.takes(o)
             && !o.acknowledged
             && !next.contains_key(&o.key)
+            && settings.counted_enough(o)
+            && !settings.quiet_holds(o.severity, now)
             && now >= since
             && now - since >= settings.grace;
         if due {
@@ -278,6 +389,8 @@ pub fn decide(
                 max_count: o.count,
                 last: o.clone(),
                 thread: Some(thread.clone()),
+                ended: None,
+                follows: None,
             };
             next.insert(o.key.clone(), s);
             alerts.push(Item { problem: o.clone(), max_count: o.count, thread });
@@ -297,9 +410,9 @@ pub fn decide(
     if let Some(every) = settings.remind {
         let still: Vec<&Open> = open
             .iter()
-            .filter(|o| {
-                !o.acknowledged && settings.route.takes(o) && next.get(&o.key).is_some_and(|s| s.episode == o.episode)
-            })
+            .filter(|o| !o.acknowledged && settings.route.takes(o) && next.get(&o.key).is_some_and(|s| s.holds(o)))
+            // Quiet hours: it waits for their end.
+            .filter(|o| !settings.quiet_holds(o.severity, now))
             // Planned: no reminder while a maintenance window holds it.
             .filter(|o| o.maintenance_until.is_none_or(|until| until <= now))
             .collect();
@@ -308,7 +421,7 @@ pub fn decide(
             for o in still {
                 if let Some(s) = next.get_mut(&o.key) {
                     s.reminded_at = now;
-                    reminder.push(Item { problem: o.clone(), max_count: s.max_count, thread: s.thread(&o.key) });
+                    reminder.push(Item { problem: s.last.clone(), max_count: s.max_count, thread: s.thread(&o.key) });
                 }
             }
         }
@@ -369,6 +482,9 @@ mod tests {
             min_severity: ProblemSeverity::Error,
             route: Route::default(),
             group: true,
+            after: 1,
+            resolve_after: 1,
+            quiet: None,
         }
     }
 
@@ -606,6 +722,125 @@ mod tests {
         }
         let (m, _) = decide(&open[1..], &judged(), &old, &s, t("2026-11-22T14:00:00Z"));
         assert_eq!(m[0].items[0].thread, episode_thread("missed|SQL1|j0", t(EP)));
+    }
+
+    fn failed(count: usize, episode: &str) -> Open {
+        let mut o = missed(count, episode);
+        o.key = "failed|SQL1|j1".into();
+        o.kind = ProblemKind::Failed;
+        o
+    }
+
+    fn kinds(m: &[Message]) -> Vec<MessageKind> {
+        m.iter().map(|m| m.kind).collect()
+    }
+
+    /// A job failing every other run, seen each tick: (what is open, its successes in a row).
+    fn flapping(n: usize) -> (Vec<Open>, Successes) {
+        let hour = |h: usize| format!("2026-11-22T{:02}:00:00Z", 10 + h);
+        if n.is_multiple_of(2) {
+            (vec![failed(1, &hour(n))], Successes::from([("SQL1|j1".to_owned(), 0)]))
+        } else {
+            (vec![], Successes::from([("SQL1|j1".to_owned(), 1)]))
+        }
+    }
+
+    #[test]
+    fn with_after_two_a_job_failing_every_other_run_never_alerts_and_two_in_a_row_do_once() {
+        let s = Settings { after: 2, grace: TimeDelta::zero(), remind: None, ..settings() };
+        let mut sent = SentState::new();
+        for n in 0..8 {
+            let (open, ok) = flapping(n);
+            let at = t("2026-11-22T10:30:00Z") + TimeDelta::hours(n as i64);
+            let (m, next) = decide_with(&open, &judged(), &ok, &sent, &s, at);
+            assert!(m.is_empty(), "tick {n}: {m:?}");
+            sent = next;
+        }
+        let ep = "2026-11-22T18:00:00Z";
+        let (m, sent) = decide(&[failed(2, ep)], &judged(), &sent, &s, t("2026-11-22T19:00:00Z"));
+        assert_eq!(kinds(&m), [MessageKind::Alert]);
+        let (m, _) = decide(&[failed(3, ep)], &judged(), &sent, &s, t("2026-11-22T20:00:00Z"));
+        assert!(m.is_empty(), "{m:?}");
+        // Other kinds alert at once, whatever their count.
+        let mut long = other("running_long|SQL1|j2", "SQL1", ProblemKind::RunningLong);
+        long.severity = ProblemSeverity::Error;
+        let (m, _) = decide(&[long], &judged(), &SentState::new(), &s, t("2026-11-22T20:00:00Z"));
+        assert_eq!(kinds(&m), [MessageKind::Alert]);
+    }
+
+    #[test]
+    fn with_resolve_after_two_one_success_between_failures_is_neither_a_recovery_nor_a_new_episode() {
+        let s = Settings { resolve_after: 2, grace: TimeDelta::zero(), remind: None, ..settings() };
+        let (m, mut sent) = decide(&[failed(1, EP)], &judged(), &SentState::new(), &s, t("2026-11-22T12:01:00Z"));
+        assert_eq!(kinds(&m), [MessageKind::Alert]);
+        let alerted = m[0].items[0].thread.clone();
+        for n in 1..8 {
+            let (open, ok) = flapping(n);
+            let at = t("2026-11-22T12:30:00Z") + TimeDelta::hours(n as i64);
+            let (m, next) = decide_with(&open, &judged(), &ok, &sent, &s, at);
+            assert!(m.is_empty(), "tick {n}: {m:?}");
+            sent = next;
+        }
+        assert_eq!(sent["failed|SQL1|j1"].episode, t(EP), "the alerted episode goes on");
+        // Two successes in a row: its one recovery, in the alert's thread, of the alerted episode.
+        let two = Successes::from([("SQL1|j1".to_owned(), 2)]);
+        let (m, sent) = decide_with(&[], &judged(), &two, &sent, &s, t("2026-11-22T21:00:00Z"));
+        assert_eq!(kinds(&m), [MessageKind::Resolved]);
+        assert_eq!((m[0].items[0].thread.as_str(), m[0].items[0].problem.episode), (alerted.as_str(), t(EP)));
+        assert!(sent.is_empty());
+        // A job removed from its instance has nothing to wait for.
+        let (_, sent) = decide(&[failed(1, EP)], &judged(), &SentState::new(), &s, t("2026-11-22T12:01:00Z"));
+        let (m, _) = decide_with(&[], &judged(), &Successes::new(), &sent, &s, t("2026-11-22T13:00:00Z"));
+        assert_eq!(kinds(&m), [MessageKind::Resolved]);
+    }
+
+    fn quiet(span: (&str, &str), zone: chrono_tz::Tz) -> Settings {
+        let clock = |v: &str| chrono::NaiveTime::parse_from_str(v, "%H:%M").unwrap();
+        Settings {
+            grace: TimeDelta::zero(),
+            remind: None,
+            quiet: Some(QuietHours { from: clock(span.0), to: clock(span.1), zone, passes: ProblemSeverity::Critical }),
+            ..settings()
+        }
+    }
+
+    #[test]
+    fn quiet_hours_hold_what_is_not_bad_enough_until_they_end_in_their_zone() {
+        // 22:00-07:00 in New York (UTC-5 in November): 03:00-12:00 UTC.
+        let s = quiet(("22:00", "07:00"), chrono_tz::America::New_York);
+        let ep = "2026-11-22T04:00:00Z";
+        let (m, sent) = decide(&[missed(1, ep)], &judged(), &SentState::new(), &s, t("2026-11-22T04:00:00Z"));
+        assert!(m.is_empty() && sent.is_empty(), "held: {m:?}");
+        let mut down = other("unreachable|SQL2", "SQL2", ProblemKind::Unreachable);
+        down.job = None;
+        down.episode = t(ep);
+        let (m, _) = decide(&[down], &judged(), &SentState::new(), &s, t("2026-11-22T04:00:00Z"));
+        assert_eq!(kinds(&m), [MessageKind::Alert], "critical goes through");
+        let (m, sent) = decide(&[missed(3, ep)], &judged(), &sent, &s, t("2026-11-22T11:59:59Z"));
+        assert!(m.is_empty(), "{m:?}");
+        let (m, sent) = decide(&[missed(3, ep)], &judged(), &sent, &s, t("2026-11-22T12:00:00Z"));
+        assert_eq!(kinds(&m), [MessageKind::Alert], "sent when they end, still open");
+        // Over during the next quiet hours: the recovery waits for their end; back meanwhile,
+        // the episode goes on.
+        let (m, sent) = decide(&[], &judged(), &sent, &s, t("2026-11-23T04:00:00Z"));
+        assert!(m.is_empty(), "{m:?}");
+        assert_eq!(sent["missed|SQL1|j1"].ended, Some(t("2026-11-23T04:00:00Z")));
+        let (m, sent) = decide(&[missed(1, "2026-11-23T05:00:00Z")], &judged(), &sent, &s, t("2026-11-23T05:00:00Z"));
+        assert!(m.is_empty(), "{m:?}");
+        let (m, sent) = decide(&[], &judged(), &sent, &s, t("2026-11-23T06:00:00Z"));
+        assert!(m.is_empty(), "{m:?}");
+        let (m, sent) = decide(&[], &judged(), &sent, &s, t("2026-11-23T12:00:00Z"));
+        assert_eq!(kinds(&m), [MessageKind::Resolved]);
+        assert!(sent.is_empty());
+        // Resolved during quiet hours before it was ever sent: nothing at their end.
+        let (_, sent) = decide(&[missed(1, ep)], &judged(), &SentState::new(), &s, t("2026-11-22T05:00:00Z"));
+        let (m, _) = decide(&[], &judged(), &sent, &s, t("2026-11-22T12:00:00Z"));
+        assert!(m.is_empty(), "{m:?}");
+        // A span within one day.
+        let day = quiet(("09:00", "17:00"), chrono_tz::UTC);
+        assert!(day.quiet_holds(ProblemSeverity::Error, t("2026-11-22T16:59:00Z")));
+        assert!(!day.quiet_holds(ProblemSeverity::Error, t("2026-11-22T17:00:00Z")));
+        assert!(!day.quiet_holds(ProblemSeverity::Critical, t("2026-11-22T10:00:00Z")));
     }
 
     #[test]

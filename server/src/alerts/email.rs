@@ -329,6 +329,9 @@ mod tests {
             min_severity: ProblemSeverity::Info,
             route: Default::default(),
             group: true,
+            after: 1,
+            resolve_after: 1,
+            quiet: None,
         };
         let mail = mail();
         let (m, sent) = decide::decide(
@@ -375,6 +378,9 @@ mod tests {
             min_severity: ProblemSeverity::Info,
             route: Default::default(),
             group: true,
+            after: 1,
+            resolve_after: 1,
+            quiet: None,
         };
         let mail = mail();
         let open: Vec<Open> = (0..12).map(|n| open(n, &format!("job {n}"))).collect();

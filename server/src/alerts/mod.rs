@@ -184,6 +184,9 @@ impl Alerter {
                         route: route(a, config),
                         // PagerDuty: one event per episode, its incident.
                         group: a.format != AlertFormat::PagerDuty,
+                        after: a.after,
+                        resolve_after: a.resolve_after,
+                        quiet: a.quiet.clone(),
                     },
                     sent: tokio::sync::Mutex::new(sent.remove(&a.name).unwrap_or_default()),
                     sender,
@@ -208,10 +211,16 @@ impl Alerter {
         let keeper = self.backend.keeper();
         let open: Vec<Open> =
             fleet.judged.iter().map(|j| open(j, keeper.is_acknowledged(j, now), &self.public_url, now)).collect();
+        let successes = if self.targets.iter().any(|t| t.settings.resolve_after > 1) {
+            self.successes(&fleet.judged_instances).await
+        } else {
+            decide::Successes::new()
+        };
         let mut queued = Vec::new();
         for t in &self.targets {
             let mut sent = t.sent.lock().await;
-            let (messages, next) = decide::decide(&open, &fleet.judged_instances, &sent, &t.settings, now);
+            let (messages, next) =
+                decide::decide_with(&open, &fleet.judged_instances, &successes, &sent, &t.settings, now);
             if messages.is_empty() && next == *sent {
                 continue;
             }
@@ -231,6 +240,19 @@ impl Alerter {
             }
         }
         queued
+    }
+
+    /// Each judged job's successes in a row (from its instance's latest judgment), for
+    /// `resolve_after`.
+    async fn successes(&self, judged: &std::collections::HashSet<String>) -> decide::Successes {
+        use sundial_model::ssr::Backend;
+        let mut out = decide::Successes::new();
+        for instance in judged {
+            for f in self.backend.figures(instance).await.iter().flat_map(|f| f.iter()) {
+                out.insert(format!("{instance}|{}", f.id), f.successes_in_a_row);
+            }
+        }
+        out
     }
 
     /// Tick every [`TICK_EVERY`] once every instance was read once (or its first read timed

@@ -7,7 +7,8 @@
 //!
 //! The thread an episode was announced in ([`Sent::thread`]) is kept in `last`'s JSON beside
 //! the problem (`"thread"`): no new column, so rows an older Sundial wrote load (no thread: the
-//! episode's own), and an older Sundial reads these (it ignores the field).
+//! episode's own), and an older Sundial reads these (it ignores the field). So do a waiting
+//! recovery's `ended` and the later episode an alerted one `follows` (`resolve_after`).
 use super::decide::{Open, Sent, SentState};
 use crate::store::Store;
 use crate::store::alerts::{self as stored, SentRow};
@@ -24,6 +25,12 @@ struct Last {
     last: Open,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     thread: Option<String>,
+    /// A recovery waiting (`resolve_after`, quiet hours): since when it is over.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    ended: Option<DateTime<Utc>>,
+    /// The later episode the alerted one goes on through.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    follows: Option<DateTime<Utc>>,
 }
 
 /// A message waiting for delivery.
@@ -68,7 +75,7 @@ impl AlertStore {
         let Some(store) = &self.pool else { return Ok((sent, outbox)) };
         let (sent_rows, outbox_rows) = stored::load(store).await?;
         for (target, r) in sent_rows {
-            let Last { last, thread } = match serde_json::from_str(&r.last) {
+            let Last { last, thread, ended, follows } = match serde_json::from_str(&r.last) {
                 Ok(last) => last,
                 Err(e) => {
                     tracing::warn!(alert = %target, key = %r.key, error = %e, "alerts: a sent record cannot be read; skipped");
@@ -82,6 +89,8 @@ impl AlertStore {
                 max_count: r.max_count.max(0) as usize,
                 last,
                 thread,
+                ended,
+                follows,
             };
             sent.entry(target).or_default().insert(r.key, s);
         }
@@ -115,7 +124,8 @@ impl AlertStore {
             Some(sent) => Some(
                 sent.iter()
                     .map(|(key, s)| {
-                        let last = Last { last: s.last.clone(), thread: s.thread.clone() };
+                        let last =
+                            Last { last: s.last.clone(), thread: s.thread.clone(), ended: s.ended, follows: s.follows };
                         let last = serde_json::to_string(&last).map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
                         Ok(SentRow {
                             key: key.clone(),
@@ -155,7 +165,7 @@ mod tests {
             "link":"http://s/jobs/j1","acknowledged":false}"#;
         let old: Last = serde_json::from_str(open).expect("a row an older Sundial wrote");
         assert_eq!(old.thread, None);
-        let new = Last { last: old.last.clone(), thread: Some("abc".into()) };
+        let new = Last { last: old.last.clone(), thread: Some("abc".into()), ended: None, follows: None };
         let text = serde_json::to_string(&new).unwrap();
         let back: Last = serde_json::from_str(&text).unwrap();
         assert_eq!((back.last, back.thread.as_deref()), (old.last.clone(), Some("abc")));

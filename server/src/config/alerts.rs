@@ -27,6 +27,11 @@
 //! ca_file = "/etc/sundial/relay-ca.pem" # an extra root certificate (a private relay)
 //! tags = { env = "prod" }              # only instances with every one of these tags
 //! kinds = ["missed", "failed"]         # only these kinds of problem
+//! after = 2                            # a failed or missed job alerts at its 2nd in a row (default 1)
+//! resolve_after = 2                    # its recovery waits for 2 successes in a row (default 1)
+//! quiet = "22:00-07:00"                # quiet hours, in time_zone: held until they end
+//! quiet_severity = "critical"          # what still goes through (default critical)
+//! time_zone = "Europe/London"          # the quiet hours' zone (default UTC)
 //!
 //! [[alert]]
 //! name = "pager"
@@ -43,6 +48,7 @@
 //! The URL never prints: its value is a [`Secret`], and messages about it say `***`; so does
 //! PagerDuty's routing key and the SMTP URL's password.
 use super::{Checker, ConfigError, Secret};
+use chrono::{DateTime, NaiveTime, Utc};
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
@@ -72,10 +78,45 @@ pub struct AlertConfig {
     pub email: Option<EmailSettings>,
     /// `format = "pagerduty"`: where its routing (integration) key comes from.
     pub routing_key: Option<AlertTarget>,
+    /// A failed or missed job (kinds that count runs in a row) alerts once this many went
+    /// wrong in a row (`after`, at least 1).
+    pub after: usize,
+    /// Such a problem's recovery waits for this many successes in a row (`resolve_after`).
+    pub resolve_after: usize,
+    /// Quiet hours (`quiet`, `quiet_severity`, `time_zone`): `None`, never quiet.
+    pub quiet: Option<QuietHours>,
     /// The file and line of its `[[alert]]` table, for messages.
     pub origin: String,
     pub line: usize,
 }
+
+/// A target's quiet hours: a daily span of wall clock in its zone during which only problems
+/// at least as bad as `passes` are sent; the rest wait for the span's end.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QuietHours {
+    pub from: NaiveTime,
+    /// The end (exclusive); before `from`: the span crosses midnight.
+    pub to: NaiveTime,
+    pub zone: chrono_tz::Tz,
+    /// Problems at least this bad still go through.
+    pub passes: ProblemSeverity,
+}
+
+impl QuietHours {
+    /// Whether `at` falls in the quiet span (by the wall clock in its zone).
+    pub fn covers(&self, at: DateTime<Utc>) -> bool {
+        let t = at.with_timezone(&self.zone).time();
+        if self.from < self.to { self.from <= t && t < self.to } else { t >= self.from || t < self.to }
+    }
+
+    /// Whether a problem of `severity` waits at `at` (severities order worst first).
+    pub fn holds(&self, severity: ProblemSeverity, at: DateTime<Utc>) -> bool {
+        severity > self.passes && self.covers(at)
+    }
+}
+
+/// The largest `after` and `resolve_after`.
+pub const MAX_IN_A_ROW: i64 = 1000;
 
 /// Where a webhook's URL comes from.
 #[derive(Clone, Debug, PartialEq)]
@@ -162,6 +203,11 @@ pub(super) struct RawAlert {
     routing_key_env: Option<Spanned<String>>,
     tags: Option<Spanned<BTreeMap<String, Spanned<String>>>>,
     kinds: Option<Spanned<Vec<Spanned<String>>>>,
+    after: Option<Spanned<i64>>,
+    resolve_after: Option<Spanned<i64>>,
+    quiet: Option<Spanned<String>>,
+    quiet_severity: Option<Spanned<String>>,
+    time_zone: Option<Spanned<String>>,
 }
 
 /// A webhook URL Sundial can post to: http or https with a host. Never echoes the URL.
@@ -346,16 +392,9 @@ impl Checker<'_> {
                     "PagerDuty escalates by its own rules: Sundial sends it no reminders (leave remind out, or \"0\")";
                 return Err(self.invalid(v.span(), None, &field("remind"), &quoted(v), why));
             }
-            let min_severity = match r.min_severity.as_ref().map(|s| (s, s.get_ref().trim())) {
-                None | Some((_, "error")) => ProblemSeverity::Error,
-                Some((_, "critical")) => ProblemSeverity::Critical,
-                Some((_, "warning")) => ProblemSeverity::Warning,
-                Some((_, "info")) => ProblemSeverity::Info,
-                Some((s, _)) => {
-                    let why = "not critical, error, warning or info";
-                    return Err(self.invalid(s.span(), None, &field("min_severity"), &quoted(s), why));
-                }
-            };
+            let min_severity =
+                self.severity(r.min_severity.as_ref(), &field("min_severity"))?.unwrap_or(ProblemSeverity::Error);
+            let (after, resolve_after, quiet) = self.flapping(r, &field)?;
             out.push(AlertConfig {
                 name,
                 target,
@@ -371,11 +410,83 @@ impl Checker<'_> {
                 route,
                 email,
                 routing_key,
+                after,
+                resolve_after,
+                quiet,
                 origin: self.origin.to_owned(),
                 line: super::line_of(self.text, spanned.span()),
             });
         }
         Ok(out)
+    }
+
+    /// A severity's word (`None` when the field is left out).
+    fn severity(&self, v: Option<&Spanned<String>>, field: &str) -> Result<Option<ProblemSeverity>, ConfigError> {
+        let Some(v) = v else { return Ok(None) };
+        Ok(Some(match v.get_ref().trim() {
+            "critical" => ProblemSeverity::Critical,
+            "error" => ProblemSeverity::Error,
+            "warning" => ProblemSeverity::Warning,
+            "info" => ProblemSeverity::Info,
+            _ => {
+                let why = "not critical, error, warning or info";
+                return Err(self.invalid(v.span(), None, field, &format!("{:?}", v.get_ref()), why));
+            }
+        }))
+    }
+
+    /// `after`, `resolve_after` and the quiet hours (`quiet`, `quiet_severity`, `time_zone`).
+    fn flapping(
+        &self,
+        r: &RawAlert,
+        field: &dyn Fn(&str) -> String,
+    ) -> Result<(usize, usize, Option<QuietHours>), ConfigError> {
+        let in_a_row = |v: Option<&Spanned<i64>>, f: &str| match v {
+            None => Ok(1),
+            Some(n) if (1..=MAX_IN_A_ROW).contains(n.get_ref()) => Ok(*n.get_ref() as usize),
+            Some(n) => {
+                let why = format!("a number of runs in a row, from 1 (the first: the default) to {MAX_IN_A_ROW}");
+                Err(self.invalid(n.span(), None, &field(f), n.get_ref(), &why))
+            }
+        };
+        let after = in_a_row(r.after.as_ref(), "after")?;
+        let resolve_after = in_a_row(r.resolve_after.as_ref(), "resolve_after")?;
+        let Some(q) = &r.quiet else {
+            // Quiet hours' own fields make no sense alone.
+            for (v, f) in [(&r.quiet_severity, "quiet_severity"), (&r.time_zone, "time_zone")] {
+                if let Some(v) = v {
+                    let why = "only with quiet = \"22:00-07:00\" (the quiet hours it belongs to)";
+                    return Err(self.invalid(v.span(), None, &field(f), &format!("{:?}", v.get_ref()), why));
+                }
+            }
+            return Ok((after, resolve_after, None));
+        };
+        let quoted = |v: &Spanned<String>| format!("{:?}", v.get_ref());
+        let clock = |t: &str| NaiveTime::parse_from_str(t.trim(), "%H:%M").ok();
+        let span = q.get_ref().split_once('-').and_then(|(a, b)| Some((clock(a)?, clock(b)?)));
+        let Some((from, to)) = span else {
+            let why = "not a span of wall clock like \"22:00-07:00\" (HH:MM-HH:MM, 24-hour, in time_zone)";
+            return Err(self.invalid(q.span(), None, &field("quiet"), &quoted(q), why));
+        };
+        if from == to {
+            let why = "starts where it ends: an empty span (leave quiet out for none)";
+            return Err(self.invalid(q.span(), None, &field("quiet"), &quoted(q), why));
+        }
+        let zone = match &r.time_zone {
+            None => chrono_tz::UTC,
+            Some(z) => z.get_ref().trim().parse::<chrono_tz::Tz>().map_err(|_| {
+                self.invalid(
+                    z.span(),
+                    None,
+                    &field("time_zone"),
+                    &quoted(z),
+                    "not an IANA time zone (e.g. Europe/London)",
+                )
+            })?,
+        };
+        let passes =
+            self.severity(r.quiet_severity.as_ref(), &field("quiet_severity"))?.unwrap_or(ProblemSeverity::Critical);
+        Ok((after, resolve_after, Some(QuietHours { from, to, zone, passes })))
     }
 
     /// An email target's `from`, `to` and `ca_file`.

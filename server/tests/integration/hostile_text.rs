@@ -636,6 +636,9 @@ fn alerts(f: &mut Findings, open: &[server::alerts::decide::Open], judged: &std:
         min_severity: sundial_engine::triage::ProblemSeverity::Info,
         route: Default::default(),
         group: true,
+        after: 1,
+        resolve_after: 1,
+        quiet: None,
     };
     // One message per problem, as a target would get them one by one.
     for o in open {

@@ -49,9 +49,13 @@ async fn the_timeline_carries_the_durations_and_flags_the_long_run() {
     assert_eq!(flagged.len(), 1, "one flagged line");
     assert_eq!(flagged[0]["run"]["duration_secs"], 9000);
     assert_eq!(flagged[0]["run"]["flag"]["Long"]["p95"], 200);
-    // The per-weekday counts add up to the window's.
+    // The per-weekday counts and the month-end runs' add up to the window's.
     let per_day: u64 = d["weekdays"].as_array().unwrap().iter().filter_map(|s| s["count"].as_u64()).sum();
-    assert_eq!(Some(per_day), d["window"]["count"].as_u64());
+    let month_end = d["month_end"]["count"].as_u64().unwrap_or(0);
+    assert_eq!(Some(per_day + month_end), d["window"]["count"].as_u64());
+    // What the latest run is judged against, named.
+    let words = d["latest"]["words"].as_str().unwrap_or_default();
+    assert!(words.ends_with(" runs") || words.contains("runs of the last 30 days (only"), "{d}");
 }
 
 #[tokio::test]
@@ -64,6 +68,8 @@ async fn the_page_shows_the_durations_table_and_the_flag_with_a_word() {
     assert!(text.contains("Any day"), "{text}");
     assert!(text.contains("longer than p95 × 1.5") && text.contains("p50 × 0.25"), "the factors are named");
     assert!(text.contains("In this window: 1 long, 0 short."), "{text}");
+    assert!(text.contains("Month's last day") && text.contains("The latest run is judged against "), "{text}");
+    assert!(text.contains("against the runs of its weekday"), "the rule names the seasons: {text}");
     assert!(html.contains(r#"data-flag="long""#) && text.contains("▲ Long"), "an icon and a word");
     assert!(!html.contains(r#"id="moment""#), "no moment without ?at=");
 }

@@ -10,6 +10,7 @@ mod support;
 
 mod alert_channels;
 mod alerts;
+mod alerts_flapping;
 mod api;
 mod architecture;
 mod auth;

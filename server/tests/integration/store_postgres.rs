@@ -97,6 +97,9 @@ async fn two_replicas_share_samples_episodes_acknowledgements_and_alerts_through
             max_count: 3,
             last: open,
             thread: Some("a grouped alert's thread".into()),
+            // A recovery waiting for successes, through a later episode: kept too.
+            ended: Some(polled),
+            follows: Some(polled + chrono::TimeDelta::minutes(1)),
         },
     )]);
     let queued = AlertStore::new(Some(one.clone()))

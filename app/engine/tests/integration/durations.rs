@@ -18,12 +18,18 @@
 //! flag = "long:1000"                                     # "long:P95", "short:P50" or "none"
 //! ```
 //!
+//! A case may judge `run` (with its `start`) against the seasonal baseline of its runs instead
+//! of given `stats` (leave `stats` out): `expect.baseline` is `"WORDS:P50:P95"`, its words as
+//! the evidence says them (`"5 Monday runs"`, `"14 runs of the window (only 2 Tuesday runs)"`).
+//! `series` adds runs: `{ from = RFC 3339, every_days = 7, count = 4, secs = 2400 }`
+//! (`every_days` defaults to 1, `outcome` to succeeded).
+//!
 //! `outcome` is one of succeeded, failed, retry, canceled, in_progress, crashed, abandoned,
 //! unknown (default succeeded); `start` defaults to 02:00 UTC on consecutive days from Monday
 //! 2024-01-01.
 use crate::support::cases::{self, CaseFile};
 use crate::support::cases_root;
-use chrono::{DateTime, TimeDelta, Utc};
+use chrono::{DateTime, TimeDelta, Utc, Weekday};
 use proptest::prelude::*;
 use serde::Deserialize;
 use sundial_engine::durations::{self, DurationFlag, DurationFlags, DurationStats};
@@ -55,7 +61,21 @@ struct Case {
     flags: Option<FlagsSpec>,
     #[serde(default)]
     run: Option<RunSpec>,
+    #[serde(default)]
+    series: Vec<SeriesSpec>,
     expect: Expect,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SeriesSpec {
+    from: String,
+    #[serde(default)]
+    every_days: Option<i64>,
+    count: usize,
+    secs: i64,
+    #[serde(default)]
+    outcome: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -101,6 +121,8 @@ struct Expect {
     weekdays: Option<Vec<String>>,
     #[serde(default)]
     flag: Option<String>,
+    #[serde(default)]
+    baseline: Option<String>,
 }
 
 fn monday() -> DateTime<Utc> {
@@ -153,9 +175,31 @@ fn flag_text(f: Option<DurationFlag>) -> String {
 
 /// What is wrong with one case; empty when it holds.
 fn check(case: &Case) -> Result<Vec<String>, String> {
-    let runs = case.runs.iter().enumerate().map(|(i, r)| run(r, i)).collect::<Result<Vec<_>, _>>()?;
+    let mut runs = case.runs.iter().enumerate().map(|(i, r)| run(r, i)).collect::<Result<Vec<_>, _>>()?;
+    for s in &case.series {
+        let from = DateTime::parse_from_rfc3339(&s.from).map_err(|e| format!("series from {:?}: {e}", s.from))?;
+        for n in 0..s.count {
+            let start = (from + TimeDelta::days(s.every_days.unwrap_or(1) * n as i64)).to_rfc3339();
+            let spec = RunSpec { secs: s.secs, outcome: s.outcome.clone(), start: Some(start) };
+            runs.push(run(&spec, 0)?);
+        }
+    }
+    runs.sort_by_key(|r| r.start);
+    let name = case.zone.as_deref().unwrap_or("UTC");
+    let zone = Zone::from_name(name).ok_or_else(|| format!("unknown zone {name:?}"))?;
     let mut wrong = Vec::new();
     let mut checked = 0;
+    if let Some(want) = &case.expect.baseline {
+        checked += 1;
+        let spec = case.run.as_ref().ok_or("baseline needs `run` (with its start)")?;
+        spec.start.as_ref().ok_or("baseline needs `run`'s start")?;
+        let base = durations::Baselines::of(&runs, zone).at(run(spec, 0)?.start);
+        let got =
+            base.map_or("none".to_owned(), |b| format!("{}:{}:{}", b.words("of the window"), b.stats.p50, b.stats.p95));
+        if &got != want {
+            wrong.push(format!("baseline: want {want}, got {got}"));
+        }
+    }
     if let Some(want) = &case.expect.stats {
         checked += 1;
         let want = match want {
@@ -170,8 +214,6 @@ fn check(case: &Case) -> Result<Vec<String>, String> {
     }
     if let Some(want) = &case.expect.weekdays {
         checked += 1;
-        let name = case.zone.as_deref().unwrap_or("UTC");
-        let zone = Zone::from_name(name).ok_or_else(|| format!("unknown zone {name:?}"))?;
         let got: Vec<String> = durations::by_weekday(&runs, zone).into_iter().map(stats_text).collect();
         if &got != want {
             wrong.push(format!("weekdays: want {want:?}, got {got:?}"));
@@ -179,8 +221,6 @@ fn check(case: &Case) -> Result<Vec<String>, String> {
     }
     if let Some(want) = &case.expect.flag {
         checked += 1;
-        let s = case.stats.ok_or("flag needs `stats`")?;
-        let stats = DurationStats { count: s.count, p50: s.p50, p95: s.p95, max: s.max };
         let flags = match &case.flags {
             Some(f) => DurationFlags {
                 long_factor: f.long_factor,
@@ -191,7 +231,17 @@ fn check(case: &Case) -> Result<Vec<String>, String> {
             None => DurationFlags::default(),
         };
         let r = run(case.run.as_ref().ok_or("flag needs `run`")?, 0)?;
-        let got = flag_text(durations::flag(&r, &stats, &flags));
+        let got = match case.stats {
+            Some(s) => {
+                let stats = DurationStats { count: s.count, p50: s.p50, p95: s.p95, max: s.max };
+                flag_text(durations::flag(&r, &stats, &flags))
+            }
+            // Against the seasonal baseline of the case's runs.
+            None => {
+                let base = durations::Baselines::of(&runs, zone).at(r.start).ok_or("flag: no run completed")?;
+                flag_text(durations::flag_by(&r, &base, &flags))
+            }
+        };
         if &got != want {
             wrong.push(format!("flag: want {want}, got {got}"));
         }
@@ -282,6 +332,33 @@ proptest! {
         for s in days.iter().flatten() {
             prop_assert!(s.p50 <= s.p95 && s.p95 <= s.max);
             prop_assert!(Some(s.max) <= max);
+        }
+    }
+
+    #[test]
+    fn a_run_is_judged_against_its_seasons_runs_when_there_are_enough_else_the_windows(
+        runs in proptest::collection::vec(any_run(), 0..60),
+        at in -400_000i64..400_000,
+    ) {
+        use durations::{Season, SEASON_MIN_RUNS};
+        let zone = Zone::from_name("America/New_York").unwrap_or(Zone::UTC);
+        let baselines = durations::Baselines::of(&runs, zone);
+        // The seasons (seven weekdays, month-ends) partition the completed runs.
+        let weekdays = [Weekday::Mon, Weekday::Tue, Weekday::Wed, Weekday::Thu, Weekday::Fri, Weekday::Sat, Weekday::Sun];
+        let seasons: Vec<Season> = weekdays.into_iter().map(Season::Weekday).chain([Season::MonthEnd]).collect();
+        let total: usize = seasons.iter().filter_map(|s| baselines.season(*s)).map(|s| s.count).sum();
+        prop_assert_eq!(total, durations::stats(&runs).map_or(0, |s| s.count));
+        let start = monday() + TimeDelta::seconds(at);
+        match baselines.at(start) {
+            None => prop_assert!(durations::stats(&runs).is_none()),
+            Some(b) => {
+                prop_assert_eq!(b.season, Season::of(start, zone));
+                let own = baselines.season(b.season);
+                prop_assert_eq!(b.season_runs, own.map_or(0, |s| s.count));
+                prop_assert_eq!(b.seasonal, b.season_runs >= SEASON_MIN_RUNS);
+                prop_assert_eq!(Some(b.stats), if b.seasonal { own } else { durations::stats(&runs) });
+                prop_assert_eq!(b.words("of the window").contains(" (only ") || b.words("of the window").contains(" (no "), !b.seasonal);
+            }
         }
     }
 

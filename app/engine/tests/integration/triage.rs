@@ -204,6 +204,65 @@ fn a_run_going_three_times_its_usual_length_runs_long() {
     assert!(p[0].evidence.contains("running for 30 min 0 s"), "{}", p[0].evidence);
     assert!(p[0].evidence.contains("usually 10 min 0 s (p50)"), "{}", p[0].evidence);
     assert!(p[0].evidence.contains("longer than any run in the window"), "{}", p[0].evidence);
+    assert!(p[0].evidence.contains("at p95 over 11 Friday runs"), "its baseline, named: {}", p[0].evidence);
+}
+
+/// Daily at 02:00 UTC, judged at `now` over the 30 days before it: 20 minutes a run, Mondays 40,
+/// since `weeks` weeks before (runs before a Monday `weeks` back only).
+fn daily_report(now: &str, weeks: i64, going: Run) -> InstanceReport {
+    let now = t(now);
+    let today = now.date_naive().and_hms_opt(2, 0, 0).unwrap().and_utc();
+    let mut runs: Vec<Run> = (1..=weeks * 7)
+        .rev()
+        .map(|d| today - TimeDelta::days(d))
+        .map(|start| {
+            let monday = start.format("%a").to_string() == "Mon";
+            run(start, if monday { 2400 } else { 1200 }, RunOutcome::Succeeded)
+        })
+        .collect();
+    runs.push(going);
+    let mut daily = job("load", runs);
+    daily.schedules[0].schedule = Schedule::Agent(AgentSchedule {
+        freq_type: 4,
+        freq_interval: 1,
+        freq_subday_type: 1,
+        active_start_time: 20000,
+        ..AgentSchedule::default()
+    });
+    let input = InstanceInput {
+        name: "SQL1".into(),
+        tz: chrono_tz::UTC.into(),
+        jobs: vec![daily],
+        agent_starts: Vec::new(),
+        maintenance: Vec::new(),
+        scheduler_stopped: false,
+    };
+    analyze(&input, Window::ending_at(now, TimeDelta::days(30)), now, &Settings::default())
+}
+
+#[test]
+fn a_heavier_monday_is_judged_against_mondays_and_the_evidence_names_the_baseline() {
+    // Monday 2026-11-16, 02:50: its run has gone 50 minutes; Mondays take 40.
+    let monday = daily_report("2026-11-16T02:50:00Z", 4, run(t("2026-11-16T02:00:00Z"), 3000, RunOutcome::InProgress));
+    assert_eq!(kinds(&judge(&monday)), vec![], "not long for a Monday");
+    // Tuesday: 50 minutes where Tuesdays take 20.
+    let tuesday = daily_report("2026-11-17T02:50:00Z", 4, run(t("2026-11-17T02:00:00Z"), 3000, RunOutcome::InProgress));
+    let p = judge(&tuesday);
+    assert_eq!(kinds(&p), vec![(ProblemKind::RunningLong, Some("load"))]);
+    assert!(
+        p[0].evidence.contains("usually 20 min 0 s (p50), 20 min 0 s at p95 over 4 Tuesday runs"),
+        "{}",
+        p[0].evidence
+    );
+    // Two weeks of runs only: two Tuesdays are too few; the window's p95 (Mondays in it), said so.
+    let short = daily_report("2026-11-17T02:50:00Z", 2, run(t("2026-11-17T02:00:00Z"), 4000, RunOutcome::InProgress));
+    let p = judge(&short);
+    assert_eq!(kinds(&p), vec![(ProblemKind::RunningLong, Some("load"))]);
+    assert!(
+        p[0].evidence.contains("40 min 0 s at p95 over 14 runs of the last 30 days (only 2 Tuesday runs)"),
+        "{}",
+        p[0].evidence
+    );
 }
 
 #[test]
@@ -384,8 +443,11 @@ fn a_job_that_usually_takes_seconds_is_never_too_short() {
 
 #[test]
 fn a_long_run_shorter_than_the_longest_one_expects_its_finish_by_then() {
-    let mut runs = hourly_runs(30, 2, 600, RunOutcome::Succeeded);
-    runs.push(run(t("2026-11-20T10:00:00Z"), 3000, RunOutcome::Succeeded));
+    // The longest (50 min) was on Thursday: Friday's runs are the baseline, the window's
+    // longest the finish to expect.
+    let mut runs = hourly_runs(30, 26, 600, RunOutcome::Succeeded);
+    runs.push(run(t("2026-11-19T10:00:00Z"), 3000, RunOutcome::Succeeded));
+    runs.extend(hourly_runs(25, 1, 600, RunOutcome::Succeeded));
     runs.push(run(t("2026-11-20T11:00:00Z"), 1800, RunOutcome::InProgress));
     let p = judge(&report(vec![job("slow", runs)]));
     assert_eq!(kinds(&p), vec![(ProblemKind::RunningLong, Some("slow"))]);

@@ -30,6 +30,9 @@ pub struct JobFigures {
     /// Its state over the last [`crate::DEFAULT_DAYS`] when no problem speaks for it
     /// ([`super::job_state`] without problems): what the find page shows beside triage's.
     pub quiet: crate::JobState,
+    /// Its last finished runs that succeeded, in a row (0 when the last one did not): an
+    /// alert's `resolve_after` waits for enough of them.
+    pub successes_in_a_row: usize,
 }
 
 fn cause(outcome: &Outcome) -> Option<usize> {
@@ -74,6 +77,13 @@ pub fn of(month: &InstanceReport, day: &InstanceReport) -> Vec<JobFigures> {
                 category: job.category.clone(),
                 enabled: job.enabled,
                 quiet: super::job_state(job, recent, &[]),
+                successes_in_a_row: job
+                    .runs
+                    .iter()
+                    .rev()
+                    .filter(|r| r.outcome != RunOutcome::InProgress)
+                    .take_while(|r| r.outcome == RunOutcome::Succeeded)
+                    .count(),
             }
         })
         .collect()

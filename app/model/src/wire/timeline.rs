@@ -182,6 +182,14 @@ pub struct Progress {
     pub finish: Option<TimePoint>,
 }
 
+/// A run's baseline: whose runs, in words (`5 Monday runs`, `30 runs of the last 30 days (only
+/// 2 Monday runs)`), and their statistics.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BaselineView {
+    pub words: String,
+    pub stats: crate::engine::durations::DurationStats,
+}
+
 /// The job's durations over the window: completed runs only, nearest-rank percentiles.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DurationsView {
@@ -190,8 +198,15 @@ pub struct DurationsView {
     pub days: u32,
     /// Over the baseline's window; `None` when no run completed in it.
     pub window: Option<crate::engine::durations::DurationStats>,
-    /// Per weekday of the runs' local start, Monday first (seven entries).
+    /// Per weekday of the runs' local start, Monday first (seven entries), month-end runs
+    /// left out: each weekday's baseline ([`crate::engine::durations::Season`]).
     pub weekdays: Vec<Option<crate::engine::durations::DurationStats>>,
+    /// Runs on the last day of a month (local): their own baseline.
+    #[serde(default)]
+    pub month_end: Option<crate::engine::durations::DurationStats>,
+    /// What the latest run is judged against (its season's runs, or the window's, saying so).
+    #[serde(default)]
+    pub latest: Option<BaselineView>,
     /// What flags a run (the configured factors).
     pub flags: crate::engine::durations::DurationFlags,
     /// Runs in the window flagged long, and short.

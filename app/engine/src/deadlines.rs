@@ -166,18 +166,39 @@ pub fn problem(
         Some(t) => sentence.text("; next run due ").at(t),
         None => sentence.text("; no next run due"),
     };
+    let (count, first) = missed_in_a_row(deadline, runs, verdict);
     let kind = ProblemKind::DeadlineMissed;
     Some(Problem {
         kind,
         severity: kind.severity(),
         instance: instance.to_owned(),
         job: Some((job.0.to_owned(), job.1.to_owned())),
-        since: Some(verdict.at),
+        since: Some(first),
         at: verdict.at,
         evidence: sentence.utc_text(),
         sentence,
-        count: 1,
+        count,
     })
+}
+
+/// How many deadline instants in a row, ending with the missed `verdict`, had no success, and
+/// the first of them. Counted back only while the runs reach (an instant before the oldest run
+/// Sundial holds is not known to be missed), and at most 31 instants back.
+fn missed_in_a_row(deadline: &Deadline, runs: &[Run], verdict: Verdict) -> (usize, DateTime<Utc>) {
+    let Some(oldest) = runs.iter().map(|r| r.start).min() else {
+        return (1, verdict.at);
+    };
+    let (mut count, mut first, mut previous) = (1, verdict.at, verdict.previous);
+    while let Some(at) = previous.filter(|at| *at > oldest && count < 31) {
+        let before = deadline.latest(at - TimeDelta::seconds(1));
+        if success_in(runs, before, at).is_some() {
+            break;
+        }
+        count += 1;
+        first = at;
+        previous = before;
+    }
+    (count, first)
 }
 
 /// The job's `deadline_missed` problem over several deadlines: the one missed first (a job

@@ -224,8 +224,8 @@ pub const KINDS: [KindInfo; 11] = [
         job_key: "deadline_missed",
         job_label: "Deadline missed",
         job_rank: 6,
-        counts: None,
-        row_count: "in a row",
+        counts: Some(("deadline missed", "deadlines missed")),
+        row_count: "missed in a row",
     },
 ];
 
@@ -280,10 +280,10 @@ impl ProblemKind {
 
     /// Whether its count is of a job's runs gone wrong in a row (failed, missed): an alert
     /// target's `after = N` waits for N of them, and its `resolve_after = M` for M successes
-    /// in a row before the recovery. The one list of such kinds (a deadline missed belongs
-    /// here too once it is a kind).
+    /// in a row before the recovery. The one list of such kinds (a deadline missed counts its
+    /// deadline instants missed in a row).
     pub fn counts_runs_in_a_row(self) -> bool {
-        matches!(self, ProblemKind::Failed | ProblemKind::Missed)
+        matches!(self, ProblemKind::Failed | ProblemKind::Missed | ProblemKind::DeadlineMissed)
     }
 }
 

@@ -25,7 +25,8 @@
 //! are episodes).
 //!
 //! **Flapping** (per target, for the kinds whose count is of a job's runs in a row:
-//! [`ProblemKind::counts_runs_in_a_row`], failed and missed):
+//! [`ProblemKind::counts_runs_in_a_row`]: failed, missed, and a deadline missed, counting its
+//! deadline instants missed in a row):
 //! - `after = N` (`Settings::after`): such a problem alerts only once its count reaches N; an
 //!   episode that ends below N said nothing and is forgotten (a job that fails every other
 //!   night, with `after = 2`, never pages). The count is the judgment's, read again from the

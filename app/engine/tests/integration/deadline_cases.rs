@@ -48,6 +48,10 @@ struct Case {
     /// Words its evidence (UTC text) must hold.
     #[serde(default)]
     evidence: Vec<String>,
+    /// How many deadline instants in a row it missed (the problem's count; default 1), and the
+    /// first of them (the problem's `since`; default `last`).
+    in_a_row: Option<usize>,
+    since: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -125,8 +129,17 @@ fn check(case: &Case) -> Result<(), String> {
                     return Err(format!("evidence lacks {want:?}: {}", p.evidence));
                 }
             }
-            if p.since != Some(verdict.at) || p.kind.key() != "deadline_missed" || p.kind.severity().key() != "error" {
+            let since = case.since.as_deref().map(t).transpose()?.unwrap_or(verdict.at);
+            if p.at != verdict.at || p.kind.key() != "deadline_missed" || p.kind.severity().key() != "error" {
                 return Err(format!("problem: {p:?}"));
+            }
+            if p.since != Some(since) || p.count != case.in_a_row.unwrap_or(1) {
+                return Err(format!(
+                    "missed in a row: expected {} since {since}, got {} since {:?}",
+                    case.in_a_row.unwrap_or(1),
+                    p.count,
+                    p.since
+                ));
             }
         }
         (None, false) => {}

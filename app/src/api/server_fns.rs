@@ -147,6 +147,7 @@ pub async fn job_timeline(
     if let Ok(ahead) = super::context::timeline_source(Some(&report.name)).await {
         data.ahead = view::calendar::ahead(&ahead, Some(&job_id), super::instance_timeline::NEXT_RUNS);
     }
+    data.changes = view::changes(&report.name, &job_id, report.window, report.tz).await;
     Ok(data)
 }
 

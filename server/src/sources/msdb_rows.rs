@@ -844,6 +844,7 @@ fn job_from_row(r: &JobRead, id: String) -> JobInput {
         unobserved: Vec::new(),
         diagnostics,
         earlier: Vec::new(),
+        modified: None,
     }
 }
 

@@ -541,6 +541,7 @@ impl EventRow {
             unobserved,
             diagnostics,
             earlier: Vec::new(),
+            modified: None,
         }
     }
 }

@@ -303,4 +303,25 @@ pub struct TimelineData {
     /// What comes after now: the next runs and the maintenance planned ahead.
     #[serde(default)]
     pub ahead: super::Ahead,
+    /// The changes Sundial saw of the job's definition in the window, oldest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changes: Vec<ChangeView>,
+}
+
+/// One change Sundial saw of a job's definition (`engine::changes::Change`), as pages show it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ChangeView {
+    /// When Sundial's read saw it.
+    pub seen: TimePoint,
+    /// The scheduler's own modification time of the job, where it keeps one.
+    #[serde(default)]
+    pub modified: Option<TimePoint>,
+    /// `added`, `removed`, `schedule`, `enabled`, `command`, `steps` or `owner`.
+    pub kind: String,
+    /// "Schedule changed", …
+    pub words: String,
+    #[serde(default)]
+    pub before: Option<String>,
+    #[serde(default)]
+    pub after: Option<String>,
 }

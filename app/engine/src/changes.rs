@@ -72,14 +72,16 @@ impl Value {
     }
 }
 
-/// One schedule of a job as its scheduler stores it: its id, its own flag, and each field of
-/// its definition as text (`None`: a dialect whose stored row carries its own run state, whose
-/// edits Sundial cannot tell from its runs).
+/// One schedule of a job as its scheduler stores it: its id, its own flag where it differs from
+/// the job's (pg_cron's and an event's follow the job's: their change is the job's `enabled`),
+/// and each field of its definition as text (`None`: a dialect whose stored row carries its
+/// own run state, whose edits Sundial cannot tell from its runs).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ScheduleFields {
     pub id: ScheduleId,
     pub name: String,
-    pub enabled: bool,
+    #[serde(default)]
+    pub enabled: Option<bool>,
     pub fields: Option<BTreeMap<String, String>>,
 }
 
@@ -108,7 +110,7 @@ impl Definition {
             .map(|s| ScheduleFields {
                 id: s.id,
                 name: s.name.clone(),
-                enabled: s.enabled,
+                enabled: (s.enabled != job.enabled).then_some(s.enabled),
                 fields: s.schedule.definition().map(|d| fields(&d)),
             })
             .collect();
@@ -122,9 +124,11 @@ impl Definition {
         }
     }
 
-    /// The job's schedules as one text: each schedule's stored fields.
+    /// The job's schedules as one text: each schedule's stored fields (named when there are
+    /// several).
     fn schedules_text(&self) -> String {
-        self.schedules.iter().map(one_schedule).collect::<Vec<_>>().join("; ")
+        let named = self.schedules.len() > 1;
+        self.schedules.iter().map(|s| one_schedule(s, named)).collect::<Vec<_>>().join("; ")
     }
 }
 
@@ -146,14 +150,18 @@ fn fields(schedule: &crate::Schedule) -> BTreeMap<String, String> {
     out
 }
 
-fn one_schedule(s: &ScheduleFields) -> String {
+fn one_schedule(s: &ScheduleFields, named: bool) -> String {
     let fields = match &s.fields {
         Some(f) if f.len() == 1 => f.values().next().cloned().unwrap_or_default(),
         Some(f) => f.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" "),
         None => String::from("(kept by the scheduler with its runs)"),
     };
-    let off = if s.enabled { "" } else { " (disabled)" };
-    if s.name.is_empty() { format!("{fields}{off}") } else { format!("{}: {fields}{off}", s.name) }
+    let off = match s.enabled {
+        Some(false) => " (schedule disabled)",
+        Some(true) => " (schedule enabled)",
+        None => "",
+    };
+    if !named || s.name.is_empty() { format!("{fields}{off}") } else { format!("{}: {fields}{off}", s.name) }
 }
 
 /// The fields that differ between two versions of one schedule, as `field=value` on each side;
@@ -173,8 +181,9 @@ fn field_diff(before: &ScheduleFields, after: &ScheduleFields) -> Option<(String
         }
     }
     if before.enabled != after.enabled {
-        was.push(format!("enabled={}", before.enabled));
-        now.push(format!("enabled={}", after.enabled));
+        let flag = |f: Option<bool>| f.map_or("as the job's".to_owned(), |f| f.to_string());
+        was.push(format!("enabled={}", flag(before.enabled)));
+        now.push(format!("enabled={}", flag(after.enabled)));
     }
     (!was.is_empty()).then(|| (was.join(" "), now.join(" ")))
 }

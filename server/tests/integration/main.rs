@@ -14,6 +14,7 @@ mod api;
 mod architecture;
 mod auth;
 mod calendar;
+mod changes;
 mod cli;
 mod cli_dialects;
 mod config;

@@ -1,0 +1,180 @@
+//! The history of each job's definition (`engine::changes`, `history`), seen through the real
+//! servers the other tests start: a fleet reads an instance into a SQLite store of Sundial's
+//! (its first read is the baseline: no change), the test changes the scheduler's jobs as a DBA
+//! would (pg_cron's `cron.alter_job` and `cron.unschedule`, MariaDB's `ALTER EVENT`), and
+//! Sundial started again on the same store (a restart) reads them: `/api/changes` says each
+//! change once, with when Sundial saw it, and a third start with nothing changed adds none.
+use crate::support::servers::{TestServer, port};
+use crate::support::web;
+use chrono::{DateTime, DurationRound, TimeDelta, Utc};
+use serde_json::{Value, json};
+use sqlx::{Connection, PgConnection};
+
+/// Sundial over `instance` (a `[[instance]]` block) with its store in `dir`, read as of `now`
+/// (polled once an hour: the test's restarts are its reads).
+async fn sundial(dir: &std::path::Path, instance: &str, now: DateTime<Utc>) -> server::http::AppState {
+    let toml = format!(
+        "store = {:?}\n[defaults]\npoll_interval = \"1h\"\n\n{instance}",
+        dir.join("store.sqlite").to_string_lossy()
+    );
+    web::fleet_as_of(&toml, now).await
+}
+
+/// `/api/changes?…` as (job, change, before, after, seen) rows.
+async fn changes(state: &server::http::AppState, query: &str) -> Vec<(String, String, Value, Value, String)> {
+    let v = web::api(state, &format!("/api/changes{query}")).await;
+    v["changes"]
+        .as_array()
+        .expect("a list of changes")
+        .iter()
+        .map(|c| {
+            (
+                c["job"].as_str().unwrap_or_default().to_owned(),
+                c["change"].as_str().unwrap_or_default().to_owned(),
+                c["before"].clone(),
+                c["after"].clone(),
+                c["seen"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect()
+}
+
+fn minute() -> DateTime<Utc> {
+    Utc::now().duration_trunc(TimeDelta::minutes(1)).unwrap()
+}
+
+fn rfc(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn pg_cron_alter_job_and_unschedule_are_each_one_change_across_restarts() {
+    let server = TestServer::postgres("sundial-changes-pg-", port::CHANGES_PG);
+    let mut db = PgConnection::connect(&server.pg_url("postgres")).await.expect("connect");
+    sqlx::query("CREATE EXTENSION IF NOT EXISTS pg_cron").execute(&mut db).await.expect("pg_cron");
+    let mut ids = Vec::new();
+    for (name, schedule) in
+        [("nightly_backup", "0 1 * * *"), ("hourly_rollup", "0 * * * *"), ("old_purge", "0 4 * * 0")]
+    {
+        let id: i64 =
+            sqlx::query_scalar("SELECT cron.schedule_in_database($1, $2, 'SELECT 1', 'postgres', 'postgres', true)")
+                .bind(name)
+                .bind(schedule)
+                .fetch_one(&mut db)
+                .await
+                .expect("cron.schedule_in_database");
+        ids.push(id);
+    }
+    let port = port::CHANGES_PG;
+    let instance = format!(
+        "[[instance]]\nname = \"pg\"\nkind = \"pg_cron\"\nhost = \"127.0.0.1\"\nport = {port}\n\
+         database = \"postgres\"\nuser = \"postgres\"\n"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let t0 = minute();
+    let first = sundial(dir.path(), &instance, t0).await;
+    assert_eq!(changes(&first, "").await, [], "the first read is the baseline, not three jobs added");
+
+    // A DBA moves the backup from 01:00 to 03:00 and its command, pauses the rollup, drops the
+    // purge and adds a job.
+    for (sql, id) in [
+        ("SELECT cron.alter_job($1, schedule := '0 3 * * *', command := 'SELECT 2')", ids[0]),
+        ("SELECT cron.alter_job($1, active := false)", ids[1]),
+        ("SELECT cron.unschedule($1)", ids[2]),
+    ] {
+        sqlx::query(sql).bind(id).execute(&mut db).await.unwrap_or_else(|e| panic!("{sql}: {e}"));
+    }
+    sqlx::query("SELECT cron.schedule('new_vacuum', '30 2 * * *', 'VACUUM')").execute(&mut db).await.unwrap();
+
+    let t1 = t0 + TimeDelta::minutes(5);
+    let second = sundial(dir.path(), &instance, t1).await;
+    let seen = rfc(t1);
+    let mut got = changes(&second, "?instance=pg").await;
+    got.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
+    assert_eq!(
+        got,
+        [
+            ("hourly_rollup".into(), "enabled".into(), json!(true), json!(false), seen.clone()),
+            ("new_vacuum".into(), "added".into(), Value::Null, json!("30 2 * * *"), seen.clone()),
+            ("nightly_backup".into(), "command".into(), json!("SELECT 1"), json!("SELECT 2"), seen.clone()),
+            ("nightly_backup".into(), "schedule".into(), json!("0 1 * * *"), json!("0 3 * * *"), seen.clone()),
+            ("old_purge".into(), "removed".into(), json!("0 4 * * 0"), Value::Null, seen.clone()),
+        ]
+    );
+    // One job, by name; a window that ends before the read saw them holds none.
+    let backup = changes(&second, "?job=nightly_backup").await;
+    assert_eq!(backup.iter().map(|c| c.1.as_str()).collect::<Vec<_>>(), ["command", "schedule"]);
+    assert_eq!(changes(&second, &format!("?to={}", rfc(t1))).await, []);
+    assert_eq!(changes(&second, &format!("?from={}", rfc(t1))).await.len(), 5);
+    // Bad parameters are named; an unknown instance is not found.
+    let (status, body) = web::get(&second, "/api/changes?from=yesterday").await;
+    assert_eq!(status, axum::http::StatusCode::BAD_REQUEST, "{body}");
+    assert!(body.contains("from"), "{body}");
+    let (status, _) = web::get(&second, "/api/changes?instance=nope").await;
+    assert_eq!(status, axum::http::StatusCode::NOT_FOUND);
+
+    // The job page says it: "Changes", before and after.
+    let (_, page) = web::get(&second, &format!("/jobs/{}?instance=pg", ids[0])).await;
+    let text = web::visible(&page);
+    assert!(text.contains("Changes") && text.contains("Schedule changed"), "{text}");
+    assert!(text.contains("0 1 * * *") && text.contains("0 3 * * *"), "{text}");
+    assert!(page.contains("data-testid=\"change-mark\""), "a mark on the chart");
+
+    // Started again with nothing changed: the same five, none written twice.
+    let third = sundial(dir.path(), &instance, t1 + TimeDelta::minutes(5)).await;
+    assert_eq!(changes(&third, "").await.len(), 5);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn mariadb_alter_event_schedule_and_disable_are_changes_with_last_altered() {
+    let server = TestServer::mariadb("sundial-changes-maria-", port::CHANGES_MARIA);
+    let root = server.maria_root().await;
+    for sql in [
+        "CREATE DATABASE shop",
+        "CREATE EVENT shop.nightly ON SCHEDULE EVERY 1 DAY STARTS '2037-01-01 01:00:00' DO SELECT 1",
+        "CREATE EVENT shop.hourly ON SCHEDULE EVERY 1 HOUR STARTS '2037-01-01 00:00:00' DO SELECT 1",
+        "CREATE USER sundial@'127.0.0.1' IDENTIFIED BY 'reader-pw'",
+        "GRANT EVENT ON shop.* TO sundial@'127.0.0.1'",
+    ] {
+        sqlx::query(sql).execute(&root).await.unwrap_or_else(|e| panic!("{sql}: {e}"));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let pw = dir.path().join("maria.pw");
+    std::fs::write(&pw, "reader-pw\n").unwrap();
+    let instance = format!(
+        "[[instance]]\nname = \"maria\"\nkind = \"mysql_events\"\nhost = \"127.0.0.1\"\nport = {}\n\
+         user = \"sundial\"\npassword_file = {:?}\ntime_zone = \"UTC\"\n",
+        port::CHANGES_MARIA,
+        pw.display().to_string()
+    );
+    let t0 = minute();
+    let first = sundial(dir.path(), &instance, t0).await;
+    assert_eq!(changes(&first, "").await, [], "the first read is the baseline");
+
+    for sql in [
+        "ALTER EVENT shop.nightly ON SCHEDULE EVERY 1 DAY STARTS '2037-01-01 03:00:00'",
+        "ALTER EVENT shop.hourly DISABLE",
+    ] {
+        sqlx::query(sql).execute(&root).await.unwrap_or_else(|e| panic!("{sql}: {e}"));
+    }
+    let t1 = t0 + TimeDelta::minutes(5);
+    let second = sundial(dir.path(), &instance, t1).await;
+    let v = web::api(&second, "/api/changes?instance=maria").await;
+    let list = v["changes"].as_array().unwrap();
+    let find = |job: &str, kind: &str| {
+        list.iter()
+            .find(|c| c["job"] == job && c["change"] == kind)
+            .unwrap_or_else(|| panic!("no {kind} change of {job}: {v}"))
+            .clone()
+    };
+    let schedule = find("shop.nightly", "schedule");
+    assert_eq!(schedule["before"], json!("STARTS=2037-01-01 01:00:00"), "{schedule}");
+    assert_eq!(schedule["after"], json!("STARTS=2037-01-01 03:00:00"), "{schedule}");
+    assert_eq!(schedule["seen"], json!(rfc(t1)));
+    // MariaDB's own LAST_ALTERED, the server's clock: within a minute of the test's.
+    let modified: DateTime<Utc> = schedule["modified"].as_str().expect("LAST_ALTERED").parse().unwrap();
+    assert!((modified - Utc::now()).num_seconds().abs() < 120, "{modified}");
+    let disabled = find("shop.hourly", "enabled");
+    assert_eq!((disabled["before"].clone(), disabled["after"].clone()), (json!(true), json!(false)));
+    assert_eq!(list.len(), 2, "the disabled event's STATUS is its enabled change, not also a schedule: {v}");
+}

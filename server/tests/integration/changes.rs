@@ -178,3 +178,28 @@ async fn mariadb_alter_event_schedule_and_disable_are_changes_with_last_altered(
     assert_eq!((disabled["before"].clone(), disabled["after"].clone()), (json!(true), json!(false)));
     assert_eq!(list.len(), 2, "the disabled event's STATUS is its enabled change, not also a schedule: {v}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_demo_shows_the_changes_it_planted_on_the_api_and_the_job_page() {
+    let now = crate::support::fixture::now();
+    let (_dir, state) = web::demo_fleet(now).await;
+    let v = web::api(&state, "/api/changes?instance=SQLPROD01").await;
+    let list = v["changes"].as_array().unwrap();
+    let kinds: Vec<(&str, &str)> =
+        list.iter().map(|c| (c["job"].as_str().unwrap(), c["change"].as_str().unwrap())).collect();
+    assert_eq!(
+        kinds,
+        [
+            (server::demo::changes::ADDED_JOB, "added"),
+            (server::demo::DISABLED_JOB, "enabled"),
+            (server::demo::changes::MOVED_JOB, "schedule"),
+        ],
+        "oldest first, and nothing else: the demo's first read is its baseline"
+    );
+    let moved = &list[2];
+    let (_, page) = web::get(&state, &format!("/jobs/{}?instance=SQLPROD01", moved["job_id"].as_str().unwrap())).await;
+    let text = web::visible(&page);
+    assert!(text.contains("Schedule changed"), "{text}");
+    assert!(text.contains(moved["before"].as_str().unwrap()) && text.contains(moved["after"].as_str().unwrap()));
+    assert!(page.contains("data-testid=\"change-mark\""), "a mark on the chart");
+}

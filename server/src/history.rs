@@ -411,6 +411,37 @@ fn json<T: serde::Serialize>(v: &T) -> Result<String, Error> {
     serde_json::to_string(v).map_err(|e| Error::Query(e.to_string()))
 }
 
+/// The changes kept of `instance` seen in `window` (up to the read's now) added to `read` as
+/// the log's `changed` lines: after [`InstanceHistory::keep`], and for a frozen read too (the
+/// demo's file: its changes are planted in the store).
+pub async fn add_change_lines(store: &Store, instance: &str, read: &mut SourceRead, window: Window) {
+    let seen = Window::new(window.start, read.now + chrono::Duration::milliseconds(1));
+    match changes_in(store, Some(instance), None, seen).await {
+        Ok(changes) => read.events.extend(changes.iter().map(|(_, c)| change_line(c))),
+        Err(e) => {
+            tracing::warn!(instance, error = %e, "Sundial's store: the changes of jobs' definitions could not be read")
+        }
+    }
+}
+
+/// A change as the log's `changed` line: "Schedule changed: 0 1 * * * → 0 3 * * *".
+pub fn change_line(c: &Change) -> sundial_engine::log::LogEvent {
+    let value = |v: &Option<sundial_engine::changes::Value>| v.as_ref().map(|v| v.text());
+    let text = match (value(&c.before), value(&c.after)) {
+        (Some(a), Some(b)) => format!("{}: {a} → {b}", c.kind.words()),
+        (None, Some(b)) if !b.is_empty() => format!("{}: {b}", c.kind.words()),
+        (Some(a), None) if !a.is_empty() => format!("{}: was {a}", c.kind.words()),
+        _ => c.kind.words().to_owned(),
+    };
+    sundial_engine::log::LogEvent {
+        at: c.seen,
+        job_id: c.job.clone(),
+        kind: sundial_engine::log::LogKind::Changed,
+        text,
+        members: Vec::new(),
+    }
+}
+
 /// The changes kept of `instance` (`None`: every instance) and `job` (`None`: every job), seen
 /// in `window`, each with its instance, by when seen. Rows that cannot be read are left out.
 pub async fn changes_in(

@@ -202,4 +202,11 @@ async fn the_demo_shows_the_changes_it_planted_on_the_api_and_the_job_page() {
     assert!(text.contains("Schedule changed"), "{text}");
     assert!(text.contains(moved["before"].as_str().unwrap()) && text.contains(moved["after"].as_str().unwrap()));
     assert!(page.contains("data-testid=\"change-mark\""), "a mark on the chart");
+    // The log: a `changed` line for each, on the page and in its JSON.
+    let (_, log) = web::get(&state, "/log?instance=SQLPROD01&days=7&kind=changed").await;
+    let text = web::visible(&log);
+    assert!(text.contains("Schedule changed: active_start_time="), "{text}");
+    assert!(text.contains("Enabled changed: true → false") && text.contains("Job added"), "{text}");
+    let v = web::api(&state, "/api/log?instance=SQLPROD01&kind=changed").await;
+    assert_eq!(v.to_string().matches("\"kind\":\"changed\"").count(), 3, "three changed lines: {v}");
 }

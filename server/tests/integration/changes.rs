@@ -210,3 +210,76 @@ async fn the_demo_shows_the_changes_it_planted_on_the_api_and_the_job_page() {
     let v = web::api(&state, "/api/log?instance=SQLPROD01&kind=changed").await;
     assert_eq!(v.to_string().matches("\"kind\":\"changed\"").count(), 3, "three changed lines: {v}");
 }
+
+/// A TDS test server answering an msdb of one New York job: its `sysjobs` row (with
+/// `date_modified`, the server's wall clock) and its one schedule at `start` (HHMMSS).
+async fn msdb_of_one_job(modified: &str, start: i32) -> u16 {
+    use crate::support::msdb_tables::{self as mt, m, s, table};
+    use mssql_mock_tds::{ColumnValue as V, SqlDataType as T};
+    let tds = crate::support::servers::tds_server().await;
+    let mut r = tds.registry.lock().await;
+    r.register(
+        server::sources::msdb::Q_TIME_ZONE,
+        table(
+            &[("tz_id", T::NVarChar), ("offset_minutes", T::Int)],
+            vec![vec![s("Eastern Standard Time"), V::Int(-300)]],
+        ),
+    );
+    let mut cols = mt::JOBS.to_vec();
+    cols.push(("modified", T::NVarChar));
+    r.register(
+        server::sources::msdb::Q_JOBS,
+        table(
+            &cols,
+            vec![vec![
+                s(MSDB_JOB),
+                s("Backup FULL"),
+                V::TinyInt(1),
+                m(Some("Database Maintenance")),
+                s("sa"),
+                s(modified),
+            ]],
+        ),
+    );
+    // Enabled, daily (4) every day, once a day (subday 1) at `start`, from 2025 on.
+    let mut sched = vec![s(MSDB_JOB), V::Int(1), s("Nightly")];
+    sched.extend([1, 4, 1, 1, 0, 0, 0, 20250101, 99991231, start, 235959].map(V::Int));
+    r.register(server::sources::msdb::Q_SCHEDULES, table(mt::SCHEDULES, vec![sched]));
+    tds.port
+}
+
+const MSDB_JOB: &str = "6F9619FF-8B86-D011-B42D-00C04FC964FF";
+
+#[tokio::test(flavor = "multi_thread")]
+async fn msdb_over_tds_a_schedule_moved_is_a_change_with_date_modified() {
+    use server::history::InstanceHistory;
+    let dir = tempfile::tempdir().unwrap();
+    let store = server::store::Store::open(&dir.path().join("store.sqlite")).await.unwrap();
+    let retention = std::time::Duration::from_secs(90 * 86_400);
+    let read = |port: u16, now: DateTime<Utc>| async move {
+        let target = crate::support::servers::tds_target(port, "sundial_reader", "pw");
+        let mut client =
+            server::sources::msdb::connect(&target, std::time::Duration::from_secs(5)).await.expect("connect");
+        let window = sundial_engine::Window::new(now - TimeDelta::days(7), now);
+        (server::sources::msdb::read_instance(&mut client, "SQLPROD01", None, window, now).await.expect("read"), window)
+    };
+    let t0: DateTime<Utc> = "2026-03-07T12:00:00Z".parse().unwrap();
+    let mut kept = InstanceHistory::default();
+    let (mut first, window) = read(msdb_of_one_job("2026-03-01 09:00:00.000", 10000).await, t0).await;
+    kept.keep(&store, "SQLPROD01", &mut first, window, retention).await.expect("kept");
+    // sp_update_schedule moves it from 01:00 to 03:00 at 10:15 New York time (15:15 UTC).
+    let t1 = t0 + TimeDelta::hours(4);
+    let (mut second, window) = read(msdb_of_one_job("2026-03-07 10:15:00.000", 30000).await, t1).await;
+    // After a restart: a new memory, the store's definitions.
+    let mut restarted = InstanceHistory::default();
+    restarted.keep(&store, "SQLPROD01", &mut second, window, retention).await.expect("kept");
+    let all = sundial_engine::Window::new(t0 - TimeDelta::days(1), t1 + TimeDelta::days(1));
+    let changes = server::history::changes_in(&store, Some("SQLPROD01"), None, all).await.unwrap();
+    assert_eq!(changes.len(), 1, "{changes:?}");
+    let c = &changes[0].1;
+    assert_eq!(c.kind, sundial_engine::changes::ChangeKind::Schedule);
+    assert_eq!(c.before.as_ref().map(|v| v.text()).as_deref(), Some("active_start_time=10000"));
+    assert_eq!(c.after.as_ref().map(|v| v.text()).as_deref(), Some("active_start_time=30000"));
+    assert_eq!(c.seen, t1);
+    assert_eq!(c.modified, Some("2026-03-07T15:15:00Z".parse().unwrap()), "date_modified in the server's zone");
+}

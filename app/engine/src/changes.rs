@@ -262,3 +262,69 @@ pub fn between(before: &BTreeMap<String, Definition>, jobs: &[JobInput], seen: D
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cron::CronSchedule;
+    use crate::fleet::JobSchedule;
+
+    fn job(id: &str, expr: &str, enabled: bool, owner: &str) -> JobInput {
+        JobInput {
+            id: id.into(),
+            name: format!("job {id}"),
+            category: String::new(),
+            owner: Some(owner.into()),
+            enabled,
+            command: Some("SELECT 1".into()),
+            schedules: vec![JobSchedule {
+                id: 1,
+                name: id.into(),
+                enabled,
+                schedule: crate::Schedule::Cron(CronSchedule { expr: expr.into(), last_start: None }),
+            }],
+            runs: Vec::new(),
+            history_horizon: None,
+            source_horizon: None,
+            unobserved: Vec::new(),
+            diagnostics: Vec::new(),
+            earlier: Vec::new(),
+            modified: None,
+        }
+    }
+
+    #[test]
+    fn each_field_that_changed_is_its_own_change_and_the_same_definition_none() {
+        let seen = DateTime::<Utc>::from_timestamp(1_800_000_000, 0).unwrap();
+        let before: BTreeMap<String, Definition> =
+            [job("a", "0 1 * * *", true, "etl"), job("gone", "0 4 * * 0", true, "etl")]
+                .iter()
+                .map(|j| (j.id.clone(), Definition::of(j)))
+                .collect();
+        let now = [job("a", "0 3 * * *", false, "dba"), job("new", "30 2 * * *", true, "etl")];
+        let got: Vec<(String, ChangeKind, Option<Value>, Option<Value>)> =
+            between(&before, &now, seen).into_iter().map(|c| (c.job, c.kind, c.before, c.after)).collect();
+        let text = |s: &str| Some(Value::Text(s.into()));
+        assert_eq!(
+            got,
+            [
+                ("a".into(), ChangeKind::Schedule, text("0 1 * * *"), text("0 3 * * *")),
+                ("a".into(), ChangeKind::Enabled, Some(Value::Flag(true)), Some(Value::Flag(false))),
+                ("a".into(), ChangeKind::Owner, text("etl"), text("dba")),
+                ("new".into(), ChangeKind::Added, None, text("30 2 * * *")),
+                ("gone".into(), ChangeKind::Removed, text("0 4 * * 0"), None),
+            ],
+            "a pg_cron schedule's flag follows the job's: disabling it is one `enabled` change"
+        );
+        let same: BTreeMap<String, Definition> = now.iter().map(|j| (j.id.clone(), Definition::of(j))).collect();
+        assert_eq!(between(&same, &now, seen), []);
+    }
+
+    #[test]
+    fn every_kind_has_its_own_key_and_words() {
+        for (kind, key, words) in KINDS {
+            assert_eq!((kind.key(), kind.words(), ChangeKind::of_key(key)), (key, words, Some(kind)));
+        }
+        assert_eq!(ChangeKind::of_key("renamed"), None);
+    }
+}

@@ -283,3 +283,68 @@ async fn msdb_over_tds_a_schedule_moved_is_a_change_with_date_modified() {
     assert_eq!(c.seen, t1);
     assert_eq!(c.modified, Some("2026-03-07T15:15:00Z".parse().unwrap()), "date_modified in the server's zone");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn pgagent_a_schedule_updated_is_one_change() {
+    use server::history::InstanceHistory;
+    let server = TestServer::postgres("sundial-changes-pgagent-", port::CHANGES_PGAGENT);
+    let mut admin = PgConnection::connect(&server.pg_url("postgres")).await.expect("connect");
+    let minutes = |set: &[usize]| {
+        let v: Vec<&str> = (0..60).map(|i| if set.contains(&i) { "t" } else { "f" }).collect();
+        format!("{{{}}}", v.join(","))
+    };
+    for sql in [
+        "CREATE EXTENSION pgagent".to_owned(),
+        "INSERT INTO pgagent.pga_job (jobid, jobjclid, jobname, jobcreated) VALUES (1, 1, 'nightly', '2025-12-01')"
+            .into(),
+        format!(
+            "INSERT INTO pgagent.pga_schedule (jscid, jscjobid, jscname, jscstart, jscminutes) VALUES \
+             (1, 1, 'on the hour', '2025-12-01 00:00+00', '{}')",
+            minutes(&[0])
+        ),
+    ] {
+        sqlx::query(sqlx::AssertSqlSafe(sql.clone()))
+            .execute(&mut admin)
+            .await
+            .unwrap_or_else(|e| panic!("{sql}: {e}"));
+    }
+    let pool = server::sources::connect::postgres_url(&server.pg_url("postgres"), std::time::Duration::from_secs(5))
+        .await
+        .expect("connect");
+    let dir = tempfile::tempdir().unwrap();
+    let store = server::store::Store::open(&dir.path().join("store.sqlite")).await.unwrap();
+    let retention = std::time::Duration::from_secs(90 * 86_400);
+    let mut kept = InstanceHistory::default();
+    let mut poll = async |now: DateTime<Utc>| {
+        let window = sundial_engine::Window::new(now - TimeDelta::days(1), now);
+        let read =
+            server::sources::pgagent::read_incremental(&pool, "pga", window, None, now, None).await.expect("read");
+        let mut read = server::sources::SourceRead::new(read.input, read.notes, now);
+        kept.keep(&store, "pga", &mut read, window, retention).await.expect("kept");
+    };
+    let t0: DateTime<Utc> = "2026-01-02T00:00:00Z".parse().unwrap();
+    poll(t0).await;
+    // pgAdmin's schedule dialog: from the hour to the half hour.
+    sqlx::query(sqlx::AssertSqlSafe(format!(
+        "UPDATE pgagent.pga_schedule SET jscminutes = '{}' WHERE jscid = 1",
+        minutes(&[30])
+    )))
+    .execute(&mut admin)
+    .await
+    .expect("update the schedule");
+    let t1 = t0 + TimeDelta::hours(1);
+    poll(t1).await;
+    poll(t1 + TimeDelta::hours(1)).await;
+    let all = sundial_engine::Window::new(t0 - TimeDelta::days(1), t1 + TimeDelta::days(1));
+    let changes = server::history::changes_in(&store, Some("pga"), None, all).await.unwrap();
+    assert_eq!(changes.len(), 1, "one change, seen once: {changes:?}");
+    let c = &changes[0].1;
+    assert_eq!(
+        (c.kind, c.seen, c.modified),
+        (sundial_engine::changes::ChangeKind::Schedule, t1, None),
+        "pgAgent keeps no modification time"
+    );
+    let (before, after) = (c.before.as_ref().unwrap().text(), c.after.as_ref().unwrap().text());
+    assert!(before.starts_with("jscminutes={t,f,") && after.starts_with("jscminutes={f,"), "{before} → {after}");
+    assert_ne!(before, after);
+}

@@ -246,6 +246,7 @@ mod tests {
             unobserved: Vec::new(),
             diagnostics: Vec::new(),
             earlier: Vec::new(),
+            modified: None,
         };
         let input = InstanceInput {
             name: "i".into(),

@@ -22,14 +22,24 @@
 //! it), and the versions before today's come back into the read as the job's
 //! [`JobInput::earlier`](sundial_engine::fleet::JobInput::earlier): a schedule edited between two
 //! polls applies from then on, never to the runs before it.
-//! Runs and lines older than the retention (`history_retention`, default 90 days) are deleted.
+//! Each job's definition is kept too (`job_definition`, the last read's), and each change a
+//! read sees against it (`engine::changes::between`) is kept in `job_change`, seen at the
+//! read's `now`: the job page's "Changes", the log's `changed` lines, `/api/changes` and the
+//! alerts of kind "changed" read it ([`changes_in`]). An instance's first read is its
+//! baseline, no change (a row of an empty job marks it).
+//! Runs, lines and changes older than the retention (`history_retention`, default 90 days) are
+//! deleted.
 use crate::sources::{Mark, SourceRead};
 use crate::store::history::{self as stored, JobWrite, KeptRunRow};
 use crate::store::{Error, Store};
 use chrono::{DateTime, Utc};
 use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
+use sundial_engine::changes::{Change, Definition as JobDefinition};
 use sundial_engine::{Run, Window, history};
+
+/// The job of the row that marks an instance's baseline in `job_definition`.
+const BASELINE: &str = "";
 
 /// Retention is enforced at most this often per instance.
 const PRUNE_EVERY: chrono::Duration = chrono::Duration::hours(1);
@@ -84,6 +94,8 @@ pub struct InstanceHistory {
     events_from: Option<DateTime<Utc>>,
     /// The source's [`Mark`] last written to `read_mark`.
     mark: Option<Mark>,
+    /// Each job's definition as last kept; `None`: the instance has no baseline yet.
+    definitions: Option<BTreeMap<String, JobDefinition>>,
 }
 
 fn us(t: DateTime<Utc>) -> i64 {
@@ -191,6 +203,7 @@ impl InstanceHistory {
                 unobserved: Vec::new(),
                 diagnostics: Vec::new(),
                 earlier: Vec::new(),
+                modified: None,
             })
             .collect();
         let input = sundial_engine::fleet::InstanceInput {
@@ -236,6 +249,20 @@ impl InstanceHistory {
                 _ => unreadable += 1,
             }
         }
+        let mut definitions = None;
+        for (job, text) in stored::definitions(store, instance).await? {
+            let all = definitions.get_or_insert_with(BTreeMap::new);
+            if job == BASELINE {
+                continue;
+            }
+            match serde_json::from_str::<JobDefinition>(&text) {
+                Ok(d) => {
+                    all.insert(job, d);
+                }
+                Err(_) => unreadable += 1,
+            }
+        }
+        self.definitions = definitions;
         if unreadable > 0 {
             tracing::warn!(
                 instance,
@@ -301,6 +328,36 @@ impl InstanceHistory {
                 None => BTreeMap::new(),
             };
         }
+        // Each job's definition, and what changed since the last read (none at the baseline).
+        let now: BTreeMap<String, JobDefinition> =
+            read.input.jobs.iter().map(|j| (j.id.clone(), JobDefinition::of(j))).collect();
+        match &self.definitions {
+            None => {
+                writes.definitions.push((BASELINE.to_owned(), Some(String::from("{}"))));
+                for (job, d) in &now {
+                    writes.definitions.push((job.clone(), Some(json(d)?)));
+                }
+            }
+            Some(before) => {
+                for change in sundial_engine::changes::between(before, &read.input.jobs, read.now) {
+                    writes.changes.push((
+                        change.job.clone(),
+                        us(change.seen),
+                        change.kind.key().to_owned(),
+                        json(&change)?,
+                    ));
+                }
+                for (job, d) in &now {
+                    if before.get(job) != Some(d) {
+                        writes.definitions.push((job.clone(), Some(json(d)?)));
+                    }
+                }
+                for job in before.keys().filter(|j| !now.contains_key(*j)) {
+                    writes.definitions.push((job.clone(), None));
+                }
+            }
+        }
+        self.definitions = Some(now);
         for event in read.events.iter().filter(|e| self.events_from.is_none_or(|from| e.at >= from)) {
             let text = serde_json::to_string(event).map_err(|e| Error::Query(e.to_string()))?;
             let digest = {
@@ -347,6 +404,54 @@ fn eras(
             schedules: w[0].1.schedules.clone(),
         })
         .collect()
+}
+
+/// `v` as JSON, for the store.
+fn json<T: serde::Serialize>(v: &T) -> Result<String, Error> {
+    serde_json::to_string(v).map_err(|e| Error::Query(e.to_string()))
+}
+
+/// The changes kept of `instance` seen in `window` (up to the read's now) added to `read` as
+/// the log's `changed` lines: after [`InstanceHistory::keep`], and for a frozen read too (the
+/// demo's file: its changes are planted in the store).
+pub async fn add_change_lines(store: &Store, instance: &str, read: &mut SourceRead, window: Window) {
+    let seen = Window::new(window.start, read.now + chrono::Duration::milliseconds(1));
+    match changes_in(store, Some(instance), None, seen).await {
+        Ok(changes) => read.events.extend(changes.iter().map(|(_, c)| change_line(c))),
+        Err(e) => {
+            tracing::warn!(instance, error = %e, "Sundial's store: the changes of jobs' definitions could not be read")
+        }
+    }
+}
+
+/// A change as the log's `changed` line: "Schedule changed: 0 1 * * * → 0 3 * * *".
+pub fn change_line(c: &Change) -> sundial_engine::log::LogEvent {
+    let value = |v: &Option<sundial_engine::changes::Value>| v.as_ref().map(|v| v.text());
+    let text = match (value(&c.before), value(&c.after)) {
+        (Some(a), Some(b)) => format!("{}: {a} → {b}", c.kind.words()),
+        (None, Some(b)) if !b.is_empty() => format!("{}: {b}", c.kind.words()),
+        (Some(a), None) if !a.is_empty() => format!("{}: was {a}", c.kind.words()),
+        _ => c.kind.words().to_owned(),
+    };
+    sundial_engine::log::LogEvent {
+        at: c.seen,
+        job_id: c.job.clone(),
+        kind: sundial_engine::log::LogKind::Changed,
+        text,
+        members: Vec::new(),
+    }
+}
+
+/// The changes kept of `instance` (`None`: every instance) and `job` (`None`: every job), seen
+/// in `window`, each with its instance, by when seen. Rows that cannot be read are left out.
+pub async fn changes_in(
+    store: &Store,
+    instance: Option<&str>,
+    job: Option<&str>,
+    window: Window,
+) -> Result<Vec<(String, Change)>, Error> {
+    let rows = stored::changes_in(store, instance, job, us(window.start), us(window.end)).await?;
+    Ok(rows.into_iter().filter_map(|(i, text)| serde_json::from_str(&text).ok().map(|c| (i, c))).collect())
 }
 
 /// Every run kept of `instance` that started in `window`, per job, by start: what pages show of

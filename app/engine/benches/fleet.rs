@@ -387,6 +387,7 @@ fn fleet_inputs(instances: usize, days: i64) -> (Vec<InstanceInput>, Window, Dat
                 unobserved: Vec::new(),
                 diagnostics: Vec::new(),
                 earlier: Vec::new(),
+                modified: None,
             });
         }
         let mut agent_starts = vec![window.start - Duration::days(10)];

@@ -86,6 +86,11 @@ pub struct JobInput {
     /// while Sundial watched.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub earlier: Vec<ScheduleEra>,
+    /// When the scheduler itself says the job's definition was last modified, where it keeps
+    /// one (msdb `sysjobs.date_modified`, an event's `LAST_ALTERED`); `None` elsewhere (pg_cron,
+    /// pgAgent). Shown beside each change Sundial sees ([`crate::changes`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub modified: Option<DateTime<Utc>>,
 }
 
 /// A job's schedules as they were until a change (Sundial's store keeps each version it saw).

@@ -92,6 +92,7 @@ mod tests {
             unobserved: Vec::new(),
             diagnostics: Vec::new(),
             earlier: Vec::new(),
+            modified: None,
         }
     }
 

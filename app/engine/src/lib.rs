@@ -21,6 +21,7 @@
 //!   database stays out of the WASM bundle). Both compute the same.
 
 pub mod agent;
+pub mod changes;
 pub mod cron;
 pub mod deadlines;
 pub mod describe;

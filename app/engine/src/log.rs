@@ -43,11 +43,14 @@ pub enum LogKind {
     /// The scheduler started (SQL Server Agent: a new session in msdb). Its key stays
     /// `agent-start` (URLs, CSS classes); its words name the instance's own scheduler.
     AgentStart,
+    /// The job's definition changed (Sundial's finding, [`crate::changes`]): added, removed,
+    /// re-scheduled, enabled or disabled, its command, steps or owner; dated when Sundial saw it.
+    Changed,
 }
 
 impl LogKind {
     /// Every kind, in display order.
-    pub const ALL: [LogKind; 13] = [
+    pub const ALL: [LogKind; 14] = [
         LogKind::Started,
         LogKind::Succeeded,
         LogKind::Failed,
@@ -61,6 +64,7 @@ impl LogKind {
         LogKind::Zombie,
         LogKind::SchedulerStop,
         LogKind::AgentStart,
+        LogKind::Changed,
     ];
     /// Lower-case key (CSS class, filters).
     pub fn key(self) -> &'static str {
@@ -78,6 +82,7 @@ impl LogKind {
             LogKind::Zombie => "zombie",
             LogKind::SchedulerStop => "scheduler-stop",
             LogKind::AgentStart => "agent-start",
+            LogKind::Changed => "changed",
         }
     }
     /// The kind of a [`key`](LogKind::key) (a filter in a URL); `None` for anything else.

@@ -712,7 +712,23 @@ pub fn timeline_data(
         run_now,
         ahead: Default::default(),
         deadlines: Vec::new(),
+        changes: Vec::new(),
     })
+}
+
+/// The changes of one job as pages show them, in the instance's zone, oldest first.
+pub fn change_views(changes: &[crate::engine::changes::Change], tz: Tz) -> Vec<ChangeView> {
+    changes
+        .iter()
+        .map(|c| ChangeView {
+            seen: point(c.seen, tz),
+            modified: c.modified.map(|m| point(m, tz)),
+            kind: c.kind.key().to_owned(),
+            words: c.kind.words().to_owned(),
+            before: c.before.as_ref().map(|v| v.text()),
+            after: c.after.as_ref().map(|v| v.text()),
+        })
+        .collect()
 }
 
 /// What the run-now statement knows of `job` (without a failed step).

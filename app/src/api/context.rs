@@ -32,6 +32,20 @@ pub async fn report(instance: Option<&str>, days: u32) -> Result<Arc<InstanceRep
     backend_or_error()?.report(instance, days).await.map_err(ApiError::from)
 }
 
+/// The changes of one job's definition seen in `window` through the backend in context (none
+/// without one), as its page shows them in `tz`.
+pub async fn changes(
+    instance: &str,
+    job_id: &str,
+    window: crate::engine::Window,
+    tz: crate::engine::Zone,
+) -> Vec<sundial_model::ChangeView> {
+    let Some(backend) = backend() else { return Vec::new() };
+    let changes: Vec<_> =
+        backend.changes(Some(instance), Some(job_id), window).await.into_iter().map(|(_, c)| c).collect();
+    sundial_model::view::change_views(&changes, tz)
+}
+
 /// The duration flags through the backend in context (the defaults without one).
 pub fn duration_flags() -> DurationFlags {
     backend().map(|b| b.duration_flags()).unwrap_or_default()

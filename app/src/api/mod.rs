@@ -21,7 +21,8 @@ pub use sundial_model::*;
 #[cfg(feature = "ssr")]
 pub mod view {
     pub use super::context::{
-        backend, deadlines, decorate_here, duration_flags, find_jobs, fleet, report, risks, source_log, timeline,
+        backend, changes, deadlines, decorate_here, duration_flags, find_jobs, fleet, report, risks, source_log,
+        timeline,
         timeline_source, triage_here,
     };
     pub use sundial_model::view::*;

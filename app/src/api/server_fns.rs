@@ -148,6 +148,9 @@ pub async fn job_timeline(
     if let Ok(ahead) = super::context::timeline_source(Some(&report.name)).await {
         data.ahead = view::calendar::ahead(&ahead, Some(&job_id), super::instance_timeline::NEXT_RUNS);
     }
+    // The read at the window's end (now) is in it: a change it saw is shown.
+    let seen = crate::engine::Window::new(report.window.start, report.window.end + chrono::Duration::milliseconds(1));
+    data.changes = view::changes(&report.name, &job_id, seen, report.tz).await;
     Ok(data)
 }
 

@@ -199,6 +199,21 @@ pub fn TimelineChart(data: TimelineData) -> AnyView {
             }
         })
         .collect_view();
+    // Each change Sundial saw of the job's definition, at the read that saw it.
+    let changes = data
+        .changes
+        .iter()
+        .filter(|c| c.seen.ms >= start && c.seen.ms <= end)
+        .map(|c| {
+            let label = format!("{} (seen {})", c.words, c.seen.zoned());
+            let title = label.clone();
+            view! {
+                <div class="change-mark" style=left(c.seen.ms, start, end) title=title data-testid="change-mark">
+                    <span class="change-mark-label" role="img" aria-label=label>"✎"</span>
+                </div>
+            }
+        })
+        .collect_view();
     let ticks = data
         .ticks
         .iter()
@@ -267,6 +282,7 @@ pub fn TimelineChart(data: TimelineData) -> AnyView {
                     {planned}
                     {restarts}
                     {deadlines}
+                    {changes}
                     {moment}
                     <div class="lane lane-expected">{mark_spans} {markers}</div>
                     <div class="lane lane-runs">{run_spans} {bars}</div>
@@ -331,6 +347,7 @@ pub fn Legend(#[prop(into)] scheduler: Scheduler) -> AnyView {
             <li><span class="sw band-zombie"></span>"Scheduler started nothing"</li>
             <li><span class="sw band-maint"></span>"Maintenance window (not missed)"</li>
             <li><span class="sw restart-sw"></span>{restart}</li>
+            <li><span class="sw change-sw"></span>"Definition changed"</li>
         </ul>
     }
     .into_any()

@@ -86,6 +86,9 @@ fn kind_meaning(k: LogKind) -> &'static str {
         LogKind::Zombie => "the scheduler started nothing although runs were due, or a stuck run was released",
         LogKind::SchedulerStop => "the scheduler stopped: at its last sign of life, down by the first run it missed",
         LogKind::AgentStart => "the scheduler (re)started",
+        LogKind::Changed => {
+            "the job's definition changed: added, removed, its schedule, enabled, command, steps or owner (Sundial saw it)"
+        }
     }
 }
 

@@ -421,6 +421,7 @@ fn TimelineView(data: TimelineData, risks: crate::api::RisksData) -> AnyView {
                 crate::routes::calendar::next_runs(data.ahead.clone(), false, calendar)
             })}
             {durations}
+            {changes_section(&data.changes, days)}
             <crate::components::JobRisks data=risks/>
             <h2>"Occurrences and runs"</h2>
             <p class="summary" data-testid="timeline-summary">
@@ -708,6 +709,64 @@ fn durations_section(d: &DurationsView) -> impl IntoView + use<> {
                 {rule}
                 {counted}
             </p>
+        </section>
+    }
+}
+
+/// "Changes": each change Sundial saw of the job's definition in the window, newest first,
+/// before → after, when Sundial saw it and the scheduler's own modification time.
+fn changes_section(changes: &[crate::api::ChangeView], days: u32) -> impl IntoView + use<> {
+    let rows = changes
+        .iter()
+        .rev()
+        .map(|c| {
+            let value = |v: &Option<String>| match v {
+                Some(t) => view! { <code class="change-value">{t.clone()}</code> }.into_any(),
+                None => view! { <span class="muted">"—"</span> }.into_any(),
+            };
+            view! {
+                <tr data-testid="change-row" data-kind=c.kind.clone()>
+                    <td><Time t=c.seen.clone()/></td>
+                    <td>{c.words.clone()}</td>
+                    <td>{value(&c.before)}</td>
+                    <td>{value(&c.after)}</td>
+                    <td>{match c.modified.clone() {
+                        Some(t) => view! { <Time t=t/> }.into_any(),
+                        None => view! { <span class="muted">"not kept"</span> }.into_any(),
+                    }}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <section class="changes" aria-labelledby="changes-h" data-testid="changes">
+            <h2 id="changes-h">"Changes"</h2>
+            {if changes.is_empty() {
+                view! {
+                    <p class="muted" data-testid="changes-empty">
+                        {format!("Sundial saw no change of this job's definition in the last {}.", window_words(days))}
+                    </p>
+                }
+                    .into_any()
+            } else {
+                view! {
+                    <div class="changes-scroll">
+                        <table class="changes-table" data-testid="changes-table">
+                            <thead>
+                                <tr>
+                                    <th scope="col">"Seen"</th>
+                                    <th scope="col">"Change"</th>
+                                    <th scope="col">"Before"</th>
+                                    <th scope="col">"After"</th>
+                                    <th scope="col">"Modified (scheduler)"</th>
+                                </tr>
+                            </thead>
+                            <tbody>{rows}</tbody>
+                        </table>
+                    </div>
+                }
+                    .into_any()
+            }}
         </section>
     }
 }

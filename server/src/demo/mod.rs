@@ -28,6 +28,7 @@ use chrono_tz::Tz;
 use sundial_engine::Window;
 
 mod catalog;
+pub mod changes;
 pub mod eu;
 pub mod pgagent;
 mod simulate;

@@ -78,6 +78,9 @@ pub async fn write_demo(path: &Path, now: DateTime<Utc>, seed: u64) -> anyhow::R
         .await
         .with_context(|| format!("writing the demo's samples into Sundial's store {}", store.display()))?;
     let demo = prod.await.context("simulating the demo")?;
+    super::changes::plant(&store, &super::changes::planted(&demo, now))
+        .await
+        .with_context(|| format!("planting the demo's changes in Sundial's store {}", store.display()))?;
     write_msdb(path, &demo, HISTORY_DAYS).await?;
     let fleet_file = super::fleet_file_of(path);
     std::fs::write(&fleet_file, super::fleet_toml(path))

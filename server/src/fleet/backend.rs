@@ -228,6 +228,25 @@ impl Backend for FleetBackend {
         Box::pin(async move { self.risks_data(instance.as_deref(), days).await })
     }
 
+    fn changes(
+        &self,
+        instance: Option<&str>,
+        job: Option<&str>,
+        window: Window,
+    ) -> BoxFuture<'_, Vec<(String, sundial_engine::changes::Change)>> {
+        let (instance, job) = (instance.map(str::to_owned), job.map(str::to_owned));
+        Box::pin(async move {
+            let Some(store) = self.store.as_ref() else { return Vec::new() };
+            match crate::history::changes_in(store, instance.as_deref(), job.as_deref(), window).await {
+                Ok(changes) => changes,
+                Err(e) => {
+                    tracing::warn!(error = %e, "Sundial's store: the changes of jobs' definitions could not be read");
+                    Vec::new()
+                }
+            }
+        })
+    }
+
     fn maintenance_history(&self) -> BoxFuture<'_, sundial_model::triage::MaintenanceData> {
         Box::pin(async move {
             let now = self.now();

@@ -168,6 +168,10 @@ impl Reader {
                         }
                     }
                 }
+                // The changes of its jobs' definitions Sundial saw: the log's `changed` lines.
+                if let Some(store) = &self.store {
+                    crate::history::add_change_lines(store, &self.config.name, &mut read, window).await;
+                }
                 // Kept runs are held compact: their words are in the store.
                 let runs = HeldRuns::take(&mut read, kept);
                 Ok(GoodRead { read, runs, at: Utc::now() })

@@ -248,6 +248,7 @@ async fn read_with(db: &mut TablesDb, at: Polled<'_>, cache: Option<&SampleCache
             unobserved: history.unobserved,
             diagnostics,
             earlier: Vec::new(),
+            modified: None,
         });
     }
     let input = InstanceInput::new(name, tz.into(), jobs, Vec::new());

@@ -453,6 +453,7 @@ fn job_of(key: String, f: Found, plan: &Plan) -> JobInput {
         unobserved: Vec::new(),
         diagnostics,
         earlier: Vec::new(),
+        modified: None,
     }
 }
 

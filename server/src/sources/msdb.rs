@@ -130,7 +130,7 @@ pub const Q_TIME_ZONE: &str = "SELECT CONVERT(nvarchar(64), CURRENT_TIMEZONE_ID(
 /// Older servers: only the offset now.
 pub const Q_OFFSET: &str = "SELECT DATEDIFF(minute, SYSUTCDATETIME(), SYSDATETIME()) AS offset_minutes";
 /// Every job with its category and owner.
-pub const Q_JOBS: &str = "SELECT CONVERT(nvarchar(36), j.job_id) AS job_id, j.name, j.enabled, c.name AS category, SUSER_SNAME(j.owner_sid) AS owner FROM msdb.dbo.sysjobs AS j LEFT JOIN msdb.dbo.syscategories AS c ON c.category_id = j.category_id ORDER BY j.name";
+pub const Q_JOBS: &str = "SELECT CONVERT(nvarchar(36), j.job_id) AS job_id, j.name, j.enabled, c.name AS category, SUSER_SNAME(j.owner_sid) AS owner, CONVERT(nvarchar(23), j.date_modified, 121) AS modified FROM msdb.dbo.sysjobs AS j LEFT JOIN msdb.dbo.syscategories AS c ON c.category_id = j.category_id ORDER BY j.name";
 /// Every job's schedules (a schedule may serve several jobs).
 pub const Q_SCHEDULES: &str = "SELECT CONVERT(nvarchar(36), js.job_id) AS job_id, s.schedule_id, s.name, s.enabled, s.freq_type, s.freq_interval, s.freq_subday_type, s.freq_subday_interval, s.freq_relative_interval, s.freq_recurrence_factor, s.active_start_date, s.active_end_date, s.active_start_time, s.active_end_time FROM msdb.dbo.sysjobschedules AS js JOIN msdb.dbo.sysschedules AS s ON s.schedule_id = js.schedule_id ORDER BY js.job_id, s.schedule_id";
 /// Per job: its oldest kept outcome row, and whether it keeps 100 or more (msdb's default
@@ -450,6 +450,7 @@ async fn read_jobs(client: &mut MsdbClient) -> Result<Vec<JobRead>, SourceError>
             enabled: take(&mut r, "enabled"),
             category: take(&mut r, "category"),
             owner: take(&mut r, "owner"),
+            modified: take(&mut r, "modified"),
         })
         .collect())
 }

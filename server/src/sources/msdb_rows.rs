@@ -318,6 +318,9 @@ pub struct JobRead {
     pub category: Cell,
     /// `owner_sid` as a login name (`SUSER_SNAME`); NULL when the login is gone.
     pub owner: Cell,
+    /// `date_modified` as text (the server's wall clock): when the job was last changed;
+    /// NULL where a reader does not ask for it.
+    pub modified: Cell,
 }
 
 #[derive(sqlx_macros::FromRow)]
@@ -568,6 +571,17 @@ pub fn assemble(name: &str, tz: Tz, window: Window, rows: &MsdbRows) -> Instance
     jobs.add_outcomes(&rows.outcome_rows, tz, window);
     jobs.add_running(&rows.running_rows, tz, window);
     jobs.add_steps(&rows.step_rows, &rows.job_steps, tz);
+    // Each job's `date_modified`, the scheduler's own time of its last change.
+    for r in &rows.job_rows {
+        if let (Some(id), Some(text)) = (r.job_id.text(), r.modified.text())
+            && let Some(&i) = jobs.index.get(&id)
+        {
+            let local = ["%Y-%m-%d %H:%M:%S%.f", "%Y-%m-%dT%H:%M:%S%.f"]
+                .iter()
+                .find_map(|f| NaiveDateTime::parse_from_str(text.trim(), f).ok());
+            jobs.jobs[i].modified = local.map(|l| local_to_utc(l, tz));
+        }
+    }
     let mut jobs = jobs.jobs;
     for job in &mut jobs {
         job.runs.sort_by_key(|r| r.start);
@@ -844,6 +858,7 @@ fn job_from_row(r: &JobRead, id: String) -> JobInput {
         unobserved: Vec::new(),
         diagnostics,
         earlier: Vec::new(),
+        modified: None,
     }
 }
 

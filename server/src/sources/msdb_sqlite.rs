@@ -379,7 +379,7 @@ async fn read_jobs(pool: &SqlitePool) -> Result<(Vec<JobRead>, Vec<ScheduleRead>
     let job_rows: Vec<JobRead> = sqlx::query_as(
         // The owner as SUSER_SNAME(owner_sid) names it: its login in `server_principals`, NULL
         // when there is none (a dropped login).
-        "SELECT j.job_id, j.name, j.enabled, c.name AS category, p.name AS owner
+        "SELECT j.job_id, j.name, j.enabled, c.name AS category, p.name AS owner, j.date_modified AS modified
          FROM sysjobs j LEFT JOIN syscategories c ON c.category_id = j.category_id
          LEFT JOIN server_principals p ON p.sid = j.owner_sid
          ORDER BY j.name, j.job_id",

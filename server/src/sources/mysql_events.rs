@@ -432,12 +432,15 @@ impl Polled<'_> {
             let mut diagnostics = Vec::new();
             let last = last_executed(&row.event, tz, &mut diagnostics);
             let key = row.key();
+            let altered = row.altered.as_deref().and_then(|a| to_utc(a, Zone::Named(tz)));
             store.record(name, &key, last, polled_at).await?;
             let seen = match cache {
                 Some(cache) => cache.samples(store, name, &key, window, last).await?,
                 None => store.samples(name, &key, window.start).await?,
             };
-            jobs.push(row.into_job(i as i64 + 1, executions, &seen, window, diagnostics));
+            let mut job = row.into_job(i as i64 + 1, executions, &seen, window, diagnostics);
+            job.modified = altered;
+            jobs.push(job);
         }
         Ok(InstanceInput::new(name, tz.into(), jobs, Vec::new()))
     }
@@ -447,7 +450,7 @@ impl Polled<'_> {
 const Q_EVENTS: &str = "SELECT EVENT_SCHEMA AS s, EVENT_NAME AS n, DEFINER AS d, TIME_ZONE AS tz, EVENT_TYPE AS ty, \
      CAST(EXECUTE_AT AS CHAR) AS at, CAST(INTERVAL_VALUE AS CHAR) AS iv, INTERVAL_FIELD AS f, \
      CAST(STARTS AS CHAR) AS starts, CAST(ENDS AS CHAR) AS ends, STATUS AS st, ON_COMPLETION AS oc, \
-     CAST(LAST_EXECUTED AS CHAR) AS le, EVENT_DEFINITION AS body \
+     CAST(LAST_EXECUTED AS CHAR) AS le, EVENT_DEFINITION AS body, CAST(LAST_ALTERED AS CHAR) AS la \
      FROM information_schema.EVENTS ORDER BY EVENT_SCHEMA, EVENT_NAME";
 
 /// The rows of [`Q_EVENTS`], in its order.
@@ -478,6 +481,9 @@ struct EventRow {
     /// `EVENT_DEFINITION`: what the event runs (read from a server; a file's copy of `EVENTS`
     /// need not have it).
     body: Option<String>,
+    /// `LAST_ALTERED`: when the event was last changed (the server's zone; a file's copy of
+    /// `EVENTS` need not have it).
+    altered: Option<String>,
     event: MysqlEvent,
 }
 
@@ -500,7 +506,14 @@ impl EventRow {
             time_zone: text("tz"),
             last_executed: text("le"),
         };
-        EventRow { schema, name, definer: text("d").unwrap_or_default(), body: text("body"), event }
+        EventRow {
+            schema,
+            name,
+            definer: text("d").unwrap_or_default(),
+            body: text("body"),
+            altered: text("la"),
+            event,
+        }
     }
 
     /// The event's key in Sundial's store, and its job's id and name: `schema.name`.
@@ -541,6 +554,7 @@ impl EventRow {
             unobserved,
             diagnostics,
             earlier: Vec::new(),
+            modified: None,
         }
     }
 }

@@ -628,6 +628,7 @@ fn assemble(
             unobserved: Vec::new(),
             diagnostics,
             earlier: Vec::new(),
+            modified: None,
         });
     }
     for row in runs {

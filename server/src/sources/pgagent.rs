@@ -437,6 +437,7 @@ fn assemble(
             unobserved: Vec::new(),
             diagnostics,
             earlier: Vec::new(),
+            modified: None,
         });
     }
     let mut steps = steps;

@@ -444,6 +444,7 @@ fn job(
         unobserved: Vec::new(),
         diagnostics,
         earlier: Vec::new(),
+        modified: None,
     };
     (job, next)
 }

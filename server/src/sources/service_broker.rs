@@ -355,6 +355,7 @@ fn read_job(
         unobserved: Vec::new(),
         diagnostics,
         earlier: Vec::new(),
+        modified: None,
     };
     (job, history.events)
 }

@@ -1,7 +1,9 @@
 //! Statements on the history Sundial keeps (`crate::history`): `kept_run` (each run as JSON,
 //! by instance, job and start), `kept_span` (the spans in which a job's whole history was
 //! read), `kept_event` (the schedulers' log lines), `kept_schedule` (each version of a job's
-//! schedules) and `read_mark` (where an incremental source read up to). Times in microseconds.
+//! schedules), `read_mark` (where an incremental source read up to), `job_definition` (each
+//! job's definition as last read) and `job_change` (each change seen of it). Times in
+//! microseconds.
 use super::{Error, Store, query};
 use crate::on_db;
 
@@ -26,8 +28,47 @@ pub struct Write {
     pub events: Vec<(i64, String, String)>,
     /// Where the source's history was read up to (`sources::Mark` as JSON).
     pub mark: Option<String>,
+    /// Jobs' definitions as this read saw them: job (empty: the instance's baseline mark),
+    /// the definition as JSON (`None`: the job is gone, its row deleted).
+    pub definitions: Vec<(String, Option<String>)>,
+    /// Changes seen: job, seen (microseconds), kind, the change as JSON. Written once.
+    pub changes: Vec<(String, i64, String, String)>,
     /// Delete what is older than this (microseconds): the retention.
     pub prune_before: Option<i64>,
+}
+
+/// A `job_change` row: instance, the change as JSON.
+pub type ChangeRow = (String, String);
+
+/// Each job's definition kept of `instance` (job, JSON); the baseline mark's job is empty.
+pub async fn definitions(store: &Store, instance: &str) -> Result<Vec<(String, String)>, Error> {
+    Ok(on_db!(store, |pool| sqlx::query_as("SELECT job, definition FROM job_definition WHERE instance = $1")
+        .bind(instance)
+        .fetch_all(pool)
+        .await
+        .map_err(query)?))
+}
+
+/// The changes kept, seen in `[from_us, until_us)`, of `instance` (`None`: every instance) and
+/// `job` (`None`: every job), by instance and when seen.
+pub async fn changes_in(
+    store: &Store,
+    instance: Option<&str>,
+    job: Option<&str>,
+    from_us: i64,
+    until_us: i64,
+) -> Result<Vec<ChangeRow>, Error> {
+    Ok(on_db!(store, |pool| sqlx::query_as(
+        "SELECT instance, change FROM job_change WHERE ($1 IS NULL OR instance = $1) AND ($2 IS NULL OR job = $2) \
+         AND seen_us >= $3 AND seen_us < $4 ORDER BY seen_us, instance, job, kind"
+    )
+    .bind(instance)
+    .bind(job)
+    .bind(from_us)
+    .bind(until_us)
+    .fetch_all(pool)
+    .await
+    .map_err(query)?))
 }
 
 /// What one read writes of one job.
@@ -144,6 +185,35 @@ pub async fn write(store: &Store, instance: &str, w: &Write) -> Result<(), Error
             .await
             .map_err(query)?;
         }
+        for (job, definition) in &w.definitions {
+            let q = match definition {
+                Some(text) => sqlx::query(
+                    "INSERT INTO job_definition (instance, job, definition) VALUES ($1, $2, $3) \
+                     ON CONFLICT (instance, job) DO UPDATE SET definition = excluded.definition",
+                )
+                .bind(instance)
+                .bind(job)
+                .bind(text),
+                None => {
+                    sqlx::query("DELETE FROM job_definition WHERE instance = $1 AND job = $2").bind(instance).bind(job)
+                }
+            };
+            q.execute(&mut *tx).await.map_err(query)?;
+        }
+        for (job, seen_us, kind, text) in &w.changes {
+            sqlx::query(
+                "INSERT INTO job_change (instance, job, seen_us, kind, change) VALUES ($1, $2, $3, $4, $5) \
+                 ON CONFLICT (instance, job, seen_us, kind) DO NOTHING",
+            )
+            .bind(instance)
+            .bind(job)
+            .bind(*seen_us)
+            .bind(kind)
+            .bind(text)
+            .execute(&mut *tx)
+            .await
+            .map_err(query)?;
+        }
         if let Some(text) = &w.mark {
             sqlx::query(
                 "INSERT INTO read_mark (instance, mark) VALUES ($1, $2) \
@@ -160,6 +230,7 @@ pub async fn write(store: &Store, instance: &str, w: &Write) -> Result<(), Error
                 "DELETE FROM kept_run WHERE instance = $1 AND start_us < $2",
                 "DELETE FROM kept_event WHERE instance = $1 AND at_us < $2",
                 "DELETE FROM kept_span WHERE instance = $1 AND until_us <= $2",
+                "DELETE FROM job_change WHERE instance = $1 AND seen_us < $2",
                 // A version of a job's schedules followed by another before the cutoff
                 // expects nothing any kept run is judged against.
                 "DELETE FROM kept_schedule WHERE instance = $1 AND from_us < (SELECT MAX(from_us) \

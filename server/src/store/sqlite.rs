@@ -12,7 +12,9 @@
 //! it as states without a counter), 2 (adds `kept_run` and `kept_span`: the history Sundial
 //! keeps, see `crate::history`), 3 (adds `kept_event`: the schedulers' log lines kept), 4 (adds
 //! `read_mark`: where an incremental source read up to), 5 (indexes `kept_run` by instance and
-//! start: the runs pages read back; adds `kept_schedule`: each version of a job's schedules).
+//! start: the runs pages read back; adds `kept_schedule`: each version of a job's schedules), 6
+//! (adds `job_definition` and `job_change`: the history of each job's definition, see
+//! `crate::history`).
 //! Opening migrates; older files stay readable.
 use sqlx::SqlitePool;
 
@@ -29,7 +31,7 @@ pub const ALWAYS_FIRST: [&str; 2] = [
 
 /// The version steps, oldest first: `(version, statements)`, run in order when the file's
 /// `user_version` is below `version`.
-pub const STEPS: [(i64, &[&str]); 5] = [
+pub const STEPS: [(i64, &[&str]); 6] = [
     (
         1,
         &[
@@ -84,6 +86,20 @@ pub const STEPS: [(i64, &[&str]); 5] = [
             // first saw it (microseconds): an edit applies from then on (`crate::history`).
             "CREATE TABLE IF NOT EXISTS kept_schedule (instance TEXT NOT NULL, job TEXT NOT NULL, from_us INTEGER NOT NULL, \
              schedules TEXT NOT NULL, PRIMARY KEY (instance, job, from_us))",
+        ],
+    ),
+    (
+        6,
+        &[
+            // Each job's definition as the last read saw it (`engine::changes::Definition` as
+            // JSON); a row with an empty job marks the instance's first read (its baseline).
+            "CREATE TABLE IF NOT EXISTS job_definition (instance TEXT NOT NULL, job TEXT NOT NULL, \
+             definition TEXT NOT NULL, PRIMARY KEY (instance, job))",
+            // Each change Sundial saw of a job's definition (`engine::changes::Change` as JSON),
+            // keyed by the read that saw it (microseconds) and its kind: written once.
+            "CREATE TABLE IF NOT EXISTS job_change (instance TEXT NOT NULL, job TEXT NOT NULL, seen_us INTEGER NOT NULL, \
+             kind TEXT NOT NULL, change TEXT NOT NULL, PRIMARY KEY (instance, job, seen_us, kind))",
+            "CREATE INDEX IF NOT EXISTS job_change_by_seen ON job_change (instance, seen_us)",
         ],
     ),
 ];
@@ -143,6 +159,6 @@ mod tests {
     fn the_steps_are_numbered_in_order_from_one() {
         let versions: Vec<i64> = STEPS.iter().map(|s| s.0).collect();
         assert_eq!(versions, (1..=SCHEMA_VERSION).collect::<Vec<_>>());
-        assert_eq!(SCHEMA_VERSION, 5, "an existing version-5 file opens unchanged");
+        assert_eq!(SCHEMA_VERSION, 6, "an existing version-6 file opens unchanged");
     }
 }

@@ -714,6 +714,7 @@ impl Cells {
                     enabled: enabled.clone(),
                     category: category.clone(),
                     owner: owner.clone(),
+                    modified: Cell::Null,
                 })
                 .collect(),
             schedule_rows: self

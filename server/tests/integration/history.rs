@@ -52,6 +52,7 @@ fn read(now: DateTime<Utc>, runs: Vec<Run>, horizon: Option<DateTime<Utc>>) -> S
         unobserved: Vec::new(),
         diagnostics: Vec::new(),
         earlier: Vec::new(),
+        modified: None,
     };
     let input = InstanceInput {
         name: "SQL1".into(),

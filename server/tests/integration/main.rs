@@ -15,6 +15,7 @@ mod api;
 mod architecture;
 mod auth;
 mod calendar;
+mod changes;
 mod cli;
 mod cli_dialects;
 mod config;

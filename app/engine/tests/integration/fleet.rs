@@ -29,6 +29,7 @@ fn job(id: &str, name: &str, enabled: bool, schedules: Vec<JobSchedule>, runs: V
         unobserved: Vec::new(),
         diagnostics: Vec::new(),
         earlier: Vec::new(),
+        modified: None,
     }
 }
 

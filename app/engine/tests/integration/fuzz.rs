@@ -932,6 +932,7 @@ fn job() -> BoxedStrategy<JobInput> {
                 unobserved,
                 diagnostics: Vec::new(),
                 earlier: Vec::new(),
+                modified: None,
             }
         })
         .boxed()

@@ -378,6 +378,7 @@ mod fleet {
                             unobserved: spec.unobserved,
                             diagnostics: Vec::new(),
                             earlier: Vec::new(),
+                            modified: None,
                         }
                     })
                     .collect();

@@ -53,6 +53,7 @@ fn job(id: &str, runs: Vec<Run>) -> JobInput {
         unobserved: Vec::new(),
         diagnostics: Vec::new(),
         earlier: Vec::new(),
+        modified: None,
     }
 }
 

@@ -850,6 +850,7 @@ mod layout_tests {
             unobserved: vec![],
             diagnostics: vec![],
             earlier: Vec::new(),
+            modified: None,
         }
     }
 

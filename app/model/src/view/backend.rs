@@ -136,6 +136,17 @@ pub trait Backend: Send + Sync + 'static {
     fn risks(&self, _instance: Option<&str>, days: u32) -> BoxFuture<'_, crate::RisksData> {
         Box::pin(async move { crate::RisksData { days, ..Default::default() } })
     }
+    /// The changes Sundial saw of jobs' definitions, seen in `window`, each with its instance,
+    /// oldest first: of `instance` (`None`: every instance) and `job` (an id; `None`: every
+    /// job). None where nothing is kept.
+    fn changes(
+        &self,
+        _instance: Option<&str>,
+        _job: Option<&str>,
+        _window: crate::engine::Window,
+    ) -> BoxFuture<'_, Vec<(String, crate::engine::changes::Change)>> {
+        Box::pin(async { Vec::new() })
+    }
     /// Every maintenance window that changes what a page or the API can show (the fleet
     /// file's over the days pages reach and the week ahead, every one added from the triage
     /// page), each with who, when, why and the due runs it made maintenance.

@@ -729,6 +729,7 @@ mod tests {
             unobserved: vec![],
             diagnostics: vec![],
             earlier: Vec::new(),
+            modified: None,
         }
     }
 

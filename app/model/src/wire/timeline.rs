@@ -322,6 +322,9 @@ pub struct TimelineData {
     /// said near the top.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub deadlines: Vec<DeadlineView>,
+    /// The changes Sundial saw of the job's definition in the window, oldest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changes: Vec<ChangeView>,
 }
 
 /// One deadline of a job, over the page's window.
@@ -336,4 +339,22 @@ pub struct DeadlineView {
     /// The latest instant passed (possibly before the window), and when the success that met
     /// it ended (`None`: missed).
     pub last: Option<(TimePoint, Option<TimePoint>)>,
+}
+
+/// One change Sundial saw of a job's definition (`engine::changes::Change`), as pages show it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ChangeView {
+    /// When Sundial's read saw it.
+    pub seen: TimePoint,
+    /// The scheduler's own modification time of the job, where it keeps one.
+    #[serde(default)]
+    pub modified: Option<TimePoint>,
+    /// `added`, `removed`, `schedule`, `enabled`, `command`, `steps` or `owner`.
+    pub kind: String,
+    /// "Schedule changed", …
+    pub words: String,
+    #[serde(default)]
+    pub before: Option<String>,
+    #[serde(default)]
+    pub after: Option<String>,
 }

@@ -21,6 +21,7 @@ use utoipa::{IntoParams, OpenApi};
 use super::{AppState, Error};
 
 pub mod build;
+pub mod changes;
 pub mod memo;
 pub mod risks;
 pub mod triage;
@@ -37,6 +38,7 @@ pub fn routes() -> Router<AppState> {
         .route("/api/triage", get(triage::triage))
         .route("/api/maintenance", get(triage::maintenance))
         .route("/api/risks", get(risks::risks))
+        .route("/api/changes", get(changes::changes))
 }
 
 #[derive(OpenApi)]
@@ -45,7 +47,7 @@ pub fn routes() -> Router<AppState> {
         title = "Sundial",
         description = "When database jobs should have run, when they did, and what went wrong in between."
     ),
-    paths(instances, jobs, timeline, log, triage::triage, triage::maintenance, risks::risks),
+    paths(instances, jobs, timeline, log, triage::triage, triage::maintenance, risks::risks, changes::changes),
     components(schemas(
         wire::ErrorBody,
         wire::Instances,
@@ -74,6 +76,8 @@ pub fn routes() -> Router<AppState> {
         triage::Maintenance,
         risks::Risks,
         risks::Risk,
+        changes::Changes,
+        changes::Change,
     ))
 )]
 pub struct ApiDoc;

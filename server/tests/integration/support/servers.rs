@@ -55,6 +55,9 @@ pub mod port {
     pub const PGAGENT_SCHEDULE_PG: u16 = 25540;
     pub const PGAGENT_SOURCE_PG: u16 = 25545;
     pub const PGAGENT_DAEMON_PG: u16 = 25546;
+    pub const CHANGES_PG: u16 = 25550;
+    pub const CHANGES_MARIA: u16 = 25551;
+    pub const CHANGES_PGAGENT: u16 = 25552;
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -678,7 +678,7 @@ fn durations_section(d: &DurationsView) -> impl IntoView + use<> {
                     </tr>
                     {rows}
                     <tr data-testid="durations-month-end">
-                        <th scope="row">"Month's last day"</th>
+                        <th scope="row"><abbr title="runs on the last day of a month">"Month-end"</abbr></th>
                         {stats_cells(d.month_end)}
                     </tr>
                 </tbody>

@@ -68,7 +68,7 @@ async fn the_page_shows_the_durations_table_and_the_flag_with_a_word() {
     assert!(text.contains("Any day"), "{text}");
     assert!(text.contains("longer than p95 × 1.5") && text.contains("p50 × 0.25"), "the factors are named");
     assert!(text.contains("In this window: 1 long, 0 short."), "{text}");
-    assert!(text.contains("Month's last day") && text.contains("The latest run is judged against "), "{text}");
+    assert!(text.contains("Month-end") && text.contains("The latest run is judged against "), "{text}");
     assert!(text.contains("against the runs of its weekday"), "the rule names the seasons: {text}");
     assert!(html.contains(r#"data-flag="long""#) && text.contains("▲ Long"), "an icon and a word");
     assert!(!html.contains(r#"id="moment""#), "no moment without ?at=");

@@ -452,4 +452,38 @@ mod tests {
         assert_eq!(m.subject(), "2 changes on 2 instances: SQLPROD01 / Full backup: schedule changed, …");
         assert_eq!(two.values(), "true → false");
     }
+
+    #[test]
+    fn a_sources_text_is_escaped_in_the_email_and_shown_as_written_in_every_format() {
+        let hostile = "<script>alert(1)</script> & [x](https://evil.example)";
+        let c = told(
+            "SQL1",
+            hostile,
+            ChangeKind::Command,
+            Some(V::Text("EXEC a <b>".into())),
+            Some(V::Text("EXEC b\x1b[31m".into())),
+        );
+        let m = ChangeMessage { items: vec![c], at: t("2026-11-27T09:00:15Z") }.visible();
+        let page = html(&m, &m.subject(), "https://s");
+        assert!(!page.contains("<script>") && !page.contains("<b>"), "{page}");
+        assert!(page.contains("&lt;script&gt;") && page.contains("EXEC a &lt;b&gt;"), "{page}");
+        assert!(!page.contains('\x1b'), "control characters shown escaped: {page}");
+        let (_, body) = render(&m, Format::Json, "https://s");
+        let v: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(v["changes"][0]["job"], hostile);
+        assert_eq!(
+            (v["changes"][0]["change"].as_str(), v["changes"][0]["before"].as_str()),
+            (Some("command"), Some("EXEC a <b>"))
+        );
+        let (_, body) = render(&m, Format::Slack, "https://s");
+        let v: Value = serde_json::from_str(&body).unwrap();
+        for mrkdwn in [&v["text"], &v["blocks"][1]["text"]["text"]] {
+            assert!(!mrkdwn.as_str().unwrap().contains("<script>"), "{body}");
+        }
+        let (_, body) = render(&m, Format::Teams, "https://s");
+        let v: Value = serde_json::from_str(&body).unwrap();
+        let facts = &v["attachments"][0]["content"]["body"][1]["items"][0]["facts"];
+        assert_eq!(facts[1]["title"], "Job");
+        assert_eq!(facts[1]["value"].as_str(), Some(teams_text(hostile).as_str()));
+    }
 }

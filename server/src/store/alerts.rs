@@ -136,6 +136,13 @@ impl UntoldRow {
 /// first.
 pub async fn changes_from(store: &Store, target: &str, now_us: i64) -> Result<i64, sqlx::Error> {
     on_db!(store, |pool| {
+        let kept: Option<i64> = sqlx::query_scalar("SELECT from_us FROM alert_change_from WHERE target = $1")
+            .bind(target)
+            .fetch_optional(pool)
+            .await?;
+        if let Some(from) = kept {
+            return Ok(from);
+        }
         sqlx::query("INSERT INTO alert_change_from (target, from_us) VALUES ($1, $2) ON CONFLICT (target) DO NOTHING")
             .bind(target)
             .bind(now_us)

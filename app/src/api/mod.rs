@@ -22,8 +22,7 @@ pub use sundial_model::*;
 pub mod view {
     pub use super::context::{
         backend, changes, deadlines, decorate_here, duration_flags, find_jobs, fleet, report, risks, source_log,
-        timeline,
-        timeline_source, triage_here,
+        timeline, timeline_source, triage_here,
     };
     pub use sundial_model::view::*;
 }

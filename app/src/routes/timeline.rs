@@ -739,7 +739,7 @@ fn changes_section(changes: &[crate::api::ChangeView], days: u32) -> impl IntoVi
         })
         .collect_view();
     view! {
-        <section class="changes" aria-labelledby="changes-h" data-testid="changes">
+        <section class="changes" id="changes" aria-labelledby="changes-h" data-testid="changes">
             <h2 id="changes-h">"Changes"</h2>
             {if changes.is_empty() {
                 view! {

@@ -109,6 +109,36 @@ impl Mail {
     }
 }
 
+/// A message that starts its own thread (`own`: its `Message-ID`'s token), from its parts:
+/// the changes of jobs' definitions told (`super::changes`), whose HTML the caller escaped.
+impl Mail {
+    pub fn render_parts(
+        &self,
+        subject: &str,
+        text: String,
+        html: String,
+        own: &str,
+        at: chrono::DateTime<chrono::Utc>,
+    ) -> String {
+        let mut b = lettre::Message::builder()
+            .from(self.from.clone())
+            .subject(subject)
+            .date(at.into())
+            .message_id(Some(self.message_id(own)))
+            .user_agent(concat!("Sundial/", env!("CARGO_PKG_VERSION")).to_owned());
+        for to in &self.to {
+            b = b.to(to.clone());
+        }
+        match b.multipart(MultiPart::alternative_plain_html(text, html)) {
+            Ok(m) => String::from_utf8_lossy(&m.formatted()).into_owned(),
+            Err(e) => {
+                tracing::warn!(error = %e, "alerts: an email could not be built");
+                String::new()
+            }
+        }
+    }
+}
+
 /// The HTML part: every text from a source escaped, every link Sundial's.
 fn html(message: &Message, subject: &str, public_url: &str) -> String {
     let mut out = String::from("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>");

@@ -18,10 +18,13 @@
 //! - `email.rs`: the email (text and HTML, threaded per episode) and the SMTP relay.
 //! - `send.rs`: delivery, bounded queue, backoff; the URL (a secret) never in a log or error.
 //! - `store.rs`: `alert_sent` and `alert_outbox` in Sundial's store.
+//! - `changes.rs`: the changes of jobs' definitions told to targets whose `kinds` include
+//!   "changed" (each tick, after the problems), once each, through the same outbox.
 /// At most this many problems are listed in one message (Slack takes 50 blocks), in every
 /// format (`payload`, `email`).
 pub const MAX_LISTED: usize = 45;
 
+pub mod changes;
 pub mod decide;
 pub mod email;
 pub mod payload;
@@ -239,6 +242,7 @@ impl Alerter {
                 }
             }
         }
+        queued.extend(self.tell_changes(now).await);
         queued
     }
 

@@ -63,6 +63,11 @@ impl AlertStore {
         AlertStore { pool, next_id: std::sync::atomic::AtomicI64::new(1) }
     }
 
+    /// Sundial's store, when it could be opened (the changes told read and write it).
+    pub fn pool(&self) -> Option<&Store> {
+        self.pool.as_ref()
+    }
+
     pub fn is_persistent(&self) -> bool {
         self.pool.is_some()
     }

@@ -26,7 +26,8 @@
 //! to = ["dba@corp.example", "Oncall <oncall@corp.example>"]
 //! ca_file = "/etc/sundial/relay-ca.pem" # an extra root certificate (a private relay)
 //! tags = { env = "prod" }              # only instances with every one of these tags
-//! kinds = ["missed", "failed"]         # only these kinds of problem
+//! kinds = ["missed", "failed"]         # only these kinds of problem; "changed" adds the changes
+//!                                      # of jobs' definitions (never told without it)
 //! after = 2                            # a failed or missed job alerts at its 2nd in a row (default 1)
 //! resolve_after = 2                    # its recovery waits for 2 successes in a row (default 1)
 //! quiet = "22:00-07:00"                # quiet hours, in time_zone: held until they end
@@ -115,6 +116,9 @@ impl QuietHours {
     }
 }
 
+/// The word in `kinds` that asks for the changes of jobs' definitions.
+pub const CHANGED: &str = "changed";
+
 /// The largest `after` and `resolve_after`.
 pub const MAX_IN_A_ROW: i64 = 1000;
 
@@ -162,8 +166,11 @@ impl AlertFormat {
 pub struct AlertRoute {
     /// Every one of these must be among the instance's `tags` (empty: any instance).
     pub tags: BTreeMap<String, String>,
-    /// Only these kinds (`None`: every kind).
+    /// Only these kinds (`None`: every kind; empty: none, `kinds = ["changed"]`).
     pub kinds: Option<Vec<ProblemKind>>,
+    /// `"changed"` among `kinds`: the changes of jobs' definitions are told here
+    /// (`crate::alerts::changes`); never without it.
+    pub changes: bool,
 }
 
 impl AlertRoute {
@@ -381,6 +388,10 @@ impl Checker<'_> {
                 }
             };
             let route = self.route(r, &field)?;
+            if let (AlertFormat::PagerDuty, true, Some(kinds)) = (format, route.changes, &r.kinds) {
+                let why = "PagerDuty pages incidents, and a change of a job's definition is none: tell changes to a json, slack, teams or email target";
+                return Err(self.invalid(kinds.span(), None, &field("kinds"), &format!("\"{CHANGED}\""), why));
+            }
             let grace = r.grace.as_ref().map(|v| self.duration_or_zero(v, &field("grace"))).transpose()?;
             let remind = r.remind.as_ref().map(|v| self.duration_or_zero(v, &field("remind"))).transpose()?;
             // PagerDuty escalates by its own policy: a trigger again on the same dedup_key only
@@ -553,17 +564,21 @@ impl Checker<'_> {
             let mut list = Vec::new();
             for v in kinds.get_ref() {
                 let key = v.get_ref().trim();
+                if key == CHANGED {
+                    route.changes = true;
+                    continue;
+                }
                 let Some(kind) = ProblemKind::ALL.into_iter().find(|k| k.key() == key) else {
-                    let allowed: Vec<&str> = ProblemKind::ALL.iter().map(|k| k.key()).collect();
-                    let why = format!("not a kind of problem: one of {}", allowed.join(", "));
+                    let allowed: Vec<&str> = ProblemKind::ALL.iter().map(|k| k.key()).chain([CHANGED]).collect();
+                    let why = format!("not a kind of problem, nor \"{CHANGED}\": one of {}", allowed.join(", "));
                     return Err(self.invalid(v.span(), None, &field("kinds"), &format!("{:?}", v.get_ref()), &why));
                 };
                 if !list.contains(&kind) {
                     list.push(kind);
                 }
             }
-            if list.is_empty() {
-                let why = "at least one kind (leave kinds out for every kind)";
+            if list.is_empty() && !route.changes {
+                let why = "at least one kind (leave kinds out for every kind of problem)";
                 return Err(self.invalid(kinds.span(), None, &field("kinds"), &"[]", why));
             }
             route.kinds = Some(list);

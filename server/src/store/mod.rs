@@ -19,6 +19,7 @@
 //! | `triage_open`, `triage_ack` | open episodes and acknowledgements (`crate::triage`) | [`triage`] |
 //! | `maintenance_added`, `maintenance_ended` | windows added and ended from the page (`crate::maintenance`) | [`maintenance`] |
 //! | `alert_sent`, `alert_outbox` | alerts sent and waiting (`crate::alerts::store`) | [`alerts`] |
+//! | `alert_change_from`, `alert_change_told` | changes of jobs' definitions told to each target (`crate::alerts::changes`) | [`alerts`] |
 //! | `shared_read` (PostgreSQL only), and advisory locks | replicas' readings and leases (`crate::replicas`) | [`replicas`] |
 //! | `session` (PostgreSQL only) | sign-in sessions replicas share (`crate::auth::sessions`) | [`sessions`] |
 //!

@@ -109,8 +109,9 @@ pub const SCHEMA_VERSION: i64 = STEPS[STEPS.len() - 1].0;
 
 /// Made at every open, after the version steps, when missing: triage's episodes and
 /// acknowledgements (`crate::triage`), maintenance windows added and ended
-/// (`crate::maintenance`), alerts sent and queued (`crate::alerts::store`).
-pub const ALWAYS_LAST: [&str; 6] = [
+/// (`crate::maintenance`), alerts sent and queued (`crate::alerts::store`), changes told
+/// (`crate::alerts::changes`).
+pub const ALWAYS_LAST: [&str; 8] = [
     "CREATE TABLE IF NOT EXISTS triage_open (key TEXT PRIMARY KEY, instance TEXT NOT NULL, of_job INTEGER NOT NULL, \
      first_seen INTEGER NOT NULL)",
     "CREATE TABLE IF NOT EXISTS triage_ack (key TEXT PRIMARY KEY, episode INTEGER NOT NULL, severity TEXT NOT NULL, \
@@ -125,6 +126,11 @@ pub const ALWAYS_LAST: [&str; 6] = [
      PRIMARY KEY (target, key))",
     "CREATE TABLE IF NOT EXISTS alert_outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, target TEXT NOT NULL, \
      subject TEXT NOT NULL, body TEXT NOT NULL, queued_at INTEGER NOT NULL)",
+    // The changes of jobs' definitions told to alert targets (`crate::alerts::changes`): where
+    // each target started (microseconds), and each change told, by `job_change`'s key.
+    "CREATE TABLE IF NOT EXISTS alert_change_from (target TEXT PRIMARY KEY, from_us INTEGER NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS alert_change_told (target TEXT NOT NULL, instance TEXT NOT NULL, job TEXT NOT NULL, \
+     seen_us INTEGER NOT NULL, kind TEXT NOT NULL, PRIMARY KEY (target, instance, job, seen_us, kind))",
 ];
 
 /// Create a SQLite store's tables, or bring an older file up to [`SCHEMA_VERSION`], in one

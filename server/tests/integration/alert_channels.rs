@@ -425,4 +425,7 @@ fn the_readmes_alert_examples_parse() {
     let route = server::alerts::route(&c.alerts[0], &c);
     assert_eq!(route.instances, Some(["a".to_owned()].into()));
     assert_eq!(route.kinds.map(|k| k.len()), Some(3));
+    assert!(!c.alerts[0].route.changes, "changes are never told by default");
+    let teams = server::alerts::route(&c.alerts[3], &c);
+    assert!(c.alerts[3].route.changes && teams.kinds == Some(Default::default()), "changes only");
 }

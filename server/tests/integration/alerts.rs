@@ -333,7 +333,7 @@ fn alert_configuration_errors_name_the_field_and_line_and_never_the_url() {
     // The channels' own fields, and routing.
     let e = err("[[alert]]\nname = \"x\"\nurl_env = \"X\"\nkinds = [\"missed\", \"mised\"]\n");
     assert!(
-        e.starts_with("fleet.toml:9: alert[0].kinds = \"mised\": not a kind of problem: one of unreachable, scheduler_stopped, zombie, missed, failed, running_long, too_short, no_success, next_run_disagrees, stale, deadline_missed"),
+        e.starts_with("fleet.toml:9: alert[0].kinds = \"mised\": not a kind of problem, nor \"changed\": one of unreachable, scheduler_stopped, zombie, missed, failed, running_long, too_short, no_success, next_run_disagrees, stale, deadline_missed, changed"),
         "{e}"
     );
     let e = err(

@@ -202,6 +202,11 @@ async fn the_demo_shows_the_changes_it_planted_on_the_api_and_the_job_page() {
     assert!(text.contains("Schedule changed"), "{text}");
     assert!(text.contains(moved["before"].as_str().unwrap()) && text.contains(moved["after"].as_str().unwrap()));
     assert!(page.contains("data-testid=\"change-mark\""), "a mark on the chart");
+    // Where a change told to an alert target links (`alerts::changes`): the job page over 7
+    // days, at its Changes.
+    let told = format!("/jobs/{}?days=7&instance=SQLPROD01", moved["job_id"].as_str().unwrap());
+    let (_, page) = web::get(&state, &told).await;
+    assert!(page.contains("id=\"changes\"") && web::visible(&page).contains("Schedule changed"), "{told}");
     // The log: a `changed` line for each, on the page and in its JSON.
     let (_, log) = web::get(&state, "/log?instance=SQLPROD01&days=7&kind=changed").await;
     let text = web::visible(&log);

@@ -10,6 +10,7 @@ mod support;
 
 mod alert_channels;
 mod alerts;
+mod alerts_changes;
 mod alerts_flapping;
 mod api;
 mod architecture;

@@ -114,6 +114,26 @@ async fn two_replicas_share_samples_episodes_acknowledgements_and_alerts_through
     let (_, outbox) = AlertStore::new(Some(one.clone())).load().await.unwrap();
     assert!(outbox.get("oncall").is_none_or(|q| q.is_empty()), "delivered, gone for both");
 
+    // Changes told: a target starts where the first replica asked; a change told by one
+    // replica is not told by the other (it writes nothing), nor listed again.
+    use server::store::alerts as told;
+    let us = |t: chrono::DateTime<chrono::Utc>| t.timestamp_micros();
+    let change = server::store::history::Write {
+        changes: vec![("j1".into(), us(polled) + 1, "schedule".into(), "{}".into())],
+        ..Default::default()
+    };
+    server::store::history::write(&one, "SQL1", &change).await.unwrap();
+    assert_eq!(told::changes_from(&one, "mail", us(polled)).await.unwrap(), us(polled));
+    assert_eq!(told::changes_from(&two, "mail", us(polled) + 99).await.unwrap(), us(polled), "the first one's");
+    let rows = told::untold_changes(&two, "mail", us(polled), 10).await.unwrap();
+    let keys: Vec<_> = rows.iter().map(told::UntoldRow::key).collect();
+    assert_eq!(keys, [("SQL1", "j1", us(polled) + 1, "schedule")]);
+    let message = vec![("[CHANGED] SQL1 / j1".to_owned(), "{}".to_owned())];
+    let ids = told::commit_changes(&one, "mail", &keys, &message, 0, 100).await.unwrap();
+    assert_eq!(ids.map(|i| i.len()), Some(1));
+    assert_eq!(told::commit_changes(&two, "mail", &keys, &message, 0, 100).await.unwrap(), None, "told once");
+    assert!(told::untold_changes(&two, "mail", us(polled), 10).await.unwrap().is_empty());
+
     // Maintenance: a window replica one adds (and later ends) is replica two's once it takes
     // in the store, with who and why; nothing is deleted.
     let fleet =

@@ -35,8 +35,9 @@ for (const look of LOOKS) {
     assert.equal(missed.length, 1, JSON.stringify(missed));
     const [p] = missed;
     assert.deepEqual([p.instance, p.job, p.severity], ['SQLEU01', 'ETL - Load GL Ledger', 'error']);
-    // Friday 20 November, 06:00 in London (GMT).
-    assert.match(p.since, /^2026-11-20T06:00:00(Z|\+00:00)$/);
+    // Missed Thursday's and Friday's 06:00 in London (GMT): two in a row, since Thursday's.
+    assert.match(p.since, /^2026-11-19T06:00:00(Z|\+00:00)$/);
+    assert.equal(p.count, 2);
 
     // Triage: the row says the kind in words, the deadline and its evidence.
     const row = page.locator('[data-testid="triage"] > [data-testid="problems"] [data-testid="problem"][data-kind="deadline_missed"]');

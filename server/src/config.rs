@@ -847,19 +847,21 @@ impl Checker<'_> {
 
     /// The zone that overrides the instance's, if set: an IANA name.
     fn time_zone(&self, r: &RawInstance, me: Option<&str>) -> Result<Option<Tz>, ConfigError> {
-        let Some(z) = &r.time_zone else {
-            return Ok(None);
-        };
-        let tz = z.get_ref().parse::<Tz>().map_err(|_| {
+        r.time_zone.as_ref().map(|z| self.zone(z, me, "time_zone")).transpose()
+    }
+
+    /// A `time_zone` value (of `instance`, if any, at `field`): an IANA name, else an error
+    /// naming the file, line and field. Every section with a zone reads it through this.
+    fn zone(&self, z: &Spanned<String>, instance: Option<&str>, field: &str) -> Result<Tz, ConfigError> {
+        z.get_ref().trim().parse::<Tz>().map_err(|_| {
             self.invalid(
                 z.span(),
-                me,
-                "time_zone",
+                instance,
+                field,
                 &format!("{:?}", z.get_ref()),
                 "not an IANA time zone (e.g. Europe/London)",
             )
-        })?;
-        Ok(Some(tz))
+        })
     }
 
     /// The database a home-grown scheduler's tables live in: as set, else SQLite with a path,

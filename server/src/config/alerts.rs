@@ -485,15 +485,7 @@ impl Checker<'_> {
         }
         let zone = match &r.time_zone {
             None => chrono_tz::UTC,
-            Some(z) => z.get_ref().trim().parse::<chrono_tz::Tz>().map_err(|_| {
-                self.invalid(
-                    z.span(),
-                    None,
-                    &field("time_zone"),
-                    &quoted(z),
-                    "not an IANA time zone (e.g. Europe/London)",
-                )
-            })?,
+            Some(z) => self.zone(z, None, &field("time_zone"))?,
         };
         let passes =
             self.severity(r.quiet_severity.as_ref(), &field("quiet_severity"))?.unwrap_or(ProblemSeverity::Critical);

@@ -77,15 +77,7 @@ impl Checker<'_> {
             }
             let zone: Zone = match &r.time_zone {
                 None => chrono_tz::UTC.into(),
-                Some(z) => z.get_ref().parse::<chrono_tz::Tz>().map(Zone::from).map_err(|_| {
-                    self.invalid(
-                        z.span(),
-                        None,
-                        &field("time_zone"),
-                        &quoted(z),
-                        "not an IANA time zone (e.g. Europe/London)",
-                    )
-                })?,
+                Some(z) => self.zone(z, None, &field("time_zone"))?.into(),
             };
             let Some(by) = &r.by else {
                 let why = "a deadline needs by (a wall-clock time like \"06:00\")";

@@ -136,15 +136,7 @@ impl Checker<'_> {
             }
             let zone: Zone = match &r.time_zone {
                 None => chrono_tz::UTC.into(),
-                Some(z) => z.get_ref().parse::<chrono_tz::Tz>().map(Zone::from).map_err(|_| {
-                    self.invalid(
-                        z.span(),
-                        None,
-                        &field("time_zone"),
-                        &quoted(z),
-                        "not an IANA time zone (e.g. Europe/London)",
-                    )
-                })?,
+                Some(z) => self.zone(z, None, &field("time_zone"))?.into(),
             };
             let when = match (&r.every, &r.cron, &r.start) {
                 (Some(e), None, None) => maintenance::parse_weekly(e.get_ref())

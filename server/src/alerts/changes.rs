@@ -298,31 +298,12 @@ fn teams_body(message: &ChangeMessage, subject: &str, _public_url: &str) -> Valu
         .map(|t| json!({ "type": "Action.OpenUrl", "title": "Open the job's changes", "url": t.link }))
         .into_iter()
         .collect();
-    json!({
-        "type": "message",
-        "attachments": [{
-            "contentType": "application/vnd.microsoft.card.adaptive",
-            "contentUrl": null,
-            "content": {
-                "$schema": "http://adaptivecards.io/schemas/adaptive-card.json",
-                "type": "AdaptiveCard",
-                "version": "1.4",
-                "fallbackText": teams_text(subject),
-                "body": body,
-                "actions": actions,
-                "msteams": { "width": "Full" },
-            },
-        }],
-    })
+    super::payload::teams_card(subject, body, actions)
 }
 
 /// The HTML part: every text from a source escaped, every link Sundial's.
 fn html(message: &ChangeMessage, subject: &str, public_url: &str) -> String {
-    let mut out = String::from("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>");
-    out.push_str(&escape(subject));
-    out.push_str("</title></head><body style=\"font-family:sans-serif\">\n<h2>");
-    out.push_str(&escape(subject));
-    out.push_str("</h2>\n");
+    let mut out = super::email::html_start(subject);
     let cell = |v: Option<String>| v.map(|v| escape(&v).replace('\n', "<br>")).unwrap_or_else(|| "—".to_owned());
     for t in message.items.iter().take(MAX_LISTED) {
         let _ = write!(

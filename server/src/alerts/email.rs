@@ -139,13 +139,20 @@ impl Mail {
     }
 }
 
-/// The HTML part: every text from a source escaped, every link Sundial's.
-fn html(message: &Message, subject: &str, public_url: &str) -> String {
+/// An HTML part's start: the document, its title and heading, `subject` escaped. Problems'
+/// and changes' emails alike; the caller adds the body and `</body></html>`.
+pub(super) fn html_start(subject: &str) -> String {
     let mut out = String::from("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>");
     out.push_str(&escape(subject));
     out.push_str("</title></head><body style=\"font-family:sans-serif\">\n<h2>");
     out.push_str(&escape(subject));
     out.push_str("</h2>\n");
+    out
+}
+
+/// The HTML part: every text from a source escaped, every link Sundial's.
+fn html(message: &Message, subject: &str, public_url: &str) -> String {
+    let mut out = html_start(subject);
     for i in message.items.iter().take(super::MAX_LISTED) {
         item_html(&mut out, i, message.kind);
     }

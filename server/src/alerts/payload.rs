@@ -322,6 +322,12 @@ fn teams_body(message: &Message, subject: &str, public_url: &str) -> Value {
         actions.push(json!({ "type": "Action.OpenUrl", "title": "Open the evidence", "url": one.problem.link }));
     }
     actions.push(json!({ "type": "Action.OpenUrl", "title": "Triage", "url": triage }));
+    teams_card(subject, body, actions)
+}
+
+/// A Teams message: one adaptive card of `body` and `actions`, with `subject` as the text a
+/// client without cards shows. Problems and changes alike are sent in it.
+pub(super) fn teams_card(subject: &str, body: Vec<Value>, actions: Vec<Value>) -> Value {
     json!({
         "type": "message",
         "attachments": [{

@@ -50,6 +50,37 @@ pub async fn load(store: &Store) -> Result<(Vec<(String, SentRow)>, Vec<OutboxRo
     Ok((sent.into_iter().map(|r| (r.target, r.sent)).collect(), outbox))
 }
 
+/// Inside a decision's transaction `tx` (either store): queue `messages` `(subject, body)` for
+/// `target` at `queued_at` and keep the newest `outbox_max` of its outbox; the messages' ids,
+/// in order. Problems' decisions and changes told alike.
+macro_rules! queue_messages {
+    ($tx:ident, $target:expr, $messages:expr, $queued_at:expr, $outbox_max:expr) => {{
+        let mut ids = Vec::with_capacity($messages.len());
+        for (subject, body) in $messages {
+            let id = sqlx::query(
+                "INSERT INTO alert_outbox (target, subject, body, queued_at) VALUES ($1, $2, $3, $4) RETURNING id",
+            )
+            .bind($target)
+            .bind(subject)
+            .bind(body)
+            .bind($queued_at)
+            .fetch_one(&mut *$tx)
+            .await?
+            .try_get::<i64, _>("id")?;
+            ids.push(id);
+        }
+        sqlx::query(
+            "DELETE FROM alert_outbox WHERE target = $1 AND id NOT IN \
+             (SELECT id FROM alert_outbox WHERE target = $1 ORDER BY id DESC LIMIT $2)",
+        )
+        .bind($target)
+        .bind($outbox_max)
+        .execute(&mut *$tx)
+        .await?;
+        ids
+    }};
+}
+
 /// One decision for `target`, in one transaction: what has been sent (`sent`, replacing the
 /// target's rows, when it changed) and the messages `(subject, body)` queued at `queued_at`;
 /// the outbox keeps the newest `outbox_max` of the target. Returns the messages' ids, in order.
@@ -81,28 +112,7 @@ pub async fn commit(
                 .await?;
             }
         }
-        let mut ids = Vec::with_capacity(messages.len());
-        for (subject, body) in messages {
-            let id = sqlx::query(
-                "INSERT INTO alert_outbox (target, subject, body, queued_at) VALUES ($1, $2, $3, $4) RETURNING id",
-            )
-            .bind(target)
-            .bind(subject)
-            .bind(body)
-            .bind(queued_at)
-            .fetch_one(&mut *tx)
-            .await?
-            .try_get("id")?;
-            ids.push(id);
-        }
-        sqlx::query(
-            "DELETE FROM alert_outbox WHERE target = $1 AND id NOT IN \
-             (SELECT id FROM alert_outbox WHERE target = $1 ORDER BY id DESC LIMIT $2)",
-        )
-        .bind(target)
-        .bind(outbox_max)
-        .execute(&mut *tx)
-        .await?;
+        let ids = queue_messages!(tx, target, messages, queued_at, outbox_max);
         tx.commit().await?;
         Ok(ids)
     })
@@ -205,28 +215,7 @@ pub async fn commit_changes(
                 return Ok(None);
             }
         }
-        let mut ids = Vec::with_capacity(messages.len());
-        for (subject, body) in messages {
-            let id = sqlx::query(
-                "INSERT INTO alert_outbox (target, subject, body, queued_at) VALUES ($1, $2, $3, $4) RETURNING id",
-            )
-            .bind(target)
-            .bind(subject)
-            .bind(body)
-            .bind(queued_at)
-            .fetch_one(&mut *tx)
-            .await?
-            .try_get("id")?;
-            ids.push(id);
-        }
-        sqlx::query(
-            "DELETE FROM alert_outbox WHERE target = $1 AND id NOT IN \
-             (SELECT id FROM alert_outbox WHERE target = $1 ORDER BY id DESC LIMIT $2)",
-        )
-        .bind(target)
-        .bind(outbox_max)
-        .execute(&mut *tx)
-        .await?;
+        let ids = queue_messages!(tx, target, messages, queued_at, outbox_max);
         sqlx::query(
             "DELETE FROM alert_change_told WHERE target = $1 AND NOT EXISTS (SELECT 1 FROM job_change c \
              WHERE c.instance = alert_change_told.instance AND c.job = alert_change_told.job \
